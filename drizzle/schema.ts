@@ -1,0 +1,178 @@
+/**
+ * Every table of the platform: the single source of truth.
+ * `npm run db:generate` turns changes here into a new SQL file in migrations/.
+ *
+ * Conventions:
+ * - Primary keys are public, prefixed, time-sortable ids (worker/lib/ids.ts).
+ * - Times are integer milliseconds since the epoch (UTC).
+ * - JSON columns hold text; the TypeScript type says what is inside.
+ */
+import { sql } from 'drizzle-orm';
+import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+const createdAt = () => integer('created_at').notNull();
+
+export const organizations = sqliteTable('organizations', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  status: text('status', { enum: ['active', 'suspended'] }).notNull().default('active'),
+  createdAt: createdAt(),
+});
+
+export const workspaces = sqliteTable(
+  'workspaces',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    name: text('name').notNull(),
+    status: text('status', { enum: ['active', 'suspended'] }).notNull().default('active'),
+    createdAt: createdAt(),
+  },
+  (table) => [index('workspaces_organization_idx').on(table.organizationId)],
+);
+
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    name: text('name').notNull(),
+    /** SHA-256 of the whole token, hex. The token itself is never stored. */
+    tokenHash: text('token_hash').notNull().unique(),
+    /** The first characters of the token, so a person can tell keys apart. */
+    tokenPrefix: text('token_prefix').notNull(),
+    scopes: text('scopes', { mode: 'json' }).$type<string[]>().notNull(),
+    rateLimitPerMinute: integer('rate_limit_per_minute'),
+    monthlyQuota: integer('monthly_quota'),
+    expiresAt: integer('expires_at'),
+    revokedAt: integer('revoked_at'),
+    createdBy: text('created_by').notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [index('api_keys_workspace_idx').on(table.workspaceId)],
+);
+
+export const adminTokens = sqliteTable('admin_tokens', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  tokenHash: text('token_hash').notNull().unique(),
+  tokenPrefix: text('token_prefix').notNull(),
+  revokedAt: integer('revoked_at'),
+  createdBy: text('created_by').notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * One row per key: a fixed one-minute window that opens at the first request after the last
+ * window closed. Incremented atomically, so exactly `limit` requests pass per window.
+ */
+export const rateLimitWindows = sqliteTable('rate_limit_windows', {
+  keyId: text('key_id').primaryKey(),
+  windowStart: integer('window_start').notNull(),
+  count: integer('count').notNull(),
+});
+
+/**
+ * Metered usage per key, meter and calendar month (UTC). The CHECK makes the quota exact:
+ * a charge that would pass the quota fails, and with it the whole execution batch.
+ */
+export const usageMeters = sqliteTable(
+  'usage_meters',
+  {
+    keyId: text('key_id').notNull(),
+    meter: text('meter').notNull(),
+    period: text('period').notNull(),
+    used: integer('used').notNull(),
+    quota: integer('quota'),
+  },
+  (table) => [
+    primaryKey({ columns: [table.keyId, table.meter, table.period] }),
+    check('usage_within_quota', sql`${table.quota} IS NULL OR ${table.used} <= ${table.quota}`),
+  ],
+);
+
+export const idempotencyRecords = sqliteTable(
+  'idempotency_records',
+  {
+    keyId: text('key_id').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    /** SHA-256 over the canonical request body without request_id and trace_id. */
+    fingerprint: text('fingerprint').notNull(),
+    state: text('state', { enum: ['in_progress', 'completed'] }).notNull(),
+    responseStatus: integer('response_status'),
+    responseBody: text('response_body'),
+    createdAt: createdAt(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.keyId, table.idempotencyKey] })],
+);
+
+export const executions = sqliteTable(
+  'executions',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id').notNull(),
+    workspaceId: text('workspace_id').notNull(),
+    keyId: text('key_id').notNull(),
+    actorKind: text('actor_kind', { enum: ['admin', 'api_key'] }).notNull(),
+    actorId: text('actor_id').notNull(),
+    domain: text('domain').notNull(),
+    status: text('status', { enum: ['completed'] }).notNull(),
+    requestId: text('request_id').notNull(),
+    traceId: text('trace_id').notNull(),
+    idempotencyKey: text('idempotency_key'),
+    projectId: text('project_id'),
+    userId: text('user_id'),
+    sessionId: text('session_id'),
+    grantedScopes: text('granted_scopes', { mode: 'json' }).$type<string[]>().notNull(),
+    /** The request's exact_bridge, kept for the association it asks for. */
+    exactBridge: text('exact_bridge', { mode: 'json' }).$type<Record<string, unknown>>(),
+    sourceRecord: text('source_record').notNull(),
+    auditId: text('audit_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [index('executions_workspace_idx').on(table.workspaceId, table.createdAt)],
+);
+
+/** A request for help, produced by an execution (and, later, by widget intake). */
+export const demands = sqliteTable(
+  'demands',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id').notNull(),
+    executionId: text('execution_id'),
+    domain: text('domain').notNull(),
+    text: text('text'),
+    structuredInput: text('structured_input', { mode: 'json' }).$type<Record<string, unknown>>(),
+    attachments: text('attachments', { mode: 'json' }).$type<unknown[]>(),
+    status: text('status', { enum: ['open'] }).notNull().default('open'),
+    createdAt: createdAt(),
+  },
+  (table) => [index('demands_workspace_idx').on(table.workspaceId, table.createdAt)],
+);
+
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id'),
+    workspaceId: text('workspace_id'),
+    actorKind: text('actor_kind', { enum: ['admin', 'api_key', 'user', 'system'] }).notNull(),
+    actorId: text('actor_id').notNull(),
+    keyId: text('key_id'),
+    action: text('action').notNull(),
+    targetId: text('target_id'),
+    requestId: text('request_id').notNull(),
+    traceId: text('trace_id'),
+    metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    index('audit_log_workspace_idx').on(table.workspaceId, table.id),
+    index('audit_log_action_idx').on(table.action, table.id),
+  ],
+);

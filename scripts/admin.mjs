@@ -1,0 +1,129 @@
+// `npm run admin -- <resource> <action> [options]`: a small CLI over /api/admin/.
+// The token comes from EGW_ADMIN_TOKEN, else ADMIN_TOKEN in .dev.vars; the address from
+// --url, else EGW_URL, else http://127.0.0.1:8787.
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ROOT, readVars } from './lib.mjs';
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+  orgs create --name NAME [--workspace-name NAME]
+  orgs list
+  orgs suspend|activate ORG_ID
+  workspaces create --org ORG_ID --name NAME
+  workspaces list [--org ORG_ID]
+  workspaces suspend|activate WS_ID
+  keys create --workspace WS_ID --scopes execute,leads:write [--name NAME]
+              [--rate-limit PER_MINUTE] [--quota PER_MONTH] [--expires ISO_DATETIME]
+  keys list --workspace WS_ID
+  keys revoke KEY_ID
+  admin-tokens create --name NAME | list | revoke ADM_ID
+  audit [--workspace WS_ID] [--org ORG_ID] [--action ACTION] [--limit N] [--after AUD_ID]
+
+Global: --url BASE_URL (default $EGW_URL or http://127.0.0.1:8787)`;
+
+const { values: options, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    url: { type: 'string' },
+    name: { type: 'string' },
+    'workspace-name': { type: 'string' },
+    org: { type: 'string' },
+    workspace: { type: 'string' },
+    scopes: { type: 'string' },
+    'rate-limit': { type: 'string' },
+    quota: { type: 'string' },
+    expires: { type: 'string' },
+    action: { type: 'string' },
+    limit: { type: 'string' },
+    after: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+const [resource, action, target] = positionals;
+if (options.help || !resource) {
+  console.log(USAGE);
+  process.exit(options.help ? 0 : 1);
+}
+
+const baseUrl = (options.url ?? process.env.EGW_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
+const token = process.env.EGW_ADMIN_TOKEN ?? readVars(join(ROOT, '.dev.vars')).ADMIN_TOKEN;
+if (!token) {
+  console.error('No admin token: set EGW_ADMIN_TOKEN, or ADMIN_TOKEN in .dev.vars.');
+  process.exit(1);
+}
+
+const toNumber = (value) => (value === undefined ? undefined : Number(value));
+const query = (entries) => {
+  const params = new URLSearchParams(Object.entries(entries).filter(([, value]) => value !== undefined));
+  return params.size ? `?${params}` : '';
+};
+const need = (value, what) => {
+  if (!value) {
+    console.error(`Missing ${what}.\n\n${USAGE}`);
+    process.exit(1);
+  }
+  return value;
+};
+
+const commands = {
+  'orgs create': () => ['POST', '/api/admin/organizations', { name: need(options.name, '--name'), workspace_name: options['workspace-name'] }],
+  'orgs list': () => ['GET', '/api/admin/organizations'],
+  'orgs suspend': () => ['PATCH', `/api/admin/organizations/${need(target, 'ORG_ID')}`, { status: 'suspended' }],
+  'orgs activate': () => ['PATCH', `/api/admin/organizations/${need(target, 'ORG_ID')}`, { status: 'active' }],
+  'workspaces create': () => ['POST', '/api/admin/workspaces', { organization_id: need(options.org, '--org'), name: need(options.name, '--name') }],
+  'workspaces list': () => ['GET', `/api/admin/workspaces${query({ organization_id: options.org })}`],
+  'workspaces suspend': () => ['PATCH', `/api/admin/workspaces/${need(target, 'WS_ID')}`, { status: 'suspended' }],
+  'workspaces activate': () => ['PATCH', `/api/admin/workspaces/${need(target, 'WS_ID')}`, { status: 'active' }],
+  'keys create': () => [
+    'POST',
+    '/api/admin/api-keys',
+    {
+      workspace_id: need(options.workspace, '--workspace'),
+      name: options.name ?? 'API key',
+      scopes: need(options.scopes, '--scopes').split(',').map((scope) => scope.trim()).filter(Boolean),
+      rate_limit_per_minute: toNumber(options['rate-limit']),
+      monthly_quota: toNumber(options.quota),
+      expires_at: options.expires,
+    },
+  ],
+  'keys list': () => ['GET', `/api/admin/api-keys${query({ workspace_id: need(options.workspace, '--workspace') })}`],
+  'keys revoke': () => ['POST', `/api/admin/api-keys/${need(target, 'KEY_ID')}/revoke`],
+  'admin-tokens create': () => ['POST', '/api/admin/admin-tokens', { name: need(options.name, '--name') }],
+  'admin-tokens list': () => ['GET', '/api/admin/admin-tokens'],
+  'admin-tokens revoke': () => ['POST', `/api/admin/admin-tokens/${need(target, 'ADM_ID')}/revoke`],
+  audit: () => [
+    'GET',
+    `/api/admin/audit-log${query({ workspace_id: options.workspace, organization_id: options.org, action: options.action, limit: options.limit, starting_after: options.after })}`,
+  ],
+};
+
+const command = commands[resource === 'audit' ? 'audit' : `${resource} ${action}`];
+if (!command) {
+  console.error(`Unknown command "${positionals.join(' ')}".\n\n${USAGE}`);
+  process.exit(1);
+}
+const [method, path, body] = command();
+let response;
+try {
+  response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+} catch (error) {
+  console.error(`Cannot reach ${baseUrl} (${error.cause?.code ?? error.message}). Is the service running (npm run dev)?`);
+  process.exit(1);
+}
+const text = await response.text();
+let output = text;
+try {
+  output = JSON.stringify(JSON.parse(text), null, 2);
+} catch {}
+if (!response.ok) {
+  console.error(`HTTP ${response.status}\n${output}`);
+  process.exit(1);
+}
+console.log(output);
+if (resource === 'keys' && action === 'create') console.error('\nStore the token now: it is shown only this once.');

@@ -1,0 +1,53 @@
+// `npm run dev`: .dev.vars from the example if missing, local migrations, the demo seed,
+// then `wrangler dev` on 127.0.0.1:8787. Extra arguments (`npm run dev -- --port 9000`) pass through.
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, WRANGLER, readVars, wrangler } from './lib.mjs';
+import { seedSql } from './seed.mjs';
+
+const devVarsPath = join(ROOT, '.dev.vars');
+if (!existsSync(devVarsPath)) {
+  copyFileSync(join(ROOT, '.dev.vars.example'), devVarsPath);
+  console.log('Created .dev.vars from .dev.vars.example (local secrets; git ignores it).');
+}
+const vars = readVars(devVarsPath);
+
+const passThrough = process.argv.slice(2);
+const persistIndex = passThrough.indexOf('--persist-to');
+const persistArgs = persistIndex >= 0 ? ['--persist-to', passThrough[persistIndex + 1]] : [];
+
+console.log('Applying local D1 migrations…');
+await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', ...persistArgs]);
+
+console.log('Seeding the demo tenant…');
+const seedDir = mkdtempSync(join(tmpdir(), 'egw-seed-'));
+const seedFile = join(seedDir, 'seed.sql');
+writeFileSync(seedFile, seedSql({ demoApiKey: vars.DEMO_API_KEY ?? '' }));
+try {
+  await wrangler(['d1', 'execute', 'DB', '--local', '--file', seedFile, ...persistArgs]);
+} finally {
+  rmSync(seedDir, { recursive: true, force: true });
+}
+
+const portIndex = passThrough.indexOf('--port');
+const port = portIndex >= 0 ? passThrough[portIndex + 1] : '8787';
+const devArgs = ['dev', '--ip', '127.0.0.1', ...(portIndex >= 0 ? [] : ['--port', port]), ...passThrough];
+const base = `http://127.0.0.1:${port}`;
+console.log(`
+Demo tenant ready (local only):
+  API key  ${vars.DEMO_API_KEY}   (DEMO_API_KEY in .dev.vars)
+  Admin    ADMIN_TOKEN in .dev.vars (for npm run admin)
+  Docs     ${base}/docs
+
+Try it:
+  curl -s ${base}/api/execute -H "Authorization: Bearer ${vars.DEMO_API_KEY}" -H "Content-Type: application/json" \\
+    -d '{"domain":"consultation","execution_mode":"sync","required_scopes":["execute"],"text":"I need help choosing a CRM."}'
+`);
+
+const child = spawn(process.execPath, [WRANGLER, ...devArgs], { cwd: ROOT, stdio: 'inherit' });
+const stop = (signal) => child.kill(signal);
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+child.on('exit', (code) => process.exit(code ?? 0));

@@ -1,0 +1,90 @@
+/** Shared helpers for worker tests: requests through the real Worker, tenants via the admin API. */
+import { env, SELF } from 'cloudflare:test';
+import { expect } from 'vitest';
+
+export const ADMIN_TOKEN = env.ADMIN_TOKEN;
+export const ORIGIN = 'http://gateway.test';
+
+export interface RequestOptions {
+  method?: string;
+  token?: string;
+  /** An object is sent as JSON; a string or bytes are sent as they are. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export function call(path: string, options: RequestOptions = {}): Promise<Response> {
+  const headers = new Headers(options.headers);
+  if (options.token) headers.set('Authorization', `Bearer ${options.token}`);
+  let body: BodyInit | undefined;
+  if (typeof options.body === 'string' || options.body instanceof Uint8Array) {
+    body = options.body as BodyInit;
+  } else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+  }
+  if (body !== undefined && !headers.has('Content-Type')) headers.set('Content-Type', 'application/json');
+  return SELF.fetch(`${ORIGIN}${path}`, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+}
+
+export async function json<T = Record<string, any>>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}
+
+export interface Tenant {
+  organizationId: string;
+  workspaceId: string;
+  keyId: string;
+  token: string;
+}
+
+export interface KeyOptions {
+  scopes?: string[];
+  rate_limit_per_minute?: number;
+  monthly_quota?: number;
+  expires_at?: string;
+}
+
+export async function issueKey(workspaceId: string, options: KeyOptions = {}): Promise<{ keyId: string; token: string }> {
+  const response = await call('/api/admin/api-keys', {
+    token: ADMIN_TOKEN,
+    body: { workspace_id: workspaceId, name: 'test key', scopes: options.scopes ?? ['execute', 'leads:write'], ...options },
+  });
+  expect(response.status, await response.clone().text()).toBe(201);
+  const key = await json(response);
+  return { keyId: key.key_id, token: key.token };
+}
+
+export async function createTenant(options: KeyOptions = {}): Promise<Tenant> {
+  const response = await call('/api/admin/organizations', { token: ADMIN_TOKEN, body: { name: 'Test Org' } });
+  expect(response.status).toBe(201);
+  const created = await json(response);
+  const key = await issueKey(created.workspace_id, options);
+  return { organizationId: created.organization_id, workspaceId: created.workspace_id, ...key };
+}
+
+export function executeBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { domain: 'consultation', execution_mode: 'sync', required_scopes: [], text: 'Need help with a CRM rollout.', ...overrides };
+}
+
+export function execute(token: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return call('/api/execute', { token, body, headers });
+}
+
+/** Rows a workspace has in a table with a workspace_id column. */
+export async function countRows(table: 'executions' | 'demands' | 'audit_log', workspaceId: string): Promise<number> {
+  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE workspace_id = ?`).bind(workspaceId).first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+export async function expectProblem(response: Response, status: number, code: string): Promise<Record<string, any>> {
+  const text = await response.text();
+  expect(response.status, text).toBe(status);
+  expect(response.headers.get('Content-Type')).toBe('application/problem+json');
+  const problem = JSON.parse(text);
+  expect(problem.code, text).toBe(code);
+  expect(problem.status).toBe(status);
+  expect(typeof problem.title).toBe('string');
+  expect(typeof problem.detail).toBe('string');
+  expect(problem.request_id).toBe(response.headers.get('X-Request-Id'));
+  return problem;
+}

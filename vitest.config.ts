@@ -1,0 +1,29 @@
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// Worker tests run inside workerd with the real D1 and the real migrations (test/setup.ts).
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(fileURLToPath(new URL('./migrations', import.meta.url)));
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: './wrangler.toml' },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            ADMIN_TOKEN: 'egadm_test_bootstrap_admin_token_000000001',
+            EXPOSE_DB_METRICS: '1',
+          },
+        },
+      }),
+    ],
+    test: {
+      include: ['test/worker/**/*.test.ts'],
+      setupFiles: ['./test/worker/setup.ts'],
+      testTimeout: 20_000,
+      // Request log lines are printed only for failing tests.
+      silent: 'passed-only',
+    },
+  };
+});

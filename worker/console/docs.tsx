@@ -1,0 +1,232 @@
+/** @jsxImportSource hono/jsx */
+import type { FC } from 'hono/jsx';
+import { errorCatalog, type ErrorCode } from '../lib/errors';
+
+interface SchemaObject {
+  $ref?: string;
+  type?: string | string[];
+  description?: string;
+  enum?: unknown[];
+  const?: unknown;
+  items?: SchemaObject;
+  properties?: Record<string, SchemaObject>;
+  required?: string[];
+  anyOf?: SchemaObject[];
+  maxLength?: number;
+}
+
+interface Operation {
+  summary?: string;
+  description?: string;
+  security?: Record<string, string[]>[];
+  requestBody?: { content?: Record<string, { schema?: SchemaObject }> };
+  responses?: Record<string, { description?: string }>;
+  [extension: `x-${string}`]: unknown;
+}
+
+export interface DocsDocument {
+  info: { title: string; version: string; description?: string };
+  servers?: { url: string }[];
+  paths?: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, SchemaObject> };
+}
+
+function resolve(document: DocsDocument, schema: SchemaObject | undefined): SchemaObject | undefined {
+  if (!schema?.$ref) return schema;
+  const name = schema.$ref.split('/').pop() ?? '';
+  return document.components?.schemas?.[name];
+}
+
+function typeLabel(document: DocsDocument, schema: SchemaObject | undefined): string {
+  const resolved = resolve(document, schema);
+  if (!resolved) return 'any';
+  if (schema?.$ref) return schema.$ref.split('/').pop() ?? 'object';
+  if (resolved.const !== undefined) return JSON.stringify(resolved.const);
+  if (resolved.enum) return resolved.enum.map((value) => JSON.stringify(value)).join(' | ');
+  if (resolved.anyOf) return resolved.anyOf.map((entry) => typeLabel(document, entry)).join(' | ');
+  if (resolved.type === 'array') return `array of ${typeLabel(document, resolved.items)}`;
+  return Array.isArray(resolved.type) ? resolved.type.join(' | ') : (resolved.type ?? 'object');
+}
+
+const FieldsTable: FC<{ document: DocsDocument; schema: SchemaObject | undefined }> = ({ document, schema }) => {
+  const resolved = resolve(document, schema);
+  const properties = Object.entries(resolved?.properties ?? {});
+  if (properties.length === 0) return null;
+  const required = new Set(resolved?.required ?? []);
+  return (
+    <div class="table-scroll">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Field</th>
+            <th scope="col">Type</th>
+            <th scope="col">Required</th>
+            <th scope="col">Notes</th>
+          </tr>
+        </thead>
+        <tbody>
+          {properties.map(([name, property]) => (
+            <tr>
+              <td>
+                <code>{name}</code>
+              </td>
+              <td>{typeLabel(document, property)}</td>
+              <td>{required.has(name) ? 'yes' : 'no'}</td>
+              <td>{resolve(document, property)?.description ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+};
+
+const anchorFor = (method: string, path: string) => `${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`;
+
+function curlExample(baseUrl: string, method: string, path: string, hasBody: boolean): string {
+  if (!hasBody) return `curl -s ${baseUrl}${path}`;
+  return [
+    `curl -s ${baseUrl}${path} \\`,
+    `  -H "Authorization: Bearer $EGW_API_KEY" \\`,
+    `  -H "Content-Type: application/json" \\`,
+    `  -d '{"domain":"consultation","execution_mode":"sync","required_scopes":["execute"],"text":"I need help choosing a CRM."}'`,
+  ].join('\n');
+}
+
+/** The human-readable rendering of /openapi.json, plus the error code catalog. */
+export const DocsPage: FC<{ document: DocsDocument }> = ({ document }) => {
+  const baseUrl = document.servers?.[0]?.url ?? '';
+  const operations = Object.entries(document.paths ?? {}).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+  );
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${document.info.title} API reference`}</title>
+        <link rel="stylesheet" href="/assets/site.css" />
+      </head>
+      <body>
+        <header class="topbar">
+          <div class="inner">
+            <a class="brand" href="/docs">
+              {document.info.title}
+            </a>
+            <a href="/openapi.yaml">openapi.yaml</a>
+            <a href="/openapi.json">openapi.json</a>
+          </div>
+        </header>
+        <main class="page">
+          <h1>API reference</h1>
+          <p class="lead">{document.info.description}</p>
+          <p>
+            Base URL <code>{baseUrl}</code> · version <span class="pill">{document.info.version}</span>
+          </p>
+          <nav aria-label="Operations">
+            <ul class="toc">
+              {operations.map(({ path, method, operation }) => (
+                <li>
+                  <a href={`#${anchorFor(method, path)}`}>
+                    {method.toUpperCase()} {path}
+                  </a>{' '}
+                  <span class="muted">{operation.summary}</span>
+                </li>
+              ))}
+              <li>
+                <a href="#errors">Error codes</a>
+              </li>
+            </ul>
+          </nav>
+          {operations.map(({ path, method, operation }) => {
+            const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
+            const contract = Object.entries(operation).filter(([name]) => name.startsWith('x-'));
+            const secured = (operation.security ?? []).length > 0;
+            return (
+              <section class="card" id={anchorFor(method, path)} aria-labelledby={`${anchorFor(method, path)}-title`}>
+                <h2 id={`${anchorFor(method, path)}-title`}>
+                  <span class={`method ${method}`}>{method.toUpperCase()}</span>
+                  <code>{path}</code>
+                </h2>
+                <p>
+                  <strong>{operation.summary}</strong>
+                </p>
+                {operation.description ? <p>{operation.description}</p> : null}
+                <p>
+                  Authentication: {secured ? <code>Authorization: Bearer &lt;token&gt;</code> : 'none (public)'}
+                </p>
+                {contract.length > 0 ? (
+                  <>
+                    <h3>Route contract</h3>
+                    <div class="table-scroll">
+                      <table>
+                        <tbody>
+                          {contract.map(([name, value]) => (
+                            <tr>
+                              <th scope="row">{name.slice(2)}</th>
+                              <td>
+                                <code>{String(value)}</code>
+                              </td>
+                            </tr>
+                          ))}
+                        </tbody>
+                      </table>
+                    </div>
+                  </>
+                ) : null}
+                {bodySchema ? (
+                  <>
+                    <h3>Request body</h3>
+                    <FieldsTable document={document} schema={bodySchema} />
+                  </>
+                ) : null}
+                <h3>Responses</h3>
+                <ul>
+                  {Object.entries(operation.responses ?? {}).map(([status, response]) => (
+                    <li>
+                      <code>{status}</code> {response.description}
+                    </li>
+                  ))}
+                </ul>
+                <h3>Example</h3>
+                <pre>
+                  <code>{curlExample(baseUrl, method.toUpperCase() === 'GET' ? 'GET' : 'POST', path, Boolean(bodySchema))}</code>
+                </pre>
+              </section>
+            );
+          })}
+          <section class="card" id="errors" aria-labelledby="errors-title">
+            <h2 id="errors-title">Error codes</h2>
+            <p>
+              Every error is <code>application/problem+json</code> with <code>type</code>, <code>title</code>,{' '}
+              <code>status</code>, <code>detail</code>, <code>code</code> and <code>request_id</code>. Validation errors add{' '}
+              <code>errors: [{'{'}pointer, detail{'}'}]</code>.
+            </p>
+            <div class="table-scroll">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">code</th>
+                    <th scope="col">status</th>
+                    <th scope="col">meaning</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {(Object.keys(errorCatalog) as ErrorCode[]).map((code) => (
+                    <tr id={`error-${code}`}>
+                      <td>
+                        <code>{code}</code>
+                      </td>
+                      <td>{errorCatalog[code].status}</td>
+                      <td>{errorCatalog[code].title}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+        </main>
+      </body>
+    </html>
+  );
+};

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import type { Actor } from './lib/auth';
+import type { Database } from './lib/db';
+
+/** Bindings and vars as wrangler.toml and .dev.vars declare them. */
+export interface Bindings {
+  DB: D1Database;
+  BASE_URL?: string;
+  CONSOLE_URL?: string;
+  AUTH_URL?: string;
+  DEFAULT_RATE_LIMIT_PER_MINUTE?: string;
+  /** Bootstrap administrator token (secret). */
+  ADMIN_TOKEN?: string;
+  /** Set by `npm run bench` only: adds X-D1-Queries to every response. */
+  EXPOSE_DB_METRICS?: string;
+}
+
+const optionalUrl = z
+  .string()
+  .optional()
+  .transform((value) => (value ? value.replace(/\/+$/, '') : undefined))
+  .pipe(z.url().optional());
+
+const settingsSchema = z.object({
+  BASE_URL: optionalUrl,
+  CONSOLE_URL: optionalUrl,
+  AUTH_URL: optionalUrl,
+  DEFAULT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  ADMIN_TOKEN: z
+    .string()
+    .min(24, 'ADMIN_TOKEN must be at least 24 characters')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  EXPOSE_DB_METRICS: z
+    .string()
+    .optional()
+    .transform((value) => value === '1' || value === 'true'),
+});
+
+export type Settings = z.infer<typeof settingsSchema>;
+
+const settingsCache = new WeakMap<object, Settings>();
+
+/**
+ * Parses the environment once per isolate and env object. A misconfigured deployment fails
+ * loudly on its first request (as a 500 problem without details) rather than behaving oddly.
+ */
+export function readSettings(env: Bindings): Settings {
+  let settings = settingsCache.get(env);
+  if (!settings) {
+    settings = settingsSchema.parse(env);
+    settingsCache.set(env, settings);
+  }
+  return settings;
+}
+
+/** Public addresses of the platform, resolved against the request's own origin. */
+export interface PlatformUrls {
+  baseUrl: string;
+  consoleUrl: string;
+  authUrl: string;
+}
+
+export function resolvePlatformUrls(settings: Settings, requestUrl: string): PlatformUrls {
+  const ownOrigin = new URL(requestUrl).origin;
+  const baseUrl = settings.BASE_URL ?? ownOrigin;
+  const consoleUrl = settings.CONSOLE_URL ?? ownOrigin;
+  return { baseUrl, consoleUrl, authUrl: settings.AUTH_URL ?? `${consoleUrl}/auth` };
+}
+
+export interface Variables {
+  requestId: string;
+  traceId: string;
+  settings: Settings;
+  db: Database;
+  /** Set by bearer authentication on protected routes. */
+  actor?: Actor;
+  /** The parsed JSON request body (parseJsonBody), for error messages about it. */
+  jsonBody?: unknown;
+}
+
+export interface AppEnv {
+  Bindings: Bindings;
+  Variables: Variables;
+}

@@ -1,0 +1,74 @@
+import { createRoute, type OpenAPIHono, type RouteConfigToTypedResponse } from '@hono/zod-openapi';
+import type { AppEnv } from '../env';
+import { requireActor, requireBearer } from '../lib/auth';
+import { parseJsonBody, readJsonBody } from '../lib/body';
+import { runExecution } from '../platform/execution';
+import { executeRequestSchema, executeResponseSchema, problemResponses } from './schemas';
+
+/** The route contract of SPEC.md "Gateway", carried into the OpenAPI description as x- extensions. */
+export const executeRouteContract = {
+  'x-route-id': 'brain.execute',
+  'x-auth': 'admin_or_api_key',
+  'x-security-scheme': 'bearerAuth',
+  'x-surface': 'gateway',
+  'x-stability': 'phase1_gateway',
+  'x-public-phase': 'phase 1',
+} as const;
+
+export const executeRoute = createRoute({
+  method: 'post',
+  path: '/api/execute',
+  operationId: 'execute',
+  tags: ['Gateway'],
+  summary: 'Run one synchronous execution',
+  description:
+    'Checks run in a fixed order: content type and size, bearer, body, key_id, admission (scopes), rate limit and quota, idempotency, then execution. The answer is a completed envelope.',
+  security: [{ bearerAuth: [] }],
+  ...executeRouteContract,
+  middleware: [readJsonBody(), requireBearer('admin_or_api_key'), parseJsonBody] as const,
+  request: {
+    body: { required: true, content: { 'application/json': { schema: executeRequestSchema } } },
+  },
+  responses: {
+    200: {
+      description: 'The completed execution envelope. A replay carries `Idempotent-Replayed: true`.',
+      headers: {
+        'X-Request-Id': { schema: { type: 'string' }, description: 'The request id (the caller\'s, when given).' },
+        'Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] }, description: 'Present on a replay.' },
+        'RateLimit-Limit': { schema: { type: 'integer' } },
+        'RateLimit-Remaining': { schema: { type: 'integer' } },
+        'RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until the window resets.' },
+      },
+      content: { 'application/json': { schema: executeResponseSchema } },
+    },
+    ...problemResponses([400, 401, 403, 409, 413, 415, 422, 429, 500] as const),
+  },
+});
+
+export function registerExecute(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(executeRoute, async (c) => {
+    const body = c.req.valid('json');
+    // The caller's correlation ids win, so its logs and ours line up.
+    if (body.request_id) c.set('requestId', body.request_id);
+    if (body.trace_id) c.set('traceId', body.trace_id);
+    const outcome = await runExecution(c.var.db, {
+      actor: requireActor(c),
+      body,
+      requestId: c.var.requestId,
+      traceId: c.var.traceId,
+      defaultRateLimitPerMinute: c.var.settings.DEFAULT_RATE_LIMIT_PER_MINUTE,
+      now: Date.now(),
+    });
+    const headers = new Headers({
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-store',
+      'RateLimit-Limit': String(outcome.rateLimit.limit),
+      'RateLimit-Remaining': String(outcome.rateLimit.remaining),
+      'RateLimit-Reset': String(outcome.rateLimit.resetSeconds),
+    });
+    if (outcome.replayed) headers.set('Idempotent-Replayed', 'true');
+    // The body is already JSON text (a replay must send the stored bytes unchanged), so it is
+    // returned as is; its shape is executeResponseSchema by construction.
+    return new Response(outcome.body, { status: outcome.status, headers }) as unknown as RouteConfigToTypedResponse<typeof executeRoute>;
+  });
+}

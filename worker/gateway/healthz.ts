@@ -1,0 +1,43 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { sql } from 'drizzle-orm';
+import packageJson from '../../package.json';
+import type { AppEnv } from '../env';
+import { ApiError } from '../lib/errors';
+import { problemResponses } from './schemas';
+
+export const SERVICE_VERSION: string = packageJson.version;
+
+const healthSchema = z
+  .object({
+    status: z.literal('ok'),
+    version: z.string(),
+    checks: z.object({ d1: z.literal('ok') }).optional(),
+  })
+  .openapi('Health');
+
+export const healthzRoute = createRoute({
+  method: 'get',
+  path: '/healthz',
+  operationId: 'healthz',
+  tags: ['Gateway'],
+  summary: 'Liveness, and with deep=1 readiness of D1',
+  security: [],
+  request: { query: z.object({ deep: z.enum(['0', '1']).optional() }) },
+  responses: {
+    200: { description: 'The service is up.', content: { 'application/json': { schema: healthSchema } } },
+    ...problemResponses([503] as const),
+  },
+});
+
+export function registerHealthz(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(healthzRoute, async (c) => {
+    c.header('Cache-Control', 'no-store');
+    if (c.req.valid('query').deep !== '1') return c.json({ status: 'ok' as const, version: SERVICE_VERSION }, 200);
+    try {
+      await c.var.db.run(sql`SELECT 1`);
+    } catch {
+      throw new ApiError('service_unavailable', 'D1 did not answer.', { extensions: { checks: { d1: 'fail' } } });
+    }
+    return c.json({ status: 'ok' as const, version: SERVICE_VERSION, checks: { d1: 'ok' as const } }, 200);
+  });
+}

@@ -1,0 +1,51 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { stringify } from 'yaml';
+import { resolvePlatformUrls, type AppEnv } from '../env';
+import { SERVICE_VERSION } from './healthz';
+
+type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']>;
+
+const documentCache = new WeakMap<object, OpenApiDocument>();
+
+/**
+ * The public description, generated from the zod schemas the routes validate with. Routes
+ * marked `hide` (the admin API) stay out of it.
+ */
+export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, baseUrl: string): OpenApiDocument {
+  let document = documentCache.get(app);
+  if (!document) {
+    app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'An API key (`egk_…`) issued through provisioning, or an administrator token.',
+    });
+    document = app.getOpenAPI31Document({
+      openapi: '3.1.0',
+      info: {
+        title: 'Edge Execution Gateway',
+        version: SERVICE_VERSION,
+        description:
+          'A synchronous execution gateway. Send one JSON request to POST /api/execute with a bearer key and get a completed execution envelope back. Errors are RFC 9457 problem+json with a stable `code`.',
+      },
+      tags: [{ name: 'Gateway', description: 'The public execution gateway.' }],
+    });
+    documentCache.set(app, document);
+  }
+  return { ...document, servers: [{ url: baseUrl }] };
+}
+
+export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
+  const documentFor = (url: string, settings: AppEnv['Variables']['settings']) =>
+    buildOpenApiDocument(app, resolvePlatformUrls(settings, url).baseUrl);
+
+  app.get('/openapi.json', (c) => {
+    c.header('Cache-Control', 'public, max-age=300');
+    return c.json(documentFor(c.req.url, c.var.settings));
+  });
+  app.get('/openapi.yaml', (c) => {
+    c.header('Cache-Control', 'public, max-age=300');
+    return c.body(stringify(documentFor(c.req.url, c.var.settings), { aliasDuplicateObjects: false }), 200, {
+      'Content-Type': 'application/yaml; charset=utf-8',
+    });
+  });
+}

@@ -1,0 +1,67 @@
+import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
+import * as schema from '../../drizzle/schema';
+
+export type Database = DrizzleD1Database<typeof schema>;
+
+/** What one request asked of D1: round trips, and statements (a batch is one trip, N statements). */
+export interface QueryCounter {
+  roundTrips: number;
+  statements: number;
+}
+
+const EXECUTING_METHODS = new Set(['first', 'all', 'run', 'raw']);
+
+/**
+ * Wraps the D1 binding so every query is counted. The counts go into the request log line, and
+ * into `X-D1-Queries` when EXPOSE_DB_METRICS is set, so a benchmark can prove that the work per
+ * request stays constant as data grows.
+ */
+export function countingD1(database: D1Database, counter: QueryCounter): D1Database {
+  const originals = new WeakMap<object, D1PreparedStatement>();
+
+  const wrapStatement = (statement: D1PreparedStatement): D1PreparedStatement => {
+    const wrapped = new Proxy(statement, {
+      get(target, property) {
+        if (property === 'bind') {
+          return (...values: unknown[]) => wrapStatement(target.bind(...values));
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        if (typeof property === 'string' && EXECUTING_METHODS.has(property)) {
+          return (...args: unknown[]) => {
+            counter.roundTrips += 1;
+            counter.statements += 1;
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        }
+        return (value as (...a: unknown[]) => unknown).bind(target);
+      },
+    });
+    originals.set(wrapped, statement);
+    return wrapped;
+  };
+
+  return new Proxy(database, {
+    get(target, property) {
+      if (property === 'prepare') {
+        return (query: string) => wrapStatement(target.prepare(query));
+      }
+      if (property === 'batch') {
+        return (statements: D1PreparedStatement[]) => {
+          counter.roundTrips += 1;
+          counter.statements += statements.length;
+          // D1 needs its own statement objects back, not our proxies.
+          return target.batch(statements.map((statement) => originals.get(statement) ?? statement));
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+export function createDatabase(database: D1Database): Database {
+  return drizzle(database, { schema });
+}
+
+export { schema };

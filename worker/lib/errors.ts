@@ -1,0 +1,109 @@
+/**
+ * One error model for the whole platform (RFC 9457 problem+json).
+ * A route throws `ApiError`; `app.onError` renders it. Codes are stable and listed in the README.
+ */
+import type { z } from 'zod';
+
+export const errorCatalog = {
+  malformed_json: { status: 400, title: 'Malformed JSON' },
+  missing_credentials: { status: 401, title: 'Missing credentials' },
+  malformed_authorization: { status: 401, title: 'Malformed Authorization header' },
+  invalid_token: { status: 401, title: 'Invalid token' },
+  key_revoked: { status: 401, title: 'API key revoked' },
+  key_expired: { status: 401, title: 'API key expired' },
+  admin_required: { status: 403, title: 'Administrator required' },
+  key_mismatch: { status: 403, title: 'key_id does not match the bearer key' },
+  key_inactive: { status: 403, title: 'key_id names an inactive key' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope' },
+  workspace_inactive: { status: 403, title: 'Workspace or organisation inactive' },
+  not_found: { status: 404, title: 'Not found' },
+  idempotency_in_progress: { status: 409, title: 'Idempotent request still in progress' },
+  conflict: { status: 409, title: 'Conflict' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  validation_failed: { status: 422, title: 'Validation failed' },
+  unsupported_execution_mode: { status: 422, title: 'Unsupported execution mode' },
+  key_id_required: { status: 422, title: 'key_id required' },
+  unknown_key_id: { status: 422, title: 'Unknown key_id' },
+  unknown_domain: { status: 422, title: 'Unknown domain' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
+  rate_limited: { status: 429, title: 'Rate limit exceeded' },
+  quota_exceeded: { status: 429, title: 'Quota exceeded' },
+  internal_error: { status: 500, title: 'Internal error' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+export interface FieldError {
+  /** JSON Pointer (RFC 6901) into the request body; "" is the body as a whole. */
+  pointer: string;
+  detail: string;
+}
+
+export interface ApiErrorOptions {
+  errors?: FieldError[];
+  headers?: Record<string, string>;
+  /** Extra members of the problem object, such as `missing_scopes`. */
+  extensions?: Record<string, unknown>;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly title: string;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly options: ApiErrorOptions = {},
+  ) {
+    super(detail);
+    this.status = errorCatalog[code].status;
+    this.title = errorCatalog[code].title;
+  }
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  request_id: string;
+  errors?: FieldError[];
+  [extension: string]: unknown;
+}
+
+export function problemBody(error: ApiError, requestId: string, docsBaseUrl: string): ProblemBody {
+  return {
+    ...error.options.extensions,
+    type: `${docsBaseUrl}/docs#error-${error.code}`,
+    title: error.title,
+    status: error.status,
+    detail: error.detail,
+    code: error.code,
+    request_id: requestId,
+    ...(error.options.errors ? { errors: error.options.errors } : {}),
+  };
+}
+
+function escapePointerSegment(segment: PropertyKey): string {
+  return String(segment).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function toPointer(path: readonly PropertyKey[]): string {
+  return path.map((segment) => '/' + escapePointerSegment(segment)).join('');
+}
+
+/** One entry per offending field, with unknown keys reported at their own pointer. */
+export function fieldErrorsFromZod(error: z.ZodError): FieldError[] {
+  return error.issues.flatMap((issue): FieldError[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        pointer: toPointer([...issue.path, key]),
+        detail: `Unknown field "${key}".`,
+      }));
+    }
+    return [{ pointer: toPointer(issue.path), detail: issue.message }];
+  });
+}

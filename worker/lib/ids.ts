@@ -1,0 +1,42 @@
+/**
+ * Public ids: a prefix, 10 characters of millisecond time and 16 of randomness, all in
+ * Crockford base32 (lower case). They sort by creation time and reveal nothing else.
+ */
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+
+export type IdPrefix =
+  | 'org' | 'ws' | 'usr' | 'prv' | 'ch' | 'key' | 'lead' | 'dem' | 'exe' | 'aud' | 'req' | 'evt' | 'whk' | 'adm' | 'trc';
+
+function encodeTime(milliseconds: number): string {
+  let out = '';
+  let remaining = milliseconds;
+  for (let i = 0; i < 10; i++) {
+    out = CROCKFORD[remaining % 32] + out;
+    remaining = Math.floor(remaining / 32);
+  }
+  return out;
+}
+
+function encodeRandom(length: number): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(length));
+  let out = '';
+  for (const byte of bytes) out += CROCKFORD[byte & 31];
+  return out;
+}
+
+export function newId(prefix: IdPrefix, now: number = Date.now()): string {
+  return `${prefix}_${encodeTime(now)}${encodeRandom(16)}`;
+}
+
+/** A W3C trace id: 32 lower-case hex characters, not all zero. */
+export function newTraceId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return [...bytes].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** Extracts the trace id of a W3C `traceparent` header, or undefined when it is not valid. */
+export function traceIdFromTraceparent(header: string | undefined): string | undefined {
+  const match = header?.trim().match(/^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/);
+  const traceId = match?.[1];
+  return traceId && !/^0+$/.test(traceId) ? traceId : undefined;
+}

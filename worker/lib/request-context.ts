@@ -1,0 +1,63 @@
+import { createMiddleware } from 'hono/factory';
+import { readSettings, type AppEnv } from '../env';
+import { countingD1, createDatabase, type QueryCounter } from './db';
+import { newId, newTraceId, traceIdFromTraceparent } from './ids';
+
+/** One structured line per request. Never put a token, password or contact detail in here. */
+export interface RequestLogLine {
+  level: 'info' | 'warn' | 'error';
+  message: 'request';
+  request_id: string;
+  trace_id: string;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  actor_kind: 'admin' | 'api_key' | 'anonymous';
+  key_id: string | null;
+  d1_round_trips: number;
+  d1_statements: number;
+}
+
+export function logLine(line: object): void {
+  console.log(JSON.stringify(line));
+}
+
+/**
+ * Sets the request id, trace id, settings and database for the rest of the chain, and writes
+ * the request log line and the X-Request-Id header once everything else has run.
+ */
+export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
+  const startedAt = Date.now();
+  const counter: QueryCounter = { roundTrips: 0, statements: 0 };
+  c.set('requestId', newId('req'));
+  c.set('traceId', traceIdFromTraceparent(c.req.header('traceparent')) ?? newTraceId());
+  try {
+    c.set('settings', readSettings(c.env));
+    c.set('db', createDatabase(countingD1(c.env.DB, counter)));
+    await next();
+  } finally {
+    c.header('X-Request-Id', c.var.requestId);
+    if (c.var.settings?.EXPOSE_DB_METRICS) {
+      c.header('X-D1-Queries', `${counter.roundTrips}`);
+      c.header('X-D1-Statements', `${counter.statements}`);
+    }
+    const actor = c.var.actor;
+    const status = c.res.status;
+    const line: RequestLogLine = {
+      level: status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info',
+      message: 'request',
+      request_id: c.var.requestId,
+      trace_id: c.var.traceId,
+      method: c.req.method,
+      path: new URL(c.req.url).pathname,
+      status,
+      duration_ms: Date.now() - startedAt,
+      actor_kind: actor?.kind ?? 'anonymous',
+      key_id: actor?.kind === 'api_key' ? actor.key.id : null,
+      d1_round_trips: counter.roundTrips,
+      d1_statements: counter.statements,
+    };
+    logLine(line);
+  }
+});
