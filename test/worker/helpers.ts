@@ -88,3 +88,17 @@ export async function expectProblem(response: Response, status: number, code: st
   expect(problem.request_id).toBe(response.headers.get('X-Request-Id'));
   return problem;
 }
+
+/** Every row a failed request could have written for this workspace and key. */
+export async function writeFootprint(workspaceId: string, keyId: string): Promise<Record<string, number>> {
+  const byKey = async (table: string) =>
+    (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE key_id = ?`).bind(keyId).first<{ n: number }>())?.n ?? 0;
+  return {
+    executions: await countRows('executions', workspaceId),
+    demands: await countRows('demands', workspaceId),
+    audit_log: await countRows('audit_log', workspaceId),
+    rate_limit_windows: await byKey('rate_limit_windows'),
+    usage_meters: await byKey('usage_meters'),
+    idempotency_records: await byKey('idempotency_records'),
+  };
+}

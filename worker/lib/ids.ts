@@ -17,15 +17,43 @@ function encodeTime(milliseconds: number): string {
   return out;
 }
 
-function encodeRandom(length: number): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(length));
+const RANDOM_CHARS = 16;
+const RANDOM_SPACE = 32n ** BigInt(RANDOM_CHARS);
+
+let lastTime = 0;
+let lastRandom = 0n;
+
+function randomValue(): bigint {
+  const bytes = crypto.getRandomValues(new Uint8Array(10));
+  let value = 0n;
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+  return value % RANDOM_SPACE;
+}
+
+function encodeRandom(value: bigint): string {
   let out = '';
-  for (const byte of bytes) out += CROCKFORD[byte & 31];
+  let remaining = value;
+  for (let i = 0; i < RANDOM_CHARS; i++) {
+    out = CROCKFORD[Number(remaining % 32n)] + out;
+    remaining /= 32n;
+  }
   return out;
 }
 
+/**
+ * Ids minted by one isolate sort in the order they were minted, even within one millisecond
+ * (the ULID monotonic rule): the random part then counts up from the previous id's.
+ */
 export function newId(prefix: IdPrefix, now: number = Date.now()): string {
-  return `${prefix}_${encodeTime(now)}${encodeRandom(16)}`;
+  let time = now;
+  if (time <= lastTime) {
+    time = lastTime;
+    lastRandom = (lastRandom + 1n) % RANDOM_SPACE;
+  } else {
+    lastTime = time;
+    lastRandom = randomValue();
+  }
+  return `${prefix}_${encodeTime(time)}${encodeRandom(lastRandom)}`;
 }
 
 /** A W3C trace id: 32 lower-case hex characters, not all zero. */

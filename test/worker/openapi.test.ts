@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import app from '../../worker/index';
+import { call, json } from './helpers';
+
+const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+describe('the public OpenAPI description', () => {
+  it('is OpenAPI 3.1 with the bearerAuth scheme, served as JSON and YAML', async () => {
+    const document = await json(await call('/openapi.json'));
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.servers).toEqual([{ url: 'http://gateway.test' }]);
+    const yaml = await call('/openapi.yaml');
+    expect(yaml.headers.get('Content-Type')).toContain('application/yaml');
+    const text = await yaml.text();
+    expect(text).toContain('openapi: 3.1.0');
+    expect(text).toContain('x-route-id: brain.execute');
+  });
+
+  it('carries the route contract of POST /api/execute', async () => {
+    const document = await json(await call('/openapi.json'));
+    const operation = document.paths['/api/execute'].post;
+    expect(operation).toMatchObject({
+      'x-route-id': 'brain.execute',
+      'x-auth': 'admin_or_api_key',
+      'x-security-scheme': 'bearerAuth',
+      'x-surface': 'gateway',
+      'x-stability': 'phase1_gateway',
+      'x-public-phase': 'phase 1',
+      security: [{ bearerAuth: [] }],
+    });
+    const requestSchema = document.components.schemas.ExecuteRequest;
+    expect(requestSchema.required.sort()).toEqual(['domain', 'execution_mode', 'required_scopes']);
+    expect(requestSchema.additionalProperties).toBe(false);
+    expect(requestSchema.properties.execution_mode).toMatchObject({ type: 'string', enum: ['sync'] });
+    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '413', '415', '422', '429']));
+  });
+
+  it('lists /healthz as public', async () => {
+    const document = await json(await call('/openapi.json'));
+    expect(document.paths['/healthz'].get.security).toEqual([]);
+  });
+
+  it('contains every public path the app serves under /api/, and no admin path', async () => {
+    const document = await json(await call('/openapi.json'));
+    const documented = new Set(Object.keys(document.paths));
+    const served = app.routes
+      .filter((route) => route.method !== 'ALL' && route.path.startsWith('/api/') && !route.path.startsWith('/api/admin/'))
+      .map((route) => toOpenApiPath(route.path));
+    expect(served.length).toBeGreaterThan(0);
+    for (const path of served) expect(documented, `${path} is served but not documented`).toContain(path);
+    for (const path of documented) expect(path.startsWith('/api/admin')).toBe(false);
+  });
+
+  it('/docs renders the description and the error codes', async () => {
+    const response = await call('/docs');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('Content-Security-Policy')).toContain("default-src 'none'");
+    const html = await response.text();
+    expect(html).toContain('/api/execute');
+    expect(html).toContain('brain.execute');
+    expect(html).toContain('phase1_gateway');
+    expect(html).toContain('id="error-quota_exceeded"');
+    expect(html).not.toContain('<script');
+  });
+});
