@@ -23,7 +23,7 @@ export default defineConfig(async () => {
       setupFiles: ['./test/worker/setup.ts'],
       testTimeout: 20_000,
       // Request log lines are printed only for failing tests.
-      silent: 'passed-only',
+      silent: 'passed-only' as const,
     },
   };
 });

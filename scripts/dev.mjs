@@ -1,11 +1,10 @@
 // `npm run dev`: .dev.vars from the example if missing, local migrations, the demo seed,
 // then `wrangler dev` on 127.0.0.1:8787. Extra arguments (`npm run dev -- --port 9000`) pass through.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, WRANGLER, readVars, wrangler } from './lib.mjs';
-import { seedSql } from './seed.mjs';
+import { ROOT, WRANGLER, readVars } from './lib.mjs';
+import { prepareLocalDatabase } from './local-worker.mjs';
 
 const devVarsPath = join(ROOT, '.dev.vars');
 if (!existsSync(devVarsPath)) {
@@ -16,20 +15,9 @@ const vars = readVars(devVarsPath);
 
 const passThrough = process.argv.slice(2);
 const persistIndex = passThrough.indexOf('--persist-to');
-const persistArgs = persistIndex >= 0 ? ['--persist-to', passThrough[persistIndex + 1]] : [];
 
-console.log('Applying local D1 migrations…');
-await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', ...persistArgs]);
-
-console.log('Seeding the demo tenant…');
-const seedDir = mkdtempSync(join(tmpdir(), 'egw-seed-'));
-const seedFile = join(seedDir, 'seed.sql');
-writeFileSync(seedFile, seedSql({ demoApiKey: vars.DEMO_API_KEY ?? '' }));
-try {
-  await wrangler(['d1', 'execute', 'DB', '--local', '--file', seedFile, ...persistArgs]);
-} finally {
-  rmSync(seedDir, { recursive: true, force: true });
-}
+console.log('Applying local D1 migrations and seeding the demo tenant…');
+await prepareLocalDatabase({ persistTo: persistIndex >= 0 ? passThrough[persistIndex + 1] : undefined, demoApiKey: vars.DEMO_API_KEY ?? '' });
 
 const portIndex = passThrough.indexOf('--port');
 const port = portIndex >= 0 ? passThrough[portIndex + 1] : '8787';

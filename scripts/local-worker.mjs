@@ -1,0 +1,96 @@
+// Runs the Worker locally the way `npm run dev` does: migrations, demo seed, `wrangler dev`.
+// Used by `npm run dev`, the Node/browser tests and the benchmark.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, WRANGLER, wrangler } from './lib.mjs';
+import { seedSql } from './seed.mjs';
+
+/** Applies the migrations to a local D1 (optionally in its own folder) and seeds the demo tenant. */
+export async function prepareLocalDatabase({ persistTo, demoApiKey }) {
+  const persistArgs = persistTo ? ['--persist-to', persistTo] : [];
+  await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', ...persistArgs]);
+  const seedDir = mkdtempSync(join(tmpdir(), 'egw-seed-'));
+  const seedFile = join(seedDir, 'seed.sql');
+  writeFileSync(seedFile, seedSql({ demoApiKey }));
+  try {
+    await wrangler(['d1', 'execute', 'DB', '--local', '--file', seedFile, ...persistArgs]);
+  } finally {
+    rmSync(seedDir, { recursive: true, force: true });
+  }
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealthy(url, child, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
+    try {
+      const response = await fetch(`${url}/healthz`);
+      if (response.ok) return;
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`wrangler dev did not become healthy at ${url} within ${timeoutMs} ms`);
+}
+
+/**
+ * Starts a throwaway Worker on 127.0.0.1 with its own D1 folder. `vars` become `--var`
+ * bindings (secrets included). Returns its URL, the demo credentials and stop().
+ */
+export async function startLocalWorker({ vars = {}, quiet = true } = {}) {
+  const persistTo = mkdtempSync(join(tmpdir(), 'egw-worker-'));
+  const demoApiKey = 'egk_DemoKey4TheSeededTenantXq7Rs9';
+  const adminToken = 'egadm_local_test_admin_token_000000000001';
+  await prepareLocalDatabase({ persistTo, demoApiKey });
+  const [port, inspectorPort] = [await freePort(), await freePort()];
+  const allVars = { ADMIN_TOKEN: adminToken, ...vars };
+  const args = [
+    WRANGLER, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
+    '--persist-to', persistTo, '--show-interactive-dev-session=false', '--log-level', 'warn',
+    ...Object.entries(allVars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    stdio: quiet ? ['ignore', 'ignore', 'pipe'] : 'inherit',
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+    detached: false,
+  });
+  let errors = '';
+  child.stderr?.on('data', (chunk) => (errors = (errors + chunk).slice(-4000)));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHealthy(url, child, 60_000);
+  } catch (error) {
+    child.kill('SIGTERM');
+    throw new Error(`${error.message}\n${errors}`);
+  }
+  return {
+    url,
+    port,
+    demoApiKey,
+    adminToken,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      rmSync(persistTo, { recursive: true, force: true });
+    },
+  };
+}

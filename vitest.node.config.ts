@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// Tests that need Node: they talk to a real local Worker (wrangler dev) over HTTP, and use
+// tools that cannot run inside workerd (an independent OpenAPI validator, Chromium).
+export default defineConfig({
+  test: {
+    include: ['test/node/**/*.test.ts'],
+    globalSetup: ['./test/node/global-setup.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    fileParallelism: false,
+  },
+});
