@@ -12,6 +12,14 @@ import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-or
 
 const createdAt = () => integer('created_at').notNull();
 
+/** Where a visitor came from, as the widget reports it (first touch for UTM fields). */
+export interface Attribution {
+  source_site?: string;
+  page_url?: string;
+  referrer?: string;
+  campaign?: { utm_source?: string; utm_medium?: string; utm_campaign?: string; utm_term?: string; utm_content?: string };
+}
+
 export const organizations = sqliteTable('organizations', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
@@ -117,8 +125,9 @@ export const executions = sqliteTable(
     id: text('id').primaryKey(),
     organizationId: text('organization_id').notNull(),
     workspaceId: text('workspace_id').notNull(),
-    keyId: text('key_id').notNull(),
-    actorKind: text('actor_kind', { enum: ['admin', 'api_key'] }).notNull(),
+    /** The API key the execution ran as; null for widget and hosted-inbox intake. */
+    keyId: text('key_id'),
+    actorKind: text('actor_kind', { enum: ['admin', 'api_key', 'channel'] }).notNull(),
     actorId: text('actor_id').notNull(),
     domain: text('domain').notNull(),
     status: text('status', { enum: ['completed'] }).notNull(),
@@ -145,6 +154,11 @@ export const demands = sqliteTable(
     id: text('id').primaryKey(),
     workspaceId: text('workspace_id').notNull(),
     executionId: text('execution_id'),
+    /** Set for demand captured by a channel (widget or hosted inbox). */
+    channelId: integer('channel_id'),
+    visitorSessionId: text('visitor_session_id'),
+    trigger: text('trigger', { enum: ['consultation', 'handoff', 'lead_capture'] }),
+    attribution: text('attribution', { mode: 'json' }).$type<Attribution>(),
     domain: text('domain').notNull(),
     text: text('text'),
     structuredInput: text('structured_input', { mode: 'json' }).$type<Record<string, unknown>>(),
@@ -152,7 +166,10 @@ export const demands = sqliteTable(
     status: text('status', { enum: ['open'] }).notNull().default('open'),
     createdAt: createdAt(),
   },
-  (table) => [index('demands_workspace_idx').on(table.workspaceId, table.createdAt)],
+  (table) => [
+    index('demands_workspace_idx').on(table.workspaceId, table.createdAt),
+    index('demands_channel_idx').on(table.channelId, table.createdAt),
+  ],
 );
 
 export const auditLog = sqliteTable(
@@ -161,7 +178,7 @@ export const auditLog = sqliteTable(
     id: text('id').primaryKey(),
     organizationId: text('organization_id'),
     workspaceId: text('workspace_id'),
-    actorKind: text('actor_kind', { enum: ['admin', 'api_key', 'user', 'system'] }).notNull(),
+    actorKind: text('actor_kind', { enum: ['admin', 'api_key', 'channel', 'user', 'system'] }).notNull(),
     actorId: text('actor_id').notNull(),
     keyId: text('key_id'),
     action: text('action').notNull(),
@@ -174,5 +191,81 @@ export const auditLog = sqliteTable(
   (table) => [
     index('audit_log_workspace_idx').on(table.workspaceId, table.id),
     index('audit_log_action_idx').on(table.action, table.id),
+  ],
+);
+
+/**
+ * A demand-side entry point. `id` is the internal management key and never leaves the
+ * platform; `channel_key` is the public identifier used by the snippet and hosted inbox.
+ */
+export const channels = sqliteTable(
+  'channels',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    channelKey: text('channel_key').notNull().unique(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    name: text('name').notNull(),
+    domain: text('domain').notNull(),
+    allowedOrigins: text('allowed_origins', { mode: 'json' }).$type<string[]>().notNull(),
+    firstPartyOrigins: text('first_party_origins', { mode: 'json' }).$type<string[]>().notNull(),
+    status: text('status', { enum: ['active', 'disabled'] }).notNull().default('active'),
+    /** WidgetConfig (worker/platform/channels/schemas.ts), validated on write. */
+    widgetConfig: text('widget_config', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [index('channels_workspace_idx').on(table.workspaceId)],
+);
+
+/** A visitor's conversation on one channel. The visitor holds a token; D1 keeps its SHA-256. */
+export const visitorSessions = sqliteTable('visitor_sessions', {
+  id: text('id').primaryKey(),
+  channelId: integer('channel_id').notNull(),
+  workspaceId: text('workspace_id').notNull(),
+  tokenHash: text('token_hash').notNull().unique(),
+  /** First-touch attribution, kept for the whole session. */
+  attribution: text('attribution', { mode: 'json' }).$type<Attribution>(),
+  /** The lead this conversation produced, once the visitor left contact details or asked for an expert. */
+  leadId: text('lead_id'),
+  createdAt: createdAt(),
+  lastSeenAt: integer('last_seen_at').notNull(),
+});
+
+export const visitorMessages = sqliteTable(
+  'visitor_messages',
+  {
+    id: text('id').primaryKey(),
+    visitorSessionId: text('visitor_session_id').notNull(),
+    role: text('role', { enum: ['visitor', 'assistant'] }).notNull(),
+    text: text('text').notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [index('visitor_messages_session_idx').on(table.visitorSessionId, table.id)],
+);
+
+/** A demand with a way to reach the visitor, offered to experts. Contact details live only here. */
+export const leads = sqliteTable(
+  'leads',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id').notNull(),
+    demandId: text('demand_id').notNull(),
+    channelId: integer('channel_id'),
+    visitorSessionId: text('visitor_session_id'),
+    status: text('status', { enum: ['open', 'claimed', 'contacted', 'qualified', 'won', 'lost'] })
+      .notNull()
+      .default('open'),
+    trigger: text('trigger', { enum: ['consultation', 'handoff', 'lead_capture'] }).notNull(),
+    contactName: text('contact_name'),
+    contactEmail: text('contact_email'),
+    contactPhone: text('contact_phone'),
+    attribution: text('attribution', { mode: 'json' }).$type<Attribution>(),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    index('leads_workspace_idx').on(table.workspaceId, table.createdAt),
+    index('leads_channel_idx').on(table.channelId, table.createdAt),
   ],
 );

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import type { Actor } from './lib/auth';
+import type { Actor, WorkspaceAccess } from './lib/auth';
 import type { Database } from './lib/db';
+import type { ActiveChannel } from './platform/channels/service';
 
 /** Bindings and vars as wrangler.toml and .dev.vars declare them. */
 export interface Bindings {
@@ -9,6 +10,8 @@ export interface Bindings {
   CONSOLE_URL?: string;
   AUTH_URL?: string;
   DEFAULT_RATE_LIMIT_PER_MINUTE?: string;
+  /** Intake requests per minute per channel and client IP. */
+  INTAKE_RATE_LIMIT_PER_MINUTE?: string;
   /** Bootstrap administrator token (secret). */
   ADMIN_TOKEN?: string;
   /** Set by `npm run bench` only: adds X-D1-Queries to every response. */
@@ -26,6 +29,7 @@ const settingsSchema = z.object({
   CONSOLE_URL: optionalUrl,
   AUTH_URL: optionalUrl,
   DEFAULT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  INTAKE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   ADMIN_TOKEN: z
     .string()
     .min(24, 'ADMIN_TOKEN must be at least 24 characters')
@@ -75,6 +79,12 @@ export interface Variables {
   db: Database;
   /** Set by bearer authentication on protected routes. */
   actor?: Actor;
+  /** Set on the public widget routes once the channel and origin are admitted. */
+  channel?: ActiveChannel;
+  /** The page origin a public widget request comes from (undefined: not a browser page). */
+  pageOrigin?: string;
+  /** Set on platform-core routes: the workspace acted on. */
+  workspace?: WorkspaceAccess;
   /** The parsed JSON request body (parseJsonBody), for error messages about it. */
   jsonBody?: unknown;
 }

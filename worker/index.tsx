@@ -8,6 +8,8 @@ import { buildOpenApiDocument, registerOpenApi } from './gateway/openapi';
 import { resolvePlatformUrls } from './env';
 import { requestContext } from './lib/request-context';
 import { registerAdminRoutes } from './platform/admin';
+import { registerChannelRoutes } from './platform/channels/routes';
+import { registerPublicWidgetRoutes } from './platform/channels/public-routes';
 
 const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
@@ -16,6 +18,8 @@ app.use('*', requestContext);
 
 registerHealthz(app);
 registerExecute(app);
+registerChannelRoutes(app);
+registerPublicWidgetRoutes(app);
 registerAdminRoutes(app);
 registerOpenApi(app);
 

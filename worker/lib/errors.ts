@@ -13,6 +13,7 @@ export const errorCatalog = {
   key_expired: { status: 401, title: 'API key expired' },
   admin_required: { status: 403, title: 'Administrator required' },
   key_mismatch: { status: 403, title: 'key_id does not match the bearer key' },
+  origin_not_allowed: { status: 403, title: 'Origin not allowed' },
   key_inactive: { status: 403, title: 'key_id names an inactive key' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
   workspace_inactive: { status: 403, title: 'Workspace or organisation inactive' },

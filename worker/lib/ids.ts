@@ -5,7 +5,9 @@
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export type IdPrefix =
-  | 'org' | 'ws' | 'usr' | 'prv' | 'ch' | 'key' | 'lead' | 'dem' | 'exe' | 'aud' | 'req' | 'evt' | 'whk' | 'adm' | 'trc';
+  | 'org' | 'ws' | 'usr' | 'prv' | 'ch' | 'key' | 'lead' | 'dem' | 'exe' | 'aud' | 'req' | 'evt' | 'whk' | 'adm'
+  /** Internal only: visitor sessions and their messages (visitors hold a separate token). */
+  | 'vs' | 'msg';
 
 function encodeTime(milliseconds: number): string {
   let out = '';

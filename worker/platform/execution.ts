@@ -87,6 +87,68 @@ function admit(key: KeyContext, requiredScopes: Scope[]): string[] {
   return requiredScopes.length > 0 ? [...new Set(requiredScopes)] : key.scopes;
 }
 
+export interface ExecutionRecord {
+  executionId: string;
+  auditId: string;
+  organizationId: string;
+  workspaceId: string;
+  keyId: string | null;
+  actorKind: 'admin' | 'api_key' | 'channel';
+  actorId: string;
+  domain: string;
+  requestId: string;
+  traceId: string;
+  idempotencyKey?: string | null;
+  projectId?: string | null;
+  userId?: string | null;
+  sessionId?: string | null;
+  grantedScopes: string[];
+  exactBridge?: Record<string, unknown> | null;
+  sourceRecord: string;
+  now: number;
+}
+
+/** The execution row and its one audit record, for the execution's batch. */
+export function executionRecordWrites(db: Database, record: ExecutionRecord): BatchItem<'sqlite'>[] {
+  return [
+    db.insert(executions).values({
+      id: record.executionId,
+      organizationId: record.organizationId,
+      workspaceId: record.workspaceId,
+      keyId: record.keyId,
+      actorKind: record.actorKind,
+      actorId: record.actorId,
+      domain: record.domain,
+      status: 'completed',
+      requestId: record.requestId,
+      traceId: record.traceId,
+      idempotencyKey: record.idempotencyKey ?? null,
+      projectId: record.projectId ?? null,
+      userId: record.userId ?? null,
+      sessionId: record.sessionId ?? null,
+      grantedScopes: record.grantedScopes,
+      exactBridge: record.exactBridge ?? null,
+      sourceRecord: record.sourceRecord,
+      auditId: record.auditId,
+      createdAt: record.now,
+    }),
+    db.insert(auditLog).values({
+      id: record.auditId,
+      organizationId: record.organizationId,
+      workspaceId: record.workspaceId,
+      actorKind: record.actorKind,
+      actorId: record.actorId,
+      keyId: record.keyId,
+      action: 'execution.completed',
+      targetId: record.executionId,
+      requestId: record.requestId,
+      traceId: record.traceId,
+      metadata: { domain: record.domain, source_record: record.sourceRecord, scopes: record.grantedScopes },
+      createdAt: record.now,
+    }),
+  ];
+}
+
 function isQuotaViolation(error: unknown): boolean {
   const text = error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error);
   return text.includes('usage_within_quota');
@@ -180,15 +242,15 @@ export async function runExecution(db: Database, command: ExecutionCommand): Pro
       .returning({ used: usageMeters.used, quota: usageMeters.quota });
     const writes: BatchItem<'sqlite'>[] = [
       ...plan.writes,
-      db.insert(executions).values({
-        id: executionId,
+      ...executionRecordWrites(db, {
+        executionId,
+        auditId,
         organizationId: key.organizationId,
         workspaceId: key.workspaceId,
         keyId: key.id,
         actorKind: actor.kind,
         actorId: actor.kind === 'admin' ? actor.adminId : key.id,
         domain: body.domain,
-        status: 'completed',
         requestId: command.requestId,
         traceId: command.traceId,
         idempotencyKey: idempotencyKey ?? null,
@@ -198,22 +260,7 @@ export async function runExecution(db: Database, command: ExecutionCommand): Pro
         grantedScopes,
         exactBridge: body.exact_bridge ?? null,
         sourceRecord: plan.sourceRecord,
-        auditId,
-        createdAt: now,
-      }),
-      db.insert(auditLog).values({
-        id: auditId,
-        organizationId: key.organizationId,
-        workspaceId: key.workspaceId,
-        actorKind: actor.kind,
-        actorId: actor.kind === 'admin' ? actor.adminId : key.id,
-        keyId: key.id,
-        action: 'execution.completed',
-        targetId: executionId,
-        requestId: command.requestId,
-        traceId: command.traceId,
-        metadata: { domain: body.domain, source_record: plan.sourceRecord, scopes: grantedScopes },
-        createdAt: now,
+        now,
       }),
     ];
     // The stored response is computed inside the batch, after the charge, so it carries the

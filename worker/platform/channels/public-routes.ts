@@ -1,0 +1,152 @@
+/**
+ * The public widget routes, each served at both addresses the spec names:
+ *   /api/public/channels/{channelKey}/widget-config  and  /api/public/widget/{channel_key}/config
+ *   /api/public/channels/{channelKey}/intake         and  /api/public/widget/{channel_key}/intake
+ * CORS is an exact-origin allowlist (the channel's allowed and first-party origins, and the
+ * console), answered with `Vary: Origin` and never `*`.
+ */
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { resolvePlatformUrls, type AppEnv } from '../../env';
+import { problemResponses } from '../../gateway/schemas';
+import { parseJsonBody, readJsonBody } from '../../lib/body';
+import { sha256Hex } from '../../lib/crypto';
+import { ApiError } from '../../lib/errors';
+import { runIntake } from '../intake';
+import { intakeRequestSchema, intakeResponseSchema, publicWidgetConfigSchema } from './schemas';
+import { consoleOrigin, findActiveChannel, isOriginAllowed, publicWidgetConfig } from './service';
+
+const TAG = 'Widget (public)';
+const INTAKE_MAX_BYTES = 16 * 1024;
+
+/** The page origin: the Origin header, or the console itself for a same-origin GET (which sends none). */
+function pageOriginOf(c: Context<AppEnv>): string | undefined {
+  const origin = c.req.header('Origin');
+  if (origin) return origin;
+  if (c.req.header('Sec-Fetch-Site') === 'same-origin') return consoleOrigin(resolvePlatformUrls(c.var.settings, c.req.url));
+  return undefined;
+}
+
+/**
+ * Admits a public widget request: the channel must be active, and the page origin on its list.
+ * Afterwards, every answer (errors too) carries the exact origin, so the widget can read it.
+ */
+function channelGate(param: string, options: { requireOrigin: boolean }) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    c.header('Vary', 'Origin');
+    const channel = await findActiveChannel(c.var.db, c.req.param(param) ?? '');
+    if (!channel) throw new ApiError('not_found', 'No such channel, or it is disabled.');
+    const origin = pageOriginOf(c);
+    const urls = resolvePlatformUrls(c.var.settings, c.req.url);
+    if (origin === undefined ? options.requireOrigin : !isOriginAllowed(channel, urls, origin)) {
+      throw new ApiError('origin_not_allowed', 'This site is not allowed to use this channel. Add its origin to the channel’s allowed origins.');
+    }
+    c.set('channel', channel);
+    c.set('pageOrigin', origin);
+    await next();
+    const requestOrigin = c.req.header('Origin');
+    if (requestOrigin) {
+      c.header('Access-Control-Allow-Origin', requestOrigin);
+      c.header('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After, ETag');
+    }
+    c.header('Vary', 'Origin');
+  });
+}
+
+function admitted(c: Context<AppEnv>) {
+  const channel = c.get('channel');
+  if (!channel) throw new Error('channelGate must run before this handler');
+  return channel;
+}
+
+interface PublicPaths {
+  param: string;
+  config: string;
+  intake: string;
+  idSuffix: string;
+}
+
+const PATHS: PublicPaths[] = [
+  { param: 'channelKey', config: '/api/public/channels/{channelKey}/widget-config', intake: '/api/public/channels/{channelKey}/intake', idSuffix: '' },
+  { param: 'channel_key', config: '/api/public/widget/{channel_key}/config', intake: '/api/public/widget/{channel_key}/intake', idSuffix: 'ByWidgetPath' },
+];
+
+const honoPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
+
+export function registerPublicWidgetRoutes(app: OpenAPIHono<AppEnv>): void {
+  for (const paths of PATHS) {
+    const params = z.object({ [paths.param]: z.string().min(1).max(64).openapi({ example: 'ch_demo' }) });
+
+    app.openapi(
+      createRoute({
+        method: 'get',
+        path: paths.config,
+        operationId: `getWidgetConfig${paths.idSuffix}`,
+        tags: [TAG],
+        summary: 'Public widget configuration of a channel',
+        description:
+          '`provider_entry.enabled` is resolved for the requesting page: on for first-party origins under `auto`, off for third-party embeds unless the channel forces it on. Cached briefly, with an ETag.',
+        security: [],
+        middleware: [channelGate(paths.param, { requireOrigin: false })],
+        request: { params },
+        responses: {
+          200: { description: 'The configuration.', content: { 'application/json': { schema: publicWidgetConfigSchema } } },
+          304: { description: 'Not modified (If-None-Match).' },
+          ...problemResponses([403, 404] as const),
+        },
+      }),
+      async (c) => {
+        const config = publicWidgetConfig(admitted(c), resolvePlatformUrls(c.var.settings, c.req.url), c.var.pageOrigin);
+        const body = JSON.stringify(config);
+        const etag = `"${(await sha256Hex(body)).slice(0, 32)}"`;
+        c.header('ETag', etag);
+        c.header('Cache-Control', 'public, max-age=60, stale-while-revalidate=300');
+        if (c.req.header('If-None-Match') === etag) return c.body(null, 304);
+        return c.body(body, 200, { 'Content-Type': 'application/json' });
+      },
+    );
+
+    app.openapi(
+      createRoute({
+        method: 'post',
+        path: paths.intake,
+        operationId: `submitIntake${paths.idSuffix}`,
+        tags: [TAG],
+        summary: 'Send a visitor message, handoff or contact details',
+        description:
+          'Starts or continues a visitor session and answers with the reply to show. Admission: active channel, allowed origin, a rate limit per channel and client, a honeypot, and 4,000 characters per message. The demand then runs through the same executor as /api/execute.',
+        security: [],
+        middleware: [channelGate(paths.param, { requireOrigin: true }), readJsonBody(INTAKE_MAX_BYTES), parseJsonBody],
+        request: { params, body: { required: true, content: { 'application/json': { schema: intakeRequestSchema } } } },
+        responses: {
+          200: { description: 'What to show the visitor next.', content: { 'application/json': { schema: intakeResponseSchema } } },
+          ...problemResponses([400, 403, 404, 413, 415, 422, 429] as const),
+        },
+      }),
+      async (c) => {
+        const response = await runIntake(c.var.db, {
+          channel: admitted(c),
+          request: c.req.valid('json'),
+          clientIp: c.req.header('CF-Connecting-IP') ?? 'unknown',
+          requestId: c.var.requestId,
+          traceId: c.var.traceId,
+          rateLimitPerMinute: c.var.settings.INTAKE_RATE_LIMIT_PER_MINUTE,
+          now: Date.now(),
+        });
+        c.header('Cache-Control', 'no-store');
+        return c.json(response, 200);
+      },
+    );
+
+    // CORS preflight: only for admitted origins.
+    for (const path of [paths.config, paths.intake]) {
+      app.options(honoPath(path), channelGate(paths.param, { requireOrigin: true }), (c) => {
+        c.header('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
+        c.header('Access-Control-Allow-Headers', 'Content-Type');
+        c.header('Access-Control-Max-Age', '600');
+        return c.body(null, 204);
+      });
+    }
+  }
+}

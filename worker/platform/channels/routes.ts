@@ -1,0 +1,142 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { resolvePlatformUrls, type AppEnv } from '../../env';
+import { problemResponses } from '../../gateway/schemas';
+import { requireWorkspace, requireWorkspaceAccess } from '../../lib/auth';
+import { parseJsonBody, readJsonBody } from '../../lib/body';
+import type { AuditContext } from '../identity';
+import { channelSchema, createChannelSchema, updateChannelSchema } from './schemas';
+import { createChannel, describeChannel, getChannel, listChannelIntake, listChannels, updateChannel } from './service';
+
+const TAG = 'Channels';
+const security = [{ bearerAuth: [] }];
+const channelKeyParam = z.object({
+  channelKey: z.string().min(1).max(64).openapi({ param: { name: 'channelKey', in: 'path' }, example: 'ch_demo' }),
+});
+const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+
+const writeMiddleware = [readJsonBody(), requireWorkspaceAccess('channels:write'), parseJsonBody];
+const readMiddleware = [requireWorkspaceAccess('channels:read')];
+
+function auditFrom(c: Context<AppEnv>): AuditContext {
+  const workspace = requireWorkspace(c);
+  return { actorKind: workspace.actorKind, actorId: workspace.actorId, requestId: c.var.requestId, traceId: c.var.traceId };
+}
+
+const intakeEntrySchema = z
+  .object({
+    demand_id: z.string(),
+    trigger: z.string().nullable(),
+    text: z.string().nullable(),
+    attribution: z.record(z.string(), z.unknown()).nullable(),
+    created_at: z.string(),
+    lead: z.object({ lead_id: z.string(), status: z.string(), contact_fields: z.array(z.string()) }).nullable(),
+  })
+  .openapi('IntakeEntry');
+
+/** The platform core's channel API (SPEC "Platform core routes"). */
+export function registerChannelRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/integrations/channels',
+      operationId: 'createChannel',
+      tags: [TAG],
+      summary: 'Create a channel (widget and hosted inbox)',
+      description: 'Needs an API key with `channels:write`. The answer carries the ready-to-paste snippet and the hosted inbox URL.',
+      security,
+      middleware: writeMiddleware,
+      request: { body: { required: true, content: { 'application/json': { schema: createChannelSchema } } } },
+      responses: { 201: json(channelSchema, 'The new channel.'), ...problemResponses([400, 401, 403, 413, 415, 422] as const) },
+    }),
+    async (c) => {
+      const workspace = requireWorkspace(c);
+      const row = await createChannel(c.var.db, workspace, auditFrom(c), c.req.valid('json'));
+      return c.json(describeChannel(row, resolvePlatformUrls(c.var.settings, c.req.url)), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/integrations/channels',
+      operationId: 'listChannels',
+      tags: [TAG],
+      summary: 'List the workspace’s channels',
+      description: 'Needs an API key with `channels:read`.',
+      security,
+      middleware: readMiddleware,
+      responses: {
+        200: json(z.object({ data: z.array(channelSchema) }), 'Channels, newest first.'),
+        ...problemResponses([401, 403] as const),
+      },
+    }),
+    async (c) => {
+      const urls = resolvePlatformUrls(c.var.settings, c.req.url);
+      const rows = await listChannels(c.var.db, requireWorkspace(c).workspaceId);
+      return c.json({ data: rows.map((row) => describeChannel(row, urls)) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/integrations/channels/{channelKey}',
+      operationId: 'getChannel',
+      tags: [TAG],
+      summary: 'Read one channel',
+      security,
+      middleware: readMiddleware,
+      request: { params: channelKeyParam },
+      responses: { 200: json(channelSchema, 'The channel.'), ...problemResponses([401, 403, 404] as const) },
+    }),
+    async (c) => {
+      const row = await getChannel(c.var.db, requireWorkspace(c).workspaceId, c.req.valid('param').channelKey);
+      return c.json(describeChannel(row, resolvePlatformUrls(c.var.settings, c.req.url)), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/api/integrations/channels/{channelKey}',
+      operationId: 'updateChannel',
+      tags: [TAG],
+      summary: 'Update a channel: name, domain, origins, status, widget configuration',
+      description: '`widget` is merged section by section, so `{"widget":{"colors":{"primary":"#0a7"}}}` changes one colour.',
+      security,
+      middleware: writeMiddleware,
+      request: { params: channelKeyParam, body: { required: true, content: { 'application/json': { schema: updateChannelSchema } } } },
+      responses: { 200: json(channelSchema, 'The updated channel.'), ...problemResponses([400, 401, 403, 404, 413, 415, 422] as const) },
+    }),
+    async (c) => {
+      const row = await updateChannel(c.var.db, requireWorkspace(c), auditFrom(c), c.req.valid('param').channelKey, c.req.valid('json'));
+      return c.json(describeChannel(row, resolvePlatformUrls(c.var.settings, c.req.url)), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/integrations/channels/{channelKey}/intake',
+      operationId: 'listChannelIntake',
+      tags: [TAG],
+      summary: 'Recent demand and leads captured by a channel',
+      description: 'Newest first, with attribution. Visitor contact details are not included; `contact_fields` says which were given.',
+      security,
+      middleware: readMiddleware,
+      request: {
+        params: channelKeyParam,
+        query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(25) }),
+      },
+      responses: {
+        200: json(z.object({ data: z.array(intakeEntrySchema) }), 'Recent intake.'),
+        ...problemResponses([401, 403, 404, 422] as const),
+      },
+    }),
+    async (c) => {
+      const row = await getChannel(c.var.db, requireWorkspace(c).workspaceId, c.req.valid('param').channelKey);
+      return c.json({ data: await listChannelIntake(c.var.db, row, c.req.valid('query').limit) }, 200);
+    },
+  );
+}

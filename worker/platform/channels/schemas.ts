@@ -1,0 +1,210 @@
+/**
+ * Channel, widget configuration and intake schemas: they validate requests, generate the
+ * OpenAPI description, and give the TypeScript types.
+ */
+import { z } from '@hono/zod-openapi';
+
+/** An exact web origin: scheme, host and optional port, nothing else. */
+export const originSchema = z
+  .string()
+  .max(200)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+    } catch {
+      return false;
+    }
+  }, 'Must be an exact origin such as https://www.example.com (scheme, host, optional port; no path or trailing slash).')
+  .openapi({ example: 'https://www.example.com' });
+
+export const hexColorSchema = z
+  .string()
+  .regex(/^#[0-9a-fA-F]{6}$/, 'Use a #RRGGBB colour.')
+  .transform((value) => value.toLowerCase());
+
+const fieldRule = z.enum(['off', 'optional', 'required']);
+
+export const widgetConfigSchema = z
+  .strictObject({
+    brand: z.strictObject({
+      name: z.string().trim().min(1).max(60),
+      logo_url: z.url({ protocol: /^https$/ }).max(500).nullable().default(null),
+    }),
+    colors: z.strictObject({ primary: hexColorSchema, on_primary: hexColorSchema }),
+    position: z.strictObject({
+      side: z.enum(['bottom-right', 'bottom-left']),
+      offset_x: z.number().int().min(0).max(200),
+      offset_y: z.number().int().min(0).max(200),
+    }),
+    copy: z.strictObject({
+      title: z.string().trim().min(1).max(60),
+      greeting: z.string().trim().min(1).max(280),
+      placeholder: z.string().trim().min(1).max(80),
+      launcher_label: z.string().trim().min(1).max(40),
+      success_message: z.string().trim().min(1).max(200),
+      privacy_note: z.string().trim().min(1).max(280),
+    }),
+    lead_capture: z.strictObject({ name: fieldRule, email: fieldRule, phone: fieldRule }),
+    provider_entry: z.strictObject({
+      mode: z.enum(['auto', 'on', 'off']),
+      label: z.string().trim().min(1).max(40),
+    }),
+  })
+  .openapi('WidgetConfig');
+export type WidgetConfig = z.infer<typeof widgetConfigSchema>;
+
+export function defaultWidgetConfig(brandName: string): WidgetConfig {
+  return {
+    brand: { name: brandName.slice(0, 60), logo_url: null },
+    colors: { primary: '#2450c9', on_primary: '#ffffff' },
+    position: { side: 'bottom-right', offset_x: 20, offset_y: 20 },
+    copy: {
+      title: `Chat with ${brandName}`.slice(0, 60),
+      greeting: 'Hi! Tell us what you need and an expert will help.',
+      placeholder: 'Type your message…',
+      launcher_label: 'Open chat',
+      success_message: 'Thanks! An expert will get back to you shortly.',
+      privacy_note: 'We use your details only to answer this request.',
+    },
+    lead_capture: { name: 'optional', email: 'required', phone: 'off' },
+    provider_entry: { mode: 'auto', label: 'Become an expert' },
+  };
+}
+
+/** A partial widget configuration for PATCH: any section, any field. */
+export const widgetConfigPatchSchema = z.strictObject({
+  brand: widgetConfigSchema.shape.brand.partial().optional(),
+  colors: widgetConfigSchema.shape.colors.partial().optional(),
+  position: widgetConfigSchema.shape.position.partial().optional(),
+  copy: widgetConfigSchema.shape.copy.partial().optional(),
+  lead_capture: widgetConfigSchema.shape.lead_capture.partial().optional(),
+  provider_entry: widgetConfigSchema.shape.provider_entry.partial().optional(),
+});
+export type WidgetConfigPatch = z.infer<typeof widgetConfigPatchSchema>;
+
+const domainSchema = z.string().trim().min(1).max(100).openapi({ example: 'consultation' });
+
+export const createChannelSchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(80),
+    domain: domainSchema,
+    allowed_origins: z.array(originSchema).max(50).default([]),
+    first_party_origins: z.array(originSchema).max(20).default([]),
+    widget: widgetConfigPatchSchema.optional(),
+  })
+  .openapi('CreateChannel');
+
+export const updateChannelSchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(80).optional(),
+    domain: domainSchema.optional(),
+    allowed_origins: z.array(originSchema).max(50).optional(),
+    first_party_origins: z.array(originSchema).max(20).optional(),
+    status: z.enum(['active', 'disabled']).optional(),
+    widget: widgetConfigPatchSchema.optional(),
+  })
+  .openapi('UpdateChannel');
+
+export const channelSchema = z
+  .object({
+    channel_key: z.string().openapi({ example: 'ch_01m82…' }),
+    workspace_id: z.string(),
+    name: z.string(),
+    domain: z.string(),
+    status: z.enum(['active', 'disabled']),
+    allowed_origins: z.array(z.string()),
+    first_party_origins: z.array(z.string()),
+    widget: widgetConfigSchema,
+    snippet: z.string().openapi({ description: 'The <script> tag to paste into a site.' }),
+    hosted_inbox_url: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Channel');
+export type ChannelView = z.infer<typeof channelSchema>;
+
+export const publicWidgetConfigSchema = z
+  .object({
+    channel_key: z.string(),
+    brand: widgetConfigSchema.shape.brand,
+    colors: widgetConfigSchema.shape.colors,
+    position: widgetConfigSchema.shape.position,
+    copy: widgetConfigSchema.shape.copy,
+    lead_capture: widgetConfigSchema.shape.lead_capture,
+    provider_entry: z.object({
+      enabled: z.boolean(),
+      label: z.string(),
+      url: z.string().openapi({ description: '{auth_url}/sign-up?role=provider&ref={channel_key}' }),
+    }),
+    hosted_inbox_url: z.string(),
+    intake_url: z.string(),
+  })
+  .openapi('PublicWidgetConfig');
+export type PublicWidgetConfig = z.infer<typeof publicWidgetConfigSchema>;
+
+export const INTAKE_TEXT_LIMIT = 4000;
+export const intakeTriggerSchema = z.enum(['consultation', 'handoff', 'lead_capture']);
+export type IntakeTrigger = z.infer<typeof intakeTriggerSchema>;
+
+const shortText = (max: number) => z.string().trim().max(max);
+
+export const attributionSchema = z
+  .strictObject({
+    source_site: shortText(200).optional(),
+    page_url: shortText(2000).optional(),
+    referrer: shortText(2000).optional(),
+    campaign: z
+      .strictObject({
+        utm_source: shortText(200).optional(),
+        utm_medium: shortText(200).optional(),
+        utm_campaign: shortText(200).optional(),
+        utm_term: shortText(200).optional(),
+        utm_content: shortText(200).optional(),
+      })
+      .optional(),
+  })
+  .openapi('Attribution');
+
+export const intakeRequestSchema = z
+  .strictObject({
+    session_id: z.string().max(100).optional().openapi({ description: 'Issued by the first intake; send it back to continue.' }),
+    message: z.strictObject({ text: z.string().trim().min(1).max(INTAKE_TEXT_LIMIT) }).optional(),
+    trigger: intakeTriggerSchema.default('consultation'),
+    contact: z
+      .strictObject({
+        name: shortText(120).optional(),
+        email: z.email().max(254).optional().or(z.literal('').transform(() => undefined)),
+        phone: z
+          .string()
+          .trim()
+          .max(40)
+          .regex(/^[+0-9 ().-]{5,40}$/, 'Use digits, spaces and + ( ) . - only.')
+          .optional()
+          .or(z.literal('').transform(() => undefined)),
+      })
+      .optional(),
+    attribution: attributionSchema.optional(),
+    /** Honeypot: a hidden form field that people leave empty and bots fill in. */
+    website: z.string().max(500).optional(),
+  })
+  .superRefine((body, context) => {
+    if (body.trigger !== 'lead_capture' && !body.message) {
+      context.addIssue({ code: 'custom', path: ['message', 'text'], message: 'A message is required.' });
+    }
+  })
+  .openapi('IntakeRequest');
+export type IntakeRequest = z.infer<typeof intakeRequestSchema>;
+
+export const intakeResponseSchema = z
+  .object({
+    session_id: z.string(),
+    reply: z.string().openapi({ description: 'What to show the visitor.' }),
+    demand_id: z.string().optional(),
+    lead_id: z.string().optional(),
+    next: z.enum(['continue', 'collect_contact', 'done']).openapi({
+      description: '`collect_contact`: show the contact form; `done`: the lead is captured.',
+    }),
+  })
+  .openapi('IntakeResponse');
+export type IntakeResponse = z.infer<typeof intakeResponseSchema>;
