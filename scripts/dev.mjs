@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, WRANGLER, readVars } from './lib.mjs';
-import { prepareLocalDatabase } from './local-worker.mjs';
+import { buildWidget, prepareLocalDatabase } from './local-worker.mjs';
 
 const devVarsPath = join(ROOT, '.dev.vars');
 if (!existsSync(devVarsPath)) {
@@ -16,6 +16,8 @@ const vars = readVars(devVarsPath);
 const passThrough = process.argv.slice(2);
 const persistIndex = passThrough.indexOf('--persist-to');
 
+console.log('Building the widget…');
+await buildWidget();
 console.log('Applying local D1 migrations and seeding the demo tenant…');
 await prepareLocalDatabase({ persistTo: persistIndex >= 0 ? passThrough[persistIndex + 1] : undefined, demoApiKey: vars.DEMO_API_KEY ?? '' });
 
@@ -28,6 +30,8 @@ Demo tenant ready (local only):
   API key  ${vars.DEMO_API_KEY}   (DEMO_API_KEY in .dev.vars)
   Admin    ADMIN_TOKEN in .dev.vars (for npm run admin)
   Docs     ${base}/docs
+  Widget   ${base}/demo  (a pretend customer site with the real snippet)
+  Inbox    ${base}/widget/ch_demo  (the hosted inbox)
 
 Try it:
   curl -s ${base}/api/execute -H "Authorization: Bearer ${vars.DEMO_API_KEY}" -H "Content-Type: application/json" \\

@@ -1,12 +1,20 @@
 // Runs the Worker locally the way `npm run dev` does: migrations, demo seed, `wrangler dev`.
 // Used by `npm run dev`, the Node/browser tests and the benchmark.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, WRANGLER, wrangler } from './lib.mjs';
 import { seedSql } from './seed.mjs';
+
+/** Builds the widget bundles that the Worker serves as static assets. */
+export function buildWidget() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/build-widget.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`widget build failed (${code})`))));
+  });
+}
 
 /** Applies the migrations to a local D1 (optionally in its own folder) and seeds the demo tenant. */
 export async function prepareLocalDatabase({ persistTo, demoApiKey }) {
@@ -52,6 +60,7 @@ async function waitForHealthy(url, child, timeoutMs) {
  * bindings (secrets included). Returns its URL, the demo credentials and stop().
  */
 export async function startLocalWorker({ vars = {}, quiet = true } = {}) {
+  if (!existsSync(join(ROOT, 'dist/public/embed/panel.js'))) await buildWidget();
   const persistTo = mkdtempSync(join(tmpdir(), 'egw-worker-'));
   const demoApiKey = 'egk_DemoKey4TheSeededTenantXq7Rs9';
   const adminToken = 'egadm_local_test_admin_token_000000000001';

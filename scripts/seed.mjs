@@ -6,6 +6,24 @@ export const DEMO = {
   organizationId: 'org_demo',
   workspaceId: 'ws_demo',
   keyId: 'key_demo',
+  channelKey: 'ch_demo',
+};
+
+/** The demo channel's widget: a complete WidgetConfig (worker/platform/channels/schemas.ts). */
+const demoWidget = {
+  brand: { name: 'Northwind Bookkeeping', logo_url: null },
+  colors: { primary: '#2450c9', on_primary: '#ffffff' },
+  position: { side: 'bottom-right', offset_x: 20, offset_y: 20 },
+  copy: {
+    title: 'Ask Northwind',
+    greeting: 'Hi! Tell us what you need help with, and a bookkeeping expert will answer.',
+    placeholder: 'Type your question…',
+    launcher_label: 'Chat with Northwind',
+    success_message: 'Thanks! An expert will get back to you within one business day.',
+    privacy_note: 'We use your details only to answer this request.',
+  },
+  lead_capture: { name: 'optional', email: 'required', phone: 'optional' },
+  provider_entry: { mode: 'auto', label: 'Become an expert' },
 };
 
 const quote = (value) => (value === null ? 'NULL' : `'${String(value).replaceAll("'", "''")}'`);
@@ -24,5 +42,8 @@ INSERT INTO api_keys (id, workspace_id, name, token_hash, token_prefix, scopes, 
   VALUES (${quote(DEMO.keyId)}, ${quote(DEMO.workspaceId)}, 'Demo key (local)', ${quote(sha256Hex(demoApiKey))}, ${quote(demoApiKey.slice(0, 10))}, ${quote(scopes)}, 'seed', ${now})
   ON CONFLICT(id) DO UPDATE SET token_hash = excluded.token_hash, token_prefix = excluded.token_prefix
   WHERE api_keys.token_hash <> excluded.token_hash;
+INSERT INTO channels (channel_key, workspace_id, name, domain, allowed_origins, first_party_origins, status, widget_config, created_at, updated_at)
+  VALUES (${quote(DEMO.channelKey)}, ${quote(DEMO.workspaceId)}, 'Demo website', 'consultation', '[]', '[]', 'active', ${quote(JSON.stringify(demoWidget))}, ${now}, ${now})
+  ON CONFLICT(channel_key) DO NOTHING;
 `;
 }

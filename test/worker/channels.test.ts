@@ -114,3 +114,12 @@ describe('channel API', () => {
     });
   }
 });
+
+describe('channel defaults', () => {
+  it('default copy uses the brand name given at creation', async () => {
+    const tenant = await createTenant({ scopes: ['channels:write'] });
+    const channel = await createChannel(tenant, { widget: { brand: { name: 'Acme Plumbing' } } });
+    expect(channel.widget.copy.title).toBe('Chat with Acme Plumbing');
+    expect(channel.widget.brand.name).toBe('Acme Plumbing');
+  });
+});

@@ -104,6 +104,7 @@ export const DocsPage: FC<{ document: DocsDocument }> = ({ document }) => {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <link rel="icon" href="data:," />
         <title>{`${document.info.title} API reference`}</title>
         <link rel="stylesheet" href="/assets/site.css" />
       </head>

@@ -34,5 +34,19 @@ th { color: var(--muted); font-weight: 600; }
 .pill { display: inline-block; font-size: 0.8rem; padding: 0.1rem 0.5rem; border-radius: 999px; background: var(--code); color: var(--muted); }
 .muted { color: var(--muted); }
 .toc { columns: 2 14rem; padding-left: 1.1rem; }
+/* Hosted inbox */
+.inbox-body { background: #e9ecf1; min-height: 100vh; }
+.narrow { max-width: 40rem; }
+/* The /demo pretend customer site */
+.demo-site { background: #fffdf8; }
+.demo-nav { display: flex; align-items: center; justify-content: space-between; gap: 1rem; padding: 1rem 1.5rem; border-bottom: 1px solid #eadfca; flex-wrap: wrap; }
+.demo-nav nav { display: flex; gap: 1.25rem; }
+.demo-nav a { color: #5a3e12; }
+.demo-logo { font-weight: 800; color: #5a3e12; letter-spacing: -0.01em; }
+.demo-hero { max-width: 60rem; margin: 0 auto; padding: 3rem 1.5rem 1.5rem; }
+.demo-hero h1 { font-size: 2.4rem; max-width: 36rem; }
+.demo-note { display: inline-block; background: #fff3cd; color: #5c4400; border: 1px solid #f0d890; border-radius: 6px; padding: 0.3rem 0.6rem; font-size: 0.9rem; }
+.demo-grid { max-width: 60rem; margin: 0 auto; padding: 0 1.5rem; display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; }
+.demo-grid h2 { font-size: 1.1rem; margin: 0 0 0.4rem; }
 @media (max-width: 480px) { body { font-size: 15px; } h1 { font-size: 1.5rem; } .card { padding: 1rem; } th, td { padding: 0.4rem; } }
 `;

@@ -98,7 +98,9 @@ export async function createChannel(
 ): Promise<ChannelRow> {
   assertKnownDomain(input.domain);
   const workspace = await db.select({ name: workspaces.name }).from(workspaces).where(eq(workspaces.id, scope.workspaceId)).get();
-  const widgetConfig = mergeWidgetConfig(defaultWidgetConfig(workspace?.name ?? input.name), input.widget);
+  // Default copy speaks in the brand's name: the one given, else the workspace's.
+  const brandName = input.widget?.brand?.name ?? workspace?.name ?? input.name;
+  const widgetConfig = mergeWidgetConfig(defaultWidgetConfig(brandName), input.widget);
   const channelKey = newId('ch', now);
   const [inserted] = await db.batch([
     db

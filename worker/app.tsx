@@ -5,7 +5,8 @@ import type { z } from 'zod';
 import { resolvePlatformUrls, type AppEnv } from './env';
 import { ApiError, fieldErrorsFromZod, problemBody, type ErrorCode } from './lib/errors';
 import { logLine } from './lib/request-context';
-import { renderNotFoundPage } from './console/not-found';
+import { NotFoundPage } from './console/not-found';
+import { setPageSecurityHeaders } from './console/security';
 
 /** Turns a failed zod parse of a request into the 422 problem, one entry per field. */
 export function validationError(error: z.ZodError, input: unknown): ApiError {
@@ -80,7 +81,8 @@ export function newApp(): OpenAPIHono<AppEnv> {
     if (path === '/api' || path.startsWith('/api/')) {
       return problemResponse(c, new ApiError('not_found', `No route ${c.req.method} ${path}.`));
     }
-    return c.html(renderNotFoundPage(path), 404);
+    setPageSecurityHeaders(c);
+    return c.html(<NotFoundPage path={path} />, 404);
   });
 
   return app;

@@ -1,0 +1,46 @@
+// Builds the widget with Vite into dist/public/embed/, which the Worker serves as static assets:
+//   widget.js: the loader (IIFE, no Preact), the snippet's target
+//   panel.js:  the Preact panel, fetched only when a visitor opens the widget
+// The loader asks for panel.js?v=<content hash>, so a new panel reaches visitors at once.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'vite';
+import { ROOT } from './lib.mjs';
+
+const outDir = join(ROOT, 'dist/public/embed');
+mkdirSync(outDir, { recursive: true });
+
+const common = {
+  configFile: false,
+  logLevel: 'warn',
+  root: ROOT,
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  build: { outDir, emptyOutDir: false, minify: true, target: 'es2020', sourcemap: false, copyPublicDir: false },
+};
+
+async function buildEntry(entry, fileName, define = {}) {
+  await build({
+    ...common,
+    define,
+    build: { ...common.build, lib: { entry: join(ROOT, entry), formats: ['iife'], name: 'egw', fileName: () => fileName } },
+  });
+}
+
+await buildEntry('widget/src/panel.tsx', 'panel.js');
+const panelVersion = createHash('sha256').update(readFileSync(join(outDir, 'panel.js'))).digest('hex').slice(0, 12);
+await buildEntry('widget/loader.ts', 'widget.js', { __PANEL_VERSION__: JSON.stringify(panelVersion) });
+
+// Workers static assets read this file: short caching for the unversioned loader, longer for
+// the panel (the loader always asks for a versioned URL). Public scripts need no cookies.
+writeFileSync(
+  join(ROOT, 'dist/public/_headers'),
+  `/embed/widget.js
+  Cache-Control: public, max-age=300, stale-while-revalidate=3600
+  X-Content-Type-Options: nosniff
+/embed/panel.js
+  Cache-Control: public, max-age=86400
+  X-Content-Type-Options: nosniff
+`,
+);
+console.log(`widget built: dist/public/embed/widget.js, panel.js (v=${panelVersion})`);

@@ -1,0 +1,33 @@
+// `npm run size`: the widget's size budgets. Fails when a bundle is over budget.
+//   loader /embed/widget.js  ≤ 2,048 bytes gzip  (Chatwoot's SDK budget is 40 KB)
+//   panel  /embed/panel.js   ≤ 20 KB gzip, Preact included
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { ROOT } from './lib.mjs';
+
+const budgets = [
+  { name: 'loader /embed/widget.js', file: 'dist/public/embed/widget.js', gzipBudget: 2048 },
+  { name: 'panel  /embed/panel.js', file: 'dist/public/embed/panel.js', gzipBudget: 20 * 1024 },
+];
+
+let over = false;
+for (const { name, file, gzipBudget } of budgets) {
+  const path = join(ROOT, file);
+  if (!existsSync(path)) {
+    console.error(`${name}: ${file} is missing; run npm run build:widget first.`);
+    process.exit(1);
+  }
+  const bytes = readFileSync(path);
+  const gzip = gzipSync(bytes, { level: 9 }).length;
+  const brotli = brotliCompressSync(bytes).length;
+  const ok = gzip <= gzipBudget;
+  over ||= !ok;
+  console.log(
+    `${ok ? 'ok  ' : 'OVER'} ${name}: ${bytes.length} B raw, ${gzip} B gzip, ${brotli} B brotli (budget ${gzipBudget} B gzip, ${((gzip / gzipBudget) * 100).toFixed(0)}% used)`,
+  );
+}
+if (over) {
+  console.error('A widget bundle is over its size budget.');
+  process.exit(1);
+}

@@ -1,0 +1,56 @@
+/** Helpers for browser tests: Debian's Chromium through playwright-core, and a customer site. */
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = join(process.cwd(), 'test-results', 'screenshots');
+
+/**
+ * Locally, a machine without Chromium skips the browser tests with a notice; in CI they must run
+ * (.ci/run installs Chromium), so a missing browser fails there instead of passing silently.
+ */
+export const browserAvailable = existsSync(CHROMIUM_PATH);
+if (!browserAvailable) {
+  const message = `Chromium not found at ${CHROMIUM_PATH}: install it with "apt-get install -y chromium" to run the browser tests.`;
+  if (process.env.CI) throw new Error(message);
+  console.warn(`SKIPPING browser tests. ${message}`);
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+}
+
+export function screenshotPath(name: string): string {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  return join(SCREENSHOT_DIR, `${name}.png`);
+}
+
+export interface Site {
+  origin: string;
+  close(): Promise<void>;
+}
+
+/** A customer's website on its own loopback port (so another origin than the Worker). */
+export async function serveSite(pages: Record<string, { body: string; type?: string; headers?: Record<string, string> }>): Promise<Site> {
+  const server: Server = createServer((request, response) => {
+    const page = pages[new URL(request.url ?? '/', 'http://x').pathname];
+    if (!page) {
+      response.writeHead(404).end('not found');
+      return;
+    }
+    response.writeHead(200, { 'Content-Type': page.type ?? 'text/html; charset=utf-8', ...page.headers });
+    response.end(page.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,300 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { browserAvailable, launchBrowser, screenshotPath, serveSite, type Site } from './browser';
+
+const worker = inject('workerUrl');
+const apiKey = inject('demoApiKey');
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const XSS = '"><img src=x onerror=window.__x=1>';
+
+async function api(path: string, init: RequestInit = {}) {
+  const response = await fetch(`${worker}${path}`, {
+    ...init,
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', ...init.headers },
+  });
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+function snippetPage(channelKey: string, { hostile = false, csp = true } = {}): { body: string; headers: Record<string, string> } {
+  const body = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Customer site</title>
+  <link rel="icon" href="data:,">
+  ${hostile ? '<link rel="stylesheet" href="/hostile.css">' : ''}
+</head>
+<body>
+  <main>
+    <h1>Acme Plumbing</h1>
+    <p id="host-text">We fix pipes. Ask us anything.</p>
+    <button id="host-button" type="button">A host button</button>
+  </main>
+  <script async src="${worker}/embed/widget.js" data-channel-id="${channelKey}" data-console-origin="${worker}"></script>
+</body>
+</html>`;
+  // The strictest policy a customer could have: the console origin for script and connect, nothing inline.
+  const policy = `default-src 'none'; script-src ${worker}; connect-src ${worker}; style-src 'self'; img-src 'self' data:`;
+  return { body, headers: csp ? { 'Content-Security-Policy': policy } : {} };
+}
+
+// Hostile global CSS: every host element reset, loud colours and fonts everywhere.
+const HOSTILE_CSS = `* { all: unset !important; }
+html, body, main, h1, p { display: block !important; }
+* { color: rgb(255, 0, 0) !important; font-family: "Comic Sans MS", cursive !important; font-size: 30px !important; }
+button { background: rgb(0, 255, 0) !important; }`;
+
+async function launcher(page: Page) {
+  const button = page.locator('div[data-egw] button.l');
+  await button.waitFor();
+  return button;
+}
+
+async function shadowActive(page: Page): Promise<string | null> {
+  return page.evaluate(() => {
+    const host = document.querySelector('div[data-egw]');
+    const active = host?.shadowRoot?.activeElement;
+    return active ? `${active.tagName.toLowerCase()}${active.className ? `.${active.className.split(' ').join('.')}` : ''}` : null;
+  });
+}
+
+async function axeSeriousViolations(page: Page, context: string | null) {
+  await page.evaluate(axeSource);
+  const results = await page.evaluate(async (selector) => {
+    const axe = (window as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: unknown }[] }[] }> } }).axe;
+    return axe.run(selector ? document.querySelector(selector) : document, { resultTypes: ['violations'] });
+  }, context);
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => node.target) }));
+}
+
+describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
+  let browser: Browser;
+  let site: Site;
+  let channelKey: string;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    // The site's origin is only known once it listens, so the channel is created after, then the pages are filled in.
+    const pages: Record<string, { body: string; type?: string; headers?: Record<string, string> }> = {
+      '/hostile.css': { body: HOSTILE_CSS, type: 'text/css' },
+    };
+    site = await serveSite(pages);
+    const channel = await api('/api/integrations/channels', {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'Acme site',
+        domain: 'consultation',
+        allowed_origins: [site.origin],
+        widget: { brand: { name: 'Acme Plumbing' }, colors: { primary: '#0b6e4f' }, copy: { greeting: 'Hi! How can we help with your plumbing?' } },
+      }),
+    });
+    channelKey = channel.channel_key;
+    pages['/landing.html'] = snippetPage(channelKey, { hostile: true });
+    pages['/plain.html'] = snippetPage(channelKey);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+  });
+
+  it('on a cross-origin page with a strict CSP and hostile CSS: chat, lead form, lead and attribution stored', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const consoleErrors: string[] = [];
+    page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+
+    const configLoaded = page.waitForResponse((response) => response.url().includes('/config') && response.status() === 200);
+    await page.goto(`${site.origin}/landing.html?utm_source=newsletter&utm_medium=email&utm_campaign=spring`);
+    await configLoaded;
+    const button = await launcher(page);
+    const hostButtonBefore = await page.evaluate(() => getComputedStyle(document.getElementById('host-button')!).backgroundColor);
+
+    // Before opening: the loader and one config request, nothing else from the console.
+    const fromWorker = requests.filter((url) => url.startsWith(worker)).map((url) => new URL(url).pathname);
+    expect(fromWorker).toEqual(['/embed/widget.js', `/api/public/widget/${channelKey}/config`]);
+    expect(requests.some((url) => url.includes('panel.js'))).toBe(false);
+
+    // The launcher is drawn in the configured colour despite the hostile stylesheet.
+    const launcherStyle = await button.evaluate((element) => {
+      const style = getComputedStyle(element);
+      return { background: style.backgroundColor, position: style.position, width: style.width };
+    });
+    expect(launcherStyle).toEqual({ background: 'rgb(11, 110, 79)', position: 'fixed', width: '56px' });
+    await page.screenshot({ path: screenshotPath('widget-launcher') });
+
+    await button.click();
+    const dialog = page.locator('div[data-egw] [role="dialog"]');
+    await dialog.waitFor();
+    expect(requests.some((url) => url.includes('/embed/panel.js?v='))).toBe(true);
+    await expect(dialog.getAttribute('aria-labelledby')).resolves.toBeTruthy();
+    // Host styles do not leak in: the greeting is not red Comic Sans.
+    const bubbleStyle = await page.locator('div[data-egw] .bubble.assistant').first().evaluate((element) => {
+      const style = getComputedStyle(element);
+      return { color: style.color, font: style.fontFamily };
+    });
+    expect(bubbleStyle.color).toBe('rgb(29, 35, 48)');
+    expect(bubbleStyle.font).not.toContain('Comic Sans');
+
+    await page.locator('div[data-egw] textarea').fill('Our boiler leaks. Can someone come this week?');
+    await page.keyboard.press('Enter');
+    await page.locator('div[data-egw] .bubble.assistant', { hasText: 'Thanks, your request' }).waitFor();
+    await page.locator('div[data-egw] form.card').waitFor();
+    await page.screenshot({ path: screenshotPath('widget-open-desktop') });
+
+    // Validation: the required email is asked for before anything is sent.
+    await page.locator('div[data-egw] form.card button[type="submit"]').click();
+    await page.locator('div[data-egw] .field-error', { hasText: 'email' }).waitFor();
+    await page.locator('div[data-egw] input[name="name"]').fill('Ada Lovelace');
+    await page.locator('div[data-egw] input[name="email"]').fill('ada@example.com');
+    await page.locator('div[data-egw] form.card button[type="submit"]').click();
+    await page.locator('div[data-egw] .card.success').waitFor();
+    await page.screenshot({ path: screenshotPath('widget-success') });
+
+    // The widget's styles do not leak out either.
+    const hostButtonAfter = await page.evaluate(() => getComputedStyle(document.getElementById('host-button')!).backgroundColor);
+    expect(hostButtonAfter).toBe(hostButtonBefore);
+    expect(consoleErrors.filter((text) => /Content Security Policy|Refused/.test(text))).toEqual([]);
+
+    const intake = await api(`/api/integrations/channels/${channelKey}/intake`);
+    const lead = intake.data.find((entry: { lead: unknown }) => entry.lead);
+    expect(lead.lead).toMatchObject({ status: 'open', contact_fields: ['name', 'email'] });
+    expect(lead.attribution).toMatchObject({
+      source_site: site.origin,
+      page_url: `${site.origin}/landing.html?utm_source=newsletter&utm_medium=email&utm_campaign=spring`,
+      campaign: { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: 'spring' },
+    });
+    const message = intake.data.find((entry: { text: string | null }) => entry.text?.includes('boiler'));
+    expect(message.trigger).toBe('consultation');
+    await context.close();
+  });
+
+  it('keeps the session across page loads on the same site', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${site.origin}/plain.html`);
+    await (await launcher(page)).click();
+    await page.locator('div[data-egw] textarea').fill('First visit question');
+    await page.keyboard.press('Enter');
+    await page.locator('div[data-egw] .bubble.assistant', { hasText: 'Thanks, your request' }).waitFor();
+    const session = await page.evaluate((key) => localStorage.getItem(`egw:${key}:session`), channelKey);
+    expect(session).toMatch(/^"vs_/);
+    await page.reload();
+    await (await launcher(page)).click();
+    await page.locator('div[data-egw] .bubble.visitor', { hasText: 'First visit question' }).waitFor();
+    await page.locator('div[data-egw] textarea').fill('Second visit');
+    await page.keyboard.press('Enter');
+    await page.locator('div[data-egw] .bubble.visitor', { hasText: 'Second visit' }).waitFor();
+    await page.locator('div[data-egw] .bubble.assistant', { hasText: 'Thanks, your request' }).nth(1).waitFor();
+    expect(await page.evaluate((key) => localStorage.getItem(`egw:${key}:session`), channelKey)).toBe(session);
+    await context.close();
+  });
+
+  it('works from the keyboard alone: Tab to the launcher, Enter, type, Enter, Esc', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${site.origin}/plain.html`);
+    await launcher(page);
+    await page.waitForResponse((response) => response.url().includes('/config')).catch(() => undefined);
+    for (let i = 0; i < 5 && (await shadowActive(page)) !== 'button.l'; i++) await page.keyboard.press('Tab');
+    expect(await shadowActive(page)).toBe('button.l');
+    await page.keyboard.press('Enter');
+    await page.locator('div[data-egw] [role="dialog"]').waitFor();
+    await expect.poll(() => shadowActive(page)).toBe('textarea');
+    await page.keyboard.type('Typed without a mouse');
+    await page.keyboard.press('Shift+Enter');
+    await page.keyboard.type('second line');
+    await page.keyboard.press('Enter');
+    await page.locator('div[data-egw] .bubble.visitor', { hasText: 'second line' }).waitFor();
+    expect(await page.locator('div[data-egw] .bubble.visitor').last().textContent()).toContain('Typed without a mouse\nsecond line');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('div[data-egw] [role="dialog"]').isVisible()).toBe(false);
+    expect(await shadowActive(page)).toBe('button.l');
+    expect(await page.locator('div[data-egw] button.l').getAttribute('aria-expanded')).toBe('false');
+    await context.close();
+  });
+
+  it('shows visitor text literally and never runs it, in the widget and in the hosted inbox', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${site.origin}/plain.html`);
+    await (await launcher(page)).click();
+    await page.locator('div[data-egw] textarea').fill(XSS);
+    await page.keyboard.press('Enter');
+    const bubble = page.locator('div[data-egw] .bubble.visitor').last();
+    await bubble.waitFor();
+    expect(await bubble.textContent()).toContain(XSS);
+    expect(await page.evaluate(() => (window as { __x?: number }).__x)).toBeUndefined();
+    expect(await page.locator('div[data-egw] img[src="x"]').count()).toBe(0);
+
+    const inbox = await context.newPage();
+    await inbox.goto(`${worker}/widget/${channelKey}`);
+    await inbox.locator('textarea').fill(XSS);
+    await inbox.keyboard.press('Enter');
+    await inbox.locator('.bubble.visitor').last().waitFor();
+    expect(await inbox.locator('.bubble.visitor').last().textContent()).toContain(XSS);
+    await inbox.locator('.bubble.assistant', { hasText: 'Thanks, your request' }).waitFor();
+    expect(await inbox.evaluate(() => (window as { __x?: number }).__x)).toBeUndefined();
+    expect(await inbox.locator('img[src="x"]').count()).toBe(0);
+    await context.close();
+  });
+
+  it('falls back to the hosted inbox in a new tab when the config request fails', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.route('**/api/public/widget/*/config', (route) => route.abort('failed'));
+    await page.goto(`${site.origin}/plain.html`);
+    const button = await launcher(page);
+    await expect.poll(() => button.getAttribute('aria-label')).toBe('Open chat (opens in a new tab)');
+    const [popup] = await Promise.all([context.waitForEvent('page'), button.click()]);
+    await popup.waitForLoadState();
+    expect(popup.url()).toBe(`${worker}/widget/${channelKey}`);
+    await popup.locator('.panel.page').waitFor();
+    await context.close();
+  });
+
+  it('goes full screen on a narrow screen', async () => {
+    const context = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    await page.goto(`${site.origin}/plain.html`);
+    await (await launcher(page)).click();
+    const panel = page.locator('div[data-egw] .panel');
+    await panel.waitFor();
+    const box = await panel.boundingBox();
+    expect(box).toMatchObject({ x: 0, y: 0, width: 375, height: 740 });
+    await page.screenshot({ path: screenshotPath('widget-open-375') });
+    await context.close();
+  });
+
+  it('axe-core finds no serious or critical violation in the open widget or the hosted inbox', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${site.origin}/plain.html`);
+    await (await launcher(page)).click();
+    await page.locator('div[data-egw] textarea').fill('Accessibility check');
+    await page.keyboard.press('Enter');
+    await page.locator('div[data-egw] form.card').waitFor();
+    expect(await axeSeriousViolations(page, 'div[data-egw]')).toEqual([]);
+
+    const inbox = await context.newPage();
+    await inbox.goto(`${worker}/widget/${channelKey}`);
+    await inbox.locator('.panel.page').waitFor();
+    await inbox.screenshot({ path: screenshotPath('hosted-inbox') });
+    expect(await axeSeriousViolations(inbox, null)).toEqual([]);
+    await context.close();
+  });
+
+  it('the hosted inbox of an unknown channel is a real 404 page', async () => {
+    const response = await fetch(`${worker}/widget/ch_unknown`);
+    expect(response.status).toBe(404);
+    expect(await response.text()).toContain('This chat is not available');
+  });
+});

@@ -1,0 +1,374 @@
+/**
+ * The chat panel (Preact). The loader mounts it in its shadow root over a customer's page; the
+ * hosted inbox mounts it full page. Visitor text is only ever rendered as text.
+ */
+import { render } from 'preact';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { readableOn, safeColor } from './contrast';
+import { panelCss } from './styles';
+import type { Attribution, FieldRule, PanelController, PanelOptions, WidgetConfig } from './types';
+
+type Role = 'visitor' | 'assistant';
+interface Message {
+  role: Role;
+  text: string;
+}
+type ContactField = 'name' | 'email' | 'phone';
+type Contact = Partial<Record<ContactField, string>>;
+type ContactTrigger = 'lead_capture';
+
+interface IntakeAnswer {
+  session_id: string;
+  reply: string;
+  lead_id?: string;
+  next: 'continue' | 'collect_contact' | 'done';
+}
+
+interface Problem {
+  detail?: string;
+  errors?: { pointer: string; detail: string }[];
+}
+
+const FIELD_LABELS: Record<ContactField, string> = { name: 'Name', email: 'Email', phone: 'Phone' };
+const FIELD_TYPES: Record<ContactField, string> = { name: 'text', email: 'email', phone: 'tel' };
+const FIELD_AUTOCOMPLETE: Record<ContactField, string> = { name: 'name', email: 'email', phone: 'tel' };
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const PHONE = /^[+0-9 ().-]{5,40}$/;
+const THREAD_LIMIT = 50;
+
+/** Session and thread survive page loads on the same site (localStorage of that site). */
+function store(channelKey: string) {
+  const prefix = `egw:${channelKey}:`;
+  const read = <T,>(name: string, fallback: T): T => {
+    try {
+      return (JSON.parse(localStorage.getItem(prefix + name) ?? 'null') as T) ?? fallback;
+    } catch {
+      return fallback;
+    }
+  };
+  const write = (name: string, value: unknown) => {
+    try {
+      localStorage.setItem(prefix + name, JSON.stringify(value));
+    } catch {}
+  };
+  return { read, write };
+}
+
+class IntakeError extends Error {
+  constructor(
+    message: string,
+    readonly fieldErrors: Partial<Record<ContactField, string>> = {},
+  ) {
+    super(message);
+  }
+}
+
+async function sendIntake(config: WidgetConfig, body: Record<string, unknown>): Promise<IntakeAnswer> {
+  let response: Response;
+  try {
+    response = await fetch(config.intake_url, {
+      method: 'POST',
+      credentials: 'omit',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  } catch {
+    throw new IntakeError('We could not reach the server. Check your connection and try again.');
+  }
+  if (response.ok) return (await response.json()) as IntakeAnswer;
+  const problem = ((await response.json().catch(() => ({}))) ?? {}) as Problem;
+  const fieldErrors: Partial<Record<ContactField, string>> = {};
+  for (const entry of problem.errors ?? []) {
+    const field = entry.pointer.split('/')[2] as ContactField | undefined;
+    if (entry.pointer.startsWith('/contact/') && field) fieldErrors[field] = entry.detail;
+  }
+  if (response.status === 429) throw new IntakeError('You are sending messages quickly. Please wait a minute and try again.');
+  throw new IntakeError(problem.detail ?? 'Something went wrong. Please try again.', fieldErrors);
+}
+
+function validateContact(rules: Record<ContactField, FieldRule>, contact: Contact): Partial<Record<ContactField, string>> {
+  const errors: Partial<Record<ContactField, string>> = {};
+  for (const field of ['name', 'email', 'phone'] as const) {
+    const value = contact[field]?.trim() ?? '';
+    if (rules[field] === 'required' && !value) errors[field] = `Please enter your ${field}.`;
+    else if (value && field === 'email' && !EMAIL.test(value)) errors.email = 'Please enter a valid email address.';
+    else if (value && field === 'phone' && !PHONE.test(value)) errors.phone = 'Use digits, spaces and + ( ) . - only.';
+  }
+  return errors;
+}
+
+interface ContactFormProps {
+  config: WidgetConfig;
+  busy: boolean;
+  serverErrors: Partial<Record<ContactField, string>>;
+  onSubmit: (contact: Contact, honeypot: string) => void;
+  onDismiss: () => void;
+}
+
+function ContactForm({ config, busy, serverErrors, onSubmit, onDismiss }: ContactFormProps) {
+  const id = useId();
+  const fields = (['name', 'email', 'phone'] as const).filter((field) => config.lead_capture[field] !== 'off');
+  const [values, setValues] = useState<Contact>({});
+  const [errors, setErrors] = useState<Partial<Record<ContactField, string>>>({});
+  const honeypot = useRef<HTMLInputElement>(null);
+  const shown = { ...errors, ...serverErrors };
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const found = validateContact(config.lead_capture, values);
+    setErrors(found);
+    if (Object.keys(found).length === 0) onSubmit(values, honeypot.current?.value ?? '');
+  };
+
+  return (
+    <form class="card" onSubmit={submit} noValidate aria-labelledby={`${id}-title`}>
+      <p class="card-title" id={`${id}-title`}>
+        Leave your details and an expert will get back to you.
+      </p>
+      {fields.map((field) => (
+        <div class="field" key={field}>
+          <label for={`${id}-${field}`}>
+            {FIELD_LABELS[field]}
+            {config.lead_capture[field] === 'required' ? <span aria-hidden="true"> *</span> : <span class="optional"> (optional)</span>}
+          </label>
+          <input
+            id={`${id}-${field}`}
+            name={field}
+            type={FIELD_TYPES[field]}
+            autocomplete={FIELD_AUTOCOMPLETE[field]}
+            required={config.lead_capture[field] === 'required'}
+            aria-invalid={shown[field] ? 'true' : undefined}
+            aria-describedby={shown[field] ? `${id}-${field}-error` : undefined}
+            value={values[field] ?? ''}
+            onInput={(event) => setValues({ ...values, [field]: (event.target as HTMLInputElement).value })}
+          />
+          {shown[field] ? (
+            <p class="field-error" id={`${id}-${field}-error`}>
+              {shown[field]}
+            </p>
+          ) : null}
+        </div>
+      ))}
+      <div class="hp" aria-hidden="true">
+        <label>
+          Website
+          <input ref={honeypot} name="website" type="text" tabIndex={-1} autocomplete="off" />
+        </label>
+      </div>
+      <p class="privacy">{config.copy.privacy_note}</p>
+      <div class="row">
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? 'Sending…' : 'Send details'}
+        </button>
+        <button type="button" class="link" onClick={onDismiss}>
+          Not now
+        </button>
+      </div>
+    </form>
+  );
+}
+
+interface PanelProps extends PanelOptions {
+  registerFocus: (focus: () => void) => void;
+}
+
+function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps) {
+  const titleId = useId();
+  const saved = store(config.channel_key);
+  const [sessionId, setSessionId] = useState<string | undefined>(() => saved.read<string | undefined>('session', undefined));
+  const [messages, setMessages] = useState<Message[]>(() => saved.read<Message[]>('thread', []));
+  const [view, setView] = useState<'chat' | 'success'>('chat');
+  const [draft, setDraft] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [contactOpen, setContactOpen] = useState(false);
+  const [contactErrors, setContactErrors] = useState<Partial<Record<ContactField, string>>>({});
+  const composer = useRef<HTMLTextAreaElement>(null);
+  const thread = useRef<HTMLDivElement>(null);
+
+  // Layout effect: registered before mount() returns, so the loader's first focus() lands.
+  useLayoutEffect(() => registerFocus(() => composer.current?.focus()), []);
+  useEffect(() => {
+    saved.write('thread', messages.slice(-THREAD_LIMIT));
+    thread.current?.scrollTo({ top: thread.current.scrollHeight });
+  }, [messages, contactOpen, view]);
+
+  const remember = (answer: IntakeAnswer) => {
+    setSessionId(answer.session_id);
+    saved.write('session', answer.session_id);
+  };
+
+  const send = async (body: Record<string, unknown>, visitorText?: string) => {
+    setBusy(true);
+    setError(null);
+    if (visitorText) setMessages((current) => [...current, { role: 'visitor', text: visitorText }]);
+    try {
+      const answer = await sendIntake(config, { ...body, session_id: sessionId, attribution });
+      remember(answer);
+      setMessages((current) => [...current, { role: 'assistant', text: answer.reply }]);
+      return answer;
+    } catch (failure) {
+      const intakeError = failure instanceof IntakeError ? failure : new IntakeError('Something went wrong. Please try again.');
+      setError(intakeError.message);
+      setContactErrors(intakeError.fieldErrors);
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const sendMessage = async (trigger: 'consultation' | 'handoff', text: string) => {
+    const trimmed = text.trim();
+    if (!trimmed || busy) return;
+    setDraft('');
+    const answer = await send({ trigger, message: { text: trimmed } }, trimmed);
+    if (answer?.next === 'collect_contact') setContactOpen(true);
+    composer.current?.focus();
+  };
+
+  const submitContact = async (contact: Contact, honeypot: string) => {
+    const trigger: ContactTrigger = 'lead_capture';
+    const answer = await send({ trigger, contact, ...(honeypot ? { website: honeypot } : {}) });
+    if (answer) {
+      setContactOpen(false);
+      setView('success');
+    }
+  };
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === 'Escape' && onClose) {
+      event.stopPropagation();
+      onClose();
+    }
+  };
+
+  const onComposerKey = (event: KeyboardEvent) => {
+    // Enter sends; Shift+Enter adds a new line; IME composition is left alone.
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      void sendMessage('consultation', draft);
+    }
+  };
+
+  return (
+    <div class={`panel ${mode}`} role={mode === 'embedded' ? 'dialog' : 'region'} aria-labelledby={titleId} onKeyDown={onKeyDown}>
+      <header class="head">
+        {config.brand.logo_url ? <img class="logo" src={config.brand.logo_url} alt="" width={32} height={32} /> : null}
+        <div class="titles">
+          <h2 id={titleId}>{config.copy.title}</h2>
+          <p class="brand">{config.brand.name}</p>
+        </div>
+        {onClose ? (
+          <button type="button" class="close" aria-label="Close chat" onClick={onClose}>
+            <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+              <path fill="currentColor" d="M18.3 5.7 12 12l6.3 6.3-1.4 1.4L10.6 13.4 4.3 19.7 2.9 18.3 9.2 12 2.9 5.7 4.3 4.3l6.3 6.3 6.3-6.3z" />
+            </svg>
+          </button>
+        ) : null}
+      </header>
+
+      <div class="thread" ref={thread} role="log" aria-live="polite" aria-label="Conversation">
+        <p class="bubble assistant">{config.copy.greeting}</p>
+        {messages.map((message, index) => (
+          <p class={`bubble ${message.role}`} key={index}>
+            <span class="sr">{message.role === 'visitor' ? 'You: ' : `${config.brand.name}: `}</span>
+            {message.text}
+          </p>
+        ))}
+        {view === 'success' ? (
+          <div class="card success" role="status">
+            <p class="card-title">{config.copy.success_message}</p>
+            <button type="button" class="link" onClick={() => setView('chat')}>
+              Back to the conversation
+            </button>
+          </div>
+        ) : null}
+        {contactOpen && view === 'chat' ? (
+          <ContactForm config={config} busy={busy} serverErrors={contactErrors} onSubmit={submitContact} onDismiss={() => setContactOpen(false)} />
+        ) : null}
+      </div>
+
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+
+      <form
+        class="composer"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void sendMessage('consultation', draft);
+        }}
+      >
+        <textarea
+          ref={composer}
+          rows={2}
+          maxLength={4000}
+          aria-label={config.copy.placeholder}
+          placeholder={config.copy.placeholder}
+          value={draft}
+          onInput={(event) => setDraft((event.target as HTMLTextAreaElement).value)}
+          onKeyDown={onComposerKey}
+        />
+        <button type="submit" class="send primary" disabled={busy || !draft.trim()} aria-label="Send message">
+          <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+            <path fill="currentColor" d="M3 20.5 21 12 3 3.5v6.6L15 12 3 13.9z" />
+          </svg>
+        </button>
+      </form>
+      <div class="actions">
+        <button
+          type="button"
+          class="link"
+          disabled={busy}
+          onClick={() => void sendMessage('handoff', draft.trim() || 'I would like to talk to an expert.')}
+        >
+          Talk to an expert
+        </button>
+        {!contactOpen && view === 'chat' && messages.length > 0 ? (
+          <button type="button" class="link" onClick={() => setContactOpen(true)}>
+            Leave your details
+          </button>
+        ) : null}
+        {config.provider_entry.enabled ? (
+          <a class="link provider" href={config.provider_entry.url} target="_blank" rel="noopener noreferrer">
+            {config.provider_entry.label}
+          </a>
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+/** Colours from the configuration, made safe and readable, as CSS custom properties. */
+function themeCss(config: WidgetConfig): string {
+  const primary = safeColor(config.colors.primary, '#2450c9');
+  const onPrimary = readableOn(primary, safeColor(config.colors.on_primary, '#ffffff'));
+  // Links and outlines sit on white: use the brand colour only if it is readable there.
+  const accent = readableOn('#ffffff', primary) === primary ? primary : '#1d4ed8';
+  const side = config.position.side === 'bottom-left' ? 'left' : 'right';
+  const x = Math.min(Math.max(Number(config.position.offset_x) || 0, 0), 200);
+  const y = Math.min(Math.max(Number(config.position.offset_y) || 0, 0), 200);
+  return `:host,:root{--egw-primary:${primary};--egw-on-primary:${onPrimary};--egw-accent:${accent}}.panel.embedded{${side}:${x}px;bottom:${y + 68}px}`;
+}
+
+function mount(container: HTMLElement, root: ShadowRoot | Document, options: PanelOptions): PanelController {
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(panelCss + themeCss(options.config));
+  root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+  let focus = () => {};
+  render(<Panel {...options} registerFocus={(next) => (focus = next)} />, container);
+  return { focus: () => focus() };
+}
+
+window.egwPanel = { mount };
+
+// The hosted inbox page carries its configuration as a JSON data block and mounts full page.
+const inbox = document.getElementById('egw-inbox');
+const inboxConfig = document.getElementById('egw-config');
+if (inbox && inboxConfig?.textContent) {
+  const config = JSON.parse(inboxConfig.textContent) as WidgetConfig;
+  const attribution: Attribution = { source_site: location.origin, page_url: location.href, referrer: document.referrer || undefined };
+  mount(inbox, document, { config, attribution, mode: 'page' }).focus();
+}
