@@ -77,13 +77,14 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
   let browser: Browser;
   let site: Site;
   let channelKey: string;
+  /** The site's pages; tests add their own (served by a real loopback server, like a customer's). */
+  const pages: Record<string, { body: string; type?: string; headers?: Record<string, string> }> = {
+    '/hostile.css': { body: HOSTILE_CSS, type: 'text/css' },
+  };
 
   beforeAll(async () => {
     browser = await launchBrowser();
     // The site's origin is only known once it listens, so the channel is created after, then the pages are filled in.
-    const pages: Record<string, { body: string; type?: string; headers?: Record<string, string> }> = {
-      '/hostile.css': { body: HOSTILE_CSS, type: 'text/css' },
-    };
     site = await serveSite(pages);
     const channel = await api('/api/integrations/channels', {
       method: 'POST',
@@ -290,6 +291,58 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
     await inbox.screenshot({ path: screenshotPath('hosted-inbox') });
     expect(await axeSeriousViolations(inbox, null)).toEqual([]);
     await context.close();
+  });
+
+  it('queued calls work: egw("open") before the loader arrives, then egw("close")', async () => {
+    // This page has no CSP because the queue stub is an inline script, as customers paste it.
+    pages['/queue.html'] = {
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Queue</title></head><body>
+<script>window.egw = window.egw || function () { (egw.q = egw.q || []).push(arguments) }; egw('open');</script>
+<script async src="${worker}/embed/widget.js" data-channel-id="${channelKey}" data-console-origin="${worker}"></script></body></html>`,
+    };
+    const page = await browser.newPage();
+    await page.goto(`${site.origin}/queue.html`);
+    await page.locator('div[data-egw] [role="dialog"]').waitFor();
+    await page.evaluate(() => (window as unknown as { egw: (command: string) => void }).egw('close'));
+    await expect.poll(() => page.locator('div[data-egw] [role="dialog"]').isVisible()).toBe(false);
+    await page.close();
+  });
+
+  it('falls back to a readable text colour when the configured pair is hard to read', async () => {
+    const channel = await api('/api/integrations/channels', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Yellow', domain: 'consultation', allowed_origins: [site.origin], widget: { colors: { primary: '#ffd500', on_primary: '#ffffff' } } }),
+    });
+    pages['/yellow.html'] = snippetPage(channel.channel_key);
+    const page = await browser.newPage();
+    await page.goto(`${site.origin}/yellow.html`);
+    const button = await launcher(page);
+    await expect.poll(() => button.evaluate((element) => getComputedStyle(element).color)).toBe('rgb(0, 0, 0)');
+    await button.click();
+    const header = page.locator('div[data-egw] .head');
+    await header.waitFor();
+    expect(await header.evaluate((element) => getComputedStyle(element).color)).toBe('rgb(0, 0, 0)');
+    await page.close();
+  });
+
+  it('shows the provider entry on a first-party page, opening sign-up in a new tab; not on a third-party embed', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${worker}/demo`);
+    await (await launcher(page)).click();
+    const link = page.locator('div[data-egw] a.provider');
+    await link.waitFor();
+    expect(await link.textContent()).toBe('Become an expert');
+    expect(await link.getAttribute('href')).toBe(`${worker}/auth/sign-up?role=provider&ref=ch_demo`);
+    expect(await link.getAttribute('target')).toBe('_blank');
+    expect(await page.locator('div[data-egw] input[type="password"]').count()).toBe(0);
+
+    const embed = await browser.newPage();
+    await embed.goto(`${site.origin}/plain.html`);
+    await (await launcher(embed)).click();
+    await embed.locator('div[data-egw] [role="dialog"]').waitFor();
+    expect(await embed.locator('div[data-egw] a.provider').count()).toBe(0);
+    await page.close();
+    await embed.close();
   });
 
   it('the hosted inbox of an unknown channel is a real 404 page', async () => {
