@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { Document } from './document';
 
 /**
  * /demo: a pretend customer website carrying the real snippet, so a newcomer sees the widget at
@@ -6,15 +7,7 @@
  */
 export function DemoSitePage({ snippet, consoleUrl, channelKey }: { snippet: string; consoleUrl: string; channelKey: string }) {
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <link rel="icon" href="data:," />
-        <title>Northwind Bookkeeping (demo site)</title>
-        <link rel="stylesheet" href="/assets/site.css" />
-      </head>
-      <body class="demo-site">
+    <Document title="Northwind Bookkeeping (demo site)" bodyClass="demo-site">
         <header class="demo-nav">
           <span class="demo-logo">Northwind Bookkeeping</span>
           <nav aria-label="Demo site">
@@ -50,7 +43,6 @@ export function DemoSitePage({ snippet, consoleUrl, channelKey }: { snippet: str
           </section>
         </main>
         <script async src={`${consoleUrl}/embed/widget.js`} data-channel-id={channelKey} data-console-origin={consoleUrl}></script>
-      </body>
-    </html>
+    </Document>
   );
 }

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { FC } from 'hono/jsx';
 import { errorCatalog, type ErrorCode } from '../lib/errors';
+import { Document } from './document';
 
 interface SchemaObject {
   $ref?: string;
@@ -100,15 +101,7 @@ export const DocsPage: FC<{ document: DocsDocument }> = ({ document }) => {
     Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
   );
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <link rel="icon" href="data:," />
-        <title>{`${document.info.title} API reference`}</title>
-        <link rel="stylesheet" href="/assets/site.css" />
-      </head>
-      <body>
+    <Document title={`${document.info.title} API reference`}>
         <header class="topbar">
           <div class="inner">
             <a class="brand" href="/docs">
@@ -227,7 +220,6 @@ export const DocsPage: FC<{ document: DocsDocument }> = ({ document }) => {
             </div>
           </section>
         </main>
-      </body>
-    </html>
+    </Document>
   );
 };

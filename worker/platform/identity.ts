@@ -20,7 +20,8 @@ export interface AuditContext {
 
 type AuditEntry = Omit<typeof auditLog.$inferInsert, 'id' | 'createdAt' | 'actorKind' | 'actorId' | 'requestId' | 'traceId'>;
 
-function auditInsert(db: Database, context: AuditContext, entry: AuditEntry, now: number) {
+/** An audit record of `context`'s action, for the change's own batch. */
+export function auditInsert(db: Database, context: AuditContext, entry: AuditEntry, now: number) {
   return db.insert(auditLog).values({
     id: newId('aud', now),
     actorKind: context.actorKind,

@@ -8,7 +8,7 @@ import type { PlatformUrls } from '../../env';
 import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import type { AuditContext } from '../identity';
+import { auditInsert, type AuditContext } from '../identity';
 import {
   defaultWidgetConfig,
   widgetConfigSchema,
@@ -18,7 +18,7 @@ import {
   type WidgetConfigPatch,
 } from './schemas';
 
-const { channels, auditLog, workspaces } = schema;
+const { channels, workspaces } = schema;
 
 export type ChannelRow = typeof channels.$inferSelect;
 
@@ -118,18 +118,7 @@ export async function createChannel(
         updatedAt: now,
       })
       .returning(),
-    db.insert(auditLog).values({
-      id: newId('aud', now),
-      organizationId: scope.organizationId,
-      workspaceId: scope.workspaceId,
-      actorKind: audit.actorKind,
-      actorId: audit.actorId,
-      action: 'channel.created',
-      targetId: channelKey,
-      requestId: audit.requestId,
-      traceId: audit.traceId ?? null,
-      createdAt: now,
-    }),
+    auditInsert(db, audit, { organizationId: scope.organizationId, workspaceId: scope.workspaceId, action: 'channel.created', targetId: channelKey }, now),
   ]);
   const row = inserted[0];
   if (!row) throw new Error('channel insert returned no row');
@@ -181,19 +170,18 @@ export async function updateChannel(
   };
   const [updated] = await db.batch([
     db.update(channels).set(changes).where(eq(channels.id, existing.id)).returning(),
-    db.insert(auditLog).values({
-      id: newId('aud', now),
-      organizationId: scope.organizationId,
-      workspaceId: scope.workspaceId,
-      actorKind: audit.actorKind,
-      actorId: audit.actorId,
-      action: input.status && input.status !== existing.status ? `channel.${input.status === 'active' ? 'enabled' : 'disabled'}` : 'channel.updated',
-      targetId: channelKey,
-      requestId: audit.requestId,
-      traceId: audit.traceId ?? null,
-      metadata: { fields: Object.keys(input) },
-      createdAt: now,
-    }),
+    auditInsert(
+      db,
+      audit,
+      {
+        organizationId: scope.organizationId,
+        workspaceId: scope.workspaceId,
+        action: input.status && input.status !== existing.status ? `channel.${input.status === 'active' ? 'enabled' : 'disabled'}` : 'channel.updated',
+        targetId: channelKey,
+        metadata: { fields: Object.keys(input) },
+      },
+      now,
+    ),
   ]);
   const row = updated[0];
   if (!row) throw new ApiError('not_found', `No channel ${channelKey} in this workspace.`);

@@ -1,0 +1,19 @@
+/** @jsxImportSource hono/jsx */
+import type { Child } from 'hono/jsx';
+
+/** The HTML shell every server-rendered page shares: one stylesheet, no inline script or style. */
+export function Document({ title, bodyClass, children, noIndex }: { title: string; bodyClass?: string; children: Child; noIndex?: boolean }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <link rel="icon" href="data:," />
+        {noIndex ? <meta name="robots" content="noindex" /> : null}
+        <title>{title}</title>
+        <link rel="stylesheet" href="/assets/site.css" />
+      </head>
+      <body class={bodyClass}>{children}</body>
+    </html>
+  );
+}
