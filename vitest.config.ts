@@ -14,6 +14,7 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations,
             ADMIN_TOKEN: 'egadm_test_bootstrap_admin_token_000000001',
             EXPOSE_DB_METRICS: '1',
+            PASSWORD_PEPPER: 'test-pepper-0123456789abcdef',
           },
         },
       }),

@@ -269,3 +269,67 @@ export const leads = sqliteTable(
     index('leads_channel_idx').on(table.channelId, table.createdAt),
   ],
 );
+
+/** A person who signs in at {auth_url}: a site owner (business) or an expert (provider). */
+export const users = sqliteTable('users', {
+  id: text('id').primaryKey(),
+  /** Lower-cased and trimmed; one account per address. */
+  email: text('email').notNull().unique(),
+  /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>` (worker/lib/passwords.ts). */
+  passwordHash: text('password_hash').notNull(),
+  role: text('role', { enum: ['business', 'provider'] }).notNull(),
+  createdAt: createdAt(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/** Console sessions (the Lucia pattern): the cookie holds a random token, D1 its SHA-256. */
+export const userSessions = sqliteTable(
+  'user_sessions',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    createdAt: createdAt(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (table) => [index('user_sessions_user_idx').on(table.userId)],
+);
+
+export const memberships = sqliteTable(
+  'memberships',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    role: text('role', { enum: ['owner', 'admin', 'member'] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.workspaceId] }), index('memberships_workspace_idx').on(table.workspaceId)],
+);
+
+/** The supply side: one provider record per provider user, moving through SPEC's states. */
+export const providers = sqliteTable('providers', {
+  id: text('id').primaryKey(),
+  userId: text('user_id')
+    .notNull()
+    .unique()
+    .references(() => users.id),
+  status: text('status', { enum: ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended'] })
+    .notNull()
+    .default('registered'),
+  /** The channel whose "Become an expert" link brought them, if any. */
+  referredByChannelKey: text('referred_by_channel_key'),
+  createdAt: createdAt(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/** Failed sign-ins per subject (an account or a client), counted in a sliding window. */
+export const signInFailures = sqliteTable('sign_in_failures', {
+  subject: text('subject').primaryKey(),
+  windowStart: integer('window_start').notNull(),
+  failures: integer('failures').notNull(),
+});

@@ -30,6 +30,8 @@ async function buildEntry(entry, fileName, define = {}) {
 await buildEntry('widget/src/panel.tsx', 'panel.js');
 const panelVersion = createHash('sha256').update(readFileSync(join(outDir, 'panel.js'))).digest('hex').slice(0, 12);
 await buildEntry('widget/loader.ts', 'widget.js', { __PANEL_VERSION__: JSON.stringify(panelVersion) });
+// The console's own enhancements (copy buttons, live preview) sit beside them.
+await buildEntry('widget/console.ts', 'console.js');
 
 // Workers static assets read this file: short caching for the unversioned loader, longer for
 // the panel (the loader always asks for a versioned URL). Public scripts need no cookies.
@@ -40,6 +42,9 @@ writeFileSync(
   X-Content-Type-Options: nosniff
 /embed/panel.js
   Cache-Control: public, max-age=86400
+  X-Content-Type-Options: nosniff
+/embed/console.js
+  Cache-Control: public, max-age=300
   X-Content-Type-Options: nosniff
 `,
 );

@@ -66,7 +66,7 @@ export async function startLocalWorker({ vars = {}, quiet = true } = {}) {
   const adminToken = 'egadm_local_test_admin_token_000000000001';
   await prepareLocalDatabase({ persistTo, demoApiKey });
   const [port, inspectorPort] = [await freePort(), await freePort()];
-  const allVars = { ADMIN_TOKEN: adminToken, ...vars };
+  const allVars = { ADMIN_TOKEN: adminToken, PASSWORD_PEPPER: 'local-test-pepper-0123456789', ...vars };
   const args = [
     WRANGLER, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
     '--persist-to', persistTo, '--show-interactive-dev-session=false', '--log-level', 'warn',

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { resolvePlatformUrls, type AppEnv } from './env';
 import { ApiError, fieldErrorsFromZod, problemBody, type ErrorCode } from './lib/errors';
 import { logLine } from './lib/request-context';
-import { NotFoundPage } from './console/not-found';
+import { ErrorPage, NotFoundPage } from './console/not-found';
 import { setPageSecurityHeaders } from './console/security';
 
 /** Turns a failed zod parse of a request into the 422 problem, one entry per field. */
@@ -33,6 +33,7 @@ export function problemResponse(c: Context<AppEnv>, error: ApiError): Response {
 const HTTP_EXCEPTION_CODES: Record<number, ErrorCode> = {
   400: 'malformed_json',
   401: 'invalid_token',
+  403: 'csrf_rejected',
   404: 'not_found',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
@@ -45,6 +46,23 @@ function toApiError(error: unknown): ApiError | undefined {
     if (code) return new ApiError(code, error.message || 'The request could not be processed.');
   }
   return undefined;
+}
+
+const PAGE_PREFIXES = ['/auth', '/integrations', '/onboarding', '/provider', '/widget', '/demo', '/docs'];
+
+/** Machine routes (API, health, OpenAPI) answer problem+json; people's pages answer HTML. */
+function isApiPath(c: Context<AppEnv>): boolean {
+  const path = new URL(c.req.url).pathname;
+  if (path === '/api' || path.startsWith('/api/')) return true;
+  return !PAGE_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}
+
+/** Errors on pages are pages: the same status and message, in HTML, with the request id. */
+function errorPage(c: Context<AppEnv>, error: ApiError): Response | Promise<Response> {
+  setPageSecurityHeaders(c);
+  for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
+  if (error.status === 404) return c.html(<NotFoundPage path={new URL(c.req.url).pathname} />, 404);
+  return c.html(<ErrorPage title={error.title} detail={error.detail} requestId={c.var.requestId} />, error.status as 400);
 }
 
 /** A Hono app with the platform's error model; every route group is built with it. */
@@ -60,6 +78,7 @@ export function newApp(): OpenAPIHono<AppEnv> {
 
   app.onError((error, c) => {
     const known = toApiError(error);
+    if (known && !isApiPath(c)) return errorPage(c, known);
     if (known) return problemResponse(c, known);
     // Unexpected: log what engineers need, answer with nothing internal.
     logLine({
@@ -70,17 +89,13 @@ export function newApp(): OpenAPIHono<AppEnv> {
       error_message: error instanceof Error ? error.message : String(error),
       stack: error instanceof Error ? error.stack : undefined,
     });
-    return problemResponse(
-      c,
-      new ApiError('internal_error', 'Something went wrong on our side. Quote the request_id if you contact support.'),
-    );
+    const internal = new ApiError('internal_error', 'Something went wrong on our side. Quote the request_id if you contact support.');
+    return isApiPath(c) ? problemResponse(c, internal) : errorPage(c, internal);
   });
 
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname;
-    if (path === '/api' || path.startsWith('/api/')) {
-      return problemResponse(c, new ApiError('not_found', `No route ${c.req.method} ${path}.`));
-    }
+    if (path === '/api' || path.startsWith('/api/')) return problemResponse(c, new ApiError('not_found', `No route ${c.req.method} ${path}.`));
     setPageSecurityHeaders(c);
     return c.html(<NotFoundPage path={path} />, 404);
   });

@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import type { Actor, WorkspaceAccess } from './lib/auth';
+import type { Actor } from './lib/auth';
 import type { Database } from './lib/db';
+import type { SessionUser } from './lib/sessions';
 import type { ActiveChannel } from './platform/channels/service';
+import type { WorkspaceAccess } from './platform/workspace-access';
 
 /** Bindings and vars as wrangler.toml and .dev.vars declare them. */
 export interface Bindings {
@@ -12,6 +14,8 @@ export interface Bindings {
   DEFAULT_RATE_LIMIT_PER_MINUTE?: string;
   /** Intake requests per minute per channel and client IP. */
   INTAKE_RATE_LIMIT_PER_MINUTE?: string;
+  /** Server-side secret mixed into every password hash (secret). */
+  PASSWORD_PEPPER?: string;
   /** Bootstrap administrator token (secret). */
   ADMIN_TOKEN?: string;
   /** Set by `npm run bench` only: adds X-D1-Queries to every response. */
@@ -35,6 +39,7 @@ const settingsSchema = z.object({
     .min(24, 'ADMIN_TOKEN must be at least 24 characters')
     .optional()
     .or(z.literal('').transform(() => undefined)),
+  PASSWORD_PEPPER: z.string().min(16, 'PASSWORD_PEPPER must be at least 16 characters').optional(),
   EXPOSE_DB_METRICS: z
     .string()
     .optional()
@@ -83,6 +88,8 @@ export interface Variables {
   channel?: ActiveChannel;
   /** The page origin a public widget request comes from (undefined: not a browser page). */
   pageOrigin?: string;
+  /** The signed-in console user, when the request carries a valid session cookie. */
+  user?: SessionUser;
   /** Set on platform-core routes: the workspace acted on. */
   workspace?: WorkspaceAccess;
   /** The parsed JSON request body (parseJsonBody), for error messages about it. */

@@ -8,6 +8,8 @@ import { buildOpenApiDocument, registerOpenApi } from './gateway/openapi';
 import { resolvePlatformUrls } from './env';
 import { requestContext } from './lib/request-context';
 import { registerAdminRoutes } from './platform/admin';
+import { registerAuthRoutes } from './console/auth';
+import { registerConsoleRoutes } from './console/routes';
 import { registerChannelRoutes } from './platform/channels/routes';
 import { consoleOrigin, findActiveChannel, publicWidgetConfig, snippetFor } from './platform/channels/service';
 import { ChannelNotFoundPage, HostedInboxPage } from './console/hosted-inbox';
@@ -26,6 +28,8 @@ registerChannelRoutes(app);
 registerPublicWidgetRoutes(app);
 registerAdminRoutes(app);
 registerOpenApi(app);
+registerAuthRoutes(app);
+registerConsoleRoutes(app);
 
 app.get('/assets/site.css', (c) =>
   c.body(siteCss, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }),

@@ -174,7 +174,7 @@ interface PanelProps extends PanelOptions {
 
 function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps) {
   const titleId = useId();
-  const saved = store(config.channel_key);
+  const saved = mode === 'preview' ? { read: <T,>(_name: string, fallback: T) => fallback, write: () => {} } : store(config.channel_key);
   const [sessionId, setSessionId] = useState<string | undefined>(() => saved.read<string | undefined>('session', undefined));
   const [messages, setMessages] = useState<Message[]>(() => saved.read<Message[]>('thread', []));
   const [view, setView] = useState<'chat' | 'success'>('chat');
@@ -199,6 +199,13 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
   };
 
   const send = async (body: Record<string, unknown>, visitorText?: string) => {
+    if (mode === 'preview') {
+      // The console preview shows the look and flow; it never creates demand.
+      if (visitorText) setMessages((current) => [...current, { role: 'visitor', text: visitorText }]);
+      const answer: IntakeAnswer = { session_id: 'preview', reply: 'Preview: replies to your visitors appear here.', next: 'collect_contact' };
+      setMessages((current) => [...current, { role: 'assistant', text: answer.reply }]);
+      return answer;
+    }
     setBusy(true);
     setError(null);
     if (visitorText) setMessages((current) => [...current, { role: 'visitor', text: visitorText }]);
@@ -251,7 +258,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
   };
 
   return (
-    <div class={`panel ${mode}`} role={mode === 'embedded' ? 'dialog' : 'region'} aria-labelledby={titleId} onKeyDown={onKeyDown}>
+    <div class={`panel ${mode}`} role={mode === 'page' ? 'region' : 'dialog'} aria-labelledby={titleId} onKeyDown={onKeyDown}>
       <header class="head">
         {config.brand.logo_url ? <img class="logo" src={config.brand.logo_url} alt="" width={32} height={32} /> : null}
         <div class="titles">
@@ -355,11 +362,14 @@ function themeCss(config: WidgetConfig): string {
 
 function mount(container: HTMLElement, root: ShadowRoot | Document, options: PanelOptions): PanelController {
   const sheet = new CSSStyleSheet();
-  sheet.replaceSync(panelCss + themeCss(options.config));
   root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
   let focus = () => {};
-  render(<Panel {...options} registerFocus={(next) => (focus = next)} />, container);
-  return { focus: () => focus() };
+  const draw = (next: PanelOptions) => {
+    sheet.replaceSync(panelCss + themeCss(next.config));
+    render(<Panel {...next} registerFocus={(registered) => (focus = registered)} />, container);
+  };
+  draw(options);
+  return { focus: () => focus(), update: draw };
 }
 
 window.egwPanel = { mount };

@@ -7,6 +7,7 @@ export const panelCss = `
 .panel{all:initial;box-sizing:border-box;display:flex;flex-direction:column;background:#fff;color:#1d2330;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow:hidden;z-index:2147483000}
 .panel *,.panel *::before,.panel *::after{box-sizing:border-box;font-family:inherit}
 .panel.embedded{position:fixed;width:380px;height:min(620px,calc(100vh - 110px));border-radius:16px;box-shadow:0 12px 40px rgba(16,24,40,.22),0 2px 6px rgba(16,24,40,.08)}
+.panel.preview{position:relative;width:100%;max-width:380px;height:540px;border-radius:16px;box-shadow:0 12px 40px rgba(16,24,40,.18);border:1px solid #dfe3ea}
 .panel.page{position:relative;width:100%;max-width:760px;height:100vh;height:100dvh;margin:0 auto;border-left:1px solid #dfe3ea;border-right:1px solid #dfe3ea}
 @media (max-width:479px){.panel.embedded{left:0!important;right:0!important;top:0;bottom:0!important;width:100%;height:100%;border-radius:0}}
 .head{display:flex;align-items:center;gap:12px;padding:14px 16px;background:var(--egw-primary);color:var(--egw-on-primary)}

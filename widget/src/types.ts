@@ -31,13 +31,18 @@ export interface Attribution {
 export interface PanelOptions {
   config: WidgetConfig;
   attribution: Attribution;
-  /** `embedded`: floating over a customer page; `page`: the hosted inbox, full page. */
-  mode: 'embedded' | 'page';
+  /**
+   * `embedded`: floating over a customer page; `page`: the hosted inbox, full page;
+   * `preview`: inside the console's widget editor, where nothing is sent.
+   */
+  mode: 'embedded' | 'page' | 'preview';
   onClose?: () => void;
 }
 
 export interface PanelController {
   focus(): void;
+  /** Re-renders with new options (the console preview, as the owner edits). */
+  update(options: PanelOptions): void;
 }
 
 declare global {

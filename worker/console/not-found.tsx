@@ -17,3 +17,21 @@ export function NotFoundPage({ path }: { path: string }) {
     </Document>
   );
 }
+
+/** Any other error on a page: what happened, and the id to quote. Never internals. */
+export function ErrorPage({ title, detail, requestId }: { title: string; detail: string; requestId: string }) {
+  return (
+    <Document title={title}>
+      <main class="page narrow">
+        <h1>{title}</h1>
+        <p class="lead">{detail}</p>
+        <p class="muted">
+          Request id <code>{requestId}</code>
+        </p>
+        <p>
+          <a href="/integrations">Back to the console</a>
+        </p>
+      </main>
+    </Document>
+  );
+}

@@ -19,6 +19,7 @@ pre code { background: none; padding: 0; color: inherit; }
 .topbar a:hover { color: #fff; }
 .brand { font-weight: 700; color: #fff !important; margin-right: auto; }
 .page { max-width: 72rem; margin: 0 auto; padding: 1.5rem 1.25rem 4rem; }
+.card > h2:first-child { margin-top: 0; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 1.25rem; margin: 1rem 0; }
 h1 { font-size: 1.9rem; line-height: 1.2; margin: 0.5rem 0 0.75rem; }
 h2 { font-size: 1.35rem; margin: 2rem 0 0.5rem; }
@@ -34,6 +35,71 @@ th { color: var(--muted); font-weight: 600; }
 .pill { display: inline-block; font-size: 0.8rem; padding: 0.1rem 0.5rem; border-radius: 999px; background: var(--code); color: var(--muted); }
 .muted { color: var(--muted); }
 .toc { columns: 2 14rem; padding-left: 1.1rem; }
+/* Forms and console */
+.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.skip { position: absolute; left: -9999px; top: 0; background: #fff; padding: 0.5rem 1rem; z-index: 10; }
+.skip:focus { left: 0.5rem; top: 0.5rem; }
+.stack { display: grid; gap: 1rem; }
+.field label, .choice legend { display: block; font-weight: 600; margin-bottom: 0.3rem; }
+.field input, .field textarea, .field select, .switcher select, td select { width: 100%; font: inherit; padding: 0.55rem 0.65rem; border: 1px solid #8d97a7; border-radius: 8px; background: #fff; color: var(--ink); }
+.field input[type=color] { height: 2.6rem; padding: 0.2rem; }
+.field input[aria-invalid=true], .field textarea[aria-invalid=true] { border-color: var(--bad); }
+.hint { margin: 0.3rem 0 0; color: var(--muted); font-size: 0.88rem; }
+.field-error { margin: 0.3rem 0 0; color: var(--bad); font-size: 0.9rem; font-weight: 600; }
+fieldset { border: 1px solid var(--line); border-radius: 10px; padding: 1rem; margin: 0; display: grid; gap: 0.9rem; min-width: 0; }
+fieldset legend { font-weight: 700; padding: 0 0.3rem; }
+.choice { display: grid; gap: 0.5rem; }
+.option { display: flex; gap: 0.6rem; align-items: flex-start; padding: 0.65rem 0.75rem; border: 1px solid var(--line); border-radius: 8px; cursor: pointer; background: #fff; }
+.option:has(input:checked) { border-color: var(--accent); background: #f0f4ff; }
+.option input { margin-top: 0.3rem; }
+.button { display: inline-flex; align-items: center; justify-content: center; gap: 0.4rem; font: inherit; font-weight: 600; padding: 0.55rem 1rem; border-radius: 8px; border: 1px solid #8d97a7; background: #fff; color: var(--ink); cursor: pointer; text-decoration: none; }
+.button:hover { background: #f1f3f7; }
+.button.primary { background: var(--accent); border-color: var(--accent); color: var(--accent-ink); }
+.button.primary:hover { background: #1c43ad; }
+.button.small { padding: 0.3rem 0.7rem; font-size: 0.9rem; }
+.button.ghost { background: transparent; }
+.topbar .button.ghost { color: #fff; border-color: #5b6577; }
+.topbar .button.ghost:hover { background: #263045; }
+.alert { padding: 0.75rem 1rem; border-radius: 8px; border: 1px solid #b9c7f0; background: #f0f4ff; margin: 0 0 1rem; }
+.alert.error { border-color: #f2b8b5; background: #fef3f2; color: #8a1c12; }
+.alert.success { border-color: #a6d8c2; background: #f0faf5; color: #0b5a3c; }
+.inline { display: inline-flex; gap: 0.4rem; align-items: center; margin: 0; }
+.auth-body { background: linear-gradient(180deg, #141a26 0 14rem, var(--bg) 14rem); }
+.auth-card { max-width: 28rem; margin: 3rem auto; background: var(--card); border: 1px solid var(--line); border-radius: 14px; padding: 1.75rem; box-shadow: 0 10px 30px rgba(16, 24, 40, 0.12); }
+.auth-brand { margin: 0; font-weight: 800; color: var(--accent); letter-spacing: -0.01em; }
+.auth-card h1 { margin-top: 0.3rem; }
+.console-nav { display: flex; gap: 1rem; }
+.console-nav a[aria-current=page] { color: #fff; font-weight: 700; text-decoration: underline; text-underline-offset: 6px; }
+.topbar .inner > .brand { margin-right: 0.5rem; }
+.switcher { display: flex; gap: 0.4rem; align-items: center; margin: 0; }
+.switcher select { width: auto; max-width: 16rem; padding: 0.3rem 0.5rem; }
+.who { color: #cfd8ea; font-size: 0.9rem; margin-left: auto; }
+.eyebrow { margin: 0; color: var(--muted); font-size: 0.92rem; }
+.title-row { display: flex; gap: 0.75rem; align-items: center; flex-wrap: wrap; }
+.title-row h1 { margin-right: 0.25rem; }
+.grid-2 { display: grid; grid-template-columns: repeat(auto-fit, minmax(20rem, 1fr)); gap: 1rem; align-items: start; }
+.row-2 { display: grid; grid-template-columns: repeat(auto-fit, minmax(10rem, 1fr)); gap: 0.75rem; }
+.row-3 { display: grid; grid-template-columns: repeat(auto-fit, minmax(8rem, 1fr)); gap: 0.75rem; }
+.channel-list { list-style: none; padding: 0; margin: 0; display: grid; gap: 0.5rem; }
+.channel-list li { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; padding: 0.65rem 0.75rem; border: 1px solid var(--line); border-radius: 8px; }
+.channel-link { margin-right: auto; }
+.key { font-size: 0.8rem; }
+.pill.status-active, .pill.status-open, .pill.status-registered { background: #e3f5ec; color: #0b5a3c; }
+.pill.status-disabled, .pill.status-revoked, .pill.status-expired, .pill.status-suspended { background: #fdecea; color: #8a1c12; }
+.copy-row { display: flex; gap: 0.75rem; align-items: center; flex-wrap: wrap; }
+.copy-row pre { flex: 1 1 24rem; margin: 0; white-space: pre-wrap; word-break: break-all; }
+.copy-row a { word-break: break-all; }
+.editor { display: grid; grid-template-columns: minmax(0, 1fr) 400px; gap: 1.5rem; align-items: start; }
+.preview-pane { position: sticky; top: 1rem; }
+.preview-pane p { margin-top: 0; }
+td.message { max-width: 26rem; white-space: pre-wrap; overflow-wrap: anywhere; }
+td.source { font-size: 0.9rem; overflow-wrap: anywhere; }
+.nowrap { white-space: nowrap; }
+.steps { padding-left: 1.2rem; }
+.steps li { margin: 0.4rem 0; }
+.steps li.done { color: var(--ok); font-weight: 600; }
+@media (max-width: 900px) { .editor { grid-template-columns: 1fr; } .preview-pane { position: static; } }
+@media (max-width: 640px) { .console-nav { order: 3; width: 100%; } .who { display: none; } .auth-card { margin: 1rem; padding: 1.25rem; } }
 /* Hosted inbox */
 .inbox-body { background: #e9ecf1; min-height: 100vh; }
 .narrow { max-width: 40rem; }

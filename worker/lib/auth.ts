@@ -91,7 +91,8 @@ export function keyInactiveReason(key: KeyContext, now: number): 'revoked' | 'ex
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/;
 
-async function resolveActor(c: Context<AppEnv>): Promise<Actor> {
+/** The bearer actor of the request; throws the 401 that fits when there is none. */
+export async function resolveActor(c: Context<AppEnv>): Promise<Actor> {
   const header = c.req.header('Authorization');
   if (header === undefined || header.trim() === '') {
     throw new ApiError('missing_credentials', 'Send an Authorization: Bearer <token> header.', {
@@ -141,41 +142,6 @@ export function requireBearer(allowed: 'admin_or_api_key' | 'admin') {
     c.set('actor', actor);
     await next();
   });
-}
-
-/** The workspace a platform-core request acts on, and who acts, for scoping and audit. */
-export interface WorkspaceAccess {
-  workspaceId: string;
-  organizationId: string;
-  actorKind: 'api_key' | 'user';
-  actorId: string;
-}
-
-/**
- * Platform-core routes act on one workspace: the API key's own (with `scope`). Console
- * sessions join here once sign-in exists. Administrators use the admin API instead.
- */
-export function requireWorkspaceAccess(scope: string) {
-  return createMiddleware<AppEnv>(async (c, next) => {
-    const actor = await resolveActor(c);
-    c.set('actor', actor);
-    if (actor.kind !== 'api_key') {
-      throw new ApiError('admin_required', 'Use an API key of the workspace for this route; administrators use /api/admin/.');
-    }
-    const { key } = actor;
-    if (!key.scopes.includes(scope)) {
-      throw new ApiError('insufficient_scope', `The key lacks the scope: ${scope}.`, { extensions: { missing_scopes: [scope] } });
-    }
-    if (!key.workspaceActive) throw new ApiError('workspace_inactive', 'The workspace or organisation of this key is not active.');
-    c.set('workspace', { workspaceId: key.workspaceId, organizationId: key.organizationId, actorKind: 'api_key', actorId: key.id });
-    await next();
-  });
-}
-
-export function requireWorkspace(c: Context<AppEnv>): WorkspaceAccess {
-  const workspace = c.get('workspace');
-  if (!workspace) throw new Error('requireWorkspaceAccess must run before this handler');
-  return workspace;
 }
 
 export function requireActor(c: Context<AppEnv>): Actor {

@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { resolvePlatformUrls, type AppEnv } from '../../env';
 import { problemResponses } from '../../gateway/schemas';
-import { requireWorkspace, requireWorkspaceAccess } from '../../lib/auth';
+import { requireWorkspace, requireWorkspaceAccess } from '../workspace-access';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import type { AuditContext } from '../identity';
 import { channelSchema, createChannelSchema, updateChannelSchema } from './schemas';

@@ -97,9 +97,13 @@ export async function createChannel(
   now = Date.now(),
 ): Promise<ChannelRow> {
   assertKnownDomain(input.domain);
-  const workspace = await db.select({ name: workspaces.name }).from(workspaces).where(eq(workspaces.id, scope.workspaceId)).get();
-  // Default copy speaks in the brand's name: the one given, else the workspace's.
-  const brandName = input.widget?.brand?.name ?? workspace?.name ?? input.name;
+  const organization = await db
+    .select({ name: schema.organizations.name })
+    .from(schema.organizations)
+    .where(eq(schema.organizations.id, scope.organizationId))
+    .get();
+  // Default copy speaks in the brand's name: the one given, else the organisation's.
+  const brandName = input.widget?.brand?.name ?? organization?.name ?? input.name;
   const widgetConfig = mergeWidgetConfig(defaultWidgetConfig(brandName), input.widget);
   const channelKey = newId('ch', now);
   const [inserted] = await db.batch([

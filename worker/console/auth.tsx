@@ -1,0 +1,299 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The auth entry ({auth_url}, default /auth): sign-up, sign-in and sign-out for both sides.
+ * Plain HTML forms (no script needed), Hono's csrf check, SameSite=Lax cookies.
+ */
+import type { Hono } from 'hono';
+import type { Context } from 'hono';
+import { csrf } from 'hono/csrf';
+import type { Child } from 'hono/jsx';
+import { z } from 'zod';
+import { resolvePlatformUrls, type AppEnv } from '../env';
+import { ApiError } from '../lib/errors';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../lib/passwords';
+import { clearSessionCookie, createSession, readSessionToken, revokeSession, setSessionCookie, type SessionUser } from '../lib/sessions';
+import { listMemberships, signIn, signUp, type AccountRole } from '../platform/accounts';
+import { consoleOrigin } from '../platform/channels/service';
+import { Document } from './document';
+import { setPageSecurityHeaders } from './security';
+import { loadSession, safeReturnTo } from './session';
+
+const roleSchema = z.enum(['business', 'provider']);
+
+const signUpForm = z.object({
+  email: z.string().trim().max(254).pipe(z.email('Enter a valid email address.')),
+  password: z.string().max(1000),
+  role: roleSchema,
+  ref: z.string().max(64).regex(/^[A-Za-z0-9_]*$/).optional().catch(undefined),
+  return_to: z.string().max(2000).optional(),
+});
+
+const signInForm = z.object({
+  email: z.string().trim().max(254),
+  password: z.string().max(1000),
+  return_to: z.string().max(2000).optional(),
+});
+
+/** Where a user lands after signing in when no (safe) return_to is given. */
+export async function landingFor(c: Context<AppEnv>, user: SessionUser): Promise<string> {
+  if (user.role === 'provider') return '/provider/onboarding';
+  return (await listMemberships(c.var.db, user.id)).length > 0 ? '/integrations' : '/onboarding/workspace';
+}
+
+function AuthShell({ title, children }: { title: string; children: Child }) {
+  return (
+    <Document title={`${title} · Edge Gateway`} bodyClass="auth-body">
+      <main class="auth-card" aria-labelledby="auth-title">
+        <p class="auth-brand">Edge Gateway</p>
+        <h1 id="auth-title">{title}</h1>
+        {children}
+      </main>
+    </Document>
+  );
+}
+
+function ErrorSummary({ message }: { message?: string }) {
+  return message ? (
+    <div class="alert error" role="alert">
+      {message}
+    </div>
+  ) : null;
+}
+
+interface SignUpValues {
+  email?: string;
+  role?: AccountRole;
+  ref?: string;
+  returnTo?: string;
+}
+
+export function SignUpPage({ values, error, fieldErrors = {} }: { values: SignUpValues; error?: string; fieldErrors?: Record<string, string> }) {
+  const role = values.role ?? 'business';
+  return (
+    <AuthShell title="Create your account">
+      <ErrorSummary message={error} />
+      <form method="post" action="/auth/sign-up" class="stack" novalidate={false}>
+        <fieldset class="choice">
+          <legend>I am joining as</legend>
+          <label class="option">
+            <input type="radio" name="role" value="business" checked={role === 'business'} />
+            <span>
+              <strong>A business</strong>
+              <span class="muted"> · add chat to my website and capture demand</span>
+            </span>
+          </label>
+          <label class="option">
+            <input type="radio" name="role" value="provider" checked={role === 'provider'} />
+            <span>
+              <strong>An expert or agent</strong>
+              <span class="muted"> · receive and work on leads</span>
+            </span>
+          </label>
+        </fieldset>
+        <div class="field">
+          <label for="email">Email</label>
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autocomplete="email"
+            required
+            value={values.email ?? ''}
+            aria-invalid={fieldErrors.email ? 'true' : undefined}
+            aria-describedby={fieldErrors.email ? 'email-error' : undefined}
+          />
+          {fieldErrors.email ? (
+            <p class="field-error" id="email-error">
+              {fieldErrors.email}
+            </p>
+          ) : null}
+        </div>
+        <div class="field">
+          <label for="password">Password</label>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autocomplete="new-password"
+            required
+            minlength={PASSWORD_MIN_LENGTH}
+            maxlength={PASSWORD_MAX_LENGTH}
+            aria-invalid={fieldErrors.password ? 'true' : undefined}
+            aria-describedby={fieldErrors.password ? 'password-hint password-error' : 'password-hint'}
+          />
+          <p class="hint" id="password-hint">
+            At least {PASSWORD_MIN_LENGTH} characters; a long passphrase is best. Common passwords are refused.
+          </p>
+          {fieldErrors.password ? (
+            <p class="field-error" id="password-error">
+              {fieldErrors.password}
+            </p>
+          ) : null}
+        </div>
+        {values.ref ? <input type="hidden" name="ref" value={values.ref} /> : null}
+        {values.returnTo ? <input type="hidden" name="return_to" value={values.returnTo} /> : null}
+        <button type="submit" class="button primary">
+          Create account
+        </button>
+      </form>
+      <p class="muted">
+        Already have an account? <a href={`/auth/sign-in${values.returnTo ? `?return_to=${encodeURIComponent(values.returnTo)}` : ''}`}>Sign in</a>
+      </p>
+    </AuthShell>
+  );
+}
+
+export function SignInPage({ email, returnTo, error, notice }: { email?: string; returnTo?: string; error?: string; notice?: string }) {
+  return (
+    <AuthShell title="Sign in">
+      <ErrorSummary message={error} />
+      {notice ? (
+        <div class="alert" role="status">
+          {notice}
+        </div>
+      ) : null}
+      <form method="post" action="/auth/sign-in" class="stack">
+        <div class="field">
+          <label for="email">Email</label>
+          <input id="email" name="email" type="email" autocomplete="email" required value={email ?? ''} />
+        </div>
+        <div class="field">
+          <label for="password">Password</label>
+          <input id="password" name="password" type="password" autocomplete="current-password" required />
+        </div>
+        {returnTo ? <input type="hidden" name="return_to" value={returnTo} /> : null}
+        <button type="submit" class="button primary">
+          Sign in
+        </button>
+      </form>
+      <p class="muted">
+        New here? <a href="/auth/sign-up">Create an account</a>
+      </p>
+    </AuthShell>
+  );
+}
+
+function SignOutPage({ email }: { email?: string }) {
+  return (
+    <AuthShell title="Sign out">
+      {email ? (
+        <form method="post" action="/auth/sign-out" class="stack">
+          <p>
+            You are signed in as <strong>{email}</strong>.
+          </p>
+          <button type="submit" class="button primary">
+            Sign out
+          </button>
+        </form>
+      ) : (
+        <p>
+          You are signed out. <a href="/auth/sign-in">Sign in</a>
+        </p>
+      )}
+    </AuthShell>
+  );
+}
+
+function requirePepper(c: Context<AppEnv>): string {
+  const pepper = c.var.settings.PASSWORD_PEPPER;
+  if (!pepper) throw new ApiError('service_unavailable', 'Sign-in is not configured on this deployment (PASSWORD_PEPPER).');
+  return pepper;
+}
+
+async function startSession(c: Context<AppEnv>, user: SessionUser): Promise<void> {
+  // A new token at every sign-in; the session the browser held before is ended.
+  const previous = readSessionToken(c);
+  if (previous) await revokeSession(c.var.db, previous);
+  const session = await createSession(c.var.db, user.id);
+  setSessionCookie(c, session.token, session.expiresAt);
+}
+
+const formText = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+export function registerAuthRoutes(app: Hono<AppEnv>): void {
+  app.use('/auth/*', async (c, next) => {
+    setPageSecurityHeaders(c);
+    c.header('Cache-Control', 'no-store');
+    await next();
+  });
+  app.use('/auth/*', csrf({ origin: (origin, c) => origin === consoleOrigin(resolvePlatformUrls(c.var.settings, c.req.url)) }));
+  app.use('/auth/*', loadSession);
+
+  app.get('/auth', (c) => c.redirect('/auth/sign-in', 303));
+
+  app.get('/auth/sign-up', async (c) => {
+    const returnTo = safeReturnTo(c.req.query('return_to'), '') || undefined;
+    if (c.var.user) return c.redirect(returnTo ?? (await landingFor(c, c.var.user)), 303);
+    const role = roleSchema.safeParse(c.req.query('role'));
+    const ref = c.req.query('ref');
+    return c.html(
+      <SignUpPage values={{ role: role.success ? role.data : undefined, ref: ref && /^[A-Za-z0-9_]{1,64}$/.test(ref) ? ref : undefined, returnTo }} />,
+    );
+  });
+
+  app.post('/auth/sign-up', async (c) => {
+    const form = await c.req.parseBody();
+    const parsed = signUpForm.safeParse(form);
+    const values: SignUpValues = {
+      email: formText(form.email),
+      role: roleSchema.safeParse(form.role).data,
+      ref: parsed.data?.ref,
+      returnTo: safeReturnTo(formText(form.return_to), '') || undefined,
+    };
+    if (!parsed.success) {
+      const fieldErrors = Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message]));
+      return c.html(<SignUpPage values={values} error="Please check the form." fieldErrors={fieldErrors} />, 422);
+    }
+    try {
+      const user = await signUp(c.var.db, requirePepper(c), {
+        email: parsed.data.email,
+        password: parsed.data.password,
+        role: parsed.data.role,
+        referredByChannelKey: parsed.data.ref,
+      });
+      await startSession(c, user);
+      return c.redirect(values.returnTo ?? (await landingFor(c, user)), 303);
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.code !== 'validation_failed' && error.code !== 'email_taken')) throw error;
+      const field = error.code === 'email_taken' ? 'email' : 'password';
+      return c.html(<SignUpPage values={values} error={error.detail} fieldErrors={{ [field]: error.detail }} />, error.status as 409 | 422);
+    }
+  });
+
+  app.get('/auth/sign-in', async (c) => {
+    const returnTo = safeReturnTo(c.req.query('return_to'), '') || undefined;
+    if (c.var.user) return c.redirect(returnTo ?? (await landingFor(c, c.var.user)), 303);
+    const notice = c.req.query('signed_out') ? 'You are signed out.' : undefined;
+    return c.html(<SignInPage returnTo={returnTo} notice={notice} />);
+  });
+
+  app.post('/auth/sign-in', async (c) => {
+    const form = await c.req.parseBody();
+    const parsed = signInForm.safeParse(form);
+    const returnTo = safeReturnTo(formText(form.return_to), '') || undefined;
+    const email = formText(form.email)?.slice(0, 254);
+    if (!parsed.success) return c.html(<SignInPage email={email} returnTo={returnTo} error="Email or password is incorrect." />, 401);
+    try {
+      const user = await signIn(c.var.db, requirePepper(c), {
+        email: parsed.data.email,
+        password: parsed.data.password,
+        clientIp: c.req.header('CF-Connecting-IP') ?? 'unknown',
+      });
+      await startSession(c, user);
+      return c.redirect(returnTo ?? (await landingFor(c, user)), 303);
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.code !== 'invalid_credentials' && error.code !== 'too_many_attempts')) throw error;
+      for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
+      return c.html(<SignInPage email={email} returnTo={returnTo} error={error.detail} />, error.status as 401 | 429);
+    }
+  });
+
+  app.get('/auth/sign-out', (c) => c.html(<SignOutPage email={c.var.user?.email} />));
+
+  app.post('/auth/sign-out', async (c) => {
+    const token = readSessionToken(c);
+    if (token) await revokeSession(c.var.db, token);
+    clearSessionCookie(c);
+    return c.redirect('/auth/sign-in?signed_out=1', 303);
+  });
+}
