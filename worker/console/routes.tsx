@@ -75,11 +75,11 @@ interface WorkspaceContext {
 /** The workspace named by ?ws= (which must be one of the user's), else the user's first. */
 async function workspaceContext(c: Context<AppEnv>): Promise<WorkspaceContext | undefined> {
   const memberships = await listMemberships(c.var.db, currentUser(c).id);
-  if (memberships.length === 0) return undefined;
   const wanted = c.req.query('ws');
-  const current = wanted ? memberships.find((membership) => membership.workspaceId === wanted) : memberships[0];
-  if (!current) throw new ApiError('not_found', 'No such workspace.');
-  return { memberships, current };
+  // A named workspace the user does not belong to does not exist for them, as any other tenant's record.
+  if (wanted && !memberships.some((membership) => membership.workspaceId === wanted)) throw new ApiError('not_found', 'No such workspace.');
+  const current = memberships.find((membership) => membership.workspaceId === wanted) ?? memberships[0];
+  return current ? { memberships, current } : undefined;
 }
 
 function requireManager(context: WorkspaceContext): void {
