@@ -1,9 +1,10 @@
 /** Helpers for browser tests: Debian's Chromium through playwright-core, and a customer site. */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = join(process.cwd(), 'test-results', 'screenshots');
@@ -53,4 +54,24 @@ export async function serveSite(pages: Record<string, { body: string; type?: str
     origin: `http://127.0.0.1:${port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string;
+  nodes: { target: unknown }[];
+}
+
+/** axe-core's serious and critical findings for the page, or for one element (shadow DOM included). */
+export async function axeSeriousViolations(page: Page, selector: string | null = null) {
+  await page.evaluate(axeSource);
+  const results = await page.evaluate(async (context) => {
+    const axe = (window as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<{ violations: AxeViolation[] }> } }).axe;
+    return axe.run(context ? document.querySelector(context) : document, { resultTypes: ['violations'] });
+  }, selector);
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => node.target) }));
 }

@@ -1,12 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { browserAvailable, launchBrowser, screenshotPath, serveSite, type Site } from './browser';
+import { axeSeriousViolations, browserAvailable, launchBrowser, screenshotPath, serveSite, type Site } from './browser';
 
 const worker = inject('workerUrl');
 const apiKey = inject('demoApiKey');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const XSS = '"><img src=x onerror=window.__x=1>';
 
 async function api(path: string, init: RequestInit = {}) {
@@ -60,17 +57,6 @@ async function shadowActive(page: Page): Promise<string | null> {
     const active = host?.shadowRoot?.activeElement;
     return active ? `${active.tagName.toLowerCase()}${active.className ? `.${active.className.split(' ').join('.')}` : ''}` : null;
   });
-}
-
-async function axeSeriousViolations(page: Page, context: string | null) {
-  await page.evaluate(axeSource);
-  const results = await page.evaluate(async (selector) => {
-    const axe = (window as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: unknown }[] }[] }> } }).axe;
-    return axe.run(selector ? document.querySelector(selector) : document, { resultTypes: ['violations'] });
-  }, context);
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => node.target) }));
 }
 
 describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {

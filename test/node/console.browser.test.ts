@@ -1,0 +1,159 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { axeSeriousViolations, browserAvailable, launchBrowser, screenshotPath, serveSite, type Site } from './browser';
+
+const worker = inject('workerUrl');
+const PASSWORD = 'a long and unusual passphrase 42';
+const uniqueEmail = (prefix: string) => `${prefix}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}@example.com`;
+
+async function signUp(page: Page, role: 'business' | 'provider', email: string) {
+  await page.goto(`${worker}/auth/sign-up${role === 'provider' ? '?role=provider' : ''}`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+}
+
+describe.skipIf(!browserAvailable)('the console in Chromium', () => {
+  let browser: Browser;
+  let site: Site;
+  const pages: Record<string, { body: string; headers?: Record<string, string> }> = {};
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    site = await serveSite(pages);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+  });
+
+  it('a site owner signs up, creates an organisation and a channel, restyles the widget, and the pasted snippet shows it', async () => {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: worker });
+    const page = await context.newPage();
+
+    await signUp(page, 'business', uniqueEmail('owner'));
+    await page.waitForURL(`${worker}/onboarding/workspace`);
+    await page.getByLabel('Organisation name').fill('Brightline Dental');
+    await page.getByRole('button', { name: 'Create organisation' }).click();
+    await page.waitForURL(/\/integrations\?ws=ws_/);
+    await page.screenshot({ path: screenshotPath('console-integrations-empty'), fullPage: true });
+
+    await page.getByLabel('Name', { exact: true }).fill('Clinic website');
+    await page.getByLabel('Sites that may embed the widget').fill(site.origin);
+    await page.getByRole('button', { name: 'Create channel' }).click();
+    await page.waitForURL(/\/integrations\/channels\/ch_/);
+    expect(await page.getByRole('status').first().textContent()).toContain('Channel created');
+
+    await page.getByLabel('Main colour', { exact: true }).fill('#7a1fa2');
+    await page.getByLabel('Greeting', { exact: true }).fill('Welcome to Brightline! Ask about appointments.');
+    // The live preview is the real panel, and follows the form before saving.
+    const previewGreeting = page.locator('#widget-preview .bubble.assistant').first();
+    await expect.poll(() => previewGreeting.textContent()).toBe('Welcome to Brightline! Ask about appointments.');
+    await page.screenshot({ path: screenshotPath('console-channel-editor'), fullPage: true });
+    await page.getByRole('button', { name: 'Save widget' }).click();
+    await page.waitForURL(/notice=saved/);
+
+    await page.getByRole('button', { name: 'Copy snippet' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
+    const snippet = await page.evaluate(() => navigator.clipboard.readText());
+    expect(snippet).toMatch(/^<script async src="[^"]+\/embed\/widget\.js" data-channel-id="ch_[0-9a-z]+" data-console-origin="[^"]+"><\/script>$/);
+    await page.getByRole('button', { name: 'Copy link' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(/\/widget\/ch_/);
+
+    // Paste it into the owner's site, another origin.
+    pages['/clinic.html'] = {
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Brightline Dental</title></head><body><h1>Brightline Dental</h1>${snippet}</body></html>`,
+    };
+    const visitor = await browser.newPage();
+    await visitor.goto(`${site.origin}/clinic.html`);
+    const launcher = visitor.locator('div[data-egw] button.l');
+    await launcher.waitFor();
+    await expect.poll(() => launcher.evaluate((element) => getComputedStyle(element).backgroundColor)).toBe('rgb(122, 31, 162)');
+    await launcher.click();
+    await visitor.locator('div[data-egw] .bubble.assistant', { hasText: 'Welcome to Brightline! Ask about appointments.' }).waitFor();
+    expect(await visitor.locator('div[data-egw] .head').evaluate((element) => getComputedStyle(element).backgroundColor)).toBe('rgb(122, 31, 162)');
+    await visitor.screenshot({ path: screenshotPath('console-snippet-on-site') });
+    await visitor.close();
+
+    const narrow = await context.newPage();
+    await narrow.setViewportSize({ width: 375, height: 812 });
+    await narrow.goto(page.url());
+    await narrow.screenshot({ path: screenshotPath('console-channel-375'), fullPage: true });
+    const overflow = await narrow.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await context.close();
+  });
+
+  it('the widget’s provider link leads to sign-up with the role preselected, then to provider onboarding', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${worker}/demo`);
+    await page.locator('div[data-egw] button.l').click();
+    const link = page.locator('div[data-egw] a.provider');
+    const [signUpPage] = await Promise.all([context.waitForEvent('page'), link.click()]);
+    await signUpPage.waitForLoadState();
+    expect(new URL(signUpPage.url()).pathname).toBe('/auth/sign-up');
+    expect(new URL(signUpPage.url()).searchParams.get('role')).toBe('provider');
+    expect(new URL(signUpPage.url()).searchParams.get('ref')).toBe('ch_demo');
+    await expect(signUpPage.getByRole('radio', { name: /An expert or agent/ }).isChecked()).resolves.toBe(true);
+    await signUpPage.screenshot({ path: screenshotPath('auth-sign-up-provider') });
+    await signUpPage.getByLabel('Email').fill(uniqueEmail('expert'));
+    await signUpPage.getByLabel('Password').fill(PASSWORD);
+    await signUpPage.getByRole('button', { name: 'Create account' }).click();
+    await signUpPage.waitForURL(`${worker}/provider/onboarding`);
+    expect(await signUpPage.textContent('main')).toContain('registered');
+    expect(await signUpPage.textContent('main')).toContain('ch_demo');
+    await context.close();
+  });
+
+  it('axe-core finds no serious or critical violation on the auth pages and /integrations', async () => {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    for (const path of ['/auth/sign-up', '/auth/sign-in', '/auth/sign-out']) {
+      await page.goto(`${worker}${path}`);
+      expect({ path, violations: await axeSeriousViolations(page) }).toEqual({ path, violations: [] });
+    }
+    await page.goto(`${worker}/auth/sign-in`);
+    await page.getByLabel('Email').fill('nobody@example.com');
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    expect(await axeSeriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath('auth-sign-in-error') });
+
+    await signUp(page, 'business', uniqueEmail('axe'));
+    await page.waitForURL(`${worker}/onboarding/workspace`);
+    expect(await axeSeriousViolations(page)).toEqual([]);
+    await page.getByLabel('Organisation name').fill('Axe Checks Inc');
+    await page.getByRole('button', { name: 'Create organisation' }).click();
+    await page.waitForURL(/\/integrations\?ws=/);
+    await page.getByLabel('Name', { exact: true }).fill('Checked site');
+    await page.getByRole('button', { name: 'Create channel' }).click();
+    await page.waitForURL(/\/integrations\/channels\//);
+    expect(await axeSeriousViolations(page)).toEqual([]);
+    await page.goto(page.url().replace(/\/channels\/[^?]+/, ''));
+    expect(await axeSeriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath('console-integrations'), fullPage: true });
+    await page.getByRole('link', { name: 'Team' }).click();
+    expect(await axeSeriousViolations(page)).toEqual([]);
+    await context.close();
+  });
+
+  it('the console can be used from the keyboard: skip link, then the create-channel form', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signUp(page, 'business', uniqueEmail('keys'));
+    await page.getByLabel('Organisation name').fill('Keyboard Co');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/integrations\?ws=/);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.getByLabel('Name', { exact: true }).focus();
+    await page.keyboard.type('Typed channel');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/integrations\/channels\//);
+    expect(await page.textContent('h1')).toBe('Typed channel');
+    await context.close();
+  });
+});
