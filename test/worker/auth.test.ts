@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { safeReturnTo } from '../../worker/console/session';
 import { ACCOUNT_FAILURE_LIMIT, CLIENT_FAILURE_LIMIT } from '../../worker/platform/accounts';
 import { PBKDF2_ITERATIONS, WORKERS_PBKDF2_MAX_ITERATIONS, parsePasswordHash } from '../../worker/lib/passwords';
-import { getPage, postForm, sessionCookieFrom, signUpOwner, signUpUser, uniqueEmail } from './console-helpers';
+import { getPage, postForm, sessionCookieFrom, setCookies, signUpOwner, signUpUser, uniqueEmail } from './console-helpers';
 
 async function sha256Hex(text: string) {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
@@ -29,7 +29,7 @@ describe('sign-up', () => {
     const response = await postForm('/auth/sign-up', { email: email.toUpperCase(), password: 'correct horse battery staple', role: 'business' });
     expect(response.status).toBe(303);
     expect(response.headers.get('Location')).toBe('/onboarding/workspace');
-    const setCookie = response.headers.getSetCookie().find((cookie) => cookie.startsWith('egw_session='))!;
+    const setCookie = setCookies(response).find((cookie) => cookie.startsWith('egw_session='))!;
     expect(setCookie).toMatch(/HttpOnly/);
     expect(setCookie).toMatch(/SameSite=Lax/);
     expect(setCookie).toMatch(/Path=\//);

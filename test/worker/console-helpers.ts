@@ -32,9 +32,14 @@ export function getPage(path: string, cookie?: string): Promise<Response> {
   return SELF.fetch(`${ORIGIN}${path}`, { headers: cookie ? { Cookie: `${SESSION_COOKIE}=${cookie}` } : {}, redirect: 'manual' });
 }
 
+/** Every Set-Cookie header (workerd has getSetCookie; these workers-types do not declare it). */
+export function setCookies(response: Response): string[] {
+  return (response.headers as Headers & { getSetCookie(): string[] }).getSetCookie();
+}
+
 /** The session token a response sets, or undefined; "" when it clears the cookie. */
 export function sessionCookieFrom(response: Response): string | undefined {
-  for (const cookie of response.headers.getSetCookie()) {
+  for (const cookie of setCookies(response)) {
     const match = new RegExp(`^${SESSION_COOKIE}=([^;]*)`).exec(cookie);
     if (match) return match[1];
   }
