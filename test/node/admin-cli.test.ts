@@ -1,0 +1,47 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+
+const run = promisify(execFile);
+const worker = inject('workerUrl');
+
+async function admin(...args: string[]) {
+  const { stdout } = await run(process.execPath, ['scripts/admin.mjs', '--url', worker, ...args], {
+    env: { ...process.env, EGW_ADMIN_TOKEN: inject('adminToken') },
+  });
+  return JSON.parse(stdout);
+}
+
+describe('npm run admin', () => {
+  it('creates an organisation, issues, lists and revokes a key, and reads the audit log', async () => {
+    const organization = await admin('orgs', 'create', '--name', 'CLI Org', '--workspace-name', 'Production');
+    expect(organization.workspace_id).toMatch(/^ws_/);
+    const key = await admin('keys', 'create', '--workspace', organization.workspace_id, '--scopes', 'execute,leads:write', '--rate-limit', '120', '--quota', '1000');
+    expect(key.token).toMatch(/^egk_/);
+    expect(key).toMatchObject({ scopes: ['execute', 'leads:write'], rate_limit_per_minute: 120, monthly_quota: 1000 });
+
+    const execute = await fetch(`${worker}/api/execute`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ domain: 'consultation', execution_mode: 'sync', required_scopes: ['execute'], text: 'From the CLI test' }),
+    });
+    expect(execute.status).toBe(200);
+
+    const listed = await admin('keys', 'list', '--workspace', organization.workspace_id);
+    expect(listed.data.map((entry: { key_id: string }) => entry.key_id)).toEqual([key.key_id]);
+    expect(JSON.stringify(listed)).not.toContain(key.token);
+    const revoked = await admin('keys', 'revoke', key.key_id);
+    expect(revoked.state).toBe('revoked');
+    const audit = await admin('audit', '--workspace', organization.workspace_id);
+    expect(audit.data.map((entry: { action: string }) => entry.action)).toEqual([
+      'api_key.revoked',
+      'execution.completed',
+      'api_key.issued',
+      'organization.created',
+    ]);
+  });
+
+  it('explains a failure and exits non-zero', async () => {
+    await expect(admin('keys', 'create', '--workspace', 'ws_missing', '--scopes', 'execute')).rejects.toMatchObject({ code: 1 });
+  });
+});
