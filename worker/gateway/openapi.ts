@@ -19,6 +19,13 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, baseUrl: string):
       scheme: 'bearer',
       description: 'An API key (`egk_…`) issued through provisioning, or an administrator token.',
     });
+    app.openAPIRegistry.registerComponent('securitySchemes', 'consoleSession', {
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'egw_session',
+      description:
+        'A signed-in console session (the cookie is `__Host-egw_session` on https). Send the workspace in `X-Workspace-Id`; changes must come from the console origin.',
+    });
     document = app.getOpenAPI31Document({
       openapi: '3.1.0',
       info: {

@@ -13,8 +13,10 @@ export interface RequestLogLine {
   path: string;
   status: number;
   duration_ms: number;
-  actor_kind: 'admin' | 'api_key' | 'anonymous';
+  actor_kind: 'admin' | 'api_key' | 'user' | 'anonymous';
   key_id: string | null;
+  /** The console user, for requests made with a session. */
+  user_id: string | null;
   d1_round_trips: number;
   d1_statements: number;
 }
@@ -53,8 +55,9 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
       path: new URL(c.req.url).pathname,
       status,
       duration_ms: Date.now() - startedAt,
-      actor_kind: actor?.kind ?? 'anonymous',
+      actor_kind: actor?.kind ?? (c.var.user ? 'user' : 'anonymous'),
       key_id: actor?.kind === 'api_key' ? actor.key.id : null,
+      user_id: c.var.user?.id ?? null,
       d1_round_trips: counter.roundTrips,
       d1_statements: counter.statements,
     };

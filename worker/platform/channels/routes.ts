@@ -9,7 +9,8 @@ import { channelSchema, createChannelSchema, updateChannelSchema } from './schem
 import { createChannel, describeChannel, getChannel, listChannelIntake, listChannels, updateChannel } from './service';
 
 const TAG = 'Channels';
-const security = [{ bearerAuth: [] }];
+/** A workspace API key, or a console session of a member. */
+const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { consoleSession: [] }];
 const channelKeyParam = z.object({
   channelKey: z.string().min(1).max(64).openapi({ param: { name: 'channelKey', in: 'path' }, example: 'ch_demo' }),
 });
