@@ -75,8 +75,9 @@ export const adminTokens = sqliteTable('admin_tokens', {
 });
 
 /**
- * One row per key: a fixed one-minute window that opens at the first request after the last
- * window closed. Incremented atomically, so exactly `limit` requests pass per window.
+ * Counters in fixed windows, one row per subject (worker/platform/rate-limit.ts): API keys,
+ * intake per channel and client, failed sign-ins. Incremented atomically, so limits are exact.
+ * The column keeps its first name, key_id, though it now holds any subject.
  */
 export const rateLimitWindows = sqliteTable('rate_limit_windows', {
   keyId: text('key_id').primaryKey(),
@@ -325,11 +326,4 @@ export const providers = sqliteTable('providers', {
   referredByChannelKey: text('referred_by_channel_key'),
   createdAt: createdAt(),
   updatedAt: integer('updated_at').notNull(),
-});
-
-/** Failed sign-ins per subject (an account or a client), counted in a sliding window. */
-export const signInFailures = sqliteTable('sign_in_failures', {
-  subject: text('subject').primaryKey(),
-  windowStart: integer('window_start').notNull(),
-  failures: integer('failures').notNull(),
 });

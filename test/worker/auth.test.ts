@@ -135,7 +135,7 @@ describe('sign-in', () => {
     expect(Number(blocked.headers.get('Retry-After'))).toBeGreaterThan(0);
     expect(sessionCookieFrom(blocked)).toBeUndefined();
     // The window passes: the right password works again.
-    await env.DB.prepare('UPDATE sign_in_failures SET window_start = window_start - 900000').run();
+    await env.DB.prepare("UPDATE rate_limit_windows SET window_start = window_start - 900000 WHERE key_id LIKE 'signin:%'").run();
     expect((await postForm('/auth/sign-in', { email, password }, { ip: '198.18.1.1' })).status).toBe(303);
   });
 

@@ -15,6 +15,7 @@ import { clearSessionCookie, createSession, readSessionToken, revokeSession, set
 import { listMemberships, signIn, signUp, type AccountRole } from '../platform/accounts';
 import { consoleOrigin } from '../platform/channels/service';
 import { Document } from './document';
+import { Field } from './forms';
 import { setPageSecurityHeaders } from './security';
 import { loadSession, safeReturnTo } from './session';
 
@@ -90,46 +91,19 @@ export function SignUpPage({ values, error, fieldErrors = {} }: { values: SignUp
             </span>
           </label>
         </fieldset>
-        <div class="field">
-          <label for="email">Email</label>
-          <input
-            id="email"
-            name="email"
-            type="email"
-            autocomplete="email"
-            required
-            value={values.email ?? ''}
-            aria-invalid={fieldErrors.email ? 'true' : undefined}
-            aria-describedby={fieldErrors.email ? 'email-error' : undefined}
-          />
-          {fieldErrors.email ? (
-            <p class="field-error" id="email-error">
-              {fieldErrors.email}
-            </p>
-          ) : null}
-        </div>
-        <div class="field">
-          <label for="password">Password</label>
-          <input
-            id="password"
-            name="password"
-            type="password"
-            autocomplete="new-password"
-            required
-            minlength={PASSWORD_MIN_LENGTH}
-            maxlength={PASSWORD_MAX_LENGTH}
-            aria-invalid={fieldErrors.password ? 'true' : undefined}
-            aria-describedby={fieldErrors.password ? 'password-hint password-error' : 'password-hint'}
-          />
-          <p class="hint" id="password-hint">
-            At least {PASSWORD_MIN_LENGTH} characters; a long passphrase is best. Common passwords are refused.
-          </p>
-          {fieldErrors.password ? (
-            <p class="field-error" id="password-error">
-              {fieldErrors.password}
-            </p>
-          ) : null}
-        </div>
+        <Field id="email" name="email" label="Email" type="email" autocomplete="email" required value={values.email} errors={fieldErrors} />
+        <Field
+          id="password"
+          name="password"
+          label="Password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minlength={PASSWORD_MIN_LENGTH}
+          maxlength={PASSWORD_MAX_LENGTH}
+          errors={fieldErrors}
+          hint={`At least ${PASSWORD_MIN_LENGTH} characters; a long passphrase is best. Common passwords are refused.`}
+        />
         {values.ref ? <input type="hidden" name="ref" value={values.ref} /> : null}
         {values.returnTo ? <input type="hidden" name="return_to" value={values.returnTo} /> : null}
         <button type="submit" class="button primary">
@@ -153,14 +127,8 @@ export function SignInPage({ email, returnTo, error, notice }: { email?: string;
         </div>
       ) : null}
       <form method="post" action="/auth/sign-in" class="stack">
-        <div class="field">
-          <label for="email">Email</label>
-          <input id="email" name="email" type="email" autocomplete="email" required value={email ?? ''} />
-        </div>
-        <div class="field">
-          <label for="password">Password</label>
-          <input id="password" name="password" type="password" autocomplete="current-password" required />
-        </div>
+        <Field id="email" name="email" label="Email" type="email" autocomplete="email" required value={email} />
+        <Field id="password" name="password" label="Password" type="password" autocomplete="current-password" required />
         {returnTo ? <input type="hidden" name="return_to" value={returnTo} /> : null}
         <button type="submit" class="button primary">
           Sign in

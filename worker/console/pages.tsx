@@ -12,9 +12,10 @@ import type { ChannelView, PublicWidgetConfig } from '../platform/channels/schem
 import type { IntakeEntry } from '../platform/channels/service';
 import type { ApiKeyDescription } from '../platform/identity';
 import { Document } from './document';
+import { Field, Select, type FieldErrors } from './forms';
 import { jsonForScriptBlock } from './security';
 
-export type FieldErrors = Record<string, string>;
+export type { FieldErrors } from './forms';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) + ' UTC' : '');
 const wsQuery = (workspaceId: string) => `?ws=${encodeURIComponent(workspaceId)}`;
@@ -95,70 +96,6 @@ export function ConsoleLayout({ title, user, memberships = [], current, active, 
         <script src={src} defer></script>
       ))}
     </Document>
-  );
-}
-
-function Field(props: {
-  name: string;
-  label: string;
-  value?: string | number | null;
-  type?: string;
-  errors?: FieldErrors;
-  hint?: string;
-  required?: boolean;
-  multiline?: boolean;
-  placeholder?: string;
-  maxlength?: number;
-}) {
-  const id = `f-${props.name.replace(/[^a-z0-9]+/gi, '-')}`;
-  const error = props.errors?.[props.name];
-  const describedBy = [props.hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
-  const common = {
-    id,
-    name: props.name,
-    required: props.required,
-    placeholder: props.placeholder,
-    maxlength: props.maxlength,
-    'aria-invalid': error ? 'true' : undefined,
-    'aria-describedby': describedBy,
-  };
-  return (
-    <div class="field">
-      <label for={id}>{props.label}</label>
-      {props.multiline ? (
-        <textarea {...common} rows={3}>
-          {props.value ?? ''}
-        </textarea>
-      ) : (
-        <input {...common} type={props.type ?? 'text'} value={props.value === null || props.value === undefined ? '' : String(props.value)} />
-      )}
-      {props.hint ? (
-        <p class="hint" id={`${id}-hint`}>
-          {props.hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p class="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      ) : null}
-    </div>
-  );
-}
-
-function Select(props: { name: string; label: string; value: string; options: [string, string][] }) {
-  const id = `f-${props.name.replace(/[^a-z0-9]+/gi, '-')}`;
-  return (
-    <div class="field">
-      <label for={id}>{props.label}</label>
-      <select id={id} name={props.name}>
-        {props.options.map(([value, label]) => (
-          <option value={value} selected={value === props.value}>
-            {label}
-          </option>
-        ))}
-      </select>
-    </div>
   );
 }
 

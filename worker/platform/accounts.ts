@@ -2,15 +2,16 @@
  * Platform identity for people: sign-up and sign-in (with throttling), the provider record
  * of provider users, and workspace membership (owner, admin, member).
  */
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { sha256Hex } from '../lib/crypto';
 import { schema, type Database } from '../lib/db';
 import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { burnVerification, hashPassword, passwordProblem, verifyPassword } from '../lib/passwords';
 import { auditInsert, type AuditContext } from './identity';
+import { clearWindow, countInWindow, readWindows } from './rate-limit';
 
-const { users, providers, memberships, workspaces, organizations, signInFailures } = schema;
+const { users, providers, memberships, workspaces, organizations } = schema;
 
 export type AccountRole = 'business' | 'provider';
 export type WorkspaceRole = 'owner' | 'admin' | 'member';
@@ -72,8 +73,8 @@ export async function signUp(db: Database, pepper: string, input: SignUpInput, n
 /** Subjects whose failures are counted: the account (even when it does not exist) and the client. */
 async function throttleSubjects(email: string, clientIp: string) {
   return {
-    account: `acct:${await sha256Hex(normalizeEmail(email))}`,
-    client: `ip:${(await sha256Hex(clientIp)).slice(0, 32)}`,
+    account: `signin:acct:${await sha256Hex(normalizeEmail(email))}`,
+    client: `signin:ip:${(await sha256Hex(clientIp)).slice(0, 32)}`,
   };
 }
 
@@ -81,17 +82,12 @@ const invalidCredentials = () => new ApiError('invalid_credentials', 'Email or p
 
 export async function signIn(db: Database, pepper: string, input: { email: string; password: string; clientIp: string }, now = Date.now()) {
   const subjects = await throttleSubjects(input.email, input.clientIp);
-  const counted = await db
-    .select()
-    .from(signInFailures)
-    .where(inArray(signInFailures.subject, [subjects.account, subjects.client]));
-  for (const row of counted) {
-    const limit = row.subject === subjects.account ? ACCOUNT_FAILURE_LIMIT : CLIENT_FAILURE_LIMIT;
-    const resetAt = row.windowStart + SIGN_IN_WINDOW_MS;
-    if (row.failures >= limit && resetAt > now) {
-      const minutes = Math.ceil((resetAt - now) / 60_000);
+  for (const window of await readWindows(db, [subjects.account, subjects.client], now, SIGN_IN_WINDOW_MS)) {
+    const limit = window.subject === subjects.account ? ACCOUNT_FAILURE_LIMIT : CLIENT_FAILURE_LIMIT;
+    if (window.count >= limit) {
+      const minutes = Math.ceil((window.resetAt - now) / 60_000);
       throw new ApiError('too_many_attempts', `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
-        headers: { 'Retry-After': String(Math.ceil((resetAt - now) / 1000)) },
+        headers: { 'Retry-After': String(Math.ceil((window.resetAt - now) / 1000)) },
       });
     }
   }
@@ -99,28 +95,14 @@ export async function signIn(db: Database, pepper: string, input: { email: strin
   const user = await db.select().from(users).where(eq(users.email, normalizeEmail(input.email))).get();
   const verdict = user ? await verifyPassword(input.password, user.passwordHash, pepper) : (await burnVerification(input.password, pepper), undefined);
   if (!user || !verdict?.valid) {
-    const expired = sql`${now} - ${signInFailures.windowStart} >= ${SIGN_IN_WINDOW_MS}`;
-    const count = (subject: string) =>
-      db
-        .insert(signInFailures)
-        .values({ subject, windowStart: now, failures: 1 })
-        .onConflictDoUpdate({
-          target: signInFailures.subject,
-          set: {
-            windowStart: sql`CASE WHEN ${expired} THEN ${now} ELSE ${signInFailures.windowStart} END`,
-            failures: sql`CASE WHEN ${expired} THEN 1 ELSE ${signInFailures.failures} + 1 END`,
-          },
-        });
-    await db.batch([count(subjects.account), count(subjects.client)]);
+    await Promise.all([countInWindow(db, subjects.account, now, SIGN_IN_WINDOW_MS), countInWindow(db, subjects.client, now, SIGN_IN_WINDOW_MS)]);
     throw invalidCredentials();
   }
 
-  await db.batch([
-    db.delete(signInFailures).where(eq(signInFailures.subject, subjects.account)),
-    ...(verdict.needsRehash
-      ? [db.update(users).set({ passwordHash: await hashPassword(input.password, pepper), updatedAt: now }).where(eq(users.id, user.id))]
-      : []),
-  ]);
+  await clearWindow(db, subjects.account);
+  if (verdict.needsRehash) {
+    await db.update(users).set({ passwordHash: await hashPassword(input.password, pepper), updatedAt: now }).where(eq(users.id, user.id));
+  }
   return { id: user.id, email: user.email, role: user.role };
 }
 
