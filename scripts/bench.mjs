@@ -83,10 +83,18 @@ try {
     }),
   );
 
-  // Grow the data further: many more keys and organisations, on top of the rows the load wrote.
+  // Grow the data further: many more organisations, keys and channels, on top of the rows the load wrote.
   for (let i = 0; i < 25; i++) {
     const org = await adminCall(worker, '/api/admin/organizations', { name: `Growth ${i}` });
-    for (let j = 0; j < 4; j++) await adminCall(worker, '/api/admin/api-keys', { workspace_id: org.workspace_id, name: `k${j}`, scopes: ['execute'] });
+    for (let j = 0; j < 4; j++) {
+      const grown = await adminCall(worker, '/api/admin/api-keys', { workspace_id: org.workspace_id, name: `k${j}`, scopes: ['execute', 'channels:write'] });
+      const channel = await fetch(`${worker.url}/api/integrations/channels`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${grown.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: `Site ${j}`, domain: 'consultation' }),
+      });
+      if (channel.status !== 201) throw new Error(`channel: ${channel.status}`);
+    }
   }
   const d1After = await d1WorkOfOneExecute(worker, key.token);
 
@@ -98,7 +106,7 @@ try {
   console.log(`ratio execute/healthz: throughput ${(execute.requestsPerSecond / healthz.requestsPerSecond).toFixed(3)}, p50 latency ${(execute.p50 / Math.max(healthz.p50, 1)).toFixed(2)}x`);
   console.log(
     `D1 per execute: ${d1Before.roundTrips} round trips (${d1Before.statements} statements) on a fresh key; ` +
-      `${d1After.roundTrips} round trips (${d1After.statements} statements) after ${execute.total} more executions and 100 more keys`,
+      `${d1After.roundTrips} round trips (${d1After.statements} statements) after ${execute.total} more executions, 100 more keys and 100 more channels`,
   );
   if (d1After.roundTrips !== d1Before.roundTrips || d1After.statements !== d1Before.statements) {
     console.error('FAIL: the D1 work of one execute grew with the data.');

@@ -33,15 +33,16 @@ await buildEntry('widget/loader.ts', 'widget.js', { __PANEL_VERSION__: JSON.stri
 // The console's own enhancements (copy buttons, live preview) sit beside them.
 await buildEntry('widget/console.ts', 'console.js');
 
-// Workers static assets read this file: short caching for the unversioned loader, longer for
-// the panel (the loader always asks for a versioned URL). Public scripts need no cookies.
+// Workers static assets read this file. Short caching for all three: the snippet's loader URL
+// never changes, and the hosted inbox asks for the panel without a version. The loader asks
+// for panel.js?v=<hash>, so a widget picks up a new panel as soon as its loader refreshes.
 writeFileSync(
   join(ROOT, 'dist/public/_headers'),
   `/embed/widget.js
   Cache-Control: public, max-age=300, stale-while-revalidate=3600
   X-Content-Type-Options: nosniff
 /embed/panel.js
-  Cache-Control: public, max-age=86400
+  Cache-Control: public, max-age=300, stale-while-revalidate=3600
   X-Content-Type-Options: nosniff
 /embed/console.js
   Cache-Control: public, max-age=300

@@ -105,14 +105,17 @@ describe('D1 work per execution', () => {
     return { trips: Number(response.headers.get('X-D1-Queries')), statements: Number(response.headers.get('X-D1-Statements')) };
   }
 
-  it('stays the same as keys, workspaces and rows grow', async () => {
+  it('stays the same as keys, workspaces, channels and rows grow', async () => {
     const tenant = await createTenant();
     const before = await queriesFor(tenant.token);
     const beforeIdempotent = await queriesFor(tenant.token, executeBody({ idempotency_key: 'q-1' }));
-    // Grow the data: more tenants, more keys, many executions.
+    // Grow the data: more tenants, keys, channels and executions.
     for (let i = 0; i < 5; i++) {
-      const other = await createTenant();
+      const other = await createTenant({ scopes: ['execute', 'channels:write'] });
       for (let j = 0; j < 4; j++) await execute(other.token, executeBody());
+      for (let j = 0; j < 3; j++) {
+        await call('/api/integrations/channels', { token: other.token, body: { name: `Site ${j}`, domain: 'consultation' } });
+      }
     }
     for (let i = 0; i < 20; i++) await execute(tenant.token, executeBody());
     const after = await queriesFor(tenant.token);

@@ -1,0 +1,35 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: plain ES modules shared with the Node scripts.
+import { wrangler } from '../../scripts/lib.mjs';
+// @ts-expect-error: plain ES modules shared with the Node scripts.
+import { prepareLocalDatabase } from '../../scripts/local-worker.mjs';
+
+const folder = mkdtempSync(join(tmpdir(), 'egw-seed-test-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+/** Every row of every table (and the migrations record), as JSON text. */
+async function dumpDatabase(): Promise<string> {
+  const query = (sql: string) => wrangler(['d1', 'execute', 'DB', '--local', '--persist-to', join(folder, 'state'), '--json', '--command', sql]);
+  const tables = JSON.parse(await query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name"))[0]
+    .results as { name: string }[];
+  const statements = tables.map(({ name }) => `SELECT '${name}' AS table_name, * FROM "${name}" ORDER BY 2`).join('; ');
+  // Only the rows: the meta block carries timings that differ between runs.
+  return JSON.stringify((JSON.parse(await query(statements)) as { results: unknown[] }[]).map((entry) => entry.results), null, 1);
+}
+
+describe('the local demo seed', () => {
+  it('is idempotent: a second run of migrations and seed changes nothing', async () => {
+    const demoApiKey = 'egk_DemoKey4TheSeededTenantXq7Rs9';
+    await prepareLocalDatabase({ persistTo: join(folder, 'state'), demoApiKey });
+    const first = await dumpDatabase();
+    expect(first).toContain('"ch_demo"');
+    expect(first).toContain('"key_demo"');
+    expect(first).toContain('"0003_drop_sign_in_failures.sql"');
+    expect(first).not.toContain(demoApiKey);
+    await prepareLocalDatabase({ persistTo: join(folder, 'state'), demoApiKey });
+    expect(await dumpDatabase()).toBe(first);
+  });
+});
