@@ -19,7 +19,12 @@ const persistIndex = passThrough.indexOf('--persist-to');
 console.log('Building the widget…');
 await buildWidget();
 console.log('Applying local D1 migrations and seeding the demo tenant…');
-await prepareLocalDatabase({ persistTo: persistIndex >= 0 ? passThrough[persistIndex + 1] : undefined, demoApiKey: vars.DEMO_API_KEY ?? '' });
+await prepareLocalDatabase({
+  persistTo: persistIndex >= 0 ? passThrough[persistIndex + 1] : undefined,
+  demoApiKey: vars.DEMO_API_KEY ?? '',
+  demoPassword: vars.DEMO_PASSWORD,
+  pepper: vars.PASSWORD_PEPPER,
+});
 
 const portIndex = passThrough.indexOf('--port');
 const port = portIndex >= 0 ? passThrough[portIndex + 1] : '8787';
@@ -30,6 +35,8 @@ Demo tenant ready (local only):
   API key  ${vars.DEMO_API_KEY}   (DEMO_API_KEY in .dev.vars)
   Admin    ADMIN_TOKEN in .dev.vars (for npm run admin)
   Docs     ${base}/docs
+  Console  ${base}/auth/sign-in  as owner@demo.test (site owner) or expert@demo.test (active expert);
+           the password is DEMO_PASSWORD in .dev.vars
   Widget   ${base}/demo  (a pretend customer site with the real snippet)
   Inbox    ${base}/widget/ch_demo  (the hosted inbox)
 

@@ -17,18 +17,21 @@ export function buildWidget() {
 }
 
 /** Applies the migrations to a local D1 (optionally in its own folder) and seeds the demo tenant. */
-export async function prepareLocalDatabase({ persistTo, demoApiKey }) {
+export async function prepareLocalDatabase({ persistTo, demoApiKey, demoPassword, pepper }) {
   const persistArgs = persistTo ? ['--persist-to', persistTo] : [];
   await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', ...persistArgs]);
   const seedDir = mkdtempSync(join(tmpdir(), 'egw-seed-'));
   const seedFile = join(seedDir, 'seed.sql');
-  writeFileSync(seedFile, seedSql({ demoApiKey }));
+  writeFileSync(seedFile, seedSql({ demoApiKey, demoPassword, pepper }));
   try {
     await wrangler(['d1', 'execute', 'DB', '--local', '--file', seedFile, ...persistArgs]);
   } finally {
     rmSync(seedDir, { recursive: true, force: true });
   }
 }
+
+/** The demo users' password in throwaway test workers. */
+export const DEMO_TEST_PASSWORD = 'demo password for tests';
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -64,9 +67,10 @@ export async function startLocalWorker({ vars = {}, quiet = true } = {}) {
   const persistTo = mkdtempSync(join(tmpdir(), 'egw-worker-'));
   const demoApiKey = 'egk_DemoKey4TheSeededTenantXq7Rs9';
   const adminToken = 'egadm_local_test_admin_token_000000000001';
-  await prepareLocalDatabase({ persistTo, demoApiKey });
+  const pepper = 'local-test-pepper-0123456789';
+  await prepareLocalDatabase({ persistTo, demoApiKey, demoPassword: DEMO_TEST_PASSWORD, pepper });
   const [port, inspectorPort] = [await freePort(), await freePort()];
-  const allVars = { ADMIN_TOKEN: adminToken, PASSWORD_PEPPER: 'local-test-pepper-0123456789', ...vars };
+  const allVars = { ADMIN_TOKEN: adminToken, PASSWORD_PEPPER: pepper, ...vars };
   const args = [
     WRANGLER, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
     '--persist-to', persistTo, '--show-interactive-dev-session=false', '--log-level', 'warn',

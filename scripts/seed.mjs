@@ -1,12 +1,23 @@
 // The local demo tenant (PRODUCT.md section 0). Idempotent: every statement leaves an
 // existing row as it is, so a second run changes nothing. Never runs on deploy.
+import { createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { sha256Hex } from './lib.mjs';
+
+/** The Worker's password scheme (worker/lib/passwords.ts): HMAC with the pepper, then PBKDF2-SHA256. */
+function hashPassword(password, pepper) {
+  const salt = randomBytes(16);
+  const peppered = createHmac('sha256', pepper).update(password).digest();
+  const hash = pbkdf2Sync(peppered, salt, 100_000, 32, 'sha256');
+  return `pbkdf2-sha256$100000$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
 
 export const DEMO = {
   organizationId: 'org_demo',
   workspaceId: 'ws_demo',
   keyId: 'key_demo',
   channelKey: 'ch_demo',
+  ownerEmail: 'owner@demo.test',
+  expertEmail: 'expert@demo.test',
 };
 
 /** The demo channel's widget: a complete WidgetConfig (worker/platform/channels/schemas.ts). */
@@ -28,7 +39,14 @@ const demoWidget = {
 
 const quote = (value) => (value === null ? 'NULL' : `'${String(value).replaceAll("'", "''")}'`);
 
-export function seedSql({ demoApiKey, now = Date.now() }) {
+/**
+ * The demo tenant: organisation, workspace, API key, channel, a site owner who owns the
+ * workspace, and an active expert. Every row is inserted only when missing (the demo users'
+ * password hashes use a fresh salt, so "first run wins" keeps a second run from changing them).
+ */
+export function seedSql({ demoApiKey, demoPassword, pepper, now = Date.now() }) {
+  if (!demoPassword || demoPassword.length < 8) throw new Error('DEMO_PASSWORD in .dev.vars must have at least 8 characters.');
+  if (!pepper) throw new Error('PASSWORD_PEPPER is missing from .dev.vars.');
   if (!/^egk_[1-9A-HJ-NP-Za-km-z]{20,}$/.test(demoApiKey)) {
     throw new Error('DEMO_API_KEY in .dev.vars must look like egk_ followed by at least 20 base58 characters.');
   }
@@ -45,5 +63,13 @@ INSERT INTO api_keys (id, workspace_id, name, token_hash, token_prefix, scopes, 
 INSERT INTO channels (channel_key, workspace_id, name, domain, allowed_origins, first_party_origins, status, widget_config, created_at, updated_at)
   VALUES (${quote(DEMO.channelKey)}, ${quote(DEMO.workspaceId)}, 'Demo website', 'consultation', '[]', '[]', 'active', ${quote(JSON.stringify(demoWidget))}, ${now}, ${now})
   ON CONFLICT(channel_key) DO NOTHING;
+INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('usr_demo_owner', ${quote(DEMO.ownerEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'business', ${now}, ${now})
+  ON CONFLICT(id) DO NOTHING;
+INSERT INTO memberships (user_id, workspace_id, role, created_at) VALUES ('usr_demo_owner', ${quote(DEMO.workspaceId)}, 'owner', ${now})
+  ON CONFLICT DO NOTHING;
+INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('usr_demo_expert', ${quote(DEMO.expertEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'provider', ${now}, ${now})
+  ON CONFLICT(id) DO NOTHING;
+INSERT INTO providers (id, user_id, status, referred_by_channel_key, created_at, updated_at) VALUES ('prv_demo_expert', 'usr_demo_expert', 'active', NULL, ${now}, ${now})
+  ON CONFLICT(id) DO NOTHING;
 `;
 }

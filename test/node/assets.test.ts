@@ -23,3 +23,27 @@ describe('widget assets served by the Worker', () => {
     expect(html).toContain(`src="${worker}/embed/widget.js"`);
   });
 });
+
+describe('the seeded demo accounts', () => {
+  it('the demo owner signs in and sees the demo channel; the expert is active', async () => {
+    // @ts-expect-error: a plain ES module shared with the Node scripts.
+    const { DEMO_TEST_PASSWORD } = await import('../../scripts/local-worker.mjs');
+    const signIn = (email: string) =>
+      fetch(`${worker}/auth/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: worker },
+        body: new URLSearchParams({ email, password: DEMO_TEST_PASSWORD }).toString(),
+      });
+    const owner = await signIn('owner@demo.test');
+    expect(owner.status).toBe(303);
+    expect(owner.headers.get('Location')).toBe('/integrations');
+    const cookie = owner.headers.get('Set-Cookie')!.split(';')[0]!;
+    const page = await (await fetch(`${worker}/integrations`, { headers: { Cookie: cookie } })).text();
+    expect(page).toContain('ch_demo');
+    const expert = await signIn('expert@demo.test');
+    expect(expert.headers.get('Location')).toBe('/provider/onboarding');
+    const landing = await (await fetch(`${worker}/provider/onboarding`, { headers: { Cookie: expert.headers.get('Set-Cookie')!.split(';')[0]! } })).text();
+    expect(landing).toContain('status-active');
+  });
+});

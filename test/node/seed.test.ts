@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: plain ES modules shared with the Node scripts.
 import { wrangler } from '../../scripts/lib.mjs';
 // @ts-expect-error: plain ES modules shared with the Node scripts.
-import { prepareLocalDatabase } from '../../scripts/local-worker.mjs';
+import { DEMO_TEST_PASSWORD, prepareLocalDatabase } from '../../scripts/local-worker.mjs';
 
 const folder = mkdtempSync(join(tmpdir(), 'egw-seed-test-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -23,13 +23,16 @@ async function dumpDatabase(): Promise<string> {
 describe('the local demo seed', () => {
   it('is idempotent: a second run of migrations and seed changes nothing', async () => {
     const demoApiKey = 'egk_DemoKey4TheSeededTenantXq7Rs9';
-    await prepareLocalDatabase({ persistTo: join(folder, 'state'), demoApiKey });
+    const seed = { persistTo: join(folder, 'state'), demoApiKey, demoPassword: DEMO_TEST_PASSWORD, pepper: 'seed-test-pepper-0123456789' };
+    await prepareLocalDatabase(seed);
     const first = await dumpDatabase();
     expect(first).toContain('"ch_demo"');
     expect(first).toContain('"key_demo"');
     expect(first).toContain('"0003_drop_sign_in_failures.sql"');
     expect(first).not.toContain(demoApiKey);
-    await prepareLocalDatabase({ persistTo: join(folder, 'state'), demoApiKey });
+    expect(first).toContain('"owner@demo.test"');
+    expect(first).not.toContain(DEMO_TEST_PASSWORD);
+    await prepareLocalDatabase(seed);
     expect(await dumpDatabase()).toBe(first);
   });
 });

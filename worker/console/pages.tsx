@@ -561,15 +561,22 @@ export function TeamPage(props: TeamPageProps) {
   );
 }
 
+const PROVIDER_STEPS = ['Create your account', 'Complete your profile', 'Review by the platform team', 'Claim leads in the workbench'];
+/** How far along the steps each provider state is. */
+const STEPS_DONE: Record<string, number> = { registered: 1, profile_incomplete: 1, pending_review: 2, active: 4, suspended: 2 };
+
 export function ProviderOnboardingPage({ user, status, referredBy }: { user: SessionUser; status: string; referredBy: string | null }) {
+  const done = STEPS_DONE[status] ?? 1;
   return (
     <ConsoleLayout title="Provider onboarding" user={user}>
       <div class="narrow">
         <p class="eyebrow">Provider onboarding</p>
-        <h1>Welcome, you are registered</h1>
+        <h1>{status === 'active' ? 'You are an active expert' : 'Welcome, you are registered'}</h1>
         <p>
-          Your provider account is <StatusPill status={status} />. Next, complete your profile (what you do, which domains and topics you accept, languages
-          and regions) and submit it for review. Once approved you can claim leads in the workbench.
+          Your provider account is <StatusPill status={status} />.{' '}
+          {status === 'active'
+            ? 'Leads that match your accepted scope appear in the workbench.'
+            : 'Next, complete your profile (what you do, which domains and topics you accept, languages and regions) and submit it for review. Once approved you can claim leads in the workbench.'}
         </p>
         {referredBy ? (
           <p class="muted">
@@ -577,10 +584,9 @@ export function ProviderOnboardingPage({ user, status, referredBy }: { user: Ses
           </p>
         ) : null}
         <ol class="steps">
-          <li class="done">Create your account</li>
-          <li>Complete your profile</li>
-          <li>Review by the platform team</li>
-          <li>Claim leads in the workbench</li>
+          {PROVIDER_STEPS.map((step, index) => (
+            <li class={index < done ? 'done' : undefined}>{step}</li>
+          ))}
         </ol>
       </div>
     </ConsoleLayout>
