@@ -73,7 +73,9 @@ const FieldsTable: FC<{ document: DocsDocument; schema: SchemaObject | undefined
               </td>
               <td>{typeLabel(document, property)}</td>
               <td>{required.has(name) ? 'yes' : 'no'}</td>
-              <td>{resolve(document, property)?.description ?? ''}</td>
+              <td>
+                <Prose text={resolve(document, property)?.description} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -81,6 +83,11 @@ const FieldsTable: FC<{ document: DocsDocument; schema: SchemaObject | undefined
     </div>
   );
 };
+
+/** Descriptions use `backticks` for code, as in Markdown; render those as <code>, the rest as text. */
+const Prose: FC<{ text: string | undefined }> = ({ text }) => (
+  <>{(text ?? '').split('`').map((part, index) => (index % 2 === 1 ? <code>{part}</code> : part))}</>
+);
 
 const anchorFor = (method: string, path: string) => `${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`;
 
@@ -113,7 +120,9 @@ export const DocsPage: FC<{ document: DocsDocument }> = ({ document }) => {
         </header>
         <main class="page">
           <h1>API reference</h1>
-          <p class="lead">{document.info.description}</p>
+          <p class="lead">
+            <Prose text={document.info.description} />
+          </p>
           <p>
             Base URL <code>{baseUrl}</code> · version <span class="pill">{document.info.version}</span>
           </p>
@@ -145,7 +154,11 @@ export const DocsPage: FC<{ document: DocsDocument }> = ({ document }) => {
                 <p>
                   <strong>{operation.summary}</strong>
                 </p>
-                {operation.description ? <p>{operation.description}</p> : null}
+                {operation.description ? (
+                  <p>
+                    <Prose text={operation.description} />
+                  </p>
+                ) : null}
                 <p>
                   Authentication: {secured ? <code>Authorization: Bearer &lt;token&gt;</code> : 'none (public)'}
                 </p>
@@ -178,7 +191,7 @@ export const DocsPage: FC<{ document: DocsDocument }> = ({ document }) => {
                 <ul>
                   {Object.entries(operation.responses ?? {}).map(([status, response]) => (
                     <li>
-                      <code>{status}</code> {response.description}
+                      <code>{status}</code> <Prose text={response.description} />
                     </li>
                   ))}
                 </ul>
