@@ -123,3 +123,22 @@ describe('channel defaults', () => {
     expect(channel.widget.brand.name).toBe('Acme Plumbing');
   });
 });
+
+describe('the 1 KB budget of the public widget configuration', () => {
+  it('refuses a configuration whose public form would pass 1 KB, and accepts the longest typical one', async () => {
+    const tenant = await createTenant({ scopes: ['channels:write', 'channels:read'] });
+    const channel = await createChannel(tenant);
+    const long = { greeting: 'g'.repeat(280), privacy_note: 'p'.repeat(280), success_message: 's'.repeat(200) };
+    const problem = await expectProblem(
+      await call(`/api/integrations/channels/${channel.channel_key}`, { method: 'PATCH', token: tenant.token, body: { widget: { copy: long } } }),
+      422,
+      'validation_failed',
+    );
+    expect(problem.errors[0].pointer).toBe('/widget');
+    expect(problem.detail).toContain('1024');
+    const typical = { greeting: 'Hi! Tell us what you need and an expert will help you today.', privacy_note: 'We use your details only to answer this request.' };
+    expect((await call(`/api/integrations/channels/${channel.channel_key}`, { method: 'PATCH', token: tenant.token, body: { widget: { copy: typical } } })).status).toBe(200);
+    const config = await call(`/api/public/widget/${channel.channel_key}/config`, { headers: { Origin: SITE } });
+    expect(new TextEncoder().encode(await config.text()).byteLength).toBeLessThanOrEqual(1024);
+  });
+});

@@ -162,3 +162,15 @@ describe('the console pages', () => {
     expect(page).toContain('issued by the platform administrator');
   });
 });
+
+describe('switching workspaces', () => {
+  it('lists every workspace the user belongs to and shows the one chosen', async () => {
+    const owner = await signUpOwner();
+    const second = await postForm('/onboarding/workspace', { organization_name: 'Second Org', workspace_name: 'Staging' }, { cookie: owner.cookie });
+    const secondId = new URL(second.headers.get('Location')!, 'http://x').searchParams.get('ws')!;
+    const page = await (await getPage(`/integrations?ws=${secondId}`, owner.cookie)).text();
+    expect(page).toContain(`<option value="${owner.workspaceId}">Owner Org / Production</option>`);
+    expect(page).toContain(`<option value="${secondId}" selected="">Second Org / Staging</option>`);
+    expect(page).toContain('Second Org / Staging · ');
+  });
+});

@@ -90,6 +90,7 @@ function auditFor(c: Context<AppEnv>): AuditContext {
   return { actorKind: 'user', actorId: currentUser(c).id, requestId: c.var.requestId, traceId: c.var.traceId };
 }
 
+const urlsOf = (c: Context<AppEnv>) => resolvePlatformUrls(c.var.settings, c.req.url);
 const scopeOf = (context: WorkspaceContext) => ({ workspaceId: context.current.workspaceId, organizationId: context.current.organizationId });
 const ws = (context: WorkspaceContext) => `ws=${encodeURIComponent(context.current.workspaceId)}`;
 const notice = (c: Context<AppEnv>) => NOTICES[c.req.query('notice') ?? ''];
@@ -196,7 +197,7 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
     if (!parsed.success) {
       return renderIntegrations(c, context, { errors: formErrors(parsed.error), values: form as Record<string, string>, error: 'Please check the form.' }, 422);
     }
-    const row = await createChannel(c.var.db, scopeOf(context), auditFor(c), parsed.data);
+    const row = await createChannel(c.var.db, scopeOf(context), auditFor(c), parsed.data, urlsOf(c));
     return c.redirect(`/integrations/channels/${row.channelKey}?${ws(context)}&notice=created`, 303);
   });
 
@@ -215,7 +216,12 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
     if (!parsed.success) {
       return renderChannel(c, context, channelKey, { errors: formErrors(parsed.error), error: 'Some widget settings are not valid.' }, 422);
     }
-    await updateChannel(c.var.db, scopeOf(context), auditFor(c), channelKey, { widget: parsed.data });
+    try {
+      await updateChannel(c.var.db, scopeOf(context), auditFor(c), channelKey, { widget: parsed.data }, urlsOf(c));
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'validation_failed') return renderChannel(c, context, channelKey, { error: error.detail }, 422);
+      throw error;
+    }
     return c.redirect(`/integrations/channels/${channelKey}?${ws(context)}&notice=saved`, 303);
   });
 
@@ -232,7 +238,7 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
       first_party_origins: lines(form.first_party_origins),
     });
     if (!parsed.success) return renderChannel(c, context, channelKey, { errors: formErrors(parsed.error), error: 'Please check the settings.' }, 422);
-    await updateChannel(c.var.db, scopeOf(context), auditFor(c), channelKey, parsed.data);
+    await updateChannel(c.var.db, scopeOf(context), auditFor(c), channelKey, parsed.data, urlsOf(c));
     return c.redirect(`/integrations/channels/${channelKey}?${ws(context)}&notice=saved`, 303);
   });
 
@@ -242,7 +248,7 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
     requireManager(context);
     const status = z.enum(['active', 'disabled']).parse((await c.req.parseBody()).status);
     const channelKey = c.req.param('channelKey');
-    await updateChannel(c.var.db, scopeOf(context), auditFor(c), channelKey, { status });
+    await updateChannel(c.var.db, scopeOf(context), auditFor(c), channelKey, { status }, urlsOf(c));
     return c.redirect(`/integrations/channels/${channelKey}?${ws(context)}&notice=${status === 'active' ? 'enabled' : 'disabled'}`, 303);
   });
 

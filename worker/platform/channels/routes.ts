@@ -52,8 +52,9 @@ export function registerChannelRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const workspace = requireWorkspace(c);
-      const row = await createChannel(c.var.db, workspace, auditFrom(c), c.req.valid('json'));
-      return c.json(describeChannel(row, resolvePlatformUrls(c.var.settings, c.req.url)), 201);
+      const urls = resolvePlatformUrls(c.var.settings, c.req.url);
+      const row = await createChannel(c.var.db, workspace, auditFrom(c), c.req.valid('json'), urls);
+      return c.json(describeChannel(row, urls), 201);
     },
   );
 
@@ -111,8 +112,9 @@ export function registerChannelRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: json(channelSchema, 'The updated channel.'), ...problemResponses([400, 401, 403, 404, 413, 415, 422] as const) },
     }),
     async (c) => {
-      const row = await updateChannel(c.var.db, requireWorkspace(c), auditFrom(c), c.req.valid('param').channelKey, c.req.valid('json'));
-      return c.json(describeChannel(row, resolvePlatformUrls(c.var.settings, c.req.url)), 200);
+      const urls = resolvePlatformUrls(c.var.settings, c.req.url);
+      const row = await updateChannel(c.var.db, requireWorkspace(c), auditFrom(c), c.req.valid('param').channelKey, c.req.valid('json'), urls);
+      return c.json(describeChannel(row, urls), 200);
     },
   );
 

@@ -81,6 +81,18 @@ export function mergeWidgetConfig(base: WidgetConfig, patch: WidgetConfigPatch |
   return widgetConfigSchema.parse(merged);
 }
 
+/** The budget of the one request a host page makes before a visitor opens the widget. */
+export const PUBLIC_CONFIG_BUDGET_BYTES = 1024;
+
+/** Refuses a configuration whose public form would pass 1 KB, so every widget starts fast. */
+function assertConfigBudget(row: ChannelRow, urls: PlatformUrls): void {
+  const size = new TextEncoder().encode(JSON.stringify(publicWidgetConfig(row, urls, consoleOrigin(urls)))).byteLength;
+  if (size > PUBLIC_CONFIG_BUDGET_BYTES) {
+    const detail = `The widget configuration would be ${size} bytes; it must stay within ${PUBLIC_CONFIG_BUDGET_BYTES} so the widget loads fast. Shorten the copy or the logo URL.`;
+    throw new ApiError('validation_failed', detail, { errors: [{ pointer: '/widget', detail }] });
+  }
+}
+
 export interface CreateChannelInput {
   name: string;
   domain: string;
@@ -94,6 +106,7 @@ export async function createChannel(
   scope: WorkspaceScope,
   audit: AuditContext,
   input: CreateChannelInput,
+  urls: PlatformUrls,
   now = Date.now(),
 ): Promise<ChannelRow> {
   assertKnownDomain(input.domain);
@@ -106,22 +119,21 @@ export async function createChannel(
   const brandName = input.widget?.brand?.name ?? organization?.name ?? input.name;
   const widgetConfig = mergeWidgetConfig(defaultWidgetConfig(brandName), input.widget);
   const channelKey = newId('ch', now);
+  const values = {
+    channelKey,
+    workspaceId: scope.workspaceId,
+    name: input.name,
+    domain: input.domain,
+    allowedOrigins: [...new Set(input.allowed_origins)],
+    firstPartyOrigins: [...new Set(input.first_party_origins)],
+    status: 'active' as const,
+    widgetConfig,
+    createdAt: now,
+    updatedAt: now,
+  };
+  assertConfigBudget({ id: 0, ...values }, urls);
   const [inserted] = await db.batch([
-    db
-      .insert(channels)
-      .values({
-        channelKey,
-        workspaceId: scope.workspaceId,
-        name: input.name,
-        domain: input.domain,
-        allowedOrigins: [...new Set(input.allowed_origins)],
-        firstPartyOrigins: [...new Set(input.first_party_origins)],
-        status: 'active',
-        widgetConfig,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning(),
+    db.insert(channels).values(values).returning(),
     auditInsert(db, audit, { organizationId: scope.organizationId, workspaceId: scope.workspaceId, action: 'channel.created', targetId: channelKey }, now),
   ]);
   const row = inserted[0];
@@ -159,6 +171,7 @@ export async function updateChannel(
   audit: AuditContext,
   channelKey: string,
   input: UpdateChannelInput,
+  urls: PlatformUrls,
   now = Date.now(),
 ): Promise<ChannelRow> {
   const existing = await getChannel(db, scope.workspaceId, channelKey);
@@ -172,6 +185,7 @@ export async function updateChannel(
     ...(input.widget !== undefined ? { widgetConfig: mergeWidgetConfig(widgetConfigOf(existing), input.widget) } : {}),
     updatedAt: now,
   };
+  assertConfigBudget({ ...existing, ...changes }, urls);
   const [updated] = await db.batch([
     db.update(channels).set(changes).where(eq(channels.id, existing.id)).returning(),
     auditInsert(
