@@ -77,6 +77,9 @@ export function newApp(): OpenAPIHono<AppEnv> {
   });
 
   app.onError((error, c) => {
+    // A redirect thrown as an HTTPException (console routes do) is answered as is; errors that
+    // carry a bare response (Hono's csrf "Forbidden") still get our problem or error page.
+    if (error instanceof HTTPException && error.res && error.status < 400) return error.getResponse();
     const known = toApiError(error);
     if (known && !isApiPath(c)) return errorPage(c, known);
     if (known) return problemResponse(c, known);

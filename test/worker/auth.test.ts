@@ -271,3 +271,12 @@ describe('page security', () => {
     expect(response.headers.get('Location')).toBe('/auth/sign-in?return_to=%2Fintegrations%3Fws%3Dws_123');
   });
 });
+
+describe('a refused cross-site form', () => {
+  it('gets the error page with the code, not a bare "Forbidden"', async () => {
+    const response = await postForm('/auth/sign-in', { email: 'a@example.com', password: 'x' }, { origin: 'https://evil.example', secFetchSite: 'cross-site' });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('Content-Type')).toContain('text/html');
+    expect(await response.text()).toContain('Cross-site request refused');
+  });
+});

@@ -6,6 +6,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { csrf } from 'hono/csrf';
+import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import { knownDomains } from '../brain/executors';
 import { resolvePlatformUrls, type AppEnv } from '../env';
@@ -73,7 +74,7 @@ interface WorkspaceContext {
 }
 
 /** The workspace named by ?ws= (which must be one of the user's), else the user's first. */
-async function workspaceContext(c: Context<AppEnv>): Promise<WorkspaceContext | undefined> {
+async function findWorkspaceContext(c: Context<AppEnv>): Promise<WorkspaceContext | undefined> {
   const memberships = await listMemberships(c.var.db, currentUser(c).id);
   const wanted = c.req.query('ws');
   // A named workspace the user does not belong to does not exist for them, as any other tenant's record.
@@ -82,8 +83,12 @@ async function workspaceContext(c: Context<AppEnv>): Promise<WorkspaceContext | 
   return current ? { memberships, current } : undefined;
 }
 
-function requireManager(context: WorkspaceContext): void {
-  if (!canManageChannels(context.current.role)) throw new ApiError('forbidden', 'Only owners and admins can change channels.');
+/** The current workspace; a user who has none is sent to create one. */
+async function workspaceContext(c: Context<AppEnv>, need: 'member' | 'manager' = 'member'): Promise<WorkspaceContext> {
+  const context = await findWorkspaceContext(c);
+  if (!context) throw new HTTPException(303, { res: c.redirect('/onboarding/workspace', 303) });
+  if (need === 'manager' && !canManageChannels(context.current.role)) throw new ApiError('forbidden', 'Only owners and admins can change channels.');
+  return context;
 }
 
 function auditFor(c: Context<AppEnv>): AuditContext {
@@ -179,14 +184,11 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
   app.get('/integrations', async (c) => {
     if (currentUser(c).role === 'provider') return c.redirect('/provider/onboarding', 303);
     const context = await workspaceContext(c);
-    if (!context) return c.redirect('/onboarding/workspace', 303);
     return renderIntegrations(c, context);
   });
 
   app.post('/integrations/channels', async (c) => {
-    const context = await workspaceContext(c);
-    if (!context) return c.redirect('/onboarding/workspace', 303);
-    requireManager(context);
+    const context = await workspaceContext(c, 'manager');
     const form = await c.req.parseBody();
     const parsed = createChannelSchema.safeParse({
       name: form.name,
@@ -203,14 +205,11 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
 
   app.get('/integrations/channels/:channelKey', async (c) => {
     const context = await workspaceContext(c);
-    if (!context) return c.redirect('/onboarding/workspace', 303);
     return renderChannel(c, context, c.req.param('channelKey'));
   });
 
   app.post('/integrations/channels/:channelKey/widget', async (c) => {
-    const context = await workspaceContext(c);
-    if (!context) return c.redirect('/onboarding/workspace', 303);
-    requireManager(context);
+    const context = await workspaceContext(c, 'manager');
     const channelKey = c.req.param('channelKey');
     const parsed = widgetPatchFromForm(await c.req.parseBody());
     if (!parsed.success) {
@@ -226,9 +225,7 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
   });
 
   app.post('/integrations/channels/:channelKey/settings', async (c) => {
-    const context = await workspaceContext(c);
-    if (!context) return c.redirect('/onboarding/workspace', 303);
-    requireManager(context);
+    const context = await workspaceContext(c, 'manager');
     const channelKey = c.req.param('channelKey');
     const form = await c.req.parseBody();
     const parsed = updateChannelSchema.safeParse({
@@ -243,9 +240,7 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
   });
 
   app.post('/integrations/channels/:channelKey/status', async (c) => {
-    const context = await workspaceContext(c);
-    if (!context) return c.redirect('/onboarding/workspace', 303);
-    requireManager(context);
+    const context = await workspaceContext(c, 'manager');
     const status = z.enum(['active', 'disabled']).parse((await c.req.parseBody()).status);
     const channelKey = c.req.param('channelKey');
     await updateChannel(c.var.db, scopeOf(context), auditFor(c), channelKey, { status }, urlsOf(c));
@@ -260,13 +255,11 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
 
   app.get('/integrations/team', async (c) => {
     const context = await workspaceContext(c);
-    if (!context) return c.redirect('/onboarding/workspace', 303);
     return renderTeam(c, context);
   });
 
   app.post('/integrations/team/invite', async (c) => {
     const context = await workspaceContext(c);
-    if (!context) return c.redirect('/onboarding/workspace', 303);
     const parsed = z.object({ email: z.email('Enter a valid email address.'), role: z.enum(['owner', 'admin', 'member']) }).safeParse(await c.req.parseBody());
     if (!parsed.success) return renderTeam(c, context, { errors: formErrors(parsed.error), error: 'Please check the form.' }, 422);
     try {
@@ -281,7 +274,6 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
   for (const action of ['role', 'remove'] as const) {
     app.post(`/integrations/team/:userId/${action}`, async (c) => {
       const context = await workspaceContext(c);
-      if (!context) return c.redirect('/onboarding/workspace', 303);
       const role = action === 'remove' ? null : z.enum(['owner', 'admin', 'member']).parse((await c.req.parseBody()).role);
       try {
         await changeMembership(c.var.db, context.current, currentUser(c).id, c.req.param('userId'), role, c.var.requestId);
