@@ -64,3 +64,39 @@ describe('the public OpenAPI description', () => {
     expect(html).not.toContain('<script');
   });
 });
+
+describe('documented request examples', () => {
+  it('every JSON request example in the description succeeds as documented', async () => {
+    const { createTenant } = await import('./helpers');
+    const tenant = await createTenant({ scopes: ['execute', 'channels:read', 'channels:write'] });
+    const channel = await json(
+      await call('/api/integrations/channels', { token: tenant.token, body: { name: 'Examples', domain: 'consultation' } }),
+    );
+    const document = await json(await call('/openapi.json'));
+    let tried = 0;
+    for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const example = operation.requestBody?.content?.['application/json']?.example;
+        if (example === undefined) continue;
+        tried += 1;
+        const secured = (operation.security ?? []).length > 0;
+        const response = await call(path.replace(/\{(channelKey|channel_key)\}/g, channel.channel_key), {
+          method: method.toUpperCase(),
+          token: secured ? tenant.token : undefined,
+          headers: secured ? {} : { Origin: 'http://gateway.test' },
+          body: example,
+        });
+        expect(response.status, `${method.toUpperCase()} ${path}: ${await response.clone().text()}`).toBeLessThan(300);
+      }
+    }
+    expect(tried).toBeGreaterThanOrEqual(5);
+  });
+
+  it('/docs shows each example with its own method, body and headers', async () => {
+    const html = await (await call('/docs')).text();
+    expect(html).toContain('curl -s -X PATCH http://gateway.test/api/integrations/channels/ch_demo');
+    expect(html).toContain('{&quot;name&quot;:&quot;Main website&quot;');
+    expect(html).toContain('-H &quot;Origin: http://gateway.test&quot;');
+    expect(html).toMatch(/curl -s http:\/\/gateway.test\/api\/integrations\/channels \\\n {2}-H &quot;Authorization: Bearer \$EGW_API_KEY&quot;<\/code>/);
+  });
+});

@@ -16,11 +16,11 @@ interface SchemaObject {
   maxLength?: number;
 }
 
-interface Operation {
+export interface Operation {
   summary?: string;
   description?: string;
   security?: Record<string, string[]>[];
-  requestBody?: { content?: Record<string, { schema?: SchemaObject }> };
+  requestBody?: { content?: Record<string, { schema?: SchemaObject; example?: unknown }> };
   responses?: Record<string, { description?: string }>;
   [extension: `x-${string}`]: unknown;
 }
@@ -91,14 +91,24 @@ const Prose: FC<{ text: string | undefined }> = ({ text }) => (
 
 const anchorFor = (method: string, path: string) => `${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`;
 
-function curlExample(baseUrl: string, method: string, path: string, hasBody: boolean): string {
-  if (!hasBody) return `curl -s ${baseUrl}${path}`;
-  return [
-    `curl -s ${baseUrl}${path} \\`,
-    `  -H "Authorization: Bearer $EGW_API_KEY" \\`,
-    `  -H "Content-Type: application/json" \\`,
-    `  -d '{"domain":"consultation","execution_mode":"sync","required_scopes":["execute"],"text":"I need help choosing a CRM."}'`,
-  ].join('\n');
+/** The demo channel of `npm run dev`, so examples with a channel key run as pasted. */
+const EXAMPLE_CHANNEL_KEY = 'ch_demo';
+
+/**
+ * A curl command for the operation, from its own documented example: the method, the bearer
+ * header when the operation is secured, and an Origin header for the public widget routes.
+ */
+export function curlExample(baseUrl: string, method: string, path: string, operation: Operation): string {
+  const url = `${baseUrl}${path.replace(/\{(channelKey|channel_key)\}/g, EXAMPLE_CHANNEL_KEY)}`;
+  const example = operation.requestBody?.content?.['application/json']?.example;
+  const secured = (operation.security ?? []).length > 0;
+  const lines = [`curl -s${method === 'get' || method === 'post' ? '' : ` -X ${method.toUpperCase()}`} ${url}`];
+  if (secured) lines.push('  -H "Authorization: Bearer $EGW_API_KEY"');
+  if (example !== undefined) {
+    if (!secured) lines.push(`  -H "Origin: ${baseUrl}"`);
+    lines.push('  -H "Content-Type: application/json"', `  -d '${JSON.stringify(example)}'`);
+  }
+  return lines.join(' \\\n');
 }
 
 /** The human-readable rendering of /openapi.json, plus the error code catalog. */
@@ -197,7 +207,7 @@ export const DocsPage: FC<{ document: DocsDocument }> = ({ document }) => {
                 </ul>
                 <h3>Example</h3>
                 <pre>
-                  <code>{curlExample(baseUrl, method.toUpperCase() === 'GET' ? 'GET' : 'POST', path, Boolean(bodySchema))}</code>
+                  <code>{curlExample(baseUrl, method, path, operation)}</code>
                 </pre>
               </section>
             );

@@ -27,7 +27,15 @@ export const executeRoute = createRoute({
   ...executeRouteContract,
   middleware: [readJsonBody(), requireBearer('admin_or_api_key'), parseJsonBody] as const,
   request: {
-    body: { required: true, content: { 'application/json': { schema: executeRequestSchema } } },
+    body: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: executeRequestSchema,
+          example: { domain: 'consultation', execution_mode: 'sync', required_scopes: ['execute'], text: 'I need help choosing a CRM.' },
+        },
+      },
+    },
   },
   responses: {
     200: {

@@ -118,7 +118,18 @@ export function registerPublicWidgetRoutes(app: OpenAPIHono<AppEnv>): void {
           'Starts or continues a visitor session and answers with the reply to show. Admission: active channel, allowed origin, a rate limit per channel and client, a honeypot, and 4,000 characters per message. The demand then runs through the same executor as /api/execute.',
         security: [],
         middleware: [channelGate(paths.param, { requireOrigin: true }), readJsonBody(INTAKE_MAX_BYTES), parseJsonBody],
-        request: { params, body: { required: true, content: { 'application/json': { schema: intakeRequestSchema } } } },
+        request: {
+          params,
+          body: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: intakeRequestSchema,
+                example: { trigger: 'consultation', message: { text: 'Do you do payroll audits?' } },
+              },
+            },
+          },
+        },
         responses: {
           200: { description: 'What to show the visitor next.', content: { 'application/json': { schema: intakeResponseSchema } } },
           ...problemResponses([400, 403, 404, 413, 415, 422, 429] as const),

@@ -47,7 +47,17 @@ export function registerChannelRoutes(app: OpenAPIHono<AppEnv>): void {
       description: 'Needs an API key with `channels:write`. The answer carries the ready-to-paste snippet and the hosted inbox URL.',
       security,
       middleware: writeMiddleware,
-      request: { body: { required: true, content: { 'application/json': { schema: createChannelSchema } } } },
+      request: {
+        body: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: createChannelSchema,
+              example: { name: 'Main website', domain: 'consultation', allowed_origins: ['https://www.example.com'] },
+            },
+          },
+        },
+      },
       responses: { 201: json(channelSchema, 'The new channel.'), ...problemResponses([400, 401, 403, 413, 415, 422] as const) },
     }),
     async (c) => {
@@ -108,7 +118,13 @@ export function registerChannelRoutes(app: OpenAPIHono<AppEnv>): void {
       description: '`widget` is merged section by section, so `{"widget":{"colors":{"primary":"#0a7"}}}` changes one colour.',
       security,
       middleware: writeMiddleware,
-      request: { params: channelKeyParam, body: { required: true, content: { 'application/json': { schema: updateChannelSchema } } } },
+      request: {
+        params: channelKeyParam,
+        body: {
+          required: true,
+          content: { 'application/json': { schema: updateChannelSchema, example: { widget: { colors: { primary: '#0b6e4f' } } } } },
+        },
+      },
       responses: { 200: json(channelSchema, 'The updated channel.'), ...problemResponses([400, 401, 403, 404, 413, 415, 422] as const) },
     }),
     async (c) => {
