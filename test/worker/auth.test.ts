@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { safeReturnTo } from '../../worker/console/session';
 import { ACCOUNT_FAILURE_LIMIT, CLIENT_FAILURE_LIMIT } from '../../worker/platform/accounts';
 import { PBKDF2_ITERATIONS, WORKERS_PBKDF2_MAX_ITERATIONS, parsePasswordHash } from '../../worker/lib/passwords';
+import { expectStrictPageHeaders } from './helpers';
 import { getPage, postForm, sessionCookieFrom, setCookies, signUpOwner, signUpUser, uniqueEmail } from './console-helpers';
 
 async function sha256Hex(text: string) {
@@ -255,11 +256,7 @@ describe('page security', () => {
     ] as const) {
       const response = await getPage(path, cookie);
       expect(response.status).toBe(200);
-      const csp = response.headers.get('Content-Security-Policy')!;
-      expect(csp).toContain("script-src 'self'");
-      expect(csp).toContain("frame-ancestors 'none'");
-      expect(csp).not.toContain('unsafe-inline');
-      expect(response.headers.get('X-Frame-Options')).toBe('DENY');
+      expectStrictPageHeaders(response);
       expect(response.headers.get('Cache-Control')).toBe('no-store');
       expect(await response.text()).not.toMatch(/<script>|style="/);
     }

@@ -102,3 +102,12 @@ export async function writeFootprint(workspaceId: string, keyId: string): Promis
     idempotency_records: await byKey('idempotency_records'),
   };
 }
+
+/** The headers every server-rendered page must carry: a strict CSP, and no framing. */
+export function expectStrictPageHeaders(response: Response): void {
+  const csp = response.headers.get('Content-Security-Policy')!;
+  expect(csp).toContain("script-src 'self'");
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(csp).not.toContain('unsafe-inline');
+  expect(response.headers.get('X-Frame-Options')).toBe('DENY');
+}

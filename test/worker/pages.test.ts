@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, createTenant, json } from './helpers';
+import { call, createTenant, expectStrictPageHeaders, json } from './helpers';
 
 async function channelFor(widget: Record<string, unknown> = {}) {
   const tenant = await createTenant({ scopes: ['channels:write', 'channels:read'] });
@@ -13,11 +13,7 @@ describe('the hosted inbox page', () => {
     const { channel } = await channelFor({ brand: { name: 'Bob </script><script>alert(1)</script>' }, copy: { title: 'Talk to Bob' } });
     const response = await call(`/widget/${channel.channel_key}`);
     expect(response.status).toBe(200);
-    const csp = response.headers.get('Content-Security-Policy')!;
-    expect(csp).toContain("script-src 'self'");
-    expect(csp).toContain("frame-ancestors 'none'");
-    expect(csp).not.toContain('unsafe-inline');
-    expect(response.headers.get('X-Frame-Options')).toBe('DENY');
+    expectStrictPageHeaders(response);
     const html = await response.text();
     expect(html).toContain('<script src="/embed/panel.js" defer=""></script>');
     expect(html).toContain('Talk to Bob');

@@ -57,6 +57,14 @@ const lines = (value: unknown) =>
         .filter(Boolean)
     : [];
 
+/** The channel settings fields of a console form, in the shape the channel schemas take. */
+const channelFieldsFromForm = (form: Record<string, unknown>) => ({
+  name: form.name,
+  domain: form.domain,
+  allowed_origins: lines(form.allowed_origins),
+  first_party_origins: lines(form.first_party_origins),
+});
+
 /** zod's pointers (/allowed_origins/0) become form field names (allowed_origins). */
 function formErrors(error: z.ZodError, prefix = ''): FieldErrors {
   const errors: FieldErrors = {};
@@ -190,12 +198,7 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
   app.post('/integrations/channels', async (c) => {
     const context = await workspaceContext(c, 'manager');
     const form = await c.req.parseBody();
-    const parsed = createChannelSchema.safeParse({
-      name: form.name,
-      domain: form.domain,
-      allowed_origins: lines(form.allowed_origins),
-      first_party_origins: lines(form.first_party_origins),
-    });
+    const parsed = createChannelSchema.safeParse(channelFieldsFromForm(form));
     if (!parsed.success) {
       return renderIntegrations(c, context, { errors: formErrors(parsed.error), values: form as Record<string, string>, error: 'Please check the form.' }, 422);
     }
@@ -228,12 +231,7 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
     const context = await workspaceContext(c, 'manager');
     const channelKey = c.req.param('channelKey');
     const form = await c.req.parseBody();
-    const parsed = updateChannelSchema.safeParse({
-      name: form.name,
-      domain: form.domain,
-      allowed_origins: lines(form.allowed_origins),
-      first_party_origins: lines(form.first_party_origins),
-    });
+    const parsed = updateChannelSchema.safeParse(channelFieldsFromForm(form));
     if (!parsed.success) return renderChannel(c, context, channelKey, { errors: formErrors(parsed.error), error: 'Please check the settings.' }, 422);
     await updateChannel(c.var.db, scopeOf(context), auditFor(c), channelKey, parsed.data, urlsOf(c));
     return c.redirect(`/integrations/channels/${channelKey}?${ws(context)}&notice=saved`, 303);
