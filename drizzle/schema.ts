@@ -8,7 +8,7 @@
  * - JSON columns hold text; the TypeScript type says what is inside.
  */
 import { sql } from 'drizzle-orm';
-import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 const createdAt = () => integer('created_at').notNull();
 
@@ -76,14 +76,23 @@ export const adminTokens = sqliteTable('admin_tokens', {
 
 /**
  * Counters in fixed windows, one row per subject (worker/platform/rate-limit.ts): API keys,
- * intake per channel and client, failed sign-ins. Incremented atomically, so limits are exact.
+ * intake per channel and client, sign-in attempts. Incremented atomically, so limits are exact.
  * The column keeps its first name, key_id, though it now holds any subject.
  */
-export const rateLimitWindows = sqliteTable('rate_limit_windows', {
-  keyId: text('key_id').primaryKey(),
-  windowStart: integer('window_start').notNull(),
-  count: integer('count').notNull(),
-});
+export const rateLimitWindows = sqliteTable(
+  'rate_limit_windows',
+  {
+    keyId: text('key_id').primaryKey(),
+    windowStart: integer('window_start').notNull(),
+    count: integer('count').notNull(),
+    /**
+     * The most this window may count, when it is enforced by the database: an increment past it
+     * fails the CHECK, and with it the whole batch it is part of (nothing else commits).
+     */
+    maxCount: integer('max_count'),
+  },
+  (table) => [check('within_window_limit', sql`${table.maxCount} IS NULL OR ${table.count} <= ${table.maxCount}`)],
+);
 
 /**
  * Metered usage per key, meter and calendar month (UTC). The CHECK makes the quota exact:
@@ -327,3 +336,30 @@ export const providers = sqliteTable('providers', {
   createdAt: createdAt(),
   updatedAt: integer('updated_at').notNull(),
 });
+
+/**
+ * An invitation to join a workspace. It waits until the invitee, signed in with this email,
+ * accepts or declines it in the console; an owner may revoke it; after 7 days it expires.
+ */
+export const invitations = sqliteTable(
+  'invitations',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    /** Lower-cased and trimmed, as users.email. */
+    email: text('email').notNull(),
+    role: text('role', { enum: ['owner', 'admin', 'member'] }).notNull(),
+    status: text('status', { enum: ['pending', 'accepted', 'declined', 'revoked'] }).notNull(),
+    invitedBy: text('invited_by').notNull(),
+    createdAt: createdAt(),
+    expiresAt: integer('expires_at').notNull(),
+    respondedAt: integer('responded_at'),
+  },
+  (table) => [
+    // One open invitation per address and workspace; inviting again refreshes it.
+    uniqueIndex('invitations_pending_idx').on(table.workspaceId, table.email).where(sql`status = 'pending'`),
+    index('invitations_email_idx').on(table.email, table.status),
+  ],
+);

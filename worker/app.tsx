@@ -48,7 +48,7 @@ function toApiError(error: unknown): ApiError | undefined {
   return undefined;
 }
 
-const PAGE_PREFIXES = ['/auth', '/integrations', '/onboarding', '/provider', '/widget', '/demo', '/docs'];
+const PAGE_PREFIXES = ['/auth', '/integrations', '/onboarding', '/provider', '/invitations', '/widget', '/demo', '/docs'];
 
 /** Machine routes (API, health, OpenAPI) answer problem+json; people's pages answer HTML. */
 function isApiPath(c: Context<AppEnv>): boolean {

@@ -77,8 +77,19 @@ export function resolvePlatformUrls(settings: Settings, requestUrl: string): Pla
   return { baseUrl, consoleUrl, authUrl: settings.AUTH_URL ?? `${consoleUrl}/auth` };
 }
 
+/**
+ * Whether some platform URL is taken from the request's Host header (BASE_URL or CONSOLE_URL
+ * unset). Responses that embed such a URL must then not be shared by caches across hosts.
+ */
+export function urlsFollowHost(settings: Settings): boolean {
+  return !settings.BASE_URL || !settings.CONSOLE_URL;
+}
+
 export interface Variables {
+  /** Our own id of this request (`req_…`): X-Request-Id and the log line's request_id, always. */
   requestId: string;
+  /** The caller's own `request_id` from an execute body: echoed in output, logged as its own field. */
+  callerRequestId?: string;
   traceId: string;
   settings: Settings;
   db: Database;

@@ -140,6 +140,38 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     await context.close();
   });
 
+  it('an owner invites a colleague, who accepts at /invitations after signing up (axe on both pages, 375 and 1440 px)', async () => {
+    const ownerContext = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const owner = await ownerContext.newPage();
+    await signUp(owner, 'business', uniqueEmail('inviter'));
+    await owner.getByLabel('Organisation name').fill('Invite & Co');
+    await owner.getByRole('button', { name: 'Create organisation' }).click();
+    await owner.waitForURL(/\/integrations\?ws=/);
+    await owner.getByRole('link', { name: 'Team' }).click();
+    const inviteeEmail = uniqueEmail('invitee');
+    await owner.getByLabel('Email', { exact: true }).fill(inviteeEmail);
+    await owner.getByLabel('Role', { exact: true }).selectOption('admin');
+    await owner.getByRole('button', { name: 'Send invitation' }).click();
+    await owner.waitForURL(/notice=invited/);
+    expect(await owner.textContent('main')).toContain(inviteeEmail);
+    expect(await axeSeriousViolations(owner)).toEqual([]);
+    await owner.screenshot({ path: screenshotPath('console-team-invitation'), fullPage: true });
+
+    const inviteeContext = await browser.newContext({ viewport: { width: 375, height: 812 } });
+    const invitee = await inviteeContext.newPage();
+    await signUp(invitee, 'business', inviteeEmail);
+    await invitee.waitForURL(`${worker}/onboarding/workspace`);
+    await invitee.getByRole('link', { name: 'Review it' }).click();
+    await invitee.waitForURL(`${worker}/invitations`);
+    expect(await axeSeriousViolations(invitee)).toEqual([]);
+    await invitee.screenshot({ path: screenshotPath('console-invitations-375'), fullPage: true });
+    await invitee.getByRole('button', { name: 'Accept' }).click();
+    await invitee.waitForURL(/\/integrations\?ws=ws_.*notice=accepted/);
+    expect(await invitee.textContent('main')).toContain('Invite & Co');
+    await ownerContext.close();
+    await inviteeContext.close();
+  });
+
   it('the console can be used from the keyboard: skip link, then the create-channel form', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();

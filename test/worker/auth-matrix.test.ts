@@ -107,6 +107,14 @@ describe('auth matrix for POST /api/execute', () => {
     expect(audit).toEqual({ actor_kind: 'admin', actor_id: 'adm_bootstrap', key_id: tenant.keyId });
   });
 
+  it('the Bearer scheme is case-insensitive (RFC 9110 section 11.1)', async () => {
+    for (const scheme of ['bearer', 'BEARER', 'BeArEr']) {
+      const response = await execute('', executeBody(), { Authorization: `${scheme} ${tenant.token}` });
+      expect(response.status, scheme).toBe(200);
+    }
+    await expectProblem(await execute('', executeBody(), { Authorization: `Bearerx ${tenant.token}` }), 401, 'malformed_authorization');
+  });
+
   it('an API key may name itself in key_id', async () => {
     expect((await execute(tenant.token, executeBody({ key_id: tenant.keyId }))).status).toBe(200);
   });

@@ -195,22 +195,114 @@ describe('sessions', () => {
   });
 });
 
-describe('return_to after sign-in', () => {
-  const hostile = ['//evil.com', '/\\evil.com', 'https://evil.com', 'javascript:alert(1)', '\\\\evil.com', '/\t/evil.com', ' //evil.com', 'http:/evil.com', '/auth/sign-out'];
-  for (const value of hostile) {
-    it(`${JSON.stringify(value)} lands on the safe default`, async () => {
-      const { email, password } = await signUpUser();
-      const response = await postForm('/auth/sign-in', { email, password, return_to: value });
-      expect(response.status).toBe(303);
-      expect(response.headers.get('Location')).toBe('/onboarding/workspace');
+describe('sign-in throttling under concurrency', () => {
+  const burst = (attempts: { email: string; password: string; ip: string }[]) =>
+    Promise.all(attempts.map((attempt) => postForm('/auth/sign-in', { email: attempt.email, password: attempt.password }, { ip: attempt.ip })));
+
+  it(`40 parallel attempts at one account: at most ${ACCOUNT_FAILURE_LIMIT} are checked, the rest get 429, and the right password in the burst does not sign in`, async () => {
+    const { email, password } = await signUpUser();
+    // Every attempt from its own address, so only the account's limit is in play.
+    const attempts = Array.from({ length: 40 }, (_, i) => ({ email, password: i === 39 ? password : `wrong guess ${i}`, ip: `203.0.113.${i + 1}` }));
+    const statuses = (await burst(attempts)).map((response) => response.status);
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(ACCOUNT_FAILURE_LIMIT);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(40 - ACCOUNT_FAILURE_LIMIT);
+    expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
+    // Still locked: the right password is refused until the window ends.
+    expect((await postForm('/auth/sign-in', { email, password }, { ip: '203.0.113.200' })).status).toBe(429);
+  });
+
+  it(`40 parallel attempts from one client across many accounts: at most ${CLIENT_FAILURE_LIMIT} are checked, and a right password among them does not sign in`, async () => {
+    const victim = await signUpUser();
+    const ip = '203.0.114.9';
+    const attempts = Array.from({ length: 40 }, (_, i) =>
+      i === 39 ? { email: victim.email, password: victim.password, ip } : { email: uniqueEmail('spray'), password: 'guess guess', ip },
+    );
+    const statuses = (await burst(attempts)).map((response) => response.status);
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(CLIENT_FAILURE_LIMIT);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(40 - CLIENT_FAILURE_LIMIT);
+    expect(statuses).not.toContain(303);
+    // The victim, from elsewhere, is not locked out.
+    expect((await postForm('/auth/sign-in', { email: victim.email, password: victim.password }, { ip: '203.0.114.10' })).status).toBe(303);
+  });
+
+  it('a successful sign-in gives its slot back: a client that signs in often is never throttled', async () => {
+    const { email, password } = await signUpUser();
+    for (let i = 0; i < CLIENT_FAILURE_LIMIT + 2; i++) {
+      expect((await postForm('/auth/sign-in', { email, password }, { ip: '203.0.115.1' })).status).toBe(303);
+    }
+  });
+});
+
+/** Values that could send a browser to another site; each must land on the safe default. */
+const HOSTILE_RETURN_TO = [
+  '//evil.com',
+  '///evil.com',
+  '/\\evil.com',
+  '\\/evil.com',
+  '/\\/evil.com',
+  '\\\\evil.com',
+  'https://evil.com',
+  'http:/evil.com',
+  'https:evil.com',
+  'javascript:alert(1)',
+  'data:text/html,<script>alert(1)</script>',
+  ' //evil.com',
+  '/\t/evil.com',
+  '/\n/evil.com',
+  '/\r\n//evil.com',
+  '/.//evil.com',
+  '/..//evil.com',
+  '/a/..//evil.com',
+  '/integrations/../..//evil.com',
+  '/%2e//evil.com',
+  '/%2E%2E//evil.com',
+  '/.%2e//evil.com',
+  '/%2fevil.com',
+  '/%5cevil.com',
+  '/%5C%5Cevil.com',
+  '/%252e%252e//evil.com',
+  '/%09/evil.com',
+  '/.\\evil.com',
+  '/auth/sign-out',
+  '/auth/../\\evil.com',
+];
+
+describe('return_to: hostile values land on the safe default', () => {
+  it(`the table has at least 20 values`, () => {
+    expect(HOSTILE_RETURN_TO.length).toBeGreaterThanOrEqual(20);
+  });
+
+  for (const value of HOSTILE_RETURN_TO) {
+    it(`${JSON.stringify(value)}: sign-in and sign-up, GET and POST`, async () => {
       expect(safeReturnTo(value, '/safe')).toBe('/safe');
+      // POST /auth/sign-in
+      const user = await signUpUser();
+      const signIn = await postForm('/auth/sign-in', { email: user.email, password: user.password, return_to: value });
+      expect(signIn.status).toBe(303);
+      expect(signIn.headers.get('Location')).toBe('/onboarding/workspace');
+      // POST /auth/sign-up
+      const signUp = await postForm('/auth/sign-up', { email: uniqueEmail(), password: 'correct horse battery staple', role: 'business', return_to: value });
+      expect(signUp.status).toBe(303);
+      expect(signUp.headers.get('Location')).toBe('/onboarding/workspace');
+      // GET, signed in: both pages send the user on, to the safe default.
+      for (const page of ['/auth/sign-in', '/auth/sign-up']) {
+        const response = await getPage(`${page}?return_to=${encodeURIComponent(value)}`, user.cookie);
+        expect(response.status).toBe(303);
+        expect(response.headers.get('Location')).toBe('/onboarding/workspace');
+      }
+      // GET, signed out: the form carries no return_to at all.
+      for (const page of ['/auth/sign-in', '/auth/sign-up']) {
+        const html = await (await getPage(`${page}?return_to=${encodeURIComponent(value)}`)).text();
+        expect(html).not.toContain('name="return_to"');
+      }
     });
   }
 
-  it('a same-origin path is honoured', async () => {
+  it('a same-origin path is honoured, normalised', async () => {
     const { email, password } = await signUpUser();
     const response = await postForm('/auth/sign-in', { email, password, return_to: '/integrations/team?ws=ws_x#top' });
     expect(response.headers.get('Location')).toBe('/integrations/team?ws=ws_x#top');
+    expect(safeReturnTo('/integrations/./team/../team', '/safe')).toBe('/integrations/team');
   });
 });
 

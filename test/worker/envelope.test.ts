@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:test';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXACT_BRIDGE_FIELDS } from '../../worker/gateway/schemas';
 import { createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
 
@@ -9,14 +9,28 @@ describe('the execution envelope', () => {
     tenant = await createTenant({ scopes: ['execute', 'leads:write', 'memory:read'] });
   });
 
-  it('echoes the caller’s correlation ids, in output and X-Request-Id', async () => {
+  it('echoes the caller’s correlation ids in output; X-Request-Id and the log keep our own id', async () => {
+    const log = vi.spyOn(console, 'log');
     const response = await execute(tenant.token, executeBody({ request_id: 'req-from-caller-42', trace_id: 'trace-from-caller-7' }));
     const envelope = await json(response);
     expect(envelope.output.request_id).toBe('req-from-caller-42');
     expect(envelope.output.trace_id).toBe('trace-from-caller-7');
-    expect(response.headers.get('X-Request-Id')).toBe('req-from-caller-42');
+    const ours = response.headers.get('X-Request-Id');
+    expect(ours).toMatch(/^req_[0-9a-z]{26}$/);
     const row = await env.DB.prepare('SELECT request_id, trace_id FROM executions WHERE id = ?').bind(envelope.output.execution_id).first();
     expect(row).toEqual({ request_id: 'req-from-caller-42', trace_id: 'trace-from-caller-7' });
+    const audit = await env.DB.prepare('SELECT request_id FROM audit_log WHERE id = ?').bind(envelope.exact_bridge.audit_id).first();
+    expect(audit).toEqual({ request_id: ours });
+    const line = log.mock.calls
+      .map(([text]) => (typeof text === 'string' && text.startsWith('{') ? JSON.parse(text) : undefined))
+      .find((entry) => entry?.message === 'request' && entry.path === '/api/execute' && entry.caller_request_id === 'req-from-caller-42');
+    expect(line).toMatchObject({ request_id: ours, caller_request_id: 'req-from-caller-42' });
+    log.mockRestore();
+  });
+
+  it('a caller cannot choose our id: two executions with the same request_id get two X-Request-Ids', async () => {
+    const [a, b] = await Promise.all([1, 2].map(() => execute(tenant.token, executeBody({ request_id: 'same-id' }))));
+    expect(a!.headers.get('X-Request-Id')).not.toBe(b!.headers.get('X-Request-Id'));
   });
 
   it('generates correlation ids when absent', async () => {
@@ -58,7 +72,8 @@ describe('the execution envelope', () => {
   });
 
   it('audit_id points to a real audit row of this execution', async () => {
-    const envelope = await json(await execute(tenant.token, executeBody({ request_id: 'audited-1' })));
+    const response = await execute(tenant.token, executeBody({ request_id: 'audited-1' }));
+    const envelope = await json(response);
     const audit = await env.DB.prepare('SELECT * FROM audit_log WHERE id = ?').bind(envelope.exact_bridge.audit_id).first<Record<string, unknown>>();
     expect(audit).toMatchObject({
       action: 'execution.completed',
@@ -68,7 +83,8 @@ describe('the execution envelope', () => {
       actor_kind: 'api_key',
       actor_id: tenant.keyId,
       key_id: tenant.keyId,
-      request_id: 'audited-1',
+      // The audit record carries our request id, as the log line does; the caller's is on the execution.
+      request_id: response.headers.get('X-Request-Id'),
     });
     const audits = await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'execution.completed'")
       .bind(envelope.output.execution_id)

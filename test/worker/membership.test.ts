@@ -71,12 +71,27 @@ describe('tenant isolation: a member of workspace A cannot read or change B', ()
   });
 });
 
+/** The ids of the open invitations the signed-in user sees on /invitations. */
+async function invitationIds(cookie: string): Promise<string[]> {
+  const html = await (await getPage('/invitations', cookie)).text();
+  return [...html.matchAll(/action="\/invitations\/(inv_[0-9a-z]+)\/accept"/g)].map((match) => match[1]!);
+}
+
+async function inviteAndAccept(owner: Owner, invitee: { email: string; cookie: string }, role: string) {
+  const invited = await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: invitee.email, role }, { cookie: owner.cookie });
+  expect(invited.status).toBe(303);
+  const [id] = await invitationIds(invitee.cookie);
+  expect(id).toBeDefined();
+  const accepted = await postForm(`/invitations/${id}/accept`, {}, { cookie: invitee.cookie });
+  expect(accepted.status).toBe(303);
+  return id!;
+}
+
 describe('membership roles', () => {
-  it('an owner adds a member; members look, admins manage channels, owners manage the team', async () => {
+  it('an owner invites a member; members look, admins manage channels, owners manage the team', async () => {
     const owner = await signUpOwner();
     const colleague = await signUpUser('business');
-    const added = await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: colleague.email, role: 'member' }, { cookie: owner.cookie });
-    expect(added.status).toBe(303);
+    await inviteAndAccept(owner, colleague, 'member');
 
     // A member sees the workspace but cannot change channels or the team.
     expect((await getPage(`/integrations?ws=${owner.workspaceId}`, colleague.cookie)).status).toBe(200);
@@ -101,19 +116,102 @@ describe('membership roles', () => {
 
     // With a second owner, the first may step down.
     const second = await signUpUser('business');
-    await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: second.email, role: 'owner' }, { cookie: owner.cookie });
+    await inviteAndAccept(owner, second, 'owner');
     expect((await postForm(`/integrations/team/${ownerId}/role?ws=${owner.workspaceId}`, { role: 'member' }, { cookie: owner.cookie })).status).toBe(303);
     const roles = await env.DB.prepare('SELECT role FROM memberships WHERE workspace_id = ? ORDER BY role').bind(owner.workspaceId).all<{ role: string }>();
     expect(roles.results.map((row) => row.role)).toEqual(['member', 'owner']);
   });
 
-  it('adding an unknown address or an existing member is explained, not an error page', async () => {
+  it('inviting an existing member is explained, not an error page', async () => {
     const owner = await signUpOwner();
-    const unknown = await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: 'nobody.here@example.com', role: 'member' }, { cookie: owner.cookie });
-    expect(unknown.status).toBe(404);
-    expect(await unknown.text()).toContain('Ask them to sign up first');
     const self = await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: owner.email, role: 'member' }, { cookie: owner.cookie });
     expect(self.status).toBe(409);
+    expect(await self.text()).toContain('already a member');
+  });
+});
+
+describe('invitations need the invitee’s consent', () => {
+  it('an invited user is not a member until they accept; the invitation shows on the team page meanwhile', async () => {
+    const owner = await signUpOwner();
+    const invitee = await signUpUser('business');
+    const invited = await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: invitee.email, role: 'admin' }, { cookie: owner.cookie });
+    expect(invited.status).toBe(303);
+    expect(invited.headers.get('Location')).toContain('notice=invited');
+    expect((await getPage(`/integrations?ws=${owner.workspaceId}`, invitee.cookie)).status).toBe(404);
+    const team = await (await getPage(`/integrations/team?ws=${owner.workspaceId}`, owner.cookie)).text();
+    expect(team).toContain('Open invitations');
+    expect(team).toContain(invitee.email);
+    // The invitee sees it where they land.
+    expect(await (await getPage('/onboarding/workspace', invitee.cookie)).text()).toContain('an invitation to join a workspace');
+    const [id] = await invitationIds(invitee.cookie);
+    const accepted = await postForm(`/invitations/${id}/accept`, {}, { cookie: invitee.cookie });
+    expect(accepted.headers.get('Location')).toBe(`/integrations?ws=${owner.workspaceId}&notice=accepted`);
+    const membership = await env.DB.prepare('SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ? AND m.workspace_id = ?')
+      .bind(invitee.email, owner.workspaceId)
+      .first();
+    expect(membership).toEqual({ role: 'admin' });
+    // Answered once: a second answer finds nothing.
+    expect((await postForm(`/invitations/${id}/accept`, {}, { cookie: invitee.cookie })).status).toBe(404);
+  });
+
+  it('the inviter gets the same answer for a known and an unknown address; an unknown one waits for that sign-up', async () => {
+    const owner = await signUpOwner();
+    const known = await signUpUser('business');
+    const unknownEmail = `later.${Date.now()}@example.com`;
+    const answers = [];
+    for (const email of [known.email, unknownEmail]) {
+      const response = await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email, role: 'member' }, { cookie: owner.cookie });
+      answers.push({ status: response.status, location: response.headers.get('Location') });
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    // The address signs up later, and finds the invitation.
+    const signUp = await postForm('/auth/sign-up', { email: unknownEmail, password: 'correct horse battery staple', role: 'business' });
+    const cookie = /egw_session=([^;]+)/.exec(signUp.headers.get('Set-Cookie') ?? '')![1]!;
+    const [id] = await invitationIds(cookie);
+    expect(id).toMatch(/^inv_/);
+    expect((await postForm(`/invitations/${id}/accept`, {}, { cookie })).status).toBe(303);
+    expect((await getPage(`/integrations?ws=${owner.workspaceId}`, cookie)).status).toBe(200);
+  });
+
+  it('only the addressee may answer; declined, revoked and expired invitations cannot be accepted', async () => {
+    const owner = await signUpOwner();
+    const invitee = await signUpUser('business');
+    const stranger = await signUpUser('business');
+    await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: invitee.email, role: 'member' }, { cookie: owner.cookie });
+    const [id] = await invitationIds(invitee.cookie);
+    expect(await invitationIds(stranger.cookie)).toEqual([]);
+    expect((await postForm(`/invitations/${id}/accept`, {}, { cookie: stranger.cookie })).status).toBe(404);
+
+    // Declined: gone.
+    expect((await postForm(`/invitations/${id}/decline`, {}, { cookie: invitee.cookie })).status).toBe(303);
+    expect((await postForm(`/invitations/${id}/accept`, {}, { cookie: invitee.cookie })).status).toBe(404);
+
+    // Revoked by the owner: gone.
+    await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: invitee.email, role: 'member' }, { cookie: owner.cookie });
+    const [second] = await invitationIds(invitee.cookie);
+    expect((await postForm(`/integrations/team/invitations/${second}/revoke?ws=${owner.workspaceId}`, {}, { cookie: owner.cookie })).status).toBe(303);
+    expect((await postForm(`/invitations/${second}/accept`, {}, { cookie: invitee.cookie })).status).toBe(404);
+
+    // Expired after 7 days: gone.
+    await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: invitee.email, role: 'member' }, { cookie: owner.cookie });
+    const [third] = await invitationIds(invitee.cookie);
+    const expiresAt = (await env.DB.prepare('SELECT expires_at, created_at FROM invitations WHERE id = ?').bind(third).first<{ expires_at: number; created_at: number }>())!;
+    expect(expiresAt.expires_at - expiresAt.created_at).toBe(7 * 24 * 60 * 60 * 1000);
+    await env.DB.prepare('UPDATE invitations SET expires_at = ? WHERE id = ?').bind(Date.now() - 1, third).run();
+    expect(await invitationIds(invitee.cookie)).toEqual([]);
+    expect((await postForm(`/invitations/${third}/accept`, {}, { cookie: invitee.cookie })).status).toBe(404);
+    expect((await getPage(`/integrations?ws=${owner.workspaceId}`, invitee.cookie)).status).toBe(404);
+  });
+
+  it('only an owner invites or withdraws, and another workspace’s invitation cannot be withdrawn', async () => {
+    const owner = await signUpOwner();
+    const other = await signUpOwner();
+    const invitee = await signUpUser('business');
+    await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: invitee.email, role: 'member' }, { cookie: owner.cookie });
+    const [id] = await invitationIds(invitee.cookie);
+    expect((await postForm(`/integrations/team/invitations/${id}/revoke?ws=${other.workspaceId}`, {}, { cookie: other.cookie })).status).toBe(404);
+    expect((await postForm(`/integrations/team/invitations/${id}/revoke?ws=${owner.workspaceId}`, {}, { cookie: other.cookie })).status).toBe(404);
+    expect(await invitationIds(invitee.cookie)).toEqual([id]);
   });
 });
 

@@ -81,13 +81,14 @@ describe('request logs', () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({
       message: 'request',
-      request_id: 'log-test-1',
+      caller_request_id: 'log-test-1',
       method: 'POST',
       path: '/api/execute',
       status: 200,
       actor_kind: 'api_key',
       key_id: tenant.keyId,
     });
+    expect(lines[0].request_id).toMatch(/^req_[0-9a-z]{26}$/);
     expect(lines[0].trace_id).toMatch(/^[0-9a-f]{32}$/);
     expect(typeof lines[0].duration_ms).toBe('number');
     expect(lines[1]).toMatchObject({ status: 415, actor_kind: 'anonymous', key_id: null });

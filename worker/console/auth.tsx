@@ -15,6 +15,7 @@ import { clearSessionCookie, createSession, readSessionToken, revokeSession, set
 import { listMemberships, signIn, signUp, type AccountRole } from '../platform/accounts';
 import { consoleOrigin } from '../platform/channels/service';
 import { Document } from './document';
+import { readForm, requireFormBody } from './form-input';
 import { Field } from './forms';
 import { setPageSecurityHeaders } from './security';
 import { loadSession, safeReturnTo } from './session';
@@ -176,8 +177,6 @@ async function startSession(c: Context<AppEnv>, user: SessionUser): Promise<void
   setSessionCookie(c, session.token, session.expiresAt);
 }
 
-const formText = (value: unknown) => (typeof value === 'string' ? value : undefined);
-
 export function registerAuthRoutes(app: Hono<AppEnv>): void {
   app.use('/auth/*', async (c, next) => {
     setPageSecurityHeaders(c);
@@ -185,7 +184,7 @@ export function registerAuthRoutes(app: Hono<AppEnv>): void {
     await next();
   });
   app.use('/auth/*', csrf({ origin: (origin, c) => origin === consoleOrigin(resolvePlatformUrls(c.var.settings, c.req.url)) }));
-  app.use('/auth/*', loadSession);
+  app.use('/auth/*', requireFormBody, loadSession);
 
   app.get('/auth', (c) => c.redirect('/auth/sign-in', 303));
 
@@ -200,13 +199,13 @@ export function registerAuthRoutes(app: Hono<AppEnv>): void {
   });
 
   app.post('/auth/sign-up', async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const parsed = signUpForm.safeParse(form);
     const values: SignUpValues = {
-      email: formText(form.email),
+      email: form.email?.slice(0, 254),
       role: roleSchema.safeParse(form.role).data,
       ref: parsed.data?.ref,
-      returnTo: safeReturnTo(formText(form.return_to), '') || undefined,
+      returnTo: safeReturnTo(form.return_to, '') || undefined,
     };
     if (!parsed.success) {
       const fieldErrors = Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message]));
@@ -236,10 +235,10 @@ export function registerAuthRoutes(app: Hono<AppEnv>): void {
   });
 
   app.post('/auth/sign-in', async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const parsed = signInForm.safeParse(form);
-    const returnTo = safeReturnTo(formText(form.return_to), '') || undefined;
-    const email = formText(form.email)?.slice(0, 254);
+    const returnTo = safeReturnTo(form.return_to, '') || undefined;
+    const email = form.email?.slice(0, 254);
     if (!parsed.success) return c.html(<SignInPage email={email} returnTo={returnTo} error="Email or password is incorrect." />, 401);
     try {
       const user = await signIn(c.var.db, requirePepper(c), {

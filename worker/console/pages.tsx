@@ -7,7 +7,7 @@
 import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import type { SessionUser } from '../lib/sessions';
-import type { MembershipView, WorkspaceRole } from '../platform/accounts';
+import type { InvitationView, MembershipView, WorkspaceRole } from '../platform/accounts';
 import type { ChannelView, PublicWidgetConfig } from '../platform/channels/schemas';
 import type { IntakeEntry } from '../platform/channels/service';
 import type { ApiKeyDescription } from '../platform/identity';
@@ -99,10 +99,21 @@ export function ConsoleLayout({ title, user, memberships = [], current, active, 
   );
 }
 
-export function OnboardingPage({ user, errors = {}, values = {} }: { user: SessionUser; errors?: FieldErrors; values?: Record<string, string> }) {
+/** A pointer to the invitations page when someone invited this user. */
+function InvitationsBanner({ count }: { count: number }) {
+  if (count === 0) return null;
+  return (
+    <div class="alert" role="status">
+      You have {count === 1 ? 'an invitation' : `${count} invitations`} to join a workspace. <a href="/invitations">Review {count === 1 ? 'it' : 'them'}</a>
+    </div>
+  );
+}
+
+export function OnboardingPage({ user, errors = {}, values = {}, invitations = [] }: { user: SessionUser; errors?: FieldErrors; values?: Record<string, string>; invitations?: InvitationView[] }) {
   return (
     <ConsoleLayout title="Set up your organisation" user={user}>
       <div class="narrow">
+        <InvitationsBanner count={invitations.length} />
         <h1>Set up your organisation</h1>
         <p class="lead">Your organisation holds workspaces; a workspace holds your channels, keys and team. You will be its owner.</p>
         <form method="post" action="/onboarding/workspace" class="card stack">
@@ -127,6 +138,8 @@ export interface IntegrationsProps {
   current: MembershipView;
   channels: ChannelView[];
   apiKeys: ApiKeyDescription[];
+  /** Invitations waiting for this user's answer. */
+  pendingInvitations?: number;
   domains: string[];
   errors?: FieldErrors;
   values?: Record<string, string>;
@@ -151,6 +164,7 @@ export function IntegrationsPage(props: IntegrationsProps) {
       <p class="eyebrow">
         {current.organizationName} / {current.workspaceName} · <span class="pill">{current.role}</span>
       </p>
+      <InvitationsBanner count={props.pendingInvitations ?? 0} />
       <h1>Channels</h1>
       <p class="lead">A channel is one place where visitors reach you: a chat widget on your site and a hosted inbox page, both captured here.</p>
       <div class="grid-2">
@@ -471,6 +485,7 @@ export interface TeamPageProps {
   memberships: MembershipView[];
   current: MembershipView;
   members: { userId: string; email: string; role: WorkspaceRole; since: number }[];
+  invitations: InvitationView[];
   errors?: FieldErrors;
   notice?: string;
   error?: string;
@@ -544,15 +559,52 @@ export function TeamPage(props: TeamPageProps) {
           </table>
         </div>
       </section>
+      {props.invitations.length > 0 ? (
+        <section class="card" aria-labelledby="invitations-title">
+          <h2 id="invitations-title">Open invitations</h2>
+          <div class="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Email</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Expires</th>
+                  {isOwner ? <th scope="col">Change</th> : null}
+                </tr>
+              </thead>
+              <tbody>
+                {props.invitations.map((invitation) => (
+                  <tr>
+                    <td>{invitation.email}</td>
+                    <td>
+                      <span class="pill">{invitation.role}</span>
+                    </td>
+                    <td class="nowrap">{when(new Date(invitation.expiresAt).toISOString())}</td>
+                    {isOwner ? (
+                      <td>
+                        <form method="post" action={`/integrations/team/invitations/${invitation.invitationId}/revoke${ws}`} class="inline">
+                          <button type="submit" class="button small ghost">
+                            Withdraw
+                          </button>
+                        </form>
+                      </td>
+                    ) : null}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      ) : null}
       {isOwner ? (
         <section class="card narrow" aria-labelledby="invite-title">
-          <h2 id="invite-title">Add a member</h2>
-          <p class="muted">They need an account first (a business account at /auth/sign-up).</p>
+          <h2 id="invite-title">Invite someone</h2>
+          <p class="muted">They accept the invitation in the console after signing in with this address (or after signing up with it). It expires in 7 days.</p>
           <form method="post" action={`/integrations/team/invite${ws}`} class="stack">
             <Field name="email" label="Email" type="email" errors={props.errors} required />
             <Select name="role" label="Role" value="member" options={ROLE_OPTIONS} />
             <button type="submit" class="button primary">
-              Add member
+              Send invitation
             </button>
           </form>
         </section>
@@ -561,15 +613,56 @@ export function TeamPage(props: TeamPageProps) {
   );
 }
 
+/** The invitations waiting for the signed-in user: accept or decline each. */
+export function InvitationsPage({ user, invitations, notice }: { user: SessionUser; invitations: InvitationView[]; notice?: string }) {
+  return (
+    <ConsoleLayout title="Invitations" user={user} notice={notice}>
+      <div class="narrow">
+        <h1>Invitations</h1>
+        {invitations.length === 0 ? (
+          <p class="lead">No invitations are waiting for you.</p>
+        ) : (
+          <ul class="invitation-list">
+            {invitations.map((invitation) => (
+              <li class="card">
+                <p>
+                  Join <strong>{invitation.organizationName} / {invitation.workspaceName}</strong> as <span class="pill">{invitation.role}</span>
+                </p>
+                <p class="muted">Expires {when(new Date(invitation.expiresAt).toISOString())}</p>
+                <div class="row-actions">
+                  <form method="post" action={`/invitations/${invitation.invitationId}/accept`} class="inline">
+                    <button type="submit" class="button primary">
+                      Accept
+                    </button>
+                  </form>
+                  <form method="post" action={`/invitations/${invitation.invitationId}/decline`} class="inline">
+                    <button type="submit" class="button ghost">
+                      Decline
+                    </button>
+                  </form>
+                </div>
+              </li>
+            ))}
+          </ul>
+        )}
+        <p>
+          <a href="/integrations">Back to the console</a>
+        </p>
+      </div>
+    </ConsoleLayout>
+  );
+}
+
 const PROVIDER_STEPS = ['Create your account', 'Complete your profile', 'Review by the platform team', 'Claim leads in the workbench'];
 /** How far along the steps each provider state is. */
 const STEPS_DONE: Record<string, number> = { registered: 1, profile_incomplete: 1, pending_review: 2, active: 4, suspended: 2 };
 
-export function ProviderOnboardingPage({ user, status, referredBy }: { user: SessionUser; status: string; referredBy: string | null }) {
+export function ProviderOnboardingPage({ user, status, referredBy, pendingInvitations = 0 }: { user: SessionUser; status: string; referredBy: string | null; pendingInvitations?: number }) {
   const done = STEPS_DONE[status] ?? 1;
   return (
     <ConsoleLayout title="Provider onboarding" user={user}>
       <div class="narrow">
+        <InvitationsBanner count={pendingInvitations} />
         <p class="eyebrow">Provider onboarding</p>
         <h1>{status === 'active' ? 'You are an active expert' : 'Welcome, you are registered'}</h1>
         <p>

@@ -12,14 +12,18 @@ import { knownDomains } from '../brain/executors';
 import { resolvePlatformUrls, type AppEnv } from '../env';
 import { ApiError, fieldErrorsFromZod } from '../lib/errors';
 import {
+  answerInvitation,
   canManageChannels,
   changeMembership,
   createOrganizationForUser,
   inviteMember,
   listMembers,
   listMemberships,
+  listOpenInvitations,
   providerOf,
+  revokeInvitation,
   type MembershipView,
+  type WorkspaceRole,
 } from '../platform/accounts';
 import { createChannelSchema, updateChannelSchema, widgetConfigPatchSchema } from '../platform/channels/schemas';
 import {
@@ -34,7 +38,8 @@ import {
 } from '../platform/channels/service';
 import { listApiKeys, type AuditContext } from '../platform/identity';
 import { landingFor } from './auth';
-import { ChannelPage, IntegrationsPage, OnboardingPage, ProviderOnboardingPage, TeamPage, type FieldErrors } from './pages';
+import { readForm, requireFormBody } from './form-input';
+import { ChannelPage, IntegrationsPage, InvitationsPage, OnboardingPage, ProviderOnboardingPage, TeamPage, type FieldErrors } from './pages';
 import { setPageSecurityHeaders } from './security';
 import { currentUser, loadSession, requireUser } from './session';
 
@@ -44,21 +49,22 @@ const NOTICES: Record<string, string> = {
   saved: 'Saved.',
   enabled: 'Channel enabled.',
   disabled: 'Channel disabled: the widget and hosted inbox are off.',
-  invited: 'Member added.',
+  invited: 'Invitation sent. They accept it in the console after signing in (or once they sign up with that address); it expires in 7 days.',
+  revoked: 'Invitation withdrawn.',
+  accepted: 'Invitation accepted: welcome to the workspace.',
+  declined: 'Invitation declined.',
   changed: 'Role updated.',
   removed: 'Member removed.',
 };
 
-const lines = (value: unknown) =>
-  typeof value === 'string'
-    ? value
-        .split(/\s+/)
-        .map((line) => line.trim())
-        .filter(Boolean)
-    : [];
+const lines = (value: string | undefined) =>
+  (value ?? '')
+    .split(/\s+/)
+    .map((line) => line.trim())
+    .filter(Boolean);
 
 /** The channel settings fields of a console form, in the shape the channel schemas take. */
-const channelFieldsFromForm = (form: Record<string, unknown>) => ({
+const channelFieldsFromForm = (form: Record<string, string>) => ({
   name: form.name,
   domain: form.domain,
   allowed_origins: lines(form.allowed_origins),
@@ -110,13 +116,18 @@ const notice = (c: Context<AppEnv>) => NOTICES[c.req.query('notice') ?? ''];
 
 async function renderIntegrations(c: Context<AppEnv>, context: WorkspaceContext, extra: { errors?: FieldErrors; values?: Record<string, string>; error?: string } = {}, status: 200 | 422 = 200) {
   const urls = resolvePlatformUrls(c.var.settings, c.req.url);
-  const [channels, apiKeys] = await Promise.all([listChannels(c.var.db, context.current.workspaceId), listApiKeys(c.var.db, context.current.workspaceId)]);
+  const [channels, apiKeys, invitations] = await Promise.all([
+    listChannels(c.var.db, context.current.workspaceId),
+    listApiKeys(c.var.db, context.current.workspaceId),
+    listOpenInvitations(c.var.db, { email: currentUser(c).email }),
+  ]);
   return c.html(
     <IntegrationsPage
       user={currentUser(c)}
       {...context}
       channels={channels.map((row) => describeChannel(row, urls))}
       apiKeys={apiKeys}
+      pendingInvitations={invitations.length}
       domains={knownDomains()}
       notice={notice(c)}
       {...extra}
@@ -144,11 +155,11 @@ async function renderChannel(c: Context<AppEnv>, context: WorkspaceContext, chan
 }
 
 /** Nested widget fields (`colors.primary`) from a flat form into a WidgetConfigPatch. */
-function widgetPatchFromForm(form: Record<string, unknown>) {
+function widgetPatchFromForm(form: Record<string, string>) {
   const patch: Record<string, Record<string, unknown>> = {};
   for (const [name, value] of Object.entries(form)) {
     const [section, field] = name.split('.');
-    if (!section || !field || typeof value !== 'string') continue;
+    if (!section || !field) continue;
     patch[section] ??= {};
     patch[section][field] = field.startsWith('offset_') ? Number(value) : section === 'brand' && field === 'logo_url' && value === '' ? null : value;
   }
@@ -156,29 +167,30 @@ function widgetPatchFromForm(form: Record<string, unknown>) {
 }
 
 export function registerConsoleRoutes(app: Hono<AppEnv>): void {
-  for (const path of ['/integrations', '/integrations/*', '/onboarding/*', '/provider/*']) {
+  for (const path of ['/integrations', '/integrations/*', '/onboarding/*', '/provider/*', '/invitations', '/invitations/*']) {
     app.use(path, async (c, next) => {
       setPageSecurityHeaders(c);
       await next();
     });
     app.use(path, csrf({ origin: (origin, c) => origin === consoleOrigin(resolvePlatformUrls(c.var.settings, c.req.url)) }));
-    app.use(path, loadSession, requireUser);
+    app.use(path, requireFormBody, loadSession, requireUser);
   }
 
   app.get('/onboarding/workspace', async (c) => {
-    if ((await listMemberships(c.var.db, currentUser(c).id)).length > 0) return c.redirect('/integrations', 303);
-    return c.html(<OnboardingPage user={currentUser(c)} />);
+    const user = currentUser(c);
+    if ((await listMemberships(c.var.db, user.id)).length > 0) return c.redirect('/integrations', 303);
+    return c.html(<OnboardingPage user={user} invitations={await listOpenInvitations(c.var.db, { email: user.email })} />);
   });
 
   app.post('/onboarding/workspace', async (c) => {
     const user = currentUser(c);
     if (user.role !== 'business') throw new ApiError('forbidden', 'Organisations are for business accounts.');
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const parsed = z
       .object({ organization_name: z.string().trim().min(1, 'Enter a name.').max(120), workspace_name: z.string().trim().min(1, 'Enter a name.').max(120) })
       .safeParse(form);
     if (!parsed.success) {
-      return c.html(<OnboardingPage user={user} errors={formErrors(parsed.error)} values={form as Record<string, string>} />, 422);
+      return c.html(<OnboardingPage user={user} errors={formErrors(parsed.error)} values={form} />, 422);
     }
     const created = await createOrganizationForUser(
       c.var.db,
@@ -197,10 +209,10 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
 
   app.post('/integrations/channels', async (c) => {
     const context = await workspaceContext(c, 'manager');
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const parsed = createChannelSchema.safeParse(channelFieldsFromForm(form));
     if (!parsed.success) {
-      return renderIntegrations(c, context, { errors: formErrors(parsed.error), values: form as Record<string, string>, error: 'Please check the form.' }, 422);
+      return renderIntegrations(c, context, { errors: formErrors(parsed.error), values: form, error: 'Please check the form.' }, 422);
     }
     const row = await createChannel(c.var.db, scopeOf(context), auditFor(c), parsed.data, urlsOf(c));
     return c.redirect(`/integrations/channels/${row.channelKey}?${ws(context)}&notice=created`, 303);
@@ -214,7 +226,7 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
   app.post('/integrations/channels/:channelKey/widget', async (c) => {
     const context = await workspaceContext(c, 'manager');
     const channelKey = c.req.param('channelKey');
-    const parsed = widgetPatchFromForm(await c.req.parseBody());
+    const parsed = widgetPatchFromForm(await readForm(c));
     if (!parsed.success) {
       return renderChannel(c, context, channelKey, { errors: formErrors(parsed.error), error: 'Some widget settings are not valid.' }, 422);
     }
@@ -230,7 +242,7 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
   app.post('/integrations/channels/:channelKey/settings', async (c) => {
     const context = await workspaceContext(c, 'manager');
     const channelKey = c.req.param('channelKey');
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const parsed = updateChannelSchema.safeParse(channelFieldsFromForm(form));
     if (!parsed.success) return renderChannel(c, context, channelKey, { errors: formErrors(parsed.error), error: 'Please check the settings.' }, 422);
     await updateChannel(c.var.db, scopeOf(context), auditFor(c), channelKey, parsed.data, urlsOf(c));
@@ -239,17 +251,21 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
 
   app.post('/integrations/channels/:channelKey/status', async (c) => {
     const context = await workspaceContext(c, 'manager');
-    const status = z.enum(['active', 'disabled']).parse((await c.req.parseBody()).status);
     const channelKey = c.req.param('channelKey');
+    const parsed = z.enum(['active', 'disabled']).safeParse((await readForm(c)).status);
+    if (!parsed.success) return renderChannel(c, context, channelKey, { error: 'Choose active or disabled.' }, 422);
+    const status = parsed.data;
     await updateChannel(c.var.db, scopeOf(context), auditFor(c), channelKey, { status }, urlsOf(c));
     return c.redirect(`/integrations/channels/${channelKey}?${ws(context)}&notice=${status === 'active' ? 'enabled' : 'disabled'}`, 303);
   });
 
-  const renderTeam = async (c: Context<AppEnv>, context: WorkspaceContext, extra: { errors?: FieldErrors; error?: string } = {}, status: 200 | 404 | 409 | 422 = 200) =>
-    c.html(
-      <TeamPage user={currentUser(c)} {...context} members={await listMembers(c.var.db, context.current.workspaceId)} notice={notice(c)} {...extra} />,
-      status,
-    );
+  const renderTeam = async (c: Context<AppEnv>, context: WorkspaceContext, extra: { errors?: FieldErrors; error?: string } = {}, status: 200 | 404 | 409 | 422 = 200) => {
+    const [members, invitations] = await Promise.all([
+      listMembers(c.var.db, context.current.workspaceId),
+      listOpenInvitations(c.var.db, { workspaceId: context.current.workspaceId }),
+    ]);
+    return c.html(<TeamPage user={currentUser(c)} {...context} members={members} invitations={invitations} notice={notice(c)} {...extra} />, status);
+  };
 
   app.get('/integrations/team', async (c) => {
     const context = await workspaceContext(c);
@@ -258,21 +274,32 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
 
   app.post('/integrations/team/invite', async (c) => {
     const context = await workspaceContext(c);
-    const parsed = z.object({ email: z.email('Enter a valid email address.'), role: z.enum(['owner', 'admin', 'member']) }).safeParse(await c.req.parseBody());
+    const parsed = z.object({ email: z.email('Enter a valid email address.'), role: z.enum(['owner', 'admin', 'member']) }).safeParse(await readForm(c));
     if (!parsed.success) return renderTeam(c, context, { errors: formErrors(parsed.error), error: 'Please check the form.' }, 422);
     try {
       await inviteMember(c.var.db, context.current, currentUser(c).id, parsed.data, c.var.requestId);
     } catch (error) {
-      if (error instanceof ApiError && (error.code === 'not_found' || error.code === 'conflict')) return renderTeam(c, context, { error: error.detail }, error.status as 404 | 409);
+      if (error instanceof ApiError && error.code === 'conflict') return renderTeam(c, context, { error: error.detail }, 409);
       throw error;
     }
     return c.redirect(`/integrations/team?${ws(context)}&notice=invited`, 303);
   });
 
+  app.post('/integrations/team/invitations/:invitationId/revoke', async (c) => {
+    const context = await workspaceContext(c);
+    await revokeInvitation(c.var.db, context.current, currentUser(c).id, c.req.param('invitationId'), c.var.requestId);
+    return c.redirect(`/integrations/team?${ws(context)}&notice=revoked`, 303);
+  });
+
   for (const action of ['role', 'remove'] as const) {
     app.post(`/integrations/team/:userId/${action}`, async (c) => {
       const context = await workspaceContext(c);
-      const role = action === 'remove' ? null : z.enum(['owner', 'admin', 'member']).parse((await c.req.parseBody()).role);
+      let role: WorkspaceRole | null = null;
+      if (action === 'role') {
+        const parsed = z.enum(['owner', 'admin', 'member']).safeParse((await readForm(c)).role);
+        if (!parsed.success) return renderTeam(c, context, { error: 'Choose owner, admin or member.' }, 422);
+        role = parsed.data;
+      }
       try {
         await changeMembership(c.var.db, context.current, currentUser(c).id, c.req.param('userId'), role, c.var.requestId);
       } catch (error) {
@@ -285,10 +312,26 @@ export function registerConsoleRoutes(app: Hono<AppEnv>): void {
     });
   }
 
+  app.get('/invitations', async (c) => {
+    const user = currentUser(c);
+    return c.html(<InvitationsPage user={user} invitations={await listOpenInvitations(c.var.db, { email: user.email })} notice={notice(c)} />);
+  });
+
+  for (const answer of ['accept', 'decline'] as const) {
+    app.post(`/invitations/:invitationId/${answer}`, async (c) => {
+      const user = currentUser(c);
+      const { workspaceId } = await answerInvitation(c.var.db, user, c.req.param('invitationId'), answer === 'accept' ? 'accepted' : 'declined', c.var.requestId);
+      if (answer === 'accept' && user.role === 'business') return c.redirect(`/integrations?ws=${encodeURIComponent(workspaceId)}&notice=accepted`, 303);
+      return c.redirect(`/invitations?notice=${answer === 'accept' ? 'accepted' : 'declined'}`, 303);
+    });
+  }
+
   app.get('/provider/onboarding', async (c) => {
     const user = currentUser(c);
     if (user.role !== 'provider') return c.redirect(await landingFor(c, user), 303);
-    const provider = await providerOf(c.var.db, user.id);
-    return c.html(<ProviderOnboardingPage user={user} status={provider?.status ?? 'registered'} referredBy={provider?.referredByChannelKey ?? null} />);
+    const [provider, invitations] = await Promise.all([providerOf(c.var.db, user.id), listOpenInvitations(c.var.db, { email: user.email })]);
+    return c.html(
+      <ProviderOnboardingPage user={user} status={provider?.status ?? 'registered'} referredBy={provider?.referredByChannelKey ?? null} pendingInvitations={invitations.length} />,
+    );
   });
 }

@@ -36,20 +36,33 @@ export function currentUser(c: Context<AppEnv>) {
   return user;
 }
 
+const RETURN_BASE = 'https://console.invalid';
+
+/** A path that a browser would read as another host (`//host`, `/\\host`), or that leaves the site. */
+function leavesSite(path: string): boolean {
+  return !path.startsWith('/') || path.startsWith('//') || path.includes('\\');
+}
+
 /**
- * Where to go after signing in: a path on this site only. Anything that could leave it
- * (`//host`, `/\host`, a scheme, control characters or spaces that URL parsing strips) falls
- * back to the safe default.
+ * Where to go after signing in: a path on this site only. The decision is made on the form the
+ * browser will follow, after URL normalisation (dot segments resolved), and that form is checked
+ * again before it is returned. Anything that could leave the site falls back to the default:
+ * `//host` and `/\\host` however spelled, schemes, control characters and spaces (which URL
+ * parsing would strip), and percent-encoded dots, slashes and backslashes (our own paths never
+ * contain them, and some clients decode them).
  */
 export function safeReturnTo(value: string | undefined | null, fallback: string): string {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || value.includes('\\')) return fallback;
-  if (/[\u0000-\u0020\u007f]/.test(value)) return fallback;
+  if (!value || leavesSite(value)) return fallback;
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(value)) return fallback;
+  if (/%(2e|2f|5c|25|0[0-9a-f]|1[0-9a-f]|7f)/i.test(value)) return fallback;
+  let url: URL;
   try {
-    const base = 'https://console.invalid';
-    const url = new URL(value, base);
-    if (url.origin !== base || url.pathname.startsWith('/auth/')) return fallback;
-    return url.pathname + url.search + url.hash;
+    url = new URL(value, RETURN_BASE);
   } catch {
     return fallback;
   }
+  if (url.origin !== RETURN_BASE) return fallback;
+  const normalised = url.pathname + url.search + url.hash;
+  if (leavesSite(normalised) || normalised === '/auth' || normalised.startsWith('/auth/')) return fallback;
+  return normalised;
 }

@@ -95,6 +95,9 @@ fieldset legend { font-weight: 700; padding: 0 0.3rem; }
 td.message { max-width: 26rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 td.source { font-size: 0.9rem; overflow-wrap: anywhere; }
 .nowrap { white-space: nowrap; }
+.invitation-list { list-style: none; padding: 0; margin: 0; }
+.invitation-list .card p:first-child { margin-top: 0; }
+.row-actions { display: flex; gap: 0.5rem; flex-wrap: wrap; }
 .steps { padding-left: 1.2rem; }
 .steps li { margin: 0.4rem 0; }
 .steps li.done { color: var(--ok); font-weight: 600; }

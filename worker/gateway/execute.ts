@@ -41,7 +41,7 @@ export const executeRoute = createRoute({
     200: {
       description: 'The completed execution envelope. A replay carries `Idempotent-Replayed: true`.',
       headers: {
-        'X-Request-Id': { schema: { type: 'string' }, description: 'The request id (the caller\'s, when given).' },
+        'X-Request-Id': { schema: { type: 'string' }, description: 'Our id of this request (`req_…`); quote it to support. Your own `request_id` comes back in `output.request_id`.' },
         'Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] }, description: 'Present on a replay.' },
         'RateLimit-Limit': { schema: { type: 'integer' } },
         'RateLimit-Remaining': { schema: { type: 'integer' } },
@@ -56,13 +56,15 @@ export const executeRoute = createRoute({
 export function registerExecute(app: OpenAPIHono<AppEnv>): void {
   app.openapi(executeRoute, async (c) => {
     const body = c.req.valid('json');
-    // The caller's correlation ids win, so its logs and ours line up.
-    if (body.request_id) c.set('requestId', body.request_id);
+    // The caller's request_id is echoed in output and logged beside ours, never instead of ours;
+    // its trace_id joins its trace, as a traceparent header would.
+    if (body.request_id) c.set('callerRequestId', body.request_id);
     if (body.trace_id) c.set('traceId', body.trace_id);
     const outcome = await runExecution(c.var.db, {
       actor: requireActor(c),
       body,
       requestId: c.var.requestId,
+      outputRequestId: body.request_id ?? c.var.requestId,
       traceId: c.var.traceId,
       defaultRateLimitPerMinute: c.var.settings.DEFAULT_RATE_LIMIT_PER_MINUTE,
       now: Date.now(),

@@ -89,7 +89,8 @@ export function keyInactiveReason(key: KeyContext, now: number): 'revoked' | 'ex
   return undefined;
 }
 
-const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/;
+/** RFC 9110 section 11.1: the scheme name is case-insensitive, so `bearer` and `BEARER` are Bearer too. */
+const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
 
 /** The bearer actor of the request; throws the 401 that fits when there is none. */
 export async function resolveActor(c: Context<AppEnv>): Promise<Actor> {

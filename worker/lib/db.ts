@@ -65,3 +65,13 @@ export function createDatabase(database: D1Database): Database {
 }
 
 export { schema };
+
+/**
+ * Whether a failed statement or batch was refused by the named constraint (a CHECK name, or
+ * `table.column` for UNIQUE and NOT NULL). Limits and guards are enforced this way inside a
+ * batch, and the constraint that fired says which error to answer.
+ */
+export function isConstraintViolation(error: unknown, constraint: string): boolean {
+  const text = error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error);
+  return text.includes('constraint failed') && text.includes(constraint);
+}

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 
 export const errorCatalog = {
   malformed_json: { status: 400, title: 'Malformed JSON' },
+  malformed_form: { status: 400, title: 'Malformed form' },
   missing_credentials: { status: 401, title: 'Missing credentials' },
   malformed_authorization: { status: 401, title: 'Malformed Authorization header' },
   invalid_token: { status: 401, title: 'Invalid token' },

@@ -1,5 +1,6 @@
 import { createMiddleware } from 'hono/factory';
-import { readSettings, type AppEnv } from '../env';
+import type { Context } from 'hono';
+import { readSettings, urlsFollowHost, type AppEnv } from '../env';
 import { countingD1, createDatabase, type QueryCounter } from './db';
 import { newId, newTraceId, traceIdFromTraceparent } from './ids';
 
@@ -8,6 +9,8 @@ export interface RequestLogLine {
   level: 'info' | 'warn' | 'error';
   message: 'request';
   request_id: string;
+  /** The caller's own correlation id, when an execute body sent one. */
+  caller_request_id?: string;
   trace_id: string;
   method: string;
   path: string;
@@ -26,6 +29,22 @@ export function logLine(line: object): void {
 }
 
 /**
+ * Caching rules that hold for every response, decided in one place:
+ * - an error is never stored;
+ * - while platform URLs follow the Host header, a response marked `public` (which may embed
+ *   such URLs) is downgraded to `private` and varies on Host, so no shared cache hands one
+ *   host's links to another.
+ */
+function applyCachingRules(c: Context<AppEnv>): void {
+  const cacheControl = c.res.headers.get('Cache-Control');
+  if (c.res.status >= 400 && !cacheControl) c.header('Cache-Control', 'no-store');
+  if (cacheControl?.includes('public') && c.var.settings && urlsFollowHost(c.var.settings)) {
+    c.header('Cache-Control', cacheControl.replace('public', 'private'));
+    c.header('Vary', 'Host', { append: true });
+  }
+}
+
+/**
  * Sets the request id, trace id, settings and database for the rest of the chain, and writes
  * the request log line and the X-Request-Id header once everything else has run.
  */
@@ -39,6 +58,7 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
     c.set('db', createDatabase(countingD1(c.env.DB, counter)));
     await next();
   } finally {
+    applyCachingRules(c);
     c.header('X-Request-Id', c.var.requestId);
     if (c.var.settings?.EXPOSE_DB_METRICS) {
       c.header('X-D1-Queries', `${counter.roundTrips}`);
@@ -50,6 +70,7 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
       level: status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info',
       message: 'request',
       request_id: c.var.requestId,
+      ...(c.var.callerRequestId ? { caller_request_id: c.var.callerRequestId } : {}),
       trace_id: c.var.traceId,
       method: c.req.method,
       path: new URL(c.req.url).pathname,

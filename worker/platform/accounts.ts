@@ -2,16 +2,16 @@
  * Platform identity for people: sign-up and sign-in (with throttling), the provider record
  * of provider users, and workspace membership (owner, admin, member).
  */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { sha256Hex } from '../lib/crypto';
-import { schema, type Database } from '../lib/db';
+import { isConstraintViolation, schema, type Database } from '../lib/db';
 import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { burnVerification, hashPassword, passwordProblem, verifyPassword } from '../lib/passwords';
 import { auditInsert, type AuditContext } from './identity';
-import { clearWindow, countInWindow, readWindows } from './rate-limit';
+import { clearWindow, readWindows, releaseWindowSlot, windowIncrement } from './rate-limit';
 
-const { users, providers, memberships, workspaces, organizations } = schema;
+const { users, providers, memberships, workspaces, organizations, invitations } = schema;
 
 export type AccountRole = 'business' | 'provider';
 export type WorkspaceRole = 'owner' | 'admin' | 'member';
@@ -70,7 +70,7 @@ export async function signUp(db: Database, pepper: string, input: SignUpInput, n
   return { id: userId, email, role: input.role };
 }
 
-/** Subjects whose failures are counted: the account (even when it does not exist) and the client. */
+/** Subjects whose attempts are counted: the account (even when it does not exist) and the client. */
 async function throttleSubjects(email: string, clientIp: string) {
   return {
     account: `signin:acct:${await sha256Hex(normalizeEmail(email))}`,
@@ -80,29 +80,48 @@ async function throttleSubjects(email: string, clientIp: string) {
 
 const invalidCredentials = () => new ApiError('invalid_credentials', 'Email or password is incorrect.');
 
+/**
+ * Takes one attempt slot for the account and one for the client, both or neither, before any
+ * password is checked. The window table's CHECK refuses the slot past the limit, so a burst of
+ * parallel attempts gets exactly the limit's worth of guesses; the rest are told to wait.
+ */
+async function takeSignInSlots(db: Database, subjects: { account: string; client: string }, now: number): Promise<void> {
+  try {
+    await db.batch([
+      windowIncrement(db, subjects.account, now, SIGN_IN_WINDOW_MS, ACCOUNT_FAILURE_LIMIT),
+      windowIncrement(db, subjects.client, now, SIGN_IN_WINDOW_MS, CLIENT_FAILURE_LIMIT),
+    ]);
+  } catch (error) {
+    if (!isConstraintViolation(error, 'within_window_limit')) throw error;
+    const windows = await readWindows(db, [subjects.account, subjects.client], now, SIGN_IN_WINDOW_MS);
+    const full = windows.filter((window) => window.maxCount !== null && window.count >= window.maxCount);
+    const resetAt = Math.max(now + 1000, ...full.map((window) => window.resetAt));
+    const minutes = Math.ceil((resetAt - now) / 60_000);
+    throw new ApiError('too_many_attempts', `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
+      headers: { 'Retry-After': String(Math.ceil((resetAt - now) / 1000)) },
+    });
+  }
+}
+
+/**
+ * Signs in with email and password. Every attempt first takes a slot (above); a failure keeps
+ * it, so the account allows 5 and the client 20 failures per window. A success forgives the
+ * account's failures and gives the client its slot back.
+ */
 export async function signIn(db: Database, pepper: string, input: { email: string; password: string; clientIp: string }, now = Date.now()) {
   const subjects = await throttleSubjects(input.email, input.clientIp);
-  for (const window of await readWindows(db, [subjects.account, subjects.client], now, SIGN_IN_WINDOW_MS)) {
-    const limit = window.subject === subjects.account ? ACCOUNT_FAILURE_LIMIT : CLIENT_FAILURE_LIMIT;
-    if (window.count >= limit) {
-      const minutes = Math.ceil((window.resetAt - now) / 60_000);
-      throw new ApiError('too_many_attempts', `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
-        headers: { 'Retry-After': String(Math.ceil((window.resetAt - now) / 1000)) },
-      });
-    }
-  }
+  await takeSignInSlots(db, subjects, now);
 
   const user = await db.select().from(users).where(eq(users.email, normalizeEmail(input.email))).get();
   const verdict = user ? await verifyPassword(input.password, user.passwordHash, pepper) : (await burnVerification(input.password, pepper), undefined);
-  if (!user || !verdict?.valid) {
-    await Promise.all([countInWindow(db, subjects.account, now, SIGN_IN_WINDOW_MS), countInWindow(db, subjects.client, now, SIGN_IN_WINDOW_MS)]);
-    throw invalidCredentials();
-  }
+  if (!user || !verdict?.valid) throw invalidCredentials();
 
-  await clearWindow(db, subjects.account);
-  if (verdict.needsRehash) {
-    await db.update(users).set({ passwordHash: await hashPassword(input.password, pepper), updatedAt: now }).where(eq(users.id, user.id));
-  }
+  const rehash = verdict.needsRehash ? await hashPassword(input.password, pepper) : undefined;
+  await db.batch([
+    clearWindow(db, subjects.account),
+    releaseWindowSlot(db, subjects.client),
+    ...(rehash ? [db.update(users).set({ passwordHash: rehash, updatedAt: now }).where(eq(users.id, user.id))] : []),
+  ]);
   return { id: user.id, email: user.email, role: user.role };
 }
 
@@ -178,27 +197,145 @@ function requireOwner(membership: MembershipView): void {
   if (membership.role !== 'owner') throw new ApiError('forbidden', 'Only an owner of this workspace can manage its members.');
 }
 
-/** Adds a registered user to the workspace. Unknown addresses get the same answer as known ones. */
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * Invites an address to the workspace. The invitation waits until its addressee, signed in with
+ * that email, accepts it (an address without an account waits for that sign-up). Known and
+ * unknown addresses get the same answer, so the form reveals nothing about who has an account.
+ * Inviting an address again refreshes its open invitation (role and expiry).
+ */
 export async function inviteMember(db: Database, actor: MembershipView, actorUserId: string, input: { email: string; role: WorkspaceRole }, requestId: string, now = Date.now()) {
   requireOwner(actor);
-  const invitee = await db.select({ id: users.id, role: users.role }).from(users).where(eq(users.email, normalizeEmail(input.email))).get();
-  if (!invitee || invitee.role !== 'business') {
-    throw new ApiError('not_found', 'No site-owner account with that email. Ask them to sign up first, then invite them again.', {
-      errors: [{ pointer: '/email', detail: 'No such account.' }],
-    });
-  }
-  const inserted = await db
-    .insert(memberships)
-    .values({ userId: invitee.id, workspaceId: actor.workspaceId, role: input.role, createdAt: now })
-    .onConflictDoNothing()
-    .returning({ userId: memberships.userId });
-  if (inserted.length === 0) throw new ApiError('conflict', 'That person is already a member of this workspace.');
-  await auditInsert(
-    db,
-    { actorKind: 'user', actorId: actorUserId, requestId },
-    { organizationId: actor.organizationId, workspaceId: actor.workspaceId, action: 'membership.added', targetId: invitee.id, metadata: { role: input.role } },
-    now,
-  );
+  const email = normalizeEmail(input.email);
+  const member = await db
+    .select({ userId: users.id })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.workspaceId, actor.workspaceId), eq(users.email, email)))
+    .get();
+  // The owner sees the member list anyway, so saying this reveals nothing new.
+  if (member) throw new ApiError('conflict', 'That person is already a member of this workspace.');
+  const pendingId = sql`(SELECT ${invitations.id} FROM ${invitations} WHERE ${invitations.workspaceId} = ${actor.workspaceId} AND ${invitations.email} = ${email} AND ${invitations.status} = 'pending')`;
+  await db.batch([
+    db
+      .insert(invitations)
+      .values({ id: newId('inv', now), workspaceId: actor.workspaceId, email, role: input.role, status: 'pending', invitedBy: actorUserId, createdAt: now, expiresAt: now + INVITATION_TTL_MS })
+      .onConflictDoUpdate({
+        target: [invitations.workspaceId, invitations.email],
+        targetWhere: sql`status = 'pending'`,
+        set: { role: input.role, invitedBy: actorUserId, createdAt: now, expiresAt: now + INVITATION_TTL_MS },
+      }),
+    auditInsert(
+      db,
+      { actorKind: 'user', actorId: actorUserId, requestId },
+      { organizationId: actor.organizationId, workspaceId: actor.workspaceId, action: 'invitation.created', targetId: pendingId, metadata: { role: input.role } },
+      now,
+    ),
+  ]);
+}
+
+export interface InvitationView {
+  invitationId: string;
+  workspaceId: string;
+  workspaceName: string;
+  organizationName: string;
+  email: string;
+  role: WorkspaceRole;
+  expiresAt: number;
+}
+
+const invitationFields = {
+  invitationId: invitations.id,
+  workspaceId: invitations.workspaceId,
+  workspaceName: workspaces.name,
+  organizationName: organizations.name,
+  email: invitations.email,
+  role: invitations.role,
+  expiresAt: invitations.expiresAt,
+};
+
+/** Open invitations (pending and not expired), to a workspace or to an address. */
+export async function listOpenInvitations(db: Database, where: { workspaceId: string } | { email: string }, now = Date.now()): Promise<InvitationView[]> {
+  return db
+    .select(invitationFields)
+    .from(invitations)
+    .innerJoin(workspaces, eq(workspaces.id, invitations.workspaceId))
+    .innerJoin(organizations, eq(organizations.id, workspaces.organizationId))
+    .where(
+      and(
+        'workspaceId' in where ? eq(invitations.workspaceId, where.workspaceId) : eq(invitations.email, normalizeEmail(where.email)),
+        eq(invitations.status, 'pending'),
+        gt(invitations.expiresAt, now),
+      ),
+    )
+    .orderBy(asc(invitations.createdAt))
+    .limit(100);
+}
+
+/**
+ * The invitee accepts or declines. Only the addressee, signed in with the invited email, may
+ * answer, and only while the invitation is open; anything else is not found. Acceptance adds
+ * the membership in the same batch, and only if the invitation is still the one accepted here.
+ */
+export async function answerInvitation(
+  db: Database,
+  user: { id: string; email: string },
+  invitationId: string,
+  answer: 'accepted' | 'declined',
+  requestId: string,
+  now = Date.now(),
+): Promise<{ workspaceId: string }> {
+  const [open] = (await listOpenInvitations(db, { email: user.email }, now)).filter((invitation) => invitation.invitationId === invitationId);
+  if (!open) throw new ApiError('not_found', 'This invitation does not exist, has expired, or was already answered.');
+  const workspace = await db.select({ organizationId: workspaces.organizationId }).from(workspaces).where(eq(workspaces.id, open.workspaceId)).get();
+  const [answered] = await db.batch([
+    db
+      .update(invitations)
+      .set({ status: answer, respondedAt: now })
+      .where(and(eq(invitations.id, invitationId), eq(invitations.status, 'pending')))
+      .returning({ id: invitations.id }),
+    db
+      .insert(memberships)
+      .select(
+        sql`SELECT ${user.id}, ${invitations.workspaceId}, ${invitations.role}, ${now} FROM ${invitations}
+          WHERE ${invitations.id} = ${invitationId} AND ${invitations.status} = 'accepted' AND ${invitations.respondedAt} = ${now}`,
+      )
+      .onConflictDoNothing(),
+    auditInsert(
+      db,
+      { actorKind: 'user', actorId: user.id, requestId },
+      { organizationId: workspace?.organizationId ?? null, workspaceId: open.workspaceId, action: `invitation.${answer}`, targetId: invitationId, metadata: { role: open.role } },
+      now,
+    ),
+  ]);
+  if (answered.length === 0) throw new ApiError('not_found', 'This invitation was already answered or revoked.');
+  return { workspaceId: open.workspaceId };
+}
+
+/** An owner withdraws an open invitation of their workspace. */
+export async function revokeInvitation(db: Database, actor: MembershipView, actorUserId: string, invitationId: string, requestId: string, now = Date.now()) {
+  requireOwner(actor);
+  const open = await db
+    .select({ id: invitations.id })
+    .from(invitations)
+    .where(and(eq(invitations.id, invitationId), eq(invitations.workspaceId, actor.workspaceId), eq(invitations.status, 'pending')))
+    .get();
+  if (!open) throw new ApiError('not_found', 'No open invitation with that id in this workspace.');
+  const [revoked] = await db.batch([
+    db
+      .update(invitations)
+      .set({ status: 'revoked', respondedAt: now })
+      .where(and(eq(invitations.id, invitationId), eq(invitations.workspaceId, actor.workspaceId), eq(invitations.status, 'pending')))
+      .returning({ id: invitations.id }),
+    auditInsert(
+      db,
+      { actorKind: 'user', actorId: actorUserId, requestId },
+      { organizationId: actor.organizationId, workspaceId: actor.workspaceId, action: 'invitation.revoked', targetId: invitationId },
+      now,
+    ),
+  ]);
+  if (revoked.length === 0) throw new ApiError('not_found', 'No open invitation with that id in this workspace.');
 }
 
 /**

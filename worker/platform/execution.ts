@@ -16,7 +16,7 @@ import {
   type Actor,
   type KeyContext,
 } from '../lib/auth';
-import { schema, type Database } from '../lib/db';
+import { isConstraintViolation, schema, type Database } from '../lib/db';
 import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { consumeRateLimit, type RateLimitOutcome } from './rate-limit';
@@ -27,8 +27,11 @@ const { executions, auditLog, usageMeters, idempotencyRecords } = schema;
 export interface ExecutionCommand {
   actor: Actor;
   body: ExecuteRequest;
-  /** The request id and trace id this execution is known by (the caller's, or generated). */
+  /** Our id of this request, for the audit record. */
   requestId: string;
+  /** The request id the envelope carries: the caller's `request_id`, else ours. */
+  outputRequestId: string;
+  /** The trace this execution belongs to (the caller's, or generated). */
   traceId: string;
   defaultRateLimitPerMinute: number;
   now: number;
@@ -96,7 +99,10 @@ export interface ExecutionRecord {
   actorKind: 'admin' | 'api_key' | 'channel';
   actorId: string;
   domain: string;
+  /** Our id of the request (the audit record's). */
   requestId: string;
+  /** The request id the caller knows the execution by, when it differs from ours. */
+  outputRequestId?: string;
   traceId: string;
   idempotencyKey?: string | null;
   projectId?: string | null;
@@ -120,7 +126,7 @@ export function executionRecordWrites(db: Database, record: ExecutionRecord): Ba
       actorId: record.actorId,
       domain: record.domain,
       status: 'completed',
-      requestId: record.requestId,
+      requestId: record.outputRequestId ?? record.requestId,
       traceId: record.traceId,
       idempotencyKey: record.idempotencyKey ?? null,
       projectId: record.projectId ?? null,
@@ -147,11 +153,6 @@ export function executionRecordWrites(db: Database, record: ExecutionRecord): Ba
       createdAt: record.now,
     }),
   ];
-}
-
-function isQuotaViolation(error: unknown): boolean {
-  const text = error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error);
-  return text.includes('usage_within_quota');
 }
 
 export async function runExecution(db: Database, command: ExecutionCommand): Promise<ExecutionOutcome> {
@@ -209,7 +210,7 @@ export async function runExecution(db: Database, command: ExecutionCommand): Pro
     if (key.monthlyQuota !== null) Object.assign(usage, { limit: key.monthlyQuota, remaining: 0 });
     const envelope: ExecuteResponse = {
       output: {
-        request_id: command.requestId,
+        request_id: command.outputRequestId,
         trace_id: command.traceId,
         status: 'completed',
         execution_id: executionId,
@@ -252,6 +253,7 @@ export async function runExecution(db: Database, command: ExecutionCommand): Pro
         actorId: actor.kind === 'admin' ? actor.adminId : key.id,
         domain: body.domain,
         requestId: command.requestId,
+        outputRequestId: command.outputRequestId,
         traceId: command.traceId,
         idempotencyKey: idempotencyKey ?? null,
         projectId: body.project_id ?? null,
@@ -284,7 +286,7 @@ export async function runExecution(db: Database, command: ExecutionCommand): Pro
     return { status: 200, body: responseText, replayed: false, rateLimit };
   } catch (error) {
     if (idempotencyKey !== undefined) await releaseIdempotencyKey(db, key.id, idempotencyKey);
-    if (isQuotaViolation(error)) throw quotaExceeded();
+    if (isConstraintViolation(error, 'usage_within_quota')) throw quotaExceeded();
     throw error;
   }
 }

@@ -18,7 +18,10 @@ export interface AuditContext {
   traceId?: string;
 }
 
-type AuditEntry = Omit<typeof auditLog.$inferInsert, 'id' | 'createdAt' | 'actorKind' | 'actorId' | 'requestId' | 'traceId'>;
+type AuditEntry = Omit<typeof auditLog.$inferInsert, 'id' | 'createdAt' | 'actorKind' | 'actorId' | 'requestId' | 'traceId' | 'targetId'> & {
+  /** The record acted on; SQL when its id is only known inside the batch. */
+  targetId?: string | SQL | null;
+};
 
 /** An audit record of `context`'s action, for the change's own batch. */
 export function auditInsert(db: Database, context: AuditContext, entry: AuditEntry, now: number) {

@@ -5,24 +5,30 @@ const { rateLimitWindows } = schema;
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 /**
- * Counters in fixed windows, one row per subject: an API key (`key_…`), a channel and client
- * (`intake:…`), or failed sign-ins (`signin:…`). A window opens at the first event after the
- * previous one closed.
+ * The upsert that counts one event for `subject` in a fixed window: a window opens at the first
+ * event after the previous one closed. With `maxCount`, the CHECK on the table refuses the
+ * increment that would pass it, which fails the statement's whole batch: a limit taken this way
+ * holds under any concurrency, and a refused attempt leaves no trace.
  */
-export async function countInWindow(db: Database, subject: string, now: number, windowMs: number): Promise<{ count: number; windowStart: number }> {
+export function windowIncrement(db: Database, subject: string, now: number, windowMs: number, maxCount: number | null = null) {
   const windowExpired = sql`${now} - ${rateLimitWindows.windowStart} >= ${windowMs}`;
-  const row = await db
+  return db
     .insert(rateLimitWindows)
-    .values({ keyId: subject, windowStart: now, count: 1 })
+    .values({ keyId: subject, windowStart: now, count: 1, maxCount })
     .onConflictDoUpdate({
       target: rateLimitWindows.keyId,
       set: {
         windowStart: sql`CASE WHEN ${windowExpired} THEN ${now} ELSE ${rateLimitWindows.windowStart} END`,
         count: sql`CASE WHEN ${windowExpired} THEN 1 ELSE ${rateLimitWindows.count} + 1 END`,
+        maxCount,
       },
     })
-    .returning({ windowStart: rateLimitWindows.windowStart, count: rateLimitWindows.count })
-    .get();
+    .returning({ windowStart: rateLimitWindows.windowStart, count: rateLimitWindows.count });
+}
+
+/** Counts one event for `subject` and answers the window's count so far (no limit enforced here). */
+export async function countInWindow(db: Database, subject: string, now: number, windowMs: number): Promise<{ count: number; windowStart: number }> {
+  const row = await windowIncrement(db, subject, now, windowMs).get();
   return { count: row?.count ?? 1, windowStart: row?.windowStart ?? now };
 }
 
@@ -31,11 +37,20 @@ export async function readWindows(db: Database, subjects: string[], now: number,
   const rows = await db.select().from(rateLimitWindows).where(inArray(rateLimitWindows.keyId, subjects));
   return rows
     .filter((row) => now - row.windowStart < windowMs)
-    .map((row) => ({ subject: row.keyId, count: row.count, resetAt: row.windowStart + windowMs }));
+    .map((row) => ({ subject: row.keyId, count: row.count, maxCount: row.maxCount, resetAt: row.windowStart + windowMs }));
 }
 
-export async function clearWindow(db: Database, subject: string): Promise<void> {
-  await db.delete(rateLimitWindows).where(inArray(rateLimitWindows.keyId, [subject]));
+/** Ends a subject's window (a successful sign-in forgives the account's earlier failures). */
+export function clearWindow(db: Database, subject: string) {
+  return db.delete(rateLimitWindows).where(inArray(rateLimitWindows.keyId, [subject]));
+}
+
+/** Gives one event back to a subject's window, as when an attempt turned out to be a success. */
+export function releaseWindowSlot(db: Database, subject: string) {
+  return db
+    .update(rateLimitWindows)
+    .set({ count: sql`MAX(${rateLimitWindows.count} - 1, 0)` })
+    .where(inArray(rateLimitWindows.keyId, [subject]));
 }
 
 export interface RateLimitOutcome {
