@@ -10,6 +10,8 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: './wrangler.toml' },
         miniflare: {
+          // Deliver queue batches within about 100 ms in tests (STACK.md).
+          queueConsumers: { events: { maxBatchTimeout: 0.05 } },
           bindings: {
             TEST_MIGRATIONS: migrations,
             ADMIN_TOKEN: 'egadm_test_bootstrap_admin_token_000000001',

@@ -9,16 +9,9 @@
  */
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { Attribution } from '../worker/platform/channels/schemas';
 
 const createdAt = () => integer('created_at').notNull();
-
-/** Where a visitor came from, as the widget reports it (first touch for UTM fields). */
-export interface Attribution {
-  source_site?: string;
-  page_url?: string;
-  referrer?: string;
-  campaign?: { utm_source?: string; utm_medium?: string; utm_campaign?: string; utm_term?: string; utm_content?: string };
-}
 
 export const organizations = sqliteTable('organizations', {
   id: text('id').primaryKey(),

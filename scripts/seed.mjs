@@ -1,6 +1,7 @@
 // The local demo tenant (PRODUCT.md section 0). Idempotent: every statement leaves an
 // existing row as it is, so a second run changes nothing. Never runs on deploy.
 import { createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
+import widgetDefaults from '../worker/platform/channels/widget-defaults.json' with { type: 'json' };
 import { sha256Hex } from './lib.mjs';
 
 /** The Worker's password scheme (worker/lib/passwords.ts): HMAC with the pepper, then PBKDF2-SHA256. */
@@ -20,21 +21,19 @@ export const DEMO = {
   expertEmail: 'expert@demo.test',
 };
 
-/** The demo channel's widget: a complete WidgetConfig (worker/platform/channels/schemas.ts). */
+/** The demo channel's widget: the platform's defaults (shared with the Worker), in Northwind's words. */
 const demoWidget = {
+  ...widgetDefaults,
   brand: { name: 'Northwind Bookkeeping', logo_url: null },
-  colors: { primary: '#2450c9', on_primary: '#ffffff' },
-  position: { side: 'bottom-right', offset_x: 20, offset_y: 20 },
   copy: {
+    ...widgetDefaults.copy,
     title: 'Ask Northwind',
     greeting: 'Hi! Tell us what you need help with, and a bookkeeping expert will answer.',
     placeholder: 'Type your question…',
     launcher_label: 'Chat with Northwind',
     success_message: 'Thanks! An expert will get back to you within one business day.',
-    privacy_note: 'We use your details only to answer this request.',
   },
-  lead_capture: { name: 'optional', email: 'required', phone: 'optional' },
-  provider_entry: { mode: 'auto', label: 'Become an expert' },
+  lead_capture: { ...widgetDefaults.lead_capture, phone: 'optional' },
 };
 
 const quote = (value) => (value === null ? 'NULL' : `'${String(value).replaceAll("'", "''")}'`);

@@ -1,26 +1,29 @@
+/**
+ * The platform's error model, shared by every route group: one place turns an error into a
+ * problem+json answer (machine routes) or an error page (people's pages). Each route group is
+ * built with `newApp(style)` and so declares which of the two its errors are.
+ */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
 import { resolvePlatformUrls, type AppEnv } from './env';
+import { ErrorPage, NotFoundPage } from './console/shared/not-found';
+import { setPageSecurityHeaders } from './console/shared/security';
 import { ApiError, fieldErrorsFromZod, problemBody, type ErrorCode } from './lib/errors';
 import { logLine } from './lib/request-context';
-import { ErrorPage, NotFoundPage } from './console/not-found';
-import { setPageSecurityHeaders } from './console/security';
+
+/** How a route group's errors look: RFC 9457 problem+json, or an HTML page. */
+export type ErrorStyle = 'problem' | 'page';
 
 /** Turns a failed zod parse of a request into the 422 problem, one entry per field. */
-export function validationError(error: z.ZodError, input: unknown): ApiError {
+export function validationError(error: z.ZodError): ApiError {
   const errors = fieldErrorsFromZod(error);
-  const mode = typeof input === 'object' && input !== null ? (input as Record<string, unknown>).execution_mode : undefined;
-  if (typeof mode === 'string' && mode !== 'sync' && errors.some((entry) => entry.pointer === '/execution_mode')) {
-    return new ApiError('unsupported_execution_mode', `execution_mode "${mode}" is not supported; use "sync".`, {
-      errors,
-    });
-  }
   const fields = [...new Set(errors.map((entry) => entry.pointer || '(body)'))].join(', ');
   return new ApiError('validation_failed', `The request is not valid: ${fields}.`, { errors });
 }
 
+/** The problem+json response of an error, its `type` pointing at the docs. */
 export function problemResponse(c: Context<AppEnv>, error: ApiError): Response {
   const docsBase = c.var.settings ? resolvePlatformUrls(c.var.settings, c.req.url).baseUrl : new URL(c.req.url).origin;
   const body = problemBody(error, c.var.requestId ?? 'req_unknown', docsBase);
@@ -48,15 +51,6 @@ function toApiError(error: unknown): ApiError | undefined {
   return undefined;
 }
 
-const PAGE_PREFIXES = ['/auth', '/integrations', '/onboarding', '/provider', '/invitations', '/widget', '/demo', '/docs'];
-
-/** Machine routes (API, health, OpenAPI) answer problem+json; people's pages answer HTML. */
-function isApiPath(c: Context<AppEnv>): boolean {
-  const path = new URL(c.req.url).pathname;
-  if (path === '/api' || path.startsWith('/api/')) return true;
-  return !PAGE_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
-}
-
 /** Errors on pages are pages: the same status and message, in HTML, with the request id. */
 function errorPage(c: Context<AppEnv>, error: ApiError): Response | Promise<Response> {
   setPageSecurityHeaders(c);
@@ -65,24 +59,27 @@ function errorPage(c: Context<AppEnv>, error: ApiError): Response | Promise<Resp
   return c.html(<ErrorPage title={error.title} detail={error.detail} requestId={c.var.requestId} />, error.status as 400);
 }
 
-/** A Hono app with the platform's error model; every route group is built with it. */
-export function newApp(): OpenAPIHono<AppEnv> {
+/** Unknown routes: problem+json under /api/ (PRODUCT.md section 3), an HTML page elsewhere. */
+function isApiPath(c: Context<AppEnv>): boolean {
+  const path = new URL(c.req.url).pathname;
+  return path === '/api' || path.startsWith('/api/');
+}
+
+/** A Hono app with the platform's error model; `errors` says how this group's errors look. */
+export function newApp(errors: ErrorStyle = 'problem'): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
-    defaultHook: (result, c) => {
-      if (!result.success) {
-        const input = result.target === 'json' ? c.var.jsonBody : undefined;
-        throw validationError(result.error, input);
-      }
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error);
     },
   });
+  const render = (c: Context<AppEnv>, error: ApiError) => (errors === 'page' ? errorPage(c, error) : problemResponse(c, error));
 
   app.onError((error, c) => {
     // A redirect thrown as an HTTPException (console routes do) is answered as is; errors that
     // carry a bare response (Hono's csrf "Forbidden") still get our problem or error page.
     if (error instanceof HTTPException && error.res && error.status < 400) return error.getResponse();
     const known = toApiError(error);
-    if (known && !isApiPath(c)) return errorPage(c, known);
-    if (known) return problemResponse(c, known);
+    if (known) return render(c, known);
     // Unexpected: log what engineers need, answer with nothing internal.
     logLine({
       level: 'error',
@@ -92,13 +89,12 @@ export function newApp(): OpenAPIHono<AppEnv> {
       error_message: error instanceof Error ? error.message : String(error),
       stack: error instanceof Error ? error.stack : undefined,
     });
-    const internal = new ApiError('internal_error', 'Something went wrong on our side. Quote the request_id if you contact support.');
-    return isApiPath(c) ? problemResponse(c, internal) : errorPage(c, internal);
+    return render(c, new ApiError('internal_error', 'Something went wrong on our side. Quote the request_id if you contact support.'));
   });
 
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname;
-    if (path === '/api' || path.startsWith('/api/')) return problemResponse(c, new ApiError('not_found', `No route ${c.req.method} ${path}.`));
+    if (isApiPath(c)) return problemResponse(c, new ApiError('not_found', `No route ${c.req.method} ${path}.`));
     setPageSecurityHeaders(c);
     return c.html(<NotFoundPage path={path} />, 404);
   });

@@ -1,13 +1,18 @@
+/**
+ * The Worker's environment: bindings and vars as wrangler.toml and .dev.vars declare them, the
+ * settings parsed from them with zod, and the platform's public addresses. Context variables
+ * that belong to a module (the database, the actor, the session user…) are declared by that
+ * module, by augmenting Hono's ContextVariableMap, so this file depends on no module.
+ */
 import { z } from 'zod';
-import type { Actor } from './lib/auth';
-import type { Database } from './lib/db';
-import type { SessionUser } from './lib/sessions';
-import type { ActiveChannel } from './platform/channels/service';
-import type { WorkspaceAccess } from './platform/workspace-access';
 
 /** Bindings and vars as wrangler.toml and .dev.vars declare them. */
 export interface Bindings {
   DB: D1Database;
+  /** The events queue (producer; this Worker is also its consumer). */
+  EVENTS: Queue<unknown>;
+  /** One Durable Object per conversation, for live fan-out. */
+  CONVERSATIONS: DurableObjectNamespace;
   BASE_URL?: string;
   CONSOLE_URL?: string;
   AUTH_URL?: string;
@@ -70,11 +75,17 @@ export interface PlatformUrls {
   authUrl: string;
 }
 
+/** BASE_URL, CONSOLE_URL and AUTH_URL where set, else the request's own origin (PRODUCT.md section 0). */
 export function resolvePlatformUrls(settings: Settings, requestUrl: string): PlatformUrls {
   const ownOrigin = new URL(requestUrl).origin;
   const baseUrl = settings.BASE_URL ?? ownOrigin;
   const consoleUrl = settings.CONSOLE_URL ?? ownOrigin;
   return { baseUrl, consoleUrl, authUrl: settings.AUTH_URL ?? `${consoleUrl}/auth` };
+}
+
+/** The console's origin: where our own pages, and so cookie-authenticated changes, come from. */
+export function consoleOrigin(urls: PlatformUrls): string {
+  return new URL(urls.consoleUrl).origin;
 }
 
 /**
@@ -85,6 +96,7 @@ export function urlsFollowHost(settings: Settings): boolean {
   return !settings.BASE_URL || !settings.CONSOLE_URL;
 }
 
+/** The variables every request has; modules add their own through ContextVariableMap. */
 export interface Variables {
   /** Our own id of this request (`req_…`): X-Request-Id and the log line's request_id, always. */
   requestId: string;
@@ -92,19 +104,6 @@ export interface Variables {
   callerRequestId?: string;
   traceId: string;
   settings: Settings;
-  db: Database;
-  /** Set by bearer authentication on protected routes. */
-  actor?: Actor;
-  /** Set on the public widget routes once the channel and origin are admitted. */
-  channel?: ActiveChannel;
-  /** The page origin a public widget request comes from (undefined: not a browser page). */
-  pageOrigin?: string;
-  /** The signed-in console user, when the request carries a valid session cookie. */
-  user?: SessionUser;
-  /** Set on platform-core routes: the workspace acted on. */
-  workspace?: WorkspaceAccess;
-  /** The parsed JSON request body (parseJsonBody), for error messages about it. */
-  jsonBody?: unknown;
 }
 
 export interface AppEnv {

@@ -1,29 +1,45 @@
-/** Wiring only: build the app, mount the route groups, export the Worker. */
+/**
+ * Wiring only: build the app from its route groups, and export the Worker's entry points
+ * (HTTP, the events queue, the cron trigger) and its Durable Object classes.
+ */
 import { newApp } from './app';
-import { registerAuthRoutes } from './console/auth';
-import { registerPublicPages } from './console/public-pages';
-import { registerConsoleRoutes } from './console/routes';
-import { registerExecute } from './gateway/execute';
-import { registerHealthz } from './gateway/healthz';
-import { registerOpenApi } from './gateway/openapi';
+import { authRoutes } from './console/auth/routes';
+import { integrationsRoutes } from './console/integrations/routes';
+import { providerRoutes } from './console/provider/routes';
+import { publicPageRoutes } from './console/public/routes';
+import { teamRoutes } from './console/team/routes';
+import type { Bindings } from './env';
+import { executeRoutes } from './gateway/execute';
+import { healthzRoutes } from './gateway/healthz';
+import { openApiRoutes } from './gateway/openapi';
+import { handleQueue, handleScheduled } from './jobs';
 import { requestContext } from './lib/request-context';
-import { registerAdminRoutes } from './platform/admin';
-import { registerPublicWidgetRoutes } from './platform/channels/public-routes';
-import { registerChannelRoutes } from './platform/channels/routes';
+import { adminRoutes } from './platform/admin/routes';
+import { publicWidgetRoutes } from './platform/channels/public-routes';
+import { channelRoutes } from './platform/channels/routes';
 
-export const app = newApp();
+export { ConversationRoom } from './live/conversation-room';
+
+export const app = newApp('problem');
 app.use('*', requestContext);
 
-// The gateway and platform core (JSON, problem+json errors).
-registerHealthz(app);
-registerExecute(app);
-registerChannelRoutes(app);
-registerPublicWidgetRoutes(app);
-registerAdminRoutes(app);
-registerOpenApi(app);
-// People's pages (HTML).
-registerAuthRoutes(app);
-registerConsoleRoutes(app);
-registerPublicPages(app);
+// Machine routes: the gateway and the platform core (problem+json errors).
+app.route('/', healthzRoutes());
+app.route('/', executeRoutes());
+app.route('/', channelRoutes());
+app.route('/', publicWidgetRoutes());
+app.route('/', adminRoutes());
+app.route('/', openApiRoutes(app));
+// People's pages (HTML errors).
+app.route('/', authRoutes());
+app.route('/', integrationsRoutes());
+app.route('/', teamRoutes());
+app.route('/', providerRoutes());
+app.route('/', publicPageRoutes(app));
 
-export default app;
+const worker: ExportedHandler<Bindings> & Required<Pick<ExportedHandler<Bindings>, 'fetch' | 'queue' | 'scheduled'>> = {
+  fetch: app.fetch,
+  queue: (batch, env) => handleQueue(batch, env),
+  scheduled: (controller, env) => handleScheduled(controller, env),
+};
+export default worker;

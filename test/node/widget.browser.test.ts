@@ -173,7 +173,7 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.locator('div[data-egw] .bubble.assistant', { hasText: 'Thanks, your request' }).waitFor();
     const session = await page.evaluate((key) => localStorage.getItem(`egw:${key}:session`), channelKey);
-    expect(session).toMatch(/^"vs_/);
+    expect(session).toMatch(/^"egv_/);
     await page.reload();
     await (await launcher(page)).click();
     await page.locator('div[data-egw] .bubble.visitor', { hasText: 'First visit question' }).waitFor();

@@ -96,9 +96,15 @@ describe('provisioning: API keys', () => {
     await expectProblem(await call('/api/admin/api-keys/key_missing/revoke', { method: 'POST', token: ADMIN_TOKEN }), 404, 'not_found');
   });
 
-  it('a key with a future expiry works until then', async () => {
-    const tenant = await createTenant({ expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+  it('a key with a future expiry works until then, and not after', async () => {
+    const expiresAt = Date.now() + 3_600_000;
+    const tenant = await createTenant({ expires_at: new Date(expiresAt).toISOString() });
     expect((await execute(tenant.token, executeBody())).status).toBe(200);
+    const stored = await env.DB.prepare('SELECT expires_at FROM api_keys WHERE id = ?').bind(tenant.keyId).first<{ expires_at: number }>();
+    expect(stored!.expires_at).toBe(expiresAt);
+    // The hour passes (the clock cannot be moved in workerd, so the expiry is).
+    await env.DB.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').bind(Date.now() - 1, tenant.keyId).run();
+    await expectProblem(await execute(tenant.token, executeBody()), 401, 'key_expired');
   });
 });
 

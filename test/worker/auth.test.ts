@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { safeReturnTo } from '../../worker/console/session';
-import { ACCOUNT_FAILURE_LIMIT, CLIENT_FAILURE_LIMIT } from '../../worker/platform/accounts';
+import { safeReturnTo } from '../../worker/console/shared/session';
+import { ACCOUNT_FAILURE_LIMIT, CLIENT_FAILURE_LIMIT } from '../../worker/platform/identity/accounts';
 import { PBKDF2_ITERATIONS, WORKERS_PBKDF2_MAX_ITERATIONS, parsePasswordHash } from '../../worker/lib/passwords';
 import { expectStrictPageHeaders } from './helpers';
 import { getPage, postForm, sessionCookieFrom, setCookies, signUpOwner, signUpUser, uniqueEmail } from './console-helpers';

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { EXACT_BRIDGE_FIELDS } from '../../worker/gateway/schemas';
+import { EXACT_BRIDGE_FIELDS } from '../../worker/platform/core/schemas';
 import { createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
 
 describe('the execution envelope', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { base58, displayPrefix, newSecretToken, secretsEqual } from '../../worker/lib/crypto';
 import { newId, traceIdFromTraceparent } from '../../worker/lib/ids';
-import { canonicalJson } from '../../worker/platform/idempotency';
+import { canonicalJson } from '../../worker/platform/core/idempotency';
 
 describe('ids', () => {
   it('are prefixed, 26 characters of Crockford base32, and sort in minting order', () => {

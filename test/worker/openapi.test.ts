@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import app from '../../worker/index';
+import { app } from '../../worker/index';
 import { call, json } from './helpers';
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');

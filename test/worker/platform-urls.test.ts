@@ -21,7 +21,7 @@ beforeAll(async () => {
 /** The Worker with other settings, as a deployment with separate hostnames would run it. */
 async function fetchWith(vars: Record<string, string>, url: string, init: RequestInit = {}) {
   const context = createExecutionContext();
-  const response = await worker.fetch(new Request(url, init), { ...env, ...vars }, context);
+  const response = await worker.fetch(new Request(url, init) as Parameters<typeof worker.fetch>[0], { ...env, ...vars }, context);
   await waitOnExecutionContext(context);
   return response;
 }

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import app from '../../worker/index';
+import { app } from '../../worker/index';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json } from './helpers';
 
 describe('GET /healthz', () => {

@@ -136,7 +136,7 @@ describe('public intake', () => {
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe(THIRD_PARTY);
     expect(response.headers.get('Vary')).toContain('Origin');
     const body = await json(response);
-    expect(body.session_id).toMatch(/^vs_[1-9A-HJ-NP-Za-km-z]{20,}$/);
+    expect(body.session_id).toMatch(/^egv_[1-9A-HJ-NP-Za-km-z]{20,}$/);
     expect(body.next).toBe('collect_contact');
     expect(body.reply).toContain(`D-${body.demand_id.slice(-6).toUpperCase()}`);
 
@@ -158,9 +158,17 @@ describe('public intake', () => {
     expect(session!.token_hash).not.toContain(body.session_id);
   });
 
-  it('serves both intake paths with one handler', async () => {
-    const response = await intake(key, { message: { text: 'Via the other path' } }, THIRD_PARTY, intakePaths(key)[0]);
-    expect(response.status).toBe(200);
+  it('serves both intake paths with one handler: a conversation started on one continues on the other', async () => {
+    const [pathA, pathB] = intakePaths(key);
+    const first = await json(await intake(key, { message: { text: 'Via the first path' } }, THIRD_PARTY, pathA));
+    const second = await intake(key, { session_id: first.session_id, message: { text: 'Via the second path' } }, THIRD_PARTY, pathB);
+    expect(second.status).toBe(200);
+    expect(second.headers.get('Access-Control-Allow-Origin')).toBe(THIRD_PARTY);
+    const body = await json(second);
+    expect(Object.keys(body).sort()).toEqual(Object.keys(first).sort());
+    expect(body.session_id).toBe(first.session_id);
+    const sessions = await env.DB.prepare('SELECT DISTINCT visitor_session_id AS id FROM demands WHERE id IN (?, ?)').bind(first.demand_id, body.demand_id).all();
+    expect(sessions.results).toHaveLength(1);
   });
 
   it('continues a session, keeps first-touch attribution, and turns handoff + lead capture into one lead', async () => {
@@ -217,11 +225,18 @@ describe('public intake', () => {
     expect(invalid.errors[0].pointer).not.toBe('');
   });
 
-  it('a session token of another channel starts a new session', async () => {
+  it('a session token of another channel starts a new session there, and still continues its own', async () => {
     const otherKey = await newChannel(tenant);
     const first = await json(await intake(otherKey, { message: { text: 'Hi there' } }));
     const elsewhere = await json(await intake(key, { session_id: first.session_id, message: { text: 'Same visitor?' } }));
     expect(elsewhere.session_id).not.toBe(first.session_id);
+    // Its own channel still knows the token: the same session continues, no new one is minted.
+    const again = await json(await intake(otherKey, { session_id: first.session_id, message: { text: 'Back again' } }));
+    expect(again.session_id).toBe(first.session_id);
+    const sessionOf = async (demandId: string) =>
+      (await env.DB.prepare('SELECT visitor_session_id AS id FROM demands WHERE id = ?').bind(demandId).first<{ id: string }>())!.id;
+    expect(await sessionOf(again.demand_id)).toBe(await sessionOf(first.demand_id));
+    expect(await sessionOf(elsewhere.demand_id)).not.toBe(await sessionOf(first.demand_id));
   });
 
   it('a filled honeypot answers like success and stores nothing', async () => {

@@ -6,7 +6,7 @@ import { render } from 'preact';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { readableOn, safeColor } from './contrast';
 import { panelCss } from './styles';
-import type { Attribution, FieldRule, PanelController, PanelOptions, WidgetConfig } from './types';
+import type { Attribution, FieldRule, IntakeAnswer, PanelController, PanelOptions, Problem, WidgetConfig } from './types';
 
 type Role = 'visitor' | 'assistant';
 interface Message {
@@ -16,18 +16,6 @@ interface Message {
 type ContactField = 'name' | 'email' | 'phone';
 type Contact = Partial<Record<ContactField, string>>;
 type ContactTrigger = 'lead_capture';
-
-interface IntakeAnswer {
-  session_id: string;
-  reply: string;
-  lead_id?: string;
-  next: 'continue' | 'collect_contact' | 'done';
-}
-
-interface Problem {
-  detail?: string;
-  errors?: { pointer: string; detail: string }[];
-}
 
 const FIELD_LABELS: Record<ContactField, string> = { name: 'Name', email: 'Email', phone: 'Phone' };
 const FIELD_TYPES: Record<ContactField, string> = { name: 'text', email: 'email', phone: 'tel' };
@@ -76,7 +64,7 @@ async function sendIntake(config: WidgetConfig, body: Record<string, unknown>): 
     throw new IntakeError('We could not reach the server. Check your connection and try again.');
   }
   if (response.ok) return (await response.json()) as IntakeAnswer;
-  const problem = ((await response.json().catch(() => ({}))) ?? {}) as Problem;
+  const problem = ((await response.json().catch(() => ({}))) ?? {}) as Partial<Problem>;
   const fieldErrors: Partial<Record<ContactField, string>> = {};
   for (const entry of problem.errors ?? []) {
     const field = entry.pointer.split('/')[2] as ContactField | undefined;

@@ -1,31 +1,17 @@
-/** The shapes the widget receives from the public API (see worker/platform/channels/schemas.ts). */
-export type FieldRule = 'off' | 'optional' | 'required';
+/**
+ * The shapes the widget receives from the public API. They are the worker's own zod schemas'
+ * types (imported as types only, so no worker code reaches the bundle), never written twice.
+ */
+import type { ProblemBody } from '../../worker/lib/errors';
+import type { Attribution, IntakeResponse, PublicWidgetConfig } from '../../worker/platform/channels/schemas';
 
-export interface WidgetConfig {
-  channel_key: string;
-  brand: { name: string; logo_url: string | null };
-  colors: { primary: string; on_primary: string };
-  position: { side: 'bottom-right' | 'bottom-left'; offset_x: number; offset_y: number };
-  copy: {
-    title: string;
-    greeting: string;
-    placeholder: string;
-    launcher_label: string;
-    success_message: string;
-    privacy_note: string;
-  };
-  lead_capture: { name: FieldRule; email: FieldRule; phone: FieldRule };
-  provider_entry: { enabled: boolean; label: string; url: string };
-  hosted_inbox_url: string;
-  intake_url: string;
-}
-
-export interface Attribution {
-  source_site?: string;
-  page_url?: string;
-  referrer?: string;
-  campaign?: Record<string, string>;
-}
+export type { Attribution };
+/** What intake answers. */
+export type IntakeAnswer = IntakeResponse;
+/** An RFC 9457 problem, as every error of the API is. */
+export type Problem = ProblemBody;
+export type WidgetConfig = PublicWidgetConfig;
+export type FieldRule = WidgetConfig['lead_capture']['name'];
 
 /** What the loader hands the panel. */
 export interface PanelOptions {

@@ -1,9 +1,14 @@
-import { createRoute, type OpenAPIHono, type RouteConfigToTypedResponse } from '@hono/zod-openapi';
-import type { AppEnv } from '../env';
-import { requireActor, requireBearer } from '../lib/auth';
+/** POST /api/execute: a thin adapter from the HTTP request to the platform core's execution pipeline. */
+import { createRoute, type RouteConfigToTypedResponse } from '@hono/zod-openapi';
+import type { z } from 'zod';
+import { newApp, validationError } from '../app';
 import { parseJsonBody, readJsonBody } from '../lib/body';
-import { runExecution } from '../platform/execution';
-import { executeRequestSchema, executeResponseSchema, problemResponses } from './schemas';
+import { ApiError, fieldErrorsFromZod } from '../lib/errors';
+import { problemResponses } from '../lib/openapi';
+import { requireActor, requireBearer } from '../platform/access/middleware';
+import { runExecution } from '../platform/core/execute';
+import { requestFingerprint } from '../platform/core/idempotency';
+import { executeRequestSchema, executeResponseSchema } from '../platform/core/schemas';
 
 /** The route contract of SPEC.md "Gateway", carried into the OpenAPI description as x- extensions. */
 export const executeRouteContract = {
@@ -53,32 +58,65 @@ export const executeRoute = createRoute({
   },
 });
 
-export function registerExecute(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(executeRoute, async (c) => {
-    const body = c.req.valid('json');
-    // The caller's request_id is echoed in output and logged beside ours, never instead of ours;
-    // its trace_id joins its trace, as a traceparent header would.
-    if (body.request_id) c.set('callerRequestId', body.request_id);
-    if (body.trace_id) c.set('traceId', body.trace_id);
-    const outcome = await runExecution(c.var.db, {
-      actor: requireActor(c),
-      body,
-      requestId: c.var.requestId,
-      outputRequestId: body.request_id ?? c.var.requestId,
-      traceId: c.var.traceId,
-      defaultRateLimitPerMinute: c.var.settings.DEFAULT_RATE_LIMIT_PER_MINUTE,
-      now: Date.now(),
-    });
-    const headers = new Headers({
-      'Content-Type': 'application/json',
-      'Cache-Control': 'no-store',
-      'RateLimit-Limit': String(outcome.rateLimit.limit),
-      'RateLimit-Remaining': String(outcome.rateLimit.remaining),
-      'RateLimit-Reset': String(outcome.rateLimit.resetSeconds),
-    });
-    if (outcome.replayed) headers.set('Idempotent-Replayed', 'true');
-    // The body is already JSON text (a replay must send the stored bytes unchanged), so it is
-    // returned as is; its shape is executeResponseSchema by construction.
-    return new Response(outcome.body, { status: outcome.status, headers }) as unknown as RouteConfigToTypedResponse<typeof executeRoute>;
-  });
+/** An `execution_mode` other than `sync` has its own code (PRODUCT.md section 2, step 3). */
+function executeValidationError(error: z.ZodError, input: unknown): ApiError {
+  const mode = typeof input === 'object' && input !== null ? (input as Record<string, unknown>).execution_mode : undefined;
+  const errors = fieldErrorsFromZod(error);
+  if (typeof mode === 'string' && mode !== 'sync' && errors.some((entry) => entry.pointer === '/execution_mode')) {
+    return new ApiError('unsupported_execution_mode', `execution_mode "${mode}" is not supported; use "sync".`, { errors });
+  }
+  return validationError(error);
+}
+
+/** The gateway's execute route. */
+export function executeRoutes() {
+  const app = newApp('problem');
+  app.openapi(
+    executeRoute,
+    async (c) => {
+      const body = c.req.valid('json');
+      // The caller's request_id is echoed in output and logged beside ours, never instead of ours;
+      // its trace_id joins its trace, as a traceparent header would.
+      if (body.request_id) c.set('callerRequestId', body.request_id);
+      if (body.trace_id) c.set('traceId', body.trace_id);
+      const now = Date.now();
+      const outcome = await runExecution(
+        c.var.db,
+        { kind: 'api_key', actor: requireActor(c), ...(body.key_id !== undefined ? { keyId: body.key_id } : {}) },
+        {
+          domain: body.domain,
+          text: body.text,
+          structuredInput: body.structured_input,
+          attachments: body.attachments,
+          requiredScopes: body.required_scopes,
+        },
+        {
+          requestId: c.var.requestId,
+          outputRequestId: body.request_id ?? c.var.requestId,
+          traceId: c.var.traceId,
+          now,
+          ...(body.idempotency_key !== undefined ? { idempotency: { key: body.idempotency_key, fingerprint: await requestFingerprint(body) } } : {}),
+          correlation: { projectId: body.project_id, userId: body.user_id, sessionId: body.session_id },
+          ...(body.exact_bridge ? { exactBridge: body.exact_bridge } : {}),
+          limits: { defaultRateLimitPerMinute: c.var.settings.DEFAULT_RATE_LIMIT_PER_MINUTE, intakeRateLimitPerMinute: c.var.settings.INTAKE_RATE_LIMIT_PER_MINUTE },
+        },
+      );
+      const headers = new Headers({
+        'Content-Type': 'application/json',
+        'Cache-Control': 'no-store',
+        'RateLimit-Limit': String(outcome.rateLimit.limit),
+        'RateLimit-Remaining': String(outcome.rateLimit.remaining),
+        'RateLimit-Reset': String(outcome.rateLimit.resetSeconds),
+      });
+      if (outcome.replayed) headers.set('Idempotent-Replayed', 'true');
+      // The body is already JSON text (a replay must send the stored bytes unchanged), so it is
+      // returned as is; its shape is executeResponseSchema by construction.
+      return new Response(outcome.body, { status: outcome.status, headers }) as unknown as RouteConfigToTypedResponse<typeof executeRoute>;
+    },
+    (result, c): undefined => {
+      if (!result.success) throw executeValidationError(result.error, c.var.jsonBody);
+      return undefined;
+    },
+  );
+  return app;
 }

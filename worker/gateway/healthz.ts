@@ -1,9 +1,10 @@
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+/** GET /healthz: liveness, and with `?deep=1` readiness of D1. */
+import { createRoute, z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import packageJson from '../../package.json';
-import type { AppEnv } from '../env';
+import { newApp } from '../app';
 import { ApiError } from '../lib/errors';
-import { problemResponses } from './schemas';
+import { problemResponses } from '../lib/openapi';
 
 export const SERVICE_VERSION: string = packageJson.version;
 
@@ -29,7 +30,9 @@ export const healthzRoute = createRoute({
   },
 });
 
-export function registerHealthz(app: OpenAPIHono<AppEnv>): void {
+/** The health route. */
+export function healthzRoutes() {
+  const app = newApp('problem');
   app.openapi(healthzRoute, async (c) => {
     c.header('Cache-Control', 'no-store');
     if (c.req.valid('query').deep !== '1') return c.json({ status: 'ok' as const, version: SERVICE_VERSION }, 200);
@@ -40,4 +43,5 @@ export function registerHealthz(app: OpenAPIHono<AppEnv>): void {
     }
     return c.json({ status: 'ok' as const, version: SERVICE_VERSION, checks: { d1: 'ok' as const } }, 200);
   });
+  return app;
 }

@@ -1,5 +1,7 @@
+/** GET /openapi.json and /openapi.yaml: the public description, generated from the routes' zod schemas. */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { stringify } from 'yaml';
+import { newApp } from '../app';
 import { resolvePlatformUrls, type AppEnv } from '../env';
 import { SERVICE_VERSION } from './healthz';
 
@@ -41,9 +43,11 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, baseUrl: string):
   return { ...document, servers: [{ url: baseUrl }] };
 }
 
-export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
+/** The description's routes; `root` is the app whose routes it describes. */
+export function openApiRoutes(root: OpenAPIHono<AppEnv>) {
+  const app = newApp('problem');
   const documentFor = (url: string, settings: AppEnv['Variables']['settings']) =>
-    buildOpenApiDocument(app, resolvePlatformUrls(settings, url).baseUrl);
+    buildOpenApiDocument(root, resolvePlatformUrls(settings, url).baseUrl);
 
   app.get('/openapi.json', (c) => {
     c.header('Cache-Control', 'public, max-age=300');
@@ -55,4 +59,5 @@ export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
       'Content-Type': 'application/yaml; charset=utf-8',
     });
   });
+  return app;
 }

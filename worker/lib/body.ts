@@ -7,6 +7,13 @@ import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env';
 import { ApiError } from './errors';
 
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** The parsed JSON request body (parseJsonBody), for error messages about it. */
+    jsonBody: unknown;
+  }
+}
+
 export const MAX_JSON_BODY_BYTES = 256 * 1024;
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;

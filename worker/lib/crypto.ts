@@ -1,11 +1,13 @@
 /** Hashing and token helpers on WebCrypto. Secrets are only ever compared through their digests. */
 const encoder = new TextEncoder();
 
+/** SHA-256 of a UTF-8 string, as lower-case hex: how tokens and secrets are stored and looked up. */
 export async function sha256Hex(input: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', encoder.encode(input));
   return toHex(new Uint8Array(digest));
 }
 
+/** Bytes as lower-case hex. */
 export function toHex(bytes: Uint8Array): string {
   let out = '';
   for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
@@ -26,6 +28,7 @@ export async function secretsEqual(given: string, expected: string): Promise<boo
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
+/** Bytes in Bitcoin's base58 alphabet (no 0, O, I or l), for tokens people may copy by hand. */
 export function base58(bytes: Uint8Array): string {
   let value = 0n;
   for (const byte of bytes) value = (value << 8n) | BigInt(byte);
@@ -41,9 +44,16 @@ export function base58(bytes: Uint8Array): string {
   return out;
 }
 
-/** A bearer secret: prefix + base58 of 24 random bytes (192 bits). */
-export function newSecretToken(prefix: 'egk_' | 'egadm_'): string {
-  return prefix + base58(crypto.getRandomValues(new Uint8Array(24)));
+/**
+ * The prefixes of secrets we issue. Each differs from every public id prefix (`key_`, `vs_`…),
+ * so a secret is never mistaken for an id, in a log or a form: API keys, admin tokens, visitor
+ * session tokens.
+ */
+export type SecretPrefix = 'egk_' | 'egadm_' | 'egv_';
+
+/** A secret token: prefix + base58 of `bytes` random bytes (24 bytes: 192 bits). */
+export function newSecretToken(prefix: SecretPrefix, bytes = 24): string {
+  return prefix + base58(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
 /** What a person may see of a token: its prefix and first characters. */

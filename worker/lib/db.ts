@@ -3,6 +3,13 @@ import * as schema from '../../drizzle/schema';
 
 export type Database = DrizzleD1Database<typeof schema>;
 
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** The request's database: D1 through drizzle, with every round trip counted. */
+    db: Database;
+  }
+}
+
 /** What one request asked of D1: round trips, and statements (a batch is one trip, N statements). */
 export interface QueryCounter {
   roundTrips: number;
@@ -60,6 +67,7 @@ export function countingD1(database: D1Database, counter: QueryCounter): D1Datab
   });
 }
 
+/** drizzle over a D1 binding (counted or not), with the whole schema. */
 export function createDatabase(database: D1Database): Database {
   return drizzle(database, { schema });
 }

@@ -57,6 +57,7 @@ export interface ApiErrorOptions {
   extensions?: Record<string, unknown>;
 }
 
+/** An error with a stable code; thrown anywhere, rendered once by the app's error handler. */
 export class ApiError extends Error {
   readonly status: number;
   readonly title: string;
@@ -83,6 +84,7 @@ export interface ProblemBody {
   [extension: string]: unknown;
 }
 
+/** The RFC 9457 body of an error, its `type` pointing at the error's entry in the docs. */
 export function problemBody(error: ApiError, requestId: string, docsBaseUrl: string): ProblemBody {
   return {
     ...error.options.extensions,
@@ -100,6 +102,7 @@ function escapePointerSegment(segment: PropertyKey): string {
   return String(segment).replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/** A JSON Pointer (RFC 6901) for a path into the request body. */
 export function toPointer(path: readonly PropertyKey[]): string {
   return path.map((segment) => '/' + escapePointerSegment(segment)).join('');
 }

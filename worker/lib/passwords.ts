@@ -42,12 +42,14 @@ export interface PasswordHashParameters {
   hash: Uint8Array;
 }
 
+/** The parameters of a stored hash, or undefined when it is not one of ours. */
 export function parsePasswordHash(stored: string): PasswordHashParameters | undefined {
   const [algorithm, iterations, salt, hash] = stored.split('$');
   if (algorithm !== 'pbkdf2-sha256' || !iterations || !salt || !hash) return undefined;
   return { algorithm, iterations: Number(iterations), salt: fromBase64(salt), hash: fromBase64(hash) };
 }
 
+/** A new hash of the password, with a fresh salt and today's parameters. */
 export async function hashPassword(password: string, pepper: string): Promise<string> {
   const salt = crypto.getRandomValues(new Uint8Array(SALT_BYTES));
   const hash = await derive(password, pepper, salt, PBKDF2_ITERATIONS);

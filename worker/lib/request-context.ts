@@ -24,6 +24,7 @@ export interface RequestLogLine {
   d1_statements: number;
 }
 
+/** Writes one structured log line (JSON on stdout, which Workers Logs collects). */
 export function logLine(line: object): void {
   console.log(JSON.stringify(line));
 }

@@ -1,10 +1,9 @@
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+/** Admin routes for API keys and admin tokens: issue, list, revoke. Tokens appear only in the issue answer. */
+import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
-import { scopeSchema } from '../../gateway/schemas';
-import { issueApiKey, listAdminTokens, listApiKeys, mintAdminToken, revokeAdminToken, revokeApiKey } from '../identity';
-import { adminAuditContext, adminJsonMiddleware, adminMiddleware, idParam, jsonBody, jsonContent, nameSchema } from './shared';
-
-const anyJson = z.record(z.string(), z.unknown());
+import { scopeSchema } from '../access/policy';
+import { issueApiKey, listAdminTokens, listApiKeys, mintAdminToken, revokeAdminToken, revokeApiKey } from '../identity/service';
+import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
 
 const issueApiKeyBody = z.strictObject({
   workspace_id: z.string().startsWith('ws_'),
@@ -18,93 +17,42 @@ const issueApiKeyBody = z.strictObject({
     .optional(),
 });
 
-/** API keys and admin tokens: issue, list, revoke. Tokens appear only in the issue response. */
+/** Registers the API key and admin token routes. */
 export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/api/admin/api-keys',
-      hide: true,
-      middleware: adminJsonMiddleware,
-      request: { body: jsonBody(issueApiKeyBody) },
-      responses: { 201: jsonContent(anyJson, 'The key, with its token shown this once.') },
-    }),
-    async (c) => {
-      const body = c.req.valid('json');
-      const issued = await issueApiKey(c.var.db, adminAuditContext(c), {
+  defineAdminRoute(
+    app,
+    { method: 'post', path: '/api/admin/api-keys', body: issueApiKeyBody, status: 201, description: 'The key, with its token shown this once.', noStore: true },
+    ({ body }, c) =>
+      issueApiKey(c.var.db, adminAuditContext(c), {
         workspaceId: body.workspace_id,
         name: body.name,
         scopes: body.scopes,
         rateLimitPerMinute: body.rate_limit_per_minute,
         monthlyQuota: body.monthly_quota,
         expiresAt: body.expires_at ? Date.parse(body.expires_at) : undefined,
-      });
-      c.header('Cache-Control', 'no-store');
-      return c.json(issued, 201);
-    },
+      }),
   );
-
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/api/admin/api-keys',
-      hide: true,
-      middleware: adminMiddleware,
-      request: { query: z.object({ workspace_id: z.string().startsWith('ws_') }) },
-      responses: { 200: jsonContent(anyJson, 'Keys of the workspace, without tokens.') },
-    }),
-    async (c) => c.json({ data: await listApiKeys(c.var.db, c.req.valid('query').workspace_id) }, 200),
+  defineAdminRoute(
+    app,
+    { method: 'get', path: '/api/admin/api-keys', query: z.object({ workspace_id: z.string().startsWith('ws_') }), status: 200, description: 'Keys of the workspace, without tokens.' },
+    async ({ query }, c) => ({ data: await listApiKeys(c.var.db, query.workspace_id) }),
   );
-
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/api/admin/api-keys/{key_id}/revoke',
-      hide: true,
-      middleware: adminMiddleware,
-      request: { params: idParam('key_id', 'key') },
-      responses: { 200: jsonContent(anyJson, 'The revoked key.') },
-    }),
-    async (c) => c.json(await revokeApiKey(c.var.db, adminAuditContext(c), c.req.valid('param').key_id!), 200),
+  defineAdminRoute(
+    app,
+    { method: 'post', path: '/api/admin/api-keys/{key_id}/revoke', params: idParam('key_id', 'key'), status: 200, description: 'The revoked key.' },
+    ({ params }, c) => revokeApiKey(c.var.db, adminAuditContext(c), params.key_id),
   );
-
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/api/admin/admin-tokens',
-      hide: true,
-      middleware: adminJsonMiddleware,
-      request: { body: jsonBody(z.strictObject({ name: nameSchema })) },
-      responses: { 201: jsonContent(anyJson, 'The admin token, shown this once.') },
-    }),
-    async (c) => {
-      const minted = await mintAdminToken(c.var.db, adminAuditContext(c), c.req.valid('json').name);
-      c.header('Cache-Control', 'no-store');
-      return c.json(minted, 201);
-    },
+  defineAdminRoute(
+    app,
+    { method: 'post', path: '/api/admin/admin-tokens', body: z.strictObject({ name: nameSchema }), status: 201, description: 'The admin token, shown this once.', noStore: true },
+    ({ body }, c) => mintAdminToken(c.var.db, adminAuditContext(c), body.name),
   );
-
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/api/admin/admin-tokens',
-      hide: true,
-      middleware: adminMiddleware,
-      responses: { 200: jsonContent(anyJson, 'Admin tokens, without secrets.') },
-    }),
-    async (c) => c.json({ data: await listAdminTokens(c.var.db) }, 200),
-  );
-
-  app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/api/admin/admin-tokens/{admin_token_id}/revoke',
-      hide: true,
-      middleware: adminMiddleware,
-      request: { params: idParam('admin_token_id', 'adm') },
-      responses: { 200: jsonContent(anyJson, 'The revoked admin token.') },
-    }),
-    async (c) =>
-      c.json(await revokeAdminToken(c.var.db, adminAuditContext(c), c.req.valid('param').admin_token_id!), 200),
+  defineAdminRoute(app, { method: 'get', path: '/api/admin/admin-tokens', status: 200, description: 'Admin tokens, without secrets.' }, async (_input, c) => ({
+    data: await listAdminTokens(c.var.db),
+  }));
+  defineAdminRoute(
+    app,
+    { method: 'post', path: '/api/admin/admin-tokens/{admin_token_id}/revoke', params: idParam('admin_token_id', 'adm'), status: 200, description: 'The revoked admin token.' },
+    ({ params }, c) => revokeAdminToken(c.var.db, adminAuditContext(c), params.admin_token_id),
   );
 }

@@ -5,17 +5,18 @@
  * CORS is an exact-origin allowlist (the channel's allowed and first-party origins, and the
  * console), answered with `Vary: Origin` and never `*`.
  */
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { resolvePlatformUrls, type AppEnv } from '../../env';
-import { problemResponses } from '../../gateway/schemas';
+import { newApp } from '../../app';
+import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { sha256Hex } from '../../lib/crypto';
 import { ApiError } from '../../lib/errors';
-import { runIntake } from '../intake';
+import { problemResponses } from '../../lib/openapi';
+import { runIntake } from './intake';
 import { intakeRequestSchema, intakeResponseSchema, publicWidgetConfigSchema } from './schemas';
-import { consoleOrigin, findActiveChannel, isOriginAllowed, publicWidgetConfig } from './service';
+import { findActiveChannel, isOriginAllowed, publicWidgetConfig } from './service';
 
 const TAG = 'Widget (public)';
 const INTAKE_MAX_BYTES = 16 * 1024;
@@ -74,7 +75,9 @@ const PATHS: PublicPaths[] = [
 
 const honoPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
-export function registerPublicWidgetRoutes(app: OpenAPIHono<AppEnv>): void {
+/** The public widget routes, at both addresses each. */
+export function publicWidgetRoutes() {
+  const app = newApp('problem');
   for (const paths of PATHS) {
     const params = z.object({ [paths.param]: z.string().min(1).max(64).openapi({ example: 'ch_demo' }) });
 
@@ -136,14 +139,17 @@ export function registerPublicWidgetRoutes(app: OpenAPIHono<AppEnv>): void {
         },
       }),
       async (c) => {
+        const { settings } = c.var;
         const response = await runIntake(c.var.db, {
           channel: admitted(c),
           request: c.req.valid('json'),
           clientIp: c.req.header('CF-Connecting-IP') ?? 'unknown',
-          requestId: c.var.requestId,
-          traceId: c.var.traceId,
-          rateLimitPerMinute: c.var.settings.INTAKE_RATE_LIMIT_PER_MINUTE,
-          now: Date.now(),
+          context: {
+            requestId: c.var.requestId,
+            traceId: c.var.traceId,
+            now: Date.now(),
+            limits: { defaultRateLimitPerMinute: settings.DEFAULT_RATE_LIMIT_PER_MINUTE, intakeRateLimitPerMinute: settings.INTAKE_RATE_LIMIT_PER_MINUTE },
+          },
         });
         c.header('Cache-Control', 'no-store');
         return c.json(response, 200);
@@ -160,4 +166,5 @@ export function registerPublicWidgetRoutes(app: OpenAPIHono<AppEnv>): void {
       });
     }
   }
+  return app;
 }

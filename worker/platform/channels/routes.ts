@@ -1,12 +1,15 @@
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+/** The platform core's channel API (SPEC.md "Platform core routes"). */
+import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { newApp } from '../../app';
 import { resolvePlatformUrls, type AppEnv } from '../../env';
-import { problemResponses } from '../../gateway/schemas';
-import { requireWorkspace, requireWorkspaceAccess } from '../workspace-access';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
-import type { AuditContext } from '../identity';
+import { jsonContent as json, problemResponses } from '../../lib/openapi';
+import { requireWorkspace, requireWorkspaceAccess } from '../access/middleware';
+import type { AuditContext } from '../identity/audit';
+import { listChannelIntake } from '../leads/service';
 import { channelSchema, createChannelSchema, updateChannelSchema } from './schemas';
-import { createChannel, describeChannel, getChannel, listChannelIntake, listChannels, updateChannel } from './service';
+import { createChannel, describeChannel, getChannel, listChannels, updateChannel } from './service';
 
 const TAG = 'Channels';
 /** A workspace API key, or a console session of a member. */
@@ -14,10 +17,9 @@ const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { consoleSessi
 const channelKeyParam = z.object({
   channelKey: z.string().min(1).max(64).openapi({ param: { name: 'channelKey', in: 'path' }, example: 'ch_demo' }),
 });
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 
-const writeMiddleware = [readJsonBody(), requireWorkspaceAccess('channels:write'), parseJsonBody];
-const readMiddleware = [requireWorkspaceAccess('channels:read')];
+const writeMiddleware = [readJsonBody(), requireWorkspaceAccess('channels.write'), parseJsonBody];
+const readMiddleware = [requireWorkspaceAccess('channels.read')];
 
 function auditFrom(c: Context<AppEnv>): AuditContext {
   const workspace = requireWorkspace(c);
@@ -35,8 +37,9 @@ const intakeEntrySchema = z
   })
   .openapi('IntakeEntry');
 
-/** The platform core's channel API (SPEC "Platform core routes"). */
-export function registerChannelRoutes(app: OpenAPIHono<AppEnv>): void {
+/** The channel routes: create, list, read, update, and recent intake. */
+export function channelRoutes() {
+  const app = newApp('problem');
   app.openapi(
     createRoute({
       method: 'post',
@@ -155,7 +158,8 @@ export function registerChannelRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const row = await getChannel(c.var.db, requireWorkspace(c).workspaceId, c.req.valid('param').channelKey);
-      return c.json({ data: await listChannelIntake(c.var.db, row, c.req.valid('query').limit) }, 200);
+      return c.json({ data: await listChannelIntake(c.var.db, row.id, c.req.valid('query').limit) }, 200);
     },
   );
+  return app;
 }

@@ -3,6 +3,7 @@
  * OpenAPI description, and give the TypeScript types.
  */
 import { z } from '@hono/zod-openapi';
+import widgetDefaults from './widget-defaults.json';
 
 /** An exact web origin: scheme, host and optional port, nothing else. */
 export const originSchema = z
@@ -54,22 +55,14 @@ export const widgetConfigSchema = z
   .openapi('WidgetConfig');
 export type WidgetConfig = z.infer<typeof widgetConfigSchema>;
 
+/** The widget a new channel starts with, speaking in the brand's name (the seed starts from it too). */
 export function defaultWidgetConfig(brandName: string): WidgetConfig {
-  return {
-    brand: { name: brandName.slice(0, 60), logo_url: null },
-    colors: { primary: '#2450c9', on_primary: '#ffffff' },
-    position: { side: 'bottom-right', offset_x: 20, offset_y: 20 },
-    copy: {
-      title: `Chat with ${brandName}`.slice(0, 60),
-      greeting: 'Hi! Tell us what you need and an expert will help.',
-      placeholder: 'Type your message…',
-      launcher_label: 'Open chat',
-      success_message: 'Thanks! An expert will get back to you shortly.',
-      privacy_note: 'We use your details only to answer this request.',
-    },
-    lead_capture: { name: 'optional', email: 'required', phone: 'off' },
-    provider_entry: { mode: 'auto', label: 'Become an expert' },
-  };
+  const brand = brandName.slice(0, 60);
+  return widgetConfigSchema.parse({
+    ...widgetDefaults,
+    brand: { name: brand, logo_url: null },
+    copy: { ...widgetDefaults.copy, title: widgetDefaults.copy.title.replace('{brand}', brand).slice(0, 60) },
+  });
 }
 
 /** A partial widget configuration for PATCH: any section, any field. */
@@ -165,6 +158,8 @@ export const attributionSchema = z
       .optional(),
   })
   .openapi('Attribution');
+/** Where a visitor came from, as the widget reports it (first touch for UTM fields). */
+export type Attribution = z.infer<typeof attributionSchema>;
 
 export const intakeRequestSchema = z
   .strictObject({

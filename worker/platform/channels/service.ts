@@ -3,12 +3,13 @@
  * Every lookup is scoped to a workspace, so another tenant's channel is simply not found.
  */
 import { and, desc, eq } from 'drizzle-orm';
-import { knownDomains } from '../../brain/executors';
-import type { PlatformUrls } from '../../env';
+import { consoleOrigin, type PlatformUrls } from '../../env';
 import { schema, type Database } from '../../lib/db';
-import { ApiError } from '../../lib/errors';
+import { ApiError, fieldErrorsFromZod } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { auditInsert, type AuditContext } from '../identity';
+import { assertKnownDomain } from '../domains/service';
+import { auditInsert, type AuditContext } from '../identity/audit';
+import { joinTenant, tenantIsActive } from '../identity/tenants';
 import {
   defaultWidgetConfig,
   widgetConfigSchema,
@@ -20,6 +21,15 @@ import {
 
 const { channels, workspaces } = schema;
 
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Set on the public widget routes once the channel and origin are admitted. */
+    channel: ActiveChannel;
+    /** The page origin a public widget request comes from (undefined: not a browser page). */
+    pageOrigin: string | undefined;
+  }
+}
+
 export type ChannelRow = typeof channels.$inferSelect;
 
 export interface WorkspaceScope {
@@ -29,10 +39,12 @@ export interface WorkspaceScope {
 
 const iso = (milliseconds: number) => new Date(milliseconds).toISOString();
 
+/** The channel's widget configuration, as validated when it was written. */
 export function widgetConfigOf(row: ChannelRow): WidgetConfig {
   return widgetConfigSchema.parse(row.widgetConfig);
 }
 
+/** The hosted inbox page of a channel, `{console_url}/widget/{channel_key}`. */
 export function hostedInboxUrl(urls: PlatformUrls, channelKey: string): string {
   return `${urls.consoleUrl}/widget/${encodeURIComponent(channelKey)}`;
 }
@@ -42,6 +54,7 @@ export function snippetFor(urls: PlatformUrls, channelKey: string): string {
   return `<script async src="${urls.consoleUrl}/embed/widget.js" data-channel-id="${channelKey}" data-console-origin="${urls.consoleUrl}"></script>`;
 }
 
+/** The public shape of a channel, with its snippet and hosted inbox link. */
 export function describeChannel(row: ChannelRow, urls: PlatformUrls): ChannelView {
   return {
     channel_key: row.channelKey,
@@ -59,18 +72,10 @@ export function describeChannel(row: ChannelRow, urls: PlatformUrls): ChannelVie
   };
 }
 
-function assertKnownDomain(domain: string): void {
-  if (!knownDomains().includes(domain)) {
-    throw new ApiError('unknown_domain', `No executor serves domain "${domain}". Known: ${knownDomains().join(', ')}.`, {
-      errors: [{ pointer: '/domain', detail: 'Unknown domain.' }],
-    });
-  }
-}
-
 /** Applies a partial widget configuration and validates the whole result. */
 export function mergeWidgetConfig(base: WidgetConfig, patch: WidgetConfigPatch | undefined): WidgetConfig {
   if (!patch) return base;
-  const merged = {
+  const merged: WidgetConfig = {
     brand: { ...base.brand, ...patch.brand },
     colors: { ...base.colors, ...patch.colors },
     position: { ...base.position, ...patch.position },
@@ -78,7 +83,9 @@ export function mergeWidgetConfig(base: WidgetConfig, patch: WidgetConfigPatch |
     lead_capture: { ...base.lead_capture, ...patch.lead_capture },
     provider_entry: { ...base.provider_entry, ...patch.provider_entry },
   };
-  return widgetConfigSchema.parse(merged);
+  const checked = widgetConfigSchema.safeParse(merged);
+  if (!checked.success) throw new ApiError('validation_failed', 'The widget configuration is not valid.', { errors: fieldErrorsFromZod(checked.error) });
+  return checked.data;
 }
 
 /** The budget of the one request a host page makes before a visitor opens the widget. */
@@ -101,6 +108,7 @@ export interface CreateChannelInput {
   widget?: WidgetConfigPatch;
 }
 
+/** Creates a channel with the default widget (in the brand's name) merged with what was given. */
 export async function createChannel(
   db: Database,
   scope: WorkspaceScope,
@@ -109,7 +117,7 @@ export async function createChannel(
   urls: PlatformUrls,
   now = Date.now(),
 ): Promise<ChannelRow> {
-  assertKnownDomain(input.domain);
+  await assertKnownDomain(db, input.domain);
   const organization = await db
     .select({ name: schema.organizations.name })
     .from(schema.organizations)
@@ -141,6 +149,7 @@ export async function createChannel(
   return row;
 }
 
+/** The workspace's channels, newest first. */
 export async function listChannels(db: Database, workspaceId: string): Promise<ChannelRow[]> {
   return db.select().from(channels).where(eq(channels.workspaceId, workspaceId)).orderBy(desc(channels.id)).limit(200);
 }
@@ -165,6 +174,7 @@ export interface UpdateChannelInput {
   widget?: WidgetConfigPatch;
 }
 
+/** Changes a channel; `widget` merges section by section. */
 export async function updateChannel(
   db: Database,
   scope: WorkspaceScope,
@@ -175,7 +185,7 @@ export async function updateChannel(
   now = Date.now(),
 ): Promise<ChannelRow> {
   const existing = await getChannel(db, scope.workspaceId, channelKey);
-  if (input.domain !== undefined) assertKnownDomain(input.domain);
+  if (input.domain !== undefined) await assertKnownDomain(db, input.domain);
   const changes = {
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.domain !== undefined ? { domain: input.domain } : {}),
@@ -213,26 +223,11 @@ export type ActiveChannel = ChannelRow & { organizationId: string };
  * widget routes. Disabled, suspended and unknown are all the same to a visitor: not found.
  */
 export async function findActiveChannel(db: Database, channelKey: string): Promise<ActiveChannel | undefined> {
-  const { organizations } = schema;
-  const row = await db
-    .select({ channel: channels, organizationId: workspaces.organizationId })
-    .from(channels)
-    .innerJoin(workspaces, eq(workspaces.id, channels.workspaceId))
-    .innerJoin(organizations, eq(organizations.id, workspaces.organizationId))
-    .where(
-      and(
-        eq(channels.channelKey, channelKey),
-        eq(channels.status, 'active'),
-        eq(workspaces.status, 'active'),
-        eq(organizations.status, 'active'),
-      ),
-    )
+  const query = db.select({ channel: channels, organizationId: workspaces.organizationId }).from(channels).$dynamic();
+  const row = await joinTenant(query, channels.workspaceId)
+    .where(and(eq(channels.channelKey, channelKey), eq(channels.status, 'active'), tenantIsActive))
     .get();
   return row ? { ...row.channel, organizationId: row.organizationId } : undefined;
-}
-
-export function consoleOrigin(urls: PlatformUrls): string {
-  return new URL(urls.consoleUrl).origin;
 }
 
 /** First-party: the console itself, or one of the channel's own first-party sites. */
@@ -266,44 +261,4 @@ export function publicWidgetConfig(row: ChannelRow, urls: PlatformUrls, origin: 
     hosted_inbox_url: hostedInboxUrl(urls, row.channelKey),
     intake_url: `${urls.consoleUrl}/api/public/widget/${key}/intake`,
   };
-}
-
-export interface IntakeEntry {
-  demand_id: string;
-  trigger: string | null;
-  text: string | null;
-  attribution: typeof schema.demands.$inferSelect['attribution'];
-  created_at: string;
-  lead: { lead_id: string; status: string; contact_fields: string[] } | null;
-}
-
-/**
- * Recent demand captured by a channel, newest first, with the lead each produced. Contact
- * details stay out: only the expert who claims a lead sees them; here we say which were given.
- */
-export async function listChannelIntake(db: Database, row: ChannelRow, limit: number): Promise<IntakeEntry[]> {
-  const { demands, leads } = schema;
-  const rows = await db
-    .select({ demand: demands, lead: leads })
-    .from(demands)
-    .leftJoin(leads, eq(leads.demandId, demands.id))
-    .where(eq(demands.channelId, row.id))
-    .orderBy(desc(demands.id))
-    .limit(limit);
-  return rows.map(({ demand, lead }) => ({
-    demand_id: demand.id,
-    trigger: demand.trigger,
-    text: demand.text,
-    attribution: demand.attribution,
-    created_at: iso(demand.createdAt),
-    lead: lead
-      ? {
-          lead_id: lead.id,
-          status: lead.status,
-          contact_fields: [lead.contactName && 'name', lead.contactEmail && 'email', lead.contactPhone && 'phone'].filter(
-            (field): field is string => Boolean(field),
-          ),
-        }
-      : null,
-  }));
 }

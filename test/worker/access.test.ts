@@ -1,0 +1,100 @@
+/**
+ * Every protected route, in one table, against the standard access failures (access-cases.ts).
+ * A route that is neither here nor in PUBLIC_ROUTES fails the coverage test, so a new route
+ * cannot ship without its access cases.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { app } from '../../worker/index';
+import { accessFailureCases, createAccessTenant, type AccessTenant, type ProtectedRoute } from './access-cases';
+import { executeBody } from './helpers';
+
+const channelBody = { name: 'Site', domain: 'consultation' };
+
+export const PROTECTED_ROUTES: ProtectedRoute[] = [
+  // The gateway.
+  { method: 'POST', path: '/api/execute', auth: 'api_key', scope: 'execute', body: executeBody() },
+  // The platform core's channel API.
+  { method: 'POST', path: '/api/integrations/channels', auth: 'api_key_or_session', scope: 'channels:write', deniedRole: 'member', body: channelBody },
+  { method: 'GET', path: '/api/integrations/channels', auth: 'api_key_or_session', scope: 'channels:read', tenantScoped: true },
+  { method: 'GET', path: '/api/integrations/channels/:channelKey', auth: 'api_key_or_session', scope: 'channels:read', tenantScoped: true },
+  { method: 'PATCH', path: '/api/integrations/channels/:channelKey', auth: 'api_key_or_session', scope: 'channels:write', deniedRole: 'member', tenantScoped: true, body: { name: 'Renamed' } },
+  { method: 'GET', path: '/api/integrations/channels/:channelKey/intake', auth: 'api_key_or_session', scope: 'channels:read', tenantScoped: true },
+  // The admin API.
+  { method: 'POST', path: '/api/admin/organizations', auth: 'admin', body: { name: 'Org' } },
+  { method: 'GET', path: '/api/admin/organizations', auth: 'admin' },
+  { method: 'PATCH', path: '/api/admin/organizations/:organization_id', auth: 'admin', body: { status: 'active' } },
+  { method: 'POST', path: '/api/admin/workspaces', auth: 'admin', body: { organization_id: 'org_x', name: 'W' } },
+  { method: 'GET', path: '/api/admin/workspaces', auth: 'admin' },
+  { method: 'PATCH', path: '/api/admin/workspaces/:workspace_id', auth: 'admin', body: { status: 'active' } },
+  { method: 'POST', path: '/api/admin/api-keys', auth: 'admin', body: { workspace_id: 'ws_x', name: 'k', scopes: ['execute'] } },
+  { method: 'GET', path: '/api/admin/api-keys', auth: 'admin' },
+  { method: 'POST', path: '/api/admin/api-keys/:key_id/revoke', auth: 'admin' },
+  { method: 'POST', path: '/api/admin/admin-tokens', auth: 'admin', body: { name: 'ops' } },
+  { method: 'GET', path: '/api/admin/admin-tokens', auth: 'admin' },
+  { method: 'POST', path: '/api/admin/admin-tokens/:admin_token_id/revoke', auth: 'admin' },
+  { method: 'GET', path: '/api/admin/audit-log', auth: 'admin' },
+  // The site owner's console.
+  { method: 'GET', path: '/onboarding/workspace', auth: 'session' },
+  { method: 'POST', path: '/onboarding/workspace', auth: 'session', body: { organization_name: 'O', workspace_name: 'W' } },
+  { method: 'GET', path: '/integrations', auth: 'session', tenantScoped: true },
+  { method: 'POST', path: '/integrations/channels', auth: 'session', deniedRole: 'member', tenantScoped: true, body: channelBody },
+  { method: 'GET', path: '/integrations/channels/:channelKey', auth: 'session', tenantScoped: true },
+  { method: 'POST', path: '/integrations/channels/:channelKey/widget', auth: 'session', deniedRole: 'member', tenantScoped: true, body: { 'copy.title': 'Hi' } },
+  { method: 'POST', path: '/integrations/channels/:channelKey/settings', auth: 'session', deniedRole: 'member', tenantScoped: true, body: { name: 'Site', domain: 'consultation' } },
+  { method: 'POST', path: '/integrations/channels/:channelKey/status', auth: 'session', deniedRole: 'member', tenantScoped: true, body: { status: 'active' } },
+  { method: 'GET', path: '/integrations/team', auth: 'session', tenantScoped: true },
+  { method: 'POST', path: '/integrations/team/invite', auth: 'session', deniedRole: 'admin', tenantScoped: true, body: { email: 'someone@example.com', role: 'member' } },
+  { method: 'POST', path: '/integrations/team/invitations/:invitationId/revoke', auth: 'session', deniedRole: 'admin', tenantScoped: true },
+  { method: 'POST', path: '/integrations/team/:userId/role', auth: 'session', deniedRole: 'admin', tenantScoped: true, body: { role: 'owner' } },
+  { method: 'POST', path: '/integrations/team/:userId/remove', auth: 'session', deniedRole: 'admin', tenantScoped: true },
+  { method: 'GET', path: '/invitations', auth: 'session' },
+  { method: 'POST', path: '/invitations/:invitationId/accept', auth: 'session', tenantScoped: true },
+  { method: 'POST', path: '/invitations/:invitationId/decline', auth: 'session', tenantScoped: true },
+  // The provider's console.
+  { method: 'GET', path: '/provider/onboarding', auth: 'session' },
+];
+
+/** Routes anyone may call; each is public by design (SPEC.md, PRODUCT.md sections 4 and 13). */
+const PUBLIC_ROUTES = [
+  'GET /healthz',
+  'GET /openapi.json',
+  'GET /openapi.yaml',
+  'GET /docs',
+  'GET /',
+  'GET /assets/site.css',
+  'GET /demo',
+  'GET /widget/:channelKey',
+  'GET /api/public/channels/:channelKey/widget-config',
+  'POST /api/public/channels/:channelKey/intake',
+  'GET /api/public/widget/:channel_key/config',
+  'POST /api/public/widget/:channel_key/intake',
+  'OPTIONS /api/public/channels/:channelKey/widget-config',
+  'OPTIONS /api/public/channels/:channelKey/intake',
+  'OPTIONS /api/public/widget/:channel_key/config',
+  'OPTIONS /api/public/widget/:channel_key/intake',
+  'GET /auth',
+  'GET /auth/sign-up',
+  'POST /auth/sign-up',
+  'GET /auth/sign-in',
+  'POST /auth/sign-in',
+  'GET /auth/sign-out',
+  'POST /auth/sign-out',
+];
+
+describe('access: every route is described', () => {
+  it('each registered route is in the protected table or the public list', () => {
+    const described = new Set([...PROTECTED_ROUTES.map((route) => `${route.method} ${route.path}`), ...PUBLIC_ROUTES]);
+    const registered = [...new Set(app.routes.filter((route) => route.method !== 'ALL').map((route) => `${route.method} ${route.path}`))];
+    expect(registered.filter((route) => !described.has(route))).toEqual([]);
+    expect([...described].filter((route) => !registered.includes(route))).toEqual([]);
+  });
+});
+
+describe('access: the standard failures, route by route', () => {
+  let tenants: { a: AccessTenant; b: AccessTenant };
+  beforeAll(async () => {
+    tenants = { a: await createAccessTenant(), b: await createAccessTenant() };
+  }, 60_000);
+
+  for (const route of PROTECTED_ROUTES) accessFailureCases(route, () => tenants);
+});

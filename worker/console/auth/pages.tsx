@@ -1,0 +1,132 @@
+/** @jsxImportSource hono/jsx */
+/** The auth entry's pages: sign-up, sign-in and sign-out. Plain HTML forms; no script needed. */
+import type { Child } from 'hono/jsx';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../lib/passwords';
+import type { AccountRole } from '../../platform/identity/accounts';
+import { Document } from '../shared/document';
+import { Field } from '../shared/forms';
+
+function AuthShell({ title, children }: { title: string; children: Child }) {
+  return (
+    <Document title={`${title} · Edge Gateway`} bodyClass="auth-body">
+      <main class="auth-card" aria-labelledby="auth-title">
+        <p class="auth-brand">Edge Gateway</p>
+        <h1 id="auth-title">{title}</h1>
+        {children}
+      </main>
+    </Document>
+  );
+}
+
+function ErrorSummary({ message }: { message?: string }) {
+  return message ? (
+    <div class="alert error" role="alert">
+      {message}
+    </div>
+  ) : null;
+}
+
+export interface SignUpValues {
+  email?: string;
+  role?: AccountRole;
+  ref?: string;
+  returnTo?: string;
+}
+
+/** The sign-up form, for a business or a provider. */
+export function SignUpPage({ values, error, fieldErrors = {} }: { values: SignUpValues; error?: string; fieldErrors?: Record<string, string> }) {
+  const role = values.role ?? 'business';
+  return (
+    <AuthShell title="Create your account">
+      <ErrorSummary message={error} />
+      <form method="post" action="/auth/sign-up" class="stack" novalidate={false}>
+        <fieldset class="choice">
+          <legend>I am joining as</legend>
+          <label class="option">
+            <input type="radio" name="role" value="business" checked={role === 'business'} />
+            <span>
+              <strong>A business</strong>
+              <span class="muted"> · add chat to my website and capture demand</span>
+            </span>
+          </label>
+          <label class="option">
+            <input type="radio" name="role" value="provider" checked={role === 'provider'} />
+            <span>
+              <strong>An expert or agent</strong>
+              <span class="muted"> · receive and work on leads</span>
+            </span>
+          </label>
+        </fieldset>
+        <Field id="email" name="email" label="Email" type="email" autocomplete="email" required value={values.email} errors={fieldErrors} />
+        <Field
+          id="password"
+          name="password"
+          label="Password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minlength={PASSWORD_MIN_LENGTH}
+          maxlength={PASSWORD_MAX_LENGTH}
+          errors={fieldErrors}
+          hint={`At least ${PASSWORD_MIN_LENGTH} characters; a long passphrase is best. Common passwords are refused.`}
+        />
+        {values.ref ? <input type="hidden" name="ref" value={values.ref} /> : null}
+        {values.returnTo ? <input type="hidden" name="return_to" value={values.returnTo} /> : null}
+        <button type="submit" class="button primary">
+          Create account
+        </button>
+      </form>
+      <p class="muted">
+        Already have an account? <a href={`/auth/sign-in${values.returnTo ? `?return_to=${encodeURIComponent(values.returnTo)}` : ''}`}>Sign in</a>
+      </p>
+    </AuthShell>
+  );
+}
+
+/** The sign-in form. */
+export function SignInPage({ email, returnTo, error, notice }: { email?: string; returnTo?: string; error?: string; notice?: string }) {
+  return (
+    <AuthShell title="Sign in">
+      <ErrorSummary message={error} />
+      {notice ? (
+        <div class="alert" role="status">
+          {notice}
+        </div>
+      ) : null}
+      <form method="post" action="/auth/sign-in" class="stack">
+        <Field id="email" name="email" label="Email" type="email" autocomplete="email" required value={email} />
+        <Field id="password" name="password" label="Password" type="password" autocomplete="current-password" required />
+        {returnTo ? <input type="hidden" name="return_to" value={returnTo} /> : null}
+        <button type="submit" class="button primary">
+          Sign in
+        </button>
+      </form>
+      <p class="muted">
+        New here? <a href="/auth/sign-up">Create an account</a>
+      </p>
+    </AuthShell>
+  );
+}
+
+/** Confirms a sign-out (a GET never signs anyone out). */
+export function SignOutPage({ email }: { email?: string }) {
+  return (
+    <AuthShell title="Sign out">
+      {email ? (
+        <form method="post" action="/auth/sign-out" class="stack">
+          <p>
+            You are signed in as <strong>{email}</strong>.
+          </p>
+          <button type="submit" class="button primary">
+            Sign out
+          </button>
+        </form>
+      ) : (
+        <p>
+          You are signed out. <a href="/auth/sign-in">Sign in</a>
+        </p>
+      )}
+    </AuthShell>
+  );
+}
+

@@ -1,0 +1,141 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The auth entry ({auth_url}, default /auth): sign-up, sign-in and sign-out for both sides.
+ * Plain HTML forms (no script needed), Hono's csrf check, SameSite=Lax cookies.
+ */
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { newApp } from '../../app';
+import type { AppEnv } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { signIn, signUp } from '../../platform/identity/accounts';
+import { listMemberships } from '../../platform/identity/memberships';
+import { clearSessionCookie, createSession, readSessionToken, revokeSession, setSessionCookie, type SessionUser } from '../../platform/identity/sessions';
+import { readForm } from '../shared/form-input';
+import { loadSession, pageGuards, safeReturnTo } from '../shared/session';
+import { SignInPage, SignOutPage, SignUpPage, type SignUpValues } from './pages';
+
+const roleSchema = z.enum(['business', 'provider']);
+
+const signUpForm = z.object({
+  email: z.string().trim().max(254).pipe(z.email('Enter a valid email address.')),
+  password: z.string().max(1000),
+  role: roleSchema,
+  ref: z.string().max(64).regex(/^[A-Za-z0-9_]*$/).optional().catch(undefined),
+  return_to: z.string().max(2000).optional(),
+});
+
+const signInForm = z.object({
+  email: z.string().trim().max(254),
+  password: z.string().max(1000),
+  return_to: z.string().max(2000).optional(),
+});
+
+/** Where a user lands after signing in when no (safe) return_to is given. */
+export async function landingFor(c: Context<AppEnv>, user: SessionUser): Promise<string> {
+  if (user.role === 'provider') return '/provider/onboarding';
+  return (await listMemberships(c.var.db, user.id)).length > 0 ? '/integrations' : '/onboarding/workspace';
+}
+
+function requirePepper(c: Context<AppEnv>): string {
+  const pepper = c.var.settings.PASSWORD_PEPPER;
+  if (!pepper) throw new ApiError('service_unavailable', 'Sign-in is not configured on this deployment (PASSWORD_PEPPER).');
+  return pepper;
+}
+
+async function startSession(c: Context<AppEnv>, user: SessionUser): Promise<void> {
+  // A new token at every sign-in; the session the browser held before is ended.
+  const previous = readSessionToken(c);
+  if (previous) await revokeSession(c.var.db, previous);
+  const session = await createSession(c.var.db, user.id);
+  setSessionCookie(c, session.token, session.expiresAt);
+}
+
+/** The auth entry ({auth_url}, default /auth). */
+export function authRoutes() {
+  const app = newApp('page');
+  app.use('/auth/*', async (c, next) => {
+    c.header('Cache-Control', 'no-store');
+    await next();
+  });
+  app.use('/auth/*', ...pageGuards, loadSession);
+
+  app.get('/auth', (c) => c.redirect('/auth/sign-in', 303));
+
+  app.get('/auth/sign-up', async (c) => {
+    const returnTo = safeReturnTo(c.req.query('return_to'), '') || undefined;
+    if (c.var.user) return c.redirect(returnTo ?? (await landingFor(c, c.var.user)), 303);
+    const role = roleSchema.safeParse(c.req.query('role'));
+    const ref = c.req.query('ref');
+    return c.html(
+      <SignUpPage values={{ role: role.success ? role.data : undefined, ref: ref && /^[A-Za-z0-9_]{1,64}$/.test(ref) ? ref : undefined, returnTo }} />,
+    );
+  });
+
+  app.post('/auth/sign-up', async (c) => {
+    const form = await readForm(c);
+    const parsed = signUpForm.safeParse(form);
+    const values: SignUpValues = {
+      email: form.email?.slice(0, 254),
+      role: roleSchema.safeParse(form.role).data,
+      ref: parsed.data?.ref,
+      returnTo: safeReturnTo(form.return_to, '') || undefined,
+    };
+    if (!parsed.success) {
+      const fieldErrors = Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message]));
+      return c.html(<SignUpPage values={values} error="Please check the form." fieldErrors={fieldErrors} />, 422);
+    }
+    try {
+      const user = await signUp(c.var.db, requirePepper(c), {
+        email: parsed.data.email,
+        password: parsed.data.password,
+        role: parsed.data.role,
+        referredByChannelKey: parsed.data.ref,
+      });
+      await startSession(c, user);
+      return c.redirect(values.returnTo ?? (await landingFor(c, user)), 303);
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.code !== 'validation_failed' && error.code !== 'email_taken')) throw error;
+      const field = error.code === 'email_taken' ? 'email' : 'password';
+      return c.html(<SignUpPage values={values} error={error.detail} fieldErrors={{ [field]: error.detail }} />, error.status as 409 | 422);
+    }
+  });
+
+  app.get('/auth/sign-in', async (c) => {
+    const returnTo = safeReturnTo(c.req.query('return_to'), '') || undefined;
+    if (c.var.user) return c.redirect(returnTo ?? (await landingFor(c, c.var.user)), 303);
+    const notice = c.req.query('signed_out') ? 'You are signed out.' : undefined;
+    return c.html(<SignInPage returnTo={returnTo} notice={notice} />);
+  });
+
+  app.post('/auth/sign-in', async (c) => {
+    const form = await readForm(c);
+    const parsed = signInForm.safeParse(form);
+    const returnTo = safeReturnTo(form.return_to, '') || undefined;
+    const email = form.email?.slice(0, 254);
+    if (!parsed.success) return c.html(<SignInPage email={email} returnTo={returnTo} error="Email or password is incorrect." />, 401);
+    try {
+      const user = await signIn(c.var.db, requirePepper(c), {
+        email: parsed.data.email,
+        password: parsed.data.password,
+        clientIp: c.req.header('CF-Connecting-IP') ?? 'unknown',
+      });
+      await startSession(c, user);
+      return c.redirect(returnTo ?? (await landingFor(c, user)), 303);
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.code !== 'invalid_credentials' && error.code !== 'too_many_attempts')) throw error;
+      for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
+      return c.html(<SignInPage email={email} returnTo={returnTo} error={error.detail} />, error.status as 401 | 429);
+    }
+  });
+
+  app.get('/auth/sign-out', (c) => c.html(<SignOutPage email={c.var.user?.email} />));
+
+  app.post('/auth/sign-out', async (c) => {
+    const token = readSessionToken(c);
+    if (token) await revokeSession(c.var.db, token);
+    clearSessionCookie(c);
+    return c.redirect('/auth/sign-in?signed_out=1', 303);
+  });
+  return app;
+}

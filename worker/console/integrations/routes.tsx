@@ -1,0 +1,182 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The site owner's console: /onboarding/workspace and /integrations (channels, widget, intake,
+ * keys). The pages use the same platform services as the API, and every page checks the
+ * membership of the workspace it touches against the access policy (another tenant's is 404).
+ */
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { newApp } from '../../app';
+import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { createChannelSchema, updateChannelSchema, widgetConfigPatchSchema } from '../../platform/channels/schemas';
+import { createChannel, describeChannel, getChannel, listChannels, publicWidgetConfig, updateChannel } from '../../platform/channels/service';
+import { listDomains } from '../../platform/domains/service';
+import { createOrganizationForUser, listMemberships, listOpenInvitations, type MemberWorkspaces } from '../../platform/identity/memberships';
+import { listApiKeys } from '../../platform/identity/service';
+import { listChannelIntake } from '../../platform/leads/service';
+import { formErrors, readForm } from '../shared/form-input';
+import { noticeOf } from '../shared/notices';
+import { consolePageGuards, currentUser } from '../shared/session';
+import { userAuditContext, workspaceContext } from '../shared/workspace';
+import { ChannelPage, IntegrationsPage, OnboardingPage, type FieldErrors } from './pages';
+
+const lines = (value: string | undefined) =>
+  (value ?? '')
+    .split(/\s+/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/** The channel settings fields of a console form, in the shape the channel schemas take. */
+const channelFieldsFromForm = (form: Record<string, string>) => ({
+  name: form.name,
+  domain: form.domain,
+  allowed_origins: lines(form.allowed_origins),
+  first_party_origins: lines(form.first_party_origins),
+});
+
+/** Nested widget fields (`colors.primary`) from a flat form into a WidgetConfigPatch. */
+function widgetPatchFromForm(form: Record<string, string>) {
+  const patch: Record<string, Record<string, unknown>> = {};
+  for (const [name, value] of Object.entries(form)) {
+    const [section, field] = name.split('.');
+    if (!section || !field) continue;
+    patch[section] ??= {};
+    patch[section][field] = field.startsWith('offset_') ? Number(value) : section === 'brand' && field === 'logo_url' && value === '' ? null : value;
+  }
+  return widgetConfigPatchSchema.safeParse(patch);
+}
+
+const urlsOf = (c: Context<AppEnv>) => resolvePlatformUrls(c.var.settings, c.req.url);
+const scopeOf = (context: MemberWorkspaces) => ({ workspaceId: context.current.workspaceId, organizationId: context.current.organizationId });
+const ws = (context: MemberWorkspaces) => `ws=${encodeURIComponent(context.current.workspaceId)}`;
+
+async function renderIntegrations(
+  c: Context<AppEnv>,
+  context: MemberWorkspaces,
+  extra: { errors?: FieldErrors; values?: Record<string, string>; error?: string } = {},
+  status: 200 | 422 = 200,
+) {
+  const urls = urlsOf(c);
+  const [channels, apiKeys, invitations, domains] = await Promise.all([
+    listChannels(c.var.db, context.current.workspaceId),
+    listApiKeys(c.var.db, context.current.workspaceId),
+    listOpenInvitations(c.var.db, { email: currentUser(c).email }),
+    listDomains(c.var.db),
+  ]);
+  return c.html(
+    <IntegrationsPage
+      user={currentUser(c)}
+      {...context}
+      channels={channels.map((row) => describeChannel(row, urls))}
+      apiKeys={apiKeys}
+      pendingInvitations={invitations.length}
+      domains={domains}
+      notice={noticeOf(c)}
+      {...extra}
+    />,
+    status,
+  );
+}
+
+async function renderChannel(c: Context<AppEnv>, context: MemberWorkspaces, channelKey: string, extra: { errors?: FieldErrors; error?: string } = {}, status: 200 | 422 = 200) {
+  const urls = urlsOf(c);
+  const row = await getChannel(c.var.db, context.current.workspaceId, channelKey);
+  const [intake, domains] = await Promise.all([listChannelIntake(c.var.db, row.id, 20), listDomains(c.var.db)]);
+  return c.html(
+    <ChannelPage
+      user={currentUser(c)}
+      {...context}
+      channel={describeChannel(row, urls)}
+      previewConfig={publicWidgetConfig(row, urls, consoleOrigin(urls))}
+      intake={intake}
+      domains={domains}
+      notice={noticeOf(c)}
+      {...extra}
+    />,
+    status,
+  );
+}
+
+/** Runs a channel change; a change the service refuses as invalid is shown on the channel page. */
+async function changeChannelOrShow(c: Context<AppEnv>, context: MemberWorkspaces, channelKey: string, change: () => Promise<unknown>, then: string) {
+  try {
+    await change();
+  } catch (error) {
+    if (error instanceof ApiError && (error.code === 'validation_failed' || error.code === 'unknown_domain')) return renderChannel(c, context, channelKey, { error: error.detail }, 422);
+    throw error;
+  }
+  return c.redirect(`/integrations/channels/${channelKey}?${ws(context)}&notice=${then}`, 303);
+}
+
+/** The site owner's pages. */
+export function integrationsRoutes() {
+  const app = newApp('page');
+  for (const path of ['/integrations', '/integrations/*', '/onboarding/*']) app.use(path, ...consolePageGuards);
+
+  app.get('/onboarding/workspace', async (c) => {
+    const user = currentUser(c);
+    if ((await listMemberships(c.var.db, user.id)).length > 0) return c.redirect('/integrations', 303);
+    return c.html(<OnboardingPage user={user} invitations={await listOpenInvitations(c.var.db, { email: user.email })} />);
+  });
+
+  app.post('/onboarding/workspace', async (c) => {
+    const user = currentUser(c);
+    if (user.role !== 'business') throw new ApiError('forbidden', 'Organisations are for business accounts.');
+    const form = await readForm(c);
+    const parsed = z
+      .object({ organization_name: z.string().trim().min(1, 'Enter a name.').max(120), workspace_name: z.string().trim().min(1, 'Enter a name.').max(120) })
+      .safeParse(form);
+    if (!parsed.success) return c.html(<OnboardingPage user={user} errors={formErrors(parsed.error)} values={form} />, 422);
+    const created = await createOrganizationForUser(
+      c.var.db,
+      user.id,
+      { organizationName: parsed.data.organization_name, workspaceName: parsed.data.workspace_name },
+      c.var.requestId,
+    );
+    return c.redirect(`/integrations?ws=${created.workspaceId}`, 303);
+  });
+
+  app.get('/integrations', async (c) => {
+    if (currentUser(c).role === 'provider') return c.redirect('/provider/onboarding', 303);
+    return renderIntegrations(c, await workspaceContext(c, 'channels.read'));
+  });
+
+  app.post('/integrations/channels', async (c) => {
+    const context = await workspaceContext(c, 'channels.write');
+    const form = await readForm(c);
+    const parsed = createChannelSchema.safeParse(channelFieldsFromForm(form));
+    if (!parsed.success) return renderIntegrations(c, context, { errors: formErrors(parsed.error), values: form, error: 'Please check the form.' }, 422);
+    const row = await createChannel(c.var.db, scopeOf(context), userAuditContext(c), parsed.data, urlsOf(c));
+    return c.redirect(`/integrations/channels/${row.channelKey}?${ws(context)}&notice=created`, 303);
+  });
+
+  app.get('/integrations/channels/:channelKey', async (c) => renderChannel(c, await workspaceContext(c, 'channels.read'), c.req.param('channelKey')));
+
+  app.post('/integrations/channels/:channelKey/widget', async (c) => {
+    const context = await workspaceContext(c, 'channels.write');
+    const channelKey = c.req.param('channelKey');
+    const parsed = widgetPatchFromForm(await readForm(c));
+    if (!parsed.success) return renderChannel(c, context, channelKey, { errors: formErrors(parsed.error), error: 'Some widget settings are not valid.' }, 422);
+    return changeChannelOrShow(c, context, channelKey, () => updateChannel(c.var.db, scopeOf(context), userAuditContext(c), channelKey, { widget: parsed.data }, urlsOf(c)), 'saved');
+  });
+
+  app.post('/integrations/channels/:channelKey/settings', async (c) => {
+    const context = await workspaceContext(c, 'channels.write');
+    const channelKey = c.req.param('channelKey');
+    const parsed = updateChannelSchema.safeParse(channelFieldsFromForm(await readForm(c)));
+    if (!parsed.success) return renderChannel(c, context, channelKey, { errors: formErrors(parsed.error), error: 'Please check the settings.' }, 422);
+    return changeChannelOrShow(c, context, channelKey, () => updateChannel(c.var.db, scopeOf(context), userAuditContext(c), channelKey, parsed.data, urlsOf(c)), 'saved');
+  });
+
+  app.post('/integrations/channels/:channelKey/status', async (c) => {
+    const context = await workspaceContext(c, 'channels.write');
+    const channelKey = c.req.param('channelKey');
+    const parsed = z.enum(['active', 'disabled']).safeParse((await readForm(c)).status);
+    if (!parsed.success) return renderChannel(c, context, channelKey, { error: 'Choose active or disabled.' }, 422);
+    const status = parsed.data;
+    return changeChannelOrShow(c, context, channelKey, () => updateChannel(c.var.db, scopeOf(context), userAuditContext(c), channelKey, { status }, urlsOf(c)), status === 'active' ? 'enabled' : 'disabled');
+  });
+
+  return app;
+}

@@ -1,0 +1,53 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * Public pages that need no sign-in: the API reference (/docs), the hosted inbox
+ * (/widget/{channel_key}), the local /demo site, and the shared stylesheet.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { newApp } from '../../app';
+import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
+import { buildOpenApiDocument } from '../../gateway/openapi';
+import { findActiveChannel, publicWidgetConfig, snippetFor } from '../../platform/channels/service';
+import { DocsPage, type DocsDocument } from '../docs/page';
+import { pageCsp, setPageSecurityHeaders } from '../shared/security';
+import { siteCss } from '../shared/styles';
+import { DemoSitePage } from './demo';
+import { ChannelNotFoundPage, HostedInboxPage } from './hosted-inbox';
+
+/** Only the local seed creates this channel, so a deployment has no demo page. */
+export const DEMO_CHANNEL_KEY = 'ch_demo';
+
+/** The public pages; `root` is the app whose routes /docs describes. */
+export function publicPageRoutes(root: OpenAPIHono<AppEnv>) {
+  const app = newApp('page');
+  app.get('/assets/site.css', (c) =>
+    c.body(siteCss, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }),
+  );
+
+  app.get('/docs', (c) => {
+    const document = buildOpenApiDocument(root, resolvePlatformUrls(c.var.settings, c.req.url).baseUrl) as unknown as DocsDocument;
+    setPageSecurityHeaders(c);
+    return c.html(<DocsPage document={document} />);
+  });
+
+  app.get('/widget/:channelKey', async (c) => {
+    const channel = await findActiveChannel(c.var.db, c.req.param('channelKey'));
+    // Channel logos may live on any https host.
+    setPageSecurityHeaders(c, pageCsp({ images: "'self' https: data:" }));
+    if (!channel) return c.html(<ChannelNotFoundPage />, 404);
+    const urls = resolvePlatformUrls(c.var.settings, c.req.url);
+    c.header('Cache-Control', 'no-store');
+    return c.html(<HostedInboxPage config={publicWidgetConfig(channel, urls, consoleOrigin(urls))} />);
+  });
+
+  app.get('/demo', async (c) => {
+    const channel = await findActiveChannel(c.var.db, DEMO_CHANNEL_KEY);
+    if (!channel) return c.notFound();
+    const urls = resolvePlatformUrls(c.var.settings, c.req.url);
+    setPageSecurityHeaders(c);
+    return c.html(<DemoSitePage snippet={snippetFor(urls, DEMO_CHANNEL_KEY)} consoleUrl={urls.consoleUrl} channelKey={DEMO_CHANNEL_KEY} />);
+  });
+
+  app.get('/', (c) => c.redirect('/docs'));
+  return app;
+}

@@ -1,0 +1,21 @@
+import type { Context } from 'hono';
+import type { AppEnv } from '../../env';
+
+/** Fixed notices chosen by a code in the URL (`?notice=saved`), so no user text is ever reflected. */
+const NOTICES: Record<string, string> = {
+  created: 'Channel created. Paste the snippet into your site to go live.',
+  saved: 'Saved.',
+  enabled: 'Channel enabled.',
+  disabled: 'Channel disabled: the widget and hosted inbox are off.',
+  invited: 'Invitation sent. They accept it in the console after signing in (or once they sign up with that address); it expires in 7 days.',
+  revoked: 'Invitation withdrawn.',
+  accepted: 'Invitation accepted: welcome to the workspace.',
+  declined: 'Invitation declined.',
+  changed: 'Role updated.',
+  removed: 'Member removed.',
+};
+
+/** The notice a redirect asked the page to show, if it is one of ours. */
+export function noticeOf(c: Context<AppEnv>): string | undefined {
+  return NOTICES[c.req.query('notice') ?? ''];
+}

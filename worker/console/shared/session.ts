@@ -1,0 +1,85 @@
+/** Session handling for the console and auth pages: who is signed in, and where they may go next. */
+import type { Context, MiddlewareHandler } from 'hono';
+import { csrf } from 'hono/csrf';
+import { createMiddleware } from 'hono/factory';
+import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { clearSessionCookie, readSessionToken, setSessionCookie, validateSession } from '../../platform/identity/sessions';
+import { requireFormBody } from './form-input';
+import { setPageSecurityHeaders } from './security';
+
+/** Reads the session cookie, if any; renews the cookie when the session slid forward. */
+export const loadSession = createMiddleware<AppEnv>(async (c, next) => {
+  const token = readSessionToken(c);
+  if (token) {
+    const session = await validateSession(c.var.db, token);
+    if (session) {
+      c.set('user', session.user);
+      if (session.renewed) setSessionCookie(c, token, session.expiresAt);
+    } else {
+      clearSessionCookie(c);
+    }
+  }
+  await next();
+});
+
+/** Console pages: a signed-in user, else the sign-in page with a way back. Never cached. */
+export const requireUser = createMiddleware<AppEnv>(async (c, next) => {
+  c.header('Cache-Control', 'no-store');
+  if (!c.var.user) {
+    const url = new URL(c.req.url);
+    return c.redirect(`/auth/sign-in?return_to=${encodeURIComponent(url.pathname + url.search)}`, 303);
+  }
+  await next();
+});
+
+/** The signed-in user (requireUser ran before). */
+export function currentUser(c: Context<AppEnv>) {
+  const user = c.get('user');
+  if (!user) throw new ApiError('session_required', 'Sign in first.');
+  return user;
+}
+
+const RETURN_BASE = 'https://console.invalid';
+
+/** A path that a browser would read as another host (`//host`, `/\\host`), or that leaves the site. */
+function leavesSite(path: string): boolean {
+  return !path.startsWith('/') || path.startsWith('//') || path.includes('\\');
+}
+
+/**
+ * Where to go after signing in: a path on this site only. The decision is made on the form the
+ * browser will follow, after URL normalisation (dot segments resolved), and that form is checked
+ * again before it is returned. Anything that could leave the site falls back to the default:
+ * `//host` and `/\\host` however spelled, schemes, control characters and spaces (which URL
+ * parsing would strip), and percent-encoded dots, slashes and backslashes (our own paths never
+ * contain them, and some clients decode them).
+ */
+export function safeReturnTo(value: string | undefined | null, fallback: string): string {
+  if (!value || leavesSite(value)) return fallback;
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(value)) return fallback;
+  if (/%(2e|2f|5c|25|0[0-9a-f]|1[0-9a-f]|7f)/i.test(value)) return fallback;
+  let url: URL;
+  try {
+    url = new URL(value, RETURN_BASE);
+  } catch {
+    return fallback;
+  }
+  if (url.origin !== RETURN_BASE) return fallback;
+  const normalised = url.pathname + url.search + url.hash;
+  if (leavesSite(normalised) || normalised === '/auth' || normalised.startsWith('/auth/')) return fallback;
+  return normalised;
+}
+
+/** Our page headers, Hono's csrf check against the console origin, and forms only on POST. */
+export const pageGuards: MiddlewareHandler<AppEnv>[] = [
+  async (c, next) => {
+    setPageSecurityHeaders(c);
+    await next();
+  },
+  csrf({ origin: (origin, c) => origin === consoleOrigin(resolvePlatformUrls(c.var.settings, c.req.url)) }),
+  requireFormBody,
+];
+
+/** Everything a signed-in console page runs first: the page guards, the session, a signed-in user. */
+export const consolePageGuards: MiddlewareHandler<AppEnv>[] = [...pageGuards, loadSession, requireUser];

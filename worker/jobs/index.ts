@@ -1,0 +1,50 @@
+/**
+ * The Worker's entry points beyond HTTP: the events queue's consumer and the cron trigger.
+ * Each job gets the same database wrapper the HTTP routes use.
+ */
+import { readSettings, type Bindings } from '../env';
+import { createDatabase } from '../lib/db';
+import { logLine } from '../lib/request-context';
+import { purgeExpiredRecords } from './sweeps';
+
+/** A message on the events queue: its kind says which job handles it. */
+export interface QueueMessageBody {
+  kind: string;
+  [field: string]: unknown;
+}
+
+type QueueJob = (body: QueueMessageBody, env: Bindings) => Promise<void>;
+
+/** The queue jobs, by message kind. Webhook delivery registers here. */
+const QUEUE_JOBS: Record<string, QueueJob> = {};
+
+/**
+ * The events queue's consumer. Each message is acknowledged once its job succeeds and retried
+ * (with the queue's backoff) when it throws; a message of an unknown kind is logged and dropped.
+ */
+export async function handleQueue(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
+  readSettings(env);
+  for (const message of batch.messages) {
+    const body = message.body as QueueMessageBody;
+    const job = QUEUE_JOBS[body?.kind];
+    if (!job) {
+      logLine({ level: 'warn', message: 'queue_message_dropped', queue: batch.queue, kind: String(body?.kind), id: message.id });
+      message.ack();
+      continue;
+    }
+    try {
+      await job(body, env);
+      message.ack();
+    } catch (error) {
+      logLine({ level: 'error', message: 'queue_job_failed', kind: body.kind, id: message.id, error_message: error instanceof Error ? error.message : String(error) });
+      message.retry();
+    }
+  }
+}
+
+/** The cron trigger: housekeeping that keeps every table bounded. */
+export async function handleScheduled(controller: ScheduledController, env: Bindings): Promise<void> {
+  readSettings(env);
+  const purged = await purgeExpiredRecords(createDatabase(env.DB), controller.scheduledTime);
+  logLine({ level: 'info', message: 'scheduled', cron: controller.cron, purged });
+}

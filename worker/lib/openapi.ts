@@ -1,0 +1,45 @@
+/**
+ * Pieces every route description shares: the problem schema and its responses, and small
+ * helpers for JSON request and response entries. The same zod objects validate requests and
+ * generate the OpenAPI description, so the two cannot drift.
+ */
+import { z } from '@hono/zod-openapi';
+import { errorCatalog, type ErrorCode } from './errors';
+
+export const problemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    code: z.enum(Object.keys(errorCatalog) as [ErrorCode, ...ErrorCode[]]),
+    request_id: z.string(),
+    errors: z.array(z.object({ pointer: z.string(), detail: z.string() })).optional(),
+  })
+  .openapi('Problem', { description: 'RFC 9457 problem details.' });
+
+/** Response entries for the error statuses a route can return. */
+export function problemResponses<const S extends readonly number[]>(statuses: S) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      {
+        description: Object.values(errorCatalog)
+          .filter((entry) => entry.status === status)
+          .map((entry) => entry.title)
+          .join('; '),
+        content: { 'application/problem+json': { schema: problemSchema } },
+      },
+    ]),
+  ) as { [K in S[number]]: { description: string; content: { 'application/problem+json': { schema: typeof problemSchema } } } };
+}
+
+/** A JSON response entry. */
+export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+/** A required JSON request body, with the example the docs turn into a runnable curl command. */
+export function jsonBody<T extends z.ZodType>(schema: T, example?: unknown) {
+  return { required: true, content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } } };
+}

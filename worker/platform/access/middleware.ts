@@ -1,0 +1,123 @@
+/**
+ * Access middleware for the API routes, over the one policy (policy.ts):
+ * - `requireBearer`: an administrator, or an API key (the gateway; the admin API takes admins only);
+ * - `requireWorkspaceAccess(action)`: an API key of the workspace with the action's scope, or a
+ *   signed-in member whose role allows it (session cookie plus `X-Workspace-Id`).
+ * Cookie-authenticated changes must also come from our own pages (an Origin/Sec-Fetch-Site check).
+ */
+import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { resolveActor, type Actor } from '../identity/credentials';
+import { requireRole, resolveMemberWorkspace } from '../identity/memberships';
+import { readSessionToken, validateSession } from '../identity/sessions';
+import { scopeFor, type WorkspaceAction } from './policy';
+
+/** The workspace a platform-core request acts on, and who acts, for scoping and audit. */
+export interface WorkspaceAccess {
+  workspaceId: string;
+  organizationId: string;
+  actorKind: 'api_key' | 'user';
+  actorId: string;
+}
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Set by bearer authentication on protected routes. */
+    actor: Actor;
+    /** Set on platform-core routes: the workspace acted on. */
+    workspace: WorkspaceAccess;
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The request comes from our own pages: Sec-Fetch-Site says same-origin, or Origin is the console.
+ * Every cookie-authenticated unsafe request must pass this (forms also pass Hono's csrf check).
+ */
+export function isSameOriginRequest(c: Context<AppEnv>): boolean {
+  if (c.req.header('Sec-Fetch-Site') === 'same-origin') return true;
+  const origin = c.req.header('Origin');
+  return origin !== undefined && origin === consoleOrigin(resolvePlatformUrls(c.var.settings, c.req.url));
+}
+
+/** Authenticates the bearer and stores the actor; `admin` refuses API keys with 403. */
+export function requireBearer(allowed: 'admin_or_api_key' | 'admin') {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const actor = await resolveActor(c.var.db, c.req.header('Authorization'), c.var.settings);
+    c.set('actor', actor);
+    if (allowed === 'admin' && actor.kind !== 'admin') throw new ApiError('admin_required', 'This route takes an administrator token.');
+    await next();
+  });
+}
+
+/** The actor that requireBearer stored. */
+export function requireActor(c: Context<AppEnv>): Actor {
+  const actor = c.get('actor');
+  if (!actor) throw new Error('requireBearer must run before this handler');
+  return actor;
+}
+
+/** The administrator that requireBearer('admin') admitted. */
+export function requireAdmin(c: Context<AppEnv>): { kind: 'admin'; adminId: string } {
+  const actor = requireActor(c);
+  if (actor.kind !== 'admin') throw new ApiError('admin_required', 'This route takes an administrator token.');
+  return actor;
+}
+
+async function sessionAccess(c: Context<AppEnv>, action: WorkspaceAction): Promise<WorkspaceAccess | undefined> {
+  const token = readSessionToken(c);
+  const session = token ? await validateSession(c.var.db, token) : undefined;
+  if (!session) return undefined;
+  if (!SAFE_METHODS.has(c.req.method) && !isSameOriginRequest(c)) {
+    throw new ApiError('csrf_rejected', 'Cookie-authenticated changes must come from the console itself.');
+  }
+  const workspaceId = c.req.header('X-Workspace-Id') ?? c.req.query('workspace_id');
+  if (!workspaceId) {
+    throw new ApiError('validation_failed', 'Name the workspace in the X-Workspace-Id header.', {
+      errors: [{ pointer: '', detail: 'X-Workspace-Id is required with a session.' }],
+    });
+  }
+  const { current } = (await resolveMemberWorkspace(c.var.db, session.user.id, workspaceId))!;
+  requireRole(current, action, 'Your role in this workspace does not allow this.');
+  c.set('user', session.user);
+  return { workspaceId, organizationId: current.organizationId, actorKind: 'user', actorId: session.user.id };
+}
+
+/** Admits an API key with the action's scope, or a member whose role allows the action. */
+export function requireWorkspaceAccess(action: WorkspaceAction) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    if (!c.req.header('Authorization')) {
+      const access = await sessionAccess(c, action);
+      if (access) {
+        c.set('workspace', access);
+        return next();
+      }
+    }
+    const actor = await resolveActor(c.var.db, c.req.header('Authorization'), c.var.settings);
+    c.set('actor', actor);
+    if (actor.kind !== 'api_key') {
+      throw new ApiError('admin_required', 'Use an API key of the workspace for this route; administrators use /api/admin/.');
+    }
+    const { key } = actor;
+    const scope = scopeFor(action);
+    if (!scope || !key.scopes.includes(scope)) {
+      const missing = scope ? [scope] : [];
+      throw new ApiError('insufficient_scope', scope ? `The key lacks the scope: ${scope}.` : 'API keys cannot do this; use the console.', {
+        extensions: { missing_scopes: missing },
+      });
+    }
+    if (!key.workspaceActive) throw new ApiError('workspace_inactive', 'The workspace or organisation of this key is not active.');
+    c.set('workspace', { workspaceId: key.workspaceId, organizationId: key.organizationId, actorKind: 'api_key', actorId: key.id });
+    await next();
+  });
+}
+
+/** The workspace that requireWorkspaceAccess admitted. */
+export function requireWorkspace(c: Context<AppEnv>): WorkspaceAccess {
+  const workspace = c.get('workspace');
+  if (!workspace) throw new Error('requireWorkspaceAccess must run before this handler');
+  return workspace;
+}

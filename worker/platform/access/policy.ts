@@ -1,0 +1,50 @@
+/**
+ * The one access policy: which API-key scope or workspace role may take which action. The API
+ * middleware (access/middleware.ts) and the console pages both ask this table, so a rule is
+ * written once. Platform administrators use the admin API instead; providers are checked by
+ * their own state (providers module).
+ */
+import { z } from '@hono/zod-openapi';
+
+export const KNOWN_SCOPES = ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write', 'channels:read', 'channels:write'] as const;
+
+export const scopeSchema = z.enum(KNOWN_SCOPES).openapi('Scope', {
+  description: 'A permission an API key can hold. `execute` is needed for /api/execute.',
+});
+export type Scope = z.infer<typeof scopeSchema>;
+
+export const WORKSPACE_ROLES = ['owner', 'admin', 'member'] as const;
+export type WorkspaceRole = (typeof WORKSPACE_ROLES)[number];
+
+interface Rule {
+  /** The API-key scope that allows it; null when no API key may. */
+  scope: Scope | null;
+  /** The workspace roles whose console session allows it. */
+  roles: readonly WorkspaceRole[];
+}
+
+/** Every action on a workspace, and who may take it. */
+export const WORKSPACE_POLICY = {
+  /** Read the workspace's channels, their widget settings and their intake. */
+  'channels.read': { scope: 'channels:read', roles: ['owner', 'admin', 'member'] },
+  /** Create and change channels and widget settings. */
+  'channels.write': { scope: 'channels:write', roles: ['owner', 'admin'] },
+  /** See the team and its open invitations. */
+  'team.read': { scope: null, roles: ['owner', 'admin', 'member'] },
+  /** Invite, change roles, remove members, withdraw invitations. */
+  'team.manage': { scope: null, roles: ['owner'] },
+  /** See the workspace's API keys (metadata only). */
+  'keys.read': { scope: null, roles: ['owner', 'admin', 'member'] },
+} as const satisfies Record<string, Rule>;
+
+export type WorkspaceAction = keyof typeof WORKSPACE_POLICY;
+
+/** Whether a member with this role may take the action. */
+export function roleMay(role: WorkspaceRole, action: WorkspaceAction): boolean {
+  return (WORKSPACE_POLICY[action].roles as readonly WorkspaceRole[]).includes(role);
+}
+
+/** The scope an API key needs for the action, or null when keys may not take it. */
+export function scopeFor(action: WorkspaceAction): Scope | null {
+  return WORKSPACE_POLICY[action].scope;
+}

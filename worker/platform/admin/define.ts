@@ -1,0 +1,79 @@
+/**
+ * One way to declare an admin route: its method, path, inputs (zod), answer status and handler.
+ * Every admin route takes an administrator token, is validated like the gateway (content type,
+ * size and bearer before the body), answers JSON, and stays out of the public description.
+ */
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../../env';
+import { parseJsonBody, readJsonBody } from '../../lib/body';
+import { jsonBody, jsonContent } from '../../lib/openapi';
+import { requireAdmin, requireBearer } from '../access/middleware';
+import type { AuditContext } from '../identity/audit';
+
+const adminJsonMiddleware: MiddlewareHandler<AppEnv>[] = [readJsonBody(), requireBearer('admin'), parseJsonBody];
+const adminMiddleware: MiddlewareHandler<AppEnv>[] = [requireBearer('admin')];
+const anyJson = z.record(z.string(), z.unknown());
+
+type Shape = z.ZodObject | undefined;
+type Parsed<S extends Shape> = S extends z.ZodObject ? z.infer<S> : undefined;
+
+export interface AdminRouteInput<P extends Shape, Q extends Shape, B extends Shape> {
+  params: Parsed<P>;
+  query: Parsed<Q>;
+  body: Parsed<B>;
+}
+
+export interface AdminRouteSpec<P extends Shape, Q extends Shape, B extends Shape> {
+  method: 'get' | 'post' | 'patch';
+  path: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  status: 200 | 201;
+  description: string;
+  /** Secrets shown once (new tokens) must not be cached anywhere. */
+  noStore?: boolean;
+}
+
+/** Registers an admin route; the handler gets the validated inputs and answers a JSON value. */
+export function defineAdminRoute<P extends Shape = undefined, Q extends Shape = undefined, B extends Shape = undefined>(
+  app: OpenAPIHono<AppEnv>,
+  spec: AdminRouteSpec<P, Q, B>,
+  handler: (input: AdminRouteInput<P, Q, B>, c: Context<AppEnv>) => Promise<unknown>,
+): void {
+  const route = createRoute({
+    method: spec.method,
+    path: spec.path,
+    hide: true,
+    middleware: spec.body ? adminJsonMiddleware : adminMiddleware,
+    request: {
+      ...(spec.params ? { params: spec.params } : {}),
+      ...(spec.query ? { query: spec.query } : {}),
+      ...(spec.body ? { body: jsonBody(spec.body) } : {}),
+    },
+    responses: { [spec.status]: jsonContent(anyJson, spec.description) },
+  });
+  app.openapi(route, async (c) => {
+    // The validator ran on each declared input; read them back by target.
+    const valid = c.req.valid.bind(c.req) as unknown as (target: 'param' | 'query' | 'json') => unknown;
+    const input = {
+      params: spec.params ? valid('param') : undefined,
+      query: spec.query ? valid('query') : undefined,
+      body: spec.body ? valid('json') : undefined,
+    } as AdminRouteInput<P, Q, B>;
+    const answer = await handler(input, c);
+    if (spec.noStore) c.header('Cache-Control', 'no-store');
+    return c.json(answer as Record<string, unknown>, spec.status);
+  });
+}
+
+/** The administrator acting, for the audit record. */
+export function adminAuditContext(c: Context<AppEnv>): AuditContext {
+  return { actorKind: 'admin', actorId: requireAdmin(c).adminId, requestId: c.var.requestId, traceId: c.var.traceId };
+}
+
+/** A path parameter holding a public id with this prefix. */
+export const idParam = <N extends string>(name: N, prefix: string) => z.object({ [name]: z.string().startsWith(`${prefix}_`).max(64) } as Record<N, z.ZodString>);
+
+export const nameSchema = z.string().trim().min(1).max(120);

@@ -1,0 +1,14 @@
+/** The internal provisioning API under /api/admin/ (PRODUCT.md section 12). Not in the public description. */
+import { newApp } from '../../app';
+import { registerAuditLogRoutes } from './audit-log';
+import { registerCredentialRoutes } from './credentials';
+import { registerOrganizationRoutes } from './organizations';
+
+/** Every admin route. */
+export function adminRoutes() {
+  const app = newApp('problem');
+  registerOrganizationRoutes(app);
+  registerCredentialRoutes(app);
+  registerAuditLogRoutes(app);
+  return app;
+}

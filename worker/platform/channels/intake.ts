@@ -1,0 +1,66 @@
+/**
+ * Widget and hosted-inbox intake: a thin adapter over the execution core. It applies the
+ * channel's own rules (the honeypot, the contact fields it requires), runs the visitor's message
+ * through the same pipeline as /api/execute, and says what the widget should show next.
+ * Channel existence and the origin check run before, in the route.
+ */
+import type { Database } from '../../lib/db';
+import { ApiError, type FieldError } from '../../lib/errors';
+import { newVisitorToken } from '../conversations/service';
+import { runExecution, type ExecutionContext } from '../core/execute';
+import type { IntakeRequest, IntakeResponse } from './schemas';
+import { widgetConfigOf, type ActiveChannel, type ChannelRow } from './service';
+
+export interface IntakeCommand {
+  channel: ActiveChannel;
+  request: IntakeRequest;
+  /** The client's IP address; only a hash of it is kept, as the rate-limit subject. */
+  clientIp: string;
+  context: Omit<ExecutionContext, 'outputRequestId' | 'idempotency' | 'correlation' | 'exactBridge'>;
+}
+
+function missingContactFields(channel: ChannelRow, request: IntakeRequest): FieldError[] {
+  const rules = widgetConfigOf(channel).lead_capture;
+  return (['name', 'email', 'phone'] as const)
+    .filter((field) => rules[field] === 'required' && !request.contact?.[field])
+    .map((field) => ({ pointer: `/contact/${field}`, detail: `${field} is required by this channel.` }));
+}
+
+/** Runs one visitor message (or handoff, or contact form) and answers what to show next. */
+export async function runIntake(db: Database, command: IntakeCommand): Promise<IntakeResponse> {
+  const { channel, request } = command;
+
+  // A filled honeypot is a bot: answer as if all went well, store nothing, teach it nothing.
+  if (request.website) {
+    return { session_id: request.session_id ?? newVisitorToken(), reply: 'Thanks, we got your message.', next: 'continue' };
+  }
+  if (request.trigger === 'lead_capture') {
+    const missing = missingContactFields(channel, request);
+    if (missing.length > 0) throw new ApiError('validation_failed', 'Some contact details are required.', { errors: missing });
+  }
+
+  const outcome = await runExecution(
+    db,
+    { kind: 'channel', channel, clientIp: command.clientIp, ...(request.session_id ? { visitorToken: request.session_id } : {}) },
+    {
+      domain: channel.domain,
+      text: request.message?.text,
+      trigger: request.trigger,
+      ...(request.contact ? { contact: request.contact } : {}),
+      ...(request.attribution ? { attribution: request.attribution } : {}),
+    },
+    { ...command.context, outputRequestId: command.context.requestId },
+  );
+  const result = outcome.result!;
+  const rules = widgetConfigOf(channel).lead_capture;
+  const asksForContact = rules.name !== 'off' || rules.email !== 'off' || rules.phone !== 'off';
+  const next: IntakeResponse['next'] =
+    request.trigger === 'lead_capture' ? 'done' : asksForContact && !outcome.conversation?.contactKnown ? 'collect_contact' : 'continue';
+  return {
+    session_id: outcome.conversation!.token,
+    reply: result.reply,
+    demand_id: result.demand_id,
+    ...(result.lead_id ? { lead_id: result.lead_id } : {}),
+    next,
+  };
+}

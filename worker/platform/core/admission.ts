@@ -1,0 +1,83 @@
+/**
+ * Admission (PRODUCT.md section 2, steps 4 and 5): which key an execution runs as, whether its
+ * tenant is active, the scopes it runs with, and whether its domain is in the catalog. Nothing
+ * here writes: a refused execution leaves no trace.
+ */
+import type { Database } from '../../lib/db';
+import { ApiError } from '../../lib/errors';
+import type { ActiveChannel } from '../channels/service';
+import { assertKnownDomain } from '../domains/service';
+import { findKeyContext, keyInactiveReason, type Actor, type KeyContext } from '../identity/credentials';
+
+/** An API request's principal: the bearer actor, and the `key_id` it named (if any). */
+export interface KeyPrincipal {
+  kind: 'api_key';
+  actor: Actor;
+  keyId?: string;
+}
+
+/** Step 4: the key this execution runs as. */
+async function resolveExecutingKey(db: Database, principal: KeyPrincipal, now: number): Promise<KeyContext> {
+  const { actor, keyId } = principal;
+  if (actor.kind === 'api_key') {
+    if (keyId !== undefined && keyId !== actor.key.id) {
+      throw new ApiError('key_mismatch', 'key_id must be the id of the bearer key, or left out.', {
+        errors: [{ pointer: '/key_id', detail: 'Does not match the bearer key.' }],
+      });
+    }
+    return actor.key;
+  }
+  if (keyId === undefined) {
+    throw new ApiError('key_id_required', 'An administrator must name the API key to act as in key_id.', {
+      errors: [{ pointer: '/key_id', detail: 'Required for administrator tokens.' }],
+    });
+  }
+  const key = await findKeyContext(db, { keyId }, now);
+  if (!key) throw new ApiError('unknown_key_id', `No API key ${keyId}.`, { errors: [{ pointer: '/key_id', detail: 'No such key.' }] });
+  const inactive = keyInactiveReason(key, now);
+  if (inactive) {
+    throw new ApiError('key_inactive', `API key ${key.id} is ${inactive}.`, { errors: [{ pointer: '/key_id', detail: `The key is ${inactive}.` }] });
+  }
+  return key;
+}
+
+/** Step 5: the scopes the execution runs with: exactly `required_scopes`, or all of the key's. */
+function grantScopes(key: KeyContext, requiredScopes: string[]): string[] {
+  if (!key.workspaceActive) throw new ApiError('workspace_inactive', 'The workspace or organisation of this key is not active.');
+  const held = new Set(key.scopes);
+  const missing = ['execute', ...requiredScopes].filter((scope, index, all) => !held.has(scope) && all.indexOf(scope) === index);
+  if (missing.length > 0) {
+    throw new ApiError('insufficient_scope', `The key lacks the scope(s): ${missing.join(', ')}.`, { extensions: { missing_scopes: missing } });
+  }
+  return requiredScopes.length > 0 ? [...new Set(requiredScopes)] : key.scopes;
+}
+
+/** Admits an API request: its executing key, its tenant, its scopes and its domain. */
+export async function admitKey(db: Database, principal: KeyPrincipal, domain: string, requiredScopes: string[], now: number) {
+  const key = await resolveExecutingKey(db, principal, now);
+  const grantedScopes = grantScopes(key, requiredScopes);
+  await assertKnownDomain(db, domain);
+  return {
+    organizationId: key.organizationId,
+    workspaceId: key.workspaceId,
+    key,
+    actorKind: principal.actor.kind,
+    actorId: principal.actor.kind === 'admin' ? principal.actor.adminId : key.id,
+    grantedScopes,
+  };
+}
+
+/** The scopes a channel's demand runs with: channels always capture leads. */
+export const CHANNEL_SCOPES = ['execute', 'leads:write'];
+
+/** Admits a channel's demand (the channel is active, its tenant too: the route found it so). */
+export async function admitChannel(db: Database, channel: ActiveChannel) {
+  await assertKnownDomain(db, channel.domain);
+  return {
+    organizationId: channel.organizationId,
+    workspaceId: channel.workspaceId,
+    actorKind: 'channel' as const,
+    actorId: channel.channelKey,
+    grantedScopes: CHANNEL_SCOPES,
+  };
+}

@@ -1,0 +1,76 @@
+import { inArray, sql } from 'drizzle-orm';
+import { schema, type Database } from '../../lib/db';
+
+const { rateLimitWindows } = schema;
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/**
+ * The upsert that counts one event for `subject` in a fixed window: a window opens at the first
+ * event after the previous one closed. With `maxCount`, the CHECK on the table refuses the
+ * increment that would pass it, which fails the statement's whole batch: a limit taken this way
+ * holds under any concurrency, and a refused attempt leaves no trace.
+ */
+export function windowIncrement(db: Database, subject: string, now: number, windowMs: number, maxCount: number | null = null) {
+  const windowExpired = sql`${now} - ${rateLimitWindows.windowStart} >= ${windowMs}`;
+  return db
+    .insert(rateLimitWindows)
+    .values({ keyId: subject, windowStart: now, count: 1, maxCount })
+    .onConflictDoUpdate({
+      target: rateLimitWindows.keyId,
+      set: {
+        windowStart: sql`CASE WHEN ${windowExpired} THEN ${now} ELSE ${rateLimitWindows.windowStart} END`,
+        count: sql`CASE WHEN ${windowExpired} THEN 1 ELSE ${rateLimitWindows.count} + 1 END`,
+        maxCount,
+      },
+    })
+    .returning({ windowStart: rateLimitWindows.windowStart, count: rateLimitWindows.count });
+}
+
+/** Counts one event for `subject` and answers the window's count so far (no limit enforced here). */
+export async function countInWindow(db: Database, subject: string, now: number, windowMs: number): Promise<{ count: number; windowStart: number }> {
+  const row = await windowIncrement(db, subject, now, windowMs).get();
+  return { count: row?.count ?? 1, windowStart: row?.windowStart ?? now };
+}
+
+/** The open windows of these subjects, without counting anything. */
+export async function readWindows(db: Database, subjects: string[], now: number, windowMs: number) {
+  const rows = await db.select().from(rateLimitWindows).where(inArray(rateLimitWindows.keyId, subjects));
+  return rows
+    .filter((row) => now - row.windowStart < windowMs)
+    .map((row) => ({ subject: row.keyId, count: row.count, maxCount: row.maxCount, resetAt: row.windowStart + windowMs }));
+}
+
+/** Ends a subject's window (a successful sign-in forgives the account's earlier failures). */
+export function clearWindow(db: Database, subject: string) {
+  return db.delete(rateLimitWindows).where(inArray(rateLimitWindows.keyId, [subject]));
+}
+
+/** Gives one event back to a subject's window, as when an attempt turned out to be a success. */
+export function releaseWindowSlot(db: Database, subject: string) {
+  return db
+    .update(rateLimitWindows)
+    .set({ count: sql`MAX(${rateLimitWindows.count} - 1, 0)` })
+    .where(inArray(rateLimitWindows.keyId, [subject]));
+}
+
+export interface RateLimitOutcome {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window closes, at least 1. */
+  resetSeconds: number;
+}
+
+/**
+ * Counts one request against a one-minute window with a single atomic upsert. D1 serialises
+ * writes, so exactly `limit` requests pass per window however many arrive at once.
+ */
+export async function consumeRateLimit(db: Database, subject: string, limit: number, now: number): Promise<RateLimitOutcome> {
+  const { count, windowStart } = await countInWindow(db, subject, now, RATE_LIMIT_WINDOW_MS);
+  return {
+    allowed: count <= limit,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetSeconds: Math.max(1, Math.ceil((windowStart + RATE_LIMIT_WINDOW_MS - now) / 1000)),
+  };
+}

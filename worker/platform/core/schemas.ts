@@ -1,0 +1,116 @@
+/**
+ * The execution request and the envelope it answers with (SPEC.md "Execution request" and
+ * "Execution response"). The same objects validate requests and generate the OpenAPI
+ * description, so the two cannot drift. TypeScript types are inferred from them.
+ */
+import { z } from '@hono/zod-openapi';
+import { KNOWN_SCOPES, scopeSchema } from '../access/policy';
+
+/** Correlation ids travel in headers and logs, so they are visible ASCII only. */
+const correlationId = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[\x21-\x7e]+$/, 'Use 1 to 128 visible ASCII characters (no spaces).');
+
+const callerReference = z.string().min(1).max(200);
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const attachmentSchema = z
+  .strictObject({
+    attachment_id: z.string().min(1).max(200),
+    kind: z.string().min(1).max(100).openapi({ example: 'image' }),
+    url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+    metadata: jsonObject.optional(),
+  })
+  .openapi('Attachment');
+
+export const requestExactBridgeSchema = z
+  .looseObject({
+    contract_id: z.string().max(200).optional(),
+    escrow_id: z.string().max(200).optional(),
+  })
+  .openapi('RequestExactBridge', {
+    description: 'Associates the execution with an existing business record. Not required for execution.',
+  });
+
+export const executeRequestSchema = z
+  .strictObject({
+    domain: z.string().trim().min(1).max(100).openapi({ example: 'consultation' }),
+    execution_mode: z.literal('sync').openapi({ description: 'Only `sync` is supported.' }),
+    required_scopes: z.array(scopeSchema).max(KNOWN_SCOPES.length).openapi({
+      description:
+        'The minimal scopes this request needs. Must be a subset of the key\'s scopes. Empty means all of the key\'s scopes.',
+      example: ['execute'],
+    }),
+    key_id: z.string().min(1).max(64).optional().openapi({
+      description: 'The API key to act as. Mandatory for administrators; an API key may only name itself.',
+    }),
+    text: z.string().min(1).max(100_000).optional().openapi({ example: 'I need help choosing a CRM for 20 sales reps.' }),
+    structured_input: jsonObject.optional().openapi({
+      description: 'Richer structured context. Protocol objects (Demand, Envelope, AuthorizationGrant) go in here.',
+    }),
+    request_id: correlationId.optional(),
+    trace_id: correlationId.optional(),
+    idempotency_key: z.string().min(1).max(255).optional().openapi({
+      description: 'Retries with the same key and body replay the first response for 24 hours.',
+    }),
+    project_id: callerReference.optional(),
+    user_id: callerReference.optional(),
+    session_id: callerReference.optional(),
+    attachments: z.array(attachmentSchema).max(20).optional(),
+    exact_bridge: requestExactBridgeSchema.optional(),
+  })
+  .superRefine((body, context) => {
+    if (body.text === undefined && body.structured_input === undefined) {
+      context.addIssue({ code: 'custom', path: ['text'], message: 'Provide text, structured_input, or both.' });
+    }
+  })
+  .openapi('ExecuteRequest');
+export type ExecuteRequest = z.infer<typeof executeRequestSchema>;
+
+export const usageApplicationSchema = z
+  .object({
+    meter: z.string().openapi({ example: 'executions' }),
+    quantity: z.number().int(),
+    unit: z.string().openapi({ example: 'execution' }),
+    limit: z.number().int().optional(),
+    remaining: z.number().int().optional(),
+  })
+  .openapi('UsageApplication');
+export type UsageApplication = z.infer<typeof usageApplicationSchema>;
+
+export const EXACT_BRIDGE_FIELDS = [
+  'contract_id',
+  'escrow_id',
+  'org_id',
+  'organization_id',
+  'workspace_id',
+  'audit_id',
+  'source_layer',
+  'source_record',
+] as const;
+
+export const exactBridgeSchema = z
+  .object(Object.fromEntries(EXACT_BRIDGE_FIELDS.map((field) => [field, z.string()])) as Record<
+    (typeof EXACT_BRIDGE_FIELDS)[number],
+    z.ZodString
+  >)
+  .openapi('ExactBridge', { description: 'Always all eight fields, always strings ("" when not applicable).' });
+export type ExactBridge = z.infer<typeof exactBridgeSchema>;
+
+export const executeResponseSchema = z
+  .object({
+    output: z.object({
+      request_id: z.string(),
+      trace_id: z.string(),
+      status: z.literal('completed'),
+      execution_id: z.string().openapi({ example: 'exe_01jd3k5v7m8n9p0q1r2s3t4v5w' }),
+      domain: z.string(),
+      result: jsonObject.openapi({ description: 'What the brain answered for this domain.' }),
+    }),
+    usage_applications: z.array(usageApplicationSchema),
+    exact_bridge: exactBridgeSchema,
+  })
+  .openapi('ExecuteResponse');
+export type ExecuteResponse = z.infer<typeof executeResponseSchema>;
