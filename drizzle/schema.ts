@@ -29,6 +29,8 @@ export const workspaces = sqliteTable(
       .references(() => organizations.id),
     name: text('name').notNull(),
     status: text('status', { enum: ['active', 'suspended'] }).notNull().default('active'),
+    /** Words or phrases that hold a demand for review (risk control, PRODUCT.md section 6). */
+    blockedTerms: text('blocked_terms', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
     createdAt: createdAt(),
   },
   (table) => [index('workspaces_organization_idx').on(table.organizationId)],
@@ -159,7 +161,6 @@ export const demands = sqliteTable(
     executionId: text('execution_id'),
     /** Set for demand captured by a channel (widget or hosted inbox). */
     channelId: integer('channel_id'),
-    visitorSessionId: text('visitor_session_id'),
     trigger: text('trigger', { enum: ['consultation', 'handoff', 'lead_capture'] }),
     attribution: text('attribution', { mode: 'json' }).$type<Attribution>(),
     domain: text('domain').notNull(),
@@ -167,11 +168,19 @@ export const demands = sqliteTable(
     structuredInput: text('structured_input', { mode: 'json' }).$type<Record<string, unknown>>(),
     attachments: text('attachments', { mode: 'json' }).$type<unknown[]>(),
     status: text('status', { enum: ['open'] }).notNull().default('open'),
+    /** The conversation this demand is the subject of (one demand per conversation). */
+    conversationId: text('conversation_id'),
+    /** Risk control's verdict: offered to providers, held for review, or refused. */
+    disposition: text('disposition', { enum: ['routed', 'held', 'rejected'] }).notNull().default('routed'),
+    reasons: text('reasons', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    topic: text('topic').notNull().default('general'),
+    urgency: text('urgency', { enum: ['low', 'normal', 'high'] }).notNull().default('normal'),
     createdAt: createdAt(),
   },
   (table) => [
     index('demands_workspace_idx').on(table.workspaceId, table.createdAt),
     index('demands_channel_idx').on(table.channelId, table.createdAt),
+    index('demands_conversation_idx').on(table.conversationId),
   ],
 );
 
@@ -214,6 +223,8 @@ export const channels = sqliteTable(
     allowedOrigins: text('allowed_origins', { mode: 'json' }).$type<string[]>().notNull(),
     firstPartyOrigins: text('first_party_origins', { mode: 'json' }).$type<string[]>().notNull(),
     status: text('status', { enum: ['active', 'disabled'] }).notNull().default('active'),
+    /** Who may see this channel's leads: every matching provider, or only the workspace's members. */
+    routingPool: text('routing_pool', { enum: ['platform', 'workspace'] }).notNull().default('platform'),
     /** WidgetConfig (worker/platform/channels/schemas.ts), validated on write. */
     widgetConfig: text('widget_config', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     createdAt: createdAt(),
@@ -222,30 +233,48 @@ export const channels = sqliteTable(
   (table) => [index('channels_workspace_idx').on(table.workspaceId)],
 );
 
-/** A visitor's conversation on one channel. The visitor holds a token; D1 keeps its SHA-256. */
-export const visitorSessions = sqliteTable('visitor_sessions', {
-  id: text('id').primaryKey(),
-  channelId: integer('channel_id').notNull(),
-  workspaceId: text('workspace_id').notNull(),
-  tokenHash: text('token_hash').notNull().unique(),
-  /** First-touch attribution, kept for the whole session. */
-  attribution: text('attribution', { mode: 'json' }).$type<Attribution>(),
-  /** The lead this conversation produced, once the visitor left contact details or asked for an expert. */
-  leadId: text('lead_id'),
-  createdAt: createdAt(),
-  lastSeenAt: integer('last_seen_at').notNull(),
-});
-
-export const visitorMessages = sqliteTable(
-  'visitor_messages',
+/**
+ * A conversation: one visitor session on one channel (widget or hosted inbox), or the turns of
+ * one API `session_id` within a workspace. It has one demand and at most one lead.
+ */
+export const conversations = sqliteTable(
+  'conversations',
   {
     id: text('id').primaryKey(),
-    visitorSessionId: text('visitor_session_id').notNull(),
-    role: text('role', { enum: ['visitor', 'assistant'] }).notNull(),
+    workspaceId: text('workspace_id').notNull(),
+    kind: text('kind', { enum: ['channel', 'api'] }).notNull(),
+    /** Channel conversations: the channel, and the SHA-256 of the visitor's token. */
+    channelId: integer('channel_id'),
+    tokenHash: text('token_hash').unique(),
+    /** API conversations: the caller's `session_id`. */
+    externalSessionId: text('external_session_id'),
+    /** First-touch attribution, kept for the whole conversation. */
+    attribution: text('attribution', { mode: 'json' }).$type<Attribution>(),
+    demandId: text('demand_id'),
+    leadId: text('lead_id'),
+    createdAt: createdAt(),
+    lastSeenAt: integer('last_seen_at').notNull(),
+  },
+  (table) => [
+    uniqueIndex('conversations_external_session_idx').on(table.workspaceId, table.externalSessionId).where(sql`external_session_id IS NOT NULL`),
+  ],
+);
+
+/** Every message of a conversation, in order (`msg_` ids sort by time). */
+export const messages = sqliteTable(
+  'messages',
+  {
+    id: text('id').primaryKey(),
+    conversationId: text('conversation_id').notNull(),
+    role: text('role', { enum: ['visitor', 'provider', 'agent', 'system'] }).notNull(),
     text: text('text').notNull(),
+    /** The provider who wrote it (role provider or agent). */
+    authorId: text('author_id'),
+    /** The execution that carried it, when one did. */
+    executionId: text('execution_id'),
     createdAt: createdAt(),
   },
-  (table) => [index('visitor_messages_session_idx').on(table.visitorSessionId, table.id)],
+  (table) => [index('messages_conversation_idx').on(table.conversationId, table.id)],
 );
 
 /** A demand with a way to reach the visitor, offered to experts. Contact details live only here. */
@@ -256,7 +285,6 @@ export const leads = sqliteTable(
     workspaceId: text('workspace_id').notNull(),
     demandId: text('demand_id').notNull(),
     channelId: integer('channel_id'),
-    visitorSessionId: text('visitor_session_id'),
     status: text('status', { enum: ['open', 'claimed', 'contacted', 'qualified', 'won', 'lost'] })
       .notNull()
       .default('open'),
@@ -265,12 +293,42 @@ export const leads = sqliteTable(
     contactEmail: text('contact_email'),
     contactPhone: text('contact_phone'),
     attribution: text('attribution', { mode: 'json' }).$type<Attribution>(),
+    conversationId: text('conversation_id'),
+    domain: text('domain').notNull().default('consultation'),
+    topic: text('topic').notNull().default('general'),
+    urgency: text('urgency', { enum: ['low', 'normal', 'high'] }).notNull().default('normal'),
+    /** Who may see it while open: every matching provider, or the workspace's members only. */
+    routingPool: text('routing_pool', { enum: ['platform', 'workspace'] }).notNull().default('platform'),
+    /** The start of the first message, for lists. */
+    summary: text('summary').notNull().default(''),
+    claimedBy: text('claimed_by'),
+    claimedAt: integer('claimed_at'),
+    updatedAt: integer('updated_at').notNull().default(0),
     createdAt: createdAt(),
   },
   (table) => [
     index('leads_workspace_idx').on(table.workspaceId, table.createdAt),
     index('leads_channel_idx').on(table.channelId, table.createdAt),
+    // The workbench: open leads of a domain, newest first; a provider's claimed leads.
+    index('leads_open_domain_idx').on(table.status, table.domain, table.id),
+    index('leads_claimer_idx').on(table.claimedBy, table.id),
   ],
+);
+
+/** The history of a lead: every status change, who made it, and an optional note. */
+export const leadEvents = sqliteTable(
+  'lead_events',
+  {
+    id: text('id').primaryKey(),
+    leadId: text('lead_id').notNull(),
+    fromStatus: text('from_status', { enum: ['open', 'claimed', 'contacted', 'qualified', 'won', 'lost'] }),
+    toStatus: text('to_status', { enum: ['open', 'claimed', 'contacted', 'qualified', 'won', 'lost'] }).notNull(),
+    actorKind: text('actor_kind', { enum: ['provider', 'channel', 'api_key', 'admin', 'system'] }).notNull(),
+    actorId: text('actor_id'),
+    note: text('note'),
+    createdAt: createdAt(),
+  },
+  (table) => [index('lead_events_lead_idx').on(table.leadId, table.id)],
 );
 
 /** A person who signs in at {auth_url}: a site owner (business) or an expert (provider). */
@@ -281,6 +339,8 @@ export const users = sqliteTable('users', {
   /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>` (worker/lib/passwords.ts). */
   passwordHash: text('password_hash').notNull(),
   role: text('role', { enum: ['business', 'provider'] }).notNull(),
+  /** A platform administrator reviews providers in the console; granted through the admin API. */
+  isPlatformAdmin: integer('is_platform_admin', { mode: 'boolean' }).notNull().default(false),
   createdAt: createdAt(),
   updatedAt: integer('updated_at').notNull(),
 });
@@ -326,8 +386,57 @@ export const providers = sqliteTable('providers', {
     .default('registered'),
   /** The channel whose "Become an expert" link brought them, if any. */
   referredByChannelKey: text('referred_by_channel_key'),
+  kind: text('kind', { enum: ['expert', 'agent', 'robot'] }),
+  displayName: text('display_name'),
+  headline: text('headline'),
+  bio: text('bio'),
+  /** Accepted scope: catalog domains (also in provider_domains, for routing) and free topics. */
+  acceptedDomains: text('accepted_domains', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+  acceptedTopics: text('accepted_topics', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+  languages: text('languages', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+  regions: text('regions', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+  endpointUrl: text('endpoint_url'),
+  agentCardUrl: text('agent_card_url'),
+  priority: integer('priority').notNull().default(0),
+  /** The note of the last rejection or suspension, shown to the provider. */
+  reviewNote: text('review_note'),
+  submittedAt: integer('submitted_at'),
   createdAt: createdAt(),
   updatedAt: integer('updated_at').notNull(),
+});
+
+/** A provider's accepted domains, one row each, so routing finds a domain's providers by index. */
+export const providerDomains = sqliteTable(
+  'provider_domains',
+  {
+    providerId: text('provider_id').notNull(),
+    domain: text('domain').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.providerId, table.domain] }), index('provider_domains_domain_idx').on(table.domain)],
+);
+
+/** Every change of a provider's state: from, to, who, when, and the note. */
+export const providerTransitions = sqliteTable(
+  'provider_transitions',
+  {
+    id: text('id').primaryKey(),
+    providerId: text('provider_id').notNull(),
+    fromStatus: text('from_status', { enum: ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended'] }),
+    toStatus: text('to_status', { enum: ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended'] }).notNull(),
+    actorKind: text('actor_kind', { enum: ['provider', 'admin', 'user', 'system'] }).notNull(),
+    actorId: text('actor_id'),
+    note: text('note'),
+    createdAt: createdAt(),
+  },
+  (table) => [index('provider_transitions_provider_idx').on(table.providerId, table.id)],
+);
+
+/** The domain catalog (PRODUCT.md section 6), kept by admins. */
+export const domains = sqliteTable('domains', {
+  slug: text('slug').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description'),
+  createdAt: createdAt(),
 });
 
 /**

@@ -18,6 +18,15 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   keys list --workspace WS_ID
   keys revoke KEY_ID
   admin-tokens create --name NAME | list | revoke ADM_ID
+  domains create --domain SLUG --name NAME [--description TEXT]
+  domains list
+  users find --email EMAIL
+  users grant-admin USR_ID | remove-admin USR_ID
+  providers list [--status pending_review|active|suspended|profile_incomplete|registered]
+  providers show PRV_ID
+  providers approve PRV_ID
+  providers reject PRV_ID --note TEXT
+  providers suspend PRV_ID --note TEXT
   audit [--workspace WS_ID] [--org ORG_ID] [--action ACTION] [--limit N] [--after AUD_ID]
 
 Global: --url BASE_URL (default $EGW_URL or http://127.0.0.1:8787)`;
@@ -37,6 +46,11 @@ const { values: options, positionals } = parseArgs({
     action: { type: 'string' },
     limit: { type: 'string' },
     after: { type: 'string' },
+    domain: { type: 'string' },
+    description: { type: 'string' },
+    email: { type: 'string' },
+    status: { type: 'string' },
+    note: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -93,6 +107,16 @@ const commands = {
   'admin-tokens create': () => ['POST', '/api/admin/admin-tokens', { name: need(options.name, '--name') }],
   'admin-tokens list': () => ['GET', '/api/admin/admin-tokens'],
   'admin-tokens revoke': () => ['POST', `/api/admin/admin-tokens/${need(target, 'ADM_ID')}/revoke`],
+  'domains create': () => ['POST', '/api/admin/domains', { domain: need(options.domain, '--domain'), name: need(options.name, '--name'), description: options.description }],
+  'domains list': () => ['GET', '/api/admin/domains'],
+  'users find': () => ['GET', `/api/admin/users${query({ email: need(options.email, '--email') })}`],
+  'users grant-admin': () => ['PATCH', `/api/admin/users/${need(target, 'USR_ID')}`, { platform_admin: true }],
+  'users remove-admin': () => ['PATCH', `/api/admin/users/${need(target, 'USR_ID')}`, { platform_admin: false }],
+  'providers list': () => ['GET', `/api/admin/providers${query({ status: options.status })}`],
+  'providers show': () => ['GET', `/api/admin/providers/${need(target, 'PRV_ID')}`],
+  'providers approve': () => ['POST', `/api/admin/providers/${need(target, 'PRV_ID')}/approve`],
+  'providers reject': () => ['POST', `/api/admin/providers/${need(target, 'PRV_ID')}/reject`, { note: need(options.note, '--note') }],
+  'providers suspend': () => ['POST', `/api/admin/providers/${need(target, 'PRV_ID')}/suspend`, { note: need(options.note, '--note') }],
   audit: () => [
     'GET',
     `/api/admin/audit-log${query({ workspace_id: options.workspace, organization_id: options.org, action: options.action, limit: options.limit, starting_after: options.after })}`,

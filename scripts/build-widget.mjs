@@ -32,6 +32,8 @@ const panelVersion = createHash('sha256').update(readFileSync(join(outDir, 'pane
 await buildEntry('widget/loader.ts', 'widget.js', { __PANEL_VERSION__: JSON.stringify(panelVersion) });
 // The console's own enhancements (copy buttons, live preview) sit beside them.
 await buildEntry('widget/console.ts', 'console.js');
+// The workbench's live list (polling while visible).
+await buildEntry('widget/workbench.ts', 'workbench.js');
 
 // Workers static assets read this file. Short caching for all three: the snippet's loader URL
 // never changes, and the hosted inbox asks for the panel without a version. The loader asks
@@ -45,6 +47,9 @@ writeFileSync(
   Cache-Control: public, max-age=300, stale-while-revalidate=3600
   X-Content-Type-Options: nosniff
 /embed/console.js
+  Cache-Control: public, max-age=300
+  X-Content-Type-Options: nosniff
+/embed/workbench.js
   Cache-Control: public, max-age=300
   X-Content-Type-Options: nosniff
 `,

@@ -35,9 +35,12 @@ Demo tenant ready (local only):
   API key  ${vars.DEMO_API_KEY}   (DEMO_API_KEY in .dev.vars)
   Admin    ADMIN_TOKEN in .dev.vars (for npm run admin)
   Docs     ${base}/docs
-  Console  ${base}/auth/sign-in  as owner@demo.test (site owner) or expert@demo.test (active expert);
-           the password is DEMO_PASSWORD in .dev.vars
-  Widget   ${base}/demo  (a pretend customer site with the real snippet)
+  Console  ${base}/auth/sign-in  (password: DEMO_PASSWORD in .dev.vars) as
+           owner@demo.test    site owner: channels, widget, team, recent intake
+           expert@demo.test   active expert: the workbench (every consultation)
+           payroll@demo.test  active expert for payroll and VAT questions only
+           admin@demo.test    platform admin: provider review at ${base}/admin/providers
+  Widget   ${base}/demo  (a pretend customer site with the real snippet: write, then see it in the workbench)
   Inbox    ${base}/widget/ch_demo  (the hosted inbox)
 
 Try it:

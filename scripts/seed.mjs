@@ -19,7 +19,31 @@ export const DEMO = {
   channelKey: 'ch_demo',
   ownerEmail: 'owner@demo.test',
   expertEmail: 'expert@demo.test',
+  payrollExpertEmail: 'payroll@demo.test',
+  adminEmail: 'admin@demo.test',
 };
+
+/** The demo's active experts: one for every consultation, one for payroll questions only. */
+const DEMO_EXPERTS = [
+  {
+    userId: 'usr_demo_expert',
+    providerId: 'prv_demo_expert',
+    email: DEMO.expertEmail,
+    displayName: 'Dana Reyes',
+    headline: 'Bookkeeping for small businesses',
+    bio: 'Demo expert of the local seed: accepts every consultation.',
+    topics: [],
+  },
+  {
+    userId: 'usr_demo_payroll',
+    providerId: 'prv_demo_payroll',
+    email: DEMO.payrollExpertEmail,
+    displayName: 'Sam Okafor',
+    headline: 'Payroll and VAT, nothing else',
+    bio: 'Demo expert of the local seed: sees consultations about payroll or VAT only.',
+    topics: ['payroll', 'vat'],
+  },
+];
 
 /** The demo channel's widget: the platform's defaults (shared with the Worker), in Northwind's words. */
 const demoWidget = {
@@ -40,7 +64,7 @@ const quote = (value) => (value === null ? 'NULL' : `'${String(value).replaceAll
 
 /**
  * The demo tenant: organisation, workspace, API key, channel, a site owner who owns the
- * workspace, and an active expert. Every row is inserted only when missing (the demo users'
+ * workspace, the domain catalog, two active experts and a platform admin. Every row is inserted only when missing (the demo users'
  * password hashes use a fresh salt, so "first run wins" keeps a second run from changing them).
  */
 export function seedSql({ demoApiKey, demoPassword, pepper, now = Date.now() }) {
@@ -66,9 +90,22 @@ INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUE
   ON CONFLICT(id) DO NOTHING;
 INSERT INTO memberships (user_id, workspace_id, role, created_at) VALUES ('usr_demo_owner', ${quote(DEMO.workspaceId)}, 'owner', ${now})
   ON CONFLICT DO NOTHING;
-INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('usr_demo_expert', ${quote(DEMO.expertEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'provider', ${now}, ${now})
+INSERT INTO domains (slug, name, description, created_at) VALUES ('consultation', 'Consultation', 'General requests for expert help.', ${now}), ('faq', 'Frequently asked questions', 'Questions an agent can answer at once.', ${now})
+  ON CONFLICT(slug) DO NOTHING;
+INSERT INTO users (id, email, password_hash, role, is_platform_admin, created_at, updated_at) VALUES ('usr_demo_admin', ${quote(DEMO.adminEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'business', 1, ${now}, ${now})
   ON CONFLICT(id) DO NOTHING;
-INSERT INTO providers (id, user_id, status, referred_by_channel_key, created_at, updated_at) VALUES ('prv_demo_expert', 'usr_demo_expert', 'active', NULL, ${now}, ${now})
+${DEMO_EXPERTS.map(
+  (expert) => `INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES (${quote(expert.userId)}, ${quote(expert.email)}, ${quote(hashPassword(demoPassword, pepper))}, 'provider', ${now}, ${now})
   ON CONFLICT(id) DO NOTHING;
+INSERT INTO providers (id, user_id, status, referred_by_channel_key, kind, display_name, headline, bio, accepted_domains, accepted_topics, languages, regions, priority, submitted_at, created_at, updated_at)
+  VALUES (${quote(expert.providerId)}, ${quote(expert.userId)}, 'active', NULL, 'expert', ${quote(expert.displayName)}, ${quote(expert.headline)}, ${quote(expert.bio)}, '["consultation"]', ${quote(JSON.stringify(expert.topics))}, '["en"]', '["global"]', 0, ${now}, ${now}, ${now})
+  ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, display_name = excluded.display_name, headline = excluded.headline, bio = excluded.bio,
+    accepted_domains = excluded.accepted_domains, accepted_topics = excluded.accepted_topics, languages = excluded.languages, regions = excluded.regions
+  WHERE providers.kind IS NULL;
+INSERT INTO provider_domains (provider_id, domain) VALUES (${quote(expert.providerId)}, 'consultation') ON CONFLICT DO NOTHING;
+INSERT INTO provider_transitions (id, provider_id, from_status, to_status, actor_kind, actor_id, note, created_at)
+  VALUES (${quote(`ptr_seed_${expert.providerId}`)}, ${quote(expert.providerId)}, NULL, 'active', 'system', NULL, 'Seeded as an active demo expert.', ${now})
+  ON CONFLICT(id) DO NOTHING;`,
+).join('\n')}
 `;
 }

@@ -25,6 +25,8 @@ export interface Bindings {
   ADMIN_TOKEN?: string;
   /** Set by `npm run bench` only: adds X-D1-Queries to every response. */
   EXPOSE_DB_METRICS?: string;
+  /** Local development and tests only: the egress guard also admits http://127.0.0.1:<port>. Never in wrangler.toml. */
+  ALLOW_LOOPBACK_EGRESS?: string;
 }
 
 const optionalUrl = z
@@ -46,6 +48,10 @@ const settingsSchema = z.object({
     .or(z.literal('').transform(() => undefined)),
   PASSWORD_PEPPER: z.string().min(16, 'PASSWORD_PEPPER must be at least 16 characters').optional(),
   EXPOSE_DB_METRICS: z
+    .string()
+    .optional()
+    .transform((value) => value === '1' || value === 'true'),
+  ALLOW_LOOPBACK_EGRESS: z
     .string()
     .optional()
     .transform((value) => value === '1' || value === 'true'),

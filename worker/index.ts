@@ -3,9 +3,10 @@
  * (HTTP, the events queue, the cron trigger) and its Durable Object classes.
  */
 import { newApp } from './app';
+import { adminPageRoutes } from './console/admin/routes';
 import { authRoutes } from './console/auth/routes';
 import { integrationsRoutes } from './console/integrations/routes';
-import { providerRoutes } from './console/provider/routes';
+import { providerPageRoutes } from './console/provider/routes';
 import { publicPageRoutes } from './console/public/routes';
 import { teamRoutes } from './console/team/routes';
 import type { Bindings } from './env';
@@ -17,6 +18,8 @@ import { requestContext } from './lib/request-context';
 import { adminRoutes } from './platform/admin/routes';
 import { publicWidgetRoutes } from './platform/channels/public-routes';
 import { channelRoutes } from './platform/channels/routes';
+import { workbenchRoutes } from './platform/leads/routes';
+import { providerProfileRoutes } from './platform/providers/routes';
 
 export { ConversationRoom } from './live/conversation-room';
 
@@ -28,13 +31,16 @@ app.route('/', healthzRoutes());
 app.route('/', executeRoutes());
 app.route('/', channelRoutes());
 app.route('/', publicWidgetRoutes());
+app.route('/', providerProfileRoutes());
+app.route('/', workbenchRoutes());
 app.route('/', adminRoutes());
 app.route('/', openApiRoutes(app));
 // People's pages (HTML errors).
 app.route('/', authRoutes());
 app.route('/', integrationsRoutes());
 app.route('/', teamRoutes());
-app.route('/', providerRoutes());
+app.route('/', providerPageRoutes());
+app.route('/', adminPageRoutes());
 app.route('/', publicPageRoutes(app));
 
 const worker: ExportedHandler<Bindings> & Required<Pick<ExportedHandler<Bindings>, 'fetch' | 'queue' | 'scheduled'>> = {

@@ -41,6 +41,38 @@ describe('npm run admin', () => {
     ]);
   });
 
+  it('keeps the domain catalog, grants platform admin, and reviews providers', async () => {
+    const slug = `cli-${Date.now().toString(36)}`;
+    expect(await admin('domains', 'create', '--domain', slug, '--name', 'From the CLI')).toMatchObject({ domain: slug, name: 'From the CLI' });
+    expect((await admin('domains', 'list')).data.map((entry: { domain: string }) => entry.domain)).toEqual(expect.arrayContaining(['consultation', 'faq', slug]));
+
+    const found = await admin('users', 'find', '--email', 'owner@demo.test');
+    expect(found).toMatchObject({ email: 'owner@demo.test', platform_admin: false });
+    expect((await admin('users', 'grant-admin', found.user_id)).platform_admin).toBe(true);
+    expect((await admin('users', 'remove-admin', found.user_id)).platform_admin).toBe(false);
+
+    // A provider signs up and submits; the CLI reviews it.
+    const email = `cli.provider.${Date.now().toString(36)}@example.com`;
+    const signUp = await fetch(`${worker}/auth/sign-up`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: worker },
+      body: new URLSearchParams({ email, password: 'a long and unusual passphrase 42', role: 'provider' }).toString(),
+    });
+    const cookie = signUp.headers.get('Set-Cookie')!.split(';')[0]!;
+    const submitted = await fetch(`${worker}/api/provider/profile`, {
+      method: 'POST',
+      headers: { Cookie: cookie, Origin: worker, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ kind: 'expert', display_name: 'CLI Expert', headline: 'Reviewed from the CLI', accepted_scope: { domains: [slug], topics: [] }, languages: ['en'], regions: ['global'], submit: true }),
+    });
+    const { provider_id: providerId } = await submitted.json();
+    const queue = await admin('providers', 'list', '--status', 'pending_review');
+    expect(queue.data.map((entry: { provider_id: string }) => entry.provider_id)).toContain(providerId);
+    expect((await admin('providers', 'reject', providerId, '--note', 'Add a bio.')).status).toBe('profile_incomplete');
+    expect((await admin('providers', 'show', providerId)).review_note).toBe('Add a bio.');
+    await expect(admin('providers', 'approve', providerId)).rejects.toMatchObject({ code: 1 });
+  });
+
   it('explains a failure and exits non-zero', async () => {
     await expect(admin('keys', 'create', '--workspace', 'ws_missing', '--scopes', 'execute')).rejects.toMatchObject({ code: 1 });
   });

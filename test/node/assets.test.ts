@@ -42,8 +42,12 @@ describe('the seeded demo accounts', () => {
     const page = await (await fetch(`${worker}/integrations`, { headers: { Cookie: cookie } })).text();
     expect(page).toContain('ch_demo');
     const expert = await signIn('expert@demo.test');
-    expect(expert.headers.get('Location')).toBe('/provider/onboarding');
-    const landing = await (await fetch(`${worker}/provider/onboarding`, { headers: { Cookie: expert.headers.get('Set-Cookie')!.split(';')[0]! } })).text();
-    expect(landing).toContain('status-active');
+    // The seeded expert is active and scoped to the demo domain: it lands in the workbench.
+    expect(expert.headers.get('Location')).toBe('/provider/workbench');
+    const expertCookie = expert.headers.get('Set-Cookie')!.split(';')[0]!;
+    const workbench = await (await fetch(`${worker}/provider/workbench`, { headers: { Cookie: expertCookie } })).text();
+    expect(workbench).toContain('Leads in consultation');
+    const profile = await (await fetch(`${worker}/provider/onboarding`, { headers: { Cookie: expertCookie } })).text();
+    expect(profile).toContain('status-active');
   });
 });

@@ -8,6 +8,7 @@ import { env, SELF } from 'cloudflare:test';
 import { expect, it } from 'vitest';
 import { ADMIN_TOKEN, call, expectProblem, issueKey, ORIGIN } from './helpers';
 import { postForm, SESSION_COOKIE, signUpOwner, signUpUser } from './console-helpers';
+import { createActiveExpert, createChannel, signUpProvider, visitorSays } from './provider-helpers';
 
 /** How a route authenticates. */
 export type RouteAuth =
@@ -18,7 +19,12 @@ export type RouteAuth =
   /** An API key with a scope, or a console session whose role allows it: the platform-core API. */
   | 'api_key_or_session'
   /** A console session (pages): failures are redirects and HTML pages. */
-  | 'session';
+  | 'session'
+  /** A provider's console session, for the provider API (problem+json). */
+  | 'provider';
+
+/** Whose session a session route is for, and who else is refused (with what status). */
+export type SessionHolder = 'owner' | 'member' | 'admin' | 'expert' | 'inactive_provider' | 'platform_admin';
 
 export interface ProtectedRoute {
   method: 'GET' | 'POST' | 'PATCH';
@@ -29,6 +35,10 @@ export interface ProtectedRoute {
   scope?: string;
   /** A workspace role the route refuses (for session routes). */
   deniedRole?: 'member' | 'admin';
+  /** Whose session is the valid one (default: the workspace owner). */
+  sessionOf?: SessionHolder;
+  /** Other sessions the route refuses, and the status each gets. */
+  refuses?: { who: SessionHolder; status: number; code?: string }[];
   /** The route acts on one tenant's record or workspace, so another tenant gets 404. */
   tenantScoped?: boolean;
   /** A valid body (JSON for the API, fields for forms), so only access decides the answer. */
@@ -49,6 +59,13 @@ export interface AccessTenant {
   channelKey: string;
   invitationId: string;
   ownerUserId: string;
+  /** An active expert, member of the workspace; a provider who only signed up; a platform admin. */
+  expertCookie: string;
+  inactiveProviderCookie: string;
+  inactiveProviderId: string;
+  platformAdminCookie: string;
+  /** An open lead of a channel whose leads only the workspace's members see. */
+  leadId: string;
 }
 
 const ALL_SCOPES = ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write', 'channels:read', 'channels:write'];
@@ -78,6 +95,16 @@ export async function createAccessTenant(): Promise<AccessTenant> {
   const [memberCookie, adminCookie] = [await joinAs(owner, 'member'), await joinAs(owner, 'admin')];
   await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: `pending.${Date.now()}.${Math.random()}@example.com`, role: 'member' }, { cookie: owner.cookie });
   const invitation = await env.DB.prepare("SELECT id FROM invitations WHERE workspace_id = ? AND status = 'pending'").bind(owner.workspaceId).first<{ id: string }>();
+  // The supply side: an active expert who belongs to this workspace, so it sees this workspace's pool.
+  const expert = await createActiveExpert();
+  await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: expert.email, role: 'member' }, { cookie: owner.cookie });
+  const expertInvitation = await env.DB.prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'").bind(expert.email).first<{ id: string }>();
+  expect((await postForm(`/invitations/${expertInvitation!.id}/accept`, {}, { cookie: expert.cookie })).status).toBe(303);
+  const inactive = await signUpProvider();
+  const platformAdmin = await signUpUser('business');
+  expect((await call(`/api/admin/users/${await userIdOf(platformAdmin.email)}`, { method: 'PATCH', token: ADMIN_TOKEN, body: { platform_admin: true } })).status).toBe(200);
+  const poolChannel = await createChannel(fullKey.token, { routingPool: 'workspace' });
+  const lead = await visitorSays(poolChannel, { message: { text: 'A lead for the access cases.' } }, `198.51.100.${Math.floor(Math.random() * 200) + 1}`);
   return {
     workspaceId: owner.workspaceId,
     organizationId,
@@ -90,6 +117,11 @@ export async function createAccessTenant(): Promise<AccessTenant> {
     channelKey,
     invitationId: invitation!.id,
     ownerUserId: await userIdOf(owner.email),
+    expertCookie: expert.cookie,
+    inactiveProviderCookie: inactive.cookie,
+    inactiveProviderId: inactive.providerId,
+    platformAdminCookie: platformAdmin.cookie,
+    leadId: lead.lead_id,
   };
 }
 
@@ -102,8 +134,12 @@ export function pathFor(route: ProtectedRoute, tenant: AccessTenant, workspace: 
     .replace(/[:{]key_id}?/, tenant.revokedKey.keyId)
     .replace(/[:{]organization_id}?/, tenant.organizationId)
     .replace(/[:{]workspace_id}?/, tenant.workspaceId)
-    .replace(/[:{]admin_token_id}?/, 'adm_doesnotexist000000000000');
-  if (route.auth !== 'session') return filled;
+    .replace(/[:{]admin_token_id}?/, 'adm_doesnotexist000000000000')
+    .replace(/[:{]leadId}?/, tenant.leadId)
+    .replace(/[:{]providerId}?|[:{]provider_id}?/, tenant.inactiveProviderId)
+    .replace(/[:{]user_id}?/, tenant.ownerUserId)
+    .replace(/[:{]step}?/, 'kind');
+  if (route.auth !== 'session' || route.path.startsWith('/provider') || route.path.startsWith('/admin')) return filled;
   return `${filled}${filled.includes('?') ? '&' : '?'}ws=${workspace.workspaceId}`;
 }
 
@@ -134,6 +170,17 @@ export function send(route: ProtectedRoute, path: string, credentials: Credentia
   return SELF.fetch(`${ORIGIN}${path}`, { method: route.method, headers, body, redirect: 'manual' });
 }
 
+function cookieOf(tenant: AccessTenant, who: SessionHolder): string {
+  return {
+    owner: tenant.ownerCookie,
+    member: tenant.memberCookie,
+    admin: tenant.adminCookie,
+    expert: tenant.expertCookie,
+    inactive_provider: tenant.inactiveProviderCookie,
+    platform_admin: tenant.platformAdminCookie,
+  }[who];
+}
+
 const toSignIn = (response: Response) => {
   expect(response.status).toBe(303);
   expect(response.headers.get('Location')).toMatch(/^\/auth\/sign-in\?return_to=/);
@@ -145,16 +192,23 @@ export function accessFailureCases(route: ProtectedRoute, tenants: () => { a: Ac
   const page = route.auth === 'session';
   const keyCapable = route.auth === 'api_key' || route.auth === 'api_key_or_session';
 
+  const holder = route.sessionOf ?? (route.auth === 'provider' ? 'expert' : 'owner');
+
   it(`${label}: no credentials`, async () => {
     const response = await send(route, pathFor(route, tenants().a), {});
     if (page) toSignIn(response);
-    else await expectProblem(response, 401, 'missing_credentials');
+    else await expectProblem(response, 401, route.auth === 'provider' ? 'session_required' : 'missing_credentials');
   });
 
   it(`${label}: a bad token or cookie`, async () => {
     const { a } = tenants();
     if (page) {
       toSignIn(await send(route, pathFor(route, a), { cookie: 'not-a-session-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }));
+      return;
+    }
+    if (route.auth === 'provider') {
+      await expectProblem(await send(route, pathFor(route, a), { cookie: 'not-a-session-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }), 401, 'session_required');
+      await expectProblem(await send(route, pathFor(route, a), { token: a.fullKey.token }), 401, 'session_required');
       return;
     }
     await expectProblem(await send(route, pathFor(route, a), { token: 'egk_4Fz8sYv3QnT6wK2pL9mB7cR1dX5hJnotreal' }), 401, 'invalid_token');
@@ -192,6 +246,15 @@ export function accessFailureCases(route: ProtectedRoute, tenants: () => { a: Ac
     });
   }
 
+  for (const refusal of route.refuses ?? []) {
+    it(`${label}: a ${refusal.who.replace('_', ' ')}'s session gets ${refusal.status}`, async () => {
+      const { a } = tenants();
+      const response = await send(route, pathFor(route, a), { cookie: cookieOf(a, refusal.who), workspaceId: a.workspaceId });
+      if (refusal.code) await expectProblem(response, refusal.status, refusal.code);
+      else expect(response.status, await response.clone().text()).toBe(refusal.status);
+    });
+  }
+
   if (route.tenantScoped) {
     it(`${label}: another tenant's record is 404`, async () => {
       const { a, b } = tenants();
@@ -199,8 +262,10 @@ export function accessFailureCases(route: ProtectedRoute, tenants: () => { a: Ac
       const namesRecord = /[:{]/.test(route.path);
       const attempts: Response[] = [];
       if (page) {
-        if (namesRecord) attempts.push(await send(route, pathFor(route, b, a), { cookie: a.ownerCookie }));
-        attempts.push(await send(route, pathFor(route, b, b), { cookie: a.ownerCookie }));
+        if (namesRecord) attempts.push(await send(route, pathFor(route, b, a), { cookie: cookieOf(a, holder) }));
+        if (!route.path.startsWith('/provider')) attempts.push(await send(route, pathFor(route, b, b), { cookie: cookieOf(a, holder) }));
+      } else if (route.auth === 'provider') {
+        attempts.push(await send(route, pathFor(route, b), { cookie: a.expertCookie }));
       } else if (route.auth === 'admin') {
         return; // Administrators see every tenant by design.
       } else {
@@ -217,10 +282,10 @@ export function accessFailureCases(route: ProtectedRoute, tenants: () => { a: Ac
     });
   }
 
-  if ((page || route.auth === 'api_key_or_session') && route.method !== 'GET') {
+  if ((page || route.auth === 'api_key_or_session' || route.auth === 'provider') && route.method !== 'GET') {
     it(`${label}: a cross-site cookie request is refused`, async () => {
       const { a } = tenants();
-      const response = await send(route, pathFor(route, a), { cookie: a.ownerCookie, workspaceId: a.workspaceId, origin: 'https://evil.example' });
+      const response = await send(route, pathFor(route, a), { cookie: cookieOf(a, holder), workspaceId: a.workspaceId, origin: 'https://evil.example' });
       expect(response.status).toBe(403);
       if (!page) expect(((await response.json()) as { code: string }).code).toBe('csrf_rejected');
     });

@@ -107,7 +107,10 @@ describe('the execution envelope', () => {
       await execute(tenant.token, executeBody({ text: 'Audit our payroll setup', attachments: [{ attachment_id: 'att_1', kind: 'pdf' }] })),
     );
     const demandId = envelope.output.result.demand_id;
-    expect(envelope.exact_bridge.source_record).toBe(demandId);
+    // The key holds leads:write, so the routed demand became a lead: the record the execution produced.
+    expect(envelope.output.result).toMatchObject({ disposition: 'routed', reasons: [], topic: 'general', urgency: 'normal' });
+    expect(envelope.output.result.lead_id).toMatch(/^lead_/);
+    expect(envelope.exact_bridge.source_record).toBe(envelope.output.result.lead_id);
     const demand = await env.DB.prepare('SELECT * FROM demands WHERE id = ?').bind(demandId).first<Record<string, string>>();
     expect(demand).toMatchObject({ text: 'Audit our payroll setup', execution_id: envelope.output.execution_id, workspace_id: tenant.workspaceId });
     expect(JSON.parse(demand!.attachments!)).toEqual([{ attachment_id: 'att_1', kind: 'pdf' }]);

@@ -72,6 +72,13 @@ describe('documented request examples', () => {
     const channel = await json(
       await call('/api/integrations/channels', { token: tenant.token, body: { name: 'Examples', domain: 'consultation' } }),
     );
+    // Console-session routes: a fresh provider for the profile, an active expert with a claimed lead for the workbench.
+    const { createActiveExpert, sessionCall, signUpProvider, visitorSays } = await import('./provider-helpers');
+    const expert = await createActiveExpert();
+    const newcomer = await signUpProvider();
+    const visitorChannel = await json(await call('/api/integrations/channels', { token: tenant.token, body: { name: 'Leads', domain: 'consultation', allowed_origins: ['https://shop.example.com'] } }));
+    const lead = await visitorSays(visitorChannel.channel_key, { message: { text: 'A lead for the documented examples.' } });
+    expect((await sessionCall(expert.cookie, `/api/provider/workbench/leads/${lead.lead_id}/claim`, { method: 'POST' })).status).toBe(200);
     const document = await json(await call('/openapi.json'));
     let tried = 0;
     for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
@@ -79,13 +86,13 @@ describe('documented request examples', () => {
         const example = operation.requestBody?.content?.['application/json']?.example;
         if (example === undefined) continue;
         tried += 1;
-        const secured = (operation.security ?? []).length > 0;
-        const response = await call(path.replace(/\{(channelKey|channel_key)\}/g, channel.channel_key), {
-          method: method.toUpperCase(),
-          token: secured ? tenant.token : undefined,
-          headers: secured ? {} : { Origin: 'http://gateway.test' },
-          body: example,
-        });
+        const schemes = (operation.security ?? []).flatMap((requirement: Record<string, unknown>) => Object.keys(requirement));
+        const filled = path.replace(/\{(channelKey|channel_key)\}/g, channel.channel_key).replace('{leadId}', lead.lead_id);
+        const response = schemes.includes('bearerAuth')
+          ? await call(filled, { method: method.toUpperCase(), token: tenant.token, body: example })
+          : schemes.includes('consoleSession')
+            ? await sessionCall(path.includes('/workbench/') ? expert.cookie : newcomer.cookie, filled, { method: method.toUpperCase(), body: example })
+            : await call(filled, { method: method.toUpperCase(), headers: { Origin: 'http://gateway.test' }, body: example });
         expect(response.status, `${method.toUpperCase()} ${path}: ${await response.clone().text()}`).toBeLessThan(300);
       }
     }

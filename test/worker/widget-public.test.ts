@@ -130,7 +130,7 @@ describe('public intake', () => {
   const campaign = { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: 'spring' };
   const attribution = { source_site: THIRD_PARTY, page_url: `${THIRD_PARTY}/pricing?utm_source=newsletter`, referrer: 'https://news.example.org/', campaign };
 
-  it('happy path: a message starts a session, is stored, runs the executor and answers a reply', async () => {
+  it('happy path: a message starts a conversation, its demand and its lead, and answers what happens next', async () => {
     const response = await intake(key, { message: { text: 'Do you do payroll audits?' }, attribution });
     expect(response.status, await response.clone().text()).toBe(200);
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe(THIRD_PARTY);
@@ -138,24 +138,26 @@ describe('public intake', () => {
     const body = await json(response);
     expect(body.session_id).toMatch(/^egv_[1-9A-HJ-NP-Za-km-z]{20,}$/);
     expect(body.next).toBe('collect_contact');
-    expect(body.reply).toContain(`D-${body.demand_id.slice(-6).toUpperCase()}`);
+    expect(body.reference).toBe(`D-${body.demand_id.slice(-6).toUpperCase()}`);
+    expect(body.reply).toContain(body.reference);
+    expect(body.reply).toContain('Leave your email');
+    expect(body.lead_id).toMatch(/^lead_/);
 
     const demand = await env.DB.prepare('SELECT * FROM demands WHERE id = ?').bind(body.demand_id).first<Record<string, string>>();
-    expect(demand).toMatchObject({ text: 'Do you do payroll audits?', trigger: 'consultation', workspace_id: tenant.workspaceId });
+    expect(demand).toMatchObject({ text: 'Do you do payroll audits?', trigger: 'consultation', workspace_id: tenant.workspaceId, disposition: 'routed' });
     expect(JSON.parse(demand!.attribution!)).toEqual(attribution);
     const execution = await env.DB.prepare('SELECT actor_kind, actor_id, key_id, source_record FROM executions WHERE id = ?')
       .bind(demand!.execution_id)
       .first();
-    expect(execution).toEqual({ actor_kind: 'channel', actor_id: key, key_id: null, source_record: body.demand_id });
-    const messages = await env.DB.prepare('SELECT role, text FROM visitor_messages WHERE visitor_session_id = ? ORDER BY id')
-      .bind(demand!.visitor_session_id)
-      .all();
+    expect(execution).toEqual({ actor_kind: 'channel', actor_id: key, key_id: null, source_record: body.lead_id });
+    const messages = await env.DB.prepare('SELECT role, text FROM messages WHERE conversation_id = ? ORDER BY id').bind(demand!.conversation_id).all();
     expect(messages.results).toEqual([
       { role: 'visitor', text: 'Do you do payroll audits?' },
-      { role: 'assistant', text: body.reply },
+      { role: 'system', text: body.reply },
     ]);
-    const session = await env.DB.prepare('SELECT token_hash FROM visitor_sessions WHERE id = ?').bind(demand!.visitor_session_id).first<{ token_hash: string }>();
-    expect(session!.token_hash).not.toContain(body.session_id);
+    const conversation = await env.DB.prepare('SELECT token_hash, demand_id, lead_id FROM conversations WHERE id = ?').bind(demand!.conversation_id).first<Record<string, string>>();
+    expect(conversation).toMatchObject({ demand_id: body.demand_id, lead_id: body.lead_id });
+    expect(conversation!.token_hash).not.toContain(body.session_id);
   });
 
   it('serves both intake paths with one handler: a conversation started on one continues on the other', async () => {
@@ -167,37 +169,45 @@ describe('public intake', () => {
     const body = await json(second);
     expect(Object.keys(body).sort()).toEqual(Object.keys(first).sort());
     expect(body.session_id).toBe(first.session_id);
-    const sessions = await env.DB.prepare('SELECT DISTINCT visitor_session_id AS id FROM demands WHERE id IN (?, ?)').bind(first.demand_id, body.demand_id).all();
-    expect(sessions.results).toHaveLength(1);
+    // One conversation: the same demand, the same reference, the same lead.
+    expect(body.demand_id).toBe(first.demand_id);
+    expect(body.reference).toBe(first.reference);
+    expect(body.lead_id).toBe(first.lead_id);
   });
 
-  it('continues a session, keeps first-touch attribution, and turns handoff + lead capture into one lead', async () => {
+  it('one conversation keeps one demand and one lead across many messages, a handoff and a contact form', async () => {
     const first = await json(await intake(key, { message: { text: 'Hello' }, attribution }));
-    const second = await json(
+    const turns = [];
+    for (const text of ['A second question', 'And a third']) turns.push(await json(await intake(key, { session_id: first.session_id, message: { text } })));
+    const handoff = await json(
       await intake(key, {
         session_id: first.session_id,
-        message: { text: 'Can I talk to a person?' },
+        message: { text: 'Can I talk to a person? It is urgent.' },
         trigger: 'handoff',
         attribution: { ...attribution, campaign: { utm_source: 'later-touch' } },
       }),
     );
-    expect(second.session_id).toBe(first.session_id);
-    expect(second.lead_id).toMatch(/^lead_/);
-    expect(second.next).toBe('collect_contact');
-    const third = await json(
-      await intake(key, { session_id: first.session_id, trigger: 'lead_capture', contact: { name: 'Ada', email: 'ada@example.com' } }),
-    );
-    expect(third.lead_id).toBe(second.lead_id);
-    expect(third.next).toBe('done');
-    expect(third.reply).toContain('Ada');
+    const contact = await json(await intake(key, { session_id: first.session_id, trigger: 'lead_capture', contact: { name: 'Ada', email: 'ada@example.com' } }));
+    for (const answer of [...turns, handoff, contact]) {
+      expect(answer.session_id).toBe(first.session_id);
+      expect(answer.demand_id).toBe(first.demand_id);
+      expect(answer.reference).toBe(first.reference);
+      expect(answer.lead_id).toBe(first.lead_id);
+    }
+    expect(contact.next).toBe('done');
+    expect(contact.reply).toContain('Ada');
 
-    const lead = await env.DB.prepare('SELECT * FROM leads WHERE id = ?').bind(second.lead_id).first<Record<string, string>>();
-    expect(lead).toMatchObject({ trigger: 'handoff', status: 'open', contact_name: 'Ada', contact_email: 'ada@example.com', contact_phone: null });
+    const conversationId = (await env.DB.prepare('SELECT conversation_id FROM demands WHERE id = ?').bind(first.demand_id).first<{ conversation_id: string }>())!.conversation_id;
+    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM demands WHERE conversation_id = ?').bind(conversationId).first()).toEqual({ n: 1 });
+    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM leads WHERE conversation_id = ?').bind(conversationId).first()).toEqual({ n: 1 });
+    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM executions WHERE actor_id = ? AND source_record = ?').bind(key, first.lead_id).first()).toEqual({ n: 5 });
+    const messages = await env.DB.prepare("SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'visitor'").bind(conversationId).first();
+    expect(messages).toEqual({ n: 4 });
+
+    const lead = await env.DB.prepare('SELECT * FROM leads WHERE id = ?').bind(first.lead_id).first<Record<string, string>>();
+    expect(lead).toMatchObject({ trigger: 'lead_capture', status: 'open', urgency: 'high', contact_name: 'Ada', contact_email: 'ada@example.com', contact_phone: null, summary: 'Hello' });
+    // First touch: the conversation keeps what its first message reported.
     expect(JSON.parse(lead!.attribution!).campaign).toEqual(campaign);
-    const sessions = await env.DB.prepare('SELECT COUNT(DISTINCT visitor_session_id) AS n FROM demands WHERE id IN (?, ?, ?)')
-      .bind(first.demand_id, second.demand_id, third.demand_id)
-      .first<{ n: number }>();
-    expect(sessions?.n).toBe(1);
     const afterContact = await json(await intake(key, { session_id: first.session_id, message: { text: 'One more thing' } }));
     expect(afterContact.next).toBe('continue');
   });
@@ -212,7 +222,7 @@ describe('public intake', () => {
 
     const listed = await json(await call(`/api/integrations/channels/${key}/intake`, { token: tenant.token }));
     const entry = listed.data.find((item: { demand_id: string }) => item.demand_id === response.demand_id);
-    expect(entry.lead).toEqual({ lead_id: response.lead_id, status: 'open', contact_fields: ['email', 'phone'] });
+    expect(entry.lead).toEqual({ lead_id: response.lead_id, status: 'open', claimed_by: null, contact_fields: ['email', 'phone'] });
     expect(entry.attribution.campaign).toEqual(campaign);
     expect(JSON.stringify(listed)).not.toContain('grace@example.com');
   });
@@ -230,22 +240,22 @@ describe('public intake', () => {
     const first = await json(await intake(otherKey, { message: { text: 'Hi there' } }));
     const elsewhere = await json(await intake(key, { session_id: first.session_id, message: { text: 'Same visitor?' } }));
     expect(elsewhere.session_id).not.toBe(first.session_id);
-    // Its own channel still knows the token: the same session continues, no new one is minted.
+    expect(elsewhere.demand_id).not.toBe(first.demand_id);
+    // Its own channel still knows the token: the same conversation continues, no new one is minted.
     const again = await json(await intake(otherKey, { session_id: first.session_id, message: { text: 'Back again' } }));
     expect(again.session_id).toBe(first.session_id);
-    const sessionOf = async (demandId: string) =>
-      (await env.DB.prepare('SELECT visitor_session_id AS id FROM demands WHERE id = ?').bind(demandId).first<{ id: string }>())!.id;
-    expect(await sessionOf(again.demand_id)).toBe(await sessionOf(first.demand_id));
-    expect(await sessionOf(elsewhere.demand_id)).not.toBe(await sessionOf(first.demand_id));
+    expect(again.demand_id).toBe(first.demand_id);
   });
 
-  it('a filled honeypot answers like success and stores nothing', async () => {
-    const before = await env.DB.prepare('SELECT COUNT(*) AS n FROM demands WHERE workspace_id = ?').bind(tenant.workspaceId).first<{ n: number }>();
+  it('a filled honeypot answers like any message, stores a rejected demand for audit, and offers it to no one', async () => {
     const response = await intake(key, { message: { text: 'Cheap pills' }, website: 'http://spam.example' });
     expect(response.status).toBe(200);
-    expect((await json(response)).reply).toBeTypeOf('string');
-    const after = await env.DB.prepare('SELECT COUNT(*) AS n FROM demands WHERE workspace_id = ?').bind(tenant.workspaceId).first<{ n: number }>();
-    expect(after?.n).toBe(before?.n);
+    const body = await json(response);
+    expect(body.reply).toBeTypeOf('string');
+    expect(body.lead_id).toBeUndefined();
+    const demand = await env.DB.prepare('SELECT disposition, reasons FROM demands WHERE id = ?').bind(body.demand_id).first<{ disposition: string; reasons: string }>();
+    expect(demand).toEqual({ disposition: 'rejected', reasons: '["honeypot"]' });
+    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM leads WHERE demand_id = ?').bind(body.demand_id).first()).toEqual({ n: 0 });
   });
 
   it('refuses a message over 4,000 characters (422) and a body over 16 KiB (413)', async () => {

@@ -4,13 +4,13 @@
  * It never sees Hono, drizzle or HTTP: the platform core turns the plan into rows, in one
  * D1 batch with the execution, its audit record and its usage charge.
  */
-import { routeDemand } from './routing';
+import { planLeadPath } from './routing';
 import type { BrainInput, BrainPlan, BrainPorts } from './types';
 
-export type { BrainInput, BrainPlan, BrainPorts, ChannelContext, ExecutedPlan, IntakeTrigger, PlannedLead, VisitorContact } from './types';
+export type * from './types';
 export { demandReference } from './routing';
 
 /** Plans one execution. The domain has been admitted by the platform core (it is in the catalog). */
-export async function planExecution(input: BrainInput, _ports: BrainPorts): Promise<BrainPlan> {
-  return routeDemand(input);
+export async function planExecution(input: BrainInput, ports: BrainPorts): Promise<BrainPlan> {
+  return planLeadPath(input, ports);
 }

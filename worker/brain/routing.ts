@@ -1,43 +1,129 @@
 /**
- * Routing on the lead path: the demand is recorded for experts, and a channel's handoff or
- * contact form makes (or updates) the conversation's one lead.
+ * Routing on the lead path (PRODUCT.md section 6): a routed demand becomes its conversation's one
+ * lead for the active experts who cover its domain (and topic), if the execution may write leads
+ * (`leads:write`; channels always may). A held or rejected demand is offered to no one. The
+ * reply tells the visitor or caller what happens next.
  */
 import { newId } from '../lib/ids';
-import type { BrainInput, ExecutedPlan, IntakeTrigger, PlannedLead, VisitorContact } from './types';
+import { judgeTopic, judgeUrgency } from './judgement';
+import { assessRisk, stricter } from './risk';
+import type { BrainInput, BrainPorts, Disposition, ExecutedPlan, IntakeTrigger, PlannedLead, VisitorContact } from './types';
 
 /** A short reference a visitor can quote, derived from the demand id. */
 export function demandReference(demandId: string): string {
   return `D-${demandId.slice(-6).toUpperCase()}`;
 }
 
-function visitorReply(trigger: IntakeTrigger, reference: string, contact: VisitorContact | undefined): string {
-  if (trigger === 'lead_capture') {
-    const greeting = contact?.name ? `Thanks, ${contact.name}!` : 'Thanks!';
-    return `${greeting} An expert will follow up on request ${reference}.`;
-  }
-  if (trigger === 'handoff') return `Got it: we are bringing in an expert for request ${reference}.`;
-  return `Thanks, your request ${reference} is in. An expert will look at it.`;
+/** The longest message a channel takes; API text may be longer (the request schema bounds it). */
+const CHANNEL_TEXT_LIMIT = 4000;
+const API_TEXT_LIMIT = 100_000;
+
+interface ReplyFacts {
+  disposition: Disposition;
+  reference: string;
+  demandId: string;
+  topic: string;
+  matchedProviders: number;
+  lead: boolean;
+  trigger?: IntakeTrigger;
+  contact?: VisitorContact;
+  /** Whether to ask the visitor for a way to reach them. */
+  askForContact: boolean;
 }
 
-/** Records the demand; through a channel, a handoff or a contact form also plans the conversation's lead. */
-export function routeDemand(input: BrainInput): ExecutedPlan {
-  const demandId = newId('dem', input.now);
-  const channel = input.channel;
-  if (!channel) {
-    const reply = `Your request was recorded as ${demandId}. An expert will pick it up.`;
-    return { outcome: 'executed', demandId, reply, result: { demand_id: demandId, demand_status: 'open', reply }, sourceRecord: demandId };
+function inTopic(topic: string): string {
+  return topic === 'general' ? '' : ` in ${topic}`;
+}
+
+/** What a widget visitor reads. */
+function visitorReply(facts: ReplyFacts): string {
+  const { reference, topic } = facts;
+  if (facts.disposition === 'rejected') return 'Thanks, we got your message.';
+  if (facts.disposition === 'held') return `Thanks, your message is in (request ${reference}). Our team checks some messages before passing them on.`;
+  if (facts.trigger === 'lead_capture') {
+    const greeting = facts.contact?.name ? `Thanks, ${facts.contact.name}!` : 'Thanks!';
+    return `${greeting} An expert${inTopic(topic)} will follow up on request ${reference}.`;
   }
+  const who = facts.matchedProviders > 0 ? `an expert${inTopic(topic)}` : 'the right expert';
+  const ask = facts.askForContact ? ' Leave your email so they can reach you.' : '';
+  if (facts.trigger === 'handoff') return `Got it: we are bringing in ${who} for request ${reference}.${ask}`;
+  const next = facts.matchedProviders > 0 ? `An expert${inTopic(topic)} will follow up.` : 'We are finding the right expert to follow up.';
+  return `Thanks, your request ${reference} is in. ${next}${ask}`;
+}
+
+/** What an API caller reads. */
+function callerReply(facts: ReplyFacts): string {
+  const { demandId, reference } = facts;
+  if (facts.disposition === 'rejected') return `Your request was recorded as ${demandId} (${reference}) but not passed on.`;
+  if (facts.disposition === 'held') return `Your request was recorded as ${demandId} (${reference}) and is held for review.`;
+  if (!facts.lead) return `Your request was recorded as ${demandId} (${reference}).`;
+  const experts = facts.matchedProviders === 1 ? '1 expert' : `${facts.matchedProviders} experts`;
+  return facts.matchedProviders > 0
+    ? `Your request was recorded as ${demandId} (${reference}) and offered to ${experts}${inTopic(facts.topic)}; one will pick it up.`
+    : `Your request was recorded as ${demandId} (${reference}); it waits for an expert who covers ${facts.topic === 'general' ? 'this domain' : facts.topic}.`;
+}
+
+/** Plans one message on the lead path: risk, judgement, the demand, the lead and the reply. */
+export async function planLeadPath(input: BrainInput, ports: BrainPorts): Promise<ExecutedPlan> {
+  const { origin, conversation } = input;
+  const channel = origin.kind === 'channel' ? origin : undefined;
+  const [policy, pool] = await Promise.all([ports.workspacePolicy(), ports.expertPool(input.domain)]);
+
+  const verdict = assessRisk({
+    text: input.text,
+    hasStructuredInput: input.structuredInput !== undefined,
+    messageOptional: channel?.trigger === 'lead_capture',
+    honeypot: channel?.honeypot ?? false,
+    blockedTerms: policy.blockedTerms,
+    maxLength: channel ? CHANNEL_TEXT_LIMIT : API_TEXT_LIMIT,
+  });
+  const disposition = stricter(verdict.disposition, conversation?.disposition ?? null);
+  const topic = judgeTopic(input.text, Object.keys(pool.byTopic));
+  const urgency = judgeUrgency(input.text, channel?.trigger);
+  const matchedProviders = pool.anyTopic + (topic === 'general' ? 0 : (pool.byTopic[topic] ?? 0));
+
+  const demand = conversation ? ({ action: 'continue', id: conversation.demandId } as const) : ({ action: 'create', id: newId('dem', input.now) } as const);
   let lead: PlannedLead | undefined;
-  if (channel.trigger !== 'consultation') {
-    lead = channel.existingLeadId ? { action: 'update_contact', id: channel.existingLeadId } : { action: 'create', id: newId('lead', input.now) };
+  if (disposition === 'routed' && input.grantedScopes.includes('leads:write')) {
+    lead = conversation?.leadId ? { action: 'update', id: conversation.leadId } : { action: 'create', id: newId('lead', input.now) };
   }
-  const reply = visitorReply(channel.trigger, demandReference(demandId), channel.contact);
+  // A lead keeps the strongest trigger it has seen: a contact form over a handoff over a message.
+  const trigger: IntakeTrigger = channel?.trigger ?? 'consultation';
+  const reference = demandReference(demand.id);
+  const facts: ReplyFacts = {
+    disposition,
+    reference,
+    demandId: demand.id,
+    topic,
+    matchedProviders,
+    lead: lead !== undefined,
+    trigger: channel?.trigger,
+    contact: channel?.contact,
+    askForContact: Boolean(channel && channel.asksForContact && !channel.contactKnown && disposition === 'routed'),
+  };
+  const reply = channel ? visitorReply(facts) : callerReply(facts);
   return {
     outcome: 'executed',
-    demandId,
+    disposition,
+    reasons: verdict.reasons,
+    topic,
+    urgency,
+    matchedProviders,
+    demand,
     ...(lead ? { lead } : {}),
+    trigger,
     reply,
-    result: { demand_id: demandId, demand_status: 'open', ...(lead ? { lead_id: lead.id } : {}), reply },
-    sourceRecord: lead?.id ?? demandId,
+    result: {
+      demand_id: demand.id,
+      reference,
+      ...(lead ? { lead_id: lead.id } : {}),
+      disposition,
+      reasons: verdict.reasons,
+      topic,
+      urgency,
+      matched_providers: matchedProviders,
+      reply,
+    },
+    sourceRecord: lead?.id ?? demand.id,
   };
 }

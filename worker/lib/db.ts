@@ -1,4 +1,6 @@
+import { getTableColumns, SQL, sql } from 'drizzle-orm';
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from '../../drizzle/schema';
 
 export type Database = DrizzleD1Database<typeof schema>;
@@ -82,4 +84,22 @@ export { schema };
 export function isConstraintViolation(error: unknown, constraint: string): boolean {
   const text = error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error);
   return text.includes('constraint failed') && text.includes(constraint);
+}
+
+/**
+ * An INSERT that happens only when `condition` holds when it runs, for a batch whose other
+ * statements may have changed nothing (a conditional UPDATE that lost a race): the history and
+ * audit rows of a change are then written only with the change. Every column is given a value
+ * (a missing one is NULL), encoded by its column as drizzle would.
+ */
+export function insertWhere<T extends SQLiteTable>(db: Database, table: T, values: { [K in keyof T['$inferInsert']]: T['$inferInsert'][K] | SQL }, condition: SQL) {
+  const columns = Object.entries(getTableColumns(table));
+  const selected = sql.join(
+    columns.map(([key, column]) => {
+      const value = (values as Record<string, unknown>)[key];
+      return value === undefined || value === null ? sql`NULL` : value instanceof SQL ? value : sql.param(value, column);
+    }),
+    sql`, `,
+  );
+  return db.insert(table).select(sql`SELECT ${selected} WHERE ${condition}`);
 }

@@ -15,6 +15,9 @@ export const errorCatalog = {
   key_revoked: { status: 401, title: 'API key revoked' },
   key_expired: { status: 401, title: 'API key expired' },
   admin_required: { status: 403, title: 'Administrator required' },
+  provider_required: { status: 403, title: 'Provider account required' },
+  provider_inactive: { status: 403, title: 'Provider not active' },
+  not_claimer: { status: 403, title: 'Not the claimer' },
   forbidden: { status: 403, title: 'Forbidden' },
   csrf_rejected: { status: 403, title: 'Cross-site request refused' },
   key_mismatch: { status: 403, title: 'key_id does not match the bearer key' },
@@ -25,6 +28,8 @@ export const errorCatalog = {
   not_found: { status: 404, title: 'Not found' },
   idempotency_in_progress: { status: 409, title: 'Idempotent request still in progress' },
   conflict: { status: 409, title: 'Conflict' },
+  invalid_transition: { status: 409, title: 'Invalid transition' },
+  already_claimed: { status: 409, title: 'Already claimed' },
   email_taken: { status: 409, title: 'Email cannot be used' },
   last_owner: { status: 409, title: 'Last owner' },
   payload_too_large: { status: 413, title: 'Payload too large' },
@@ -34,6 +39,7 @@ export const errorCatalog = {
   key_id_required: { status: 422, title: 'key_id required' },
   unknown_key_id: { status: 422, title: 'Unknown key_id' },
   unknown_domain: { status: 422, title: 'Unknown domain' },
+  profile_incomplete: { status: 422, title: 'Profile incomplete' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
   rate_limited: { status: 429, title: 'Rate limit exceeded' },
   quota_exceeded: { status: 429, title: 'Quota exceeded' },
@@ -107,9 +113,9 @@ export function toPointer(path: readonly PropertyKey[]): string {
   return path.map((segment) => '/' + escapePointerSegment(segment)).join('');
 }
 
-/** One entry per offending field, with unknown keys reported at their own pointer. */
+/** One entry per offending field (its first problem), with unknown keys reported at their own pointer. */
 export function fieldErrorsFromZod(error: z.ZodError): FieldError[] {
-  return error.issues.flatMap((issue): FieldError[] => {
+  const entries = error.issues.flatMap((issue): FieldError[] => {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({
         pointer: toPointer([...issue.path, key]),
@@ -118,4 +124,5 @@ export function fieldErrorsFromZod(error: z.ZodError): FieldError[] {
     }
     return [{ pointer: toPointer(issue.path), detail: issue.message }];
   });
+  return entries.filter((entry, index) => entries.findIndex((other) => other.pointer === entry.pointer) === index);
 }

@@ -5,7 +5,7 @@
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export type IdPrefix =
-  | 'org' | 'ws' | 'usr' | 'prv' | 'ch' | 'key' | 'lead' | 'dem' | 'exe' | 'aud' | 'req' | 'evt' | 'whk' | 'adm' | 'inv'
+  | 'org' | 'ws' | 'usr' | 'prv' | 'ch' | 'key' | 'lead' | 'dem' | 'exe' | 'aud' | 'req' | 'evt' | 'whk' | 'adm' | 'inv' | 'cnv' | 'lev' | 'ptr'
   /** Internal only: visitor sessions and their messages (visitors hold a separate token). */
   | 'vs' | 'msg';
 

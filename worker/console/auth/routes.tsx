@@ -10,6 +10,7 @@ import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { signIn, signUp } from '../../platform/identity/accounts';
 import { listMemberships } from '../../platform/identity/memberships';
+import { providerOf } from '../../platform/providers/service';
 import { clearSessionCookie, createSession, readSessionToken, revokeSession, setSessionCookie, type SessionUser } from '../../platform/identity/sessions';
 import { readForm } from '../shared/form-input';
 import { loadSession, pageGuards, safeReturnTo } from '../shared/session';
@@ -33,8 +34,12 @@ const signInForm = z.object({
 
 /** Where a user lands after signing in when no (safe) return_to is given. */
 export async function landingFor(c: Context<AppEnv>, user: SessionUser): Promise<string> {
-  if (user.role === 'provider') return '/provider/onboarding';
-  return (await listMemberships(c.var.db, user.id)).length > 0 ? '/integrations' : '/onboarding/workspace';
+  if (user.role === 'provider') {
+    const provider = await providerOf(c.var.db, user.id);
+    return provider?.status === 'active' && provider.kind === 'expert' ? '/provider/workbench' : '/provider/onboarding';
+  }
+  if ((await listMemberships(c.var.db, user.id)).length > 0) return '/integrations';
+  return user.isPlatformAdmin ? '/admin/providers' : '/onboarding/workspace';
 }
 
 function requirePepper(c: Context<AppEnv>): string {

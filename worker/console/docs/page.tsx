@@ -89,11 +89,15 @@ const EXAMPLE_CHANNEL_KEY = 'ch_demo';
 export function curlExample(baseUrl: string, method: string, path: string, operation: Operation): string {
   const url = `${baseUrl}${path.replace(/\{(channelKey|channel_key)\}/g, EXAMPLE_CHANNEL_KEY)}`;
   const example = operation.requestBody?.content?.['application/json']?.example;
-  const secured = (operation.security ?? []).length > 0;
-  const lines = [`curl -s${method === 'get' || method === 'post' ? '' : ` -X ${method.toUpperCase()}`} ${url}`];
-  if (secured) lines.push('  -H "Authorization: Bearer $EGW_API_KEY"');
+  const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
+  const bearer = schemes.includes('bearerAuth');
+  const sessionOnly = !bearer && schemes.includes('consoleSession');
+  const lines = [`curl -s${method === 'get' || (method === 'post' && (example !== undefined || !sessionOnly)) ? '' : ` -X ${method.toUpperCase()}`} ${url}`];
+  if (bearer) lines.push('  -H "Authorization: Bearer $EGW_API_KEY"');
+  // Console-session routes take the session cookie, and changes must come from the console's origin.
+  if (sessionOnly) lines.push('  -H "Cookie: egw_session=$EGW_SESSION"', `  -H "Origin: ${baseUrl}"`);
   if (example !== undefined) {
-    if (!secured) lines.push(`  -H "Origin: ${baseUrl}"`);
+    if (schemes.length === 0) lines.push(`  -H "Origin: ${baseUrl}"`);
     lines.push('  -H "Content-Type: application/json"', `  -d '${JSON.stringify(example)}'`);
   }
   return lines.join(' \\\n');
@@ -158,7 +162,16 @@ export const DocsPage: FC<{ document: DocsDocument }> = ({ document }) => {
                   </p>
                 ) : null}
                 <p>
-                  Authentication: {secured ? <code>Authorization: Bearer &lt;token&gt;</code> : 'none (public)'}
+                  Authentication:{' '}
+                  {secured ? (
+                    (operation.security ?? []).some((requirement) => 'bearerAuth' in requirement) ? (
+                      <code>Authorization: Bearer &lt;token&gt;</code>
+                    ) : (
+                      'a signed-in console session (the cookie of the auth entry)'
+                    )
+                  ) : (
+                    'none (public)'
+                  )}
                 </p>
                 {contract.length > 0 ? (
                   <>

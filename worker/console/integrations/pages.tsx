@@ -42,6 +42,7 @@ export interface IntegrationsProps extends WorkspacePageProps {
   apiKeys: ApiKeyDescription[];
   /** Invitations waiting for this user's answer. */
   pendingInvitations?: number;
+  blockedTerms: string[];
   domains: string[];
   errors?: FieldErrors;
   values?: Record<string, string>;
@@ -115,6 +116,21 @@ export function IntegrationsPage(props: IntegrationsProps) {
           </section>
         )}
       </div>
+      <section class="card" aria-labelledby="workspace-settings-title">
+        <h2 id="workspace-settings-title">Risk control</h2>
+        <p class="muted">Messages that contain one of these words or phrases are held for review instead of being offered to experts.</p>
+        <form method="post" action={`/integrations/settings${wsQuery(current.workspaceId)}`} class="stack">
+          <fieldset disabled={!roleMay(current.role, 'workspace.settings')}>
+            <legend class="sr-only">Workspace settings</legend>
+            <Field name="blocked_terms" label="Blocked terms" value={props.blockedTerms.join('\n')} errors={errors} multiline hint="One per line. Matched as whole words, in any case." />
+          </fieldset>
+          {roleMay(current.role, 'workspace.settings') ? (
+            <button type="submit" class="button">
+              Save blocked terms
+            </button>
+          ) : null}
+        </form>
+      </section>
       <section class="card" aria-labelledby="keys-title">
         <h2 id="keys-title">API keys</h2>
         <p>
@@ -282,6 +298,15 @@ export function ChannelPage(props: ChannelPageProps) {
             <Select name="domain" label="Domain" value={channel.domain} options={props.domains.map((domain) => [domain, domain])} />
             <Field name="allowed_origins" label="Sites that may embed the widget" value={channel.allowed_origins.join('\n')} errors={errors} multiline hint="One origin per line." />
             <Field name="first_party_origins" label="Your own sites (first-party)" value={channel.first_party_origins.join('\n')} errors={errors} multiline hint="One origin per line." />
+            <Select
+              name="routing_pool"
+              label="Who may see this channel’s leads"
+              value={channel.routing_pool}
+              options={[
+                ['platform', 'Every matching active expert on the platform'],
+                ['workspace', 'Only experts who are members of this workspace'],
+              ]}
+            />
           </fieldset>
           {canManage ? (
             <button type="submit" class="button">
@@ -300,17 +325,31 @@ export function ChannelPage(props: ChannelPageProps) {
             rows={props.intake}
             columns={[
               { header: 'Time', class: 'nowrap', cell: (entry) => when(entry.created_at) },
-              { header: 'Trigger', cell: (entry) => entry.trigger },
-              { header: 'Message', class: 'message', cell: (entry) => entry.text ?? <span class="muted">(contact details only)</span> },
+              {
+                header: 'Request',
+                cell: (entry) => (
+                  <>
+                    <code>{entry.reference}</code>
+                    <br />
+                    <span class="muted">
+                      {entry.trigger?.replace('_', ' ')} · {entry.topic}
+                    </span>
+                  </>
+                ),
+              },
+              { header: 'First message', class: 'message', cell: (entry) => entry.text ?? <span class="muted">(contact details only)</span> },
               {
                 header: 'Lead',
                 cell: (entry) =>
                   entry.lead ? (
                     <>
                       <StatusPill status={entry.lead.status} />
+                      {entry.lead.claimed_by ? <span> by {entry.lead.claimed_by}</span> : null}
                       <br />
                       <span class="muted">{entry.lead.contact_fields.length ? `gave ${entry.lead.contact_fields.join(', ')}` : 'no contact yet'}</span>
                     </>
+                  ) : entry.disposition !== 'routed' ? (
+                    <StatusPill status={entry.disposition} />
                   ) : (
                     <span class="muted">none</span>
                   ),

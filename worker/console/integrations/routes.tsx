@@ -13,7 +13,7 @@ import { createChannelSchema, updateChannelSchema, widgetConfigPatchSchema } fro
 import { createChannel, describeChannel, getChannel, listChannels, publicWidgetConfig, updateChannel } from '../../platform/channels/service';
 import { listDomains } from '../../platform/domains/service';
 import { createOrganizationForUser, listMemberships, listOpenInvitations, type MemberWorkspaces } from '../../platform/identity/memberships';
-import { listApiKeys } from '../../platform/identity/service';
+import { listApiKeys, setBlockedTerms, workspaceRiskPolicy } from '../../platform/identity/service';
 import { listChannelIntake } from '../../platform/leads/service';
 import { formErrors, readForm } from '../shared/form-input';
 import { noticeOf } from '../shared/notices';
@@ -21,7 +21,15 @@ import { consolePageGuards, currentUser } from '../shared/session';
 import { userAuditContext, workspaceContext } from '../shared/workspace';
 import { ChannelPage, IntegrationsPage, OnboardingPage, type FieldErrors } from './pages';
 
-const lines = (value: string | undefined) =>
+/** Entries one per line (a term may contain spaces). */
+const linesOf = (value: string | undefined) =>
+  (value ?? '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/** Origins, separated by any white space. */
+const originsOf = (value: string | undefined) =>
   (value ?? '')
     .split(/\s+/)
     .map((line) => line.trim())
@@ -31,8 +39,9 @@ const lines = (value: string | undefined) =>
 const channelFieldsFromForm = (form: Record<string, string>) => ({
   name: form.name,
   domain: form.domain,
-  allowed_origins: lines(form.allowed_origins),
-  first_party_origins: lines(form.first_party_origins),
+  allowed_origins: originsOf(form.allowed_origins),
+  first_party_origins: originsOf(form.first_party_origins),
+  ...(form.routing_pool !== undefined ? { routing_pool: form.routing_pool } : {}),
 });
 
 /** Nested widget fields (`colors.primary`) from a flat form into a WidgetConfigPatch. */
@@ -58,11 +67,12 @@ async function renderIntegrations(
   status: 200 | 422 = 200,
 ) {
   const urls = urlsOf(c);
-  const [channels, apiKeys, invitations, domains] = await Promise.all([
+  const [channels, apiKeys, invitations, domains, policy] = await Promise.all([
     listChannels(c.var.db, context.current.workspaceId),
     listApiKeys(c.var.db, context.current.workspaceId),
     listOpenInvitations(c.var.db, { email: currentUser(c).email }),
     listDomains(c.var.db),
+    workspaceRiskPolicy(c.var.db, context.current.workspaceId),
   ]);
   return c.html(
     <IntegrationsPage
@@ -71,6 +81,7 @@ async function renderIntegrations(
       channels={channels.map((row) => describeChannel(row, urls))}
       apiKeys={apiKeys}
       pendingInvitations={invitations.length}
+      blockedTerms={policy.blockedTerms}
       domains={domains}
       notice={noticeOf(c)}
       {...extra}
@@ -149,6 +160,15 @@ export function integrationsRoutes() {
     if (!parsed.success) return renderIntegrations(c, context, { errors: formErrors(parsed.error), values: form, error: 'Please check the form.' }, 422);
     const row = await createChannel(c.var.db, scopeOf(context), userAuditContext(c), parsed.data, urlsOf(c));
     return c.redirect(`/integrations/channels/${row.channelKey}?${ws(context)}&notice=created`, 303);
+  });
+
+  app.post('/integrations/settings', async (c) => {
+    const context = await workspaceContext(c, 'workspace.settings');
+    const terms = linesOf((await readForm(c)).blocked_terms);
+    const tooLong = terms.find((term) => term.length > 60);
+    if (terms.length > 200 || tooLong) return renderIntegrations(c, context, { errors: { blocked_terms: 'Up to 200 terms of at most 60 characters each.' }, error: 'Please check the blocked terms.' }, 422);
+    await setBlockedTerms(c.var.db, userAuditContext(c), scopeOf(context), terms);
+    return c.redirect(`/integrations?${ws(context)}&notice=settings`, 303);
   });
 
   app.get('/integrations/channels/:channelKey', async (c) => renderChannel(c, await workspaceContext(c, 'channels.read'), c.req.param('channelKey')));

@@ -1,37 +1,466 @@
 /** @jsxImportSource hono/jsx */
-/** The provider's pages: onboarding (state and next steps). */
+/**
+ * The provider's pages: onboarding in steps (kind, profile, accepted scope, languages and regions,
+ * review and submit), and the workbench (available and claimed leads, a lead's detail). Every
+ * form works without JavaScript; /embed/workbench.js only refreshes the lists while visible.
+ * Visitor text is rendered by JSX, which escapes it: text only.
+ */
+import type { Child } from 'hono/jsx';
+import type { DomainEntry } from '../../platform/domains/service';
+import type { LeadDetail, LeadStatus, LeadView } from '../../platform/leads/schemas';
+import type { ProviderProfileView } from '../../platform/providers/schemas';
 import type { SessionUser } from '../../platform/identity/sessions';
-import { ConsoleLayout, InvitationsBanner, StatusPill } from '../shared/layout';
+import { ChoiceGroup, Field, type FieldErrors } from '../shared/forms';
+import { ConsoleLayout, DataTable, InvitationsBanner, StatusPill, when, type NavItem } from '../shared/layout';
 
-const PROVIDER_STEPS = ['Create your account', 'Complete your profile', 'Review by the platform team', 'Claim leads in the workbench'];
-/** How far along the steps each provider state is. */
-const STEPS_DONE: Record<string, number> = { registered: 1, profile_incomplete: 1, pending_review: 2, active: 4, suspended: 2 };
+export const ONBOARDING_STEPS = [
+  { id: 'kind', title: 'What you are' },
+  { id: 'profile', title: 'Your profile' },
+  { id: 'scope', title: 'What you accept' },
+  { id: 'reach', title: 'Languages and regions' },
+  { id: 'review', title: 'Review and submit' },
+] as const;
+export type OnboardingStep = (typeof ONBOARDING_STEPS)[number]['id'];
 
-/** Where a provider lands: their state, and what happens next. */
-export function ProviderOnboardingPage({ user, status, referredBy, pendingInvitations = 0 }: { user: SessionUser; status: string; referredBy: string | null; pendingInvitations?: number }) {
-  const done = STEPS_DONE[status] ?? 1;
+/** The provider's navigation. */
+export function providerNav(active: 'onboarding' | 'workbench', isActive: boolean): NavItem[] {
+  return [
+    { href: '/provider/onboarding', label: 'Profile', current: active === 'onboarding' },
+    ...(isActive ? [{ href: '/provider/workbench', label: 'Workbench', current: active === 'workbench' }] : []),
+  ];
+}
+
+const KIND_LABELS: Record<string, string> = { expert: 'An expert', agent: 'An AI agent (A2A)', robot: 'A robot (signed HTTPS endpoint)' };
+
+/** What happens next, for each state: the provider always knows where they stand. */
+export function nextStepText(profile: ProviderProfileView): string {
+  const executes = profile.kind === 'agent' || profile.kind === 'robot';
+  switch (profile.status) {
+    case 'registered':
+      return 'Tell us what you do, in five short steps. Nothing is shown to anyone until you submit your profile for review.';
+    case 'profile_incomplete':
+      return profile.review_note
+        ? 'Your profile came back from review. Read the note, update your profile, and submit it again.'
+        : 'Complete the steps, then submit your profile for review by the platform team.';
+    case 'pending_review':
+      return 'Your profile is with the platform team. The decision appears here. You can still edit your profile meanwhile.';
+    case 'active':
+      return executes
+        ? 'You are active: executions in your domains are sent to your endpoint. Changing your kind, scope or endpoint sends your profile back to review.'
+        : 'You are active: leads in your scope appear in your workbench. Changing your kind or scope sends your profile back to review.';
+    case 'suspended':
+      return 'Your account is suspended: you receive no leads or executions. Read the note, update your profile, and resubmit it for review.';
+  }
+}
+
+interface OnboardingProps {
+  user: SessionUser;
+  profile: ProviderProfileView;
+  step: OnboardingStep;
+  domains: DomainEntry[];
+  referredBy: string | null;
+  pendingInvitations: number;
+  errors?: FieldErrors;
+  values?: Record<string, string>;
+  notice?: string;
+  error?: string;
+}
+
+function StepNav({ step, profile }: { step: OnboardingStep; profile: ProviderProfileView }) {
+  const missing = new Set(profile.missing_fields.map((field) => field.split('.')[0]));
+  const stepMissing: Record<OnboardingStep, boolean> = {
+    kind: missing.has('kind'),
+    profile: missing.has('display_name') || missing.has('headline') || missing.has('endpoint_url') || missing.has('agent_card_url'),
+    scope: missing.has('accepted_scope'),
+    reach: missing.has('languages') || missing.has('regions'),
+    review: false,
+  };
   return (
-    <ConsoleLayout title="Provider onboarding" user={user}>
+    <nav aria-label="Onboarding steps">
+      <ol class="stepper">
+        {ONBOARDING_STEPS.map((item, index) => (
+          <li class={item.id === step ? 'current' : stepMissing[item.id] ? 'todo' : 'done'}>
+            <a href={`/provider/onboarding?step=${item.id}`} aria-current={item.id === step ? 'step' : undefined}>
+              <span class="step-number">{index + 1}</span> {item.title}
+            </a>
+          </li>
+        ))}
+      </ol>
+    </nav>
+  );
+}
+
+const joinList = (items: string[]) => items.join(', ');
+
+function StepForm({ props }: { props: OnboardingProps }) {
+  const { profile, step, errors = {}, values = {} } = props;
+  const value = (name: string, current: string | number | null) => values[name] ?? (current === null ? '' : String(current));
+  const action = `/provider/onboarding/${step}`;
+  const save = (label = 'Save and continue') => (
+    <button type="submit" class="button primary">
+      {label}
+    </button>
+  );
+  if (step === 'kind') {
+    return (
+      <form method="post" action={action} class="stack">
+        <ChoiceGroup
+          name="kind"
+          legend="I am joining as"
+          type="radio"
+          checked={[values.kind ?? profile.kind ?? 'expert']}
+          errors={errors}
+          options={[
+            { value: 'expert', label: KIND_LABELS.expert!, description: 'I claim leads in the workbench and follow up with people myself.' },
+            { value: 'agent', label: KIND_LABELS.agent!, description: 'An A2A agent answers executions; you give its agent card URL.' },
+            { value: 'robot', label: KIND_LABELS.robot!, description: 'Your HTTPS endpoint answers executions, signed by the platform.' },
+          ]}
+        />
+        {save()}
+      </form>
+    );
+  }
+  if (step === 'profile') {
+    const kind = profile.kind ?? 'expert';
+    return (
+      <form method="post" action={action} class="stack">
+        <Field name="display_name" label="Display name" value={value('display_name', profile.display_name)} errors={errors} required maxlength={80} hint="What site owners and visitors see, such as your name or your firm's." />
+        <Field name="headline" label="Headline" value={value('headline', profile.headline)} errors={errors} required maxlength={140} hint="One line: what you help with." />
+        <Field name="bio" label="About (optional)" value={value('bio', profile.bio)} errors={errors} multiline maxlength={2000} />
+        {kind === 'robot' ? (
+          <Field name="endpoint_url" label="Endpoint URL" type="url" value={value('endpoint_url', profile.endpoint_url)} errors={errors} required hint="A public https URL on the default port. The platform POSTs each execution there, signed (Standard Webhooks)." />
+        ) : null}
+        {kind === 'agent' ? (
+          <Field name="agent_card_url" label="Agent card URL" type="url" value={value('agent_card_url', profile.agent_card_url)} errors={errors} required hint="The https URL of your A2A agent card, such as https://agent.example.com/.well-known/agent-card.json." />
+        ) : null}
+        {kind !== 'expert' ? (
+          <Field name="priority" label="Priority (0 to 100)" type="number" value={value('priority', profile.priority)} errors={errors} hint="Agents and robots of a domain are tried highest first." />
+        ) : null}
+        {save()}
+      </form>
+    );
+  }
+  if (step === 'scope') {
+    return (
+      <form method="post" action={action} class="stack">
+        <ChoiceGroup
+          name="domains"
+          legend="Domains you accept"
+          type="checkbox"
+          checked={values.domains !== undefined ? values.domains.split('\n') : profile.accepted_scope.domains}
+          errors={errors}
+          hint="Demand arrives by domain. Pick at least one."
+          options={props.domains.map((domain) => ({ value: domain.domain, label: domain.name, ...(domain.description ? { description: domain.description } : {}) }))}
+        />
+        <Field
+          name="topics"
+          label="Topics (optional)"
+          value={values.topics ?? joinList(profile.accepted_scope.topics)}
+          errors={errors}
+          hint="Comma-separated, such as payroll, vat returns. With topics you see only demand about them; without, every demand of your domains."
+        />
+        {save()}
+      </form>
+    );
+  }
+  if (step === 'reach') {
+    return (
+      <form method="post" action={action} class="stack">
+        <Field name="languages" label="Languages" value={values.languages ?? joinList(profile.languages)} errors={errors} required hint="Language codes, comma-separated: en, de, pt-BR." />
+        <Field name="regions" label="Regions" value={values.regions ?? joinList(profile.regions)} errors={errors} required hint="Two-letter country codes, comma-separated (DE, US), or global." />
+        {save()}
+      </form>
+    );
+  }
+  const rows: [string, Child][] = [
+    ['Kind', profile.kind ? KIND_LABELS[profile.kind] : '—'],
+    ['Display name', profile.display_name ?? '—'],
+    ['Headline', profile.headline ?? '—'],
+    ['About', profile.bio ?? '—'],
+    ['Domains', joinList(profile.accepted_scope.domains) || '—'],
+    ['Topics', joinList(profile.accepted_scope.topics) || 'every topic'],
+    ['Languages', joinList(profile.languages) || '—'],
+    ['Regions', joinList(profile.regions) || '—'],
+    ...(profile.kind === 'robot' ? ([['Endpoint', profile.endpoint_url ?? '—']] as [string, Child][]) : []),
+    ...(profile.kind === 'agent' ? ([['Agent card', profile.agent_card_url ?? '—']] as [string, Child][]) : []),
+  ];
+  const canSubmit = profile.missing_fields.length === 0 && ['registered', 'profile_incomplete', 'suspended'].includes(profile.status);
+  return (
+    <div class="stack">
+      <DataTable headless rows={rows} columns={[{ header: 'Field', rowHeader: true, cell: ([label]) => label }, { header: 'Value', class: 'message', cell: ([, shown]) => shown }]} />
+      {profile.missing_fields.length > 0 ? (
+        <div class="alert" role="status">
+          Still missing: {profile.missing_fields.map((field) => field.replace('accepted_scope.', '').replace('_', ' ')).join(', ')}. Fill them in, then submit.
+        </div>
+      ) : null}
+      {canSubmit ? (
+        <form method="post" action="/provider/onboarding/submit">
+          <button type="submit" class="button primary">
+            Submit for review
+          </button>
+        </form>
+      ) : profile.status === 'pending_review' ? (
+        <p class="muted">Submitted {when(profile.submitted_at)}: waiting for review.</p>
+      ) : null}
+    </div>
+  );
+}
+
+/** Onboarding: where the provider stands, what happens next, and the step at hand. */
+export function ProviderOnboardingPage(props: OnboardingProps) {
+  const { profile } = props;
+  const title = ONBOARDING_STEPS.find((item) => item.id === props.step)!.title;
+  return (
+    <ConsoleLayout title="Provider onboarding" user={props.user} nav={providerNav('onboarding', profile.status === 'active' && profile.kind === 'expert')} notice={props.notice} error={props.error}>
       <div class="narrow">
-        <InvitationsBanner count={pendingInvitations} />
+        <InvitationsBanner count={props.pendingInvitations} />
         <p class="eyebrow">Provider onboarding</p>
-        <h1>{status === 'active' ? 'You are an active expert' : 'Welcome, you are registered'}</h1>
-        <p>
-          Your provider account is <StatusPill status={status} />.{' '}
-          {status === 'active'
-            ? 'Leads that match your accepted scope appear in the workbench.'
-            : 'Next, complete your profile (what you do, which domains and topics you accept, languages and regions) and submit it for review. Once approved you can claim leads in the workbench.'}
+        <h1>{profile.display_name ?? 'Your provider profile'}</h1>
+        <section class="card status-card" aria-labelledby="state-title">
+          <h2 id="state-title">
+            State: <StatusPill status={profile.status} />
+          </h2>
+          <p>{nextStepText(profile)}</p>
+          {profile.review_note && (profile.status === 'profile_incomplete' || profile.status === 'suspended') ? (
+            <div class="alert error" role="alert">
+              <strong>Note from the platform team:</strong> {profile.review_note}
+            </div>
+          ) : null}
+          {profile.status === 'active' && profile.kind === 'expert' ? (
+            <p>
+              <a class="button primary" href="/provider/workbench">
+                Open the workbench
+              </a>
+            </p>
+          ) : null}
+          {props.referredBy ? (
+            <p class="muted">
+              You came from channel <code>{props.referredBy}</code>.
+            </p>
+          ) : null}
+        </section>
+        <StepNav step={props.step} profile={profile} />
+        <section class="card" aria-labelledby="step-title">
+          <h2 id="step-title">{title}</h2>
+          <StepForm props={props} />
+        </section>
+      </div>
+    </ConsoleLayout>
+  );
+}
+
+const URGENCY_LABEL: Record<string, string> = { high: 'urgent', normal: 'normal', low: 'low' };
+
+/** One lead in a list. The same markup is built by /embed/workbench.js when it refreshes the list. */
+function LeadCard({ lead }: { lead: LeadView }) {
+  return (
+    <li class="lead-card" data-lead-id={lead.lead_id}>
+      <a href={`/provider/workbench/leads/${lead.lead_id}`} class="lead-link">
+        <span class="lead-summary">{lead.summary || '(contact details only)'}</span>
+      </a>
+      <span class="lead-meta">
+        <StatusPill status={lead.status} /> <span class={`pill urgency-${lead.urgency}`}>{URGENCY_LABEL[lead.urgency]}</span> <span class="pill">{lead.topic}</span>{' '}
+        <span class="muted">
+          {lead.reference} · {lead.channel_name ?? 'API'} · {when(lead.created_at)}
+        </span>
+      </span>
+    </li>
+  );
+}
+
+interface WorkbenchProps {
+  user: SessionUser;
+  profile: ProviderProfileView;
+  tab: 'available' | 'mine';
+  leads: LeadView[];
+  counts: { available: number; mine: number };
+  hasMore: boolean;
+  notice?: string;
+  error?: string;
+}
+
+/** The workbench: open leads in the expert's scope, and the ones they claimed. */
+export function WorkbenchPage(props: WorkbenchProps) {
+  const tabs = [
+    { id: 'available', label: 'Available' },
+    { id: 'mine', label: 'Mine' },
+  ] as const;
+  return (
+    <ConsoleLayout title="Workbench" user={props.user} nav={providerNav('workbench', true)} notice={props.notice} error={props.error} scripts={['/embed/workbench.js']}>
+      <h1>Workbench</h1>
+      <p class="lead">
+        Leads in {props.profile.accepted_scope.domains.join(', ')}
+        {props.profile.accepted_scope.topics.length ? ` about ${props.profile.accepted_scope.topics.join(', ')}` : ''}. New ones appear here by themselves.
+      </p>
+      <nav class="tabs" aria-label="Leads">
+        {tabs.map((tab) => (
+          <a href={`/provider/workbench?tab=${tab.id}`} aria-current={props.tab === tab.id ? 'page' : undefined}>
+            {tab.label} <span class="count" data-count={tab.id}>{props.counts[tab.id]}</span>
+          </a>
+        ))}
+      </nav>
+      <section class="card" aria-live="polite" aria-labelledby="leads-title">
+        <h2 id="leads-title" class="sr-only">
+          {props.tab === 'available' ? 'Available leads' : 'My leads'}
+        </h2>
+        <p class="muted empty" hidden={props.leads.length > 0}>
+          {props.tab === 'available' ? 'No open leads in your scope right now. This list refreshes by itself.' : 'You have not claimed any lead yet.'}
         </p>
-        {referredBy ? (
-          <p class="muted">
-            You came from channel <code>{referredBy}</code>.
+        <ul class="lead-list" data-tab={props.tab}>
+          {props.leads.map((lead) => (
+            <LeadCard lead={lead} />
+          ))}
+        </ul>
+        {props.hasMore ? (
+          <p>
+            <a href={`/provider/workbench?tab=${props.tab}&after=${props.leads[props.leads.length - 1]?.lead_id ?? ''}`}>Older leads</a>
           </p>
         ) : null}
-        <ol class="steps">
-          {PROVIDER_STEPS.map((step, index) => (
-            <li class={index < done ? 'done' : undefined}>{step}</li>
-          ))}
-        </ol>
+      </section>
+    </ConsoleLayout>
+  );
+}
+
+/** The statuses a claimer may move a lead to next (release is its own button). */
+const NEXT_STATUSES: Partial<Record<LeadStatus, LeadStatus[]>> = { claimed: ['contacted'], contacted: ['qualified'], qualified: ['won', 'lost'] };
+
+/** One lead: the conversation, where it came from, its history, and what the expert can do with it. */
+export function LeadPage({ user, lead, notice, error }: { user: SessionUser; lead: LeadDetail; notice?: string; error?: string }) {
+  const mine = lead.contact !== undefined;
+  const next = NEXT_STATUSES[lead.status] ?? [];
+  const base = `/provider/workbench/leads/${lead.lead_id}`;
+  return (
+    <ConsoleLayout title={`Lead ${lead.reference}`} user={user} nav={providerNav('workbench', true)} notice={notice} error={error}>
+      <p class="eyebrow">
+        <a href={`/provider/workbench?tab=${mine ? 'mine' : 'available'}`}>Workbench</a> / {lead.reference}
+      </p>
+      <div class="title-row">
+        <h1>Lead {lead.reference}</h1>
+        <StatusPill status={lead.status} />
+        <span class={`pill urgency-${lead.urgency}`}>{URGENCY_LABEL[lead.urgency]}</span>
+      </div>
+      <div class="grid-2">
+        <section class="card" aria-labelledby="conversation-title">
+          <h2 id="conversation-title">Conversation</h2>
+          <ol class="transcript">
+            {lead.messages.map((message) => (
+              <li class={`turn ${message.role}`}>
+                <span class="speaker">{message.role === 'visitor' ? 'Visitor' : message.role === 'system' ? 'Platform' : message.role === 'agent' ? 'Agent' : 'Expert'}</span>
+                <span class="when">{when(message.created_at)}</span>
+                <p>{message.text}</p>
+              </li>
+            ))}
+          </ol>
+        </section>
+        <div>
+          <section class="card" aria-labelledby="actions-title">
+            <h2 id="actions-title">{mine ? 'Your lead' : 'Open lead'}</h2>
+            {lead.status === 'open' ? (
+              <form method="post" action={`${base}/claim`}>
+                <p>Claim it to see the contact details and follow up. The first expert to claim it gets it.</p>
+                <button type="submit" class="button primary">
+                  Claim this lead
+                </button>
+              </form>
+            ) : null}
+            {mine && lead.contact ? (
+              <dl class="contact">
+                <dt>Name</dt>
+                <dd>{lead.contact.name ?? '—'}</dd>
+                <dt>Email</dt>
+                <dd>{lead.contact.email ? <a href={`mailto:${lead.contact.email}`}>{lead.contact.email}</a> : '—'}</dd>
+                <dt>Phone</dt>
+                <dd>{lead.contact.phone ?? '—'}</dd>
+              </dl>
+            ) : null}
+            {mine && next.length > 0 ? (
+              <form method="post" action={`${base}/status`} class="stack">
+                <div class="field">
+                  <label for="f-status">Next status</label>
+                  <select id="f-status" name="status">
+                    {next.map((status) => (
+                      <option value={status}>{status}</option>
+                    ))}
+                  </select>
+                </div>
+                <Field name="note" label="Note (optional)" multiline maxlength={1000} hint="Kept in the lead's history." />
+                <button type="submit" class="button primary">
+                  Update status
+                </button>
+              </form>
+            ) : null}
+            {mine && next.length > 0 ? (
+              <form method="post" action={`${base}/status`} class="release">
+                <input type="hidden" name="status" value="open" />
+                <button type="submit" class="button ghost">
+                  Release it to other experts
+                </button>
+              </form>
+            ) : null}
+          </section>
+          <section class="card" aria-labelledby="about-title">
+            <h2 id="about-title">About</h2>
+            <DataTable
+              headless
+              rows={[
+                ['Domain', lead.domain],
+                ['Topic', lead.topic],
+                ['Trigger', lead.trigger.replace('_', ' ')],
+                ['Channel', lead.channel_name ?? 'API'],
+                ['Source', lead.attribution?.source_site ?? '—'],
+                ['Page', lead.attribution?.page_url ?? '—'],
+                [
+                  'Campaign',
+                  Object.entries(lead.attribution?.campaign ?? {})
+                    .map(([name, value]) => `${name.replace('utm_', '')}: ${value}`)
+                    .join(', ') || '—',
+                ],
+                ['Created', when(lead.created_at)],
+              ]}
+              columns={[
+                { header: 'Field', rowHeader: true, cell: ([label]) => label },
+                { header: 'Value', class: 'message', cell: ([, shown]) => shown },
+              ]}
+            />
+          </section>
+          <section class="card" aria-labelledby="history-title">
+            <h2 id="history-title">History</h2>
+            <ol class="history">
+              {lead.history.map((entry) => (
+                <li>
+                  <span class="when">{when(entry.at)}</span> {entry.from ? `${entry.from} → ${entry.to}` : `created (${entry.to})`}
+                  {entry.by_you ? <span class="muted"> by you</span> : null}
+                  {entry.note ? <p class="note">{entry.note}</p> : null}
+                </li>
+              ))}
+            </ol>
+          </section>
+        </div>
+      </div>
+    </ConsoleLayout>
+  );
+}
+
+/** A provider who may not use the workbench yet: why, and what to do next. */
+export function WorkbenchClosedPage({ user, profile }: { user: SessionUser; profile: ProviderProfileView }) {
+  return (
+    <ConsoleLayout title="Workbench" user={user} nav={providerNav('workbench', false)}>
+      <div class="narrow">
+        <h1>The workbench is not open to you yet</h1>
+        <p>
+          Your provider account is <StatusPill status={profile.status} />
+          {profile.kind && profile.kind !== 'expert' ? ` and you are registered as ${KIND_LABELS[profile.kind]?.toLowerCase()}` : ''}.
+        </p>
+        <p>
+          {profile.kind && profile.kind !== 'expert'
+            ? 'The workbench is where experts claim leads; agents and robots answer executions instead.'
+            : nextStepText(profile)}
+        </p>
+        <p>
+          <a class="button primary" href="/provider/onboarding">
+            Go to your profile
+          </a>
+        </p>
       </div>
     </ConsoleLayout>
   );

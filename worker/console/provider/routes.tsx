@@ -1,24 +1,194 @@
 /** @jsxImportSource hono/jsx */
-/** The provider's console pages. */
+/**
+ * The provider's console: /provider/onboarding (a guided profile in steps, then review) and
+ * /provider/workbench (leads to claim and work). The pages call the same services as the
+ * provider API, so the state machine and the lead rules are the same whichever way one uses.
+ */
+import type { Context } from 'hono';
 import { newApp } from '../../app';
+import type { AppEnv } from '../../env';
+import { egressPolicy } from '../../lib/egress';
+import { ApiError, type FieldError } from '../../lib/errors';
+import { providerMay } from '../../platform/access/policy';
+import { listDomainEntries } from '../../platform/domains/service';
 import { listOpenInvitations } from '../../platform/identity/memberships';
-import { providerOf } from '../../platform/providers/service';
+import { leadStatusSchema } from '../../platform/leads/schemas';
+import { changeLeadStatus, claimLead, leadDetailForProvider, listLeadsForProvider } from '../../platform/leads/service';
+import { profileInputSchema, type ProfileInput } from '../../platform/providers/schemas';
+import { describeProvider, providerOf, saveProviderProfile, type ProviderRow } from '../../platform/providers/service';
 import { landingFor } from '../auth/routes';
+import { formErrors, formList, readForm } from '../shared/form-input';
+import type { FieldErrors } from '../shared/forms';
+import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
-import { ProviderOnboardingPage } from './pages';
+import { userAuditContext } from '../shared/workspace';
+import { LeadPage, ONBOARDING_STEPS, ProviderOnboardingPage, WorkbenchClosedPage, WorkbenchPage, type OnboardingStep } from './pages';
 
-/** /provider/onboarding. */
-export function providerRoutes() {
+/** The signed-in provider; anyone else is sent where they belong. */
+async function providerFor(c: Context<AppEnv>): Promise<ProviderRow | Response> {
+  const user = currentUser(c);
+  const provider = user.role === 'provider' ? await providerOf(c.var.db, user.id) : undefined;
+  return provider ?? c.redirect(await landingFor(c, user), 303);
+}
+
+const isStep = (value: string | undefined): value is OnboardingStep => ONBOARDING_STEPS.some((step) => step.id === value);
+
+/** The first step that still needs something, else review. */
+function firstOpenStep(missing: string[]): OnboardingStep {
+  if (missing.includes('kind')) return 'kind';
+  if (missing.some((field) => ['display_name', 'headline', 'endpoint_url', 'agent_card_url'].includes(field))) return 'profile';
+  if (missing.includes('accepted_scope.domains')) return 'scope';
+  if (missing.includes('languages') || missing.includes('regions')) return 'reach';
+  return 'review';
+}
+
+/** The profile fields of one step's form, in the provider API's shape. */
+function stepInput(step: OnboardingStep, form: Record<string, string>): Record<string, unknown> {
+  const optional = (value: string | undefined) => (value === undefined || value.trim() === '' ? null : value);
+  switch (step) {
+    case 'kind':
+      return { kind: form.kind };
+    case 'profile':
+      return {
+        display_name: form.display_name ?? '',
+        headline: form.headline ?? '',
+        bio: optional(form.bio),
+        ...('endpoint_url' in form ? { endpoint_url: optional(form.endpoint_url) } : {}),
+        ...('agent_card_url' in form ? { agent_card_url: optional(form.agent_card_url) } : {}),
+        ...('priority' in form && form.priority !== '' ? { priority: Number(form.priority) } : {}),
+      };
+    case 'scope':
+      return { accepted_scope: { domains: formList(form, 'domains'), topics: formList(form, 'topics') } };
+    case 'reach':
+      return { languages: formList(form, 'languages'), regions: formList(form, 'regions') };
+    case 'review':
+      return {};
+  }
+}
+
+/** Field names on the pages for the API's pointers (`/accepted_scope/domains/0` is the domains field). */
+function pageFieldErrors(errors: Record<string, string>): FieldErrors {
+  return Object.fromEntries(Object.entries(errors).map(([name, detail]) => [name.replace(/^accepted_scope\./, ''), detail]));
+}
+
+function fieldErrorsOf(errors: FieldError[]): FieldErrors {
+  const named: Record<string, string> = {};
+  for (const error of errors) {
+    const [first, second] = error.pointer.split('/').filter(Boolean);
+    const name = second && !/^\d+$/.test(second) ? `${first}.${second}` : (first ?? '');
+    named[name] ??= error.detail;
+  }
+  return pageFieldErrors(named);
+}
+
+async function renderOnboarding(c: Context<AppEnv>, provider: ProviderRow, step: OnboardingStep | undefined, extra: { errors?: FieldErrors; values?: Record<string, string>; error?: string } = {}, status: 200 | 409 | 422 = 200) {
+  const user = currentUser(c);
+  const [profile, domains, invitations] = await Promise.all([describeProvider(c.var.db, provider), listDomainEntries(c.var.db), listOpenInvitations(c.var.db, { email: user.email })]);
+  return c.html(
+    <ProviderOnboardingPage
+      user={user}
+      profile={profile}
+      step={step ?? firstOpenStep(profile.missing_fields)}
+      domains={domains}
+      referredBy={provider.referredByChannelKey}
+      pendingInvitations={invitations.length}
+      notice={noticeOf(c)}
+      {...extra}
+    />,
+    status,
+  );
+}
+
+/** Saves a change through the provider service; what it refuses is shown on the step's page. */
+async function saveOrShow(c: Context<AppEnv>, provider: ProviderRow, step: OnboardingStep, input: ProfileInput, values: Record<string, string>, then: string) {
+  try {
+    await saveProviderProfile(c.var.db, provider, input, egressPolicy(c.var.settings), c.var.requestId);
+  } catch (error) {
+    if (!(error instanceof ApiError) || !['validation_failed', 'profile_incomplete', 'invalid_transition', 'conflict'].includes(error.code)) throw error;
+    return renderOnboarding(c, provider, step, { errors: fieldErrorsOf(error.options.errors ?? []), values, error: error.detail }, error.status as 409 | 422);
+  }
+  return c.redirect(then, 303);
+}
+
+async function renderWorkbench(c: Context<AppEnv>, provider: ProviderRow, extra: { error?: string } = {}, status: 200 | 409 = 200) {
+  const user = currentUser(c);
+  const profile = await describeProvider(c.var.db, provider);
+  if (!providerMay(provider.status, 'workbench.use') || provider.kind !== 'expert') return c.html(<WorkbenchClosedPage user={user} profile={profile} />);
+  const tab = c.req.query('tab') === 'mine' ? 'mine' : 'available';
+  const after = c.req.query('after');
+  const page = await listLeadsForProvider(c.var.db, provider, { scope: tab, limit: 25, ...(after?.startsWith('lead_') ? { startingAfter: after } : {}) });
+  return c.html(<WorkbenchPage user={user} profile={profile} tab={tab} leads={page.data} counts={page.counts} hasMore={page.has_more} notice={noticeOf(c)} {...extra} />, status);
+}
+
+/** The provider's pages. */
+export function providerPageRoutes() {
   const app = newApp('page');
   app.use('/provider/*', ...consolePageGuards);
 
   app.get('/provider/onboarding', async (c) => {
-    const user = currentUser(c);
-    if (user.role !== 'provider') return c.redirect(await landingFor(c, user), 303);
-    const [provider, invitations] = await Promise.all([providerOf(c.var.db, user.id), listOpenInvitations(c.var.db, { email: user.email })]);
-    return c.html(
-      <ProviderOnboardingPage user={user} status={provider?.status ?? 'registered'} referredBy={provider?.referredByChannelKey ?? null} pendingInvitations={invitations.length} />,
-    );
+    const provider = await providerFor(c);
+    if (provider instanceof Response) return provider;
+    const step = c.req.query('step');
+    return renderOnboarding(c, provider, isStep(step) ? step : undefined);
+  });
+
+  app.post('/provider/onboarding/submit', async (c) => {
+    const provider = await providerFor(c);
+    if (provider instanceof Response) return provider;
+    return saveOrShow(c, provider, 'review', { submit: true }, {}, '/provider/onboarding?step=review&notice=submitted');
+  });
+
+  app.post('/provider/onboarding/:step', async (c) => {
+    const provider = await providerFor(c);
+    if (provider instanceof Response) return provider;
+    const step = c.req.param('step');
+    if (!isStep(step) || step === 'review') throw new ApiError('not_found', 'No such onboarding step.');
+    const form = await readForm(c);
+    const parsed = profileInputSchema.safeParse(stepInput(step, form));
+    if (!parsed.success) return renderOnboarding(c, provider, step, { errors: pageFieldErrors(formErrors(parsed.error)), values: form, error: 'Please check the form.' }, 422);
+    const next = ONBOARDING_STEPS[ONBOARDING_STEPS.findIndex((item) => item.id === step) + 1]!.id;
+    return saveOrShow(c, provider, step, parsed.data, form, `/provider/onboarding?step=${next}&notice=saved`);
+  });
+
+  app.get('/provider/workbench', async (c) => {
+    const provider = await providerFor(c);
+    if (provider instanceof Response) return provider;
+    return renderWorkbench(c, provider);
+  });
+
+  app.get('/provider/workbench/leads/:leadId', async (c) => {
+    const provider = await providerFor(c);
+    if (provider instanceof Response) return provider;
+    if (!providerMay(provider.status, 'workbench.use') || provider.kind !== 'expert') return c.redirect('/provider/workbench', 303);
+    const lead = await leadDetailForProvider(c.var.db, provider, c.req.param('leadId'));
+    return c.html(<LeadPage user={currentUser(c)} lead={lead} notice={noticeOf(c)} />);
+  });
+
+  app.post('/provider/workbench/leads/:leadId/claim', async (c) => {
+    const provider = await providerFor(c);
+    if (provider instanceof Response) return provider;
+    if (!providerMay(provider.status, 'workbench.use') || provider.kind !== 'expert') throw new ApiError('provider_inactive', 'Only active experts claim leads.');
+    const leadId = c.req.param('leadId');
+    try {
+      await claimLead(c.var.db, provider, leadId, userAuditContext(c));
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'already_claimed') return renderWorkbench(c, provider, { error: 'Another expert claimed this lead first. It has left your Available list.' }, 409);
+      throw error;
+    }
+    return c.redirect(`/provider/workbench/leads/${leadId}?notice=claimed`, 303);
+  });
+
+  app.post('/provider/workbench/leads/:leadId/status', async (c) => {
+    const provider = await providerFor(c);
+    if (provider instanceof Response) return provider;
+    if (!providerMay(provider.status, 'workbench.use') || provider.kind !== 'expert') throw new ApiError('provider_inactive', 'Only active experts work leads.');
+    const leadId = c.req.param('leadId');
+    const form = await readForm(c);
+    const status = leadStatusSchema.safeParse(form.status);
+    if (!status.success) throw new ApiError('validation_failed', 'Choose a status.');
+    const note = form.note?.trim().slice(0, 1000) || null;
+    await changeLeadStatus(c.var.db, provider, leadId, status.data, note, userAuditContext(c));
+    return status.data === 'open' ? c.redirect('/provider/workbench?notice=released', 303) : c.redirect(`/provider/workbench/leads/${leadId}?notice=status`, 303);
   });
 
   return app;

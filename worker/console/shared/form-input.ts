@@ -21,15 +21,32 @@ export const requireFormBody = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-/** The posted form's text fields (file parts are dropped). A form that cannot be read is a 400. */
+/**
+ * The posted form's text fields (file parts are dropped). A field sent several times (checkboxes)
+ * comes back as its values joined by newlines; `formList` splits them. A form that cannot be read
+ * is a 400.
+ */
 export async function readForm(c: Context<AppEnv>): Promise<Record<string, string>> {
   let body: Record<string, unknown>;
   try {
-    body = await c.req.parseBody();
+    body = await c.req.parseBody({ all: true });
   } catch {
     throw new ApiError('malformed_form', 'The form could not be read. Reload the page and try again.');
   }
-  return Object.fromEntries(Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  const fields: Record<string, string> = {};
+  for (const [name, value] of Object.entries(body)) {
+    const texts = (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string');
+    if (texts.length > 0) fields[name] = texts.join('\n');
+  }
+  return fields;
+}
+
+/** The values of a repeated field (checkboxes), or of a list typed one per line or comma-separated. */
+export function formList(form: Record<string, string>, name: string): string[] {
+  return (form[name] ?? '')
+    .split(/[\n,]/)
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 /** zod's pointers (/allowed_origins/0, /colors/primary) become form field names (allowed_origins, colors.primary). */

@@ -75,3 +75,41 @@ export function Select(props: { name: string; label: string; value: string; opti
   );
 }
 
+
+/** A group of choices in a fieldset: radio buttons (one) or checkboxes (several), each with a description. */
+export function ChoiceGroup(props: {
+  name: string;
+  legend: string;
+  type: 'radio' | 'checkbox';
+  options: { value: string; label: string; description?: string }[];
+  checked: string[];
+  errors?: FieldErrors;
+  hint?: string;
+}) {
+  const error = props.errors?.[props.name];
+  const id = `f-${props.name.replace(/[^a-z0-9]+/gi, '-')}`;
+  return (
+    <fieldset class="choice" aria-describedby={[props.hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined}>
+      <legend>{props.legend}</legend>
+      {props.hint ? (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+      {props.options.map((option) => (
+        <label class="option">
+          <input type={props.type} name={props.name} value={option.value} checked={props.checked.includes(option.value)} />
+          <span>
+            <strong>{option.label}</strong>
+            {option.description ? <span class="muted"> · {option.description}</span> : null}
+          </span>
+        </label>
+      ))}
+      {error ? (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      ) : null}
+    </fieldset>
+  );
+}

@@ -82,6 +82,11 @@ export function ConsoleLayout({ title, user, nav = [], memberships = [], current
               </button>
             </form>
           ) : null}
+          {user.isPlatformAdmin && !nav.some((item) => item.href.startsWith('/admin')) ? (
+            <a href="/admin/providers" class="admin-link">
+              Provider review
+            </a>
+          ) : null}
           <span class="who">{user.email}</span>
           <form method="post" action="/auth/sign-out" class="inline">
             <button type="submit" class="button small ghost">
@@ -139,7 +144,7 @@ export function WorkspaceLayout({ page, title, active, scripts, children }: { pa
 
 /** A record's state as a coloured pill. */
 export function StatusPill({ status }: { status: string }) {
-  return <span class={`pill status-${status}`}>{status}</span>;
+  return <span class={`pill status-${status}`}>{status.replace(/_/g, ' ')}</span>;
 }
 
 /** A pointer to the invitations page when someone invited this user. */

@@ -13,6 +13,14 @@ const NOTICES: Record<string, string> = {
   declined: 'Invitation declined.',
   changed: 'Role updated.',
   removed: 'Member removed.',
+  submitted: 'Submitted: your profile is with the platform team for review.',
+  claimed: 'You claimed this lead. The contact details are below.',
+  status: 'Status updated.',
+  released: 'Lead released: it is open to other experts again.',
+  approved: 'Provider approved: they are active now.',
+  rejected: 'Provider sent back with your note.',
+  suspended: 'Provider suspended.',
+  settings: 'Workspace settings saved.',
 };
 
 /** The notice a redirect asked the page to show, if it is one of ours. */

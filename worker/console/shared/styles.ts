@@ -21,7 +21,8 @@ pre code { background: none; padding: 0; color: inherit; }
 .page { max-width: 72rem; margin: 0 auto; padding: 1.5rem 1.25rem 4rem; }
 .card > h2:first-child { margin-top: 0; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 1.25rem; margin: 1rem 0; }
-h1 { font-size: 1.9rem; line-height: 1.2; margin: 0.5rem 0 0.75rem; }
+h1 { font-size: 1.9rem; line-height: 1.2; margin: 0.5rem 0 0.75rem; overflow-wrap: anywhere; }
+h2, h3 { overflow-wrap: anywhere; }
 h2 { font-size: 1.35rem; margin: 2rem 0 0.5rem; }
 h3 { font-size: 1.1rem; margin: 1.25rem 0 0.5rem; }
 .lead { color: var(--muted); font-size: 1.05rem; max-width: 48rem; }
@@ -103,6 +104,41 @@ td.source { font-size: 0.9rem; overflow-wrap: anywhere; }
 .steps li.done { color: var(--ok); font-weight: 600; }
 @media (max-width: 900px) { .editor { grid-template-columns: 1fr; } .preview-pane { position: static; } }
 @media (max-width: 640px) { .console-nav { order: 3; width: 100%; } .who { display: none; } .auth-card { margin: 1rem; padding: 1.25rem; } }
+/* Provider onboarding and workbench */
+.stepper { list-style: none; padding: 0; margin: 1rem 0; display: flex; flex-wrap: wrap; gap: 0.4rem; counter-reset: step; }
+.stepper a { display: inline-flex; gap: 0.4rem; align-items: center; padding: 0.35rem 0.7rem; border: 1px solid var(--line); border-radius: 999px; text-decoration: none; color: var(--ink); background: #fff; font-size: 0.92rem; }
+.stepper .step-number { display: inline-grid; place-items: center; width: 1.4rem; height: 1.4rem; border-radius: 50%; background: var(--code); font-weight: 700; font-size: 0.8rem; }
+.stepper li.done .step-number { background: #e3f5ec; color: #0b5a3c; }
+.stepper li.current a { border-color: var(--accent); background: #f0f4ff; font-weight: 700; }
+.stepper li.current .step-number { background: var(--accent); color: #fff; }
+.status-card h2 { display: flex; gap: 0.5rem; align-items: center; }
+.tabs { display: flex; gap: 0.25rem; border-bottom: 1px solid var(--line); margin: 1rem 0 0; flex-wrap: wrap; }
+.tabs a { padding: 0.55rem 0.9rem; text-decoration: none; color: var(--muted); border-bottom: 3px solid transparent; font-weight: 600; }
+.tabs a[aria-current=page] { color: var(--ink); border-bottom-color: var(--accent); }
+.tabs .count { display: inline-block; min-width: 1.5rem; text-align: center; font-size: 0.8rem; padding: 0 0.35rem; border-radius: 999px; background: var(--code); color: var(--ink); }
+.lead-list { list-style: none; padding: 0; margin: 0; display: grid; gap: 0.5rem; }
+.lead-card { display: grid; gap: 0.35rem; padding: 0.75rem 0.85rem; border: 1px solid var(--line); border-radius: 8px; }
+.lead-link { font-weight: 600; overflow-wrap: anywhere; }
+.lead-meta { display: flex; flex-wrap: wrap; gap: 0.35rem; align-items: center; font-size: 0.9rem; }
+.pill.urgency-high { background: #fdecea; color: #8a1c12; }
+.pill.urgency-low { background: #eef1f6; color: var(--muted); }
+.pill.status-claimed, .pill.status-contacted, .pill.status-qualified, .pill.status-pending_review { background: #fff3cd; color: #5c4400; }
+.pill.status-won { background: #e3f5ec; color: #0b5a3c; }
+.pill.status-lost, .pill.status-held, .pill.status-rejected { background: #fdecea; color: #8a1c12; }
+.transcript { list-style: none; padding: 0; margin: 0; display: grid; gap: 0.6rem; }
+.turn { padding: 0.6rem 0.75rem; border-radius: 8px; background: var(--code); }
+.turn.visitor { background: #f0f4ff; }
+.turn .speaker { font-weight: 700; margin-right: 0.5rem; }
+.turn .when, .history .when { color: var(--muted); font-size: 0.85rem; }
+.turn p { margin: 0.3rem 0 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.history { padding-left: 1.1rem; margin: 0; }
+.history li { margin: 0.35rem 0; }
+.history .note { margin: 0.2rem 0 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.contact { display: grid; grid-template-columns: auto 1fr; gap: 0.3rem 1rem; margin: 0.5rem 0 1rem; }
+.contact dt { font-weight: 600; color: var(--muted); }
+.contact dd { margin: 0; overflow-wrap: anywhere; }
+.release { margin-top: 0.75rem; }
+.admin-link { font-size: 0.9rem; }
 /* Hosted inbox */
 .inbox-body { background: #e9ecf1; min-height: 100vh; }
 .narrow { max-width: 40rem; }

@@ -11,8 +11,9 @@ import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { resolveActor, type Actor } from '../identity/credentials';
 import { requireRole, resolveMemberWorkspace } from '../identity/memberships';
-import { readSessionToken, validateSession } from '../identity/sessions';
-import { scopeFor, type WorkspaceAction } from './policy';
+import { readSessionToken, validateSession, type SessionUser } from '../identity/sessions';
+import { providerByUserQuery, type ProviderRow } from '../providers/service';
+import { providerMay, scopeFor, type ProviderAction, type WorkspaceAction } from './policy';
 
 /** The workspace a platform-core request acts on, and who acts, for scoping and audit. */
 export interface WorkspaceAccess {
@@ -28,6 +29,8 @@ declare module 'hono' {
     actor: Actor;
     /** Set on platform-core routes: the workspace acted on. */
     workspace: WorkspaceAccess;
+    /** Set on provider routes: the signed-in provider. */
+    provider: ProviderRow;
   }
 }
 
@@ -120,4 +123,46 @@ export function requireWorkspace(c: Context<AppEnv>): WorkspaceAccess {
   const workspace = c.get('workspace');
   if (!workspace) throw new Error('requireWorkspaceAccess must run before this handler');
   return workspace;
+}
+
+/**
+ * A signed-in console session for an API route: the user, after the same-origin check that every
+ * cookie-authenticated change must pass. Without a valid session: 401 `session_required`.
+ */
+async function requireSessionProvider(c: Context<AppEnv>): Promise<{ user: SessionUser; provider: ProviderRow | undefined }> {
+  const token = readSessionToken(c);
+  // The session and its provider record, in one round trip.
+  const session = token ? await validateSession(c.var.db, token, Date.now(), (userId) => providerByUserQuery(c.var.db, userId)) : undefined;
+  if (!session) throw new ApiError('session_required', 'Sign in to the console first; this route takes a console session.');
+  if (!SAFE_METHODS.has(c.req.method) && !isSameOriginRequest(c)) {
+    throw new ApiError('csrf_rejected', 'Cookie-authenticated changes must come from the console itself.');
+  }
+  c.set('user', session.user);
+  return { user: session.user, provider: session.companion[0] };
+}
+
+/**
+ * Admits a signed-in provider whose state allows the action (access/policy.ts). A business
+ * user gets 403 `provider_required`; a provider not yet allowed, 403 `provider_inactive`.
+ */
+export function requireProvider(action: ProviderAction) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const { user, provider } = await requireSessionProvider(c);
+    if (user.role !== 'provider' || !provider) throw new ApiError('provider_required', 'This route is for provider accounts (experts, agents and robots).');
+    if (!providerMay(provider.status, action)) {
+      throw new ApiError('provider_inactive', `Your provider account is ${provider.status.replace('_', ' ')}; only active providers can do this.`, { extensions: { status: provider.status } });
+    }
+    if (action === 'workbench.use' && provider.kind !== 'expert') {
+      throw new ApiError('provider_inactive', 'The workbench is for experts; agents and robots answer executions instead.', { extensions: { status: provider.status } });
+    }
+    c.set('provider', provider);
+    await next();
+  });
+}
+
+/** The provider that requireProvider admitted. */
+export function requireProviderRow(c: Context<AppEnv>): ProviderRow {
+  const provider = c.get('provider');
+  if (!provider) throw new Error('requireProvider must run before this handler');
+  return provider;
 }

@@ -35,9 +35,29 @@ export const WORKSPACE_POLICY = {
   'team.manage': { scope: null, roles: ['owner'] },
   /** See the workspace's API keys (metadata only). */
   'keys.read': { scope: null, roles: ['owner', 'admin', 'member'] },
+  /** Change the workspace's own settings, such as its blocked terms. */
+  'workspace.settings': { scope: null, roles: ['owner', 'admin'] },
 } as const satisfies Record<string, Rule>;
 
 export type WorkspaceAction = keyof typeof WORKSPACE_POLICY;
+
+export const PROVIDER_STATUSES = ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended'] as const;
+export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
+
+/** Provider actions, and the provider states that allow them (PRODUCT.md section 8: only active providers see or claim leads). */
+export const PROVIDER_POLICY = {
+  /** Read and edit one's own profile, and submit it for review. */
+  'profile.manage': PROVIDER_STATUSES,
+  /** See, claim and work leads in the workbench. */
+  'workbench.use': ['active'],
+} as const satisfies Record<string, readonly ProviderStatus[]>;
+
+export type ProviderAction = keyof typeof PROVIDER_POLICY;
+
+/** Whether a provider in this state may take the action. */
+export function providerMay(status: ProviderStatus, action: ProviderAction): boolean {
+  return (PROVIDER_POLICY[action] as readonly ProviderStatus[]).includes(status);
+}
 
 /** Whether a member with this role may take the action. */
 export function roleMay(role: WorkspaceRole, action: WorkspaceAction): boolean {

@@ -1,6 +1,7 @@
 /** The internal provisioning API under /api/admin/ (PRODUCT.md section 12). Not in the public description. */
 import { newApp } from '../../app';
 import { registerAuditLogRoutes } from './audit-log';
+import { registerCatalogAndPeopleRoutes } from './catalog-and-people';
 import { registerCredentialRoutes } from './credentials';
 import { registerOrganizationRoutes } from './organizations';
 
@@ -9,6 +10,7 @@ export function adminRoutes() {
   const app = newApp('problem');
   registerOrganizationRoutes(app);
   registerCredentialRoutes(app);
+  registerCatalogAndPeopleRoutes(app);
   registerAuditLogRoutes(app);
   return app;
 }

@@ -6,10 +6,9 @@
  */
 import type { Database } from '../../lib/db';
 import { ApiError, type FieldError } from '../../lib/errors';
-import { newVisitorToken } from '../conversations/service';
 import { runExecution, type ExecutionContext } from '../core/execute';
 import type { IntakeRequest, IntakeResponse } from './schemas';
-import { widgetConfigOf, type ActiveChannel, type ChannelRow } from './service';
+import { asksForContact, widgetConfigOf, type ActiveChannel, type ChannelRow } from './service';
 
 export interface IntakeCommand {
   channel: ActiveChannel;
@@ -29,12 +28,7 @@ function missingContactFields(channel: ChannelRow, request: IntakeRequest): Fiel
 /** Runs one visitor message (or handoff, or contact form) and answers what to show next. */
 export async function runIntake(db: Database, command: IntakeCommand): Promise<IntakeResponse> {
   const { channel, request } = command;
-
-  // A filled honeypot is a bot: answer as if all went well, store nothing, teach it nothing.
-  if (request.website) {
-    return { session_id: request.session_id ?? newVisitorToken(), reply: 'Thanks, we got your message.', next: 'continue' };
-  }
-  if (request.trigger === 'lead_capture') {
+  if (request.trigger === 'lead_capture' && !request.website) {
     const missing = missingContactFields(channel, request);
     if (missing.length > 0) throw new ApiError('validation_failed', 'Some contact details are required.', { errors: missing });
   }
@@ -48,19 +42,25 @@ export async function runIntake(db: Database, command: IntakeCommand): Promise<I
       trigger: request.trigger,
       ...(request.contact ? { contact: request.contact } : {}),
       ...(request.attribution ? { attribution: request.attribution } : {}),
+      // A filled honeypot is a bot: risk control rejects it (stored for audit, offered to no one),
+      // and the answer looks like any other, so it learns nothing.
+      honeypot: Boolean(request.website),
     },
     { ...command.context, outputRequestId: command.context.requestId },
   );
-  const result = outcome.result!;
-  const rules = widgetConfigOf(channel).lead_capture;
-  const asksForContact = rules.name !== 'off' || rules.email !== 'off' || rules.phone !== 'off';
+  const plan = outcome.plan!;
   const next: IntakeResponse['next'] =
-    request.trigger === 'lead_capture' ? 'done' : asksForContact && !outcome.conversation?.contactKnown ? 'collect_contact' : 'continue';
+    request.trigger === 'lead_capture'
+      ? 'done'
+      : plan.disposition === 'routed' && asksForContact(channel) && !outcome.conversation!.contactKnown
+        ? 'collect_contact'
+        : 'continue';
   return {
     session_id: outcome.conversation!.token,
-    reply: result.reply,
-    demand_id: result.demand_id,
-    ...(result.lead_id ? { lead_id: result.lead_id } : {}),
+    reply: plan.reply,
+    demand_id: plan.demand.id,
+    reference: plan.result.reference as string,
+    ...(plan.lead ? { lead_id: plan.lead.id } : {}),
     next,
   };
 }

@@ -78,12 +78,17 @@ export type WidgetConfigPatch = z.infer<typeof widgetConfigPatchSchema>;
 
 const domainSchema = z.string().trim().min(1).max(100).openapi({ example: 'consultation' });
 
+export const routingPoolSchema = z.enum(['platform', 'workspace']).openapi('RoutingPool', {
+  description: 'Who may see this channel’s leads: `platform` (every matching active provider, the default) or `workspace` (only providers who are members of this workspace).',
+});
+
 export const createChannelSchema = z
   .strictObject({
     name: z.string().trim().min(1).max(80),
     domain: domainSchema,
     allowed_origins: z.array(originSchema).max(50).default([]),
     first_party_origins: z.array(originSchema).max(20).default([]),
+    routing_pool: routingPoolSchema.default('platform'),
     widget: widgetConfigPatchSchema.optional(),
   })
   .openapi('CreateChannel');
@@ -95,6 +100,7 @@ export const updateChannelSchema = z
     allowed_origins: z.array(originSchema).max(50).optional(),
     first_party_origins: z.array(originSchema).max(20).optional(),
     status: z.enum(['active', 'disabled']).optional(),
+    routing_pool: routingPoolSchema.optional(),
     widget: widgetConfigPatchSchema.optional(),
   })
   .openapi('UpdateChannel');
@@ -108,6 +114,7 @@ export const channelSchema = z
     status: z.enum(['active', 'disabled']),
     allowed_origins: z.array(z.string()),
     first_party_origins: z.array(z.string()),
+    routing_pool: routingPoolSchema,
     widget: widgetConfigSchema,
     snippet: z.string().openapi({ description: 'The <script> tag to paste into a site.' }),
     hosted_inbox_url: z.string(),
@@ -195,7 +202,8 @@ export const intakeResponseSchema = z
   .object({
     session_id: z.string(),
     reply: z.string().openapi({ description: 'What to show the visitor.' }),
-    demand_id: z.string().optional(),
+    demand_id: z.string().optional().openapi({ description: 'The conversation’s one demand: the same for every message of it.' }),
+    reference: z.string().optional().openapi({ example: 'D-8S5BSX', description: 'The reference the visitor sees, the same for the whole conversation.' }),
     lead_id: z.string().optional(),
     next: z.enum(['continue', 'collect_contact', 'done']).openapi({
       description: '`collect_contact`: show the contact form; `done`: the lead is captured.',

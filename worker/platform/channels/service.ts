@@ -44,6 +44,12 @@ export function widgetConfigOf(row: ChannelRow): WidgetConfig {
   return widgetConfigSchema.parse(row.widgetConfig);
 }
 
+/** Whether the channel's widget asks visitors for any contact detail. */
+export function asksForContact(row: ChannelRow): boolean {
+  const rules = widgetConfigOf(row).lead_capture;
+  return rules.name !== 'off' || rules.email !== 'off' || rules.phone !== 'off';
+}
+
 /** The hosted inbox page of a channel, `{console_url}/widget/{channel_key}`. */
 export function hostedInboxUrl(urls: PlatformUrls, channelKey: string): string {
   return `${urls.consoleUrl}/widget/${encodeURIComponent(channelKey)}`;
@@ -64,6 +70,7 @@ export function describeChannel(row: ChannelRow, urls: PlatformUrls): ChannelVie
     status: row.status,
     allowed_origins: row.allowedOrigins,
     first_party_origins: row.firstPartyOrigins,
+    routing_pool: row.routingPool,
     widget: widgetConfigOf(row),
     snippet: snippetFor(urls, row.channelKey),
     hosted_inbox_url: hostedInboxUrl(urls, row.channelKey),
@@ -105,6 +112,7 @@ export interface CreateChannelInput {
   domain: string;
   allowed_origins: string[];
   first_party_origins: string[];
+  routing_pool?: 'platform' | 'workspace';
   widget?: WidgetConfigPatch;
 }
 
@@ -134,6 +142,7 @@ export async function createChannel(
     domain: input.domain,
     allowedOrigins: [...new Set(input.allowed_origins)],
     firstPartyOrigins: [...new Set(input.first_party_origins)],
+    routingPool: input.routing_pool ?? ('platform' as const),
     status: 'active' as const,
     widgetConfig,
     createdAt: now,
@@ -171,6 +180,7 @@ export interface UpdateChannelInput {
   allowed_origins?: string[];
   first_party_origins?: string[];
   status?: 'active' | 'disabled';
+  routing_pool?: 'platform' | 'workspace';
   widget?: WidgetConfigPatch;
 }
 
@@ -192,6 +202,7 @@ export async function updateChannel(
     ...(input.allowed_origins !== undefined ? { allowedOrigins: [...new Set(input.allowed_origins)] } : {}),
     ...(input.first_party_origins !== undefined ? { firstPartyOrigins: [...new Set(input.first_party_origins)] } : {}),
     ...(input.status !== undefined ? { status: input.status } : {}),
+    ...(input.routing_pool !== undefined ? { routingPool: input.routing_pool } : {}),
     ...(input.widget !== undefined ? { widgetConfig: mergeWidgetConfig(widgetConfigOf(existing), input.widget) } : {}),
     updatedAt: now,
   };

@@ -1,21 +1,28 @@
 /**
- * Conversations: one visitor session on one channel (widget or hosted inbox) and its messages.
- * The visitor holds a secret token (`egv_…`); D1 keeps only its SHA-256.
+ * Conversations (PRODUCT.md section 5): one visitor session on one channel, or the turns of one
+ * API `session_id` in a workspace. The first message creates the conversation's one demand;
+ * later messages are turns of it, and it has at most one lead. A channel's visitor holds a
+ * secret token (`egv_…`); D1 keeps only its SHA-256.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { newSecretToken, sha256Hex } from '../../lib/crypto';
 import { schema, type Database } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { Attribution } from '../channels/schemas';
 
-const { visitorSessions, visitorMessages, leads } = schema;
+const { conversations, messages, leads, demands } = schema;
 
-/** What the platform core needs to know of a conversation that already exists. */
+export type MessageRole = (typeof messages.$inferSelect)['role'];
+
+/** What the execution core needs to know of a conversation that already exists. */
 export interface ConversationState {
   id: string;
   attribution: Attribution | null;
+  demandId: string | null;
   leadId: string | null;
+  /** The demand's disposition: a held or rejected conversation stays so. */
+  disposition: 'routed' | 'held' | 'rejected' | null;
   /** Whether its lead already has a way to reach the visitor. */
   contactKnown: boolean;
 }
@@ -25,45 +32,113 @@ export function newVisitorToken(): string {
   return newSecretToken('egv_', 16);
 }
 
-/** The conversation a visitor token opens on this channel; a token of another channel opens nothing. */
-export async function findConversation(db: Database, channelId: number, token: string): Promise<ConversationState | undefined> {
+async function findConversation(db: Database, where: ReturnType<typeof and>): Promise<ConversationState | undefined> {
   const row = await db
     .select({
-      id: visitorSessions.id,
-      attribution: visitorSessions.attribution,
-      leadId: visitorSessions.leadId,
+      id: conversations.id,
+      attribution: conversations.attribution,
+      demandId: conversations.demandId,
+      leadId: conversations.leadId,
+      disposition: demands.disposition,
       leadEmail: leads.contactEmail,
       leadPhone: leads.contactPhone,
     })
-    .from(visitorSessions)
-    .leftJoin(leads, eq(leads.id, visitorSessions.leadId))
-    .where(and(eq(visitorSessions.tokenHash, await sha256Hex(token)), eq(visitorSessions.channelId, channelId)))
+    .from(conversations)
+    .leftJoin(leads, eq(leads.id, conversations.leadId))
+    .leftJoin(demands, eq(demands.id, conversations.demandId))
+    .where(where)
     .get();
   if (!row) return undefined;
-  return { id: row.id, attribution: row.attribution, leadId: row.leadId, contactKnown: Boolean(row.leadEmail || row.leadPhone) };
+  return {
+    id: row.id,
+    attribution: row.attribution,
+    demandId: row.demandId,
+    leadId: row.leadId,
+    disposition: row.disposition,
+    contactKnown: Boolean(row.leadEmail || row.leadPhone),
+  };
 }
+
+/** The conversation a visitor token opens on this channel; a token of another channel opens nothing. */
+export async function findChannelConversation(db: Database, channelId: number, token: string): Promise<ConversationState | undefined> {
+  return findConversation(db, and(eq(conversations.tokenHash, await sha256Hex(token)), eq(conversations.channelId, channelId)));
+}
+
+/** The conversation of an API `session_id` in this workspace; another workspace's finds nothing. */
+export async function findApiConversation(db: Database, workspaceId: string, sessionId: string): Promise<ConversationState | undefined> {
+  return findConversation(db, and(eq(conversations.workspaceId, workspaceId), eq(conversations.externalSessionId, sessionId)));
+}
+
+/** How a conversation starts: on a channel (with the visitor's token), or for an API caller. */
+export type ConversationStart =
+  | { kind: 'channel'; workspaceId: string; channelId: number; tokenHash: string; attribution: Attribution | null }
+  | { kind: 'api'; workspaceId: string; externalSessionId: string | null };
 
 /** One turn of a conversation, for the execution's batch. */
 export interface ConversationTurn {
   conversationId: string;
   /** Set when the conversation starts with this turn. */
-  start?: { channelId: number; workspaceId: string; tokenHash: string; attribution: Attribution | null };
+  start?: ConversationStart;
+  demandId: string;
   leadId: string | null;
+  executionId: string;
   visitorText?: string;
-  reply: string;
+  /** The answer the visitor or caller reads, and who gave it. */
+  reply: { role: MessageRole; text: string; authorId?: string | null };
   now: number;
 }
 
 /** The writes of one turn: the conversation (new, or touched), the visitor's message and the reply. */
 export function conversationTurnWrites(db: Database, turn: ConversationTurn): BatchItem<'sqlite'>[] {
   const { conversationId, now } = turn;
+  const start = turn.start;
   return [
-    turn.start
-      ? db.insert(visitorSessions).values({ id: conversationId, ...turn.start, leadId: turn.leadId, createdAt: now, lastSeenAt: now })
-      : db.update(visitorSessions).set({ lastSeenAt: now, ...(turn.leadId ? { leadId: turn.leadId } : {}) }).where(eq(visitorSessions.id, conversationId)),
+    start
+      ? db.insert(conversations).values({
+          id: conversationId,
+          workspaceId: start.workspaceId,
+          kind: start.kind,
+          channelId: start.kind === 'channel' ? start.channelId : null,
+          tokenHash: start.kind === 'channel' ? start.tokenHash : null,
+          externalSessionId: start.kind === 'api' ? start.externalSessionId : null,
+          attribution: start.kind === 'channel' ? start.attribution : null,
+          demandId: turn.demandId,
+          leadId: turn.leadId,
+          createdAt: now,
+          lastSeenAt: now,
+        })
+      : db
+          .update(conversations)
+          .set({ lastSeenAt: now, ...(turn.leadId ? { leadId: turn.leadId } : {}) })
+          .where(eq(conversations.id, conversationId)),
     ...(turn.visitorText !== undefined
-      ? [db.insert(visitorMessages).values({ id: newId('msg', now), visitorSessionId: conversationId, role: 'visitor', text: turn.visitorText, createdAt: now })]
+      ? [db.insert(messages).values({ id: newId('msg', now), conversationId, role: 'visitor', text: turn.visitorText, executionId: turn.executionId, createdAt: now })]
       : []),
-    db.insert(visitorMessages).values({ id: newId('msg', now), visitorSessionId: conversationId, role: 'assistant', text: turn.reply, createdAt: now }),
+    db.insert(messages).values({
+      id: newId('msg', now),
+      conversationId,
+      role: turn.reply.role,
+      text: turn.reply.text,
+      authorId: turn.reply.authorId ?? null,
+      executionId: turn.executionId,
+      createdAt: now,
+    }),
   ];
+}
+
+export interface MessageView {
+  message_id: string;
+  role: MessageRole;
+  text: string;
+  created_at: string;
+}
+
+/** The query of a conversation's messages in order (the first `limit`), to run alone or in a batch. */
+export function messagesQuery(db: Database, conversationId: string, limit = 500) {
+  return db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(asc(messages.id)).limit(limit);
+}
+
+/** Message rows as the API shows them. */
+export function toMessageViews(rows: (typeof messages.$inferSelect)[]): MessageView[] {
+  return rows.map((row) => ({ message_id: row.id, role: row.role, text: row.text, created_at: new Date(row.createdAt).toISOString() }));
 }

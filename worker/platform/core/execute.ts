@@ -7,16 +7,25 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { planExecution, type BrainPorts, type ExecutedPlan } from '../../brain';
+import { planExecution, type BrainPorts, type ExecutedPlan, type VisitorContact } from '../../brain';
 import { sha256Hex } from '../../lib/crypto';
 import { isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { Attribution, IntakeTrigger } from '../channels/schemas';
-import type { ActiveChannel } from '../channels/service';
-import { conversationTurnWrites, findConversation, newVisitorToken, type ConversationState } from '../conversations/service';
+import { asksForContact, type ActiveChannel } from '../channels/service';
+import {
+  conversationTurnWrites,
+  findApiConversation,
+  findChannelConversation,
+  newVisitorToken,
+  type ConversationStart,
+  type ConversationState,
+} from '../conversations/service';
 import { EXECUTIONS_METER, quotaPeriod, type KeyContext } from '../identity/credentials';
-import { demandInsert, leadWrites, type DemandOrigin } from '../leads/service';
+import { workspaceRiskPolicy } from '../identity/service';
+import { planWrites, type DemandOrigin } from '../leads/service';
+import { expertPool, type RoutingPool } from '../providers/service';
 import { admitChannel, admitKey, type KeyPrincipal } from './admission';
 import { releaseIdempotencyKey, reserveIdempotencyKey } from './idempotency';
 import { consumeRateLimit, type RateLimitOutcome } from './rate-limit';
@@ -46,8 +55,10 @@ export interface Demand {
   requiredScopes?: string[];
   /** Channel demands: what the visitor did, their contact details and where they came from. */
   trigger?: IntakeTrigger;
-  contact?: { name?: string; email?: string; phone?: string };
+  contact?: VisitorContact;
   attribution?: Attribution;
+  /** The widget's hidden field was filled in. */
+  honeypot?: boolean;
 }
 
 export interface ExecutionContext {
@@ -59,7 +70,7 @@ export interface ExecutionContext {
   now: number;
   /** Per-key idempotency: the caller's key and the fingerprint of its request. */
   idempotency?: { key: string; fingerprint: string };
-  /** The caller's own correlation fields, stored with the execution. */
+  /** The caller's own correlation fields, stored with the execution; `sessionId` also names its conversation. */
   correlation?: { projectId?: string; userId?: string; sessionId?: string };
   /** The request's exact_bridge, kept for the association it asks for. */
   exactBridge?: Record<string, unknown> & { contract_id?: string; escrow_id?: string };
@@ -72,8 +83,8 @@ export interface ExecutionOutcome {
   body: string;
   replayed: boolean;
   rateLimit: RateLimitOutcome;
-  /** The brain's answer (`output.result`); a replay has only its bytes. */
-  result?: ExecutedPlan['result'];
+  /** The brain's plan; a replay has only its bytes. */
+  plan?: ExecutedPlan;
   /** Channel executions: the visitor's token, and whether a way to reach them is known. */
   conversation?: { token: string; contactKnown: boolean };
 }
@@ -104,12 +115,22 @@ async function admit(db: Database, principal: Principal, demand: Demand, context
   };
 }
 
-/** The brain's reads, over D1. */
-function brainPorts(_db: Database): BrainPorts {
-  return {};
+/** The brain's reads, over D1, for this workspace and routing pool. */
+function brainPorts(db: Database, workspaceId: string, pool: RoutingPool): BrainPorts {
+  return {
+    workspacePolicy: () => workspaceRiskPolicy(db, workspaceId),
+    expertPool: (domain) => expertPool(db, domain, pool),
+  };
 }
 
 const quotaExceeded = (quota: number | null) => new ApiError('quota_exceeded', `This key's monthly quota of ${quota} executions is used up.`);
+
+/** The conversation this message continues: a channel's by the visitor's token, an API caller's by its session_id. */
+async function existingConversation(db: Database, principal: Principal, admitted: Admitted, context: ExecutionContext): Promise<ConversationState | undefined> {
+  if (principal.kind === 'channel') return principal.visitorToken ? findChannelConversation(db, principal.channel.id, principal.visitorToken) : undefined;
+  const sessionId = context.correlation?.sessionId;
+  return sessionId ? findApiConversation(db, admitted.workspaceId, sessionId) : undefined;
+}
 
 /** Runs one execution for any principal, and answers with the envelope. */
 export async function runExecution(db: Database, principal: Principal, demand: Demand, context: ExecutionContext): Promise<ExecutionOutcome> {
@@ -133,8 +154,11 @@ export async function runExecution(db: Database, principal: Principal, demand: D
   }
 
   try {
-    // The conversation a channel's visitor continues, if any.
-    const conversation = principal.kind === 'channel' && principal.visitorToken ? await findConversation(db, principal.channel.id, principal.visitorToken) : undefined;
+    const conversation = await existingConversation(db, principal, admitted, context);
+    const visitor = principal.kind === 'channel' ? principal : undefined;
+    const channel = visitor?.channel;
+    const pool: RoutingPool = channel?.routingPool === 'workspace' ? { kind: 'workspace', workspaceId: channel.workspaceId } : { kind: 'platform' };
+    const contactKnown = Boolean(conversation?.contactKnown || demand.contact?.email || demand.contact?.phone);
     const executionId = newId('exe', now);
     const plan = await planExecution(
       {
@@ -144,60 +168,65 @@ export async function runExecution(db: Database, principal: Principal, demand: D
         structuredInput: demand.structuredInput,
         attachments: demand.attachments,
         grantedScopes: admitted.grantedScopes,
-        ...(principal.kind === 'channel' ? { channel: { trigger: demand.trigger ?? 'consultation', contact: demand.contact, existingLeadId: conversation?.leadId ?? null } } : {}),
+        origin: channel
+          ? {
+              kind: 'channel',
+              trigger: demand.trigger ?? 'consultation',
+              ...(demand.contact ? { contact: demand.contact } : {}),
+              contactKnown,
+              asksForContact: asksForContact(channel),
+              honeypot: demand.honeypot ?? false,
+            }
+          : { kind: 'api' },
+        ...(conversation?.demandId ? { conversation: { demandId: conversation.demandId, leadId: conversation.leadId, disposition: conversation.disposition } } : {}),
         now,
       },
-      brainPorts(db),
+      brainPorts(db, admitted.workspaceId, pool),
     );
+
     const auditId = newId('aud', now);
-    const channelTurn = principal.kind === 'channel' ? await channelTurnOf(principal, demand, conversation, now) : undefined;
+    const conversationId = conversation?.id ?? newId('cnv', now);
+    // A channel's new conversation gets a new token; an API conversation is named by its session_id.
+    const token = visitor ? (conversation ? visitor.visitorToken! : newVisitorToken()) : undefined;
+    // Attribution is first touch: the conversation keeps what its first message reported.
+    const attribution = conversation?.attribution ?? demand.attribution ?? null;
+    const start: ConversationStart | undefined = conversation
+      ? undefined
+      : channel
+        ? { kind: 'channel', workspaceId: admitted.workspaceId, channelId: channel.id, tokenHash: await sha256Hex(token!), attribution }
+        : { kind: 'api', workspaceId: admitted.workspaceId, externalSessionId: context.correlation?.sessionId ?? null };
     const origin: DemandOrigin = {
       workspaceId: admitted.workspaceId,
       executionId,
       domain: demand.domain,
-      ...(channelTurn ? { channel: channelTurn.origin } : {}),
+      conversationId,
+      actor: { kind: admitted.actorKind, id: admitted.actorId },
+      routingPool: pool.kind,
+      ...(channel ? { channel: { channelId: channel.id, attribution, ...(demand.contact ? { contact: demand.contact } : {}) } } : {}),
     };
     const writes: BatchItem<'sqlite'>[] = [
-      ...(channelTurn
-        ? conversationTurnWrites(db, { ...channelTurn.turn, leadId: plan.lead?.id ?? conversation?.leadId ?? null, visitorText: demand.text, reply: plan.reply, now })
-        : []),
-      demandInsert(db, plan.demandId, origin, demand, now),
-      ...leadWrites(db, plan.lead, plan.demandId, origin, now),
+      ...conversationTurnWrites(db, {
+        conversationId,
+        ...(start ? { start } : {}),
+        demandId: plan.demand.id,
+        leadId: plan.lead?.id ?? conversation?.leadId ?? null,
+        executionId,
+        ...(demand.text !== undefined ? { visitorText: demand.text } : {}),
+        reply: { role: 'system', text: plan.reply },
+        now,
+      }),
+      ...planWrites(db, plan, origin, demand, now),
       ...executionRecordWrites(db, { executionId, auditId, admitted, demand, context, plan }),
     ];
 
     const envelope = envelopeOf(executionId, auditId, admitted, demand, context, plan);
     const body = await commit(db, writes, envelope, key, idempotency, now);
-    return {
-      status: 200,
-      body,
-      replayed: false,
-      rateLimit,
-      result: plan.result,
-      ...(channelTurn ? { conversation: { token: channelTurn.token, contactKnown: Boolean(conversation?.contactKnown || demand.contact?.email || demand.contact?.phone) } } : {}),
-    };
+    return { status: 200, body, replayed: false, rateLimit, plan, ...(token ? { conversation: { token, contactKnown } } : {}) };
   } catch (error) {
     if (key && idempotency) await releaseIdempotencyKey(db, key.id, idempotency.key);
     if (key && isConstraintViolation(error, 'usage_within_quota')) throw quotaExceeded(key.monthlyQuota);
     throw error;
   }
-}
-
-/** A channel demand's conversation: the one the token opens, else a new one with a new token. */
-async function channelTurnOf(principal: ChannelPrincipal, demand: Demand, conversation: ConversationState | undefined, now: number) {
-  const { channel } = principal;
-  const token = conversation ? principal.visitorToken! : newVisitorToken();
-  const conversationId = conversation?.id ?? newId('vs', now);
-  // Attribution is first touch: the conversation keeps what its first message reported.
-  const attribution = conversation?.attribution ?? demand.attribution ?? null;
-  return {
-    token,
-    origin: { channelId: channel.id, conversationId, trigger: demand.trigger ?? 'consultation', attribution, ...(demand.contact ? { contact: demand.contact } : {}) },
-    turn: {
-      conversationId,
-      ...(conversation ? {} : { start: { channelId: channel.id, workspaceId: channel.workspaceId, tokenHash: await sha256Hex(token), attribution } }),
-    },
-  };
 }
 
 interface RecordInput {

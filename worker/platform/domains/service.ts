@@ -1,16 +1,36 @@
 /**
- * The domain catalog: the business domains that executions, channels and providers' accepted
- * scopes may name. Anything else is 422 `unknown_domain`.
+ * The domain catalog (PRODUCT.md section 6): the business domains that executions, channels
+ * and providers' accepted scopes may name, kept by admins. Anything else is 422 `unknown_domain`.
+ * The catalog is read on every execution, so it is cached briefly in the isolate.
  */
-import type { Database } from '../../lib/db';
+import { asc, eq } from 'drizzle-orm';
+import { isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
+import { TtlCache } from '../../lib/ttl-cache';
+import { auditInsert, type AuditContext } from '../identity/audit';
 
-/** The domains the platform serves out of the box. */
-const BUILT_IN_DOMAINS = ['consultation'] as const;
+const { domains } = schema;
 
-/** Every domain of the catalog, in a stable order. */
-export async function listDomains(_db: Database): Promise<string[]> {
-  return [...BUILT_IN_DOMAINS];
+export interface DomainEntry {
+  domain: string;
+  name: string;
+  description: string | null;
+  created_at: string;
+}
+
+const catalogCache = new TtlCache<DomainEntry[]>(30_000, 1);
+
+/** Every domain of the catalog, by slug. */
+export async function listDomainEntries(db: Database): Promise<DomainEntry[]> {
+  return catalogCache.get('all', async () => {
+    const rows = await db.select().from(domains).orderBy(asc(domains.slug));
+    return rows.map((row) => ({ domain: row.slug, name: row.name, description: row.description, created_at: new Date(row.createdAt).toISOString() }));
+  });
+}
+
+/** Every domain slug of the catalog, in a stable order. */
+export async function listDomains(db: Database): Promise<string[]> {
+  return (await listDomainEntries(db)).map((entry) => entry.domain);
 }
 
 /** Whether the catalog has this domain. */
@@ -24,4 +44,21 @@ export async function assertKnownDomain(db: Database, domain: string, pointer = 
   throw new ApiError('unknown_domain', `No domain "${domain}" in the catalog. Known: ${(await listDomains(db)).join(', ')}.`, {
     errors: [{ pointer, detail: 'Unknown domain.' }],
   });
+}
+
+/** Adds a domain to the catalog; an existing slug is 409. */
+export async function createDomain(db: Database, audit: AuditContext, input: { domain: string; name: string; description?: string }, now = Date.now()): Promise<DomainEntry> {
+  const conflict = () => new ApiError('conflict', `The catalog already has the domain "${input.domain}".`, { errors: [{ pointer: '/domain', detail: 'Already in the catalog.' }] });
+  if (await db.select({ slug: domains.slug }).from(domains).where(eq(domains.slug, input.domain)).get()) throw conflict();
+  try {
+    await db.batch([
+      db.insert(domains).values({ slug: input.domain, name: input.name, description: input.description ?? null, createdAt: now }),
+      auditInsert(db, audit, { action: 'domain.created', targetId: input.domain, metadata: { name: input.name } }, now),
+    ]);
+  } catch (error) {
+    if (isConstraintViolation(error, 'domains.slug')) throw conflict();
+    throw error;
+  }
+  catalogCache.clear();
+  return { domain: input.domain, name: input.name, description: input.description ?? null, created_at: new Date(now).toISOString() };
 }

@@ -68,7 +68,7 @@ export async function signUp(db: Database, pepper: string, input: SignUpInput, n
     if (String(error).includes('UNIQUE')) throw new ApiError('email_taken', 'This email cannot be used to sign up. If it is yours, sign in instead.');
     throw error;
   }
-  return { id: userId, email, role: input.role };
+  return { id: userId, email, role: input.role, isPlatformAdmin: false };
 }
 
 /** Subjects whose attempts are counted: the account (even when it does not exist) and the client. */
@@ -123,6 +123,6 @@ export async function signIn(db: Database, pepper: string, input: { email: strin
     releaseWindowSlot(db, subjects.client),
     ...(rehash ? [db.update(users).set({ passwordHash: rehash, updatedAt: now }).where(eq(users.id, user.id))] : []),
   ]);
-  return { id: user.id, email: user.email, role: user.role };
+  return { id: user.id, email: user.email, role: user.role, isPlatformAdmin: user.isPlatformAdmin };
 }
 

@@ -3,7 +3,7 @@
  * newest first by the admin API.
  */
 import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
-import { schema, type Database } from '../../lib/db';
+import { insertWhere, schema, type Database } from '../../lib/db';
 import { newId } from '../../lib/ids';
 
 const { auditLog } = schema;
@@ -23,9 +23,8 @@ type AuditEntry = Omit<typeof auditLog.$inferInsert, 'id' | 'createdAt' | 'actor
   targetId?: string | SQL | null;
 };
 
-/** An audit record of `context`'s action, for the change's own batch. */
-export function auditInsert(db: Database, context: AuditContext, entry: AuditEntry, now: number) {
-  return db.insert(auditLog).values({
+function auditValues(context: AuditContext, entry: AuditEntry, now: number) {
+  return {
     id: newId('aud', now),
     actorKind: context.actorKind,
     actorId: context.actorId,
@@ -33,7 +32,17 @@ export function auditInsert(db: Database, context: AuditContext, entry: AuditEnt
     traceId: context.traceId ?? null,
     createdAt: now,
     ...entry,
-  });
+  };
+}
+
+/** An audit record of `context`'s action, for the change's own batch. */
+export function auditInsert(db: Database, context: AuditContext, entry: AuditEntry, now: number) {
+  return db.insert(auditLog).values(auditValues(context, entry, now));
+}
+
+/** An audit record written only when `condition` holds: when the change it records happened. */
+export function auditInsertWhere(db: Database, context: AuditContext, entry: AuditEntry, condition: SQL, now: number) {
+  return insertWhere(db, auditLog, auditValues(context, entry, now), condition);
 }
 
 export interface AuditQuery {

@@ -2,14 +2,59 @@
  * Platform identity and provisioning: organisations, workspaces, API keys and admin tokens.
  * Every change is written together with its audit record in one D1 batch.
  */
-import { desc, eq } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import { displayPrefix, newSecretToken, sha256Hex } from '../../lib/crypto';
 import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { auditInsert, type AuditContext } from './audit';
+import { TtlCache } from '../../lib/ttl-cache';
+import { auditInsert, auditInsertWhere, type AuditContext } from './audit';
 
-const { organizations, workspaces, apiKeys, adminTokens } = schema;
+const { organizations, workspaces, apiKeys, adminTokens, users } = schema;
+
+const riskPolicyCache = new TtlCache<{ blockedTerms: string[] }>(10_000, 1000);
+
+/** A workspace's risk settings (its blocked terms), cached briefly: they guard no access decision. */
+export async function workspaceRiskPolicy(db: Database, workspaceId: string): Promise<{ blockedTerms: string[] }> {
+  return riskPolicyCache.get(workspaceId, async () => {
+    const row = await db.select({ blockedTerms: workspaces.blockedTerms }).from(workspaces).where(eq(workspaces.id, workspaceId)).get();
+    return { blockedTerms: row?.blockedTerms ?? [] };
+  });
+}
+
+/** Sets the words and phrases that hold a demand of this workspace for review. */
+export async function setBlockedTerms(db: Database, context: AuditContext, scope: { workspaceId: string; organizationId: string }, terms: string[], now = Date.now()) {
+  const cleaned = [...new Set(terms.map((term) => term.trim().toLowerCase()).filter(Boolean))];
+  await db.batch([
+    db.update(workspaces).set({ blockedTerms: cleaned }).where(eq(workspaces.id, scope.workspaceId)),
+    auditInsert(db, context, { organizationId: scope.organizationId, workspaceId: scope.workspaceId, action: 'workspace.blocked_terms_changed', targetId: scope.workspaceId, metadata: { count: cleaned.length } }, now),
+  ]);
+  riskPolicyCache.clear(scope.workspaceId);
+  return cleaned;
+}
+
+/** A user as an administrator sees them. */
+function describeUser(row: typeof users.$inferSelect) {
+  return { user_id: row.id, email: row.email, role: row.role, platform_admin: row.isPlatformAdmin, created_at: iso(row.createdAt) };
+}
+
+/** Finds a user by email (the admin API's "find by email"). */
+export async function findUserByEmail(db: Database, email: string) {
+  const row = await db.select().from(users).where(eq(users.email, email.trim().toLowerCase())).get();
+  if (!row) throw new ApiError('not_found', 'No user with that email.');
+  return describeUser(row);
+}
+
+/** Grants or removes platform admin (who reviews providers in the console). */
+export async function setPlatformAdmin(db: Database, context: AuditContext, userId: string, granted: boolean, now = Date.now()) {
+  const [updated] = await db.batch([
+    db.update(users).set({ isPlatformAdmin: granted, updatedAt: now }).where(eq(users.id, userId)).returning(),
+    auditInsertWhere(db, context, { action: granted ? 'user.platform_admin_granted' : 'user.platform_admin_removed', targetId: userId }, sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${userId})`, now),
+  ]);
+  const row = updated[0];
+  if (!row) throw new ApiError('not_found', `No user ${userId}.`);
+  return describeUser(row);
+}
 
 const iso = (milliseconds: number | null) => (milliseconds === null ? null : new Date(milliseconds).toISOString());
 

@@ -3,7 +3,8 @@
  * only its SHA-256. Expiry slides (a session in use is extended), the token is new at every
  * sign-in, and sign-out deletes the row, so a copied cookie stops working at once.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { base58, sha256Hex } from '../../lib/crypto';
@@ -15,7 +16,7 @@ export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** A session is extended once less than this is left, so most requests write nothing. */
 export const SESSION_RENEW_WITHIN_MS = 15 * 24 * 60 * 60 * 1000;
 
-export type SessionUser = Pick<typeof users.$inferSelect, 'id' | 'email' | 'role'>;
+export type SessionUser = Pick<typeof users.$inferSelect, 'id' | 'email' | 'role' | 'isPlatformAdmin'>;
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -46,31 +47,47 @@ export async function createSession(db: Database, userId: string, now = Date.now
   return { token, expiresAt };
 }
 
-/** The session's user, extending the session when it is past half its life; undefined when invalid. */
-export async function validateSession(
+export interface ValidSession {
+  user: SessionUser;
+  expiresAt: number;
+  renewed: boolean;
+}
+
+/** The user of the session a token names, whoever's user id a companion query may look up by. */
+const sessionUserId = (tokenHash: string) => sql`(SELECT ${userSessions.userId} FROM ${userSessions} WHERE ${userSessions.tokenHash} = ${tokenHash})`;
+
+/**
+ * The session's user, extending the session when it is past half its life; undefined when
+ * invalid. A `companion` query, built on the session's user id, is read in the same round trip
+ * (the provider routes read the provider record this way).
+ */
+export async function validateSession<C extends BatchItem<'sqlite'> = never>(
   db: Database,
   token: string,
   now = Date.now(),
-): Promise<{ user: SessionUser; expiresAt: number; renewed: boolean } | undefined> {
+  companion?: (userId: SQL) => C,
+): Promise<(ValidSession & { companion: C extends { _: { result: infer R } } ? R : Awaited<C> }) | undefined> {
   const tokenHash = await sha256Hex(token);
-  const row = await db
-    .select({ expiresAt: userSessions.expiresAt, id: users.id, email: users.email, role: users.role })
+  const sessionQuery = db
+    .select({ expiresAt: userSessions.expiresAt, id: users.id, email: users.email, role: users.role, isPlatformAdmin: users.isPlatformAdmin })
     .from(userSessions)
     .innerJoin(users, eq(users.id, userSessions.userId))
-    .where(eq(userSessions.tokenHash, tokenHash))
-    .get();
+    .where(eq(userSessions.tokenHash, tokenHash));
+  const [rows, companionResult] = companion ? await db.batch([sessionQuery, companion(sessionUserId(tokenHash))]) : [await sessionQuery, undefined];
+  const row = rows[0];
   if (!row) return undefined;
   if (row.expiresAt <= now) {
     await db.delete(userSessions).where(eq(userSessions.tokenHash, tokenHash));
     return undefined;
   }
   const { expiresAt, ...user } = row;
+  let session: ValidSession = { user, expiresAt, renewed: false };
   if (expiresAt - now < SESSION_RENEW_WITHIN_MS) {
     const renewed = now + SESSION_TTL_MS;
     await db.update(userSessions).set({ expiresAt: renewed }).where(eq(userSessions.tokenHash, tokenHash));
-    return { user, expiresAt: renewed, renewed: true };
+    session = { user, expiresAt: renewed, renewed: true };
   }
-  return { user, expiresAt, renewed: false };
+  return { ...session, companion: companionResult as never };
 }
 
 /** Ends a session at once (sign-out, or the old session at sign-in). */

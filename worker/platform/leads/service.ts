@@ -1,110 +1,352 @@
 /**
- * Demands and leads. A demand records what was asked; a lead is a demand with a way to reach
- * the visitor, offered to experts. Contact details live only on the lead row, and leave the
- * platform only towards the expert who claims it.
+ * Demands and leads (PRODUCT.md sections 5 and 9). A demand records what a conversation asks; a
+ * lead is a routed demand offered to experts, worked to an outcome by the one who claims it.
+ * Contact details live only on the lead row, and leave the platform only towards its claimer.
  */
-import { desc, eq } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { PlannedLead, VisitorContact } from '../../brain';
-import type { Attribution, IntakeTrigger } from '../channels/schemas';
-import { schema, type Database } from '../../lib/db';
+import type { ExecutedPlan, Urgency, VisitorContact } from '../../brain';
+import { demandReference } from '../../brain';
+import { insertWhere, schema, type Database } from '../../lib/db';
+import { ApiError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import type { Attribution } from '../channels/schemas';
+import { toMessageViews } from '../conversations/service';
+import { auditInsertWhere, type AuditContext } from '../identity/audit';
+import type { ProviderRow } from '../providers/service';
+import type { LeadDetail, LeadStatus, LeadView } from './schemas';
 
-const { demands, leads } = schema;
+const { demands, leads, leadEvents, channels, memberships, conversations, providers, messages } = schema;
 
-/** Where a demand came from: an API key's execution, or a channel's conversation. */
+type LeadRow = typeof leads.$inferSelect;
+
+/** Where a demand came from, and what the platform core knows of it beyond the brain's plan. */
 export interface DemandOrigin {
   workspaceId: string;
   executionId: string;
   domain: string;
-  channel?: { channelId: number; conversationId: string; trigger: IntakeTrigger; attribution: Attribution | null; contact?: VisitorContact };
+  conversationId: string;
+  actor: { kind: 'channel' | 'api_key' | 'admin'; id: string };
+  routingPool: 'platform' | 'workspace';
+  channel?: { channelId: number; attribution: Attribution | null; contact?: VisitorContact };
 }
 
-/** The row of a new demand. */
-export function demandInsert(
-  db: Database,
-  demandId: string,
-  origin: DemandOrigin,
-  content: { text?: string; structuredInput?: Record<string, unknown>; attachments?: unknown[] },
-  now: number,
-) {
-  return db.insert(demands).values({
-    id: demandId,
-    workspaceId: origin.workspaceId,
-    executionId: origin.executionId,
-    channelId: origin.channel?.channelId ?? null,
-    visitorSessionId: origin.channel?.conversationId ?? null,
-    trigger: origin.channel?.trigger ?? null,
-    attribution: origin.channel?.attribution ?? null,
-    domain: origin.domain,
-    text: content.text ?? null,
-    structuredInput: content.structuredInput ?? null,
-    attachments: content.attachments ?? null,
-    status: 'open',
-    createdAt: now,
-  });
+/** The content of the message that opens (or continues) a demand. */
+export interface DemandContent {
+  text?: string;
+  structuredInput?: Record<string, unknown>;
+  attachments?: unknown[];
 }
 
-/** The writes that carry out the brain's lead plan: a new lead, or new contact details on the conversation's lead. */
-export function leadWrites(db: Database, lead: PlannedLead | undefined, demandId: string, origin: DemandOrigin, now: number): BatchItem<'sqlite'>[] {
+/** The start of the first message, for lists and summaries. */
+export const summaryOf = (text: string | undefined) => (text ?? '').replace(/\s+/g, ' ').trim().slice(0, 140);
+
+const URGENCY_RANK = sql`CASE ${leads.urgency} WHEN 'low' THEN 0 WHEN 'normal' THEN 1 ELSE 2 END`;
+const rank = (urgency: Urgency) => ({ low: 0, normal: 1, high: 2 })[urgency];
+
+/**
+ * The rows the brain's plan becomes: the demand (new, or untouched when the conversation
+ * continues), and the lead (new, or updated with a stronger trigger, contact details and a
+ * higher urgency), with the lead's history.
+ */
+export function planWrites(db: Database, plan: ExecutedPlan, origin: DemandOrigin, content: DemandContent, now: number): BatchItem<'sqlite'>[] {
+  const writes: BatchItem<'sqlite'>[] = [];
   const channel = origin.channel;
-  if (!lead || !channel) return [];
-  const contact = {
-    contactName: channel.contact?.name ?? null,
-    contactEmail: channel.contact?.email ?? null,
-    contactPhone: channel.contact?.phone ?? null,
-  };
-  if (lead.action === 'update_contact') {
-    return channel.contact ? [db.update(leads).set(contact).where(eq(leads.id, lead.id))] : [];
+  if (plan.demand.action === 'create') {
+    writes.push(
+      db.insert(demands).values({
+        id: plan.demand.id,
+        workspaceId: origin.workspaceId,
+        executionId: origin.executionId,
+        channelId: channel?.channelId ?? null,
+        conversationId: origin.conversationId,
+        trigger: channel ? plan.trigger : null,
+        attribution: channel?.attribution ?? null,
+        domain: origin.domain,
+        text: content.text ?? null,
+        structuredInput: content.structuredInput ?? null,
+        attachments: content.attachments ?? null,
+        status: 'open',
+        disposition: plan.disposition,
+        reasons: plan.reasons,
+        topic: plan.topic,
+        urgency: plan.urgency,
+        createdAt: now,
+      }),
+    );
   }
-  return [
-    db.insert(leads).values({
-      id: lead.id,
-      workspaceId: origin.workspaceId,
-      demandId,
-      channelId: channel.channelId,
-      visitorSessionId: channel.conversationId,
-      status: 'open',
-      trigger: channel.trigger,
-      ...contact,
-      attribution: channel.attribution,
-      createdAt: now,
-    }),
-  ];
+  const lead = plan.lead;
+  if (!lead) return writes;
+  const contact = channel?.contact;
+  const contactFields = {
+    ...(contact?.name ? { contactName: contact.name } : {}),
+    ...(contact?.email ? { contactEmail: contact.email } : {}),
+    ...(contact?.phone ? { contactPhone: contact.phone } : {}),
+  };
+  if (lead.action === 'create') {
+    writes.push(
+      db.insert(leads).values({
+        id: lead.id,
+        workspaceId: origin.workspaceId,
+        demandId: plan.demand.id,
+        conversationId: origin.conversationId,
+        channelId: channel?.channelId ?? null,
+        status: 'open',
+        trigger: plan.trigger,
+        contactName: contact?.name ?? null,
+        contactEmail: contact?.email ?? null,
+        contactPhone: contact?.phone ?? null,
+        attribution: channel?.attribution ?? null,
+        domain: origin.domain,
+        topic: plan.topic,
+        urgency: plan.urgency,
+        routingPool: origin.routingPool,
+        summary: summaryOf(content.text),
+        updatedAt: now,
+        createdAt: now,
+      }),
+      db.insert(leadEvents).values({ id: newId('lev', now), leadId: lead.id, fromStatus: null, toStatus: 'open', actorKind: origin.actor.kind, actorId: origin.actor.id, note: null, createdAt: now }),
+    );
+    return writes;
+  }
+  // An existing lead: contact details fill in, a handoff or contact form outranks a plain message,
+  // and urgency only rises.
+  writes.push(
+    db
+      .update(leads)
+      .set({
+        ...contactFields,
+        ...(plan.trigger !== 'consultation' ? { trigger: sql`CASE WHEN ${leads.trigger} = 'lead_capture' THEN 'lead_capture' ELSE ${plan.trigger} END` } : {}),
+        urgency: sql`CASE WHEN ${URGENCY_RANK} < ${rank(plan.urgency)} THEN ${plan.urgency} ELSE ${leads.urgency} END`,
+        updatedAt: now,
+      })
+      .where(eq(leads.id, lead.id)),
+  );
+  return writes;
+}
+
+/** The lead statuses, and the changes a claimer may make (PRODUCT.md section 9). Anything else is 409. */
+export const LEAD_TRANSITIONS: readonly { from: LeadStatus; to: LeadStatus }[] = [
+  { from: 'open', to: 'claimed' },
+  { from: 'claimed', to: 'contacted' },
+  { from: 'contacted', to: 'qualified' },
+  { from: 'qualified', to: 'won' },
+  { from: 'qualified', to: 'lost' },
+  // Releasing returns a lead to the pool.
+  { from: 'claimed', to: 'open' },
+  { from: 'contacted', to: 'open' },
+  { from: 'qualified', to: 'open' },
+];
+
+/** Whether a lead may move from one status to another. */
+export function leadTransitionAllowed(from: LeadStatus, to: LeadStatus): boolean {
+  return LEAD_TRANSITIONS.some((transition) => transition.from === from && transition.to === to);
+}
+
+/** The provider's accepted scope and routing pool, as a condition on leads. */
+function inScope(provider: ProviderRow): SQL {
+  const topics = provider.acceptedTopics.length > 0 ? inArray(leads.topic, provider.acceptedTopics) : sql`1`;
+  const pool = sql`(${leads.routingPool} = 'platform' OR EXISTS (SELECT 1 FROM ${memberships} WHERE ${memberships.workspaceId} = ${leads.workspaceId} AND ${memberships.userId} = ${provider.userId}))`;
+  return and(inArray(leads.domain, provider.acceptedDomains), topics, pool)!;
+}
+
+const availableTo = (provider: ProviderRow) => and(eq(leads.status, 'open'), inScope(provider))!;
+const claimedBy = (provider: ProviderRow) => eq(leads.claimedBy, provider.id);
+
+const leadColumns = { lead: leads, channelName: channels.name };
+
+function toView(row: { lead: LeadRow; channelName: string | null }, provider: ProviderRow): LeadView {
+  const { lead } = row;
+  const mine = lead.claimedBy === provider.id;
+  return {
+    lead_id: lead.id,
+    status: lead.status,
+    domain: lead.domain,
+    topic: lead.topic,
+    urgency: lead.urgency,
+    trigger: lead.trigger,
+    reference: demandReference(lead.demandId),
+    summary: lead.summary,
+    attribution: lead.attribution,
+    channel_name: row.channelName,
+    created_at: new Date(lead.createdAt).toISOString(),
+    ...(lead.claimedAt !== null && mine ? { claimed_at: new Date(lead.claimedAt).toISOString() } : {}),
+    ...(mine ? { contact: { name: lead.contactName, email: lead.contactEmail, phone: lead.contactPhone } } : {}),
+  };
+}
+
+export interface LeadListQuery {
+  scope: 'available' | 'mine';
+  status?: LeadStatus;
+  limit: number;
+  startingAfter?: string;
+}
+
+/**
+ * A page of the workbench, newest first, with cursor pagination on the time-sortable id (so
+ * leads arriving meanwhile never shift a page), and the counts of both tabs: one round trip.
+ */
+export async function listLeadsForProvider(db: Database, provider: ProviderRow, query: LeadListQuery) {
+  const scope = query.scope === 'available' ? availableTo(provider) : claimedBy(provider);
+  const conditions = [scope, ...(query.status ? [eq(leads.status, query.status)] : []), ...(query.startingAfter ? [lt(leads.id, query.startingAfter)] : [])];
+  const [rows, available, mine] = await db.batch([
+    db
+      .select(leadColumns)
+      .from(leads)
+      .leftJoin(channels, eq(channels.id, leads.channelId))
+      .where(and(...conditions))
+      .orderBy(desc(leads.id))
+      .limit(query.limit + 1),
+    db.select({ count: sql<number>`count(*)` }).from(leads).where(availableTo(provider)),
+    db.select({ count: sql<number>`count(*)` }).from(leads).where(claimedBy(provider)),
+  ]);
+  return {
+    data: rows.slice(0, query.limit).map((row) => toView(row, provider)),
+    has_more: rows.length > query.limit,
+    counts: { available: available[0]?.count ?? 0, mine: mine[0]?.count ?? 0 },
+  };
+}
+
+/** A lead (with its channel's name) by id, when `visible` holds for it. */
+function leadQuery(db: Database, leadId: string, visible: SQL = sql`1`) {
+  return db.select(leadColumns).from(leads).leftJoin(channels, eq(channels.id, leads.channelId)).where(and(eq(leads.id, leadId), visible));
+}
+
+/**
+ * A lead's detail view (its whole conversation and its history), when `visible` holds for it:
+ * the lead, its messages and its events in one round trip.
+ */
+async function leadDetail(db: Database, provider: ProviderRow, leadId: string, visible?: SQL): Promise<LeadDetail | undefined> {
+  const conversationOf = sql`(SELECT ${leads.conversationId} FROM ${leads} WHERE ${leads.id} = ${leadId})`;
+  const [rows, messageRows, events] = await db.batch([
+    leadQuery(db, leadId, visible),
+    db.select().from(messages).where(eq(messages.conversationId, conversationOf)).orderBy(messages.id).limit(500),
+    db.select().from(leadEvents).where(eq(leadEvents.leadId, leadId)).orderBy(leadEvents.id),
+  ]);
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    ...toView(row, provider),
+    messages: toMessageViews(messageRows),
+    history: events.map((event) => ({
+      from: event.fromStatus,
+      to: event.toStatus,
+      actor: event.actorKind,
+      by_you: event.actorKind === 'provider' && event.actorId === provider.id,
+      note: event.note,
+      at: new Date(event.createdAt).toISOString(),
+    })),
+  };
+}
+
+/** A lead with its whole conversation and history: theirs, or open in their scope. Anything else is 404. */
+export async function leadDetailForProvider(db: Database, provider: ProviderRow, leadId: string): Promise<LeadDetail> {
+  const detail = await leadDetail(db, provider, leadId, sql`(${claimedBy(provider)} OR ${availableTo(provider)})`);
+  if (!detail) throw new ApiError('not_found', `No lead ${leadId} for you.`);
+  return detail;
+}
+
+/** Whether the lead exists in the provider's scope at all (whatever its status): the 403/409 cases. */
+async function leadInScope(db: Database, provider: ProviderRow, leadId: string) {
+  return db.select({ status: leads.status, claimedBy: leads.claimedBy }).from(leads).where(and(eq(leads.id, leadId), inScope(provider))).get();
+}
+
+const changedBy = (leadId: string, provider: ProviderRow, status: LeadStatus, now: number) =>
+  sql`EXISTS (SELECT 1 FROM ${leads} WHERE ${leads.id} = ${leadId} AND ${leads.status} = ${status} AND ${leads.updatedAt} = ${now} AND (${leads.claimedBy} = ${provider.id} OR ${status} = 'open'))`;
+
+/**
+ * Claims a lead: one conditional UPDATE, so when many providers claim at once exactly one wins
+ * and the others get 409 `already_claimed`. Its history and audit rows are written in the same
+ * batch, and only with the claim.
+ */
+export async function claimLead(db: Database, provider: ProviderRow, leadId: string, audit: AuditContext, now = Date.now()): Promise<LeadDetail> {
+  const [claimed] = await db.batch([
+    db
+      .update(leads)
+      .set({ status: 'claimed', claimedBy: provider.id, claimedAt: now, updatedAt: now })
+      .where(and(eq(leads.id, leadId), availableTo(provider)))
+      .returning({ id: leads.id, workspaceId: leads.workspaceId }),
+    insertWhere(db, leadEvents, { id: newId('lev', now), leadId, fromStatus: 'open', toStatus: 'claimed', actorKind: 'provider', actorId: provider.id, note: null, createdAt: now }, changedBy(leadId, provider, 'claimed', now)),
+    auditInsertWhere(db, audit, { action: 'lead.claimed', targetId: leadId, metadata: { provider_id: provider.id } }, changedBy(leadId, provider, 'claimed', now), now),
+  ]);
+  if (claimed.length === 0) {
+    const existing = await leadInScope(db, provider, leadId);
+    if (!existing) throw new ApiError('not_found', `No lead ${leadId} for you.`);
+    if (existing.claimedBy === provider.id) return leadDetailForProvider(db, provider, leadId);
+    throw new ApiError('already_claimed', 'Another expert claimed this lead first.');
+  }
+  return leadDetailForProvider(db, provider, leadId);
+}
+
+/**
+ * The claimer moves a lead along (claimed → contacted → qualified → won | lost), or releases it
+ * back to `open`. The change is conditional on the status it starts from, so two changes at once
+ * cannot both apply. Others in scope get 403 `not_claimer`; out of scope, 404.
+ */
+export async function changeLeadStatus(db: Database, provider: ProviderRow, leadId: string, to: LeadStatus, note: string | null, audit: AuditContext, now = Date.now()): Promise<LeadDetail> {
+  const current = await db.select({ status: leads.status, claimedBy: leads.claimedBy }).from(leads).where(eq(leads.id, leadId)).get();
+  if (!current || (current.claimedBy !== provider.id && !(await leadInScope(db, provider, leadId)))) throw new ApiError('not_found', `No lead ${leadId} for you.`);
+  if (current.claimedBy !== provider.id) throw new ApiError('not_claimer', 'Only the expert who claimed this lead can change its status.');
+  if (!leadTransitionAllowed(current.status, to)) {
+    throw new ApiError('invalid_transition', `A lead cannot go from ${current.status} to ${to}.`, { extensions: { status: current.status } });
+  }
+  const release = to === 'open';
+  const [changed] = await db.batch([
+    db
+      .update(leads)
+      .set({ status: to, updatedAt: now, ...(release ? { claimedBy: null, claimedAt: null } : {}) })
+      .where(and(eq(leads.id, leadId), eq(leads.status, current.status), claimedBy(provider)))
+      .returning({ id: leads.id }),
+    insertWhere(db, leadEvents, { id: newId('lev', now), leadId, fromStatus: current.status, toStatus: to, actorKind: 'provider', actorId: provider.id, note, createdAt: now }, changedBy(leadId, provider, to, now)),
+    auditInsertWhere(db, audit, { action: release ? 'lead.released' : 'lead.status_changed', targetId: leadId, metadata: { from: current.status, to } }, changedBy(leadId, provider, to, now), now),
+  ]);
+  if (changed.length === 0) throw new ApiError('invalid_transition', 'The lead changed meanwhile. Reload it and try again.');
+  return (await leadDetail(db, provider, leadId))!;
 }
 
 export interface IntakeEntry {
   demand_id: string;
+  reference: string;
   trigger: string | null;
   text: string | null;
+  disposition: 'routed' | 'held' | 'rejected';
+  topic: string;
   attribution: Attribution | null;
   created_at: string;
-  lead: { lead_id: string; status: string; contact_fields: string[] } | null;
+  lead: { lead_id: string; status: string; claimed_by: string | null; contact_fields: string[] } | null;
 }
 
 /**
- * Recent demand captured by a channel, newest first, with the lead each produced. Contact
- * details stay out: only the expert who claims a lead sees them; here we say which were given.
+ * Recent conversations of a channel, newest first, each with its demand and its lead's status and
+ * claimer. Contact details stay out: only the claimer sees them; here we say which were given.
  */
 export async function listChannelIntake(db: Database, channelId: number, limit: number): Promise<IntakeEntry[]> {
   const rows = await db
-    .select({ demand: demands, lead: leads })
-    .from(demands)
-    .leftJoin(leads, eq(leads.demandId, demands.id))
-    .where(eq(demands.channelId, channelId))
-    .orderBy(desc(demands.id))
+    .select({ demand: demands, lead: leads, claimer: providers.displayName })
+    .from(conversations)
+    .innerJoin(demands, eq(demands.id, conversations.demandId))
+    .leftJoin(leads, eq(leads.id, conversations.leadId))
+    .leftJoin(providers, eq(providers.id, leads.claimedBy))
+    .where(eq(conversations.channelId, channelId))
+    .orderBy(desc(conversations.id))
     .limit(limit);
-  return rows.map(({ demand, lead }) => ({
+  return rows.map(({ demand, lead, claimer }) => ({
     demand_id: demand.id,
-    trigger: demand.trigger,
+    reference: demandReference(demand.id),
+    trigger: lead?.trigger ?? demand.trigger,
     text: demand.text,
+    disposition: demand.disposition,
+    topic: demand.topic,
     attribution: demand.attribution,
     created_at: new Date(demand.createdAt).toISOString(),
     lead: lead
       ? {
           lead_id: lead.id,
           status: lead.status,
+          claimed_by: lead.claimedBy ? (claimer ?? 'An expert') : null,
           contact_fields: [lead.contactName && 'name', lead.contactEmail && 'email', lead.contactPhone && 'phone'].filter((field): field is string => Boolean(field)),
         }
       : null,
   }));
 }
+

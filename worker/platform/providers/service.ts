@@ -1,13 +1,302 @@
 /**
  * The supply side: providers (experts, agents, robots), one record per provider user, moving
- * through SPEC.md's states.
+ * through SPEC.md's states by the transitions of PRODUCT.md section 8. The server enforces the
+ * state machine; every transition is kept with its actor, time and note. This module also
+ * answers the brain's routing reads: which active experts cover a domain and its topics.
  */
-import { eq } from 'drizzle-orm';
-import { schema, type Database } from '../../lib/db';
+import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { insertWhere, schema, type Database } from '../../lib/db';
+import { checkEgressUrl, type EgressPolicy } from '../../lib/egress';
+import { ApiError, type FieldError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { TtlCache } from '../../lib/ttl-cache';
+import type { ProviderStatus } from '../access/policy';
+import { listDomains } from '../domains/service';
+import { auditInsertWhere, type AuditContext } from '../identity/audit';
+import type { ProfileInput, ProviderProfileView } from './schemas';
 
-const { providers } = schema;
+const { providers, providerDomains, providerTransitions, users, memberships } = schema;
+
+export type ProviderRow = typeof providers.$inferSelect;
+
+/** The query of a user's provider record (a user id, or SQL naming one), to run alone or in a batch. */
+export function providerByUserQuery(db: Database, userId: string | SQL) {
+  return db.select().from(providers).where(eq(providers.userId, userId)).limit(1);
+}
 
 /** The provider record of a user, if they signed up as a provider. */
-export async function providerOf(db: Database, userId: string) {
-  return db.select().from(providers).where(eq(providers.userId, userId)).get();
+export async function providerOf(db: Database, userId: string): Promise<ProviderRow | undefined> {
+  return (await providerByUserQuery(db, userId))[0];
+}
+
+/** What moves a provider from one state to another. */
+export type ProviderEvent = 'save' | 'submit' | 'approve' | 'reject' | 'suspend' | 'material_change';
+
+/** PRODUCT.md section 8, as data: every allowed transition. Anything else is 409 `invalid_transition`. */
+export const PROVIDER_TRANSITIONS: readonly { from: readonly ProviderStatus[]; event: ProviderEvent; to: ProviderStatus }[] = [
+  { from: ['registered'], event: 'save', to: 'profile_incomplete' },
+  { from: ['registered', 'profile_incomplete'], event: 'submit', to: 'pending_review' },
+  { from: ['pending_review'], event: 'approve', to: 'active' },
+  { from: ['pending_review'], event: 'reject', to: 'profile_incomplete' },
+  { from: ['active'], event: 'suspend', to: 'suspended' },
+  { from: ['active'], event: 'material_change', to: 'pending_review' },
+  { from: ['suspended'], event: 'submit', to: 'pending_review' },
+];
+
+/** The state an event leads to, or undefined when the transition is not allowed. */
+export function nextProviderStatus(current: ProviderStatus, event: ProviderEvent): ProviderStatus | undefined {
+  return PROVIDER_TRANSITIONS.find((transition) => transition.event === event && transition.from.includes(current))?.to;
+}
+
+const invalidTransition = (current: ProviderStatus, event: ProviderEvent) =>
+  new ApiError('invalid_transition', `A provider in state ${current} cannot be ${event === 'submit' ? 'submitted' : event === 'material_change' ? 'changed that way' : `${event}d`}.`, {
+    extensions: { status: current },
+  });
+
+/** The fields a profile must have before it can be submitted. */
+export function missingFields(row: Pick<ProviderRow, 'kind' | 'displayName' | 'headline' | 'acceptedDomains' | 'languages' | 'regions' | 'endpointUrl' | 'agentCardUrl'>): string[] {
+  const missing: string[] = [];
+  if (!row.kind) missing.push('kind');
+  if (!row.displayName) missing.push('display_name');
+  if (!row.headline) missing.push('headline');
+  if (row.acceptedDomains.length === 0) missing.push('accepted_scope.domains');
+  if (row.languages.length === 0) missing.push('languages');
+  if (row.regions.length === 0) missing.push('regions');
+  if (row.kind === 'robot' && !row.endpointUrl) missing.push('endpoint_url');
+  if (row.kind === 'agent' && !row.agentCardUrl) missing.push('agent_card_url');
+  return missing;
+}
+
+const iso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
+
+/** A provider's profile, with what is missing and its whole history. */
+export async function describeProvider(db: Database, row: ProviderRow): Promise<ProviderProfileView> {
+  const history = await db.select().from(providerTransitions).where(eq(providerTransitions.providerId, row.id)).orderBy(providerTransitions.id);
+  return {
+    provider_id: row.id,
+    status: row.status,
+    kind: row.kind,
+    display_name: row.displayName,
+    headline: row.headline,
+    bio: row.bio,
+    accepted_scope: { domains: row.acceptedDomains, topics: row.acceptedTopics },
+    languages: row.languages,
+    regions: row.regions,
+    endpoint_url: row.endpointUrl,
+    agent_card_url: row.agentCardUrl,
+    priority: row.priority,
+    missing_fields: missingFields(row),
+    review_note: row.reviewNote,
+    submitted_at: iso(row.submittedAt),
+    history: history.map((entry) => ({ from: entry.fromStatus, to: entry.toStatus, actor: entry.actorKind, note: entry.note, at: new Date(entry.createdAt).toISOString() })),
+  };
+}
+
+/** The provider is in state `to` since `now`: the condition under which a transition's records are written. */
+const changedTo = (providerId: string, to: ProviderStatus, now: number) =>
+  sql`EXISTS (SELECT 1 FROM ${providers} WHERE ${providers.id} = ${providerId} AND ${providers.status} = ${to} AND ${providers.updatedAt} = ${now})`;
+
+/** The row that records one transition, written only if the transition happened. */
+function transitionInsert(db: Database, providerId: string, from: ProviderStatus | null, to: ProviderStatus, actor: { kind: 'provider' | 'admin' | 'user' | 'system'; id: string | null }, note: string | null, now: number) {
+  return insertWhere(
+    db,
+    providerTransitions,
+    { id: newId('ptr', now), providerId, fromStatus: from, toStatus: to, actorKind: actor.kind, actorId: actor.id, note, createdAt: now },
+    changedTo(providerId, to, now),
+  );
+}
+
+/** Checks the URLs and the domains of a profile change; every problem is named by its field. */
+async function validateChange(db: Database, input: ProfileInput, egress: EgressPolicy): Promise<void> {
+  const errors: FieldError[] = [];
+  for (const field of ['endpoint_url', 'agent_card_url'] as const) {
+    const url = input[field];
+    if (!url) continue;
+    const check = checkEgressUrl(url, egress);
+    if (!check.ok) errors.push({ pointer: `/${field}`, detail: check.detail });
+  }
+  if (input.accepted_scope) {
+    const catalog = await listDomains(db);
+    input.accepted_scope.domains.forEach((domain, index) => {
+      if (!catalog.includes(domain)) errors.push({ pointer: `/accepted_scope/domains/${index}`, detail: `"${domain}" is not in the domain catalog.` });
+    });
+  }
+  if (errors.length > 0) throw new ApiError('validation_failed', 'Some profile fields are not valid.', { errors });
+}
+
+const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((item, index) => item === b[index]);
+
+/**
+ * Saves a provider's own profile (any of its fields), and submits it when asked. The state
+ * follows the transition table: a first save makes a registered provider `profile_incomplete`;
+ * a complete submission goes to `pending_review`; an active provider who changes kind, accepted
+ * scope or endpoint goes back to review. Everything is written in one batch.
+ */
+export async function saveProviderProfile(db: Database, row: ProviderRow, input: ProfileInput, egress: EgressPolicy, requestId: string, now = Date.now()): Promise<ProviderRow> {
+  await validateChange(db, input, egress);
+  const { submit, ...fields } = input;
+  const next: ProviderRow = {
+    ...row,
+    ...(fields.kind !== undefined ? { kind: fields.kind } : {}),
+    ...(fields.display_name !== undefined ? { displayName: fields.display_name } : {}),
+    ...(fields.headline !== undefined ? { headline: fields.headline } : {}),
+    ...(fields.bio !== undefined ? { bio: fields.bio } : {}),
+    ...(fields.accepted_scope !== undefined ? { acceptedDomains: fields.accepted_scope.domains, acceptedTopics: fields.accepted_scope.topics } : {}),
+    ...(fields.languages !== undefined ? { languages: fields.languages } : {}),
+    ...(fields.regions !== undefined ? { regions: fields.regions } : {}),
+    ...(fields.endpoint_url !== undefined ? { endpointUrl: fields.endpoint_url } : {}),
+    ...(fields.agent_card_url !== undefined ? { agentCardUrl: fields.agent_card_url } : {}),
+    ...(fields.priority !== undefined ? { priority: fields.priority } : {}),
+    updatedAt: now,
+  };
+  const material =
+    next.kind !== row.kind ||
+    !sameList(next.acceptedDomains, row.acceptedDomains) ||
+    !sameList(next.acceptedTopics, row.acceptedTopics) ||
+    next.endpointUrl !== row.endpointUrl ||
+    next.agentCardUrl !== row.agentCardUrl;
+
+  let event: ProviderEvent | undefined;
+  if (submit) {
+    event = row.status === 'active' && material ? 'material_change' : 'submit';
+    const missing = missingFields(next);
+    if (missing.length > 0) {
+      throw new ApiError('profile_incomplete', `Complete the profile before submitting it: ${missing.join(', ')}.`, {
+        errors: missing.map((field) => ({ pointer: `/${field.replace('.', '/')}`, detail: 'Required before submitting.' })),
+      });
+    }
+  } else if (row.status === 'registered') {
+    event = 'save';
+  } else if (row.status === 'active' && material) {
+    event = 'material_change';
+  }
+  const to = event ? nextProviderStatus(row.status, event) : row.status;
+  if (!to) throw invalidTransition(row.status, event!);
+  if (to !== row.status) {
+    next.status = to;
+    if (to === 'pending_review') next.submittedAt = now;
+  }
+
+  const writes: BatchItem<'sqlite'>[] = [
+    db.update(providers).set(next).where(and(eq(providers.id, row.id), eq(providers.status, row.status))).returning({ id: providers.id }),
+  ];
+  if (fields.accepted_scope !== undefined) {
+    writes.push(db.delete(providerDomains).where(eq(providerDomains.providerId, row.id)));
+    if (next.acceptedDomains.length > 0) writes.push(db.insert(providerDomains).values(next.acceptedDomains.map((domain) => ({ providerId: row.id, domain }))));
+  }
+  if (to !== row.status) {
+    writes.push(transitionInsert(db, row.id, row.status, to, { kind: 'provider', id: row.id }, null, now));
+    writes.push(
+      auditInsertWhere(db, { actorKind: 'user', actorId: row.userId, requestId }, { action: 'provider.status_changed', targetId: row.id, metadata: { from: row.status, to } }, changedTo(row.id, to, now), now),
+    );
+  }
+  const [updated] = (await db.batch(writes as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as [unknown[], ...unknown[]];
+  // Someone else (an admin's decision) changed the state in between: nothing was written.
+  if (updated.length === 0) throw new ApiError('conflict', 'The profile changed meanwhile (a review decision?). Reload and try again.');
+  expertPoolCache.clear();
+  return next;
+}
+
+export type ReviewDecision = 'approve' | 'reject' | 'suspend';
+
+/**
+ * An admin's decision on a provider. The state changes only from the state the decision is for
+ * (one conditional UPDATE, so two admins deciding at once cannot both win), with its note.
+ */
+export async function reviewProvider(db: Database, audit: AuditContext, providerId: string, decision: ReviewDecision, note: string | null, now = Date.now()): Promise<ProviderRow> {
+  const row = await db.select().from(providers).where(eq(providers.id, providerId)).get();
+  if (!row) throw new ApiError('not_found', `No provider ${providerId}.`);
+  const to = nextProviderStatus(row.status, decision);
+  if (!to) throw invalidTransition(row.status, decision);
+  const reviewNote = decision === 'approve' ? null : note;
+  const [updated] = await db.batch([
+    db
+      .update(providers)
+      .set({ status: to, reviewNote, updatedAt: now })
+      .where(and(eq(providers.id, providerId), eq(providers.status, row.status)))
+      .returning({ id: providers.id }),
+    transitionInsert(db, providerId, row.status, to, { kind: 'admin', id: audit.actorId }, note, now),
+    auditInsertWhere(
+      db,
+      audit,
+      { action: `provider.${decision === 'approve' ? 'approved' : decision === 'reject' ? 'rejected' : 'suspended'}`, targetId: providerId, metadata: { from: row.status, to, note } },
+      changedTo(providerId, to, now),
+      now,
+    ),
+  ]);
+  if (updated.length === 0) throw invalidTransition(row.status, decision);
+  expertPoolCache.clear();
+  return { ...row, status: to, reviewNote, updatedAt: now };
+}
+
+/** The providers an admin reviews, newest submission first, optionally of one state. */
+export async function listProvidersForReview(db: Database, status?: ProviderStatus) {
+  const rows = await db
+    .select({ provider: providers, email: users.email })
+    .from(providers)
+    .innerJoin(users, eq(users.id, providers.userId))
+    .where(status ? eq(providers.status, status) : undefined)
+    .orderBy(desc(sql`coalesce(${providers.submittedAt}, ${providers.createdAt})`))
+    .limit(200);
+  return rows.map(({ provider, email }) => ({
+    provider_id: provider.id,
+    user_id: provider.userId,
+    email,
+    status: provider.status,
+    kind: provider.kind,
+    display_name: provider.displayName,
+    accepted_scope: { domains: provider.acceptedDomains, topics: provider.acceptedTopics },
+    submitted_at: iso(provider.submittedAt),
+  }));
+}
+
+/** One provider with its profile, history and account email, for an admin. */
+export async function providerForReview(db: Database, providerId: string) {
+  const found = await db.select({ provider: providers, email: users.email }).from(providers).innerJoin(users, eq(users.id, providers.userId)).where(eq(providers.id, providerId)).get();
+  if (!found) throw new ApiError('not_found', `No provider ${providerId}.`);
+  return { ...(await describeProvider(db, found.provider)), user_id: found.provider.userId, email: found.email };
+}
+
+/** Who may see a channel's leads: every matching provider, or only the channel workspace's members. */
+export type RoutingPool = { kind: 'platform' } | { kind: 'workspace'; workspaceId: string };
+
+/** How many active experts cover a domain: those who list no topics, and those who list each topic. */
+export interface ExpertPool {
+  anyTopic: number;
+  byTopic: Record<string, number>;
+}
+
+const expertPoolCache = new TtlCache<ExpertPool>(10_000, 500);
+
+/**
+ * The active experts who cover a domain, counted per topic, for judgement (the topics) and
+ * routing (`matched_providers`). It guards no security decision, so it is cached briefly; a
+ * provider change through this isolate clears it.
+ */
+export async function expertPool(db: Database, domain: string, pool: RoutingPool): Promise<ExpertPool> {
+  const key = pool.kind === 'platform' ? `platform:${domain}` : `workspace:${pool.workspaceId}:${domain}`;
+  return expertPoolCache.get(key, async () => {
+    const inPool = pool.kind === 'workspace' ? sql`AND p.user_id IN (SELECT ${memberships.userId} FROM ${memberships} WHERE ${memberships.workspaceId} = ${pool.workspaceId})` : sql``;
+    const rows = await db.all<{ topic: string | null; providers: number }>(sql`
+      SELECT t.value AS topic, COUNT(DISTINCT p.id) AS providers
+      FROM ${providerDomains} d JOIN ${providers} p ON p.id = d.provider_id
+      LEFT JOIN json_each(p.accepted_topics) t
+      WHERE d.domain = ${domain} AND p.status = 'active' AND p.kind = 'expert' ${inPool}
+      GROUP BY t.value`);
+    const byTopic: Record<string, number> = {};
+    let anyTopic = 0;
+    for (const row of rows) {
+      if (row.topic === null) anyTopic = row.providers;
+      else byTopic[row.topic] = row.providers;
+    }
+    return { anyTopic, byTopic };
+  });
+}
+
+/** The active providers of these ids (for names shown beside leads). */
+export async function providerNames(db: Database, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.select({ id: providers.id, name: providers.displayName }).from(providers).where(inArray(providers.id, ids));
+  return new Map(rows.map((row) => [row.id, row.name ?? 'An expert']));
 }

@@ -1,0 +1,84 @@
+/** Helpers for supply-side tests: providers through their real sign-up, profile and review. */
+import { env, SELF } from 'cloudflare:test';
+import { expect } from 'vitest';
+import { ADMIN_TOKEN, call, json, ORIGIN } from './helpers';
+import { SESSION_COOKIE, signUpUser } from './console-helpers';
+
+export const SITE = 'https://shop.example.com';
+
+/** A call to a cookie-authenticated API route, from the console's own origin. */
+export function sessionCall(cookie: string, path: string, init: { method?: string; body?: unknown; origin?: string } = {}): Promise<Response> {
+  const headers: Record<string, string> = { Cookie: `${SESSION_COOKIE}=${cookie}`, Origin: init.origin ?? ORIGIN };
+  if (init.body !== undefined) headers['Content-Type'] = 'application/json';
+  return SELF.fetch(`${ORIGIN}${path}`, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+}
+
+export interface TestProvider {
+  email: string;
+  cookie: string;
+  providerId: string;
+  userId: string;
+}
+
+/** A provider who signed up and did nothing else (state `registered`). */
+export async function signUpProvider(): Promise<TestProvider> {
+  const user = await signUpUser('provider');
+  const row = await env.DB.prepare('SELECT p.id AS provider_id, u.id AS user_id FROM providers p JOIN users u ON u.id = p.user_id WHERE u.email = ?')
+    .bind(user.email)
+    .first<{ provider_id: string; user_id: string }>();
+  return { email: user.email, cookie: user.cookie, providerId: row!.provider_id, userId: row!.user_id };
+}
+
+/** A complete expert profile for these domains and topics. */
+export function completeProfile(options: { domains?: string[]; topics?: string[]; kind?: 'expert' | 'agent' | 'robot' } = {}) {
+  return {
+    kind: options.kind ?? 'expert',
+    display_name: 'Test Expert',
+    headline: 'Helps with tests',
+    bio: null,
+    accepted_scope: { domains: options.domains ?? ['consultation'], topics: options.topics ?? [] },
+    languages: ['en'],
+    regions: ['global'],
+  };
+}
+
+/** An admin decision through the admin API. */
+export async function review(providerId: string, decision: 'approve' | 'reject' | 'suspend', note?: string): Promise<Response> {
+  return call(`/api/admin/providers/${providerId}/${decision}`, { method: 'POST', token: ADMIN_TOKEN, ...(note ? { body: { note } } : {}) });
+}
+
+/** An active expert: signed up, profile submitted, approved by an admin. */
+export async function createActiveExpert(options: { domains?: string[]; topics?: string[] } = {}): Promise<TestProvider> {
+  const provider = await signUpProvider();
+  const saved = await sessionCall(provider.cookie, '/api/provider/profile', { body: { ...completeProfile(options), submit: true } });
+  expect(saved.status, await saved.clone().text()).toBe(200);
+  expect((await review(provider.providerId, 'approve')).status).toBe(200);
+  return provider;
+}
+
+/** A channel of a workspace (created with a key that has channels:write). */
+export async function createChannel(token: string, options: { routingPool?: 'platform' | 'workspace'; domain?: string; leadCapture?: Record<string, string> } = {}): Promise<string> {
+  const response = await call('/api/integrations/channels', {
+    token,
+    body: {
+      name: 'Supply test site',
+      domain: options.domain ?? 'consultation',
+      allowed_origins: [SITE],
+      routing_pool: options.routingPool ?? 'platform',
+      ...(options.leadCapture ? { widget: { lead_capture: options.leadCapture } } : {}),
+    },
+  });
+  expect(response.status, await response.clone().text()).toBe(201);
+  return (await json(response)).channel_key as string;
+}
+
+/** A visitor's message through the public intake route. */
+export async function visitorSays(channelKey: string, body: Record<string, unknown>, ip = '203.0.113.50') {
+  const response = await call(`/api/public/widget/${channelKey}/intake`, { body, headers: { Origin: SITE, 'CF-Connecting-IP': ip } });
+  expect(response.status, await response.clone().text()).toBe(200);
+  return json(response);
+}

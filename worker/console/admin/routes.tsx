@@ -1,0 +1,66 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * /admin/providers: platform admins review providers in the console, with the same rules as the
+ * admin API (the same service). Anyone else signed in gets 403.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import { newApp } from '../../app';
+import type { AppEnv } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { PROVIDER_STATUSES, type ProviderStatus } from '../../platform/access/policy';
+import { reviewNoteSchema } from '../../platform/providers/schemas';
+import { listProvidersForReview, providerForReview, reviewProvider } from '../../platform/providers/service';
+import { formErrors, readForm } from '../shared/form-input';
+import { noticeOf } from '../shared/notices';
+import { consolePageGuards, currentUser } from '../shared/session';
+import { userAuditContext } from '../shared/workspace';
+import { ProviderQueuePage, ProviderReviewPage } from './pages';
+
+const requirePlatformAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!currentUser(c).isPlatformAdmin) throw new ApiError('admin_required', 'This page is for platform administrators.');
+  await next();
+};
+
+const isStatus = (value: string | undefined): value is ProviderStatus => PROVIDER_STATUSES.includes(value as ProviderStatus);
+
+async function renderReview(c: Context<AppEnv>, providerId: string, extra: { errors?: Record<string, string>; error?: string } = {}, status: 200 | 409 | 422 = 200) {
+  const provider = await providerForReview(c.var.db, providerId);
+  return c.html(<ProviderReviewPage user={currentUser(c)} provider={provider} notice={noticeOf(c)} {...extra} />, status);
+}
+
+/** The platform admins' pages. */
+export function adminPageRoutes() {
+  const app = newApp('page');
+  for (const path of ['/admin', '/admin/*']) app.use(path, ...consolePageGuards, requirePlatformAdmin);
+
+  app.get('/admin', (c) => c.redirect('/admin/providers', 303));
+
+  app.get('/admin/providers', async (c) => {
+    const wanted = c.req.query('status');
+    const status = isStatus(wanted) ? wanted : 'pending_review';
+    return c.html(<ProviderQueuePage user={currentUser(c)} status={status} rows={await listProvidersForReview(c.var.db, status)} notice={noticeOf(c)} />);
+  });
+
+  app.get('/admin/providers/:providerId', async (c) => renderReview(c, c.req.param('providerId')));
+
+  for (const decision of ['approve', 'reject', 'suspend'] as const) {
+    app.post(`/admin/providers/:providerId/${decision}`, async (c) => {
+      const providerId = c.req.param('providerId');
+      let note: string | null = null;
+      if (decision !== 'approve') {
+        const parsed = reviewNoteSchema.safeParse({ note: (await readForm(c)).note ?? '' });
+        if (!parsed.success) return renderReview(c, providerId, { errors: formErrors(parsed.error), error: 'Write a note: the provider reads it.' }, 422);
+        note = parsed.data.note;
+      }
+      try {
+        await reviewProvider(c.var.db, userAuditContext(c), providerId, decision, note);
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'invalid_transition') return renderReview(c, providerId, { error: error.detail }, 409);
+        throw error;
+      }
+      return c.redirect(`/admin/providers/${providerId}?notice=${decision === 'approve' ? 'approved' : decision === 'reject' ? 'rejected' : 'suspended'}`, 303);
+    });
+  }
+
+  return app;
+}

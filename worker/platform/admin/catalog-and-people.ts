@@ -1,0 +1,67 @@
+/** Admin routes for the domain catalog, users (platform admins) and provider review (PRODUCT.md section 12). */
+import { z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../../env';
+import { PROVIDER_STATUSES } from '../access/policy';
+import { createDomain, listDomainEntries } from '../domains/service';
+import { findUserByEmail, setPlatformAdmin } from '../identity/service';
+import { domainSlugSchema, reviewNoteSchema } from '../providers/schemas';
+import { listProvidersForReview, providerForReview, reviewProvider } from '../providers/service';
+import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
+
+/** Registers the catalog, user and provider-review routes. */
+export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
+  defineAdminRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/admin/domains',
+      body: z.strictObject({ domain: domainSlugSchema, name: nameSchema, description: z.string().trim().max(500).optional() }),
+      status: 201,
+      description: 'The new catalog domain.',
+    },
+    ({ body }, c) => createDomain(c.var.db, adminAuditContext(c), { domain: body.domain, name: body.name, ...(body.description ? { description: body.description } : {}) }),
+  );
+  defineAdminRoute(app, { method: 'get', path: '/api/admin/domains', status: 200, description: 'The domain catalog.' }, async (_input, c) => ({
+    data: await listDomainEntries(c.var.db),
+  }));
+
+  defineAdminRoute(
+    app,
+    { method: 'get', path: '/api/admin/users', query: z.object({ email: z.string().trim().min(3).max(254) }), status: 200, description: 'The user with that email.' },
+    ({ query }, c) => findUserByEmail(c.var.db, query.email),
+  );
+  defineAdminRoute(
+    app,
+    { method: 'patch', path: '/api/admin/users/{user_id}', params: idParam('user_id', 'usr'), body: z.strictObject({ platform_admin: z.boolean() }), status: 200, description: 'The user.' },
+    ({ params, body }, c) => setPlatformAdmin(c.var.db, adminAuditContext(c), params.user_id, body.platform_admin),
+  );
+
+  defineAdminRoute(
+    app,
+    { method: 'get', path: '/api/admin/providers', query: z.object({ status: z.enum(PROVIDER_STATUSES).optional() }), status: 200, description: 'Providers, newest submission first.' },
+    async ({ query }, c) => ({ data: await listProvidersForReview(c.var.db, query.status) }),
+  );
+  defineAdminRoute(
+    app,
+    { method: 'get', path: '/api/admin/providers/{provider_id}', params: idParam('provider_id', 'prv'), status: 200, description: 'The provider, with its profile and history.' },
+    ({ params }, c) => providerForReview(c.var.db, params.provider_id),
+  );
+  defineAdminRoute(
+    app,
+    { method: 'post', path: '/api/admin/providers/{provider_id}/approve', params: idParam('provider_id', 'prv'), status: 200, description: 'The provider, now active.' },
+    async ({ params }, c) => {
+      const row = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, 'approve', null);
+      return { provider_id: row.id, status: row.status };
+    },
+  );
+  for (const decision of ['reject', 'suspend'] as const) {
+    defineAdminRoute(
+      app,
+      { method: 'post', path: `/api/admin/providers/{provider_id}/${decision}`, params: idParam('provider_id', 'prv'), body: reviewNoteSchema, status: 200, description: `The provider after the decision; the note is shown to them.` },
+      async ({ params, body }, c) => {
+        const row = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, decision, body.note);
+        return { provider_id: row.id, status: row.status, review_note: row.reviewNote };
+      },
+    );
+  }
+}

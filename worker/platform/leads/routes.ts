@@ -1,0 +1,104 @@
+/** The workbench API (PRODUCT.md section 9): an active expert lists, claims and works leads. */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { newApp } from '../../app';
+import type { AppEnv } from '../../env';
+import { parseJsonBody, readJsonBody } from '../../lib/body';
+import { jsonBody, jsonContent, problemResponses } from '../../lib/openapi';
+import { requireProvider, requireProviderRow } from '../access/middleware';
+import type { AuditContext } from '../identity/audit';
+import { leadDetailSchema, leadListQuerySchema, leadListSchema, leadStatusBodySchema } from './schemas';
+import { changeLeadStatus, claimLead, leadDetailForProvider, listLeadsForProvider } from './service';
+
+const TAG = 'Workbench';
+const security: Record<string, string[]>[] = [{ consoleSession: [] }];
+const leadIdParam = z.object({ leadId: z.string().startsWith('lead_').max(64).openapi({ param: { name: 'leadId', in: 'path' }, example: 'lead_01m83…' }) });
+const workbench = requireProvider('workbench.use');
+
+function providerAudit(c: Context<AppEnv>): AuditContext {
+  return { actorKind: 'user', actorId: c.var.user.id, requestId: c.var.requestId, traceId: c.var.traceId };
+}
+
+export const listLeadsRoute = createRoute({
+  method: 'get',
+  path: '/api/provider/workbench/leads',
+  operationId: 'listLeads',
+  tags: [TAG],
+  summary: 'List leads: open ones in your scope, or the ones you claimed',
+  description:
+    'Newest first, with cursor pagination (`starting_after` = the last `lead_id` you have), so leads that arrive meanwhile never shift a page. `contact` appears only on leads you claimed. Needs an active expert.',
+  security,
+  middleware: [workbench] as const,
+  request: { query: leadListQuerySchema },
+  responses: { 200: jsonContent(leadListSchema, 'A page of leads, and the count of each tab.'), ...problemResponses([401, 403, 422] as const) },
+});
+
+export const leadDetailRoute = createRoute({
+  method: 'get',
+  path: '/api/provider/workbench/leads/{leadId}',
+  operationId: 'getLead',
+  tags: [TAG],
+  summary: 'One lead, with the whole conversation and its history',
+  description: 'A lead you may not see (another pool, another scope, or claimed by someone else) is 404.',
+  security,
+  middleware: [workbench] as const,
+  request: { params: leadIdParam },
+  responses: { 200: jsonContent(leadDetailSchema, 'The lead.'), ...problemResponses([401, 403, 404] as const) },
+});
+
+export const claimLeadRoute = createRoute({
+  method: 'post',
+  path: '/api/provider/workbench/leads/{leadId}/claim',
+  operationId: 'claimLead',
+  tags: [TAG],
+  summary: 'Claim a lead',
+  description: 'Atomic: when several experts claim one lead at once, exactly one wins and the others get 409 `already_claimed`. The answer carries the contact details.',
+  security,
+  middleware: [workbench] as const,
+  request: { params: leadIdParam },
+  responses: { 200: jsonContent(leadDetailSchema, 'The claimed lead, with contact details.'), ...problemResponses([401, 403, 404, 409] as const) },
+});
+
+export const leadStatusRoute = createRoute({
+  method: 'post',
+  path: '/api/provider/workbench/leads/{leadId}/status',
+  operationId: 'changeLeadStatus',
+  tags: [TAG],
+  summary: 'Move a lead you claimed along, or release it',
+  description:
+    '`claimed → contacted → qualified → won | lost`; `open` releases the lead (from claimed, contacted or qualified) back to the pool. Only the claimer may (else 403 `not_claimer`); any other change is 409 `invalid_transition`. The note goes into the history.',
+  security,
+  middleware: [readJsonBody(), workbench, parseJsonBody] as const,
+  request: { params: leadIdParam, body: jsonBody(leadStatusBodySchema, { status: 'contacted', note: 'Called, meeting on Tuesday.' }) },
+  responses: { 200: jsonContent(leadDetailSchema, 'The lead after the change.'), ...problemResponses([400, 401, 403, 404, 409, 413, 415, 422] as const) },
+});
+
+/** The workbench routes. */
+export function workbenchRoutes() {
+  const app = newApp('problem');
+  app.openapi(listLeadsRoute, async (c) => {
+    const query = c.req.valid('query');
+    c.header('Cache-Control', 'no-store');
+    const page = await listLeadsForProvider(c.var.db, requireProviderRow(c), {
+      scope: query.scope,
+      ...(query.status ? { status: query.status } : {}),
+      limit: query.limit,
+      ...(query.starting_after ? { startingAfter: query.starting_after } : {}),
+    });
+    return c.json(page, 200);
+  });
+  app.openapi(leadDetailRoute, async (c) => {
+    c.header('Cache-Control', 'no-store');
+    return c.json(await leadDetailForProvider(c.var.db, requireProviderRow(c), c.req.valid('param').leadId), 200);
+  });
+  app.openapi(claimLeadRoute, async (c) => {
+    c.header('Cache-Control', 'no-store');
+    return c.json(await claimLead(c.var.db, requireProviderRow(c), c.req.valid('param').leadId, providerAudit(c)), 200);
+  });
+  app.openapi(leadStatusRoute, async (c) => {
+    const { status, note } = c.req.valid('json');
+    c.header('Cache-Control', 'no-store');
+    return c.json(await changeLeadStatus(c.var.db, requireProviderRow(c), c.req.valid('param').leadId, status, note ?? null, providerAudit(c)), 200);
+  });
+  return app;
+}

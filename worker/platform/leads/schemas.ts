@@ -1,0 +1,73 @@
+/** Workbench schemas (PRODUCT.md section 9): leads as a provider sees them, and what a provider sends. */
+import { z } from '@hono/zod-openapi';
+import { attributionSchema } from '../channels/schemas';
+
+export const LEAD_STATUSES = ['open', 'claimed', 'contacted', 'qualified', 'won', 'lost'] as const;
+export const leadStatusSchema = z.enum(LEAD_STATUSES).openapi('LeadStatus', {
+  description: '`open → claimed → contacted → qualified → won | lost`; the claimer may release a lead back to `open`.',
+});
+export type LeadStatus = z.infer<typeof leadStatusSchema>;
+
+export const leadContactSchema = z
+  .object({ name: z.string().nullable(), email: z.string().nullable(), phone: z.string().nullable() })
+  .openapi('LeadContact', { description: 'Only the provider who claimed the lead sees this.' });
+
+export const leadSchema = z
+  .object({
+    lead_id: z.string().openapi({ example: 'lead_01m83…' }),
+    status: leadStatusSchema,
+    domain: z.string(),
+    topic: z.string().openapi({ description: 'The provider topic the demand names, or `general`.' }),
+    urgency: z.enum(['low', 'normal', 'high']),
+    trigger: z.enum(['consultation', 'handoff', 'lead_capture']),
+    reference: z.string().openapi({ example: 'D-8S5BSX', description: 'The reference the visitor sees.' }),
+    summary: z.string().openapi({ description: 'The start of the first message.' }),
+    attribution: attributionSchema.nullable(),
+    channel_name: z.string().nullable(),
+    created_at: z.string(),
+    claimed_at: z.string().optional(),
+    contact: leadContactSchema.optional(),
+  })
+  .openapi('Lead');
+export type LeadView = z.infer<typeof leadSchema>;
+
+export const leadDetailSchema = leadSchema
+  .extend({
+    messages: z.array(
+      z.object({ message_id: z.string(), role: z.enum(['visitor', 'provider', 'agent', 'system']), text: z.string(), created_at: z.string() }),
+    ),
+    history: z.array(
+      z.object({
+        from: leadStatusSchema.nullable(),
+        to: leadStatusSchema,
+        actor: z.enum(['provider', 'channel', 'api_key', 'admin', 'system']),
+        by_you: z.boolean(),
+        note: z.string().nullable(),
+        at: z.string(),
+      }),
+    ),
+  })
+  .openapi('LeadDetail');
+export type LeadDetail = z.infer<typeof leadDetailSchema>;
+
+export const leadListQuerySchema = z.object({
+  scope: z.enum(['available', 'mine']).default('available').openapi({ description: '`available`: open leads in your scope; `mine`: the leads you claimed.' }),
+  status: leadStatusSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  starting_after: z.string().startsWith('lead_').max(64).optional().openapi({ description: 'Cursor: the last lead_id of the previous page.' }),
+});
+
+export const leadListSchema = z
+  .object({
+    data: z.array(leadSchema),
+    has_more: z.boolean(),
+    counts: z.object({ available: z.number().int(), mine: z.number().int() }),
+  })
+  .openapi('LeadList');
+
+export const leadStatusBodySchema = z
+  .strictObject({
+    status: leadStatusSchema.openapi({ description: 'The next status; `open` releases the lead.' }),
+    note: z.string().trim().max(1000).optional(),
+  })
+  .openapi('LeadStatusChange');

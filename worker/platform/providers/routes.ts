@@ -1,0 +1,63 @@
+/** The provider API (SPEC.md "Platform core routes"): a provider reads and writes their own profile. */
+import { createRoute } from '@hono/zod-openapi';
+import { newApp } from '../../app';
+import { parseJsonBody, readJsonBody } from '../../lib/body';
+import { egressPolicy } from '../../lib/egress';
+import { jsonBody, jsonContent, problemResponses } from '../../lib/openapi';
+import { requireProvider, requireProviderRow } from '../access/middleware';
+import { profileInputSchema, providerProfileSchema } from './schemas';
+import { describeProvider, saveProviderProfile } from './service';
+
+const TAG = 'Providers';
+/** Provider routes take the provider's console session (the cookie of {auth_url}). */
+const security: Record<string, string[]>[] = [{ consoleSession: [] }];
+
+export const getProfileRoute = createRoute({
+  method: 'get',
+  path: '/api/provider/profile',
+  operationId: 'getProviderProfile',
+  tags: [TAG],
+  summary: 'Read your provider profile, its state and what it still needs',
+  description: 'Needs a signed-in provider (a business account gets 403 `provider_required`). `missing_fields` lists what must be filled in before submitting; `history` is every change of state.',
+  security,
+  middleware: [requireProvider('profile.manage')] as const,
+  responses: { 200: jsonContent(providerProfileSchema, 'The profile.'), ...problemResponses([401, 403] as const) },
+});
+
+export const saveProfileRoute = createRoute({
+  method: 'post',
+  path: '/api/provider/profile',
+  operationId: 'saveProviderProfile',
+  tags: [TAG],
+  summary: 'Save your provider profile, and submit it for review',
+  description:
+    'Send any of the fields; the rest stay as they are. `submit: true` sends a complete profile to review (`pending_review`). States follow PRODUCT.md section 8: an active provider who changes kind, accepted scope or endpoint goes back to review; any other change of state is 409 `invalid_transition`. URLs must be public https (the egress guard).',
+  security,
+  middleware: [readJsonBody(), requireProvider('profile.manage'), parseJsonBody] as const,
+  request: {
+    body: jsonBody(profileInputSchema, {
+      kind: 'expert',
+      display_name: 'Dana Reyes',
+      headline: 'Payroll and bookkeeping for small firms',
+      accepted_scope: { domains: ['consultation'], topics: ['payroll'] },
+      languages: ['en'],
+      regions: ['US'],
+    }),
+  },
+  responses: { 200: jsonContent(providerProfileSchema, 'The saved profile.'), ...problemResponses([400, 401, 403, 409, 413, 415, 422] as const) },
+});
+
+/** The provider profile routes. */
+export function providerProfileRoutes() {
+  const app = newApp('problem');
+  app.openapi(getProfileRoute, async (c) => {
+    c.header('Cache-Control', 'no-store');
+    return c.json(await describeProvider(c.var.db, requireProviderRow(c)), 200);
+  });
+  app.openapi(saveProfileRoute, async (c) => {
+    const saved = await saveProviderProfile(c.var.db, requireProviderRow(c), c.req.valid('json'), egressPolicy(c.var.settings), c.var.requestId);
+    c.header('Cache-Control', 'no-store');
+    return c.json(await describeProvider(c.var.db, saved), 200);
+  });
+  return app;
+}

@@ -1,0 +1,101 @@
+/**
+ * Provider profile schemas (PRODUCT.md section 8): what a provider may send, and what the
+ * provider API, the console and the admin API answer. Types are inferred from them.
+ */
+import { z } from '@hono/zod-openapi';
+import { PROVIDER_STATUSES } from '../access/policy';
+
+export const PROVIDER_KINDS = ['expert', 'agent', 'robot'] as const;
+export const providerKindSchema = z.enum(PROVIDER_KINDS).openapi('ProviderKind', {
+  description: '`expert`: a person who claims leads; `agent`: an A2A agent; `robot`: a signed HTTPS endpoint.',
+});
+export type ProviderKind = z.infer<typeof providerKindSchema>;
+export const providerStatusSchema = z.enum(PROVIDER_STATUSES).openapi('ProviderStatus');
+
+/** A catalog domain slug (checked against the catalog by the service). */
+export const domainSlugSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(40)
+  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'Use a lower-case slug such as consultation or tax-advice.');
+
+/** A free topic, kept in lower case: "payroll", "vat returns". */
+export const topicSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(2, 'A topic has at least 2 characters.')
+  .max(40, 'A topic has at most 40 characters.')
+  .regex(/^[\p{L}\p{N}][\p{L}\p{N} &+.'/-]*$/u, 'Use letters, digits, spaces and & + . \' / - only.');
+
+/** A BCP 47 language tag such as en, de or pt-BR. */
+export const languageSchema = z.string().trim().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'Use a language code such as en, de or pt-BR.');
+
+/** An ISO 3166-1 country code (upper case), or "global". */
+export const regionSchema = z.string().trim().regex(/^([A-Z]{2}|global)$/, 'Use a two-letter country code such as DE or US, or "global".');
+
+const httpsUrl = z.string().trim().max(500).pipe(z.url('Enter a full URL, such as https://agent.example.com/.well-known/agent-card.json.'));
+const unique = <T>(items: T[]) => [...new Set(items)];
+
+export const acceptedScopeSchema = z
+  .strictObject({
+    domains: z.array(domainSlugSchema).max(20).transform(unique),
+    topics: z.array(topicSchema).max(30).transform(unique),
+  })
+  .openapi('AcceptedScope', { description: 'Catalog domains the provider accepts, and free topics within them (none: every topic).' });
+export type AcceptedScope = z.infer<typeof acceptedScopeSchema>;
+
+/** POST /api/provider/profile: any of the profile's fields, plus `submit`. */
+export const profileInputSchema = z
+  .strictObject({
+    kind: providerKindSchema,
+    display_name: z.string().trim().min(1, 'Enter a display name.').max(80),
+    headline: z.string().trim().min(1, 'Enter a headline.').max(140),
+    bio: z.string().trim().max(2000).nullable(),
+    accepted_scope: acceptedScopeSchema,
+    languages: z.array(languageSchema).max(20).transform(unique),
+    regions: z.array(regionSchema).max(60).transform(unique),
+    endpoint_url: httpsUrl.nullable().openapi({ description: 'Robots: the https endpoint the platform POSTs executions to.' }),
+    agent_card_url: httpsUrl.nullable().openapi({ description: 'Agents: the https URL of the A2A agent card.' }),
+    priority: z.number().int().min(0).max(100).openapi({ description: 'Agents and robots: tried in this order, highest first.' }),
+    submit: z.boolean().openapi({ description: 'Submit the profile for review (it must be complete).' }),
+  })
+  .partial()
+  .openapi('ProviderProfileInput');
+export type ProfileInput = z.infer<typeof profileInputSchema>;
+
+export const providerTransitionSchema = z
+  .object({
+    from: providerStatusSchema.nullable(),
+    to: providerStatusSchema,
+    actor: z.enum(['provider', 'admin', 'user', 'system']),
+    note: z.string().nullable(),
+    at: z.string(),
+  })
+  .openapi('ProviderTransition');
+
+export const providerProfileSchema = z
+  .object({
+    provider_id: z.string(),
+    status: providerStatusSchema,
+    kind: providerKindSchema.nullable(),
+    display_name: z.string().nullable(),
+    headline: z.string().nullable(),
+    bio: z.string().nullable(),
+    accepted_scope: z.object({ domains: z.array(z.string()), topics: z.array(z.string()) }),
+    languages: z.array(z.string()),
+    regions: z.array(z.string()),
+    endpoint_url: z.string().nullable(),
+    agent_card_url: z.string().nullable(),
+    priority: z.number().int(),
+    missing_fields: z.array(z.string()).openapi({ description: 'What must still be filled in before the profile can be submitted.' }),
+    review_note: z.string().nullable().openapi({ description: 'The reviewer’s note after a rejection or a suspension.' }),
+    submitted_at: z.string().nullable(),
+    history: z.array(providerTransitionSchema),
+  })
+  .openapi('ProviderProfile');
+export type ProviderProfileView = z.infer<typeof providerProfileSchema>;
+
+/** An admin's decision on a provider under review. */
+export const reviewNoteSchema = z.strictObject({ note: z.string().trim().min(1, 'Say why: the provider reads this note.').max(1000) });
