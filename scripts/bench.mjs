@@ -49,6 +49,53 @@ async function d1WorkOfOneExecute(worker, token) {
   return { roundTrips: Number(response.headers.get('X-D1-Queries')), statements: Number(response.headers.get('X-D1-Statements')) };
 }
 
+/**
+ * Signs in as the seeded demo expert and measures the D1 round trips of listing the workbench and
+ * of claiming a lead, first with a few leads, then after 200 more leads and 20 more providers.
+ */
+async function workbenchWork(worker, workspaceId) {
+  const { DEMO_TEST_PASSWORD } = await import('./local-worker.mjs');
+  const signIn = await fetch(`${worker.url}/auth/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: worker.url },
+    body: new URLSearchParams({ email: 'expert@demo.test', password: DEMO_TEST_PASSWORD }).toString(),
+  });
+  const cookie = signIn.headers.get('Set-Cookie').split(';')[0];
+  const leadsKey = await adminCall(worker, '/api/admin/api-keys', { workspace_id: workspaceId, name: 'bench leads', scopes: ['execute', 'leads:write'], rate_limit_per_minute: 1_000_000 });
+  const newLead = async (text) => {
+    const response = await fetch(`${worker.url}/api/execute`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${leadsKey.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ domain: 'consultation', execution_mode: 'sync', required_scopes: [], text }),
+    });
+    return (await response.json()).output.result.lead_id;
+  };
+  const session = { Cookie: cookie, Origin: worker.url };
+  const measure = async () => {
+    const lead = await newLead('Bench: a lead to claim.');
+    const list = await fetch(`${worker.url}/api/provider/workbench/leads?scope=available&limit=25`, { headers: session });
+    const page = await list.json();
+    const claim = await fetch(`${worker.url}/api/provider/workbench/leads/${lead}/claim`, { method: 'POST', headers: session });
+    if (claim.status !== 200) throw new Error(`claim: ${claim.status} ${await claim.text()}`);
+    return { list: Number(list.headers.get('X-D1-Queries')), claim: Number(claim.headers.get('X-D1-Queries')), leads: page.counts.available };
+  };
+  await measure(); // warm the isolate's caches
+  const before = await measure();
+  for (let i = 0; i < 200; i++) await newLead(`Bench growth lead ${i}`);
+  for (let i = 0; i < 20; i++) {
+    const email = `bench.provider.${Date.now().toString(36)}.${i}@example.com`;
+    await fetch(`${worker.url}/auth/sign-up`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: worker.url },
+      body: new URLSearchParams({ email, password: 'a long and unusual passphrase 42', role: 'provider' }).toString(),
+    });
+  }
+  const after = await measure();
+  return { before, after, leadsBefore: before.leads, leadsAfter: after.leads };
+}
+
 const summarize = (result) => ({
   requestsPerSecond: result.requests.average,
   p50: result.latency.p50,
@@ -70,6 +117,7 @@ try {
     scopes: ['execute'],
     rate_limit_per_minute: 1_000_000,
   });
+  await d1WorkOfOneExecute(worker, key.token); // warm the isolate's brief caches (catalog, risk policy, experts)
   const d1Before = await d1WorkOfOneExecute(worker, key.token);
 
   console.log(`Load: ${connections} connections, ${duration} s per endpoint, from this process (autocannon).`);
@@ -98,6 +146,9 @@ try {
   }
   const d1After = await d1WorkOfOneExecute(worker, key.token);
 
+  // The workbench: listing and claiming must not grow with the number of leads and providers.
+  const workbench = await workbenchWork(worker, organization.workspace_id);
+
   const row = (name, s) =>
     `${name.padEnd(14)} ${s.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${String(s.p50).padStart(4)} ms   p99 ${String(s.p99).padStart(4)} ms   ${s.total} requests, ${s.non2xx} non-2xx, ${s.errors} errors`;
   console.log('');
@@ -105,9 +156,17 @@ try {
   console.log(row('POST /execute', execute));
   console.log(`ratio execute/healthz: throughput ${(execute.requestsPerSecond / healthz.requestsPerSecond).toFixed(3)}, p50 latency ${(execute.p50 / Math.max(healthz.p50, 1)).toFixed(2)}x`);
   console.log(
-    `D1 per execute: ${d1Before.roundTrips} round trips (${d1Before.statements} statements) on a fresh key; ` +
+    `D1 per execute: ${d1Before.roundTrips} round trips (${d1Before.statements} statements) on a warm key; ` +
       `${d1After.roundTrips} round trips (${d1After.statements} statements) after ${execute.total} more executions, 100 more keys and 100 more channels`,
   );
+  console.log(
+    `D1 per workbench list: ${workbench.before.list} round trips with ${workbench.leadsBefore} leads, ${workbench.after.list} with ${workbench.leadsAfter}; ` +
+      `per claim: ${workbench.before.claim} and ${workbench.after.claim}`,
+  );
+  if (workbench.after.list !== workbench.before.list || workbench.after.claim !== workbench.before.claim) {
+    console.error('FAIL: the D1 work of the workbench grew with the data.');
+    failed = true;
+  }
   if (d1After.roundTrips !== d1Before.roundTrips || d1After.statements !== d1Before.statements) {
     console.error('FAIL: the D1 work of one execute grew with the data.');
     failed = true;
