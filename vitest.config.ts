@@ -17,6 +17,7 @@ export default defineConfig(async () => {
             ADMIN_TOKEN: 'egadm_test_bootstrap_admin_token_000000001',
             EXPOSE_DB_METRICS: '1',
             PASSWORD_PEPPER: 'test-pepper-0123456789abcdef',
+            SECRETS_KEY: 'test-secrets-key-0123456789abcdef',
           },
         },
       }),

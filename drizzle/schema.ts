@@ -135,7 +135,8 @@ export const executions = sqliteTable(
     actorKind: text('actor_kind', { enum: ['admin', 'api_key', 'channel'] }).notNull(),
     actorId: text('actor_id').notNull(),
     domain: text('domain').notNull(),
-    status: text('status', { enum: ['completed'] }).notNull(),
+    /** `failed`: no agent answered and it could not become a lead (502 `agent_unavailable`); nothing was charged. */
+    status: text('status', { enum: ['completed', 'failed'] }).notNull(),
     requestId: text('request_id').notNull(),
     traceId: text('trace_id').notNull(),
     idempotencyKey: text('idempotency_key'),
@@ -401,9 +402,52 @@ export const providers = sqliteTable('providers', {
   /** The note of the last rejection or suspension, shown to the provider. */
   reviewNote: text('review_note'),
   submittedAt: integer('submitted_at'),
+  /**
+   * Agents and robots: the `whsec_` secret that signs every call to them, encrypted (AES-GCM under
+   * SECRETS_KEY); during a rotation the previous one still signs until `previous_signing_secret_until`.
+   */
+  signingSecret: text('signing_secret'),
+  previousSigningSecret: text('previous_signing_secret'),
+  previousSigningSecretUntil: integer('previous_signing_secret_until'),
+  /** When the provider was shown the secret issued at approval (it is shown once). */
+  signingSecretShownAt: integer('signing_secret_shown_at'),
+  /** Agents that need one: the bearer token sent to them, encrypted, never in plain text. */
+  bearerToken: text('bearer_token'),
+  /** Agents: the card fetched and validated at onboarding (name, skills, endpoint, protocol version). */
+  agentCard: text('agent_card', { mode: 'json' }).$type<Record<string, unknown>>(),
+  /** How long a call to this agent or robot may take (10 s by default, 25 s at most). */
+  timeoutMs: integer('timeout_ms').notNull().default(10_000),
   createdAt: createdAt(),
   updatedAt: integer('updated_at').notNull(),
 });
+
+/** The circuit breaker of each agent and robot: failures in a row, and until when it is skipped. */
+export const providerHealth = sqliteTable('provider_health', {
+  providerId: text('provider_id').primaryKey(),
+  consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+  openUntil: integer('open_until').notNull().default(0),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/** Every call made (or skipped) to an agent or robot for an execution: provider, outcome, status, duration. */
+export const agentAttempts = sqliteTable(
+  'agent_attempts',
+  {
+    id: text('id').primaryKey(),
+    executionId: text('execution_id').notNull(),
+    providerId: text('provider_id').notNull(),
+    workspaceId: text('workspace_id').notNull(),
+    outcome: text('outcome', {
+      enum: ['success', 'timeout', 'http_error', 'invalid_answer', 'rpc_error', 'not_completed', 'declined', 'network_error', 'refused', 'circuit_open'],
+    }).notNull(),
+    httpStatus: integer('http_status'),
+    durationMs: integer('duration_ms').notNull(),
+    /** A short, secret-free description of what went wrong. */
+    error: text('error'),
+    createdAt: createdAt(),
+  },
+  (table) => [index('agent_attempts_provider_idx').on(table.providerId, table.createdAt), index('agent_attempts_execution_idx').on(table.executionId)],
+);
 
 /** A provider's accepted domains, one row each, so routing finds a domain's providers by index. */
 export const providerDomains = sqliteTable(

@@ -1,7 +1,7 @@
 // `npm run dev`: .dev.vars from the example if missing, local migrations, the demo seed,
 // then `wrangler dev` on 127.0.0.1:8787. Extra arguments (`npm run dev -- --port 9000`) pass through.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, WRANGLER, readVars } from './lib.mjs';
 import { buildWidget, prepareLocalDatabase } from './local-worker.mjs';
@@ -10,6 +10,13 @@ const devVarsPath = join(ROOT, '.dev.vars');
 if (!existsSync(devVarsPath)) {
   copyFileSync(join(ROOT, '.dev.vars.example'), devVarsPath);
   console.log('Created .dev.vars from .dev.vars.example (local secrets; git ignores it).');
+}
+// Settings added to the example since this .dev.vars was made are appended, with their comments.
+const example = readVars(join(ROOT, '.dev.vars.example'));
+const missing = Object.keys(example).filter((name) => !(name in readVars(devVarsPath)));
+if (missing.length > 0) {
+  appendFileSync(devVarsPath, `\n# Added by npm run dev from .dev.vars.example\n${missing.map((name) => `${name}=${example[name]}`).join('\n')}\n`);
+  console.log(`Added ${missing.join(', ')} to .dev.vars (new in .dev.vars.example).`);
 }
 const vars = readVars(devVarsPath);
 

@@ -70,7 +70,7 @@ export async function startLocalWorker({ vars = {}, quiet = true } = {}) {
   const pepper = 'local-test-pepper-0123456789';
   await prepareLocalDatabase({ persistTo, demoApiKey, demoPassword: DEMO_TEST_PASSWORD, pepper });
   const [port, inspectorPort] = [await freePort(), await freePort()];
-  const allVars = { ADMIN_TOKEN: adminToken, PASSWORD_PEPPER: pepper, ...vars };
+  const allVars = { ADMIN_TOKEN: adminToken, PASSWORD_PEPPER: pepper, SECRETS_KEY: 'local-test-secrets-key-0123456789', ALLOW_LOOPBACK_EGRESS: 'true', ...vars };
   const args = [
     WRANGLER, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
     '--persist-to', persistTo, '--show-interactive-dev-session=false', '--log-level', 'warn',

@@ -23,6 +23,8 @@ export interface Bindings {
   PASSWORD_PEPPER?: string;
   /** Bootstrap administrator token (secret). */
   ADMIN_TOKEN?: string;
+  /** Encrypts the secrets the platform must read back: signing secrets and agents' bearer tokens (secret). */
+  SECRETS_KEY?: string;
   /** Set by `npm run bench` only: adds X-D1-Queries to every response. */
   EXPOSE_DB_METRICS?: string;
   /** Local development and tests only: the egress guard also admits http://127.0.0.1:<port>. Never in wrangler.toml. */
@@ -47,6 +49,7 @@ const settingsSchema = z.object({
     .optional()
     .or(z.literal('').transform(() => undefined)),
   PASSWORD_PEPPER: z.string().min(16, 'PASSWORD_PEPPER must be at least 16 characters').optional(),
+  SECRETS_KEY: z.string().min(24, 'SECRETS_KEY must be at least 24 characters').optional(),
   EXPOSE_DB_METRICS: z
     .string()
     .optional()

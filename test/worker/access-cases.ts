@@ -8,6 +8,7 @@ import { env, SELF } from 'cloudflare:test';
 import { expect, it } from 'vitest';
 import { ADMIN_TOKEN, call, expectProblem, issueKey, ORIGIN } from './helpers';
 import { postForm, SESSION_COOKIE, signUpOwner, signUpUser } from './console-helpers';
+import { createActiveRobot, newDomain } from './agent-helpers';
 import { createActiveExpert, createChannel, signUpProvider, visitorSays } from './provider-helpers';
 
 /** How a route authenticates. */
@@ -24,7 +25,7 @@ export type RouteAuth =
   | 'provider';
 
 /** Whose session a session route is for, and who else is refused (with what status). */
-export type SessionHolder = 'owner' | 'member' | 'admin' | 'expert' | 'inactive_provider' | 'platform_admin';
+export type SessionHolder = 'owner' | 'member' | 'admin' | 'expert' | 'agent' | 'inactive_provider' | 'platform_admin';
 
 export interface ProtectedRoute {
   method: 'GET' | 'POST' | 'PATCH';
@@ -61,6 +62,8 @@ export interface AccessTenant {
   ownerUserId: string;
   /** An active expert, member of the workspace; a provider who only signed up; a platform admin. */
   expertCookie: string;
+  /** An active robot (in a domain of its own, so it answers no other test's executions). */
+  agentCookie: string;
   inactiveProviderCookie: string;
   inactiveProviderId: string;
   platformAdminCookie: string;
@@ -100,6 +103,7 @@ export async function createAccessTenant(): Promise<AccessTenant> {
   await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: expert.email, role: 'member' }, { cookie: owner.cookie });
   const expertInvitation = await env.DB.prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'").bind(expert.email).first<{ id: string }>();
   expect((await postForm(`/invitations/${expertInvitation!.id}/accept`, {}, { cookie: expert.cookie })).status).toBe(303);
+  const robot = await createActiveRobot('https://robot-access.example.com/run', { domain: await newDomain('access') });
   const inactive = await signUpProvider();
   const platformAdmin = await signUpUser('business');
   expect((await call(`/api/admin/users/${await userIdOf(platformAdmin.email)}`, { method: 'PATCH', token: ADMIN_TOKEN, body: { platform_admin: true } })).status).toBe(200);
@@ -118,6 +122,7 @@ export async function createAccessTenant(): Promise<AccessTenant> {
     invitationId: invitation!.id,
     ownerUserId: await userIdOf(owner.email),
     expertCookie: expert.cookie,
+    agentCookie: robot.cookie,
     inactiveProviderCookie: inactive.cookie,
     inactiveProviderId: inactive.providerId,
     platformAdminCookie: platformAdmin.cookie,
@@ -176,6 +181,7 @@ function cookieOf(tenant: AccessTenant, who: SessionHolder): string {
     member: tenant.memberCookie,
     admin: tenant.adminCookie,
     expert: tenant.expertCookie,
+    agent: tenant.agentCookie,
     inactive_provider: tenant.inactiveProviderCookie,
     platform_admin: tenant.platformAdminCookie,
   }[who];

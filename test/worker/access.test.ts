@@ -42,9 +42,14 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'POST', path: '/api/admin/providers/:provider_id/approve', auth: 'admin' },
   { method: 'POST', path: '/api/admin/providers/:provider_id/reject', auth: 'admin', body: { note: 'n' } },
   { method: 'POST', path: '/api/admin/providers/:provider_id/suspend', auth: 'admin', body: { note: 'n' } },
+  { method: 'GET', path: '/api/admin/providers/:provider_id/health', auth: 'admin' },
   // The provider API and the workbench API.
   { method: 'GET', path: '/api/provider/profile', auth: 'provider', refuses: [{ who: 'owner', status: 403, code: 'provider_required' }] },
   { method: 'POST', path: '/api/provider/profile', auth: 'provider', refuses: [{ who: 'owner', status: 403, code: 'provider_required' }], body: { headline: 'Still helps with tests' } },
+  // Agents and robots: their signing secret and health.
+  { method: 'POST', path: '/api/provider/signing-secret', auth: 'provider', sessionOf: 'agent', refuses: [{ who: 'owner', status: 403, code: 'provider_required' }, { who: 'expert', status: 403, code: 'forbidden' }] },
+  { method: 'POST', path: '/api/provider/signing-secret/rotate', auth: 'provider', sessionOf: 'agent', refuses: [{ who: 'owner', status: 403, code: 'provider_required' }, { who: 'expert', status: 403, code: 'forbidden' }] },
+  { method: 'GET', path: '/api/provider/health', auth: 'provider', sessionOf: 'agent', refuses: [{ who: 'owner', status: 403, code: 'provider_required' }, { who: 'expert', status: 403, code: 'forbidden' }] },
   {
     method: 'GET',
     path: '/api/provider/workbench/leads',
@@ -108,6 +113,9 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'POST', path: '/provider/onboarding/submit', auth: 'session', sessionOf: 'expert', refuses: [{ who: 'owner', status: 303 }] },
   { method: 'POST', path: '/provider/onboarding/:step', auth: 'session', sessionOf: 'expert', refuses: [{ who: 'owner', status: 303 }], body: { kind: 'expert' } },
   { method: 'GET', path: '/provider/workbench', auth: 'session', sessionOf: 'expert', refuses: [{ who: 'owner', status: 303 }] },
+  { method: 'GET', path: '/provider/operations', auth: 'session', sessionOf: 'agent', refuses: [{ who: 'owner', status: 303 }, { who: 'expert', status: 303 }] },
+  { method: 'POST', path: '/provider/operations/secret', auth: 'session', sessionOf: 'agent', refuses: [{ who: 'owner', status: 303 }, { who: 'expert', status: 303 }] },
+  { method: 'POST', path: '/provider/operations/secret/rotate', auth: 'session', sessionOf: 'agent', refuses: [{ who: 'owner', status: 303 }, { who: 'expert', status: 303 }] },
   {
     method: 'GET',
     path: '/provider/workbench/leads/:leadId',

@@ -126,8 +126,8 @@ describe('hostile endpoint URLs', () => {
 
   it('accepts a public https URL', async () => {
     const provider = await signUpProvider();
-    const saved = await json(await saveProfile(provider, { kind: 'agent', agent_card_url: 'https://agent.example.com/.well-known/agent-card.json' }));
-    expect(saved.agent_card_url).toBe('https://agent.example.com/.well-known/agent-card.json');
+    const saved = await json(await saveProfile(provider, { kind: 'robot', endpoint_url: 'https://robot.example.com/execute' }));
+    expect(saved.endpoint_url).toBe('https://robot.example.com/execute');
   });
 });
 
@@ -151,7 +151,7 @@ describe('the provider state machine', () => {
 
   it('pending_review → active when an admin approves; → profile_incomplete with a note when rejected', async () => {
     const approved = await providerIn('pending_review');
-    expect(await json(await review(approved.providerId, 'approve'))).toEqual({ provider_id: approved.providerId, status: 'active' });
+    expect(await json(await review(approved.providerId, 'approve'))).toEqual({ provider_id: approved.providerId, status: 'active', signing_secret_issued: false });
     const rejected = await providerIn('pending_review');
     expect(await json(await review(rejected.providerId, 'reject', 'Add your languages.'))).toMatchObject({ status: 'profile_incomplete', review_note: 'Add your languages.' });
     const profile = await json(await sessionCall(rejected.cookie, '/api/provider/profile'));

@@ -124,7 +124,7 @@ describe('routing: who sees a demand', () => {
 
 describe('API conversations (session_id)', () => {
   it('executions with one session_id form one conversation: one demand, one lead; another workspace’s session finds nothing', async () => {
-    const tenant = await createTenant({ scopes: SCOPES });
+    const tenant = await createTenant({ scopes: [...SCOPES, 'memory:write'] });
     const other = await createTenant({ scopes: SCOPES });
     const first = await json(await execute(tenant.token, executeBody({ session_id: 'chat-42', text: 'First turn.' })));
     const second = await json(await execute(tenant.token, executeBody({ session_id: 'chat-42', text: 'Second turn.' })));

@@ -1,5 +1,6 @@
 /**
- * Routing on the lead path (PRODUCT.md section 6): a routed demand becomes its conversation's one
+ * Assessment and the lead path (PRODUCT.md section 6). Every message is first assessed (risk
+ * control, then judgement). On the lead path, a routed demand becomes its conversation's one
  * lead for the active experts who cover its domain (and topic), if the execution may write leads
  * (`leads:write`; channels always may). A held or rejected demand is offered to no one. The
  * reply tells the visitor or caller what happens next.
@@ -7,7 +8,7 @@
 import { newId } from '../lib/ids';
 import { judgeTopic, judgeUrgency } from './judgement';
 import { assessRisk, stricter } from './risk';
-import type { BrainInput, BrainPorts, Disposition, ExecutedPlan, IntakeTrigger, PlannedLead, VisitorContact } from './types';
+import type { AgentAttempt, BrainInput, BrainPorts, Disposition, ExecutedPlan, IntakeTrigger, PlannedDemand, PlannedLead, Urgency, VisitorContact } from './types';
 
 /** A short reference a visitor can quote, derived from the demand id. */
 export function demandReference(demandId: string): string {
@@ -63,12 +64,21 @@ function callerReply(facts: ReplyFacts): string {
     : `Your request was recorded as ${demandId} (${reference}); it waits for an expert who covers ${facts.topic === 'general' ? 'this domain' : facts.topic}.`;
 }
 
-/** Plans one message on the lead path: risk, judgement, the demand, the lead and the reply. */
-export async function planLeadPath(input: BrainInput, ports: BrainPorts): Promise<ExecutedPlan> {
+/** What risk control and judgement decide about a message, whichever path answers it. */
+export interface Assessment {
+  disposition: Disposition;
+  reasons: string[];
+  topic: string;
+  urgency: Urgency;
+  matchedProviders: number;
+  demand: PlannedDemand;
+}
+
+/** Risk control, then judgement: the same for every message, before routing. */
+export async function assessDemand(input: BrainInput, ports: BrainPorts): Promise<Assessment> {
   const { origin, conversation } = input;
   const channel = origin.kind === 'channel' ? origin : undefined;
   const [policy, pool] = await Promise.all([ports.workspacePolicy(), ports.expertPool(input.domain)]);
-
   const verdict = assessRisk({
     text: input.text,
     hasStructuredInput: input.structuredInput !== undefined,
@@ -77,12 +87,22 @@ export async function planLeadPath(input: BrainInput, ports: BrainPorts): Promis
     blockedTerms: policy.blockedTerms,
     maxLength: channel ? CHANNEL_TEXT_LIMIT : API_TEXT_LIMIT,
   });
-  const disposition = stricter(verdict.disposition, conversation?.disposition ?? null);
   const topic = judgeTopic(input.text, Object.keys(pool.byTopic));
-  const urgency = judgeUrgency(input.text, channel?.trigger);
-  const matchedProviders = pool.anyTopic + (topic === 'general' ? 0 : (pool.byTopic[topic] ?? 0));
+  return {
+    disposition: stricter(verdict.disposition, conversation?.disposition ?? null),
+    reasons: verdict.reasons,
+    topic,
+    urgency: judgeUrgency(input.text, channel?.trigger),
+    matchedProviders: pool.anyTopic + (topic === 'general' ? 0 : (pool.byTopic[topic] ?? 0)),
+    demand: conversation ? { action: 'continue', id: conversation.demandId } : { action: 'create', id: newId('dem', input.now) },
+  };
+}
 
-  const demand = conversation ? ({ action: 'continue', id: conversation.demandId } as const) : ({ action: 'create', id: newId('dem', input.now) } as const);
+/** Plans one message on the lead path: the demand, the lead and the reply, after any failed agents. */
+export function planLeadPath(input: BrainInput, assessment: Assessment, attempts: AgentAttempt[]): ExecutedPlan {
+  const { origin, conversation } = input;
+  const channel = origin.kind === 'channel' ? origin : undefined;
+  const { disposition, reasons, topic, urgency, matchedProviders, demand } = assessment;
   let lead: PlannedLead | undefined;
   if (disposition === 'routed' && input.grantedScopes.includes('leads:write')) {
     lead = conversation?.leadId ? { action: 'update', id: conversation.leadId } : { action: 'create', id: newId('lead', input.now) };
@@ -104,8 +124,9 @@ export async function planLeadPath(input: BrainInput, ports: BrainPorts): Promis
   const reply = channel ? visitorReply(facts) : callerReply(facts);
   return {
     outcome: 'executed',
+    path: 'lead',
     disposition,
-    reasons: verdict.reasons,
+    reasons,
     topic,
     urgency,
     matchedProviders,
@@ -113,12 +134,15 @@ export async function planLeadPath(input: BrainInput, ports: BrainPorts): Promis
     ...(lead ? { lead } : {}),
     trigger,
     reply,
+    reportedUsage: [],
+    attempts,
+    storeTurn: storesTurn(input),
     result: {
       demand_id: demand.id,
       reference,
       ...(lead ? { lead_id: lead.id } : {}),
       disposition,
-      reasons: verdict.reasons,
+      reasons,
       topic,
       urgency,
       matched_providers: matchedProviders,
@@ -126,4 +150,9 @@ export async function planLeadPath(input: BrainInput, ports: BrainPorts): Promis
     },
     sourceRecord: lead?.id ?? demand.id,
   };
+}
+
+/** Memory (PRODUCT.md section 6): a turn is kept as conversation memory with `memory:write` (channels hold it). */
+export function storesTurn(input: BrainInput): boolean {
+  return input.grantedScopes.includes('memory:write');
 }

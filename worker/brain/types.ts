@@ -35,6 +35,10 @@ export interface ConversationContext {
 
 export interface BrainInput {
   executionId: string;
+  /** The execution's own correlation ids, passed on to agents and robots. */
+  requestId: string;
+  traceId: string;
+  workspaceId: string;
   domain: string;
   text?: string;
   structuredInput?: Record<string, unknown>;
@@ -52,15 +56,88 @@ export interface ExpertPool {
   byTopic: Record<string, number>;
 }
 
+/** An active agent or robot of the routing pool that accepts the domain, with its recent health. */
+export interface AgentCandidate {
+  providerId: string;
+  kind: 'agent' | 'robot';
+  name: string;
+  priority: number;
+  /** Failed calls in the last hour (the order's tie-breaker). */
+  failuresLastHour: number;
+  /** The circuit breaker: skipped until this time (ms), after failures in a row. */
+  openUntil: number;
+}
+
+/** One earlier turn of the conversation, as memory hands it to an agent. */
+export interface MemoryTurn {
+  role: 'visitor' | 'provider' | 'agent' | 'system';
+  text: string;
+  created_at: string;
+}
+
+/** What an agent or robot is asked: the demand and its context (PRODUCT.md section 7). */
+export interface AgentCall {
+  execution_id: string;
+  domain: string;
+  text?: string;
+  structured_input?: Record<string, unknown>;
+  attachments?: unknown[];
+  request_id: string;
+  trace_id: string;
+  workspace_id: string;
+  /** The conversation's earlier turns, with `memory:read` only. */
+  memory?: MemoryTurn[];
+}
+
+/** A usage line a robot reports; it is appended to the envelope's `usage_applications`. */
+export interface ReportedUsage {
+  meter: string;
+  quantity: number;
+  unit: string;
+}
+
+/** How a call to an agent or robot ended. `declined`: the agent said it will not do this one. */
+export type AttemptOutcome =
+  | 'success'
+  | 'timeout'
+  | 'http_error'
+  | 'invalid_answer'
+  | 'rpc_error'
+  | 'not_completed'
+  | 'declined'
+  | 'network_error'
+  | 'refused'
+  | 'circuit_open';
+
+/** The answer of one call: a validated answer, or why there is none. */
+export type AgentAnswer =
+  | { ok: true; reply: string | null; output: Record<string, unknown>; usage: ReportedUsage[]; httpStatus: number | null; durationMs: number }
+  | { ok: false; outcome: Exclude<AttemptOutcome, 'success' | 'circuit_open'>; httpStatus: number | null; durationMs: number; error: string };
+
+/** One attempt, as recorded on the execution. */
+export interface AgentAttempt {
+  providerId: string;
+  outcome: AttemptOutcome;
+  httpStatus: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
 /**
- * The reads the brain may make; the platform core implements them over D1 for the execution's
- * workspace and routing pool (and caches them briefly: none guards a security decision).
+ * The reads (and calls) the brain may make; the platform core implements them over D1 for the
+ * execution's workspace and routing pool, and over the network for agents and robots.
  */
 export interface BrainPorts {
   /** The workspace's risk settings. */
   workspacePolicy(): Promise<{ blockedTerms: string[] }>;
   /** The active experts of the routing pool who cover a domain. */
   expertPool(domain: string): Promise<ExpertPool>;
+  /** The active agents and robots of the routing pool that accept a domain. */
+  agentCandidates(domain: string): Promise<AgentCandidate[]>;
+  /** Calls one agent or robot (signed, through the egress guard, within its timeout). */
+  invokeAgent(providerId: string, call: AgentCall): Promise<AgentAnswer>;
+  /** The conversation's earlier turns (the last 20, at most 16 KB), oldest first. */
+  conversationMemory(): Promise<MemoryTurn[]>;
 }
 
 /** The demand of the plan: a new one (the conversation's first message), or the one it continues. */
@@ -69,8 +146,17 @@ export type PlannedDemand = { action: 'create'; id: string } | { action: 'contin
 /** The one lead of a conversation: created now, or updated (trigger, contact, urgency). */
 export type PlannedLead = { action: 'create'; id: string } | { action: 'update'; id: string };
 
+/** Who answered, on the agent path. */
+export interface HandledBy {
+  kind: 'agent' | 'robot';
+  providerId: string;
+  name: string;
+}
+
 export interface ExecutedPlan {
   outcome: 'executed';
+  /** `agent`: an agent or robot answered; `lead`: the lead path (experts), after any failed agents. */
+  path: 'agent' | 'lead';
   disposition: Disposition;
   /** Stable codes: why a demand was held or rejected. */
   reasons: string[];
@@ -83,10 +169,23 @@ export interface ExecutedPlan {
   trigger: IntakeTrigger;
   /** What the visitor or caller reads. */
   reply: string;
+  /** The agent path: who answered, and the usage a robot reported. */
+  handledBy?: HandledBy;
+  reportedUsage: ReportedUsage[];
+  /** Every call made (or skipped) to an agent or robot, in order. */
+  attempts: AgentAttempt[];
+  /** Whether the turn (the message and its answer) is stored as conversation memory. */
+  storeTurn: boolean;
   /** The brain's answer, returned to the caller as `output.result`. */
-  result: Record<string, unknown> & { reply: string; demand_id: string; lead_id?: string; disposition: Disposition };
+  result: Record<string, unknown> & { reply: string; demand_id: string; reference: string; lead_id?: string; disposition: Disposition };
   /** The record this execution produced (`exact_bridge.source_record`). */
   sourceRecord: string;
 }
 
-export type BrainPlan = ExecutedPlan;
+/** Every agent failed and the execution may not write leads: 502 `agent_unavailable`. */
+export interface AgentUnavailablePlan {
+  outcome: 'agent_unavailable';
+  attempts: AgentAttempt[];
+}
+
+export type BrainPlan = ExecutedPlan | AgentUnavailablePlan;

@@ -3,6 +3,7 @@ import { createRoute, type RouteConfigToTypedResponse } from '@hono/zod-openapi'
 import type { z } from 'zod';
 import { newApp, validationError } from '../app';
 import { parseJsonBody, readJsonBody } from '../lib/body';
+import { egressPolicy } from '../lib/egress';
 import { ApiError, fieldErrorsFromZod } from '../lib/errors';
 import { problemResponses } from '../lib/openapi';
 import { requireActor, requireBearer } from '../platform/access/middleware';
@@ -27,7 +28,7 @@ export const executeRoute = createRoute({
   tags: ['Gateway'],
   summary: 'Run one synchronous execution',
   description:
-    'Checks run in a fixed order: content type and size, bearer, body, key_id, admission (scopes), rate limit and quota, idempotency, then execution. The answer is a completed envelope.',
+    'Checks run in a fixed order: content type and size, bearer, body, key_id, admission (scopes), rate limit and quota, idempotency, then execution. The answer is a completed envelope. With `agents:invoke`, the domain’s agents and robots answer first (`result.handled_by`, `result.output`); when none answers, the demand becomes a lead (`leads:write`) or the answer is 502 `agent_unavailable`.',
   security: [{ bearerAuth: [] }],
   ...executeRouteContract,
   middleware: [readJsonBody(), requireBearer('admin_or_api_key'), parseJsonBody] as const,
@@ -54,7 +55,7 @@ export const executeRoute = createRoute({
       },
       content: { 'application/json': { schema: executeResponseSchema } },
     },
-    ...problemResponses([400, 401, 403, 409, 413, 415, 422, 429, 500] as const),
+    ...problemResponses([400, 401, 403, 409, 413, 415, 422, 429, 500, 502, 503] as const),
   },
 });
 
@@ -99,6 +100,8 @@ export function executeRoutes() {
           correlation: { projectId: body.project_id, userId: body.user_id, sessionId: body.session_id },
           ...(body.exact_bridge ? { exactBridge: body.exact_bridge } : {}),
           limits: { defaultRateLimitPerMinute: c.var.settings.DEFAULT_RATE_LIMIT_PER_MINUTE, intakeRateLimitPerMinute: c.var.settings.INTAKE_RATE_LIMIT_PER_MINUTE },
+          egress: egressPolicy(c.var.settings),
+          secretsKey: c.var.settings.SECRETS_KEY,
         },
       );
       const headers = new Headers({

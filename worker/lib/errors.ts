@@ -32,6 +32,7 @@ export const errorCatalog = {
   already_claimed: { status: 409, title: 'Already claimed' },
   email_taken: { status: 409, title: 'Email cannot be used' },
   last_owner: { status: 409, title: 'Last owner' },
+  secret_already_shown: { status: 409, title: 'Secret already shown' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   validation_failed: { status: 422, title: 'Validation failed' },
@@ -45,6 +46,7 @@ export const errorCatalog = {
   quota_exceeded: { status: 429, title: 'Quota exceeded' },
   too_many_attempts: { status: 429, title: 'Too many attempts' },
   internal_error: { status: 500, title: 'Internal error' },
+  agent_unavailable: { status: 502, title: 'No agent answered' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -6,8 +6,8 @@ const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export type IdPrefix =
   | 'org' | 'ws' | 'usr' | 'prv' | 'ch' | 'key' | 'lead' | 'dem' | 'exe' | 'aud' | 'req' | 'evt' | 'whk' | 'adm' | 'inv' | 'cnv' | 'lev' | 'ptr'
-  /** Internal only: visitor sessions and their messages (visitors hold a separate token). */
-  | 'vs' | 'msg';
+  /** Internal only: conversation messages, agent attempts, and the webhook-id of each signed call. */
+  | 'msg' | 'att' | 'call';
 
 function encodeTime(milliseconds: number): string {
   let out = '';

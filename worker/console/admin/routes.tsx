@@ -53,7 +53,7 @@ export function adminPageRoutes() {
         note = parsed.data.note;
       }
       try {
-        await reviewProvider(c.var.db, userAuditContext(c), providerId, decision, note);
+        await reviewProvider(c.var.db, userAuditContext(c), providerId, decision, note, c.var.settings.SECRETS_KEY);
       } catch (error) {
         if (error instanceof ApiError && error.code === 'invalid_transition') return renderReview(c, providerId, { error: error.detail }, 409);
         throw error;

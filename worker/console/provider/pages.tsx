@@ -7,6 +7,7 @@
  */
 import type { Child } from 'hono/jsx';
 import type { DomainEntry } from '../../platform/domains/service';
+import type { AgentCardSummary, AgentHealth } from '../../platform/agents/schemas';
 import type { LeadDetail, LeadStatus, LeadView } from '../../platform/leads/schemas';
 import type { ProviderProfileView } from '../../platform/providers/schemas';
 import type { SessionUser } from '../../platform/identity/sessions';
@@ -22,11 +23,13 @@ export const ONBOARDING_STEPS = [
 ] as const;
 export type OnboardingStep = (typeof ONBOARDING_STEPS)[number]['id'];
 
-/** The provider's navigation. */
-export function providerNav(active: 'onboarding' | 'workbench', isActive: boolean): NavItem[] {
+/** The provider's navigation: the workbench for active experts, operations for agents and robots. */
+export function providerNav(active: 'onboarding' | 'workbench' | 'operations', profile: { status: string; kind: string | null }): NavItem[] {
+  const executes = profile.kind === 'agent' || profile.kind === 'robot';
   return [
     { href: '/provider/onboarding', label: 'Profile', current: active === 'onboarding' },
-    ...(isActive ? [{ href: '/provider/workbench', label: 'Workbench', current: active === 'workbench' }] : []),
+    ...(profile.status === 'active' && profile.kind === 'expert' ? [{ href: '/provider/workbench', label: 'Workbench', current: active === 'workbench' }] : []),
+    ...(executes ? [{ href: '/provider/operations', label: 'Operations', current: active === 'operations' }] : []),
   ];
 }
 
@@ -92,6 +95,85 @@ function StepNav({ step, profile }: { step: OnboardingStep; profile: ProviderPro
 
 const joinList = (items: string[]) => items.join(', ');
 
+/** What the platform read from an agent's card: what it will call. */
+function AgentCardPanel({ card }: { card: AgentCardSummary }) {
+  return (
+    <div class="card inset" role="status" aria-labelledby="card-title">
+      <h3 id="card-title">Card found: {card.name}</h3>
+      <p class="muted">
+        A2A {card.protocol_version} over {card.protocol_binding === 'JSONRPC' ? 'JSON-RPC' : 'HTTP+JSON'} · version {card.version || '—'} · fetched {when(card.fetched_at)}
+      </p>
+      {card.description ? <p>{card.description}</p> : null}
+      <p>
+        Calls go to <code>{card.endpoint}</code>.
+      </p>
+      {card.skills.length > 0 ? (
+        <ul class="skills">
+          {card.skills.map((skill) => (
+            <li>
+              <strong>{skill.name}</strong>
+              {skill.description ? ` — ${skill.description}` : ''}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="muted">The card lists no skills.</p>
+      )}
+    </div>
+  );
+}
+
+const ROBOT_REQUEST = `POST {your endpoint}
+Content-Type: application/json
+webhook-id: call_01j…
+webhook-timestamp: 1795400000
+webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+
+{
+  "execution_id": "exe_01j…",
+  "domain": "consultation",
+  "text": "What does the Pro plan cost?",
+  "structured_input": { "seats": 12 },
+  "attachments": [],
+  "request_id": "req_01j…",
+  "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+  "workspace_id": "ws_01j…",
+  "memory": [{ "role": "visitor", "text": "Hi", "created_at": "2026-11-23T09:00:00.000Z" }]
+}`;
+
+const ROBOT_ANSWER = `200 OK
+Content-Type: application/json
+
+{
+  "output": { "price": 240, "currency": "EUR" },
+  "reply": "The Pro plan costs €240 a month for 12 seats.",
+  "usage": [{ "meter": "tokens", "quantity": 812, "unit": "token" }]
+}`;
+
+/** The exact request a robot receives and the answer it must give (PRODUCT.md section 7). */
+function RobotContract() {
+  return (
+    <details class="contract">
+      <summary>The request your robot receives, and the answer it gives</summary>
+      <p>
+        One POST per execution. Verify the three <code>webhook-*</code> headers with your signing secret (Standard Webhooks; the npm <code>standardwebhooks</code> library does it), and refuse
+        anything else. Fields with nothing to say are left out; <code>memory</code> is the conversation's earlier turns, when the caller allows it.
+      </p>
+      <pre>
+        <code>{ROBOT_REQUEST}</code>
+      </pre>
+      <p>
+        Answer within your timeout with JSON: <code>output</code> (an object, required) is returned to API callers; <code>reply</code> is what a widget visitor reads (needed for chat);{' '}
+        <code>usage</code> lines are added to the caller's <code>usage_applications</code>. Any other answer, a status other than 2xx, or a redirect counts as a failure, and the next provider
+        or an expert takes over.
+      </p>
+      <pre>
+        <code>{ROBOT_ANSWER}</code>
+      </pre>
+    </details>
+  );
+}
+
 function StepForm({ props }: { props: OnboardingProps }) {
   const { profile, step, errors = {}, values = {} } = props;
   const value = (name: string, current: string | number | null) => values[name] ?? (current === null ? '' : String(current));
@@ -128,13 +210,55 @@ function StepForm({ props }: { props: OnboardingProps }) {
         <Field name="headline" label="Headline" value={value('headline', profile.headline)} errors={errors} required maxlength={140} hint="One line: what you help with." />
         <Field name="bio" label="About (optional)" value={value('bio', profile.bio)} errors={errors} multiline maxlength={2000} />
         {kind === 'robot' ? (
-          <Field name="endpoint_url" label="Endpoint URL" type="url" value={value('endpoint_url', profile.endpoint_url)} errors={errors} required hint="A public https URL on the default port. The platform POSTs each execution there, signed (Standard Webhooks)." />
+          <>
+            <Field name="endpoint_url" label="Endpoint URL" type="url" value={value('endpoint_url', profile.endpoint_url)} errors={errors} required hint="A public https URL on the default port. The platform POSTs each execution there, signed (Standard Webhooks)." />
+            <RobotContract />
+          </>
         ) : null}
         {kind === 'agent' ? (
-          <Field name="agent_card_url" label="Agent card URL" type="url" value={value('agent_card_url', profile.agent_card_url)} errors={errors} required hint="The https URL of your A2A agent card, such as https://agent.example.com/.well-known/agent-card.json." />
+          <>
+            <Field
+              name="agent_card_url"
+              label="Agent card URL"
+              type="url"
+              value={value('agent_card_url', profile.agent_card_url)}
+              errors={errors}
+              required
+              hint="The https URL of your A2A agent card (A2A 1.0, or 0.3), such as https://agent.example.com/.well-known/agent-card.json. We fetch and check it when you save."
+            />
+            {profile.agent_card ? <AgentCardPanel card={profile.agent_card} /> : null}
+            <Field
+              name="agent_bearer_token"
+              label="Bearer token (optional)"
+              type="password"
+              value={values.agent_bearer_token ?? ''}
+              errors={errors}
+              autocomplete="off"
+              hint={
+                profile.agent_bearer_token_set
+                  ? 'A token is stored, encrypted; it is never shown. Enter a new one to replace it.'
+                  : 'If your agent wants one, it is sent as Authorization: Bearer on every call, and stored encrypted.'
+              }
+            />
+            {profile.agent_bearer_token_set ? (
+              <label class="check">
+                <input type="checkbox" name="remove_bearer_token" value="1" /> Remove the stored token
+              </label>
+            ) : null}
+          </>
         ) : null}
         {kind !== 'expert' ? (
-          <Field name="priority" label="Priority (0 to 100)" type="number" value={value('priority', profile.priority)} errors={errors} hint="Agents and robots of a domain are tried highest first." />
+          <>
+            <Field name="priority" label="Priority (0 to 100)" type="number" value={value('priority', profile.priority)} errors={errors} hint="Agents and robots of a domain are tried highest first." />
+            <Field
+              name="timeout_seconds"
+              label="Timeout (seconds, 1 to 25)"
+              type="number"
+              value={values.timeout_seconds ?? String(profile.timeout_ms / 1000)}
+              errors={errors}
+              hint="How long one call may take before the next agent or an expert takes over."
+            />
+          </>
         ) : null}
         {save()}
       </form>
@@ -182,7 +306,18 @@ function StepForm({ props }: { props: OnboardingProps }) {
     ['Languages', joinList(profile.languages) || '—'],
     ['Regions', joinList(profile.regions) || '—'],
     ...(profile.kind === 'robot' ? ([['Endpoint', profile.endpoint_url ?? '—']] as [string, Child][]) : []),
-    ...(profile.kind === 'agent' ? ([['Agent card', profile.agent_card_url ?? '—']] as [string, Child][]) : []),
+    ...(profile.kind === 'agent'
+      ? ([
+          ['Agent card', profile.agent_card_url ?? '—'],
+          ['Agent', profile.agent_card ? `${profile.agent_card.name} (A2A ${profile.agent_card.protocol_version}, ${profile.agent_card.skills.length} skills)` : 'not fetched yet'],
+        ] as [string, Child][])
+      : []),
+    ...(profile.kind === 'agent' || profile.kind === 'robot'
+      ? ([
+          ['Priority', String(profile.priority)],
+          ['Timeout', `${profile.timeout_ms / 1000} s`],
+        ] as [string, Child][])
+      : []),
   ];
   const canSubmit = profile.missing_fields.length === 0 && ['registered', 'profile_incomplete', 'suspended'].includes(profile.status);
   return (
@@ -211,7 +346,7 @@ export function ProviderOnboardingPage(props: OnboardingProps) {
   const { profile } = props;
   const title = ONBOARDING_STEPS.find((item) => item.id === props.step)!.title;
   return (
-    <ConsoleLayout title="Provider onboarding" user={props.user} nav={providerNav('onboarding', profile.status === 'active' && profile.kind === 'expert')} notice={props.notice} error={props.error}>
+    <ConsoleLayout title="Provider onboarding" user={props.user} nav={providerNav('onboarding', profile)} notice={props.notice} error={props.error}>
       <div class="narrow">
         <InvitationsBanner count={props.pendingInvitations} />
         <p class="eyebrow">Provider onboarding</p>
@@ -286,7 +421,7 @@ export function WorkbenchPage(props: WorkbenchProps) {
     { id: 'mine', label: 'Mine' },
   ] as const;
   return (
-    <ConsoleLayout title="Workbench" user={props.user} nav={providerNav('workbench', true)} notice={props.notice} error={props.error} scripts={['/embed/workbench.js']}>
+    <ConsoleLayout title="Workbench" user={props.user} nav={providerNav('workbench', props.profile)} notice={props.notice} error={props.error} scripts={['/embed/workbench.js']}>
       <h1>Workbench</h1>
       <p class="lead">
         Leads in {props.profile.accepted_scope.domains.join(', ')}
@@ -330,7 +465,7 @@ export function LeadPage({ user, lead, notice, error }: { user: SessionUser; lea
   const next = NEXT_STATUSES[lead.status] ?? [];
   const base = `/provider/workbench/leads/${lead.lead_id}`;
   return (
-    <ConsoleLayout title={`Lead ${lead.reference}`} user={user} nav={providerNav('workbench', true)} notice={notice} error={error}>
+    <ConsoleLayout title={`Lead ${lead.reference}`} user={user} nav={providerNav('workbench', { status: 'active', kind: 'expert' })} notice={notice} error={error}>
       <p class="eyebrow">
         <a href={`/provider/workbench?tab=${mine ? 'mine' : 'available'}`}>Workbench</a> / {lead.reference}
       </p>
@@ -444,7 +579,7 @@ export function LeadPage({ user, lead, notice, error }: { user: SessionUser; lea
 /** A provider who may not use the workbench yet: why, and what to do next. */
 export function WorkbenchClosedPage({ user, profile }: { user: SessionUser; profile: ProviderProfileView }) {
   return (
-    <ConsoleLayout title="Workbench" user={user} nav={providerNav('workbench', false)}>
+    <ConsoleLayout title="Workbench" user={user} nav={providerNav('workbench', profile)}>
       <div class="narrow">
         <h1>The workbench is not open to you yet</h1>
         <p>
@@ -462,6 +597,117 @@ export function WorkbenchClosedPage({ user, profile }: { user: SessionUser; prof
           </a>
         </p>
       </div>
+    </ConsoleLayout>
+  );
+}
+
+interface OperationsProps {
+  user: SessionUser;
+  profile: ProviderProfileView;
+  health: AgentHealth;
+  /** A secret shown now, once: after the reveal, or after a rotation. */
+  shownSecret?: { value: string; previousValidUntil: string | null };
+  notice?: string;
+  error?: string;
+}
+
+const OUTCOME_LABELS: Record<string, string> = {
+  success: 'answered',
+  timeout: 'timed out',
+  http_error: 'HTTP error',
+  invalid_answer: 'invalid answer',
+  rpc_error: 'JSON-RPC error',
+  not_completed: 'task not completed',
+  declined: 'declined',
+  network_error: 'connection failed',
+  refused: 'refused by the egress guard',
+  circuit_open: 'skipped (breaker open)',
+};
+
+const percent = (rate: number | null) => (rate === null ? '—' : `${Math.round(rate * 1000) / 10} %`);
+const millis = (value: number | null) => (value === null ? '—' : value >= 1000 ? `${(value / 1000).toFixed(1)} s` : `${value} ms`);
+
+/** An agent's or robot's operations: its signing secret, and its last 24 hours. */
+export function OperationsPage({ user, profile, health, shownSecret, notice, error }: OperationsProps) {
+  const secret = profile.signing_secret;
+  return (
+    <ConsoleLayout title="Operations" user={user} nav={providerNav('operations', profile)} notice={notice} error={error}>
+      <h1>Operations</h1>
+      <p class="lead">
+        {profile.display_name ?? 'Your ' + (profile.kind ?? 'provider')} is <StatusPill status={profile.status} />. {profile.status === 'active' ? 'Executions in your domains are sent to you.' : 'It receives no executions now.'}
+      </p>
+      <div class="grid-2">
+        <section class="card" aria-labelledby="secret-title">
+          <h2 id="secret-title">Signing secret</h2>
+          <p>
+            Every call carries <code>webhook-id</code>, <code>webhook-timestamp</code> and <code>webhook-signature</code> (Standard Webhooks) over its exact body. Verify them and refuse
+            anything else.
+          </p>
+          {shownSecret ? (
+            <div class="alert success" role="status">
+              <p>
+                <strong>Copy it now: it is not shown again.</strong>
+              </p>
+              <p>
+                <code class="secret">{shownSecret.value}</code>
+              </p>
+              {shownSecret.previousValidUntil ? <p>Your previous secret also signs until {when(shownSecret.previousValidUntil)}.</p> : null}
+            </div>
+          ) : null}
+          {!secret.issued ? <p class="muted">It is issued when the platform team approves you.</p> : null}
+          {secret.issued && !secret.shown && !shownSecret ? (
+            <form method="post" action="/provider/operations/secret">
+              <button type="submit" class="button primary">
+                Show my signing secret (once)
+              </button>
+            </form>
+          ) : null}
+          {secret.issued && (secret.shown || shownSecret) ? (
+            <form method="post" action="/provider/operations/secret/rotate" class="stack">
+              {secret.previous_valid_until && !shownSecret ? <p class="muted">A rotation is under way: the previous secret also signs until {when(secret.previous_valid_until)}.</p> : null}
+              <p class="muted">Rotating issues a new secret; for 24 hours calls are signed with both, so you can deploy it without missing one.</p>
+              <button type="submit" class="button ghost">
+                Rotate the secret
+              </button>
+            </form>
+          ) : null}
+        </section>
+        <section class="card" aria-labelledby="health-title">
+          <h2 id="health-title">Last 24 hours</h2>
+          <DataTable
+            headless
+            rows={[
+              ['Calls', String(health.calls)],
+              ['Success rate', percent(health.success_rate)],
+              ['Latency p50', millis(health.p50_ms)],
+              ['Latency p95', millis(health.p95_ms)],
+              ['Circuit breaker', health.circuit.state === 'open' ? `open until ${when(health.circuit.open_until)}` : `closed (${health.circuit.consecutive_failures} failures in a row)`],
+              ['Skipped while open', String(health.skipped)],
+            ]}
+            columns={[
+              { header: 'Measure', rowHeader: true, cell: ([label]) => label },
+              { header: 'Value', cell: ([, shown]) => shown },
+            ]}
+          />
+        </section>
+      </div>
+      <section class="card" aria-labelledby="errors-title">
+        <h2 id="errors-title">Last errors</h2>
+        {health.last_errors.length === 0 ? (
+          <p class="muted">No errors in the last 24 hours.</p>
+        ) : (
+          <DataTable
+            rows={health.last_errors}
+            columns={[
+              { header: 'When', cell: (entry) => when(entry.at) },
+              { header: 'Outcome', cell: (entry) => OUTCOME_LABELS[entry.outcome] ?? entry.outcome },
+              { header: 'HTTP', cell: (entry) => (entry.http_status === null ? '—' : String(entry.http_status)) },
+              { header: 'Detail', class: 'message', cell: (entry) => entry.error ?? '—' },
+              { header: 'Execution', cell: (entry) => <code>{entry.execution_id}</code> },
+            ]}
+          />
+        )}
+      </section>
     </ConsoleLayout>
   );
 }

@@ -10,6 +10,7 @@ import type { AppEnv } from '../../env';
 import { egressPolicy } from '../../lib/egress';
 import { ApiError, type FieldError } from '../../lib/errors';
 import { providerMay } from '../../platform/access/policy';
+import { agentHealth, revealSigningSecret, rotateSigningSecret } from '../../platform/agents/service';
 import { listDomainEntries } from '../../platform/domains/service';
 import { listOpenInvitations } from '../../platform/identity/memberships';
 import { leadStatusSchema } from '../../platform/leads/schemas';
@@ -22,7 +23,7 @@ import type { FieldErrors } from '../shared/forms';
 import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { userAuditContext } from '../shared/workspace';
-import { LeadPage, ONBOARDING_STEPS, ProviderOnboardingPage, WorkbenchClosedPage, WorkbenchPage, type OnboardingStep } from './pages';
+import { LeadPage, ONBOARDING_STEPS, OperationsPage, ProviderOnboardingPage, WorkbenchClosedPage, WorkbenchPage, type OnboardingStep } from './pages';
 
 /** The signed-in provider; anyone else is sent where they belong. */
 async function providerFor(c: Context<AppEnv>): Promise<ProviderRow | Response> {
@@ -56,6 +57,9 @@ function stepInput(step: OnboardingStep, form: Record<string, string>): Record<s
         ...('endpoint_url' in form ? { endpoint_url: optional(form.endpoint_url) } : {}),
         ...('agent_card_url' in form ? { agent_card_url: optional(form.agent_card_url) } : {}),
         ...('priority' in form && form.priority !== '' ? { priority: Number(form.priority) } : {}),
+        ...('timeout_seconds' in form && form.timeout_seconds !== '' ? { timeout_ms: Math.round(Number(form.timeout_seconds) * 1000) } : {}),
+        // A bearer token is write-only: a new value replaces it, the box removes it, an empty field keeps it.
+        ...(form.remove_bearer_token ? { agent_bearer_token: null } : form.agent_bearer_token?.trim() ? { agent_bearer_token: form.agent_bearer_token } : {}),
       };
     case 'scope':
       return { accepted_scope: { domains: formList(form, 'domains'), topics: formList(form, 'topics') } };
@@ -68,7 +72,7 @@ function stepInput(step: OnboardingStep, form: Record<string, string>): Record<s
 
 /** Field names on the pages for the API's pointers (`/accepted_scope/domains/0` is the domains field). */
 function pageFieldErrors(errors: Record<string, string>): FieldErrors {
-  return Object.fromEntries(Object.entries(errors).map(([name, detail]) => [name.replace(/^accepted_scope\./, ''), detail]));
+  return Object.fromEntries(Object.entries(errors).map(([name, detail]) => [name === 'timeout_ms' ? 'timeout_seconds' : name.replace(/^accepted_scope\./, ''), detail]));
 }
 
 function fieldErrorsOf(errors: FieldError[]): FieldErrors {
@@ -102,7 +106,7 @@ async function renderOnboarding(c: Context<AppEnv>, provider: ProviderRow, step:
 /** Saves a change through the provider service; what it refuses is shown on the step's page. */
 async function saveOrShow(c: Context<AppEnv>, provider: ProviderRow, step: OnboardingStep, input: ProfileInput, values: Record<string, string>, then: string) {
   try {
-    await saveProviderProfile(c.var.db, provider, input, egressPolicy(c.var.settings), c.var.requestId);
+    await saveProviderProfile(c.var.db, provider, input, { egress: egressPolicy(c.var.settings), secretsKey: c.var.settings.SECRETS_KEY }, c.var.requestId);
   } catch (error) {
     if (!(error instanceof ApiError) || !['validation_failed', 'profile_incomplete', 'invalid_transition', 'conflict'].includes(error.code)) throw error;
     return renderOnboarding(c, provider, step, { errors: fieldErrorsOf(error.options.errors ?? []), values, error: error.detail }, error.status as 409 | 422);
@@ -191,5 +195,52 @@ export function providerPageRoutes() {
     return status.data === 'open' ? c.redirect('/provider/workbench?notice=released', 303) : c.redirect(`/provider/workbench/leads/${leadId}?notice=status`, 303);
   });
 
+  app.get('/provider/operations', async (c) => {
+    const provider = await providerFor(c);
+    if (provider instanceof Response) return provider;
+    return renderOperations(c, provider);
+  });
+
+  // The secret is shown in the answer to this POST, once; the page itself never shows it again.
+  app.post('/provider/operations/secret', async (c) => {
+    const provider = await operatorFor(c);
+    if (provider instanceof Response) return provider;
+    try {
+      const secret = await revealSigningSecret(c.var.db, provider.id, c.var.settings.SECRETS_KEY, Date.now());
+      return renderOperations(c, provider, { shownSecret: { value: secret.signing_secret, previousValidUntil: secret.previous_secret_valid_until } });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'secret_already_shown') return renderOperations(c, provider, { error: error.detail }, 409);
+      throw error;
+    }
+  });
+
+  app.post('/provider/operations/secret/rotate', async (c) => {
+    const provider = await operatorFor(c);
+    if (provider instanceof Response) return provider;
+    try {
+      const secret = await rotateSigningSecret(c.var.db, userAuditContext(c), provider.id, c.var.settings.SECRETS_KEY, Date.now());
+      return renderOperations(c, provider, { shownSecret: { value: secret.signing_secret, previousValidUntil: secret.previous_secret_valid_until } });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'conflict') return renderOperations(c, provider, { error: error.detail }, 409);
+      throw error;
+    }
+  });
+
   return app;
+}
+
+/** An agent or robot provider; experts are sent to their own pages. */
+async function operatorFor(c: Context<AppEnv>): Promise<ProviderRow | Response> {
+  const provider = await providerFor(c);
+  if (provider instanceof Response) return provider;
+  return provider.kind === 'agent' || provider.kind === 'robot' ? provider : c.redirect('/provider/onboarding', 303);
+}
+
+async function renderOperations(c: Context<AppEnv>, provider: ProviderRow, extra: { shownSecret?: { value: string; previousValidUntil: string | null }; error?: string } = {}, status: 200 | 409 = 200) {
+  if (provider.kind !== 'agent' && provider.kind !== 'robot') return c.redirect('/provider/onboarding', 303);
+  // Re-read: a reveal or rotation just changed the row.
+  const fresh = (await providerOf(c.var.db, provider.userId)) ?? provider;
+  const [profile, health] = await Promise.all([describeProvider(c.var.db, fresh), agentHealth(c.var.db, fresh.id, Date.now())]);
+  c.header('Cache-Control', 'no-store');
+  return c.html(<OperationsPage user={currentUser(c)} profile={profile} health={health} notice={noticeOf(c)} {...extra} />, status);
 }

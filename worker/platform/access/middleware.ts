@@ -155,6 +155,9 @@ export function requireProvider(action: ProviderAction) {
     if (action === 'workbench.use' && provider.kind !== 'expert') {
       throw new ApiError('provider_inactive', 'The workbench is for experts; agents and robots answer executions instead.', { extensions: { status: provider.status } });
     }
+    if (action === 'agent.operate' && provider.kind !== 'agent' && provider.kind !== 'robot') {
+      throw new ApiError('forbidden', 'This is for agents and robots: experts claim leads in the workbench instead.', { extensions: { status: provider.status } });
+    }
     c.set('provider', provider);
     await next();
   });

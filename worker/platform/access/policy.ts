@@ -50,6 +50,8 @@ export const PROVIDER_POLICY = {
   'profile.manage': PROVIDER_STATUSES,
   /** See, claim and work leads in the workbench. */
   'workbench.use': ['active'],
+  /** Agents and robots: their signing secret (shown once, rotated) and their health. */
+  'agent.operate': ['active', 'suspended', 'pending_review'],
 } as const satisfies Record<string, readonly ProviderStatus[]>;
 
 export type ProviderAction = keyof typeof PROVIDER_POLICY;

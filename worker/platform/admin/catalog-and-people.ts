@@ -5,6 +5,7 @@ import { PROVIDER_STATUSES } from '../access/policy';
 import { createDomain, listDomainEntries } from '../domains/service';
 import { findUserByEmail, setPlatformAdmin } from '../identity/service';
 import { domainSlugSchema, reviewNoteSchema } from '../providers/schemas';
+import { agentHealth } from '../agents/service';
 import { listProvidersForReview, providerForReview, reviewProvider } from '../providers/service';
 import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
 
@@ -50,8 +51,23 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
     app,
     { method: 'post', path: '/api/admin/providers/{provider_id}/approve', params: idParam('provider_id', 'prv'), status: 200, description: 'The provider, now active.' },
     async ({ params }, c) => {
-      const row = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, 'approve', null);
-      return { provider_id: row.id, status: row.status };
+      const row = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, 'approve', null, c.var.settings.SECRETS_KEY);
+      // The signing secret is shown to the provider, once, in their console: never to the admin.
+      return { provider_id: row.id, status: row.status, signing_secret_issued: row.signingSecret !== null };
+    },
+  );
+  defineAdminRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/admin/providers/{provider_id}/health',
+      params: idParam('provider_id', 'prv'),
+      status: 200,
+      description: 'An agent’s or robot’s last 24 hours: success rate, p50 and p95 latency, circuit breaker, last errors.',
+    },
+    async ({ params }, c) => {
+      await providerForReview(c.var.db, params.provider_id);
+      return agentHealth(c.var.db, params.provider_id, Date.now());
     },
   );
   for (const decision of ['reject', 'suspend'] as const) {
@@ -59,7 +75,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
       app,
       { method: 'post', path: `/api/admin/providers/{provider_id}/${decision}`, params: idParam('provider_id', 'prv'), body: reviewNoteSchema, status: 200, description: `The provider after the decision; the note is shown to them.` },
       async ({ params, body }, c) => {
-        const row = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, decision, body.note);
+        const row = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, decision, body.note, c.var.settings.SECRETS_KEY);
         return { provider_id: row.id, status: row.status, review_note: row.reviewNote };
       },
     );

@@ -52,7 +52,7 @@ export async function runIntake(db: Database, command: IntakeCommand): Promise<I
   const next: IntakeResponse['next'] =
     request.trigger === 'lead_capture'
       ? 'done'
-      : plan.disposition === 'routed' && asksForContact(channel) && !outcome.conversation!.contactKnown
+      : plan.path === 'lead' && plan.disposition === 'routed' && asksForContact(channel) && !outcome.conversation!.contactKnown
         ? 'collect_contact'
         : 'continue';
   return {
@@ -61,6 +61,7 @@ export async function runIntake(db: Database, command: IntakeCommand): Promise<I
     demand_id: plan.demand.id,
     reference: plan.result.reference as string,
     ...(plan.lead ? { lead_id: plan.lead.id } : {}),
+    ...(plan.handledBy ? { answered_by: { kind: plan.handledBy.kind, name: plan.handledBy.name } } : {}),
     next,
   };
 }

@@ -12,6 +12,7 @@ import { newApp } from '../../app';
 import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { sha256Hex } from '../../lib/crypto';
+import { egressPolicy } from '../../lib/egress';
 import { ApiError } from '../../lib/errors';
 import { problemResponses } from '../../lib/openapi';
 import { runIntake } from './intake';
@@ -135,7 +136,7 @@ export function publicWidgetRoutes() {
         },
         responses: {
           200: { description: 'What to show the visitor next.', content: { 'application/json': { schema: intakeResponseSchema } } },
-          ...problemResponses([400, 403, 404, 413, 415, 422, 429] as const),
+          ...problemResponses([400, 403, 404, 413, 415, 422, 429, 503] as const),
         },
       }),
       async (c) => {
@@ -149,6 +150,8 @@ export function publicWidgetRoutes() {
             traceId: c.var.traceId,
             now: Date.now(),
             limits: { defaultRateLimitPerMinute: settings.DEFAULT_RATE_LIMIT_PER_MINUTE, intakeRateLimitPerMinute: settings.INTAKE_RATE_LIMIT_PER_MINUTE },
+            egress: egressPolicy(settings),
+            secretsKey: settings.SECRETS_KEY,
           },
         });
         c.header('Cache-Control', 'no-store');

@@ -205,6 +205,10 @@ export const intakeResponseSchema = z
     demand_id: z.string().optional().openapi({ description: 'The conversation’s one demand: the same for every message of it.' }),
     reference: z.string().optional().openapi({ example: 'D-8S5BSX', description: 'The reference the visitor sees, the same for the whole conversation.' }),
     lead_id: z.string().optional(),
+    answered_by: z
+      .object({ kind: z.enum(['agent', 'robot']), name: z.string() })
+      .optional()
+      .openapi({ description: 'Set when an agent or robot wrote the reply (not a person): the widget says so.' }),
     next: z.enum(['continue', 'collect_contact', 'done']).openapi({
       description: '`collect_contact`: show the contact form; `done`: the lead is captured.',
     }),

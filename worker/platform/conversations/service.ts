@@ -82,9 +82,9 @@ export interface ConversationTurn {
   demandId: string;
   leadId: string | null;
   executionId: string;
+  /** The visitor's message and the answer they read (and who gave it): stored as memory when the turn is kept. */
   visitorText?: string;
-  /** The answer the visitor or caller reads, and who gave it. */
-  reply: { role: MessageRole; text: string; authorId?: string | null };
+  reply?: { role: MessageRole; text: string; authorId?: string | null };
   now: number;
 }
 
@@ -114,15 +114,19 @@ export function conversationTurnWrites(db: Database, turn: ConversationTurn): Ba
     ...(turn.visitorText !== undefined
       ? [db.insert(messages).values({ id: newId('msg', now), conversationId, role: 'visitor', text: turn.visitorText, executionId: turn.executionId, createdAt: now })]
       : []),
-    db.insert(messages).values({
-      id: newId('msg', now),
-      conversationId,
-      role: turn.reply.role,
-      text: turn.reply.text,
-      authorId: turn.reply.authorId ?? null,
-      executionId: turn.executionId,
-      createdAt: now,
-    }),
+    ...(turn.reply
+      ? [
+          db.insert(messages).values({
+            id: newId('msg', now),
+            conversationId,
+            role: turn.reply.role,
+            text: turn.reply.text,
+            authorId: turn.reply.authorId ?? null,
+            executionId: turn.executionId,
+            createdAt: now,
+          }),
+        ]
+      : []),
   ];
 }
 

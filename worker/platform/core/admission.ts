@@ -67,8 +67,11 @@ export async function admitKey(db: Database, principal: KeyPrincipal, domain: st
   };
 }
 
-/** The scopes a channel's demand runs with: channels always capture leads. */
-export const CHANNEL_SCOPES = ['execute', 'leads:write'];
+/**
+ * The scopes a channel's demand runs with: channels always capture leads, let the domain's
+ * agents answer first, and keep the conversation as memory (the visitor sees it whole anyway).
+ */
+export const CHANNEL_SCOPES = ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write'];
 
 /** Admits a channel's demand (the channel is active, its tenant too: the route found it so). */
 export async function admitChannel(db: Database, channel: ActiveChannel) {

@@ -7,11 +7,14 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { planExecution, type BrainPorts, type ExecutedPlan, type VisitorContact } from '../../brain';
+import { planExecution, type AgentAttempt, type BrainPorts, type ExecutedPlan, type VisitorContact } from '../../brain';
 import { sha256Hex } from '../../lib/crypto';
+import type { EgressPolicy } from '../../lib/egress';
 import { isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { callProvider } from '../agents/invoke';
+import { agentSupply, attemptWrites, conversationMemory, type AgentSupply } from '../agents/service';
 import type { Attribution, IntakeTrigger } from '../channels/schemas';
 import { asksForContact, type ActiveChannel } from '../channels/service';
 import {
@@ -75,6 +78,9 @@ export interface ExecutionContext {
   /** The request's exact_bridge, kept for the association it asks for. */
   exactBridge?: Record<string, unknown> & { contract_id?: string; escrow_id?: string };
   limits: { defaultRateLimitPerMinute: number; intakeRateLimitPerMinute: number };
+  /** Calls to agents and robots: the egress guard's policy, and the key their secrets are encrypted under. */
+  egress: EgressPolicy;
+  secretsKey?: string;
 }
 
 export interface ExecutionOutcome {
@@ -115,11 +121,20 @@ async function admit(db: Database, principal: Principal, demand: Demand, context
   };
 }
 
-/** The brain's reads, over D1, for this workspace and routing pool. */
-function brainPorts(db: Database, workspaceId: string, pool: RoutingPool): BrainPorts {
+/** The brain's reads over D1 for this workspace and routing pool, and its calls to agents and robots. */
+function brainPorts(db: Database, workspaceId: string, pool: RoutingPool, conversationId: string | undefined, context: ExecutionContext): BrainPorts {
+  let supply: AgentSupply | undefined;
   return {
     workspacePolicy: () => workspaceRiskPolicy(db, workspaceId),
     expertPool: (domain) => expertPool(db, domain, pool),
+    async agentCandidates(domain) {
+      supply = await agentSupply(db, domain, pool, context.secretsKey, context.now);
+      return supply.candidates;
+    },
+    async invokeAgent(providerId, call) {
+      return callProvider(await supply!.target(providerId), call, context.egress);
+    },
+    conversationMemory: async () => (conversationId ? conversationMemory(db, conversationId) : []),
   };
 }
 
@@ -163,6 +178,9 @@ export async function runExecution(db: Database, principal: Principal, demand: D
     const plan = await planExecution(
       {
         executionId,
+        requestId: context.outputRequestId,
+        traceId: context.traceId,
+        workspaceId: admitted.workspaceId,
         domain: demand.domain,
         text: demand.text,
         structuredInput: demand.structuredInput,
@@ -181,10 +199,16 @@ export async function runExecution(db: Database, principal: Principal, demand: D
         ...(conversation?.demandId ? { conversation: { demandId: conversation.demandId, leadId: conversation.leadId, disposition: conversation.disposition } } : {}),
         now,
       },
-      brainPorts(db, admitted.workspaceId, pool),
+      brainPorts(db, admitted.workspaceId, pool, conversation?.id, context),
     );
 
     const auditId = newId('aud', now);
+    if (plan.outcome === 'agent_unavailable') {
+      await db.batch([...failedExecutionWrites(db, { executionId, auditId, admitted, demand, context, attempts: plan.attempts })] as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+      throw new ApiError('agent_unavailable', `No agent or robot for ${demand.domain} answered (${plan.attempts.length} tried), and this execution may not create a lead (it needs leads:write).`, {
+        extensions: { execution_id: executionId, attempts: plan.attempts.map((attempt) => ({ provider_id: attempt.providerId, outcome: attempt.outcome })) },
+      });
+    }
     const conversationId = conversation?.id ?? newId('cnv', now);
     // A channel's new conversation gets a new token; an API conversation is named by its session_id.
     const token = visitor ? (conversation ? visitor.visitorToken! : newVisitorToken()) : undefined;
@@ -211,12 +235,17 @@ export async function runExecution(db: Database, principal: Principal, demand: D
         demandId: plan.demand.id,
         leadId: plan.lead?.id ?? conversation?.leadId ?? null,
         executionId,
-        ...(demand.text !== undefined ? { visitorText: demand.text } : {}),
-        reply: { role: 'system', text: plan.reply },
+        ...(plan.storeTurn
+          ? {
+              ...(demand.text !== undefined ? { visitorText: demand.text } : {}),
+              reply: plan.handledBy ? { role: 'agent' as const, text: plan.reply, authorId: plan.handledBy.providerId } : { role: 'system' as const, text: plan.reply },
+            }
+          : {}),
         now,
       }),
       ...planWrites(db, plan, origin, demand, now),
       ...executionRecordWrites(db, { executionId, auditId, admitted, demand, context, plan }),
+      ...attemptWrites(db, executionId, admitted.workspaceId, plan.attempts, now),
     ];
 
     const envelope = envelopeOf(executionId, auditId, admitted, demand, context, plan);
@@ -279,6 +308,54 @@ function executionRecordWrites(db: Database, { executionId, auditId, admitted, d
   ];
 }
 
+/**
+ * An execution no agent answered and that may not become a lead: the execution (failed), its
+ * audit record and its attempts, so the caller's execution id leads somewhere. Nothing is charged.
+ */
+function failedExecutionWrites(
+  db: Database,
+  { executionId, auditId, admitted, demand, context, attempts }: Omit<RecordInput, 'plan'> & { attempts: AgentAttempt[] },
+): BatchItem<'sqlite'>[] {
+  return [
+    db.insert(executions).values({
+      id: executionId,
+      organizationId: admitted.organizationId,
+      workspaceId: admitted.workspaceId,
+      keyId: admitted.key?.id ?? null,
+      actorKind: admitted.actorKind,
+      actorId: admitted.actorId,
+      domain: demand.domain,
+      status: 'failed',
+      requestId: context.outputRequestId,
+      traceId: context.traceId,
+      idempotencyKey: null,
+      projectId: context.correlation?.projectId ?? null,
+      userId: context.correlation?.userId ?? null,
+      sessionId: context.correlation?.sessionId ?? null,
+      grantedScopes: admitted.grantedScopes,
+      exactBridge: context.exactBridge ?? null,
+      sourceRecord: executionId,
+      auditId,
+      createdAt: context.now,
+    }),
+    db.insert(auditLog).values({
+      id: auditId,
+      organizationId: admitted.organizationId,
+      workspaceId: admitted.workspaceId,
+      actorKind: admitted.actorKind,
+      actorId: admitted.actorId,
+      keyId: admitted.key?.id ?? null,
+      action: 'execution.failed',
+      targetId: executionId,
+      requestId: context.requestId,
+      traceId: context.traceId,
+      metadata: { domain: demand.domain, reason: 'agent_unavailable', attempts: attempts.length },
+      createdAt: context.now,
+    }),
+    ...attemptWrites(db, executionId, admitted.workspaceId, attempts, context.now),
+  ];
+}
+
 /** The envelope of PRODUCT.md section 2, step 8. */
 function envelopeOf(executionId: string, auditId: string, admitted: Admitted, demand: Demand, context: ExecutionContext, plan: ExecutedPlan): ExecuteResponse {
   const usage: UsageApplication = { meter: EXECUTIONS_METER, quantity: 1, unit: 'execution' };
@@ -293,7 +370,8 @@ function envelopeOf(executionId: string, auditId: string, admitted: Admitted, de
       domain: demand.domain,
       result: plan.result,
     },
-    usage_applications: [usage],
+    // The execution's own charge first (the batch fills in its `remaining`), then what a robot reported.
+    usage_applications: [usage, ...plan.reportedUsage],
     exact_bridge: {
       contract_id: context.exactBridge?.contract_id ?? '',
       escrow_id: context.exactBridge?.escrow_id ?? '',

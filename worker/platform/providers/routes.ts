@@ -55,7 +55,7 @@ export function providerProfileRoutes() {
     return c.json(await describeProvider(c.var.db, requireProviderRow(c)), 200);
   });
   app.openapi(saveProfileRoute, async (c) => {
-    const saved = await saveProviderProfile(c.var.db, requireProviderRow(c), c.req.valid('json'), egressPolicy(c.var.settings), c.var.requestId);
+    const saved = await saveProviderProfile(c.var.db, requireProviderRow(c), c.req.valid('json'), { egress: egressPolicy(c.var.settings), secretsKey: c.var.settings.SECRETS_KEY }, c.var.requestId);
     c.header('Cache-Control', 'no-store');
     return c.json(await describeProvider(c.var.db, saved), 200);
   });

@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { PROVIDER_STATUSES } from '../access/policy';
+import { agentCardSummarySchema } from '../agents/schemas';
 
 export const PROVIDER_KINDS = ['expert', 'agent', 'robot'] as const;
 export const providerKindSchema = z.enum(PROVIDER_KINDS).openapi('ProviderKind', {
@@ -59,6 +60,15 @@ export const profileInputSchema = z
     endpoint_url: httpsUrl.nullable().openapi({ description: 'Robots: the https endpoint the platform POSTs executions to.' }),
     agent_card_url: httpsUrl.nullable().openapi({ description: 'Agents: the https URL of the A2A agent card.' }),
     priority: z.number().int().min(0).max(100).openapi({ description: 'Agents and robots: tried in this order, highest first.' }),
+    agent_bearer_token: z
+      .string()
+      .trim()
+      .min(8, 'A bearer token has at least 8 characters.')
+      .max(2000)
+      .regex(/^[\x21-\x7e]+$/, 'A bearer token has no spaces or control characters.')
+      .nullable()
+      .openapi({ description: 'Agents that need one: the token sent as `Authorization: Bearer`. Stored encrypted and never shown again; null removes it.' }),
+    timeout_ms: z.number().int().min(1000, 'At least 1 second (1000 ms).').max(25_000, 'At most 25 seconds (25000 ms).').openapi({ description: 'Agents and robots: how long a call may take (10 s by default, 25 s at most).' }),
     submit: z.boolean().openapi({ description: 'Submit the profile for review (it must be complete).' }),
   })
   .partial()
@@ -89,6 +99,16 @@ export const providerProfileSchema = z
     endpoint_url: z.string().nullable(),
     agent_card_url: z.string().nullable(),
     priority: z.number().int(),
+    agent_card: agentCardSummarySchema.nullable().openapi({ description: 'Agents: the card as fetched and validated when the profile was saved.' }),
+    agent_bearer_token_set: z.boolean().openapi({ description: 'Whether a bearer token is stored (it is never shown).' }),
+    timeout_ms: z.number().int(),
+    signing_secret: z
+      .object({
+        issued: z.boolean(),
+        shown: z.boolean().openapi({ description: 'Whether the secret issued at approval was shown already (it is shown once).' }),
+        previous_valid_until: z.string().nullable().openapi({ description: 'During a rotation: the old secret also signs until then.' }),
+      })
+      .openapi({ description: 'Agents and robots: the `whsec_` secret every call to them is signed with (Standard Webhooks).' }),
     missing_fields: z.array(z.string()).openapi({ description: 'What must still be filled in before the profile can be submitted.' }),
     review_note: z.string().nullable().openapi({ description: 'The reviewer’s note after a rejection or a suspension.' }),
     submitted_at: z.string().nullable(),

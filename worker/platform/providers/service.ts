@@ -10,8 +10,12 @@ import { insertWhere, schema, type Database } from '../../lib/db';
 import { checkEgressUrl, type EgressPolicy } from '../../lib/egress';
 import { ApiError, type FieldError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { encryptSecret } from '../../lib/secrets';
 import { TtlCache } from '../../lib/ttl-cache';
 import type { ProviderStatus } from '../access/policy';
+import { fetchAgentCard } from '../agents/card';
+import type { StoredAgentCard } from '../agents/schemas';
+import { requireSecretsKey, signingSecretOnApproval } from '../agents/service';
 import { listDomains } from '../domains/service';
 import { auditInsertWhere, type AuditContext } from '../identity/audit';
 import type { ProfileInput, ProviderProfileView } from './schemas';
@@ -70,8 +74,11 @@ export function missingFields(row: Pick<ProviderRow, 'kind' | 'displayName' | 'h
 
 const iso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
 
+/** The agent card kept on a provider row, if any. */
+export const storedCardOf = (row: Pick<ProviderRow, 'agentCard'>) => (row.agentCard as StoredAgentCard | null) ?? null;
+
 /** A provider's profile, with what is missing and its whole history. */
-export async function describeProvider(db: Database, row: ProviderRow): Promise<ProviderProfileView> {
+export async function describeProvider(db: Database, row: ProviderRow, now = Date.now()): Promise<ProviderProfileView> {
   const history = await db.select().from(providerTransitions).where(eq(providerTransitions.providerId, row.id)).orderBy(providerTransitions.id);
   return {
     provider_id: row.id,
@@ -86,6 +93,14 @@ export async function describeProvider(db: Database, row: ProviderRow): Promise<
     endpoint_url: row.endpointUrl,
     agent_card_url: row.agentCardUrl,
     priority: row.priority,
+    agent_card: storedCardOf(row)?.summary ?? null,
+    agent_bearer_token_set: row.bearerToken !== null,
+    timeout_ms: row.timeoutMs,
+    signing_secret: {
+      issued: row.signingSecret !== null,
+      shown: row.signingSecretShownAt !== null,
+      previous_valid_until: row.previousSigningSecretUntil && row.previousSigningSecretUntil > now ? iso(row.previousSigningSecretUntil) : null,
+    },
     missing_fields: missingFields(row),
     review_note: row.reviewNote,
     submitted_at: iso(row.submittedAt),
@@ -105,6 +120,12 @@ function transitionInsert(db: Database, providerId: string, from: ProviderStatus
     { id: newId('ptr', now), providerId, fromStatus: from, toStatus: to, actorKind: actor.kind, actorId: actor.id, note, createdAt: now },
     changedTo(providerId, to, now),
   );
+}
+
+/** What saving a profile needs beyond the database: the egress guard's policy, and the key secrets are encrypted under. */
+export interface ProfileSaveOptions {
+  egress: EgressPolicy;
+  secretsKey?: string;
 }
 
 /** Checks the URLs and the domains of a profile change; every problem is named by its field. */
@@ -133,9 +154,22 @@ const sameList = (a: string[], b: string[]) => a.length === b.length && a.every(
  * a complete submission goes to `pending_review`; an active provider who changes kind, accepted
  * scope or endpoint goes back to review. Everything is written in one batch.
  */
-export async function saveProviderProfile(db: Database, row: ProviderRow, input: ProfileInput, egress: EgressPolicy, requestId: string, now = Date.now()): Promise<ProviderRow> {
-  await validateChange(db, input, egress);
+export async function saveProviderProfile(db: Database, row: ProviderRow, input: ProfileInput, options: ProfileSaveOptions, requestId: string, now = Date.now()): Promise<ProviderRow> {
+  await validateChange(db, input, options.egress);
   const { submit, ...fields } = input;
+  const kind = fields.kind !== undefined ? fields.kind : row.kind;
+  const cardUrl = fields.agent_card_url !== undefined ? fields.agent_card_url : row.agentCardUrl;
+  // An agent's card is fetched and validated whenever its URL (or the kind) is saved, so the
+  // provider sees what the platform will call before submitting; a failure names the reason.
+  let agentCard = row.agentCard;
+  if (kind !== 'agent' || !cardUrl) agentCard = null;
+  else if (fields.agent_card_url !== undefined || fields.kind !== undefined || !row.agentCard) {
+    const check = await fetchAgentCard(cardUrl, options.egress, now);
+    if (!check.ok) throw new ApiError('validation_failed', 'The agent card could not be used.', { errors: [{ pointer: '/agent_card_url', detail: check.detail }] });
+    agentCard = check.stored as unknown as Record<string, unknown>;
+  }
+  const bearerToken =
+    fields.agent_bearer_token === undefined ? row.bearerToken : fields.agent_bearer_token === null ? null : await encryptSecret(fields.agent_bearer_token, requireSecretsKey(options.secretsKey));
   const next: ProviderRow = {
     ...row,
     ...(fields.kind !== undefined ? { kind: fields.kind } : {}),
@@ -148,6 +182,9 @@ export async function saveProviderProfile(db: Database, row: ProviderRow, input:
     ...(fields.endpoint_url !== undefined ? { endpointUrl: fields.endpoint_url } : {}),
     ...(fields.agent_card_url !== undefined ? { agentCardUrl: fields.agent_card_url } : {}),
     ...(fields.priority !== undefined ? { priority: fields.priority } : {}),
+    ...(fields.timeout_ms !== undefined ? { timeoutMs: fields.timeout_ms } : {}),
+    agentCard,
+    bearerToken,
     updatedAt: now,
   };
   const material =
@@ -155,7 +192,8 @@ export async function saveProviderProfile(db: Database, row: ProviderRow, input:
     !sameList(next.acceptedDomains, row.acceptedDomains) ||
     !sameList(next.acceptedTopics, row.acceptedTopics) ||
     next.endpointUrl !== row.endpointUrl ||
-    next.agentCardUrl !== row.agentCardUrl;
+    next.agentCardUrl !== row.agentCardUrl ||
+    storedCardOf(next)?.summary.endpoint !== storedCardOf(row)?.summary.endpoint;
 
   let event: ProviderEvent | undefined;
   if (submit) {
@@ -204,16 +242,26 @@ export type ReviewDecision = 'approve' | 'reject' | 'suspend';
  * An admin's decision on a provider. The state changes only from the state the decision is for
  * (one conditional UPDATE, so two admins deciding at once cannot both win), with its note.
  */
-export async function reviewProvider(db: Database, audit: AuditContext, providerId: string, decision: ReviewDecision, note: string | null, now = Date.now()): Promise<ProviderRow> {
+export async function reviewProvider(
+  db: Database,
+  audit: AuditContext,
+  providerId: string,
+  decision: ReviewDecision,
+  note: string | null,
+  secretsKey: string | undefined,
+  now = Date.now(),
+): Promise<ProviderRow> {
   const row = await db.select().from(providers).where(eq(providers.id, providerId)).get();
   if (!row) throw new ApiError('not_found', `No provider ${providerId}.`);
   const to = nextProviderStatus(row.status, decision);
   if (!to) throw invalidTransition(row.status, decision);
   const reviewNote = decision === 'approve' ? null : note;
+  // An approved agent or robot gets its signing secret now; the provider is shown it once.
+  const secret = decision === 'approve' ? await signingSecretOnApproval(row.kind, row.signingSecret !== null, secretsKey) : {};
   const [updated] = await db.batch([
     db
       .update(providers)
-      .set({ status: to, reviewNote, updatedAt: now })
+      .set({ status: to, reviewNote, ...secret, updatedAt: now })
       .where(and(eq(providers.id, providerId), eq(providers.status, row.status)))
       .returning({ id: providers.id }),
     transitionInsert(db, providerId, row.status, to, { kind: 'admin', id: audit.actorId }, note, now),
@@ -227,7 +275,7 @@ export async function reviewProvider(db: Database, audit: AuditContext, provider
   ]);
   if (updated.length === 0) throw invalidTransition(row.status, decision);
   expertPoolCache.clear();
-  return { ...row, status: to, reviewNote, updatedAt: now };
+  return { ...row, status: to, reviewNote, ...secret, updatedAt: now };
 }
 
 /** The providers an admin reviews, newest submission first, optionally of one state. */

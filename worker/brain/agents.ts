@@ -1,0 +1,113 @@
+/**
+ * The agent path (PRODUCT.md sections 6 and 7): with `agents:invoke`, the active agents and
+ * robots that accept the domain are called one after another, in a stable order, until one
+ * gives a valid answer. A provider that failed too often in a row is skipped for a while (the
+ * circuit breaker). Every call, and every skip, is an attempt recorded on the execution.
+ */
+import { demandReference, storesTurn, type Assessment } from './routing';
+import type { AgentAnswer, AgentAttempt, AgentCall, AgentCandidate, BrainInput, BrainPorts, ExecutedPlan, MemoryTurn } from './types';
+
+/** The circuit breaker: this many failures in a row open it… */
+export const BREAKER_THRESHOLD = 5;
+/** …and an open breaker skips the provider for this long. */
+export const BREAKER_OPEN_MS = 60_000;
+
+/**
+ * Whether this message goes to agents first: the scope allows it, the visitor did not ask for a
+ * person (a handoff or contact form goes to experts), and no expert has the conversation yet.
+ */
+export function mayCallAgents(input: BrainInput): boolean {
+  if (!input.grantedScopes.includes('agents:invoke')) return false;
+  if (input.origin.kind === 'channel' && input.origin.trigger !== 'consultation') return false;
+  return !input.conversation?.leadId;
+}
+
+/** The stable order: highest priority first, then the fewest failures in the last hour, then the id. */
+export function orderCandidates(candidates: AgentCandidate[]): AgentCandidate[] {
+  return [...candidates].sort((a, b) => b.priority - a.priority || a.failuresLastHour - b.failuresLastHour || (a.providerId < b.providerId ? -1 : a.providerId > b.providerId ? 1 : 0));
+}
+
+/** Whether an attempt counts against the breaker. A decline proves the agent is up; a skip is no call. */
+export function countsAsFailure(outcome: AgentAttempt['outcome']): boolean {
+  return outcome !== 'success' && outcome !== 'declined' && outcome !== 'circuit_open';
+}
+
+export interface AgentRun {
+  answered?: { candidate: AgentCandidate; answer: Extract<AgentAnswer, { ok: true }> };
+  attempts: AgentAttempt[];
+}
+
+/** The request every agent of this execution receives. */
+function agentCall(input: BrainInput, memory: MemoryTurn[] | undefined): AgentCall {
+  return {
+    execution_id: input.executionId,
+    domain: input.domain,
+    ...(input.text !== undefined ? { text: input.text } : {}),
+    ...(input.structuredInput !== undefined ? { structured_input: input.structuredInput } : {}),
+    ...(input.attachments !== undefined ? { attachments: input.attachments } : {}),
+    request_id: input.requestId,
+    trace_id: input.traceId,
+    workspace_id: input.workspaceId,
+    ...(memory ? { memory } : {}),
+  };
+}
+
+/** Calls the candidates in order until one answers; a widget visitor needs a text reply to read. */
+export async function runAgents(input: BrainInput, candidates: AgentCandidate[], ports: BrainPorts): Promise<AgentRun> {
+  const memory = input.conversation && input.grantedScopes.includes('memory:read') ? await ports.conversationMemory() : undefined;
+  const call = agentCall(input, memory);
+  const attempts: AgentAttempt[] = [];
+  for (const candidate of orderCandidates(candidates)) {
+    if (candidate.openUntil > input.now) {
+      attempts.push({ providerId: candidate.providerId, outcome: 'circuit_open', httpStatus: null, durationMs: 0, error: 'Skipped: too many failures in a row.' });
+      continue;
+    }
+    const answer = await ports.invokeAgent(candidate.providerId, call);
+    if (answer.ok && input.origin.kind === 'channel' && !answer.reply) {
+      attempts.push({ providerId: candidate.providerId, outcome: 'invalid_answer', httpStatus: answer.httpStatus, durationMs: answer.durationMs, error: 'The answer has no text for the visitor.' });
+      continue;
+    }
+    if (answer.ok) {
+      attempts.push({ providerId: candidate.providerId, outcome: 'success', httpStatus: answer.httpStatus, durationMs: answer.durationMs, error: null });
+      return { answered: { candidate, answer }, attempts };
+    }
+    attempts.push({ providerId: candidate.providerId, outcome: answer.outcome, httpStatus: answer.httpStatus, durationMs: answer.durationMs, error: answer.error });
+  }
+  return { attempts };
+}
+
+/** The plan when an agent or robot answered: the demand is recorded, no lead is made. */
+export function planAgentPath(input: BrainInput, assessment: Assessment, run: Required<AgentRun>): ExecutedPlan {
+  const { candidate, answer } = run.answered;
+  const { demand, topic, urgency } = assessment;
+  const reference = demandReference(demand.id);
+  const reply = answer.reply ?? '';
+  const handledBy = { kind: candidate.kind, providerId: candidate.providerId, name: candidate.name };
+  return {
+    outcome: 'executed',
+    path: 'agent',
+    disposition: 'routed',
+    reasons: [],
+    topic,
+    urgency,
+    matchedProviders: assessment.matchedProviders,
+    demand,
+    trigger: input.origin.kind === 'channel' ? input.origin.trigger : 'consultation',
+    reply,
+    handledBy,
+    reportedUsage: answer.usage,
+    attempts: run.attempts,
+    storeTurn: storesTurn(input),
+    result: {
+      demand_id: demand.id,
+      reference,
+      disposition: 'routed',
+      topic,
+      urgency,
+      handled_by: { kind: candidate.kind, provider_id: candidate.providerId, name: candidate.name },
+      output: answer.output,
+      reply,
+    },
+    sourceRecord: demand.id,
+  };
+}

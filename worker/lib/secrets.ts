@@ -1,0 +1,39 @@
+/**
+ * Secrets the platform must be able to read back (the `whsec_` signing secrets of agents, robots
+ * and webhooks, and agents' bearer tokens) are stored encrypted: AES-GCM with a fresh 96-bit IV,
+ * under a key derived from the SECRETS_KEY secret. A database leak alone reveals none of them.
+ */
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
+const fromBase64 = (text: string) => Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
+
+const keyCache = new Map<string, Promise<CryptoKey>>();
+
+/** The AES-256 key of a SECRETS_KEY value (its SHA-256), imported once per isolate. */
+function aesKey(secretsKey: string): Promise<CryptoKey> {
+  let key = keyCache.get(secretsKey);
+  if (!key) {
+    key = crypto.subtle.digest('SHA-256', encoder.encode(secretsKey)).then((digest) => crypto.subtle.importKey('raw', digest, 'AES-GCM', false, ['encrypt', 'decrypt']));
+    keyCache.set(secretsKey, key);
+  }
+  return key;
+}
+
+/** `v1:` + base64(IV ‖ ciphertext ‖ tag). */
+export async function encryptSecret(plaintext: string, secretsKey: string): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, await aesKey(secretsKey), encoder.encode(plaintext)));
+  const out = new Uint8Array(iv.length + sealed.length);
+  out.set(iv);
+  out.set(sealed, iv.length);
+  return `v1:${toBase64(out)}`;
+}
+
+/** The plaintext of encryptSecret's output; throws when it was tampered with or the key is wrong. */
+export async function decryptSecret(stored: string, secretsKey: string): Promise<string> {
+  if (!stored.startsWith('v1:')) throw new Error('unknown secret format');
+  const bytes = fromBase64(stored.slice(3));
+  const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytes.slice(0, 12) }, await aesKey(secretsKey), bytes.slice(12));
+  return decoder.decode(plain);
+}

@@ -1,0 +1,218 @@
+/**
+ * Calling an agent or a robot (PRODUCT.md section 7). An agent gets one A2A `SendMessage`
+ * (`message/send` on 0.3) through the `@a2a-js/sdk` client; a robot gets one JSON POST. Every
+ * request goes through the egress guard, carries Standard Webhooks signature headers over its
+ * exact body, and must answer within the provider's timeout. The answer is validated; anything
+ * else becomes a failure with a stable outcome and a short, secret-free reason.
+ */
+import type { Message, Part, Task } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
+import type { AgentAnswer, AgentCall, ReportedUsage } from '../../brain';
+import { EgressRefused, guardedFetch, type EgressPolicy } from '../../lib/egress';
+import { newId } from '../../lib/ids';
+import { signStandardWebhook } from '../../lib/standard-webhooks';
+import { robotAnswerSchema, type StoredAgentCard } from './schemas';
+
+/** What the platform needs to call one provider. Secrets are decrypted only for the call. */
+export interface CallTarget {
+  providerId: string;
+  kind: 'agent' | 'robot';
+  endpointUrl: string | null;
+  card: StoredAgentCard | null;
+  /** The signing secrets: the current one, and the previous one during a rotation. */
+  signingSecrets: string[];
+  bearerToken: string | null;
+  timeoutMs: number;
+}
+
+/** The largest answer read from an agent or robot. */
+const ANSWER_LIMIT_BYTES = 1024 * 1024;
+/** The largest reply text kept (what a visitor reads). */
+const REPLY_LIMIT_CHARS = 16_000;
+
+/** What the signed fetch saw of the last response, to tell failures apart after the SDK throws. */
+interface Probe {
+  status: number | null;
+  body?: string;
+  tooLarge?: boolean;
+}
+
+class CallTimeout extends Error {}
+
+type Failure = Extract<AgentAnswer, { ok: false }>;
+const failure = (outcome: Failure['outcome'], error: string, httpStatus: number | null, started: number): Failure => ({
+  ok: false,
+  outcome,
+  error,
+  httpStatus,
+  durationMs: Date.now() - started,
+});
+
+async function readBounded(response: Response): Promise<string | undefined> {
+  const buffer = await response.arrayBuffer();
+  return buffer.byteLength > ANSWER_LIMIT_BYTES ? undefined : new TextDecoder().decode(buffer);
+}
+
+/**
+ * fetch() for one call: signs the exact body, adds the bearer token, goes through the guard
+ * (no redirects, the call's deadline), and keeps what it saw in the probe.
+ */
+function signedFetch(target: CallTarget, egress: EgressPolicy, deadline: number, probe: Probe): typeof fetch {
+  return async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url;
+    const body = typeof init?.body === 'string' ? init.body : '';
+    const headers = new Headers(init?.headers);
+    const signature = await signStandardWebhook(target.signingSecrets, newId('call'), Math.floor(Date.now() / 1000), body);
+    for (const [name, value] of Object.entries(signature)) headers.set(name, value);
+    if (target.bearerToken) headers.set('Authorization', `Bearer ${target.bearerToken}`);
+    const response = await guardedFetch(url, { method: init?.method ?? 'POST', headers, ...(body ? { body } : {}), timeoutMs: Math.max(1, deadline - Date.now()) }, egress);
+    probe.status = response.status;
+    const text = await readBounded(response);
+    if (text === undefined) {
+      probe.tooLarge = true;
+      throw new Error('answer too large');
+    }
+    probe.body = text;
+    return new Response(response.status === 204 ? null : text, { status: response.status, headers: response.headers });
+  };
+}
+
+/** Runs a call under the provider's timeout, whatever the transport does with its signal. */
+async function withinTimeout<T>(timeoutMs: number, run: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CallTimeout()), timeoutMs);
+  });
+  try {
+    return await Promise.race([run(), expired]);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}
+
+const isJsonRpcError = (body: string | undefined) => {
+  try {
+    const parsed = body ? (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } }) : undefined;
+    return parsed?.error && typeof parsed.error === 'object' ? parsed.error : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const parsesAsJson = (body: string | undefined) => {
+  try {
+    JSON.parse(body ?? '');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Tells apart why a call failed, from the error and what the probe saw. */
+function classifyError(error: unknown, probe: Probe, started: number): Failure {
+  if (error instanceof EgressRefused) return failure('refused', `Refused by the egress guard: ${error.message}`, null, started);
+  if (error instanceof CallTimeout || (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))) {
+    return failure('timeout', 'No answer within the timeout.', probe.status, started);
+  }
+  if (probe.tooLarge) return failure('invalid_answer', `The answer is larger than ${ANSWER_LIMIT_BYTES / 1024} KB.`, probe.status, started);
+  if (probe.status === null) return failure('network_error', 'The connection failed.', null, started);
+  const rpcError = isJsonRpcError(probe.body);
+  if (rpcError) return failure('rpc_error', `JSON-RPC error ${String(rpcError.code ?? '?')}: ${String(rpcError.message ?? '').slice(0, 200)}`, probe.status, started);
+  if (probe.status >= 400) return failure('http_error', `HTTP ${probe.status}.`, probe.status, started);
+  if (!parsesAsJson(probe.body)) return failure('invalid_answer', 'The answer is not JSON.', probe.status, started);
+  return failure('invalid_answer', `The answer is not a valid A2A response: ${error instanceof Error ? error.message.slice(0, 200) : 'unreadable'}.`, probe.status, started);
+}
+
+/** The text of a part list (the reply) and the merged data parts (the output). */
+function collectParts(parts: Part[], into: { texts: string[]; output: Record<string, unknown> }) {
+  for (const part of parts) {
+    const content = part.content;
+    if (content?.$case === 'text') into.texts.push(content.value);
+    else if (content?.$case === 'data' && content.value && typeof content.value === 'object' && !Array.isArray(content.value)) Object.assign(into.output, content.value);
+  }
+}
+
+/** Task states, as the SDK's enum numbers them (A2A v1.0). */
+const TASK_COMPLETED = 3;
+const TASK_REJECTED = 7;
+const TASK_STATE_NAMES: Record<number, string> = { 0: 'unspecified', 1: 'submitted', 2: 'working', 3: 'completed', 4: 'failed', 5: 'canceled', 6: 'input-required', 7: 'rejected', 8: 'auth-required' };
+
+/** The answer of an A2A call: a message, or a completed task; any other state is a failure. */
+function answerOfA2A(result: Message | Task, probe: Probe, started: number): AgentAnswer {
+  const collected = { texts: [] as string[], output: {} as Record<string, unknown> };
+  if ('messageId' in result) {
+    collectParts(result.parts ?? [], collected);
+  } else {
+    const state = result.status?.state ?? 0;
+    if (state === TASK_REJECTED) return failure('declined', 'The agent declined the task.', probe.status, started);
+    if (state !== TASK_COMPLETED) return failure('not_completed', `The task is ${TASK_STATE_NAMES[state] ?? 'in an unknown state'}, not completed (execution is sync only).`, probe.status, started);
+    for (const artifact of result.artifacts ?? []) collectParts(artifact.parts ?? [], collected);
+    if (result.status?.message) collectParts(result.status.message.parts ?? [], collected);
+  }
+  const reply = collected.texts.join('\n\n').trim();
+  if (!reply && Object.keys(collected.output).length === 0) return failure('invalid_answer', 'The answer has neither text nor data.', probe.status, started);
+  return { ok: true, reply: reply ? reply.slice(0, REPLY_LIMIT_CHARS) : null, output: collected.output, usage: [], httpStatus: probe.status, durationMs: Date.now() - started };
+}
+
+/** The user message of an A2A call: the text, and a data part with everything else. */
+function userMessage(call: AgentCall): Message {
+  const { text, ...context } = call;
+  const parts: Part[] = [];
+  if (text !== undefined) parts.push({ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+  parts.push({ content: { $case: 'data', value: context }, metadata: undefined, filename: '', mediaType: 'application/json' });
+  return { messageId: newId('msg'), contextId: '', taskId: '', role: 1, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+}
+
+async function callAgent(target: CallTarget, call: AgentCall, egress: EgressPolicy, started: number): Promise<AgentAnswer> {
+  const stored = target.card;
+  if (!stored) return failure('invalid_answer', 'The agent has no validated card.', null, started);
+  const probe: Probe = { status: null };
+  const fetchImpl = signedFetch(target, egress, started + target.timeoutMs, probe);
+  try {
+    return await withinTimeout(target.timeoutMs, async () => {
+      const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } }), new RestTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })],
+        preferredTransports: [stored.summary.protocol_binding],
+      });
+      const client = await new ClientFactory(options).createFromAgentCard(stored.card as never);
+      const result = await client.sendMessage({ tenant: '', message: userMessage(call), configuration: undefined, metadata: undefined });
+      return answerOfA2A(result, probe, started);
+    });
+  } catch (error) {
+    return classifyError(error, probe, started);
+  }
+}
+
+async function callRobot(target: CallTarget, call: AgentCall, egress: EgressPolicy, started: number): Promise<AgentAnswer> {
+  if (!target.endpointUrl) return failure('invalid_answer', 'The robot has no endpoint.', null, started);
+  const probe: Probe = { status: null };
+  const fetchImpl = signedFetch(target, egress, started + target.timeoutMs, probe);
+  try {
+    return await withinTimeout(target.timeoutMs, async () => {
+      const response = await fetchImpl(target.endpointUrl!, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify(call) });
+      if (!response.ok) return failure('http_error', `HTTP ${response.status}.`, response.status, started);
+      let json: unknown;
+      try {
+        json = JSON.parse(probe.body ?? '');
+      } catch {
+        return failure('invalid_answer', 'The answer is not JSON.', response.status, started);
+      }
+      const parsed = robotAnswerSchema.safeParse(json);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        return failure('invalid_answer', `The answer does not match {output, reply?, usage?}: ${issue.path.join('.') || 'body'}: ${issue.message}`.slice(0, 300), response.status, started);
+      }
+      const usage: ReportedUsage[] = parsed.data.usage ?? [];
+      const reply = parsed.data.reply?.trim();
+      return { ok: true, reply: reply ? reply : null, output: parsed.data.output, usage, httpStatus: response.status, durationMs: Date.now() - started } as const;
+    });
+  } catch (error) {
+    return classifyError(error, probe, started);
+  }
+}
+
+/** Calls one agent or robot, and returns its validated answer or why there is none. */
+export function callProvider(target: CallTarget, call: AgentCall, egress: EgressPolicy): Promise<AgentAnswer> {
+  const started = Date.now();
+  return target.kind === 'agent' ? callAgent(target, call, egress, started) : callRobot(target, call, egress, started);
+}

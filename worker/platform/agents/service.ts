@@ -1,0 +1,260 @@
+/**
+ * Agents and robots as the brain's supply (PRODUCT.md section 7): which ones may answer a
+ * domain, with their health; what it takes to call one (its card or endpoint, its decrypted
+ * signing secrets and bearer token, its timeout); the attempts and circuit-breaker state an
+ * execution writes; the signing secret's reveal-once and rotation; and the health view.
+ */
+import { and, desc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { BREAKER_OPEN_MS, BREAKER_THRESHOLD, countsAsFailure, type AgentAttempt, type AgentCandidate, type MemoryTurn } from '../../brain';
+import { schema, type Database } from '../../lib/db';
+import { ApiError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { decryptSecret, encryptSecret } from '../../lib/secrets';
+import { newWebhookSecret } from '../../lib/standard-webhooks';
+import { auditInsert, type AuditContext } from '../identity/audit';
+import type { CallTarget } from './invoke';
+import type { AgentHealth, StoredAgentCard } from './schemas';
+
+const { providers, providerDomains, providerHealth, agentAttempts, memberships, messages } = schema;
+
+/** How many agents one execution may try, at most. */
+const MAX_CANDIDATES = 8;
+/** During a rotation, the previous signing secret still signs this long. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+/** Memory (PRODUCT.md section 6): the last 20 turns, at most 16 KB. */
+export const MEMORY_TURNS = 20;
+export const MEMORY_BYTES = 16 * 1024;
+
+/** The routing pool (PRODUCT.md section 6), which bounds agents as it bounds experts. */
+export type AgentPool = { kind: 'platform' } | { kind: 'workspace'; workspaceId: string };
+
+interface CandidateRow {
+  id: string;
+  kind: 'agent' | 'robot';
+  name: string | null;
+  priority: number;
+  endpoint_url: string | null;
+  agent_card: string | null;
+  signing_secret: string | null;
+  previous_signing_secret: string | null;
+  previous_signing_secret_until: number | null;
+  bearer_token: string | null;
+  timeout_ms: number;
+  open_until: number;
+  failures: number;
+}
+
+/** The candidates of a domain, and what it takes to call each (decrypted only when called). */
+export interface AgentSupply {
+  candidates: AgentCandidate[];
+  target(providerId: string): Promise<CallTarget>;
+}
+
+/** Failed calls count against the order for an hour. */
+const FAILURE_WINDOW_MS = 60 * 60 * 1000;
+const NOT_FAILURES = sql.raw(`('success', 'declined', 'circuit_open')`);
+
+/**
+ * The active agents and robots of the pool that accept a domain, with their failures in the
+ * last hour and their breaker, in one query. Nothing here is cached: a suspension or an
+ * opened breaker counts from the next execution on.
+ */
+export async function agentSupply(db: Database, domain: string, pool: AgentPool, secretsKey: string | undefined, now: number): Promise<AgentSupply> {
+  const inPool = pool.kind === 'workspace' ? sql`AND p.user_id IN (SELECT ${memberships.userId} FROM ${memberships} WHERE ${memberships.workspaceId} = ${pool.workspaceId})` : sql``;
+  const rows = await db.all<CandidateRow>(sql`
+    SELECT p.id, p.kind, p.display_name AS name, p.priority, p.endpoint_url, p.agent_card, p.signing_secret, p.previous_signing_secret,
+      p.previous_signing_secret_until, p.bearer_token, p.timeout_ms, coalesce(h.open_until, 0) AS open_until,
+      (SELECT count(*) FROM ${agentAttempts} a WHERE a.provider_id = p.id AND a.created_at > ${now - FAILURE_WINDOW_MS} AND a.outcome NOT IN ${NOT_FAILURES}) AS failures
+    FROM ${providerDomains} d JOIN ${providers} p ON p.id = d.provider_id LEFT JOIN ${providerHealth} h ON h.provider_id = p.id
+    WHERE d.domain = ${domain} AND p.status = 'active' AND p.kind IN ('agent', 'robot') ${inPool}
+    ORDER BY p.priority DESC, p.id LIMIT ${MAX_CANDIDATES}`);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return {
+    candidates: rows.map((row) => ({
+      providerId: row.id,
+      kind: row.kind,
+      name: row.name ?? (row.kind === 'agent' ? 'An agent' : 'A robot'),
+      priority: row.priority,
+      failuresLastHour: row.failures,
+      openUntil: row.open_until,
+    })),
+    async target(providerId) {
+      const row = byId.get(providerId);
+      if (!row) throw new Error(`not a candidate: ${providerId}`);
+      return callTarget(row, secretsKey, now);
+    },
+  };
+}
+
+async function callTarget(row: CandidateRow, secretsKey: string | undefined, now: number): Promise<CallTarget> {
+  const key = requireSecretsKey(secretsKey);
+  const signingSecrets: string[] = [];
+  if (row.signing_secret) signingSecrets.push(await decryptSecret(row.signing_secret, key));
+  if (row.previous_signing_secret && (row.previous_signing_secret_until ?? 0) > now) signingSecrets.push(await decryptSecret(row.previous_signing_secret, key));
+  return {
+    providerId: row.id,
+    kind: row.kind,
+    endpointUrl: row.endpoint_url,
+    card: row.agent_card ? (JSON.parse(row.agent_card) as StoredAgentCard) : null,
+    signingSecrets,
+    bearerToken: row.bearer_token ? await decryptSecret(row.bearer_token, key) : null,
+    timeoutMs: row.timeout_ms,
+  };
+}
+
+/** SECRETS_KEY is required once secrets are stored: without it they cannot be read or made. */
+export function requireSecretsKey(secretsKey: string | undefined): string {
+  if (!secretsKey) throw new ApiError('service_unavailable', 'Agents and robots need the SECRETS_KEY secret, which is not configured.');
+  return secretsKey;
+}
+
+/**
+ * The rows an execution's attempts become, for its batch: one per attempt, and each call's
+ * effect on the breaker (a failure counts up and opens it at the threshold; an answer closes it).
+ */
+export function attemptWrites(db: Database, executionId: string, workspaceId: string, attempts: AgentAttempt[], now: number): BatchItem<'sqlite'>[] {
+  if (attempts.length === 0) return [];
+  const writes: BatchItem<'sqlite'>[] = [
+    db.insert(agentAttempts).values(
+      attempts.map((attempt) => ({
+        id: newId('att', now),
+        executionId,
+        providerId: attempt.providerId,
+        workspaceId,
+        outcome: attempt.outcome,
+        httpStatus: attempt.httpStatus,
+        durationMs: attempt.durationMs,
+        error: attempt.error,
+        createdAt: now,
+      })),
+    ),
+  ];
+  for (const attempt of attempts) {
+    if (attempt.outcome === 'circuit_open') continue;
+    if (countsAsFailure(attempt.outcome)) {
+      writes.push(
+        db
+          .insert(providerHealth)
+          .values({ providerId: attempt.providerId, consecutiveFailures: 1, openUntil: 0, updatedAt: now })
+          .onConflictDoUpdate({
+            target: providerHealth.providerId,
+            set: {
+              consecutiveFailures: sql`${providerHealth.consecutiveFailures} + 1`,
+              openUntil: sql`CASE WHEN ${providerHealth.consecutiveFailures} + 1 >= ${BREAKER_THRESHOLD} THEN ${now + BREAKER_OPEN_MS} ELSE ${providerHealth.openUntil} END`,
+              updatedAt: now,
+            },
+          }),
+      );
+    } else {
+      writes.push(
+        db
+          .insert(providerHealth)
+          .values({ providerId: attempt.providerId, consecutiveFailures: 0, openUntil: 0, updatedAt: now })
+          .onConflictDoUpdate({ target: providerHealth.providerId, set: { consecutiveFailures: 0, openUntil: 0, updatedAt: now } }),
+      );
+    }
+  }
+  return writes;
+}
+
+/** The conversation's earlier turns for an agent: the last 20, then the newest that fit in 16 KB, oldest first. */
+export async function conversationMemory(db: Database, conversationId: string): Promise<MemoryTurn[]> {
+  const rows = await db
+    .select({ role: messages.role, text: messages.text, createdAt: messages.createdAt })
+    .from(messages)
+    .where(eq(messages.conversationId, conversationId))
+    .orderBy(desc(messages.id))
+    .limit(MEMORY_TURNS);
+  const encoder = new TextEncoder();
+  const kept: MemoryTurn[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    bytes += encoder.encode(row.text).length;
+    if (bytes > MEMORY_BYTES) break;
+    kept.push({ role: row.role, text: row.text, created_at: new Date(row.createdAt).toISOString() });
+  }
+  return kept.reverse();
+}
+
+/** The fields an approval sets on an agent or robot that has no signing secret yet. */
+export async function signingSecretOnApproval(kind: string | null, hasSecret: boolean, secretsKey: string | undefined): Promise<{ signingSecret: string; signingSecretShownAt: null } | Record<string, never>> {
+  if ((kind !== 'agent' && kind !== 'robot') || hasSecret) return {};
+  return { signingSecret: await encryptSecret(newWebhookSecret(), requireSecretsKey(secretsKey)), signingSecretShownAt: null };
+}
+
+const iso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
+
+/**
+ * Shows the signing secret issued at approval, once: the first call marks it shown (one
+ * conditional UPDATE, so two tabs cannot both see it); later calls are 409.
+ */
+export async function revealSigningSecret(db: Database, providerId: string, secretsKey: string | undefined, now: number) {
+  const [row] = await db
+    .update(providers)
+    .set({ signingSecretShownAt: now })
+    .where(and(eq(providers.id, providerId), isNotNull(providers.signingSecret), isNull(providers.signingSecretShownAt)))
+    .returning({ secret: providers.signingSecret, previousUntil: providers.previousSigningSecretUntil });
+  if (!row?.secret) {
+    throw new ApiError('secret_already_shown', 'The signing secret is shown only once, and it was; rotate it to get a new one. Before approval there is none yet.');
+  }
+  return { signing_secret: await decryptSecret(row.secret, requireSecretsKey(secretsKey)), previous_secret_valid_until: iso(row.previousUntil && row.previousUntil > now ? row.previousUntil : null) };
+}
+
+/**
+ * A new signing secret, shown once in the answer. The old one keeps signing for 24 hours, so a
+ * provider can deploy the new one without missing a call. Only from the secret the caller saw.
+ */
+export async function rotateSigningSecret(db: Database, audit: AuditContext, providerId: string, secretsKey: string | undefined, now: number) {
+  const key = requireSecretsKey(secretsKey);
+  const current = await db.select({ secret: providers.signingSecret }).from(providers).where(eq(providers.id, providerId)).get();
+  if (!current?.secret) throw new ApiError('conflict', 'There is no signing secret to rotate yet: it is issued when the provider is approved.');
+  const fresh = newWebhookSecret();
+  const until = now + ROTATION_OVERLAP_MS;
+  const [updated] = await db.batch([
+    db
+      .update(providers)
+      .set({ signingSecret: await encryptSecret(fresh, key), previousSigningSecret: current.secret, previousSigningSecretUntil: until, signingSecretShownAt: now, updatedAt: now })
+      .where(and(eq(providers.id, providerId), eq(providers.signingSecret, current.secret)))
+      .returning({ id: providers.id }),
+    auditInsert(db, audit, { action: 'provider.signing_secret_rotated', targetId: providerId, metadata: { previous_valid_until: iso(until) } }, now),
+  ]);
+  if (updated.length === 0) throw new ApiError('conflict', 'The secret was rotated meanwhile. Rotate again if you need a new one.');
+  return { signing_secret: fresh, previous_secret_valid_until: iso(until) };
+}
+
+const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+
+/** The last 24 hours of one agent or robot: success rate, latency percentiles, breaker, last errors. */
+export async function agentHealth(db: Database, providerId: string, now: number): Promise<AgentHealth> {
+  const since = now - 24 * 60 * 60 * 1000;
+  const [attempts, breaker] = await db.batch([
+    db
+      .select({ executionId: agentAttempts.executionId, outcome: agentAttempts.outcome, httpStatus: agentAttempts.httpStatus, durationMs: agentAttempts.durationMs, error: agentAttempts.error, createdAt: agentAttempts.createdAt })
+      .from(agentAttempts)
+      .where(and(eq(agentAttempts.providerId, providerId), gt(agentAttempts.createdAt, since)))
+      .orderBy(desc(agentAttempts.createdAt))
+      .limit(20_000),
+    db.select().from(providerHealth).where(eq(providerHealth.providerId, providerId)).limit(1),
+  ]);
+  const calls = attempts.filter((attempt) => attempt.outcome !== 'circuit_open');
+  const successes = calls.filter((attempt) => attempt.outcome === 'success').length;
+  const durations = calls.map((attempt) => attempt.durationMs).sort((a, b) => a - b);
+  const state = breaker[0];
+  const open = Boolean(state && state.openUntil > now);
+  return {
+    provider_id: providerId,
+    window_hours: 24,
+    calls: calls.length,
+    successes,
+    success_rate: calls.length === 0 ? null : Math.round((successes / calls.length) * 1000) / 1000,
+    p50_ms: percentile(durations, 50),
+    p95_ms: percentile(durations, 95),
+    skipped: attempts.length - calls.length,
+    circuit: { state: open ? 'open' : 'closed', consecutive_failures: state?.consecutiveFailures ?? 0, open_until: open ? iso(state!.openUntil) : null },
+    last_errors: attempts
+      .filter((attempt) => attempt.outcome !== 'success')
+      .slice(0, 10)
+      .map((attempt) => ({ at: new Date(attempt.createdAt).toISOString(), execution_id: attempt.executionId, outcome: attempt.outcome, http_status: attempt.httpStatus, error: attempt.error })),
+  };
+}
