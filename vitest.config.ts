@@ -18,6 +18,8 @@ export default defineConfig(async () => {
             EXPOSE_DB_METRICS: '1',
             PASSWORD_PEPPER: 'test-pepper-0123456789abcdef',
             SECRETS_KEY: 'test-secrets-key-0123456789abcdef',
+            // The production egress policy, whatever a local .dev.vars says: remote parties are stubbed fetches.
+            ALLOW_LOOPBACK_EGRESS: '',
           },
         },
       }),

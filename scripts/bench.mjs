@@ -96,6 +96,27 @@ async function workbenchWork(worker, workspaceId) {
   return { before, after, leadsBefore: before.leads, leadsAfter: after.leads };
 }
 
+/**
+ * Loads /api/execute on the lead path (consultation, with leads:write) and on the agent path
+ * (faq, answered by the seeded reference agent), and the agent's own time: the p50 of the call
+ * durations the gateway recorded (the admin health view). The gateway's overhead on the agent
+ * path is its p50 minus the agent's p50.
+ */
+async function agentPathWork(worker, workspaceId) {
+  const key = await adminCall(worker, '/api/admin/api-keys', { workspace_id: workspaceId, name: 'bench agents', scopes: ['execute', 'agents:invoke', 'leads:write'], rate_limit_per_minute: 1_000_000 });
+  const headers = { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' };
+  const agentBody = JSON.stringify({ domain: 'faq', execution_mode: 'sync', required_scopes: [], text: 'What are your opening hours?' });
+  const leadBody = JSON.stringify({ domain: 'consultation', execution_mode: 'sync', required_scopes: [], text: 'Benchmark: I need help choosing a CRM for 20 sales reps.' });
+  const once = await fetch(`${worker.url}/api/execute`, { method: 'POST', headers, body: agentBody });
+  const answered = await once.json();
+  if (answered.output?.result?.handled_by?.kind !== 'agent') throw new Error(`the reference agent did not answer: ${JSON.stringify(answered)}`);
+  const d1 = { roundTrips: Number(once.headers.get('X-D1-Queries')), statements: Number(once.headers.get('X-D1-Statements')) };
+  const leadPath = summarize(await load({ url: `${worker.url}/api/execute`, method: 'POST', headers, body: leadBody }));
+  const agentPath = summarize(await load({ url: `${worker.url}/api/execute`, method: 'POST', headers, body: agentBody }));
+  const health = await (await fetch(`${worker.url}/api/admin/providers/prv_demo_agent/health`, { headers: { Authorization: `Bearer ${worker.adminToken}` } })).json();
+  return { leadPath, agentPath, agentP50: health.p50_ms, overhead: Math.max(0, agentPath.p50 - health.p50_ms), d1 };
+}
+
 const summarize = (result) => ({
   requestsPerSecond: result.requests.average,
   p50: result.latency.p50,
@@ -149,6 +170,9 @@ try {
   // The workbench: listing and claiming must not grow with the number of leads and providers.
   const workbench = await workbenchWork(worker, organization.workspace_id);
 
+  // The agent path: the same load through the local reference agent (faq), against the lead path.
+  const agents = await agentPathWork(worker, organization.workspace_id);
+
   const row = (name, s) =>
     `${name.padEnd(14)} ${s.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${String(s.p50).padStart(4)} ms   p99 ${String(s.p99).padStart(4)} ms   ${s.total} requests, ${s.non2xx} non-2xx, ${s.errors} errors`;
   console.log('');
@@ -163,6 +187,18 @@ try {
     `D1 per workbench list: ${workbench.before.list} round trips with ${workbench.leadsBefore} leads, ${workbench.after.list} with ${workbench.leadsAfter}; ` +
       `per claim: ${workbench.before.claim} and ${workbench.after.claim}`,
   );
+  console.log(
+    `Agent path (reference agent on loopback): p50 ${agents.agentPath.p50} ms, ${agents.agentPath.requestsPerSecond.toFixed(0)} req/s; the agent's own time p50 ${agents.agentP50} ms ` +
+      `(as the gateway timed its calls); lead path p50 ${agents.leadPath.p50} ms, ${agents.leadPath.requestsPerSecond.toFixed(0)} req/s`,
+  );
+  console.log(
+    `Gateway overhead on the agent path: ${agents.overhead} ms = ${(agents.overhead / Math.max(agents.leadPath.p50, 1)).toFixed(2)}x the lead path's p50; ` +
+      `D1 per agent execute: ${agents.d1.roundTrips} round trips (${agents.d1.statements} statements)`,
+  );
+  if (agents.agentPath.non2xx > 0 || agents.agentPath.errors > 0 || agents.leadPath.non2xx > 0) {
+    console.error('FAIL: some agent-path or lead-path executions did not succeed.');
+    failed = true;
+  }
   if (workbench.after.list !== workbench.before.list || workbench.after.claim !== workbench.before.claim) {
     console.error('FAIL: the D1 work of the workbench grew with the data.');
     failed = true;

@@ -5,6 +5,7 @@ import { appendFileSync, copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, WRANGLER, readVars } from './lib.mjs';
 import { buildWidget, prepareLocalDatabase } from './local-worker.mjs';
+import { startReferenceAgent } from './reference-agent.mjs';
 
 const devVarsPath = join(ROOT, '.dev.vars');
 if (!existsSync(devVarsPath)) {
@@ -25,13 +26,18 @@ const persistIndex = passThrough.indexOf('--persist-to');
 
 console.log('Building the widget…');
 await buildWidget();
+const referenceAgent = { port: Number(vars.REFERENCE_AGENT_PORT ?? 8788), secret: vars.REFERENCE_AGENT_SECRET };
 console.log('Applying local D1 migrations and seeding the demo tenant…');
 await prepareLocalDatabase({
   persistTo: persistIndex >= 0 ? passThrough[persistIndex + 1] : undefined,
   demoApiKey: vars.DEMO_API_KEY ?? '',
   demoPassword: vars.DEMO_PASSWORD,
   pepper: vars.PASSWORD_PEPPER,
+  secretsKey: vars.SECRETS_KEY,
+  referenceAgent,
 });
+// The reference agent (local only, never deployed): the demo's agent for the faq domain.
+const agent = await startReferenceAgent(referenceAgent);
 
 const portIndex = passThrough.indexOf('--port');
 const port = portIndex >= 0 ? passThrough[portIndex + 1] : '8787';
@@ -46,9 +52,11 @@ Demo tenant ready (local only):
            owner@demo.test    site owner: channels, widget, team, recent intake
            expert@demo.test   active expert: the workbench (every consultation)
            payroll@demo.test  active expert for payroll and VAT questions only
+           agent@demo.test    the reference agent's provider account: operations and health
            admin@demo.test    platform admin: provider review at ${base}/admin/providers
-  Widget   ${base}/demo  (a pretend customer site with the real snippet: write, then see it in the workbench)
-  Inbox    ${base}/widget/ch_demo  (the hosted inbox)
+  Agent    ${agent.url}  (the reference A2A agent, answering the faq domain; card at ${agent.cardUrl})
+  Widget   ${base}/demo  (a pretend customer site: ask "What are your opening hours?", then "Talk to an expert")
+  Inbox    ${base}/widget/ch_demo  (the same channel as a hosted page)
 
 Try it:
   curl -s ${base}/api/execute -H "Authorization: Bearer ${vars.DEMO_API_KEY}" -H "Content-Type: application/json" \\
@@ -56,7 +64,10 @@ Try it:
 `);
 
 const child = spawn(process.execPath, [WRANGLER, ...devArgs], { cwd: ROOT, stdio: 'inherit' });
-const stop = (signal) => child.kill(signal);
+const stop = (signal) => {
+  child.kill(signal);
+  void agent.close();
+};
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
-child.on('exit', (code) => process.exit(code ?? 0));
+child.on('exit', (code) => agent.close().finally(() => process.exit(code ?? 0)));

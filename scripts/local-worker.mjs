@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, WRANGLER, wrangler } from './lib.mjs';
+import { startReferenceAgent } from './reference-agent.mjs';
 import { seedSql } from './seed.mjs';
 
 /** Builds the widget bundles that the Worker serves as static assets. */
@@ -17,12 +18,12 @@ export function buildWidget() {
 }
 
 /** Applies the migrations to a local D1 (optionally in its own folder) and seeds the demo tenant. */
-export async function prepareLocalDatabase({ persistTo, demoApiKey, demoPassword, pepper }) {
+export async function prepareLocalDatabase({ persistTo, demoApiKey, demoPassword, pepper, secretsKey, referenceAgent }) {
   const persistArgs = persistTo ? ['--persist-to', persistTo] : [];
   await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', ...persistArgs]);
   const seedDir = mkdtempSync(join(tmpdir(), 'egw-seed-'));
   const seedFile = join(seedDir, 'seed.sql');
-  writeFileSync(seedFile, seedSql({ demoApiKey, demoPassword, pepper }));
+  writeFileSync(seedFile, seedSql({ demoApiKey, demoPassword, pepper, secretsKey, referenceAgent }));
   try {
     await wrangler(['d1', 'execute', 'DB', '--local', '--file', seedFile, ...persistArgs]);
   } finally {
@@ -58,19 +59,26 @@ async function waitForHealthy(url, child, timeoutMs) {
   throw new Error(`wrangler dev did not become healthy at ${url} within ${timeoutMs} ms`);
 }
 
+/** The reference agent's signing secret in throwaway test workers. */
+export const REFERENCE_AGENT_TEST_SECRET = 'whsec_dGVzdC1yZWZlcmVuY2UtYWdlbnQtc2VjcmV0LTA=';
+
 /**
- * Starts a throwaway Worker on 127.0.0.1 with its own D1 folder. `vars` become `--var`
- * bindings (secrets included). Returns its URL, the demo credentials and stop().
+ * Starts a throwaway Worker on 127.0.0.1 with its own D1 folder, and the reference agent on a
+ * port of its own (seeded as the demo's agent for `faq`). `vars` become `--var` bindings
+ * (secrets included). Returns its URL, the demo credentials, the agent and stop().
  */
-export async function startLocalWorker({ vars = {}, quiet = true } = {}) {
+export async function startLocalWorker({ vars = {}, quiet = true, onAgentCall } = {}) {
   if (!existsSync(join(ROOT, 'dist/public/embed/panel.js'))) await buildWidget();
   const persistTo = mkdtempSync(join(tmpdir(), 'egw-worker-'));
   const demoApiKey = 'egk_DemoKey4TheSeededTenantXq7Rs9';
   const adminToken = 'egadm_local_test_admin_token_000000000001';
   const pepper = 'local-test-pepper-0123456789';
-  await prepareLocalDatabase({ persistTo, demoApiKey, demoPassword: DEMO_TEST_PASSWORD, pepper });
+  const secretsKey = 'local-test-secrets-key-0123456789';
+  const agent = await startReferenceAgent({ secret: REFERENCE_AGENT_TEST_SECRET, onCall: onAgentCall });
+  const referenceAgent = { port: Number(new URL(agent.url).port), secret: REFERENCE_AGENT_TEST_SECRET };
+  await prepareLocalDatabase({ persistTo, demoApiKey, demoPassword: DEMO_TEST_PASSWORD, pepper, secretsKey, referenceAgent });
   const [port, inspectorPort] = [await freePort(), await freePort()];
-  const allVars = { ADMIN_TOKEN: adminToken, PASSWORD_PEPPER: pepper, SECRETS_KEY: 'local-test-secrets-key-0123456789', ALLOW_LOOPBACK_EGRESS: 'true', ...vars };
+  const allVars = { ADMIN_TOKEN: adminToken, PASSWORD_PEPPER: pepper, SECRETS_KEY: secretsKey, ALLOW_LOOPBACK_EGRESS: 'true', ...vars };
   const args = [
     WRANGLER, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
     '--persist-to', persistTo, '--show-interactive-dev-session=false', '--log-level', 'warn',
@@ -89,6 +97,7 @@ export async function startLocalWorker({ vars = {}, quiet = true } = {}) {
     await waitForHealthy(url, child, 60_000);
   } catch (error) {
     child.kill('SIGTERM');
+    await agent.close();
     throw new Error(`${error.message}\n${errors}`);
   }
   return {
@@ -96,7 +105,9 @@ export async function startLocalWorker({ vars = {}, quiet = true } = {}) {
     port,
     demoApiKey,
     adminToken,
+    agent,
     async stop() {
+      await agent.close();
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');

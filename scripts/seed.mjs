@@ -1,8 +1,9 @@
 // The local demo tenant (PRODUCT.md section 0). Idempotent: every statement leaves an
 // existing row as it is, so a second run changes nothing. Never runs on deploy.
-import { createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
+import { createCipheriv, createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import widgetDefaults from '../worker/platform/channels/widget-defaults.json' with { type: 'json' };
 import { sha256Hex } from './lib.mjs';
+import { referenceAgentCard } from './reference-agent.mjs';
 
 /** The Worker's password scheme (worker/lib/passwords.ts): HMAC with the pepper, then PBKDF2-SHA256. */
 function hashPassword(password, pepper) {
@@ -21,7 +22,38 @@ export const DEMO = {
   expertEmail: 'expert@demo.test',
   payrollExpertEmail: 'payroll@demo.test',
   adminEmail: 'admin@demo.test',
+  agentEmail: 'agent@demo.test',
+  agentProviderId: 'prv_demo_agent',
 };
+
+/**
+ * The Worker's secret encryption (worker/lib/secrets.ts): AES-256-GCM under SHA-256(SECRETS_KEY),
+ * stored as `v1:` + base64(IV ‖ ciphertext ‖ tag).
+ */
+function encryptSecret(plaintext, secretsKey) {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', createHash('sha256').update(secretsKey).digest(), iv);
+  const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+  return `v1:${Buffer.concat([iv, sealed]).toString('base64')}`;
+}
+
+/** The reference agent's card as the platform keeps it after validating it (worker/platform/agents/card.ts). */
+function storedReferenceCard(baseUrl, now) {
+  const card = referenceAgentCard(baseUrl);
+  return {
+    summary: {
+      name: card.name,
+      description: card.description,
+      version: card.version,
+      protocol_version: '1.0',
+      protocol_binding: 'JSONRPC',
+      endpoint: card.supportedInterfaces[0].url,
+      skills: card.skills.map((skill) => ({ id: skill.id, name: skill.name, description: skill.description })),
+      fetched_at: new Date(now).toISOString(),
+    },
+    card,
+  };
+}
 
 /** The demo's active experts: one for every consultation, one for payroll questions only. */
 const DEMO_EXPERTS = [
@@ -31,7 +63,8 @@ const DEMO_EXPERTS = [
     email: DEMO.expertEmail,
     displayName: 'Dana Reyes',
     headline: 'Bookkeeping for small businesses',
-    bio: 'Demo expert of the local seed: accepts every consultation.',
+    bio: 'Demo expert of the local seed: accepts every consultation, and the FAQ questions the agent hands over.',
+    domains: ['consultation', 'faq'],
     topics: [],
   },
   {
@@ -41,6 +74,7 @@ const DEMO_EXPERTS = [
     displayName: 'Sam Okafor',
     headline: 'Payroll and VAT, nothing else',
     bio: 'Demo expert of the local seed: sees consultations about payroll or VAT only.',
+    domains: ['consultation'],
     topics: ['payroll', 'vat'],
   },
 ];
@@ -52,7 +86,7 @@ const demoWidget = {
   copy: {
     ...widgetDefaults.copy,
     title: 'Ask Northwind',
-    greeting: 'Hi! Tell us what you need help with, and a bookkeeping expert will answer.',
+    greeting: 'Hi! Ask us anything about Northwind. Our FAQ assistant answers common questions at once, and a bookkeeping expert takes over whenever you like.',
     placeholder: 'Type your question…',
     launcher_label: 'Chat with Northwind',
     success_message: 'Thanks! An expert will get back to you within one business day.',
@@ -63,17 +97,22 @@ const demoWidget = {
 const quote = (value) => (value === null ? 'NULL' : `'${String(value).replaceAll("'", "''")}'`);
 
 /**
- * The demo tenant: organisation, workspace, API key, channel, a site owner who owns the
- * workspace, the domain catalog, two active experts and a platform admin. Every row is inserted only when missing (the demo users'
- * password hashes use a fresh salt, so "first run wins" keeps a second run from changing them).
+ * The demo tenant: organisation, workspace, API key, channel (on the `faq` domain, so the widget
+ * shows the agent and the experts), a site owner who owns the workspace, the domain catalog, two
+ * active experts, the reference agent (active for `faq`) and a platform admin. Every row is
+ * inserted only when missing (the demo users' password hashes use a fresh salt, so "first run
+ * wins" keeps a second run from changing them); the agent's card and secret follow its port.
  */
-export function seedSql({ demoApiKey, demoPassword, pepper, now = Date.now() }) {
+export function seedSql({ demoApiKey, demoPassword, pepper, secretsKey, referenceAgent, now = Date.now() }) {
   if (!demoPassword || demoPassword.length < 8) throw new Error('DEMO_PASSWORD in .dev.vars must have at least 8 characters.');
   if (!pepper) throw new Error('PASSWORD_PEPPER is missing from .dev.vars.');
   if (!/^egk_[1-9A-HJ-NP-Za-km-z]{20,}$/.test(demoApiKey)) {
     throw new Error('DEMO_API_KEY in .dev.vars must look like egk_ followed by at least 20 base58 characters.');
   }
-  const scopes = JSON.stringify(['execute', 'leads:write', 'channels:read', 'channels:write', 'memory:read', 'memory:write']);
+  if (!secretsKey || secretsKey.length < 24) throw new Error('SECRETS_KEY in .dev.vars must have at least 24 characters.');
+  if (!referenceAgent?.port || !referenceAgent.secret?.startsWith('whsec_')) throw new Error('REFERENCE_AGENT_PORT and REFERENCE_AGENT_SECRET (whsec_…) are missing from .dev.vars.');
+  const scopes = JSON.stringify(['execute', 'leads:write', 'agents:invoke', 'channels:read', 'channels:write', 'memory:read', 'memory:write']);
+  const agentBase = `http://127.0.0.1:${referenceAgent.port}`;
   return `
 INSERT INTO organizations (id, name, status, created_at) VALUES (${quote(DEMO.organizationId)}, 'Demo Company', 'active', ${now})
   ON CONFLICT(id) DO NOTHING;
@@ -84,7 +123,7 @@ INSERT INTO api_keys (id, workspace_id, name, token_hash, token_prefix, scopes, 
   ON CONFLICT(id) DO UPDATE SET token_hash = excluded.token_hash, token_prefix = excluded.token_prefix
   WHERE api_keys.token_hash <> excluded.token_hash;
 INSERT INTO channels (channel_key, workspace_id, name, domain, allowed_origins, first_party_origins, status, widget_config, created_at, updated_at)
-  VALUES (${quote(DEMO.channelKey)}, ${quote(DEMO.workspaceId)}, 'Demo website', 'consultation', '[]', '[]', 'active', ${quote(JSON.stringify(demoWidget))}, ${now}, ${now})
+  VALUES (${quote(DEMO.channelKey)}, ${quote(DEMO.workspaceId)}, 'Demo website', 'faq', '[]', '[]', 'active', ${quote(JSON.stringify(demoWidget))}, ${now}, ${now})
   ON CONFLICT(channel_key) DO NOTHING;
 INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('usr_demo_owner', ${quote(DEMO.ownerEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'business', ${now}, ${now})
   ON CONFLICT(id) DO NOTHING;
@@ -98,14 +137,25 @@ ${DEMO_EXPERTS.map(
   (expert) => `INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES (${quote(expert.userId)}, ${quote(expert.email)}, ${quote(hashPassword(demoPassword, pepper))}, 'provider', ${now}, ${now})
   ON CONFLICT(id) DO NOTHING;
 INSERT INTO providers (id, user_id, status, referred_by_channel_key, kind, display_name, headline, bio, accepted_domains, accepted_topics, languages, regions, priority, submitted_at, created_at, updated_at)
-  VALUES (${quote(expert.providerId)}, ${quote(expert.userId)}, 'active', NULL, 'expert', ${quote(expert.displayName)}, ${quote(expert.headline)}, ${quote(expert.bio)}, '["consultation"]', ${quote(JSON.stringify(expert.topics))}, '["en"]', '["global"]', 0, ${now}, ${now}, ${now})
+  VALUES (${quote(expert.providerId)}, ${quote(expert.userId)}, 'active', NULL, 'expert', ${quote(expert.displayName)}, ${quote(expert.headline)}, ${quote(expert.bio)}, ${quote(JSON.stringify(expert.domains))}, ${quote(JSON.stringify(expert.topics))}, '["en"]', '["global"]', 0, ${now}, ${now}, ${now})
   ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, display_name = excluded.display_name, headline = excluded.headline, bio = excluded.bio,
     accepted_domains = excluded.accepted_domains, accepted_topics = excluded.accepted_topics, languages = excluded.languages, regions = excluded.regions
   WHERE providers.kind IS NULL;
-INSERT INTO provider_domains (provider_id, domain) VALUES (${quote(expert.providerId)}, 'consultation') ON CONFLICT DO NOTHING;
+INSERT INTO provider_domains (provider_id, domain) VALUES ${expert.domains.map((domain) => `(${quote(expert.providerId)}, ${quote(domain)})`).join(', ')} ON CONFLICT DO NOTHING;
 INSERT INTO provider_transitions (id, provider_id, from_status, to_status, actor_kind, actor_id, note, created_at)
   VALUES (${quote(`ptr_seed_${expert.providerId}`)}, ${quote(expert.providerId)}, NULL, 'active', 'system', NULL, 'Seeded as an active demo expert.', ${now})
   ON CONFLICT(id) DO NOTHING;`,
 ).join('\n')}
+INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('usr_demo_agent', ${quote(DEMO.agentEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'provider', ${now}, ${now})
+  ON CONFLICT(id) DO NOTHING;
+INSERT INTO providers (id, user_id, status, kind, display_name, headline, bio, accepted_domains, accepted_topics, languages, regions, agent_card_url, agent_card, signing_secret, signing_secret_shown_at, timeout_ms, priority, submitted_at, created_at, updated_at)
+  VALUES (${quote(DEMO.agentProviderId)}, 'usr_demo_agent', 'active', 'agent', 'Northwind FAQ agent', 'Answers common questions at once', 'The local reference agent (scripts/reference-agent.mjs): rules-based, A2A 1.0.', '["faq"]', '[]', '["en"]', '["global"]',
+    ${quote(`${agentBase}/.well-known/agent-card.json`)}, ${quote(JSON.stringify(storedReferenceCard(agentBase, now)))}, ${quote(encryptSecret(referenceAgent.secret, secretsKey))}, ${now}, 5000, 10, ${now}, ${now}, ${now})
+  ON CONFLICT(id) DO UPDATE SET agent_card_url = excluded.agent_card_url, agent_card = excluded.agent_card, signing_secret = excluded.signing_secret
+  WHERE providers.agent_card_url IS NOT excluded.agent_card_url;
+INSERT INTO provider_domains (provider_id, domain) VALUES (${quote(DEMO.agentProviderId)}, 'faq') ON CONFLICT DO NOTHING;
+INSERT INTO provider_transitions (id, provider_id, from_status, to_status, actor_kind, actor_id, note, created_at)
+  VALUES ('ptr_seed_prv_demo_agent', ${quote(DEMO.agentProviderId)}, NULL, 'active', 'system', NULL, 'Seeded as the active reference agent.', ${now})
+  ON CONFLICT(id) DO NOTHING;
 `;
 }

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: plain ES modules shared with the Node scripts.
 import { wrangler } from '../../scripts/lib.mjs';
 // @ts-expect-error: plain ES modules shared with the Node scripts.
-import { DEMO_TEST_PASSWORD, prepareLocalDatabase } from '../../scripts/local-worker.mjs';
+import { DEMO_TEST_PASSWORD, prepareLocalDatabase, REFERENCE_AGENT_TEST_SECRET } from '../../scripts/local-worker.mjs';
 
 const folder = mkdtempSync(join(tmpdir(), 'egw-seed-test-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -23,7 +23,14 @@ async function dumpDatabase(): Promise<string> {
 describe('the local demo seed', () => {
   it('is idempotent: a second run of migrations and seed changes nothing', async () => {
     const demoApiKey = 'egk_DemoKey4TheSeededTenantXq7Rs9';
-    const seed = { persistTo: join(folder, 'state'), demoApiKey, demoPassword: DEMO_TEST_PASSWORD, pepper: 'seed-test-pepper-0123456789' };
+    const seed = {
+      persistTo: join(folder, 'state'),
+      demoApiKey,
+      demoPassword: DEMO_TEST_PASSWORD,
+      pepper: 'seed-test-pepper-0123456789',
+      secretsKey: 'seed-test-secrets-key-0123456789',
+      referenceAgent: { port: 48788, secret: REFERENCE_AGENT_TEST_SECRET },
+    };
     await prepareLocalDatabase(seed);
     const first = await dumpDatabase();
     expect(first).toContain('"ch_demo"');
@@ -32,6 +39,10 @@ describe('the local demo seed', () => {
     expect(first).not.toContain(demoApiKey);
     expect(first).toContain('"owner@demo.test"');
     expect(first).not.toContain(DEMO_TEST_PASSWORD);
+    // The reference agent is active for faq; its signing secret is stored encrypted only.
+    expect(first).toContain('"prv_demo_agent"');
+    expect(first).toContain('http://127.0.0.1:48788/a2a/jsonrpc');
+    expect(first).not.toContain(REFERENCE_AGENT_TEST_SECRET.slice(6, 30));
     await prepareLocalDatabase(seed);
     expect(await dumpDatabase()).toBe(first);
   });

@@ -26,7 +26,7 @@ import {
   type RpcRequest,
 } from './agent-helpers';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
-import { getPage, postForm } from './console-helpers';
+import { getPage, postForm, signUpUser } from './console-helpers';
 import { completeProfile, createActiveExpert, createChannel, review, sessionCall, signUpProvider, visitorSays } from './provider-helpers';
 
 const ALL = ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write'];
@@ -563,6 +563,14 @@ describe('operations', () => {
     expect(mine.last_errors[0]).toMatchObject({ outcome: 'network_error', execution_id: expect.stringMatching(/^exe_/) });
     const admins = await json(await call(`/api/admin/providers/${agent.providerId}/health`, { token: ADMIN_TOKEN }));
     expect(admins).toEqual(mine);
+    // …and on the admin console's review page.
+    const platformAdmin = await signUpUser('business');
+    const adminId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(platformAdmin.email).first<{ id: string }>())!.id;
+    expect((await call(`/api/admin/users/${adminId}`, { method: 'PATCH', token: ADMIN_TOKEN, body: { platform_admin: true } })).status).toBe(200);
+    const reviewPage = await (await getPage(`/admin/providers/${agent.providerId}`, platformAdmin.cookie)).text();
+    expect(reviewPage).toContain('Last 24 hours');
+    expect(reviewPage).toContain('75 %');
+    expect(reviewPage).toContain('connection failed');
   });
 
   it('an admin can suspend a failing agent: it is not called from the next execution on', async () => {

@@ -12,6 +12,8 @@ type Role = 'visitor' | 'assistant';
 interface Message {
   role: Role;
   text: string;
+  /** Set when an agent or robot wrote it: visitors are told when no person answered. */
+  by?: string;
 }
 type ContactField = 'name' | 'email' | 'phone';
 type Contact = Partial<Record<ContactField, string>>;
@@ -200,7 +202,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
     try {
       const answer = await sendIntake(config, { ...body, session_id: sessionId, attribution });
       remember(answer);
-      setMessages((current) => [...current, { role: 'assistant', text: answer.reply }]);
+      setMessages((current) => [...current, { role: 'assistant', text: answer.reply, ...(answer.answered_by ? { by: answer.answered_by.name } : {}) }]);
       return answer;
     } catch (failure) {
       const intakeError = failure instanceof IntakeError ? failure : new IntakeError('Something went wrong. Please try again.');
@@ -266,7 +268,8 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
         <p class="bubble assistant">{config.copy.greeting}</p>
         {messages.map((message, index) => (
           <p class={`bubble ${message.role}`} key={index}>
-            <span class="sr">{message.role === 'visitor' ? 'You: ' : `${config.brand.name}: `}</span>
+            <span class="sr">{message.role === 'visitor' ? 'You: ' : `${message.by ?? config.brand.name}: `}</span>
+            {message.by ? <span class="by" aria-hidden="true">Automated answer · {message.by}</span> : null}
             {message.text}
           </p>
         ))}

@@ -21,6 +21,7 @@ export const panelCss = `
 .thread{flex:1;overflow-y:auto;padding:16px;background:#f6f7f9;display:flex;flex-direction:column;gap:8px}
 .bubble{margin:0;max-width:85%;padding:9px 12px;border-radius:14px;font-size:14.5px;white-space:pre-wrap;overflow-wrap:anywhere}
 .bubble.assistant{align-self:flex-start;background:#fff;border:1px solid #e3e6ec;border-bottom-left-radius:4px}
+.bubble .by{display:block;margin-bottom:3px;font-size:12px;color:#5b6472}
 .bubble.visitor{align-self:flex-end;background:var(--egw-primary);color:var(--egw-on-primary);border-bottom-right-radius:4px}
 .card{display:grid;gap:10px;margin:4px 0;padding:14px;background:#fff;border:1px solid #dfe3ea;border-radius:12px}
 .card.success{background:#f0faf5;border-color:#a6d8c2}

@@ -1,8 +1,10 @@
 /** @jsxImportSource hono/jsx */
 /** /admin/providers: the platform admins' review queue, and one provider's review page. */
 import { PROVIDER_STATUSES } from '../../platform/access/policy';
+import type { AgentHealth } from '../../platform/agents/schemas';
 import type { ProviderProfileView } from '../../platform/providers/schemas';
 import type { SessionUser } from '../../platform/identity/sessions';
+import { AgentHealthSummary, AgentLastErrors } from '../shared/agent-health';
 import { Field, type FieldErrors } from '../shared/forms';
 import { ConsoleLayout, DataTable, StatusPill, when, type NavItem } from '../shared/layout';
 
@@ -57,12 +59,15 @@ export function ProviderQueuePage({ user, status, rows, notice }: { user: Sessio
 export function ProviderReviewPage({
   user,
   provider,
+  health,
   errors = {},
   notice,
   error,
 }: {
   user: SessionUser;
   provider: ProviderProfileView & { email: string };
+  /** Agents and robots: their last 24 hours. */
+  health?: AgentHealth;
   errors?: FieldErrors;
   notice?: string;
   error?: string;
@@ -79,6 +84,10 @@ export function ProviderReviewPage({
     ['Regions', provider.regions.join(', ') || '—'],
     ...(provider.endpoint_url ? ([['Endpoint', provider.endpoint_url]] as [string, string][]) : []),
     ...(provider.agent_card_url ? ([['Agent card', provider.agent_card_url]] as [string, string][]) : []),
+    ...(provider.agent_card
+      ? ([['Agent', `${provider.agent_card.name} (A2A ${provider.agent_card.protocol_version}) at ${provider.agent_card.endpoint}; skills: ${provider.agent_card.skills.map((skill) => skill.name).join(', ') || 'none'}`]] as [string, string][])
+      : []),
+    ...(provider.kind === 'agent' || provider.kind === 'robot' ? ([['Priority and timeout', `${provider.priority}, ${provider.timeout_ms / 1000} s`]] as [string, string][]) : []),
     ['Missing', provider.missing_fields.join(', ') || 'nothing'],
   ];
   return (
@@ -136,6 +145,8 @@ export function ProviderReviewPage({
           </section>
         </div>
       </div>
+      {health ? <AgentHealthSummary health={health} /> : null}
+      {health ? <AgentLastErrors health={health} /> : null}
     </ConsoleLayout>
   );
 }

@@ -8,6 +8,7 @@ import { newApp } from '../../app';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { PROVIDER_STATUSES, type ProviderStatus } from '../../platform/access/policy';
+import { agentHealth } from '../../platform/agents/service';
 import { reviewNoteSchema } from '../../platform/providers/schemas';
 import { listProvidersForReview, providerForReview, reviewProvider } from '../../platform/providers/service';
 import { formErrors, readForm } from '../shared/form-input';
@@ -25,7 +26,8 @@ const isStatus = (value: string | undefined): value is ProviderStatus => PROVIDE
 
 async function renderReview(c: Context<AppEnv>, providerId: string, extra: { errors?: Record<string, string>; error?: string } = {}, status: 200 | 409 | 422 = 200) {
   const provider = await providerForReview(c.var.db, providerId);
-  return c.html(<ProviderReviewPage user={currentUser(c)} provider={provider} notice={noticeOf(c)} {...extra} />, status);
+  const health = provider.kind === 'agent' || provider.kind === 'robot' ? await agentHealth(c.var.db, providerId, Date.now()) : undefined;
+  return c.html(<ProviderReviewPage user={currentUser(c)} provider={provider} {...(health ? { health } : {})} notice={noticeOf(c)} {...extra} />, status);
 }
 
 /** The platform admins' pages. */

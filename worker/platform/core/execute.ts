@@ -132,7 +132,15 @@ function brainPorts(db: Database, workspaceId: string, pool: RoutingPool, conver
       return supply.candidates;
     },
     async invokeAgent(providerId, call) {
-      return callProvider(await supply!.target(providerId), call, context.egress);
+      let target;
+      try {
+        target = await supply!.target(providerId);
+      } catch (error) {
+        // Its secrets cannot be read (SECRETS_KEY unset or changed): skip it, and let the next one or an expert answer.
+        console.error(JSON.stringify({ level: 'error', message: 'provider secrets unreadable', provider_id: providerId, error: error instanceof Error ? error.name : 'unknown' }));
+        return { ok: false, outcome: 'refused', httpStatus: null, durationMs: 0, error: 'The platform cannot read this provider’s signing secret (SECRETS_KEY).' };
+      }
+      return callProvider(target, call, context.egress);
     },
     conversationMemory: async () => (conversationId ? conversationMemory(db, conversationId) : []),
   };
