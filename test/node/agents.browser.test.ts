@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 // @ts-expect-error: a plain ES module shared with the Node scripts.
 import { DEMO_TEST_PASSWORD } from '../../scripts/local-worker.mjs';
-import { axeSeriousViolations, browserAvailable, launchBrowser, screenshotPath, serveSite, type Site } from './browser';
+import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth, serveSite, type Site } from './browser';
 
 const worker = inject('workerUrl');
 const apiKey = inject('demoApiKey');
@@ -22,20 +22,7 @@ async function signIn(page: Page, email: string) {
   await page.waitForLoadState('load');
 }
 
-async function screenshotBoth(page: Page, name: string) {
-  const viewport = page.viewportSize();
-  await page.setViewportSize({ width: 375, height: 812 });
-  await page.screenshot({ path: screenshotPath(`${name}-375`), fullPage: true });
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(0);
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.screenshot({ path: screenshotPath(`${name}-1440`), fullPage: true });
-  if (viewport) await page.setViewportSize(viewport);
-}
 
-async function expectAccessible(page: Page, name: string, selector: string | null = null) {
-  expect({ page: name, violations: await axeSeriousViolations(page, selector) }).toEqual({ page: name, violations: [] });
-}
 
 describe.skipIf(!browserAvailable)('chatting with the reference agent in Chromium', () => {
   let browser: Browser;

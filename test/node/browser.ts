@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = join(process.cwd(), 'test-results', 'screenshots');
@@ -74,4 +75,21 @@ export async function axeSeriousViolations(page: Page, selector: string | null =
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => node.target) }));
+}
+
+/** Screenshots at both widths a page is looked at, 375 px and 1440 px; it must not scroll sideways at 375 px. */
+export async function screenshotBoth(page: Page, name: string) {
+  const viewport = page.viewportSize();
+  await page.setViewportSize({ width: 375, height: 812 });
+  await page.screenshot({ path: screenshotPath(`${name}-375`), fullPage: true });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(0);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.screenshot({ path: screenshotPath(`${name}-1440`), fullPage: true });
+  if (viewport) await page.setViewportSize(viewport);
+}
+
+/** No serious or critical axe-core finding on the page (or in one element). */
+export async function expectAccessible(page: Page, name: string, selector: string | null = null) {
+  expect({ page: name, violations: await axeSeriousViolations(page, selector) }).toEqual({ page: name, violations: [] });
 }

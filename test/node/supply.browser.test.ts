@@ -6,7 +6,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { axeSeriousViolations, browserAvailable, launchBrowser, screenshotPath, serveSite, type Site } from './browser';
+import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth, serveSite, type Site } from './browser';
 
 const worker = inject('workerUrl');
 const adminToken = inject('adminToken');
@@ -28,21 +28,7 @@ async function signUp(page: Page, role: 'business' | 'provider', email: string) 
   await page.getByRole('button', { name: 'Create account' }).click();
 }
 
-async function expectAccessible(page: Page, name: string) {
-  expect({ page: name, violations: await axeSeriousViolations(page) }).toEqual({ page: name, violations: [] });
-}
 
-/** Both widths a page is looked at: 375 px and 1440 px. */
-async function screenshotBoth(page: Page, name: string) {
-  const viewport = page.viewportSize();
-  await page.setViewportSize({ width: 375, height: 812 });
-  await page.screenshot({ path: screenshotPath(`${name}-375`), fullPage: true });
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(0);
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.screenshot({ path: screenshotPath(`${name}-1440`), fullPage: true });
-  if (viewport) await page.setViewportSize(viewport);
-}
 
 describe.skipIf(!browserAvailable)('the supply side in Chromium', () => {
   let browser: Browser;

@@ -7,7 +7,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { planExecution, type AgentAttempt, type BrainPorts, type ExecutedPlan, type VisitorContact } from '../../brain';
+import { planExecution, type BrainPorts, type ExecutedPlan, type VisitorContact } from '../../brain';
 import { sha256Hex } from '../../lib/crypto';
 import type { EgressPolicy } from '../../lib/egress';
 import { isConstraintViolation, schema, type Database } from '../../lib/db';
@@ -212,7 +212,11 @@ export async function runExecution(db: Database, principal: Principal, demand: D
 
     const auditId = newId('aud', now);
     if (plan.outcome === 'agent_unavailable') {
-      await db.batch([...failedExecutionWrites(db, { executionId, auditId, admitted, demand, context, attempts: plan.attempts })] as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+      const [first, ...rest] = [
+        ...executionRecordWrites(db, { executionId, auditId, admitted, demand, context, outcome: { status: 'failed', attempts: plan.attempts.length } }),
+        ...attemptWrites(db, executionId, admitted.workspaceId, plan.attempts, now),
+      ];
+      await db.batch([first!, ...rest]);
       throw new ApiError('agent_unavailable', `No agent or robot for ${demand.domain} answered (${plan.attempts.length} tried), and this execution may not create a lead (it needs leads:write).`, {
         extensions: { execution_id: executionId, attempts: plan.attempts.map((attempt) => ({ provider_id: attempt.providerId, outcome: attempt.outcome })) },
       });
@@ -252,7 +256,7 @@ export async function runExecution(db: Database, principal: Principal, demand: D
         now,
       }),
       ...planWrites(db, plan, origin, demand, now),
-      ...executionRecordWrites(db, { executionId, auditId, admitted, demand, context, plan }),
+      ...executionRecordWrites(db, { executionId, auditId, admitted, demand, context, outcome: { status: 'completed', sourceRecord: plan.sourceRecord } }),
       ...attemptWrites(db, executionId, admitted.workspaceId, plan.attempts, now),
     ];
 
@@ -272,11 +276,18 @@ interface RecordInput {
   admitted: Admitted;
   demand: Demand;
   context: ExecutionContext;
-  plan: ExecutedPlan;
+  /**
+   * `completed`, with the record it produced; or `failed`: no agent answered and it could not
+   * become a lead, so only the execution, its audit record and its attempts are kept (the caller's
+   * execution id leads somewhere), and nothing is charged.
+   */
+  outcome: { status: 'completed'; sourceRecord: string } | { status: 'failed'; attempts: number };
 }
 
 /** The execution row and its one audit record. */
-function executionRecordWrites(db: Database, { executionId, auditId, admitted, demand, context, plan }: RecordInput): BatchItem<'sqlite'>[] {
+function executionRecordWrites(db: Database, { executionId, auditId, admitted, demand, context, outcome }: RecordInput): BatchItem<'sqlite'>[] {
+  const completed = outcome.status === 'completed';
+  const sourceRecord = completed ? outcome.sourceRecord : executionId;
   return [
     db.insert(executions).values({
       id: executionId,
@@ -286,16 +297,17 @@ function executionRecordWrites(db: Database, { executionId, auditId, admitted, d
       actorKind: admitted.actorKind,
       actorId: admitted.actorId,
       domain: demand.domain,
-      status: 'completed',
+      status: outcome.status,
       requestId: context.outputRequestId,
       traceId: context.traceId,
-      idempotencyKey: context.idempotency?.key ?? null,
+      // A failed execution frees its idempotency key, so it does not name it.
+      idempotencyKey: completed ? (context.idempotency?.key ?? null) : null,
       projectId: context.correlation?.projectId ?? null,
       userId: context.correlation?.userId ?? null,
       sessionId: context.correlation?.sessionId ?? null,
       grantedScopes: admitted.grantedScopes,
       exactBridge: context.exactBridge ?? null,
-      sourceRecord: plan.sourceRecord,
+      sourceRecord,
       auditId,
       createdAt: context.now,
     }),
@@ -306,61 +318,15 @@ function executionRecordWrites(db: Database, { executionId, auditId, admitted, d
       actorKind: admitted.actorKind,
       actorId: admitted.actorId,
       keyId: admitted.key?.id ?? null,
-      action: 'execution.completed',
+      action: `execution.${outcome.status}`,
       targetId: executionId,
       requestId: context.requestId,
       traceId: context.traceId,
-      metadata: { domain: demand.domain, source_record: plan.sourceRecord, scopes: admitted.grantedScopes },
+      metadata: completed
+        ? { domain: demand.domain, source_record: sourceRecord, scopes: admitted.grantedScopes }
+        : { domain: demand.domain, reason: 'agent_unavailable', attempts: outcome.attempts },
       createdAt: context.now,
     }),
-  ];
-}
-
-/**
- * An execution no agent answered and that may not become a lead: the execution (failed), its
- * audit record and its attempts, so the caller's execution id leads somewhere. Nothing is charged.
- */
-function failedExecutionWrites(
-  db: Database,
-  { executionId, auditId, admitted, demand, context, attempts }: Omit<RecordInput, 'plan'> & { attempts: AgentAttempt[] },
-): BatchItem<'sqlite'>[] {
-  return [
-    db.insert(executions).values({
-      id: executionId,
-      organizationId: admitted.organizationId,
-      workspaceId: admitted.workspaceId,
-      keyId: admitted.key?.id ?? null,
-      actorKind: admitted.actorKind,
-      actorId: admitted.actorId,
-      domain: demand.domain,
-      status: 'failed',
-      requestId: context.outputRequestId,
-      traceId: context.traceId,
-      idempotencyKey: null,
-      projectId: context.correlation?.projectId ?? null,
-      userId: context.correlation?.userId ?? null,
-      sessionId: context.correlation?.sessionId ?? null,
-      grantedScopes: admitted.grantedScopes,
-      exactBridge: context.exactBridge ?? null,
-      sourceRecord: executionId,
-      auditId,
-      createdAt: context.now,
-    }),
-    db.insert(auditLog).values({
-      id: auditId,
-      organizationId: admitted.organizationId,
-      workspaceId: admitted.workspaceId,
-      actorKind: admitted.actorKind,
-      actorId: admitted.actorId,
-      keyId: admitted.key?.id ?? null,
-      action: 'execution.failed',
-      targetId: executionId,
-      requestId: context.requestId,
-      traceId: context.traceId,
-      metadata: { domain: demand.domain, reason: 'agent_unavailable', attempts: attempts.length },
-      createdAt: context.now,
-    }),
-    ...attemptWrites(db, executionId, admitted.workspaceId, attempts, context.now),
   ];
 }
 
