@@ -2,7 +2,7 @@
  * Interoperability against real implementations: a real A2A server built with @a2a-js/sdk's own
  * server classes, and a robot that checks every call with the npm `standardwebhooks` library.
  * Both are registered the way a provider does it (sign-up, the onboarding API, an admin's
- * approval, the secret revealed once) and answer /api/execute on a real local Worker, which
+ * approval, which shows the signing secret once) and answer /api/execute on a real local Worker, which
  * reaches them on loopback only because the test worker sets ALLOW_LOOPBACK_EGRESS.
  */
 import { randomUUID } from 'node:crypto';
@@ -51,10 +51,8 @@ async function register(profile: Record<string, unknown>, domain: string): Promi
   });
   expect(saved.status, saved.text).toBe(200);
   const approved = await api(`/api/admin/providers/${provider.providerId}/approve`, { method: 'POST', token: adminToken });
-  expect(approved.body).toMatchObject({ status: 'active', signing_secret_issued: true });
-  const secret = await api('/api/provider/signing-secret', { method: 'POST', cookie: provider.cookie });
-  expect(secret.status).toBe(200);
-  return { providerId: provider.providerId, secret: secret.body.signing_secret };
+  expect(approved.body).toMatchObject({ status: 'active', signing_secret: expect.stringMatching(/^whsec_/) });
+  return { providerId: provider.providerId, secret: approved.body.signing_secret };
 }
 
 const listen = (server: Server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));

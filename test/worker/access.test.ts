@@ -47,7 +47,6 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'GET', path: '/api/provider/profile', auth: 'provider', refuses: [{ who: 'owner', status: 403, code: 'provider_required' }] },
   { method: 'POST', path: '/api/provider/profile', auth: 'provider', refuses: [{ who: 'owner', status: 403, code: 'provider_required' }], body: { headline: 'Still helps with tests' } },
   // Agents and robots: their signing secret and health.
-  { method: 'POST', path: '/api/provider/signing-secret', auth: 'provider', sessionOf: 'agent', refuses: [{ who: 'owner', status: 403, code: 'provider_required' }, { who: 'expert', status: 403, code: 'forbidden' }] },
   { method: 'POST', path: '/api/provider/signing-secret/rotate', auth: 'provider', sessionOf: 'agent', refuses: [{ who: 'owner', status: 403, code: 'provider_required' }, { who: 'expert', status: 403, code: 'forbidden' }] },
   { method: 'GET', path: '/api/provider/health', auth: 'provider', sessionOf: 'agent', refuses: [{ who: 'owner', status: 403, code: 'provider_required' }, { who: 'expert', status: 403, code: 'forbidden' }] },
   {
@@ -114,7 +113,6 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'POST', path: '/provider/onboarding/:step', auth: 'session', sessionOf: 'expert', refuses: [{ who: 'owner', status: 303 }], body: { kind: 'expert' } },
   { method: 'GET', path: '/provider/workbench', auth: 'session', sessionOf: 'expert', refuses: [{ who: 'owner', status: 303 }] },
   { method: 'GET', path: '/provider/operations', auth: 'session', sessionOf: 'agent', refuses: [{ who: 'owner', status: 303 }, { who: 'expert', status: 303 }] },
-  { method: 'POST', path: '/provider/operations/secret', auth: 'session', sessionOf: 'agent', refuses: [{ who: 'owner', status: 303 }, { who: 'expert', status: 303 }] },
   { method: 'POST', path: '/provider/operations/secret/rotate', auth: 'session', sessionOf: 'agent', refuses: [{ who: 'owner', status: 303 }, { who: 'expert', status: 303 }] },
   {
     method: 'GET',

@@ -117,15 +117,8 @@ export async function newDomain(prefix = 'agents'): Promise<string> {
 }
 
 export interface ActiveSupplier extends TestProvider {
-  /** The `whsec_` secret, as revealed (once) to the provider. */
+  /** The `whsec_` secret, as the approval showed it (once). */
   secret: string;
-}
-
-/** Reveals the signing secret (once) through the provider API. */
-export async function revealSecret(provider: TestProvider): Promise<string> {
-  const response = await sessionCall(provider.cookie, '/api/provider/signing-secret', { method: 'POST' });
-  expect(response.status, await response.clone().text()).toBe(200);
-  return (await json(response)).signing_secret as string;
 }
 
 interface SupplierOptions {
@@ -139,8 +132,11 @@ interface SupplierOptions {
 async function activate(provider: TestProvider, profile: Record<string, unknown>): Promise<ActiveSupplier> {
   const saved = await sessionCall(provider.cookie, '/api/provider/profile', { body: { ...profile, submit: true } });
   expect(saved.status, await saved.clone().text()).toBe(200);
-  expect((await review(provider.providerId, 'approve')).status).toBe(200);
-  return { ...provider, secret: await revealSecret(provider) };
+  const approved = await review(provider.providerId, 'approve');
+  expect(approved.status).toBe(200);
+  const { signing_secret: secret } = await json(approved);
+  expect(secret).toMatch(/^whsec_/);
+  return { ...provider, secret };
 }
 
 /** An active robot at `endpoint`, through sign-up, onboarding and an admin's approval. */

@@ -487,13 +487,16 @@ describe('connecting an agent', () => {
 });
 
 describe('secrets', () => {
-  it('approval issues the signing secret; the provider sees it once; a rotation signs with both for 24 h', async () => {
+  it('approval issues the signing secret and shows it once; a rotation signs with both for 24 h', async () => {
     const domain = await newDomain();
     const origin = 'https://agent-rotate.example.com';
     const agent = await createActiveAgent(origin, { domain });
     expect(agent.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
-    // Shown once.
-    await expectProblem(await sessionCall(agent.cookie, '/api/provider/signing-secret', { method: 'POST' }), 409, 'secret_already_shown');
+    // Shown once: nothing else ever answers it, not the admin's provider view, not the profile.
+    const adminView = await (await call(`/api/admin/providers/${agent.providerId}`, { token: ADMIN_TOKEN })).text();
+    const profileView = await (await sessionCall(agent.cookie, '/api/provider/profile')).text();
+    for (const view of [adminView, profileView]) expect(view).not.toContain(agent.secret);
+    expect(JSON.parse(profileView).signing_secret).toMatchObject({ issued: true, shown: true });
     // Stored encrypted: the database holds no trace of it.
     const stored = await env.DB.prepare('SELECT signing_secret FROM providers WHERE id = ?').bind(agent.providerId).first<{ signing_secret: string }>();
     expect(stored!.signing_secret.startsWith('v1:')).toBe(true);
@@ -537,7 +540,7 @@ describe('secrets', () => {
 
   it('experts have no signing secret, and the agent routes refuse them', async () => {
     const expert = await createActiveExpert();
-    await expectProblem(await sessionCall(expert.cookie, '/api/provider/signing-secret', { method: 'POST' }), 403, 'forbidden');
+    await expectProblem(await sessionCall(expert.cookie, '/api/provider/signing-secret/rotate', { method: 'POST' }), 403, 'forbidden');
     await expectProblem(await sessionCall(expert.cookie, '/api/provider/health'), 403, 'forbidden');
   });
 });
@@ -679,7 +682,7 @@ describe('the provider console for agents and robots', () => {
     for (const fragment of ['webhook-signature', '&quot;execution_id&quot;', '&quot;structured_input&quot;', '&quot;output&quot;', '&quot;usage&quot;', '&quot;memory&quot;']) expect(page).toContain(fragment);
   });
 
-  it('operations: the secret is shown once after approval, rotation shows the new one, and the health is there', async () => {
+  it('operations: the approval shows the secret once, the provider rotates it for one only they have seen, and the health is there', async () => {
     const domain = await newDomain();
     const provider = await signUpProvider();
     const saved = await sessionCall(provider.cookie, '/api/provider/profile', {
@@ -688,15 +691,16 @@ describe('the provider console for agents and robots', () => {
     expect(saved.status).toBe(200);
     const before = await (await getPage('/provider/operations', provider.cookie)).text();
     expect(before).toContain('It is issued when the platform team approves you.');
-    expect((await review(provider.providerId, 'approve')).status).toBe(200);
 
-    const shown = await postForm('/provider/operations/secret', {}, { cookie: provider.cookie });
-    expect(shown.status).toBe(200);
-    expect(shown.headers.get('Cache-Control')).toBe('no-store');
-    const secret = /whsec_[A-Za-z0-9+/=]+/.exec(await shown.text())![0];
-    const again = await postForm('/provider/operations/secret', {}, { cookie: provider.cookie });
-    expect(again.status).toBe(409);
-    expect(await again.text()).not.toContain(secret);
+    // A platform admin approves in the console: the answer shows the secret, once.
+    const platformAdmin = await signUpUser('business');
+    const adminId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(platformAdmin.email).first<{ id: string }>())!.id;
+    expect((await call(`/api/admin/users/${adminId}`, { method: 'PATCH', token: ADMIN_TOKEN, body: { platform_admin: true } })).status).toBe(200);
+    const approval = await postForm(`/admin/providers/${provider.providerId}/approve`, {}, { cookie: platformAdmin.cookie });
+    expect(approval.status).toBe(200);
+    expect(approval.headers.get('Cache-Control')).toBe('no-store');
+    const secret = /whsec_[A-Za-z0-9+/=]+/.exec(await approval.text())![0];
+    expect(await (await getPage(`/admin/providers/${provider.providerId}`, platformAdmin.cookie)).text()).not.toContain('whsec_');
     expect(await (await getPage('/provider/operations', provider.cookie)).text()).not.toContain('whsec_');
 
     const rotated = await (await postForm('/provider/operations/secret/rotate', {}, { cookie: provider.cookie })).text();

@@ -151,7 +151,7 @@ describe('the provider state machine', () => {
 
   it('pending_review → active when an admin approves; → profile_incomplete with a note when rejected', async () => {
     const approved = await providerIn('pending_review');
-    expect(await json(await review(approved.providerId, 'approve'))).toEqual({ provider_id: approved.providerId, status: 'active', signing_secret_issued: false });
+    expect(await json(await review(approved.providerId, 'approve'))).toEqual({ provider_id: approved.providerId, status: 'active' });
     const rejected = await providerIn('pending_review');
     expect(await json(await review(rejected.providerId, 'reject', 'Add your languages.'))).toMatchObject({ status: 'profile_incomplete', review_note: 'Add your languages.' });
     const profile = await json(await sessionCall(rejected.cookie, '/api/provider/profile'));

@@ -60,6 +60,7 @@ export function ProviderReviewPage({
   user,
   provider,
   health,
+  issuedSecret,
   errors = {},
   notice,
   error,
@@ -68,6 +69,8 @@ export function ProviderReviewPage({
   provider: ProviderProfileView & { email: string };
   /** Agents and robots: their last 24 hours. */
   health?: AgentHealth;
+  /** The signing secret the approval just issued, shown this once. */
+  issuedSecret?: string;
   errors?: FieldErrors;
   notice?: string;
   error?: string;
@@ -99,6 +102,17 @@ export function ProviderReviewPage({
         <h1>{provider.display_name ?? '(no name yet)'}</h1>
         <StatusPill status={provider.status} />
       </div>
+      {issuedSecret ? (
+        <div class="alert success" role="status">
+          <p>
+            <strong>Approved. The signing secret of this {provider.kind}, shown this once:</strong>
+          </p>
+          <p>
+            <code class="secret">{issuedSecret}</code>
+          </p>
+          <p>Every call to it is signed with this secret. Give it to the provider over a secure channel, or let them rotate it in their console to get one only they have seen.</p>
+        </div>
+      ) : null}
       <div class="grid-2">
         <section class="card" aria-labelledby="profile-title">
           <h2 id="profile-title">Profile</h2>

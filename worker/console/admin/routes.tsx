@@ -24,9 +24,10 @@ const requirePlatformAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 const isStatus = (value: string | undefined): value is ProviderStatus => PROVIDER_STATUSES.includes(value as ProviderStatus);
 
-async function renderReview(c: Context<AppEnv>, providerId: string, extra: { errors?: Record<string, string>; error?: string } = {}, status: 200 | 409 | 422 = 200) {
+async function renderReview(c: Context<AppEnv>, providerId: string, extra: { errors?: Record<string, string>; error?: string; issuedSecret?: string } = {}, status: 200 | 409 | 422 = 200) {
   const provider = await providerForReview(c.var.db, providerId);
   const health = provider.kind === 'agent' || provider.kind === 'robot' ? await agentHealth(c.var.db, providerId, Date.now()) : undefined;
+  if (extra.issuedSecret) c.header('Cache-Control', 'no-store');
   return c.html(<ProviderReviewPage user={currentUser(c)} provider={provider} {...(health ? { health } : {})} notice={noticeOf(c)} {...extra} />, status);
 }
 
@@ -54,12 +55,15 @@ export function adminPageRoutes() {
         if (!parsed.success) return renderReview(c, providerId, { errors: formErrors(parsed.error), error: 'Write a note: the provider reads it.' }, 422);
         note = parsed.data.note;
       }
+      let issuedSecret: string | undefined;
       try {
-        await reviewProvider(c.var.db, userAuditContext(c), providerId, decision, note, c.var.settings.SECRETS_KEY);
+        ({ signingSecret: issuedSecret } = await reviewProvider(c.var.db, userAuditContext(c), providerId, decision, note, c.var.settings.SECRETS_KEY));
       } catch (error) {
         if (error instanceof ApiError && error.code === 'invalid_transition') return renderReview(c, providerId, { error: error.detail }, 409);
         throw error;
       }
+      // An approved agent or robot's signing secret is shown in this answer only.
+      if (issuedSecret) return renderReview(c, providerId, { issuedSecret });
       return c.redirect(`/admin/providers/${providerId}?notice=${decision === 'approve' ? 'approved' : decision === 'reject' ? 'rejected' : 'suspended'}`, 303);
     });
   }

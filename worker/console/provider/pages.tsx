@@ -640,17 +640,13 @@ export function OperationsPage({ user, profile, health, shownSecret, notice, err
             </div>
           ) : null}
           {!secret.issued ? <p class="muted">It is issued when the platform team approves you.</p> : null}
-          {secret.issued && !secret.shown && !shownSecret ? (
-            <form method="post" action="/provider/operations/secret">
-              <button type="submit" class="button primary">
-                Show my signing secret (once)
-              </button>
-            </form>
-          ) : null}
-          {secret.issued && (secret.shown || shownSecret) ? (
+          {secret.issued ? (
             <form method="post" action="/provider/operations/secret/rotate" class="stack">
               {secret.previous_valid_until && !shownSecret ? <p class="muted">A rotation is under way: the previous secret also signs until {when(secret.previous_valid_until)}.</p> : null}
-              <p class="muted">Rotating issues a new secret; for 24 hours calls are signed with both, so you can deploy it without missing one.</p>
+              {!shownSecret ? (
+                <p>The secret issued at your approval was shown once, to the platform team who approved you. Rotate it to get one that only you have seen.</p>
+              ) : null}
+              <p class="muted">Rotating issues a new secret, shown once; for 24 hours calls are signed with both the old and the new one, so you can deploy it without missing one.</p>
               <button type="submit" class="button ghost">
                 Rotate the secret
               </button>

@@ -10,7 +10,7 @@ import type { AppEnv } from '../../env';
 import { egressPolicy } from '../../lib/egress';
 import { ApiError, type FieldError } from '../../lib/errors';
 import { providerMay } from '../../platform/access/policy';
-import { agentHealth, revealSigningSecret, rotateSigningSecret } from '../../platform/agents/service';
+import { agentHealth, rotateSigningSecret } from '../../platform/agents/service';
 import { listDomainEntries } from '../../platform/domains/service';
 import { listOpenInvitations } from '../../platform/identity/memberships';
 import { leadStatusSchema } from '../../platform/leads/schemas';
@@ -201,19 +201,7 @@ export function providerPageRoutes() {
     return renderOperations(c, provider);
   });
 
-  // The secret is shown in the answer to this POST, once; the page itself never shows it again.
-  app.post('/provider/operations/secret', async (c) => {
-    const provider = await operatorFor(c);
-    if (provider instanceof Response) return provider;
-    try {
-      const secret = await revealSigningSecret(c.var.db, provider.id, c.var.settings.SECRETS_KEY, Date.now());
-      return renderOperations(c, provider, { shownSecret: { value: secret.signing_secret, previousValidUntil: secret.previous_secret_valid_until } });
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'secret_already_shown') return renderOperations(c, provider, { error: error.detail }, 409);
-      throw error;
-    }
-  });
-
+  // The new secret is shown in the answer to this POST, once; the page itself never shows it again.
   app.post('/provider/operations/secret/rotate', async (c) => {
     const provider = await operatorFor(c);
     if (provider instanceof Response) return provider;

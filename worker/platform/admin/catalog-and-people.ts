@@ -49,11 +49,18 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
   );
   defineAdminRoute(
     app,
-    { method: 'post', path: '/api/admin/providers/{provider_id}/approve', params: idParam('provider_id', 'prv'), status: 200, description: 'The provider, now active.' },
+    {
+      method: 'post',
+      path: '/api/admin/providers/{provider_id}/approve',
+      params: idParam('provider_id', 'prv'),
+      status: 200,
+      description: 'The provider, now active; agents and robots with their signing secret, shown this once.',
+      noStore: true,
+    },
     async ({ params }, c) => {
-      const row = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, 'approve', null, c.var.settings.SECRETS_KEY);
-      // The signing secret is shown to the provider, once, in their console: never to the admin.
-      return { provider_id: row.id, status: row.status, signing_secret_issued: row.signingSecret !== null };
+      const { row, signingSecret } = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, 'approve', null, c.var.settings.SECRETS_KEY);
+      // Agents and robots: the signing secret, in this answer only (PRODUCT.md section 12).
+      return { provider_id: row.id, status: row.status, ...(signingSecret ? { signing_secret: signingSecret } : {}) };
     },
   );
   defineAdminRoute(
@@ -75,7 +82,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
       app,
       { method: 'post', path: `/api/admin/providers/{provider_id}/${decision}`, params: idParam('provider_id', 'prv'), body: reviewNoteSchema, status: 200, description: `The provider after the decision; the note is shown to them.` },
       async ({ params, body }, c) => {
-        const row = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, decision, body.note, c.var.settings.SECRETS_KEY);
+        const { row } = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, decision, body.note, c.var.settings.SECRETS_KEY);
         return { provider_id: row.id, status: row.status, review_note: row.reviewNote };
       },
     );

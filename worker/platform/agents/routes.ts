@@ -1,30 +1,18 @@
 /**
- * The provider API of agents and robots: the signing secret (shown once after approval, and
- * rotated with a 24-hour overlap) and the health of the last 24 hours.
+ * The provider API of agents and robots: rotating the signing secret (issued at approval, shown
+ * once to the approver; a rotation gives one only the provider has seen, with a 24-hour overlap)
+ * and the health of the last 24 hours.
  */
 import { createRoute } from '@hono/zod-openapi';
 import { newApp } from '../../app';
 import { jsonContent, problemResponses } from '../../lib/openapi';
 import { requireProvider, requireProviderRow } from '../access/middleware';
 import { agentHealthSchema, signingSecretSchema } from './schemas';
-import { agentHealth, revealSigningSecret, rotateSigningSecret } from './service';
+import { agentHealth, rotateSigningSecret } from './service';
 
 const TAG = 'Providers';
 const security: Record<string, string[]>[] = [{ consoleSession: [] }];
 const operate = requireProvider('agent.operate');
-
-export const revealSecretRoute = createRoute({
-  method: 'post',
-  path: '/api/provider/signing-secret',
-  operationId: 'revealSigningSecret',
-  tags: [TAG],
-  summary: 'Show the signing secret issued at approval (once)',
-  description:
-    'Agents and robots. Every call the platform makes to you carries Standard Webhooks headers signed with this `whsec_` secret; verify them (the npm `standardwebhooks` library does). It is shown once: a second call is 409 `secret_already_shown`; rotate to get a new one.',
-  security,
-  middleware: [operate] as const,
-  responses: { 200: jsonContent(signingSecretSchema, 'The secret. Store it now.'), ...problemResponses([401, 403, 409, 503] as const) },
-});
 
 export const rotateSecretRoute = createRoute({
   method: 'post',
@@ -32,7 +20,8 @@ export const rotateSecretRoute = createRoute({
   operationId: 'rotateSigningSecret',
   tags: [TAG],
   summary: 'Rotate the signing secret',
-  description: 'Issues a new secret, shown once in this answer. For 24 hours calls carry signatures under both the old and the new secret, so you can deploy the new one without missing a call.',
+  description:
+    'Every call the platform makes to you carries Standard Webhooks headers signed with your `whsec_` secret; verify them (the npm `standardwebhooks` library does). This issues a new secret, shown once in this answer. For 24 hours calls carry signatures under both the old and the new secret, so you can deploy the new one without missing a call.',
   security,
   middleware: [operate] as const,
   responses: { 200: jsonContent(signingSecretSchema, 'The new secret. Store it now.'), ...problemResponses([401, 403, 409, 503] as const) },
@@ -53,10 +42,6 @@ export const healthRoute = createRoute({
 /** The agent and robot routes of the provider API. */
 export function agentProviderRoutes() {
   const app = newApp('problem');
-  app.openapi(revealSecretRoute, async (c) => {
-    c.header('Cache-Control', 'no-store');
-    return c.json(await revealSigningSecret(c.var.db, requireProviderRow(c).id, c.var.settings.SECRETS_KEY, Date.now()), 200);
-  });
   app.openapi(rotateSecretRoute, async (c) => {
     const provider = requireProviderRow(c);
     const rotated = await rotateSigningSecret(c.var.db, { actorKind: 'user', actorId: provider.userId, requestId: c.var.requestId }, provider.id, c.var.settings.SECRETS_KEY, Date.now());

@@ -4,7 +4,7 @@
  * signing secrets and bearer token, its timeout); the attempts and circuit-breaker state an
  * execution writes; the signing secret's reveal-once and rotation; and the health view.
  */
-import { and, desc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { BREAKER_OPEN_MS, BREAKER_THRESHOLD, countsAsFailure, type AgentAttempt, type AgentCandidate, type MemoryTurn } from '../../brain';
 import { schema, type Database } from '../../lib/db';
@@ -177,29 +177,22 @@ export async function conversationMemory(db: Database, conversationId: string): 
   return kept.reverse();
 }
 
-/** The fields an approval sets on an agent or robot that has no signing secret yet. */
-export async function signingSecretOnApproval(kind: string | null, hasSecret: boolean, secretsKey: string | undefined): Promise<{ signingSecret: string; signingSecretShownAt: null } | Record<string, never>> {
-  if ((kind !== 'agent' && kind !== 'robot') || hasSecret) return {};
-  return { signingSecret: await encryptSecret(newWebhookSecret(), requireSecretsKey(secretsKey)), signingSecretShownAt: null };
+/**
+ * The signing secret an approval issues to an agent or robot that has none yet (PRODUCT.md
+ * section 12): the fields to set, and the secret itself, which the approval's answer shows once.
+ */
+export async function signingSecretOnApproval(
+  kind: string | null,
+  hasSecret: boolean,
+  secretsKey: string | undefined,
+  now: number,
+): Promise<{ fields: { signingSecret: string; signingSecretShownAt: number }; secret: string } | undefined> {
+  if ((kind !== 'agent' && kind !== 'robot') || hasSecret) return undefined;
+  const secret = newWebhookSecret();
+  return { fields: { signingSecret: await encryptSecret(secret, requireSecretsKey(secretsKey)), signingSecretShownAt: now }, secret };
 }
 
 const iso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
-
-/**
- * Shows the signing secret issued at approval, once: the first call marks it shown (one
- * conditional UPDATE, so two tabs cannot both see it); later calls are 409.
- */
-export async function revealSigningSecret(db: Database, providerId: string, secretsKey: string | undefined, now: number) {
-  const [row] = await db
-    .update(providers)
-    .set({ signingSecretShownAt: now })
-    .where(and(eq(providers.id, providerId), isNotNull(providers.signingSecret), isNull(providers.signingSecretShownAt)))
-    .returning({ secret: providers.signingSecret, previousUntil: providers.previousSigningSecretUntil });
-  if (!row?.secret) {
-    throw new ApiError('secret_already_shown', 'The signing secret is shown only once, and it was; rotate it to get a new one. Before approval there is none yet.');
-  }
-  return { signing_secret: await decryptSecret(row.secret, requireSecretsKey(secretsKey)), previous_secret_valid_until: iso(row.previousUntil && row.previousUntil > now ? row.previousUntil : null) };
-}
 
 /**
  * A new signing secret, shown once in the answer. The old one keeps signing for 24 hours, so a

@@ -240,7 +240,8 @@ export type ReviewDecision = 'approve' | 'reject' | 'suspend';
 
 /**
  * An admin's decision on a provider. The state changes only from the state the decision is for
- * (one conditional UPDATE, so two admins deciding at once cannot both win), with its note.
+ * (one conditional UPDATE, so two admins deciding at once cannot both win), with its note. An
+ * approved agent or robot also gets its `whsec_` signing secret, returned here once.
  */
 export async function reviewProvider(
   db: Database,
@@ -250,14 +251,15 @@ export async function reviewProvider(
   note: string | null,
   secretsKey: string | undefined,
   now = Date.now(),
-): Promise<ProviderRow> {
+): Promise<{ row: ProviderRow; signingSecret?: string }> {
   const row = await db.select().from(providers).where(eq(providers.id, providerId)).get();
   if (!row) throw new ApiError('not_found', `No provider ${providerId}.`);
   const to = nextProviderStatus(row.status, decision);
   if (!to) throw invalidTransition(row.status, decision);
   const reviewNote = decision === 'approve' ? null : note;
-  // An approved agent or robot gets its signing secret now; the provider is shown it once.
-  const secret = decision === 'approve' ? await signingSecretOnApproval(row.kind, row.signingSecret !== null, secretsKey) : {};
+  // An approved agent or robot gets its signing secret now; the approval's answer shows it once.
+  const issued = decision === 'approve' ? await signingSecretOnApproval(row.kind, row.signingSecret !== null, secretsKey, now) : undefined;
+  const secret = issued?.fields ?? {};
   const [updated] = await db.batch([
     db
       .update(providers)
@@ -275,7 +277,7 @@ export async function reviewProvider(
   ]);
   if (updated.length === 0) throw invalidTransition(row.status, decision);
   expertPoolCache.clear();
-  return { ...row, status: to, reviewNote, ...secret, updatedAt: now };
+  return { row: { ...row, status: to, reviewNote, ...secret, updatedAt: now }, ...(issued ? { signingSecret: issued.secret } : {}) };
 }
 
 /** The providers an admin reviews, newest submission first, optionally of one state. */
