@@ -20,6 +20,8 @@ export default defineConfig(async () => {
             SECRETS_KEY: 'test-secrets-key-0123456789abcdef',
             // The production egress policy, whatever a local .dev.vars says: remote parties are stubbed fetches.
             ALLOW_LOOPBACK_EGRESS: '',
+            // Webhook retries within seconds, as in .dev.vars.example.
+            WEBHOOK_RETRY_BASE_SECONDS: '1',
           },
         },
       }),

@@ -121,7 +121,44 @@ export const idempotencyRecords = sqliteTable(
     createdAt: createdAt(),
     expiresAt: integer('expires_at').notNull(),
   },
-  (table) => [primaryKey({ columns: [table.keyId, table.idempotencyKey] })],
+  (table) => [
+    primaryKey({ columns: [table.keyId, table.idempotencyKey] }),
+    /**
+     * An execution claims its idempotency key in its own batch, with an upsert that may only take
+     * over an expired record (or a reservation whose request died). Any other conflict sets the
+     * state to 'taken', which this CHECK refuses: the whole batch rolls back, and the platform
+     * reads the stored record to replay it, or answers 422 or 409.
+     */
+    check('idempotency_key_free', sql`${table.state} IN ('in_progress', 'completed')`),
+  ],
+);
+
+/**
+ * The execution's guard on the current state of what it runs as (PRODUCT.md section 2, step 4),
+ * checked inside its own batch, so that a cached key context is never trusted for a security
+ * decision. The batch inserts one row whose columns are read fresh from D1, and deletes it again
+ * at its end: a row that fails a CHECK rolls back the whole execution, and the CHECK that failed
+ * names the refusal. No row stays in the table.
+ */
+export const executionGuards = sqliteTable(
+  'execution_guards',
+  {
+    id: text('id').primaryKey(),
+    /** 1 when the API key is neither revoked nor expired; null when no key is involved. */
+    keyUsable: integer('key_usable'),
+    /** 1 when the workspace and its organisation are active. */
+    tenantActive: integer('tenant_active').notNull(),
+    /** 1 when the channel is active; null when no channel is involved. */
+    channelActive: integer('channel_active'),
+    /** The key's executions left this month (the agent path checks it before calling out); null when unlimited or not checked. */
+    quotaLeft: integer('quota_left'),
+  },
+  (table) => [
+    check('guard_key_usable', sql`${table.keyUsable} IS NULL OR ${table.keyUsable} = 1`),
+    check('guard_tenant_active', sql`${table.tenantActive} = 1`),
+    check('guard_channel_active', sql`${table.channelActive} IS NULL OR ${table.channelActive} = 1`),
+    check('guard_quota_left', sql`${table.quotaLeft} IS NULL OR ${table.quotaLeft} > 0`),
+  ],
 );
 
 export const executions = sqliteTable(
@@ -508,4 +545,91 @@ export const invitations = sqliteTable(
     uniqueIndex('invitations_pending_idx').on(table.workspaceId, table.email).where(sql`status = 'pending'`),
     index('invitations_email_idx').on(table.email, table.status),
   ],
+);
+
+/**
+ * A customer's webhook endpoint (PRODUCT.md sections 10 and 12), provisioned by an admin per
+ * workspace. Its `whsec_` secret is stored encrypted; during a rotation the previous one also signs.
+ */
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    url: text('url').notNull(),
+    description: text('description'),
+    eventTypes: text('event_types', { mode: 'json' }).notNull().$type<string[]>(),
+    status: text('status', { enum: ['active', 'disabled'] }).notNull(),
+    /** Why it is disabled: an admin, a 410 Gone, or 3 days of failures. */
+    disabledReason: text('disabled_reason', { enum: ['admin', 'gone', 'failing'] }),
+    disabledAt: integer('disabled_at'),
+    signingSecret: text('signing_secret').notNull(),
+    previousSigningSecret: text('previous_signing_secret'),
+    previousSigningSecretUntil: integer('previous_signing_secret_until'),
+    /** Since when every delivery to it has failed (null: its last delivery succeeded). */
+    failingSince: integer('failing_since'),
+    createdAt: createdAt(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [index('webhook_endpoints_workspace_idx').on(table.workspaceId, table.status)],
+);
+
+/**
+ * The outbox: one row per event, written in the same D1 batch as the change it reports. A
+ * trigger (migrations/0010) fans each new event out to its workspace's matching endpoints as
+ * deliveries, in the same statement, so neither can exist without the other.
+ */
+export const events = sqliteTable(
+  'events',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id').notNull(),
+    type: text('type').notNull(),
+    /** The public shape of the record: never contact details. */
+    data: text('data', { mode: 'json' }).notNull().$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (table) => [index('events_workspace_idx').on(table.workspaceId, table.id)],
+);
+
+/** One event for one endpoint: delivered at least once, retried with backoff for about 3 days. */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    eventId: text('event_id').notNull(),
+    endpointId: text('endpoint_id').notNull(),
+    workspaceId: text('workspace_id').notNull(),
+    status: text('status', { enum: ['pending', 'delivered', 'failed', 'cancelled'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    /** When the next attempt is due; an attempt in flight pushes it out (a lease). */
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    deliveredAt: integer('delivered_at'),
+    createdAt: createdAt(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.eventId, table.endpointId] }),
+    index('webhook_deliveries_due_idx').on(table.status, table.nextAttemptAt),
+    index('webhook_deliveries_endpoint_idx').on(table.endpointId, table.createdAt),
+  ],
+);
+
+/** The delivery log: every attempt, with its HTTP status, duration and error. */
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    id: text('id').primaryKey(),
+    eventId: text('event_id').notNull(),
+    endpointId: text('endpoint_id').notNull(),
+    attempt: integer('attempt').notNull(),
+    statusCode: integer('status_code'),
+    durationMs: integer('duration_ms').notNull(),
+    error: text('error'),
+    createdAt: createdAt(),
+  },
+  (table) => [index('webhook_attempts_endpoint_idx').on(table.endpointId, table.id)],
 );

@@ -27,6 +27,12 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   providers approve PRV_ID
   providers reject PRV_ID --note TEXT
   providers suspend PRV_ID --note TEXT
+  providers health PRV_ID
+  webhooks create --workspace WS_ID --endpoint URL --events lead.created,lead.claimed [--description TEXT]
+  webhooks list --workspace WS_ID
+  webhooks disable|enable|rotate WHK_ID
+  webhooks deliveries WHK_ID [--limit N] [--after ATT_ID]
+  webhooks redeliver WHK_ID EVT_ID
   audit [--workspace WS_ID] [--org ORG_ID] [--action ACTION] [--limit N] [--after AUD_ID]
 
 Global: --url BASE_URL (default $EGW_URL or http://127.0.0.1:8787)`;
@@ -51,11 +57,13 @@ const { values: options, positionals } = parseArgs({
     email: { type: 'string' },
     status: { type: 'string' },
     note: { type: 'string' },
+    events: { type: 'string' },
+    endpoint: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 
-const [resource, action, target] = positionals;
+const [resource, action, target, second] = positionals;
 if (options.help || !resource) {
   console.log(USAGE);
   process.exit(options.help ? 0 : 1);
@@ -117,6 +125,23 @@ const commands = {
   'providers approve': () => ['POST', `/api/admin/providers/${need(target, 'PRV_ID')}/approve`],
   'providers reject': () => ['POST', `/api/admin/providers/${need(target, 'PRV_ID')}/reject`, { note: need(options.note, '--note') }],
   'providers suspend': () => ['POST', `/api/admin/providers/${need(target, 'PRV_ID')}/suspend`, { note: need(options.note, '--note') }],
+  'providers health': () => ['GET', `/api/admin/providers/${need(target, 'PRV_ID')}/health`],
+  'webhooks create': () => [
+    'POST',
+    '/api/admin/webhooks',
+    {
+      workspace_id: need(options.workspace, '--workspace'),
+      url: need(options.endpoint, '--endpoint'),
+      event_types: need(options.events, '--events').split(',').map((type) => type.trim()).filter(Boolean),
+      description: options.description,
+    },
+  ],
+  'webhooks list': () => ['GET', `/api/admin/webhooks${query({ workspace_id: need(options.workspace, '--workspace') })}`],
+  'webhooks disable': () => ['POST', `/api/admin/webhooks/${need(target, 'WHK_ID')}/disable`],
+  'webhooks enable': () => ['POST', `/api/admin/webhooks/${need(target, 'WHK_ID')}/enable`],
+  'webhooks rotate': () => ['POST', `/api/admin/webhooks/${need(target, 'WHK_ID')}/rotate-secret`],
+  'webhooks deliveries': () => ['GET', `/api/admin/webhooks/${need(target, 'WHK_ID')}/deliveries${query({ limit: options.limit, starting_after: options.after })}`],
+  'webhooks redeliver': () => ['POST', `/api/admin/webhooks/${need(target, 'WHK_ID')}/deliveries/${need(second, 'EVT_ID')}/redeliver`],
   audit: () => [
     'GET',
     `/api/admin/audit-log${query({ workspace_id: options.workspace, organization_id: options.org, action: options.action, limit: options.limit, starting_after: options.after })}`,

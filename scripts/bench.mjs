@@ -1,8 +1,9 @@
-// `npm run bench`: starts the Worker locally (wrangler dev, local D1), loads /healthz and
-// /api/execute from this separate process with autocannon, and prints throughput, latency and
-// the ratio execute/healthz (healthz is the floor: the same stack without auth or D1).
-// It also prints the D1 work of one execute before and after the data grows; that number
-// must not grow with keys or rows, and the script fails if it does.
+// `npm run bench`: starts the Worker locally (wrangler dev, local D1), loads /healthz, one trivial
+// D1 batch (/__bench/d1-batch, a route that exists only with EXPOSE_DB_METRICS) and /api/execute
+// from this separate process with autocannon, and prints throughput, latency and the ratios of
+// execute to both floors (healthz: the same stack without auth or D1; the batch: the same stack
+// with one D1 round trip and nothing else). It also prints the D1 round trips of one execute
+// before and after the data grows; they must be 1 and must not grow, and the script fails if not.
 import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
 import { startLocalWorker } from './local-worker.mjs';
@@ -107,6 +108,7 @@ async function agentPathWork(worker, workspaceId) {
   const headers = { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' };
   const agentBody = JSON.stringify({ domain: 'faq', execution_mode: 'sync', required_scopes: [], text: 'What are your opening hours?' });
   const leadBody = JSON.stringify({ domain: 'consultation', execution_mode: 'sync', required_scopes: [], text: 'Benchmark: I need help choosing a CRM for 20 sales reps.' });
+  await fetch(`${worker.url}/api/execute`, { method: 'POST', headers, body: agentBody }); // warm the key and the caches
   const once = await fetch(`${worker.url}/api/execute`, { method: 'POST', headers, body: agentBody });
   const answered = await once.json();
   if (answered.output?.result?.handled_by?.kind !== 'agent') throw new Error(`the reference agent did not answer: ${JSON.stringify(answered)}`);
@@ -143,6 +145,7 @@ try {
 
   console.log(`Load: ${connections} connections, ${duration} s per endpoint, from this process (autocannon).`);
   const healthz = summarize(await load({ url: `${worker.url}/healthz` }));
+  const d1Batch = summarize(await load({ url: `${worker.url}/__bench/d1-batch`, method: 'POST' }));
   const execute = summarize(
     await load({
       url: `${worker.url}/api/execute`,
@@ -177,8 +180,10 @@ try {
     `${name.padEnd(14)} ${s.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${String(s.p50).padStart(4)} ms   p99 ${String(s.p99).padStart(4)} ms   ${s.total} requests, ${s.non2xx} non-2xx, ${s.errors} errors`;
   console.log('');
   console.log(row('GET /healthz', healthz));
+  console.log(row('one D1 batch', d1Batch));
   console.log(row('POST /execute', execute));
   console.log(`ratio execute/healthz: throughput ${(execute.requestsPerSecond / healthz.requestsPerSecond).toFixed(3)}, p50 latency ${(execute.p50 / Math.max(healthz.p50, 1)).toFixed(2)}x`);
+  console.log(`ratio execute/one D1 batch: throughput ${(execute.requestsPerSecond / d1Batch.requestsPerSecond).toFixed(3)}, p50 latency ${(execute.p50 / Math.max(d1Batch.p50, 1)).toFixed(2)}x`);
   console.log(
     `D1 per execute: ${d1Before.roundTrips} round trips (${d1Before.statements} statements) on a warm key; ` +
       `${d1After.roundTrips} round trips (${d1After.statements} statements) after ${execute.total} more executions, 100 more keys and 100 more channels`,
@@ -193,7 +198,7 @@ try {
   );
   console.log(
     `Gateway overhead on the agent path: ${agents.overhead} ms = ${(agents.overhead / Math.max(agents.leadPath.p50, 1)).toFixed(2)}x the lead path's p50; ` +
-      `D1 per agent execute: ${agents.d1.roundTrips} round trips (${agents.d1.statements} statements)`,
+      `D1 per agent execute on a warm key: ${agents.d1.roundTrips} round trips (${agents.d1.statements} statements: the preflight before the call, the batch after it)`,
   );
   if (agents.agentPath.non2xx > 0 || agents.agentPath.errors > 0 || agents.leadPath.non2xx > 0) {
     console.error('FAIL: some agent-path or lead-path executions did not succeed.');
@@ -203,11 +208,15 @@ try {
     console.error('FAIL: the D1 work of the workbench grew with the data.');
     failed = true;
   }
+  if (d1Before.roundTrips !== 1) {
+    console.error(`FAIL: an execute on a warm key took ${d1Before.roundTrips} D1 round trips, not 1.`);
+    failed = true;
+  }
   if (d1After.roundTrips !== d1Before.roundTrips || d1After.statements !== d1Before.statements) {
     console.error('FAIL: the D1 work of one execute grew with the data.');
     failed = true;
   }
-  if (execute.non2xx > 0 || execute.errors > 0) {
+  if (execute.non2xx > 0 || execute.errors > 0 || d1Batch.non2xx > 0) {
     console.error('FAIL: some executions did not succeed.');
     failed = true;
   }

@@ -78,7 +78,7 @@ export async function startLocalWorker({ vars = {}, quiet = true, onAgentCall } 
   const referenceAgent = { port: Number(new URL(agent.url).port), secret: REFERENCE_AGENT_TEST_SECRET };
   await prepareLocalDatabase({ persistTo, demoApiKey, demoPassword: DEMO_TEST_PASSWORD, pepper, secretsKey, referenceAgent });
   const [port, inspectorPort] = [await freePort(), await freePort()];
-  const allVars = { ADMIN_TOKEN: adminToken, PASSWORD_PEPPER: pepper, SECRETS_KEY: secretsKey, ALLOW_LOOPBACK_EGRESS: 'true', ...vars };
+  const allVars = { ADMIN_TOKEN: adminToken, PASSWORD_PEPPER: pepper, SECRETS_KEY: secretsKey, ALLOW_LOOPBACK_EGRESS: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', ...vars };
   const args = [
     WRANGLER, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
     '--persist-to', persistTo, '--show-interactive-dev-session=false', '--log-level', 'warn',

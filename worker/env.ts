@@ -25,10 +25,12 @@ export interface Bindings {
   ADMIN_TOKEN?: string;
   /** Encrypts the secrets the platform must read back: signing secrets and agents' bearer tokens (secret). */
   SECRETS_KEY?: string;
-  /** Set by `npm run bench` only: adds X-D1-Queries to every response. */
+  /** Set by `npm run bench` only: adds X-D1-Queries to every response, and the /__bench/d1-batch route. */
   EXPOSE_DB_METRICS?: string;
   /** Local development and tests only: the egress guard also admits http://127.0.0.1:<port>. Never in wrangler.toml. */
   ALLOW_LOOPBACK_EGRESS?: string;
+  /** The first step of the webhook retry schedule, in seconds (30 by default; 1 in .dev.vars.example). */
+  WEBHOOK_RETRY_BASE_SECONDS?: string;
 }
 
 const optionalUrl = z
@@ -58,6 +60,7 @@ const settingsSchema = z.object({
     .string()
     .optional()
     .transform((value) => value === '1' || value === 'true'),
+  WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().positive().max(3600).default(30),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

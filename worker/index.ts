@@ -9,6 +9,7 @@ import { integrationsRoutes } from './console/integrations/routes';
 import { providerPageRoutes } from './console/provider/routes';
 import { publicPageRoutes } from './console/public/routes';
 import { teamRoutes } from './console/team/routes';
+import { webhookPageRoutes } from './console/webhooks/routes';
 import type { Bindings } from './env';
 import { executeRoutes } from './gateway/execute';
 import { healthzRoutes } from './gateway/healthz';
@@ -21,11 +22,14 @@ import { publicWidgetRoutes } from './platform/channels/public-routes';
 import { channelRoutes } from './platform/channels/routes';
 import { workbenchRoutes } from './platform/leads/routes';
 import { providerProfileRoutes } from './platform/providers/routes';
+import { outboxKick } from './platform/webhooks/outbox';
 
 export { ConversationRoom } from './live/conversation-room';
 
 export const app = newApp('problem');
 app.use('*', requestContext);
+// After the response, the events a request wrote go to the events queue (the outbox).
+app.use('*', outboxKick);
 
 // Machine routes: the gateway and the platform core (problem+json errors).
 app.route('/', healthzRoutes());
@@ -41,6 +45,7 @@ app.route('/', openApiRoutes(app));
 app.route('/', authRoutes());
 app.route('/', integrationsRoutes());
 app.route('/', teamRoutes());
+app.route('/', webhookPageRoutes());
 app.route('/', providerPageRoutes());
 app.route('/', adminPageRoutes());
 app.route('/', publicPageRoutes(app));

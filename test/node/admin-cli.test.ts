@@ -73,6 +73,20 @@ describe('npm run admin', () => {
     await expect(admin('providers', 'approve', providerId)).rejects.toMatchObject({ code: 1 });
   });
 
+  it('provisions a webhook endpoint: create (secret once), list, rotate, disable, the delivery log', async () => {
+    const org = await admin('orgs', 'create', '--name', 'CLI Hooks');
+    const created = await admin('webhooks', 'create', '--workspace', org.workspace_id, '--endpoint', 'https://hooks.example.com/in', '--events', 'lead.created,lead.claimed');
+    expect(created).toMatchObject({ url: 'https://hooks.example.com/in', event_types: ['lead.created', 'lead.claimed'], status: 'active', secret: expect.stringMatching(/^whsec_/) });
+    const listed = await admin('webhooks', 'list', '--workspace', org.workspace_id);
+    expect(listed.data.map((entry: { webhook_id: string }) => entry.webhook_id)).toEqual([created.webhook_id]);
+    expect(JSON.stringify(listed)).not.toContain(created.secret);
+    const rotated = await admin('webhooks', 'rotate', created.webhook_id);
+    expect(rotated.secret).not.toBe(created.secret);
+    expect((await admin('webhooks', 'disable', created.webhook_id)).status).toBe('disabled');
+    expect((await admin('webhooks', 'deliveries', created.webhook_id)).data).toEqual([]);
+    await expect(admin('webhooks', 'create', '--workspace', org.workspace_id, '--endpoint', 'https://10.0.0.1/in', '--events', 'lead.created')).rejects.toMatchObject({ code: 1 });
+  });
+
   it('explains a failure and exits non-zero', async () => {
     await expect(admin('keys', 'create', '--workspace', 'ws_missing', '--scopes', 'execute')).rejects.toMatchObject({ code: 1 });
   });

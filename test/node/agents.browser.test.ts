@@ -7,20 +7,12 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-// @ts-expect-error: a plain ES module shared with the Node scripts.
-import { DEMO_TEST_PASSWORD } from '../../scripts/local-worker.mjs';
-import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth, serveSite, type Site } from './browser';
+import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth, signInAsDemo, serveSite, type Site } from './browser';
 
 const worker = inject('workerUrl');
 const apiKey = inject('demoApiKey');
 
-async function signIn(page: Page, email: string) {
-  await page.goto(`${worker}/auth/sign-in`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(DEMO_TEST_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForLoadState('load');
-}
+const signIn = (page: Page, email: string) => signInAsDemo(page, worker, email);
 
 
 

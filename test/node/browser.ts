@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+// @ts-expect-error: a plain ES module shared with the Node scripts.
+import { DEMO_TEST_PASSWORD } from '../../scripts/local-worker.mjs';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = join(process.cwd(), 'test-results', 'screenshots');
@@ -92,4 +94,13 @@ export async function screenshotBoth(page: Page, name: string) {
 /** No serious or critical axe-core finding on the page (or in one element). */
 export async function expectAccessible(page: Page, name: string, selector: string | null = null) {
   expect({ page: name, violations: await axeSeriousViolations(page, selector) }).toEqual({ page: name, violations: [] });
+}
+
+/** Signs a seeded demo account in through the sign-in form (the worker's URL, the account's email). */
+export async function signInAsDemo(page: Page, worker: string, email: string) {
+  await page.goto(`${worker}/auth/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(DEMO_TEST_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForLoadState('load');
 }

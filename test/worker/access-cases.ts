@@ -69,6 +69,8 @@ export interface AccessTenant {
   platformAdminCookie: string;
   /** An open lead of a channel whose leads only the workspace's members see. */
   leadId: string;
+  /** A webhook endpoint of the workspace. */
+  webhookId: string;
 }
 
 const ALL_SCOPES = ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write', 'channels:read', 'channels:write'];
@@ -109,6 +111,10 @@ export async function createAccessTenant(): Promise<AccessTenant> {
   expect((await call(`/api/admin/users/${await userIdOf(platformAdmin.email)}`, { method: 'PATCH', token: ADMIN_TOKEN, body: { platform_admin: true } })).status).toBe(200);
   const poolChannel = await createChannel(fullKey.token, { routingPool: 'workspace' });
   const lead = await visitorSays(poolChannel, { message: { text: 'A lead for the access cases.' } }, `198.51.100.${Math.floor(Math.random() * 200) + 1}`);
+  // Subscribed to an event these cases never cause, so nothing is ever sent to it.
+  const webhook = await call('/api/admin/webhooks', { token: ADMIN_TOKEN, body: { workspace_id: owner.workspaceId, url: 'https://hooks-access.example.com/in', event_types: ['provider.status_changed'] } });
+  expect(webhook.status).toBe(201);
+  const webhookId = ((await webhook.json()) as { webhook_id: string }).webhook_id;
   return {
     workspaceId: owner.workspaceId,
     organizationId,
@@ -127,6 +133,7 @@ export async function createAccessTenant(): Promise<AccessTenant> {
     inactiveProviderId: inactive.providerId,
     platformAdminCookie: platformAdmin.cookie,
     leadId: lead.lead_id,
+    webhookId,
   };
 }
 
@@ -143,7 +150,9 @@ export function pathFor(route: ProtectedRoute, tenant: AccessTenant, workspace: 
     .replace(/[:{]leadId}?/, tenant.leadId)
     .replace(/[:{]providerId}?|[:{]provider_id}?/, tenant.inactiveProviderId)
     .replace(/[:{]user_id}?/, tenant.ownerUserId)
-    .replace(/[:{]step}?/, 'kind');
+    .replace(/[:{]step}?/, 'kind')
+    .replace(/[:{]webhookId}?|[:{]webhook_id}?/, tenant.webhookId)
+    .replace(/[:{]event_id}?/, 'evt_doesnotexist');
   if (route.auth !== 'session' || route.path.startsWith('/provider') || route.path.startsWith('/admin')) return filled;
   return `${filled}${filled.includes('?') ? '&' : '?'}ws=${workspace.workspaceId}`;
 }

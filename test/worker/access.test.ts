@@ -43,6 +43,13 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'POST', path: '/api/admin/providers/:provider_id/reject', auth: 'admin', body: { note: 'n' } },
   { method: 'POST', path: '/api/admin/providers/:provider_id/suspend', auth: 'admin', body: { note: 'n' } },
   { method: 'GET', path: '/api/admin/providers/:provider_id/health', auth: 'admin' },
+  { method: 'POST', path: '/api/admin/webhooks', auth: 'admin', body: { workspace_id: 'ws_x', url: 'https://hooks.example.com/in', event_types: ['lead.created'] } },
+  { method: 'GET', path: '/api/admin/webhooks', auth: 'admin' },
+  { method: 'POST', path: '/api/admin/webhooks/:webhook_id/disable', auth: 'admin' },
+  { method: 'POST', path: '/api/admin/webhooks/:webhook_id/enable', auth: 'admin' },
+  { method: 'POST', path: '/api/admin/webhooks/:webhook_id/rotate-secret', auth: 'admin' },
+  { method: 'GET', path: '/api/admin/webhooks/:webhook_id/deliveries', auth: 'admin' },
+  { method: 'POST', path: '/api/admin/webhooks/:webhook_id/deliveries/:event_id/redeliver', auth: 'admin' },
   // The provider API and the workbench API.
   { method: 'GET', path: '/api/provider/profile', auth: 'provider', refuses: [{ who: 'owner', status: 403, code: 'provider_required' }] },
   { method: 'POST', path: '/api/provider/profile', auth: 'provider', refuses: [{ who: 'owner', status: 403, code: 'provider_required' }], body: { headline: 'Still helps with tests' } },
@@ -107,6 +114,9 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'GET', path: '/invitations', auth: 'session' },
   { method: 'POST', path: '/invitations/:invitationId/accept', auth: 'session', tenantScoped: true },
   { method: 'POST', path: '/invitations/:invitationId/decline', auth: 'session', tenantScoped: true },
+  // The owners' read-only view of webhooks.
+  { method: 'GET', path: '/integrations/webhooks', auth: 'session', deniedRole: 'admin', tenantScoped: true },
+  { method: 'GET', path: '/integrations/webhooks/:webhookId', auth: 'session', deniedRole: 'member', tenantScoped: true },
   // The provider's console.
   { method: 'GET', path: '/provider/onboarding', auth: 'session', sessionOf: 'expert', refuses: [{ who: 'owner', status: 303 }] },
   { method: 'POST', path: '/provider/onboarding/submit', auth: 'session', sessionOf: 'expert', refuses: [{ who: 'owner', status: 303 }] },
@@ -147,6 +157,8 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
 /** Routes anyone may call; each is public by design (SPEC.md, PRODUCT.md sections 4 and 13). */
 const PUBLIC_ROUTES = [
   'GET /healthz',
+  // npm run bench only: a 404 unless EXPOSE_DB_METRICS is set (public.test.ts).
+  'POST /__bench/d1-batch',
   'GET /openapi.json',
   'GET /openapi.yaml',
   'GET /docs',

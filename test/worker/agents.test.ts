@@ -25,6 +25,7 @@ import {
   taskResult,
   type RpcRequest,
 } from './agent-helpers';
+import { HOSTILE_URLS } from './egress-cases';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
 import { getPage, postForm, signUpUser } from './console-helpers';
 import { completeProfile, createActiveExpert, createChannel, review, sessionCall, signUpProvider, visitorSays } from './provider-helpers';
@@ -304,6 +305,28 @@ describe('the circuit breaker', () => {
   });
 });
 
+describe('round trips on the agent path (issue 13)', () => {
+  it('commits admission before the call, then the execution: 3 at most, memory and idempotency included', async () => {
+    const domain = await newDomain();
+    const origin = 'https://agent-trips.example.com';
+    await createActiveAgent(origin, { domain });
+    remotes.set(`${origin}/a2a`, rpcAgent(() => messageResult('Answered.')));
+    const trips = async (overrides: Record<string, unknown>) => {
+      const response = await run(domain, overrides);
+      expect(response.status, await response.clone().text()).toBe(200);
+      return Number(response.headers.get('X-D1-Queries'));
+    };
+    await trips({});
+    // The preflight (guard, rate limit, reservation, candidates) and the final batch.
+    expect(await trips({})).toBe(2);
+    expect(await trips({ idempotency_key: 'agent-trips-1' })).toBe(2);
+    // A conversation adds its read; its memory comes with the candidates.
+    await trips({ session_id: 'trips-1' });
+    expect(await trips({ session_id: 'trips-1', idempotency_key: 'agent-trips-2' })).toBe(3);
+    expect(connectionsTo(`${origin}/a2a`)).toHaveLength(5);
+  });
+});
+
 describe('memory', () => {
   /** An agent that echoes what memory it was given. */
   async function memoryAgent(domain: string, origin: string) {
@@ -365,43 +388,6 @@ describe('memory', () => {
     expect(memory.some((turn) => turn.text === big(0))).toBe(false);
   });
 });
-
-/**
- * The egress guard (PRODUCT.md section 10): URLs a customer may not make us call. Each is
- * refused before any connection: as an agent card, as a robot endpoint, and at call time.
- */
-const HOSTILE_URLS = [
-  'https://127.0.0.1/card.json',
-  'https://127.1/card.json',
-  'https://2130706433/card.json',
-  'https://0x7f000001/card.json',
-  'https://0177.0.0.1/card.json',
-  'https://0.0.0.0/card.json',
-  'https://10.0.0.5/card.json',
-  'https://192.168.1.10/card.json',
-  'https://169.254.169.254/latest/meta-data/',
-  'https://[::1]/card.json',
-  'https://[0:0:0:0:0:0:0:1]/card.json',
-  'https://[::ffff:127.0.0.1]/card.json',
-  'https://[::ffff:a9fe:a9fe]/card.json',
-  'https://[fd00::1]/card.json',
-  'https://[fe80::1]/card.json',
-  'https://localhost/card.json',
-  'https://LOCALHOST./card.json',
-  'https://agent.localhost/card.json',
-  'https://printer.local/card.json',
-  'https://metadata.google.internal/computeMetadata/v1/',
-  'https://intranet/card.json',
-  'https://router.lan/card.json',
-  'https://nas.home.arpa/card.json',
-  'https://agent.example.com:8443/card.json',
-  'https://agent.example.com:444/card.json',
-  'http://agent.example.com/card.json',
-  'http://127.0.0.1:8788/card.json',
-  'ftp://agent.example.com/card.json',
-  'https://user:secret@agent.example.com/card.json',
-  'file:///etc/passwd',
-];
 
 describe('the egress table', () => {
   it(`has ${HOSTILE_URLS.length} hostile URLs, each refused by the guard itself`, async () => {

@@ -1,7 +1,8 @@
 import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { app } from '../../worker/index';
-import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json } from './helpers';
+import { growEveryTable } from './grow';
+import { ADMIN_TOKEN, call, countRows, createTenant, execute, executeBody, expectProblem, json, writeFootprint } from './helpers';
 
 describe('GET /healthz', () => {
   it('answers {status, version} without touching D1', async () => {
@@ -99,41 +100,140 @@ describe('request logs', () => {
   });
 });
 
-describe('D1 work per execution', () => {
-  async function queriesFor(token: string, body = executeBody()): Promise<{ trips: number; statements: number }> {
-    const response = await execute(token, body);
-    expect(response.status).toBe(200);
-    return { trips: Number(response.headers.get('X-D1-Queries')), statements: Number(response.headers.get('X-D1-Statements')) };
-  }
+describe('D1 round trips per execution (issue 13)', () => {
+  afterEach(() => vi.restoreAllMocks());
 
-  it('stays the same as keys, workspaces, channels and rows grow', async () => {
+  /** Runs one request through the app and answers its status and the round trips its request log line counts. */
+  async function logged(path: string, init: { token?: string; body: unknown; headers?: Record<string, string> }): Promise<{ status: number; trips: number; statements: number; body: string }> {
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', ...init.headers };
+    if (init.token) headers.Authorization = `Bearer ${init.token}`;
+    const response = await app.request(`http://gateway.test${path}`, { method: 'POST', headers, body: JSON.stringify(init.body) }, env);
+    const body = await response.text();
+    spy.mockRestore();
+    const line = lines.map((text) => JSON.parse(text)).find((entry) => entry.message === 'request');
+    return { status: response.status, trips: line.d1_round_trips, statements: line.d1_statements, body };
+  }
+  const executeLogged = (token: string, body = executeBody()) => logged('/api/execute', { token, body });
+
+  it('is 1 on a warm key, with and without idempotency_key, and stays 1 after 10,000 more rows in every table', { timeout: 120_000 }, async () => {
+    // Another tenant's execution warms what all keys share (the catalog, the domain's experts).
+    await execute((await createTenant()).token, executeBody());
     const tenant = await createTenant();
-    // Warm: the catalog, the workspace's risk policy and the domain's experts are cached briefly.
-    await queriesFor(tenant.token);
-    const before = await queriesFor(tenant.token);
-    const beforeIdempotent = await queriesFor(tenant.token, executeBody({ idempotency_key: 'q-1' }));
-    // Grow the data: more tenants, keys, channels and executions.
-    for (let i = 0; i < 5; i++) {
-      const other = await createTenant({ scopes: ['execute', 'channels:write'] });
-      for (let j = 0; j < 4; j++) await execute(other.token, executeBody());
-      for (let j = 0; j < 3; j++) {
-        await call('/api/integrations/channels', { token: other.token, body: { name: `Site ${j}`, domain: 'consultation' } });
-      }
-    }
-    for (let i = 0; i < 20; i++) await execute(tenant.token, executeBody());
-    const after = await queriesFor(tenant.token);
-    const afterIdempotent = await queriesFor(tenant.token, executeBody({ idempotency_key: 'q-2' }));
-    expect(after).toEqual(before);
-    expect(afterIdempotent).toEqual(beforeIdempotent);
-    // Key lookup, rate-limit upsert, one batch; idempotency adds its reservation.
-    expect(before.trips).toBe(3);
-    expect(beforeIdempotent.trips).toBe(4);
+    // The first request looks the key up (2 trips); then the key context, the catalog, the
+    // workspace's risk policy and the domain's experts come from the isolate's caches.
+    const cold = await executeLogged(tenant.token);
+    expect(cold).toMatchObject({ status: 200, trips: 2 });
+    const warm = await executeLogged(tenant.token);
+    const warmIdempotent = await executeLogged(tenant.token, executeBody({ idempotency_key: 'rt-1' }));
+    expect(warm).toMatchObject({ status: 200, trips: 1 });
+    expect(warmIdempotent).toMatchObject({ status: 200, trips: 1 });
+
+    const grown = await growEveryTable(10_000);
+    expect(grown).toEqual(expect.arrayContaining(['api_keys', 'executions', 'audit_log', 'idempotency_records', 'rate_limit_windows', 'usage_meters', 'events', 'leads', 'demands', 'conversations']));
+    const executions = await env.DB.prepare('SELECT count(*) AS n FROM executions').first<{ n: number }>();
+    expect(executions!.n).toBeGreaterThan(10_000);
+
+    // Warm again (the brief caches of reads that guard nothing may have expired meanwhile).
+    await executeLogged(tenant.token);
+    const after = await executeLogged(tenant.token);
+    const afterIdempotent = await executeLogged(tenant.token, executeBody({ idempotency_key: 'rt-2' }));
+    expect(after).toMatchObject({ status: 200, trips: 1, statements: warm.statements });
+    expect(afterIdempotent).toMatchObject({ status: 200, trips: 1, statements: warmIdempotent.statements });
+    // A replay is not an execution: it reads the stored response (and counts against the rate limit).
+    const replay = await executeLogged(tenant.token, executeBody({ idempotency_key: 'rt-2' }));
+    expect(replay.status).toBe(200);
+    expect(replay.body).toBe(afterIdempotent.body);
   });
 
-  it('an admin execution adds one lookup for key_id', async () => {
+  it('a refusal by the batch costs one more read, not a key lookup: 2 for a 429', async () => {
+    const tenant = await createTenant({ rate_limit_per_minute: 1 });
+    expect((await executeLogged(tenant.token)).status).toBe(200);
+    const refused = await executeLogged(tenant.token);
+    expect(refused).toMatchObject({ status: 429, trips: 2 });
+    expect(JSON.parse(refused.body).code).toBe('rate_limited');
+  });
+
+  it('an admin execution looks the key up by key_id: 2', async () => {
     const tenant = await createTenant();
     await execute(tenant.token, executeBody());
-    const response = await execute(ADMIN_TOKEN, executeBody({ key_id: tenant.keyId }));
-    expect(response.headers.get('X-D1-Queries')).toBe('3');
+    expect(await logged('/api/execute', { token: ADMIN_TOKEN, body: executeBody({ key_id: tenant.keyId }) })).toMatchObject({ status: 200, trips: 2 });
+  });
+
+  it('a widget message is 1, and 2 when it continues a conversation', async () => {
+    const tenant = await createTenant({ scopes: ['execute', 'channels:write'] });
+    const created = await call('/api/integrations/channels', { token: tenant.token, body: { name: 'Trips', domain: 'consultation', allowed_origins: ['https://trips.example.com'] } });
+    const { channel_key: channelKey } = await json(created);
+    const send = (body: Record<string, unknown>) => logged(`/api/public/widget/${channelKey}/intake`, { body, headers: { Origin: 'https://trips.example.com', 'CF-Connecting-IP': '203.0.113.9' } });
+    const first = await send({ message: { text: 'Hello there' } });
+    expect(first.status, first.body).toBe(200);
+    const { session_id: session } = JSON.parse(first.body);
+    const firstWarm = await send({ message: { text: 'A new visitor' } });
+    expect(firstWarm).toMatchObject({ status: 200, trips: 1 });
+    const followUp = await send({ session_id: session, message: { text: 'And a follow-up' } });
+    expect(followUp).toMatchObject({ status: 200, trips: 2 });
+  });
+});
+
+describe('POST /__bench/d1-batch', () => {
+  it('runs one trivial D1 batch for npm run bench, and does not exist without EXPOSE_DB_METRICS', async () => {
+    const request = () => new Request('http://gateway.test/__bench/d1-batch', { method: 'POST' });
+    expect((await app.request(request(), undefined, env)).status).toBe(200);
+    await expectProblem(await app.request(request(), undefined, { ...env, EXPOSE_DB_METRICS: '' }), 404, 'not_found');
+  });
+});
+
+describe('a warm cache never outlives a refusal (issue 13)', () => {
+  /** Changes D1 behind the isolate's back, as another isolate or region would: the cache is not told. */
+  const sql = (query: string, ...values: unknown[]) => env.DB.prepare(query).bind(...values).run();
+
+  it('a revoked key is refused on the very next request, whatever it sends', async () => {
+    const tenant = await createTenant();
+    for (let i = 0; i < 2; i++) expect((await execute(tenant.token, executeBody())).status).toBe(200);
+    await sql('UPDATE api_keys SET revoked_at = ? WHERE id = ?', Date.now(), tenant.keyId);
+    await expectProblem(await execute(tenant.token, executeBody()), 401, 'key_revoked');
+    await sql('UPDATE api_keys SET revoked_at = NULL WHERE id = ?', tenant.keyId);
+    expect((await execute(tenant.token, executeBody())).status).toBe(200);
+    await sql('UPDATE api_keys SET revoked_at = ? WHERE id = ?', Date.now(), tenant.keyId);
+    // Refusals answered before the batch are re-checked fresh, so the order of checks holds: the bearer first.
+    await expectProblem(await execute(tenant.token, { domain: 42 }), 401, 'key_revoked');
+    await expectProblem(await execute(tenant.token, executeBody({ required_scopes: ['channels:write'] })), 401, 'key_revoked');
+    expect(await writeFootprint(tenant.workspaceId, tenant.keyId)).toMatchObject({ executions: 3 });
+  });
+
+  it('a suspended workspace, or organisation, is refused on the very next request', async () => {
+    for (const [table, column] of [
+      ['workspaces', 'workspaceId'],
+      ['organizations', 'organizationId'],
+    ] as const) {
+      const tenant = await createTenant();
+      for (let i = 0; i < 2; i++) expect((await execute(tenant.token, executeBody())).status).toBe(200);
+      await sql(`UPDATE ${table} SET status = 'suspended' WHERE id = ?`, tenant[column]);
+      await expectProblem(await execute(tenant.token, executeBody()), 403, 'workspace_inactive');
+      await expectProblem(await execute(tenant.token, executeBody({ idempotency_key: 'after-suspension' })), 403, 'workspace_inactive');
+      await expectProblem(await execute(tenant.token, executeBody({ required_scopes: ['channels:write'] })), 403, 'workspace_inactive');
+      // The body's own errors come before the workspace check, and still do.
+      await expectProblem(await execute(tenant.token, { domain: 42 }), 422, 'validation_failed');
+      expect(await countRows('executions', tenant.workspaceId)).toBe(2);
+      await sql(`UPDATE ${table} SET status = 'active' WHERE id = ?`, tenant[column]);
+      expect((await execute(tenant.token, executeBody())).status).toBe(200);
+    }
+  });
+
+  it('a channel disabled, or an origin taken off its list, refuses the very next widget message', async () => {
+    const tenant = await createTenant({ scopes: ['execute', 'channels:write'] });
+    const created = await call('/api/integrations/channels', { token: tenant.token, body: { name: 'Guarded', domain: 'consultation', allowed_origins: ['https://guarded.example.com', 'https://other.example.com'] } });
+    const { channel_key: channelKey } = await json(created);
+    const send = (origin: string) =>
+      call(`/api/public/widget/${channelKey}/intake`, { body: { message: { text: 'Hello' } }, headers: { Origin: origin, 'CF-Connecting-IP': '203.0.113.10' } });
+    expect((await send('https://guarded.example.com')).status).toBe(200);
+    expect((await send('https://guarded.example.com')).status).toBe(200);
+    await sql(`UPDATE channels SET allowed_origins = '["https://other.example.com"]' WHERE channel_key = ?`, channelKey);
+    await expectProblem(await send('https://guarded.example.com'), 403, 'origin_not_allowed');
+    expect((await send('https://other.example.com')).status).toBe(200);
+    await sql(`UPDATE channels SET status = 'disabled' WHERE channel_key = ?`, channelKey);
+    await expectProblem(await send('https://other.example.com'), 404, 'not_found');
+    expect(await countRows('executions', tenant.workspaceId)).toBe(3);
   });
 });

@@ -286,7 +286,9 @@ describe('contact details reach the claimer only', () => {
     const logged = log.mock.calls.map(([line]) => String(line)).join('\n');
     log.mockRestore();
     expect(logged).not.toContain(EMAIL);
-    expect(logged).not.toContain('7946');
+    // Random ids and trace ids may hold any four digits: look for the number as it could be written.
+    expect(logged).not.toContain('7946 0958');
+    expect(logged).not.toContain('79460958');
   });
 });
 
@@ -313,7 +315,7 @@ describe('workbench pagination', () => {
 });
 
 describe('D1 work of the workbench', () => {
-  it('listing and claiming take the same number of round trips with 3 or 40 leads and more providers', async () => {
+  it('listing and claiming take the same number of round trips with 3 or 40 leads and more providers', { timeout: 90_000 }, async () => {
     const tenant = await createTenant({ scopes: SCOPES });
     const domain = await newDomain();
     const channel = await createChannel(tenant.token, { domain });

@@ -8,7 +8,7 @@
 import { newId } from '../lib/ids';
 import { judgeTopic, judgeUrgency } from './judgement';
 import { assessRisk, stricter } from './risk';
-import type { AgentAttempt, BrainInput, BrainPorts, Disposition, ExecutedPlan, IntakeTrigger, PlannedDemand, PlannedLead, Urgency, VisitorContact } from './types';
+import type { AgentAttempt, BrainInput, BrainPorts, Disposition, ExecutedPlan, IntakeTrigger, PlannedDemand, PlannedLead, Urgency } from './types';
 
 /** A short reference a visitor can quote, derived from the demand id. */
 export function demandReference(demandId: string): string {
@@ -27,7 +27,6 @@ interface ReplyFacts {
   matchedProviders: number;
   lead: boolean;
   trigger?: IntakeTrigger;
-  contact?: VisitorContact;
   /** Whether to ask the visitor for a way to reach them. */
   askForContact: boolean;
 }
@@ -42,8 +41,9 @@ function visitorReply(facts: ReplyFacts): string {
   if (facts.disposition === 'rejected') return 'Thanks, we got your message.';
   if (facts.disposition === 'held') return `Thanks, your message is in (request ${reference}). Our team checks some messages before passing them on.`;
   if (facts.trigger === 'lead_capture') {
-    const greeting = facts.contact?.name ? `Thanks, ${facts.contact.name}!` : 'Thanks!';
-    return `${greeting} An expert${inTopic(topic)} will follow up on request ${reference}.`;
+    // No name in the reply: it is stored in the transcript, which every expert in scope reads
+    // before anyone claims the lead, and contact details reach the claimer only.
+    return `Thanks! An expert${inTopic(topic)} will follow up on request ${reference}.`;
   }
   const who = facts.matchedProviders > 0 ? `an expert${inTopic(topic)}` : 'the right expert';
   const ask = facts.askForContact ? ' Leave your email so they can reach you.' : '';
@@ -118,7 +118,6 @@ export function planLeadPath(input: BrainInput, assessment: Assessment, attempts
     matchedProviders,
     lead: lead !== undefined,
     trigger: channel?.trigger,
-    contact: channel?.contact,
     askForContact: Boolean(channel && channel.asksForContact && !channel.contactKnown && disposition === 'routed'),
   };
   const reply = channel ? visitorReply(facts) : callerReply(facts);

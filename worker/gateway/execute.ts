@@ -1,12 +1,15 @@
 /** POST /api/execute: a thin adapter from the HTTP request to the platform core's execution pipeline. */
 import { createRoute, type RouteConfigToTypedResponse } from '@hono/zod-openapi';
+import { createMiddleware } from 'hono/factory';
 import type { z } from 'zod';
+import type { AppEnv } from '../env';
 import { newApp, validationError } from '../app';
 import { parseJsonBody, readJsonBody } from '../lib/body';
 import { egressPolicy } from '../lib/egress';
-import { ApiError, fieldErrorsFromZod } from '../lib/errors';
+import { ApiError, fieldErrorsFromZod, type ErrorCode } from '../lib/errors';
 import { problemResponses } from '../lib/openapi';
 import { requireActor, requireBearer } from '../platform/access/middleware';
+import { freshKeyRefusal } from '../platform/identity/credentials';
 import { runExecution } from '../platform/core/execute';
 import { requestFingerprint } from '../platform/core/idempotency';
 import { executeRequestSchema, executeResponseSchema } from '../platform/core/schemas';
@@ -21,6 +24,38 @@ export const executeRouteContract = {
   'x-public-phase': 'phase 1',
 } as const;
 
+/** Refusals answered before the workspace check in the order of checks (body, then key_id). */
+const BEFORE_WORKSPACE_CHECK = new Set<ErrorCode>(['malformed_json', 'validation_failed', 'unsupported_execution_mode', 'key_mismatch']);
+/**
+ * Refusals that need no re-check: the guard's own, and those only a batch can answer, after its
+ * guard passed in the same transaction (so a 429 storm costs no extra key lookups).
+ */
+const FRESH_REFUSALS = new Set<ErrorCode>([
+  'invalid_token',
+  'key_revoked',
+  'key_expired',
+  'workspace_inactive',
+  'rate_limited',
+  'quota_exceeded',
+  'idempotency_key_reused',
+  'idempotency_in_progress',
+]);
+
+/**
+ * A key context from the cache is re-checked by the execution batch's guard. A request refused
+ * before its batch (a bad body, a missing scope, a rate limit) gets the same re-check here, fresh
+ * from D1, so a revoked key or a suspended tenant gets its own answer first, exactly as the
+ * order of checks says, whatever the cache holds. Only refusals pay this round trip.
+ */
+const recheckCachedKey = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  const actor = c.get('actor');
+  const error = c.error;
+  if (actor?.kind !== 'api_key' || !actor.fromCache || !(error instanceof ApiError) || error.status >= 500 || FRESH_REFUSALS.has(error.code)) return;
+  const refused = await freshKeyRefusal(c.var.db, actor.key.id, Date.now(), { tenant: !BEFORE_WORKSPACE_CHECK.has(error.code) });
+  if (refused) throw refused;
+});
+
 export const executeRoute = createRoute({
   method: 'post',
   path: '/api/execute',
@@ -31,7 +66,7 @@ export const executeRoute = createRoute({
     'Checks run in a fixed order: content type and size, bearer, body, key_id, admission (scopes), rate limit and quota, idempotency, then execution. The answer is a completed envelope. With `agents:invoke`, the domain’s agents and robots answer first (`result.handled_by`, `result.output`); when none answers, the demand becomes a lead (`leads:write`) or the answer is 502 `agent_unavailable`.',
   security: [{ bearerAuth: [] }],
   ...executeRouteContract,
-  middleware: [readJsonBody(), requireBearer('admin_or_api_key'), parseJsonBody] as const,
+  middleware: [readJsonBody(), requireBearer('admin_or_api_key', { cachedKeys: true }), recheckCachedKey, parseJsonBody] as const,
   request: {
     body: {
       required: true,

@@ -4,7 +4,10 @@
  */
 import { readSettings, type Bindings } from '../env';
 import { createDatabase } from '../lib/db';
+import { egressPolicy } from '../lib/egress';
 import { logLine } from '../lib/request-context';
+import { deliverEvents, sweepDueDeliveries } from '../platform/webhooks/delivery';
+import type { DeliverMessage } from '../platform/webhooks/outbox';
 import { purgeExpiredRecords } from './sweeps';
 
 /** A message on the events queue: its kind says which job handles it. */
@@ -15,8 +18,16 @@ export interface QueueMessageBody {
 
 type QueueJob = (body: QueueMessageBody, env: Bindings) => Promise<void>;
 
-/** The queue jobs, by message kind. Webhook delivery registers here. */
-const QUEUE_JOBS: Record<string, QueueJob> = {};
+/** The queue jobs, by message kind. */
+const QUEUE_JOBS: Record<string, QueueJob> = {
+  'webhook.deliver': async (body, env) => {
+    const settings = readSettings(env);
+    await deliverEvents(
+      { db: createDatabase(env.DB), queue: env.EVENTS, egress: egressPolicy(settings), secretsKey: settings.SECRETS_KEY, retryBaseSeconds: settings.WEBHOOK_RETRY_BASE_SECONDS },
+      body as unknown as DeliverMessage,
+    );
+  },
+};
 
 /**
  * The events queue's consumer. Each message is acknowledged once its job succeeds and retried
@@ -42,9 +53,22 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Bindings): 
   }
 }
 
-/** The cron trigger: housekeeping that keeps every table bounded. */
+/** The cron schedules of wrangler.toml, and what each runs. */
+export const CRON_OUTBOX_SWEEP = '* * * * *';
+export const CRON_HOUSEKEEPING = '*/5 * * * *';
+
+/**
+ * The cron triggers: every minute, the outbox sweep (overdue webhook deliveries go back on the
+ * queue); every five minutes, housekeeping that keeps every table bounded.
+ */
 export async function handleScheduled(controller: ScheduledController, env: Bindings): Promise<void> {
   readSettings(env);
-  const purged = await purgeExpiredRecords(createDatabase(env.DB), controller.scheduledTime);
-  logLine({ level: 'info', message: 'scheduled', cron: controller.cron, purged });
+  const db = createDatabase(env.DB);
+  if (controller.cron === CRON_HOUSEKEEPING) {
+    const purged = await purgeExpiredRecords(db, controller.scheduledTime);
+    logLine({ level: 'info', message: 'scheduled', cron: controller.cron, purged });
+    return;
+  }
+  const requeued = await sweepDueDeliveries(db, env.EVENTS, controller.scheduledTime);
+  logLine({ level: 'info', message: 'scheduled', cron: controller.cron, requeued });
 }

@@ -1,21 +1,34 @@
 /**
  * Sweeps run by the cron trigger. Expired records would otherwise only ever grow: idempotency
- * records past their 24 hours, ended console sessions, and rate-limit windows long closed.
+ * records past their 24 hours, ended console sessions, rate-limit windows long closed, and
+ * events with their deliveries and delivery log after 30 days.
  */
-import { lt } from 'drizzle-orm';
+import { and, lt, ne } from 'drizzle-orm';
 import { schema, type Database } from '../lib/db';
 
-const { idempotencyRecords, userSessions, rateLimitWindows } = schema;
+const { idempotencyRecords, userSessions, rateLimitWindows, events, webhookDeliveries, webhookAttempts } = schema;
+
+/** Events, their deliveries and the delivery log are kept 30 days (retries stop after 3). */
+const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** No window (per minute, or sign-in's 15 minutes) outlives this; older rows count nothing. */
 const WINDOW_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /** Deletes what has expired, in one batch, and says how many rows of each went. */
 export async function purgeExpiredRecords(db: Database, now: number) {
-  const [idempotency, sessions, windows] = await db.batch([
+  const eventCutoff = now - EVENT_RETENTION_MS;
+  const [idempotency, sessions, windows, oldEvents] = await db.batch([
     db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, now)),
     db.delete(userSessions).where(lt(userSessions.expiresAt, now)),
     db.delete(rateLimitWindows).where(lt(rateLimitWindows.windowStart, now - WINDOW_RETENTION_MS)),
+    db.delete(events).where(lt(events.createdAt, eventCutoff)),
+    db.delete(webhookDeliveries).where(and(lt(webhookDeliveries.createdAt, eventCutoff), ne(webhookDeliveries.status, 'pending'))),
+    db.delete(webhookAttempts).where(lt(webhookAttempts.createdAt, eventCutoff)),
   ]);
-  return { idempotency_records: idempotency.meta.changes, user_sessions: sessions.meta.changes, rate_limit_windows: windows.meta.changes };
+  return {
+    idempotency_records: idempotency.meta.changes,
+    user_sessions: sessions.meta.changes,
+    rate_limit_windows: windows.meta.changes,
+    events: oldEvents.meta.changes,
+  };
 }

@@ -37,3 +37,21 @@ export async function decryptSecret(stored: string, secretsKey: string): Promise
   const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytes.slice(0, 12) }, await aesKey(secretsKey), bytes.slice(12));
   return decoder.decode(plain);
 }
+
+/** After a rotation, the previous signing secret keeps signing beside the new one this long. */
+export const SIGNING_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/** The stored (encrypted) signing secrets of an agent, robot or webhook endpoint. */
+export interface StoredSigningSecrets {
+  current: string | null;
+  previous: string | null;
+  previousUntil: number | null;
+}
+
+/** The signing secrets in force now, decrypted: the current one, and the previous one during its overlap. */
+export async function signingSecretsInForce(stored: StoredSigningSecrets, secretsKey: string, now: number): Promise<string[]> {
+  const secrets: string[] = [];
+  if (stored.current) secrets.push(await decryptSecret(stored.current, secretsKey));
+  if (stored.previous && (stored.previousUntil ?? 0) > now) secrets.push(await decryptSecret(stored.previous, secretsKey));
+  return secrets;
+}

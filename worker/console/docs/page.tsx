@@ -5,6 +5,7 @@
  */
 import type { FC } from 'hono/jsx';
 import { errorCatalog, type ErrorCode } from '../../lib/errors';
+import { EVENT_TYPES } from '../../platform/webhooks/schemas';
 import { Document } from '../shared/document';
 import { DataTable } from '../shared/layout';
 
@@ -103,6 +104,70 @@ export function curlExample(baseUrl: string, method: string, path: string, opera
   return lines.join(' \\\n');
 }
 
+const VERIFY_EXAMPLE = `import express from 'express';
+import { Webhook } from 'standardwebhooks';
+
+const webhook = new Webhook(process.env.WEBHOOK_SECRET); // whsec_…
+const seen = new Set(); // use your database: keep handled webhook-ids for a few days
+
+const app = express();
+app.post('/hooks/gateway', express.text({ type: 'application/json' }), (req, res) => {
+  let event;
+  try {
+    event = webhook.verify(req.body, req.headers); // checks signature and timestamp (5 min)
+  } catch {
+    return res.status(401).end();
+  }
+  const id = req.headers['webhook-id'];
+  if (seen.has(id)) return res.status(200).end(); // a retry of what you already handled
+  seen.add(id);
+  handle(event); // event.type, event.data: may arrive out of order
+  res.status(204).end();
+});`;
+
+/** Events and webhooks (PRODUCT.md section 10): what is sent, how it is signed, and how to receive it. */
+function WebhooksSection() {
+  return (
+    <section class="card" id="webhooks" aria-labelledby="webhooks-title">
+      <h2 id="webhooks-title">Webhooks</h2>
+      <p>
+        Endpoints are set up per workspace by the platform team (provisioning), with the event types they want. Each event is <code>POST</code>ed as JSON:{' '}
+        <code>{'{id, type, created_at, workspace_id, data}'}</code>, where <code>data</code> is the public shape of the record (never a visitor’s contact details).
+      </p>
+      <DataTable
+        rows={[...EVENT_TYPES]}
+        columns={[
+          { header: 'type', cell: (type) => <code>{type}</code> },
+          { header: 'sent when', cell: (type) => EVENT_MEANINGS[type] },
+        ]}
+      />
+      <p>
+        Every request carries the Standard Webhooks headers <code>webhook-id</code> (the event’s id, the same on every retry), <code>webhook-timestamp</code> and{' '}
+        <code>webhook-signature</code> (<code>v1,</code> + base64 HMAC-SHA256 of <code>{'{id}.{timestamp}.{body}'}</code> under your <code>whsec_</code> secret). During a secret rotation
+        it holds two signatures, old and new, for 24 hours; either verifies.
+      </p>
+      <p>
+        <strong>Delivery is at least once, and events may arrive out of order.</strong> Answer 2xx within 10 seconds. Any other answer, a timeout or a redirect is retried with exponential
+        backoff and jitter for about 3 days, with the same <code>webhook-id</code>; <code>Retry-After</code> is honoured. <code>410 Gone</code> disables the endpoint at once, and so do 3 days
+        without a success. De-duplicate on <code>webhook-id</code>, and order by the record’s own timestamps:
+      </p>
+      <pre>
+        <code>{VERIFY_EXAMPLE}</code>
+      </pre>
+    </section>
+  );
+}
+
+const EVENT_MEANINGS: Record<(typeof EVENT_TYPES)[number], string> = {
+  'lead.created': 'A demand became a lead for experts.',
+  'lead.claimed': 'An expert claimed a lead.',
+  'lead.status_changed': 'The claimer moved a lead (contacted, qualified, won, lost, or released).',
+  'execution.completed': 'An execution completed (API or channel), on the agent or the lead path.',
+  'provider.status_changed': 'A provider who is a member of the workspace changed state (approved, suspended…).',
+  'intake.received': 'A visitor’s message, handoff or contact form reached a channel.',
+  'conversation.message_created': 'A message was added to a conversation (visitor, agent, expert or platform).',
+};
+
 /** The API reference page. */
 export const DocsPage: FC<{ document: DocsDocument }> = ({ document }) => {
   const baseUrl = document.servers?.[0]?.url ?? '';
@@ -138,6 +203,9 @@ export const DocsPage: FC<{ document: DocsDocument }> = ({ document }) => {
                   <span class="muted">{operation.summary}</span>
                 </li>
               ))}
+              <li>
+                <a href="#webhooks">Webhooks</a> <span class="muted">Events written back to your systems</span>
+              </li>
               <li>
                 <a href="#errors">Error codes</a>
               </li>
@@ -207,6 +275,7 @@ export const DocsPage: FC<{ document: DocsDocument }> = ({ document }) => {
               </section>
             );
           })}
+          <WebhooksSection />
           <section class="card" id="errors" aria-labelledby="errors-title">
             <h2 id="errors-title">Error codes</h2>
             <p>

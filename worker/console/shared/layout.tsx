@@ -5,6 +5,7 @@
  * rendered by JSX, which escapes it: text only, never markup.
  */
 import type { Child } from 'hono/jsx';
+import { roleMay } from '../../platform/access/policy';
 import type { MembershipView } from '../../platform/identity/memberships';
 import type { SessionUser } from '../../platform/identity/sessions';
 import { Document } from './document';
@@ -23,13 +24,17 @@ export interface NavItem {
 }
 
 /** The navigation of a site owner's workspace. */
-export function workspaceNav(current: MembershipView, active: 'channels' | 'team' | undefined): NavItem[] {
+export function workspaceNav(current: MembershipView, active: WorkspaceArea | undefined): NavItem[] {
   return [
     { href: `/integrations${wsQuery(current.workspaceId)}`, label: 'Channels', current: active === 'channels' },
     { href: `/integrations/team${wsQuery(current.workspaceId)}`, label: 'Team', current: active === 'team' },
+    ...(roleMay(current.role, 'webhooks.read') ? [{ href: `/integrations/webhooks${wsQuery(current.workspaceId)}`, label: 'Webhooks', current: active === 'webhooks' }] : []),
     { href: '/docs', label: 'API docs' },
   ];
 }
+
+/** The areas of a workspace's console. */
+export type WorkspaceArea = 'channels' | 'team' | 'webhooks';
 
 interface LayoutProps {
   title: string;
@@ -125,7 +130,7 @@ export interface WorkspacePageProps {
 }
 
 /** The frame of a page of one workspace: its navigation (with `active` marked) and the switcher. */
-export function WorkspaceLayout({ page, title, active, scripts, children }: { page: WorkspacePageProps; title: string; active: 'channels' | 'team'; scripts?: string[]; children: Child }) {
+export function WorkspaceLayout({ page, title, active, scripts, children }: { page: WorkspacePageProps; title: string; active: WorkspaceArea; scripts?: string[]; children: Child }) {
   return (
     <ConsoleLayout
       title={title}

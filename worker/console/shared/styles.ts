@@ -35,6 +35,8 @@ th { color: var(--muted); font-weight: 600; }
 .method.patch { background: var(--warn); }
 .pill { display: inline-block; font-size: 0.8rem; padding: 0.1rem 0.5rem; border-radius: 999px; background: var(--code); color: var(--muted); }
 .muted { color: var(--muted); }
+.ok { color: var(--ok); }
+.bad { color: var(--bad); }
 .toc { columns: 2 14rem; padding-left: 1.1rem; }
 /* Forms and console */
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }

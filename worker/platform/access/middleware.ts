@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { resolveActor, type Actor } from '../identity/credentials';
+import { resolveActor, workspaceInactive, type Actor } from '../identity/credentials';
 import { requireRole, resolveMemberWorkspace } from '../identity/memberships';
 import { readSessionToken, validateSession, type SessionUser } from '../identity/sessions';
 import { providerByUserQuery, type ProviderRow } from '../providers/service';
@@ -46,10 +46,14 @@ export function isSameOriginRequest(c: Context<AppEnv>): boolean {
   return origin !== undefined && origin === consoleOrigin(resolvePlatformUrls(c.var.settings, c.req.url));
 }
 
-/** Authenticates the bearer and stores the actor; `admin` refuses API keys with 403. */
-export function requireBearer(allowed: 'admin_or_api_key' | 'admin') {
+/**
+ * Authenticates the bearer and stores the actor; `admin` refuses API keys with 403.
+ * `cachedKeys` (for /api/execute only, whose batch guards the key's state) may take the key's
+ * context from this isolate's cache instead of D1.
+ */
+export function requireBearer(allowed: 'admin_or_api_key' | 'admin', options: { cachedKeys?: boolean } = {}) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const actor = await resolveActor(c.var.db, c.req.header('Authorization'), c.var.settings);
+    const actor = await resolveActor(c.var.db, c.req.header('Authorization'), c.var.settings, Date.now(), options);
     c.set('actor', actor);
     if (allowed === 'admin' && actor.kind !== 'admin') throw new ApiError('admin_required', 'This route takes an administrator token.');
     await next();
@@ -112,7 +116,7 @@ export function requireWorkspaceAccess(action: WorkspaceAction) {
         extensions: { missing_scopes: missing },
       });
     }
-    if (!key.workspaceActive) throw new ApiError('workspace_inactive', 'The workspace or organisation of this key is not active.');
+    if (!key.workspaceActive) throw workspaceInactive();
     c.set('workspace', { workspaceId: key.workspaceId, organizationId: key.organizationId, actorKind: 'api_key', actorId: key.id });
     await next();
   });

@@ -37,6 +37,8 @@ export const WORKSPACE_POLICY = {
   'keys.read': { scope: null, roles: ['owner', 'admin', 'member'] },
   /** Change the workspace's own settings, such as its blocked terms. */
   'workspace.settings': { scope: null, roles: ['owner', 'admin'] },
+  /** See the webhook endpoints and their delivery log (read only: changes go through provisioning). */
+  'webhooks.read': { scope: null, roles: ['owner'] },
 } as const satisfies Record<string, Rule>;
 
 export type WorkspaceAction = keyof typeof WORKSPACE_POLICY;

@@ -4,6 +4,7 @@ import { registerAuditLogRoutes } from './audit-log';
 import { registerCatalogAndPeopleRoutes } from './catalog-and-people';
 import { registerCredentialRoutes } from './credentials';
 import { registerOrganizationRoutes } from './organizations';
+import { registerWebhookRoutes } from './webhooks';
 
 /** Every admin route. */
 export function adminRoutes() {
@@ -11,6 +12,7 @@ export function adminRoutes() {
   registerOrganizationRoutes(app);
   registerCredentialRoutes(app);
   registerCatalogAndPeopleRoutes(app);
+  registerWebhookRoutes(app);
   registerAuditLogRoutes(app);
   return app;
 }

@@ -4,14 +4,15 @@
  * signing secrets and bearer token, its timeout); the attempts and circuit-breaker state an
  * execution writes; the signing secret's reveal-once and rotation; and the health view.
  */
-import { and, desc, eq, gt, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { BREAKER_OPEN_MS, BREAKER_THRESHOLD, countsAsFailure, type AgentAttempt, type AgentCandidate, type MemoryTurn } from '../../brain';
 import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { decryptSecret, encryptSecret } from '../../lib/secrets';
+import { decryptSecret, encryptSecret, SIGNING_SECRET_OVERLAP_MS, signingSecretsInForce } from '../../lib/secrets';
 import { newWebhookSecret } from '../../lib/standard-webhooks';
+import { TtlCache } from '../../lib/ttl-cache';
 import { auditInsert, type AuditContext } from '../identity/audit';
 import type { CallTarget } from './invoke';
 import type { AgentHealth, StoredAgentCard } from './schemas';
@@ -20,8 +21,6 @@ const { providers, providerDomains, providerHealth, agentAttempts, memberships, 
 
 /** How many agents one execution may try, at most. */
 const MAX_CANDIDATES = 8;
-/** During a rotation, the previous signing secret still signs this long. */
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 /** Memory (PRODUCT.md section 6): the last 20 turns, at most 16 KB. */
 export const MEMORY_TURNS = 20;
 export const MEMORY_BYTES = 16 * 1024;
@@ -55,20 +54,45 @@ export interface AgentSupply {
 const FAILURE_WINDOW_MS = 60 * 60 * 1000;
 const NOT_FAILURES = sql.raw(`('success', 'declined', 'circuit_open')`);
 
+/** The active agents and robots of the pool that accept a domain (over provider_domains joined to providers). */
+function agentsAccepting(domain: string, pool: AgentPool) {
+  const inPool = pool.kind === 'workspace' ? sql`${providers.userId} IN (SELECT ${memberships.userId} FROM ${memberships} WHERE ${memberships.workspaceId} = ${pool.workspaceId})` : undefined;
+  return and(eq(providerDomains.domain, domain), eq(providers.status, 'active'), inArray(providers.kind, ['agent', 'robot']), inPool);
+}
+
 /**
  * The active agents and robots of the pool that accept a domain, with their failures in the
  * last hour and their breaker, in one query. Nothing here is cached: a suspension or an
  * opened breaker counts from the next execution on.
  */
-export async function agentSupply(db: Database, domain: string, pool: AgentPool, secretsKey: string | undefined, now: number): Promise<AgentSupply> {
-  const inPool = pool.kind === 'workspace' ? sql`AND p.user_id IN (SELECT ${memberships.userId} FROM ${memberships} WHERE ${memberships.workspaceId} = ${pool.workspaceId})` : sql``;
-  const rows = await db.all<CandidateRow>(sql`
-    SELECT p.id, p.kind, p.display_name AS name, p.priority, p.endpoint_url, p.agent_card, p.signing_secret, p.previous_signing_secret,
-      p.previous_signing_secret_until, p.bearer_token, p.timeout_ms, coalesce(h.open_until, 0) AS open_until,
-      (SELECT count(*) FROM ${agentAttempts} a WHERE a.provider_id = p.id AND a.created_at > ${now - FAILURE_WINDOW_MS} AND a.outcome NOT IN ${NOT_FAILURES}) AS failures
-    FROM ${providerDomains} d JOIN ${providers} p ON p.id = d.provider_id LEFT JOIN ${providerHealth} h ON h.provider_id = p.id
-    WHERE d.domain = ${domain} AND p.status = 'active' AND p.kind IN ('agent', 'robot') ${inPool}
-    ORDER BY p.priority DESC, p.id LIMIT ${MAX_CANDIDATES}`);
+export function agentSupplyQuery(db: Database, domain: string, pool: AgentPool, now: number) {
+  // The query builder, not raw SQL: drizzle can batch only built queries, and this one travels in the agent path's preflight batch.
+  return db
+    .select({
+      id: sql<string>`${providers.id}`,
+      kind: sql<'agent' | 'robot'>`${providers.kind}`,
+      name: providers.displayName,
+      priority: providers.priority,
+      endpoint_url: providers.endpointUrl,
+      agent_card: sql<string | null>`${providers.agentCard}`,
+      signing_secret: providers.signingSecret,
+      previous_signing_secret: providers.previousSigningSecret,
+      previous_signing_secret_until: providers.previousSigningSecretUntil,
+      bearer_token: providers.bearerToken,
+      timeout_ms: providers.timeoutMs,
+      open_until: sql<number>`coalesce(${providerHealth.openUntil}, 0)`,
+      failures: sql<number>`(SELECT count(*) FROM ${agentAttempts} a WHERE a.provider_id = ${providers.id} AND a.created_at > ${now - FAILURE_WINDOW_MS} AND a.outcome NOT IN ${NOT_FAILURES})`,
+    })
+    .from(providerDomains)
+    .innerJoin(providers, eq(providers.id, providerDomains.providerId))
+    .leftJoin(providerHealth, eq(providerHealth.providerId, providers.id))
+    .where(agentsAccepting(domain, pool))
+    .orderBy(desc(providers.priority), providers.id)
+    .limit(MAX_CANDIDATES);
+}
+
+/** The supply that `agentSupplyQuery`'s rows describe. */
+export function agentSupplyOf(rows: CandidateRow[], secretsKey: string | undefined, now: number): AgentSupply {
   const byId = new Map(rows.map((row) => [row.id, row]));
   return {
     candidates: rows.map((row) => ({
@@ -87,11 +111,36 @@ export async function agentSupply(db: Database, domain: string, pool: AgentPool,
   };
 }
 
+const supplyPresenceCache = new TtlCache<boolean>(10_000, 500);
+
+/**
+ * Whether any active agent or robot of the pool accepts a domain, cached briefly: it guards no
+ * security decision (the candidates themselves are read fresh before any call), and it keeps
+ * the lead path of a domain without agents at one round trip. A provider change through this
+ * isolate clears it; others see it within 10 s.
+ */
+export async function hasAgentSupply(db: Database, domain: string, pool: AgentPool): Promise<boolean> {
+  const key = pool.kind === 'platform' ? `platform:${domain}` : `workspace:${pool.workspaceId}:${domain}`;
+  return supplyPresenceCache.get(key, async () => {
+    const row = await db
+      .select({ found: sql<number>`1` })
+      .from(providerDomains)
+      .innerJoin(providers, eq(providers.id, providerDomains.providerId))
+      .where(agentsAccepting(domain, pool))
+      .limit(1)
+      .get();
+    return row !== undefined;
+  });
+}
+
+/** Forgets which domains have agents (after a provider's change through this isolate). */
+export function forgetAgentSupply(): void {
+  supplyPresenceCache.clear();
+}
+
 async function callTarget(row: CandidateRow, secretsKey: string | undefined, now: number): Promise<CallTarget> {
   const key = requireSecretsKey(secretsKey);
-  const signingSecrets: string[] = [];
-  if (row.signing_secret) signingSecrets.push(await decryptSecret(row.signing_secret, key));
-  if (row.previous_signing_secret && (row.previous_signing_secret_until ?? 0) > now) signingSecrets.push(await decryptSecret(row.previous_signing_secret, key));
+  const signingSecrets = await signingSecretsInForce({ current: row.signing_secret, previous: row.previous_signing_secret, previousUntil: row.previous_signing_secret_until }, key, now);
   return {
     providerId: row.id,
     kind: row.kind,
@@ -159,13 +208,17 @@ export function attemptWrites(db: Database, executionId: string, workspaceId: st
 }
 
 /** The conversation's earlier turns for an agent: the last 20, then the newest that fit in 16 KB, oldest first. */
-export async function conversationMemory(db: Database, conversationId: string): Promise<MemoryTurn[]> {
-  const rows = await db
+export function conversationMemoryQuery(db: Database, conversationId: string) {
+  return db
     .select({ role: messages.role, text: messages.text, createdAt: messages.createdAt })
     .from(messages)
     .where(eq(messages.conversationId, conversationId))
     .orderBy(desc(messages.id))
     .limit(MEMORY_TURNS);
+}
+
+/** The memory that `conversationMemoryQuery`'s rows (newest first) give: oldest first, within MEMORY_BYTES. */
+export function conversationMemoryOf(rows: Array<{ role: MemoryTurn['role']; text: string; createdAt: number }>): MemoryTurn[] {
   const encoder = new TextEncoder();
   const kept: MemoryTurn[] = [];
   let bytes = 0;
@@ -203,7 +256,7 @@ export async function rotateSigningSecret(db: Database, audit: AuditContext, pro
   const current = await db.select({ secret: providers.signingSecret }).from(providers).where(eq(providers.id, providerId)).get();
   if (!current?.secret) throw new ApiError('conflict', 'There is no signing secret to rotate yet: it is issued when the provider is approved.');
   const fresh = newWebhookSecret();
-  const until = now + ROTATION_OVERLAP_MS;
+  const until = now + SIGNING_SECRET_OVERLAP_MS;
   const [updated] = await db.batch([
     db
       .update(providers)

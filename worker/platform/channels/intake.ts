@@ -15,6 +15,8 @@ export interface IntakeCommand {
   request: IntakeRequest;
   /** The client's IP address; only a hash of it is kept, as the rate-limit subject. */
   clientIp: string;
+  /** The page origin the channel admitted (null: the console's own pages), re-checked in the execution batch. */
+  origin: string | null;
   context: Omit<ExecutionContext, 'outputRequestId' | 'idempotency' | 'correlation' | 'exactBridge'>;
 }
 
@@ -35,7 +37,7 @@ export async function runIntake(db: Database, command: IntakeCommand): Promise<I
 
   const outcome = await runExecution(
     db,
-    { kind: 'channel', channel, clientIp: command.clientIp, ...(request.session_id ? { visitorToken: request.session_id } : {}) },
+    { kind: 'channel', channel, clientIp: command.clientIp, origin: command.origin, ...(request.session_id ? { visitorToken: request.session_id } : {}) },
     {
       domain: channel.domain,
       text: request.message?.text,

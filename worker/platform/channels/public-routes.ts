@@ -17,7 +17,7 @@ import { ApiError } from '../../lib/errors';
 import { problemResponses } from '../../lib/openapi';
 import { runIntake } from './intake';
 import { intakeRequestSchema, intakeResponseSchema, publicWidgetConfigSchema } from './schemas';
-import { findActiveChannel, isOriginAllowed, publicWidgetConfig } from './service';
+import { findActiveChannel, findActiveChannelForIntake, forgetChannel, isOriginAllowed, publicWidgetConfig, type ActiveChannel } from './service';
 
 const TAG = 'Widget (public)';
 const INTAKE_MAX_BYTES = 16 * 1024;
@@ -34,19 +34,33 @@ function pageOriginOf(c: Context<AppEnv>): string | undefined {
  * Admits a public widget request: the channel must be active, and the page origin on its list.
  * Afterwards, every answer (errors too) carries the exact origin, so the widget can read it.
  */
-function channelGate(param: string, options: { requireOrigin: boolean }) {
+function channelGate(param: string, options: { requireOrigin: boolean; forIntake?: boolean }) {
   return createMiddleware<AppEnv>(async (c, next) => {
     c.header('Vary', 'Origin');
-    const channel = await findActiveChannel(c.var.db, c.req.param(param) ?? '');
-    if (!channel) throw new ApiError('not_found', 'No such channel, or it is disabled.');
+    const channelKey = c.req.param(param) ?? '';
     const origin = pageOriginOf(c);
     const urls = resolvePlatformUrls(c.var.settings, c.req.url);
-    if (origin === undefined ? options.requireOrigin : !isOriginAllowed(channel, urls, origin)) {
-      throw new ApiError('origin_not_allowed', 'This site is not allowed to use this channel. Add its origin to the channel’s allowed origins.');
-    }
-    c.set('channel', channel);
+    const admit = (channel: ActiveChannel | undefined) => {
+      if (!channel) throw new ApiError('not_found', 'No such channel, or it is disabled.');
+      if (origin === undefined ? options.requireOrigin : !isOriginAllowed(channel, urls, origin)) {
+        throw new ApiError('origin_not_allowed', 'This site is not allowed to use this channel. Add its origin to the channel’s allowed origins.');
+      }
+      return channel;
+    };
+    // Intake may take the channel from the cache: its execution batch guards the channel's state and origins.
+    const found = options.forIntake ? await findActiveChannelForIntake(c.var.db, channelKey) : { channel: await findActiveChannel(c.var.db, channelKey), fromCache: false };
+    c.set('channel', admit(found?.channel));
     c.set('pageOrigin', origin);
+    c.set('channelOriginToGuard', origin === undefined || origin === consoleOrigin(urls) ? null : origin);
     await next();
+    // A cached channel refused before or by its batch is looked up fresh, so a disabled channel or a
+    // removed origin gets its own answer (404 or 403) whatever the cache held.
+    const error = c.error;
+    // A rate limit is answered by the batch after its guard passed: nothing to re-check.
+    if (found?.fromCache && error instanceof ApiError && error.status < 500 && error.code !== 'rate_limited') {
+      forgetChannel(channelKey);
+      admit(await findActiveChannel(c.var.db, channelKey));
+    }
     const requestOrigin = c.req.header('Origin');
     if (requestOrigin) {
       c.header('Access-Control-Allow-Origin', requestOrigin);
@@ -121,7 +135,7 @@ export function publicWidgetRoutes() {
         description:
           'Starts or continues a visitor session and answers with the reply to show. Admission: active channel, allowed origin, a rate limit per channel and client, a honeypot, and 4,000 characters per message. The demand then runs through the same executor as /api/execute.',
         security: [],
-        middleware: [channelGate(paths.param, { requireOrigin: true }), readJsonBody(INTAKE_MAX_BYTES), parseJsonBody],
+        middleware: [channelGate(paths.param, { requireOrigin: true, forIntake: true }), readJsonBody(INTAKE_MAX_BYTES), parseJsonBody],
         request: {
           params,
           body: {
@@ -145,6 +159,7 @@ export function publicWidgetRoutes() {
           channel: admitted(c),
           request: c.req.valid('json'),
           clientIp: c.req.header('CF-Connecting-IP') ?? 'unknown',
+          origin: c.var.channelOriginToGuard ?? null,
           context: {
             requestId: c.var.requestId,
             traceId: c.var.traceId,

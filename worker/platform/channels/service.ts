@@ -7,6 +7,7 @@ import { consoleOrigin, type PlatformUrls } from '../../env';
 import { schema, type Database } from '../../lib/db';
 import { ApiError, fieldErrorsFromZod } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { TtlCache } from '../../lib/ttl-cache';
 import { assertKnownDomain } from '../domains/service';
 import { auditInsert, type AuditContext } from '../identity/audit';
 import { joinTenant, tenantIsActive } from '../identity/tenants';
@@ -27,6 +28,8 @@ declare module 'hono' {
     channel: ActiveChannel;
     /** The page origin a public widget request comes from (undefined: not a browser page). */
     pageOrigin: string | undefined;
+    /** The origin intake's execution batch re-checks against the channel's lists (null: the console's own pages, always allowed). */
+    channelOriginToGuard: string | null;
   }
 }
 
@@ -224,6 +227,7 @@ export async function updateChannel(
   ]);
   const row = updated[0];
   if (!row) throw new ApiError('not_found', `No channel ${channelKey} in this workspace.`);
+  forgetChannel(channelKey);
   return row;
 }
 
@@ -239,6 +243,27 @@ export async function findActiveChannel(db: Database, channelKey: string): Promi
     .where(and(eq(channels.channelKey, channelKey), eq(channels.status, 'active'), tenantIsActive))
     .get();
   return row ? { ...row.channel, organizationId: row.organizationId } : undefined;
+}
+
+const activeChannelCache = new TtlCache<ActiveChannel>(10_000, 1000);
+
+/**
+ * An active channel for intake, from this isolate's cache when it is there (up to 10 s old).
+ * Intake's execution batch guards the channel's current state and origin list (core/batch-admission.ts),
+ * and a refusal before the batch re-checks it fresh (public-routes.ts), so a disabled channel or
+ * a removed origin never gets through; the cache only spares the lookup's round trip.
+ */
+export async function findActiveChannelForIntake(db: Database, channelKey: string, now = Date.now()): Promise<{ channel: ActiveChannel; fromCache: boolean } | undefined> {
+  const cached = activeChannelCache.peek(channelKey, now);
+  if (cached) return { channel: cached, fromCache: true };
+  const channel = await findActiveChannel(db, channelKey);
+  if (channel) activeChannelCache.set(channelKey, channel, now);
+  return channel ? { channel, fromCache: false } : undefined;
+}
+
+/** Forgets a cached channel (after a change through this isolate, or a failed guard). */
+export function forgetChannel(channelKey?: string): void {
+  activeChannelCache.clear(channelKey);
 }
 
 /** First-party: the console itself, or one of the channel's own first-party sites. */

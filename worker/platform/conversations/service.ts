@@ -88,11 +88,25 @@ export interface ConversationTurn {
   now: number;
 }
 
-/** The writes of one turn: the conversation (new, or touched), the visitor's message and the reply. */
-export function conversationTurnWrites(db: Database, turn: ConversationTurn): BatchItem<'sqlite'>[] {
+/** A message a turn stores, as its event reports it. */
+export interface StoredMessage {
+  message_id: string;
+  conversation_id: string;
+  role: MessageRole;
+  text: string;
+  created_at: string;
+}
+
+/** The writes of one turn: the conversation (new, or touched), the visitor's message and the reply; and the messages stored. */
+export function conversationTurnWrites(db: Database, turn: ConversationTurn): { writes: BatchItem<'sqlite'>[]; messages: StoredMessage[] } {
   const { conversationId, now } = turn;
   const start = turn.start;
-  return [
+  const stored: Array<typeof messages.$inferInsert> = [];
+  if (turn.visitorText !== undefined) stored.push({ id: newId('msg', now), conversationId, role: 'visitor', text: turn.visitorText, executionId: turn.executionId, createdAt: now });
+  if (turn.reply) {
+    stored.push({ id: newId('msg', now), conversationId, role: turn.reply.role, text: turn.reply.text, authorId: turn.reply.authorId ?? null, executionId: turn.executionId, createdAt: now });
+  }
+  const writes: BatchItem<'sqlite'>[] = [
     start
       ? db.insert(conversations).values({
           id: conversationId,
@@ -111,23 +125,10 @@ export function conversationTurnWrites(db: Database, turn: ConversationTurn): Ba
           .update(conversations)
           .set({ lastSeenAt: now, ...(turn.leadId ? { leadId: turn.leadId } : {}) })
           .where(eq(conversations.id, conversationId)),
-    ...(turn.visitorText !== undefined
-      ? [db.insert(messages).values({ id: newId('msg', now), conversationId, role: 'visitor', text: turn.visitorText, executionId: turn.executionId, createdAt: now })]
-      : []),
-    ...(turn.reply
-      ? [
-          db.insert(messages).values({
-            id: newId('msg', now),
-            conversationId,
-            role: turn.reply.role,
-            text: turn.reply.text,
-            authorId: turn.reply.authorId ?? null,
-            executionId: turn.executionId,
-            createdAt: now,
-          }),
-        ]
-      : []),
+    ...(stored.length > 0 ? [db.insert(messages).values(stored)] : []),
   ];
+  const iso = new Date(now).toISOString();
+  return { writes, messages: stored.map((row) => ({ message_id: row.id, conversation_id: conversationId, role: row.role, text: row.text, created_at: iso })) };
 }
 
 export interface MessageView {

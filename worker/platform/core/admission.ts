@@ -7,7 +7,7 @@ import type { Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import type { ActiveChannel } from '../channels/service';
 import { assertKnownDomain } from '../domains/service';
-import { findKeyContext, keyInactiveReason, type Actor, type KeyContext } from '../identity/credentials';
+import { findKeyContext, keyInactiveReason, workspaceInactive, type Actor, type KeyContext } from '../identity/credentials';
 
 /** An API request's principal: the bearer actor, and the `key_id` it named (if any). */
 export interface KeyPrincipal {
@@ -32,7 +32,7 @@ async function resolveExecutingKey(db: Database, principal: KeyPrincipal, now: n
       errors: [{ pointer: '/key_id', detail: 'Required for administrator tokens.' }],
     });
   }
-  const key = await findKeyContext(db, { keyId }, now);
+  const key = await findKeyContext(db, { keyId });
   if (!key) throw new ApiError('unknown_key_id', `No API key ${keyId}.`, { errors: [{ pointer: '/key_id', detail: 'No such key.' }] });
   const inactive = keyInactiveReason(key, now);
   if (inactive) {
@@ -43,7 +43,7 @@ async function resolveExecutingKey(db: Database, principal: KeyPrincipal, now: n
 
 /** Step 5: the scopes the execution runs with: exactly `required_scopes`, or all of the key's. */
 function grantScopes(key: KeyContext, requiredScopes: string[]): string[] {
-  if (!key.workspaceActive) throw new ApiError('workspace_inactive', 'The workspace or organisation of this key is not active.');
+  if (!key.workspaceActive) throw workspaceInactive();
   const held = new Set(key.scopes);
   const missing = ['execute', ...requiredScopes].filter((scope, index, all) => !held.has(scope) && all.indexOf(scope) === index);
   if (missing.length > 0) {

@@ -1,20 +1,29 @@
 /**
  * The one execution pipeline of the platform core (PRODUCT.md section 2, steps 4 to 8). Every
  * demand runs through it, whoever brings it: an API key (POST /api/execute) or a channel
- * (widget and hosted-inbox intake). It runs admission, limits, idempotency and the brain, then
- * writes everything in one D1 batch: what the brain planned, the conversation's turn, the
- * execution, its audit record and its usage charge. Routes are thin adapters over it.
+ * (widget and hosted-inbox intake). It admits the demand, runs the brain, then writes everything
+ * in one D1 batch: the guard on the key's, tenant's and channel's current state, the rate limit,
+ * the usage charge and the idempotency claim (each enforced by a constraint, so a refusal writes
+ * nothing), then what the brain planned, the conversation's turn, the execution, its audit record
+ * and its events. The lead path is one round trip. Routes are thin adapters over it.
  */
-import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { planExecution, type BrainPorts, type ExecutedPlan, type VisitorContact } from '../../brain';
+import { planExecution, type BrainPorts, type ExecutedPlan, type MemoryTurn, type VisitorContact } from '../../brain';
 import { sha256Hex } from '../../lib/crypto';
 import type { EgressPolicy } from '../../lib/egress';
-import { isConstraintViolation, schema, type Database } from '../../lib/db';
+import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { callProvider } from '../agents/invoke';
-import { agentSupply, attemptWrites, conversationMemory, type AgentSupply } from '../agents/service';
+import {
+  agentSupplyOf,
+  agentSupplyQuery,
+  attemptWrites,
+  conversationMemoryOf,
+  conversationMemoryQuery,
+  hasAgentSupply,
+  type AgentSupply,
+} from '../agents/service';
 import type { Attribution, IntakeTrigger } from '../channels/schemas';
 import { asksForContact, type ActiveChannel } from '../channels/service';
 import {
@@ -25,16 +34,19 @@ import {
   type ConversationStart,
   type ConversationState,
 } from '../conversations/service';
-import { EXECUTIONS_METER, quotaPeriod, type KeyContext } from '../identity/credentials';
+import { EXECUTIONS_METER, type KeyContext } from '../identity/credentials';
 import { workspaceRiskPolicy } from '../identity/service';
 import { planWrites, type DemandOrigin } from '../leads/service';
 import { expertPool, type RoutingPool } from '../providers/service';
+import { eventWrites } from '../webhooks/outbox';
 import { admitChannel, admitKey, type KeyPrincipal } from './admission';
-import { releaseIdempotencyKey, reserveIdempotencyKey } from './idempotency';
-import { consumeRateLimit, type RateLimitOutcome } from './rate-limit';
+import { BatchAdmission, IdempotentReplay } from './batch-admission';
+import { executionEvents } from './events';
+import { releaseIdempotencyKey } from './idempotency';
+import type { RateLimitOutcome } from './rate-limit';
 import type { ExecuteResponse, UsageApplication } from './schemas';
 
-const { executions, auditLog, usageMeters, idempotencyRecords } = schema;
+const { executions, auditLog } = schema;
 
 /** A channel bringing a visitor's message: the channel, and the client it came from. */
 export interface ChannelPrincipal {
@@ -44,6 +56,8 @@ export interface ChannelPrincipal {
   clientIp: string;
   /** The visitor's token, when continuing a conversation. */
   visitorToken?: string;
+  /** The page origin the channel admitted, which the batch's guard re-checks; null for the console's own pages. */
+  origin: string | null;
 }
 
 export type Principal = KeyPrincipal | ChannelPrincipal;
@@ -121,14 +135,24 @@ async function admit(db: Database, principal: Principal, demand: Demand, context
   };
 }
 
-/** The brain's reads over D1 for this workspace and routing pool, and its calls to agents and robots. */
-function brainPorts(db: Database, workspaceId: string, pool: RoutingPool, conversationId: string | undefined, context: ExecutionContext): BrainPorts {
+/**
+ * The brain's reads over D1 for this workspace and routing pool, and its calls to agents and
+ * robots. Before the first call, which has effects outside D1, admission is committed (the guard,
+ * the rate limit, the quota check and the idempotency reservation), and the candidates and the
+ * conversation's memory are read in the same round trip.
+ */
+function brainPorts(db: Database, admission: BatchAdmission, pool: RoutingPool, conversationId: string | undefined, readsMemory: boolean, context: ExecutionContext): BrainPorts {
   let supply: AgentSupply | undefined;
+  let memory: MemoryTurn[] | undefined;
   return {
-    workspacePolicy: () => workspaceRiskPolicy(db, workspaceId),
+    workspacePolicy: () => workspaceRiskPolicy(db, admission.workspaceId),
     expertPool: (domain) => expertPool(db, domain, pool),
     async agentCandidates(domain) {
-      supply = await agentSupply(db, domain, pool, context.secretsKey, context.now);
+      if (!(await hasAgentSupply(db, domain, pool))) return [];
+      const withMemory = readsMemory && conversationId !== undefined;
+      const [rows, memoryRows] = await admission.preflight([agentSupplyQuery(db, domain, pool, context.now), ...(withMemory ? [conversationMemoryQuery(db, conversationId)] : [])]);
+      supply = agentSupplyOf(rows as Parameters<typeof agentSupplyOf>[0], context.secretsKey, context.now);
+      if (withMemory) memory = conversationMemoryOf(memoryRows as Parameters<typeof conversationMemoryOf>[0]);
       return supply.candidates;
     },
     async invokeAgent(providerId, call) {
@@ -142,11 +166,9 @@ function brainPorts(db: Database, workspaceId: string, pool: RoutingPool, conver
       }
       return callProvider(target, call, context.egress);
     },
-    conversationMemory: async () => (conversationId ? conversationMemory(db, conversationId) : []),
+    conversationMemory: async () => memory ?? (conversationId ? conversationMemoryOf(await conversationMemoryQuery(db, conversationId)) : []),
   };
 }
-
-const quotaExceeded = (quota: number | null) => new ApiError('quota_exceeded', `This key's monthly quota of ${quota} executions is used up.`);
 
 /** The conversation this message continues: a channel's by the visitor's token, an API caller's by its session_id. */
 async function existingConversation(db: Database, principal: Principal, admitted: Admitted, context: ExecutionContext): Promise<ConversationState | undefined> {
@@ -159,22 +181,20 @@ async function existingConversation(db: Database, principal: Principal, admitted
 export async function runExecution(db: Database, principal: Principal, demand: Demand, context: ExecutionContext): Promise<ExecutionOutcome> {
   const { now } = context;
   const admitted = await admit(db, principal, demand, context);
-
-  // Step 6: rate limit, then a quick quota check (the exact one is the CHECK in the batch).
-  const rateLimit = await consumeRateLimit(db, admitted.rateLimitSubject, admitted.rateLimitPerMinute, now);
-  if (!rateLimit.allowed) {
-    const detail = principal.kind === 'channel' ? 'Too many messages from this connection. Try again in a minute.' : `This key allows ${rateLimit.limit} requests per minute.`;
-    throw new ApiError('rate_limited', detail, { headers: { 'Retry-After': String(rateLimit.resetSeconds) } });
-  }
   const key = admitted.key;
-  if (key && key.monthlyQuota !== null && key.executionsThisPeriod >= key.monthlyQuota) throw quotaExceeded(key.monthlyQuota);
-
-  // Step 7: idempotency (API keys).
   const idempotency = key ? context.idempotency : undefined;
-  if (key && idempotency) {
-    const reservation = await reserveIdempotencyKey(db, key.id, idempotency.key, idempotency.fingerprint, now);
-    if (reservation.kind === 'replay') return { status: reservation.status, body: reservation.body, replayed: true, rateLimit };
-  }
+  // Steps 6 and 7 (rate limit, quota, idempotency) are statements of the execution's own batch.
+  const admission = new BatchAdmission(
+    db,
+    {
+      key,
+      workspaceId: admitted.workspaceId,
+      channel: principal.kind === 'channel' ? { id: principal.channel.id, channelKey: principal.channel.channelKey, origin: principal.origin } : null,
+      rateLimit: { subject: admitted.rateLimitSubject, perMinute: admitted.rateLimitPerMinute },
+    },
+    idempotency,
+    now,
+  );
 
   try {
     const conversation = await existingConversation(db, principal, admitted, context);
@@ -207,7 +227,7 @@ export async function runExecution(db: Database, principal: Principal, demand: D
         ...(conversation?.demandId ? { conversation: { demandId: conversation.demandId, leadId: conversation.leadId, disposition: conversation.disposition } } : {}),
         now,
       },
-      brainPorts(db, admitted.workspaceId, pool, conversation?.id, context),
+      brainPorts(db, admission, pool, conversation?.id, admitted.grantedScopes.includes('memory:read'), context),
     );
 
     const auditId = newId('aud', now);
@@ -240,32 +260,47 @@ export async function runExecution(db: Database, principal: Principal, demand: D
       routingPool: pool.kind,
       ...(channel ? { channel: { channelId: channel.id, attribution, ...(demand.contact ? { contact: demand.contact } : {}) } } : {}),
     };
+    const turn = conversationTurnWrites(db, {
+      conversationId,
+      ...(start ? { start } : {}),
+      demandId: plan.demand.id,
+      leadId: plan.lead?.id ?? conversation?.leadId ?? null,
+      executionId,
+      ...(plan.storeTurn
+        ? {
+            ...(demand.text !== undefined ? { visitorText: demand.text } : {}),
+            reply: plan.handledBy ? { role: 'agent' as const, text: plan.reply, authorId: plan.handledBy.providerId } : { role: 'system' as const, text: plan.reply },
+          }
+        : {}),
+      now,
+    });
+    const events = executionEvents({
+      workspaceId: admitted.workspaceId,
+      executionId,
+      domain: demand.domain,
+      requestId: context.outputRequestId,
+      traceId: context.traceId,
+      plan,
+      ...(channel ? { channel: { channelKey: channel.channelKey, trigger: demand.trigger ?? 'consultation', attribution } } : {}),
+      ...(demand.text !== undefined ? { text: demand.text } : {}),
+      messages: turn.messages,
+      now,
+    });
     const writes: BatchItem<'sqlite'>[] = [
-      ...conversationTurnWrites(db, {
-        conversationId,
-        ...(start ? { start } : {}),
-        demandId: plan.demand.id,
-        leadId: plan.lead?.id ?? conversation?.leadId ?? null,
-        executionId,
-        ...(plan.storeTurn
-          ? {
-              ...(demand.text !== undefined ? { visitorText: demand.text } : {}),
-              reply: plan.handledBy ? { role: 'agent' as const, text: plan.reply, authorId: plan.handledBy.providerId } : { role: 'system' as const, text: plan.reply },
-            }
-          : {}),
-        now,
-      }),
+      ...turn.writes,
       ...planWrites(db, plan, origin, demand, now),
       ...executionRecordWrites(db, { executionId, auditId, admitted, demand, context, outcome: { status: 'completed', sourceRecord: plan.sourceRecord } }),
       ...attemptWrites(db, executionId, admitted.workspaceId, plan.attempts, now),
+      ...eventWrites(db, events, now),
     ];
 
     const envelope = envelopeOf(executionId, auditId, admitted, demand, context, plan);
-    const body = await commit(db, writes, envelope, key, idempotency, now);
+    const { body, rateLimit } = await admission.commit(writes, envelope);
     return { status: 200, body, replayed: false, rateLimit, plan, ...(token ? { conversation: { token, contactKnown } } : {}) };
   } catch (error) {
-    if (key && idempotency) await releaseIdempotencyKey(db, key.id, idempotency.key);
-    if (key && isConstraintViolation(error, 'usage_within_quota')) throw quotaExceeded(key.monthlyQuota);
+    if (error instanceof IdempotentReplay) return { status: error.status, body: error.body, replayed: true, rateLimit: error.rateLimit };
+    // A reservation taken before an agent call is freed, so a retry can run.
+    if (admission.reserved && key && idempotency) await releaseIdempotencyKey(db, key.id, idempotency.key);
     throw error;
   }
 }
@@ -357,52 +392,4 @@ function envelopeOf(executionId: string, auditId: string, admitted: Admitted, de
       source_record: plan.sourceRecord,
     },
   };
-}
-
-/**
- * One batch: the usage charge (an API key's; its CHECK makes the quota exact), every write of
- * the execution, and the stored response when the request is idempotent. The stored response is
- * computed inside the batch, after the charge, so it carries the exact remaining quota;
- * RETURNING hands back the very bytes a replay will send.
- */
-async function commit(
-  db: Database,
-  writes: BatchItem<'sqlite'>[],
-  envelope: ExecuteResponse,
-  key: KeyContext | null,
-  idempotency: ExecutionContext['idempotency'],
-  now: number,
-): Promise<string> {
-  const [first, ...rest] = writes;
-  if (!key) {
-    await db.batch([first!, ...rest]);
-    return JSON.stringify(envelope);
-  }
-  const period = quotaPeriod(now);
-  const template = JSON.stringify(envelope);
-  const chargeUsage = db
-    .insert(usageMeters)
-    .values({ keyId: key.id, meter: EXECUTIONS_METER, period, used: 1, quota: key.monthlyQuota })
-    .onConflictDoUpdate({
-      target: [usageMeters.keyId, usageMeters.meter, usageMeters.period],
-      set: { used: sql`${usageMeters.used} + 1`, quota: key.monthlyQuota },
-    })
-    .returning({ used: usageMeters.used, quota: usageMeters.quota });
-  if (!idempotency) {
-    const [charged] = await db.batch([chargeUsage, ...writes]);
-    const row = charged[0];
-    const usage = envelope.usage_applications[0];
-    if (row && row.quota !== null && usage) usage.remaining = row.quota - row.used;
-    return JSON.stringify(envelope);
-  }
-  const remainingAfterCharge = sql`(SELECT ${usageMeters.quota} - ${usageMeters.used} FROM ${usageMeters} WHERE ${usageMeters.keyId} = ${key.id} AND ${usageMeters.meter} = ${EXECUTIONS_METER} AND ${usageMeters.period} = ${period})`;
-  const responseBody = key.monthlyQuota === null ? sql`${template}` : sql`json_set(${template}, '$.usage_applications[0].remaining', ${remainingAfterCharge})`;
-  const storeResponse = db
-    .update(idempotencyRecords)
-    .set({ state: 'completed', responseStatus: 200, responseBody: sql`${responseBody}` })
-    .where(and(eq(idempotencyRecords.keyId, key.id), eq(idempotencyRecords.idempotencyKey, idempotency.key)))
-    .returning({ body: idempotencyRecords.responseBody });
-  const results = await db.batch([chargeUsage, ...writes, storeResponse]);
-  const stored = results[results.length - 1] as Array<{ body: string | null }>;
-  return stored[0]?.body ?? template;
 }

@@ -1,9 +1,10 @@
 /**
  * Idempotency per (key, idempotency_key), kept 24 hours (PRODUCT.md section 2, step 7).
- * A key first seen is reserved with one atomic upsert; the completed response is written in
- * the execution's own batch, so a stored response always matches a committed execution.
+ * The key is claimed, with its completed response, in the execution's own batch, so a stored
+ * response always matches a committed execution and a fresh key costs no extra round trip. The
+ * agent path reserves it first (its call has effects outside D1) and completes it in its batch.
  */
-import { and, eq, or, sql } from 'drizzle-orm';
+import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import { sha256Hex } from '../../lib/crypto';
 import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
@@ -32,47 +33,51 @@ export function requestFingerprint(body: Record<string, unknown>): Promise<strin
   return sha256Hex(canonicalJson(rest));
 }
 
-export type Reservation = { kind: 'reserved' } | { kind: 'replay'; status: number; body: string };
-
 /**
- * Reserves (key, idempotency_key) with one atomic upsert, or answers what an earlier request
- * with the same key left: a replay, 422 for another body, 409 while it still runs.
+ * The statement that claims (key, idempotency_key) inside the execution's batch: an upsert that
+ * may only take over an expired record, or a reservation whose request died. Any other conflict
+ * sets the state to 'taken', which the CHECK idempotency_key_free refuses, rolling the whole
+ * batch back (then `storedOutcome` says what to answer). `state` is what the claim leaves:
+ * 'completed' with the response (the lead path, one round trip), or 'in_progress' (a reservation
+ * before an agent call, completed by the final batch).
  */
-export async function reserveIdempotencyKey(
+export function claimIdempotencyKey(
   db: Database,
-  keyId: string,
-  idempotencyKey: string,
-  fingerprint: string,
-  now: number,
-): Promise<Reservation> {
-  const reserved = await db
+  claim: { keyId: string; idempotencyKey: string; fingerprint: string; now: number },
+  result: { state: 'in_progress' } | { state: 'completed'; responseBody: SQL },
+) {
+  const { keyId, idempotencyKey, fingerprint, now } = claim;
+  const free = or(
+    sql`${idempotencyRecords.expiresAt} <= ${now}`,
+    and(eq(idempotencyRecords.state, 'in_progress'), sql`${idempotencyRecords.createdAt} <= ${now - STALE_RESERVATION_MS}`),
+  );
+  const response = result.state === 'completed' ? { responseStatus: 200, responseBody: result.responseBody } : { responseStatus: null, responseBody: null };
+  return db
     .insert(idempotencyRecords)
-    .values({ keyId, idempotencyKey, fingerprint, state: 'in_progress', createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS })
+    .values({ keyId, idempotencyKey, fingerprint, state: result.state, ...response, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS })
     .onConflictDoUpdate({
       target: [idempotencyRecords.keyId, idempotencyRecords.idempotencyKey],
       set: {
         fingerprint,
-        state: 'in_progress',
-        responseStatus: null,
-        responseBody: null,
+        state: sql`CASE WHEN ${free} THEN ${result.state} ELSE 'taken' END`,
+        ...response,
         createdAt: now,
         expiresAt: now + IDEMPOTENCY_TTL_MS,
       },
-      // Only an expired record, or a reservation whose request died, may be taken over.
-      setWhere: or(
-        sql`${idempotencyRecords.expiresAt} <= ${now}`,
-        and(eq(idempotencyRecords.state, 'in_progress'), sql`${idempotencyRecords.createdAt} <= ${now - STALE_RESERVATION_MS}`),
-      ),
     })
-    .returning({ keyId: idempotencyRecords.keyId })
-    .get();
-  if (reserved) return { kind: 'reserved' };
+    .returning({ body: idempotencyRecords.responseBody });
+}
 
-  const existing = await db
+/** The stored record of a key that is taken: what an earlier request with the same key left. */
+export function storedRecord(db: Database, keyId: string, idempotencyKey: string) {
+  return db
     .select()
     .from(idempotencyRecords)
-    .where(and(eq(idempotencyRecords.keyId, keyId), eq(idempotencyRecords.idempotencyKey, idempotencyKey)))
-    .get();
+    .where(and(eq(idempotencyRecords.keyId, keyId), eq(idempotencyRecords.idempotencyKey, idempotencyKey)));
+}
+
+/** What a taken key answers: a replay of the stored response, 422 for another body, 409 while it still runs. */
+export function storedOutcome(existing: typeof idempotencyRecords.$inferSelect | undefined, fingerprint: string): { status: number; body: string } {
   if (existing && existing.fingerprint !== fingerprint) {
     throw new ApiError(
       'idempotency_key_reused',
@@ -81,9 +86,9 @@ export async function reserveIdempotencyKey(
     );
   }
   if (existing?.state === 'completed' && existing.responseStatus !== null && existing.responseBody !== null) {
-    return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
+    return { status: existing.responseStatus, body: existing.responseBody };
   }
-  // Still running, or released between our two statements: either way, try again shortly.
+  // Still running, or released since the batch failed: either way, try again shortly.
   throw new ApiError('idempotency_in_progress', 'A request with this idempotency_key is still in progress. Retry shortly.', {
     headers: { 'Retry-After': '1' },
   });

@@ -26,12 +26,6 @@ export function windowIncrement(db: Database, subject: string, now: number, wind
     .returning({ windowStart: rateLimitWindows.windowStart, count: rateLimitWindows.count });
 }
 
-/** Counts one event for `subject` and answers the window's count so far (no limit enforced here). */
-export async function countInWindow(db: Database, subject: string, now: number, windowMs: number): Promise<{ count: number; windowStart: number }> {
-  const row = await windowIncrement(db, subject, now, windowMs).get();
-  return { count: row?.count ?? 1, windowStart: row?.windowStart ?? now };
-}
-
 /** The open windows of these subjects, without counting anything. */
 export async function readWindows(db: Database, subjects: string[], now: number, windowMs: number) {
   const rows = await db.select().from(rateLimitWindows).where(inArray(rateLimitWindows.keyId, subjects));
@@ -59,18 +53,4 @@ export interface RateLimitOutcome {
   remaining: number;
   /** Seconds until the window closes, at least 1. */
   resetSeconds: number;
-}
-
-/**
- * Counts one request against a one-minute window with a single atomic upsert. D1 serialises
- * writes, so exactly `limit` requests pass per window however many arrive at once.
- */
-export async function consumeRateLimit(db: Database, subject: string, limit: number, now: number): Promise<RateLimitOutcome> {
-  const { count, windowStart } = await countInWindow(db, subject, now, RATE_LIMIT_WINDOW_MS);
-  return {
-    allowed: count <= limit,
-    limit,
-    remaining: Math.max(0, limit - count),
-    resetSeconds: Math.max(1, Math.ceil((windowStart + RATE_LIMIT_WINDOW_MS - now) / 1000)),
-  };
 }

@@ -6,9 +6,10 @@ import { and, eq } from 'drizzle-orm';
 import { secretsEqual, sha256Hex } from '../../lib/crypto';
 import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
-import { tenantIsActive } from './tenants';
+import { TtlCache } from '../../lib/ttl-cache';
+import { rememberRiskPolicy, tenantIsActive } from './tenants';
 
-const { apiKeys, adminTokens, workspaces, organizations, usageMeters } = schema;
+const { apiKeys, adminTokens, workspaces, organizations } = schema;
 
 /** The bootstrap ADMIN_TOKEN has no row; the audit log records it under this id. */
 export const BOOTSTRAP_ADMIN_ID = 'adm_bootstrap';
@@ -27,23 +28,22 @@ export interface KeyContext {
   expiresAt: number | null;
   revokedAt: number | null;
   workspaceActive: boolean;
-  /** Executions already charged this month (0 when none). */
-  executionsThisPeriod: number;
 }
 
-export type Actor = { kind: 'admin'; adminId: string } | { kind: 'api_key'; key: KeyContext };
+/**
+ * `fromCache`: the key context came from this isolate's cache, so its state (revoked, tenant
+ * suspended) may be up to a minute old; whatever acts on it must re-check it (the execution
+ * batch's guard does, in the same round trip).
+ */
+export type Actor = { kind: 'admin'; adminId: string } | { kind: 'api_key'; key: KeyContext; fromCache?: boolean };
 
 /** The UTC calendar month that quotas are counted in, e.g. "2026-11". */
 export function quotaPeriod(now: number): string {
   return new Date(now).toISOString().slice(0, 7);
 }
 
-/** A key by its token's hash or by its id, with its tenant's state and this month's usage. */
-export async function findKeyContext(
-  db: Database,
-  where: { tokenHash: string } | { keyId: string },
-  now: number,
-): Promise<KeyContext | undefined> {
+/** A key by its token's hash or by its id, with its tenant's state. */
+export async function findKeyContext(db: Database, where: { tokenHash: string } | { keyId: string }): Promise<KeyContext | undefined> {
   const row = await db
     .select({
       id: apiKeys.id,
@@ -55,19 +55,18 @@ export async function findKeyContext(
       expiresAt: apiKeys.expiresAt,
       revokedAt: apiKeys.revokedAt,
       workspaceActive: tenantIsActive,
-      executionsThisPeriod: usageMeters.used,
+      // Read with the key for free, so a key's first execution needs no round trip of its own for them.
+      blockedTerms: workspaces.blockedTerms,
     })
     .from(apiKeys)
     .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
     .innerJoin(organizations, eq(organizations.id, workspaces.organizationId))
-    .leftJoin(
-      usageMeters,
-      and(eq(usageMeters.keyId, apiKeys.id), eq(usageMeters.meter, EXECUTIONS_METER), eq(usageMeters.period, quotaPeriod(now))),
-    )
     .where('tokenHash' in where ? eq(apiKeys.tokenHash, where.tokenHash) : eq(apiKeys.id, where.keyId))
     .get();
   if (!row) return undefined;
-  return { ...row, workspaceActive: Boolean(row.workspaceActive), executionsThisPeriod: row.executionsThisPeriod ?? 0 };
+  const { blockedTerms, ...key } = row;
+  rememberRiskPolicy(key.workspaceId, blockedTerms ?? []);
+  return { ...key, workspaceActive: Boolean(key.workspaceActive) };
 }
 
 /** Why a key may not be used now, or undefined when it may. */
@@ -75,6 +74,48 @@ export function keyInactiveReason(key: KeyContext, now: number): 'revoked' | 'ex
   if (key.revokedAt !== null) return 'revoked';
   if (key.expiresAt !== null && key.expiresAt <= now) return 'expired';
   return undefined;
+}
+
+/**
+ * Usable keys of active tenants, by token hash, for /api/execute alone: its batch guards the
+ * key's and the tenant's current state, so the cache saves the lookup without a window in which
+ * a revoked key or a suspended tenant could execute. Bounded in size and time; a key whose
+ * guard fails is forgotten at once.
+ */
+const keyContextCache = new TtlCache<KeyContext>(60_000, 10_000);
+
+/** Forgets every cached key context (after a revocation or a tenant's suspension, or a failed guard). */
+export function forgetCachedKeys(): void {
+  keyContextCache.clear();
+}
+
+const invalidBearer = (code: 'invalid_token' | 'key_revoked' | 'key_expired', detail: string) =>
+  new ApiError(code, detail, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+
+/** The 401 a bearer key gets when it is unknown, revoked or expired; undefined when it may be used. */
+export function bearerKeyRefusal(key: KeyContext | undefined, now: number): ApiError | undefined {
+  if (!key) return invalidBearer('invalid_token', 'The bearer token is not valid.');
+  const inactive = keyInactiveReason(key, now);
+  if (inactive === 'revoked') return invalidBearer('key_revoked', 'This API key has been revoked.');
+  if (inactive === 'expired') return invalidBearer('key_expired', 'This API key has expired.');
+  return undefined;
+}
+
+/** The 403 for a key whose workspace or organisation is suspended. */
+export function workspaceInactive(): ApiError {
+  return new ApiError('workspace_inactive', 'The workspace or organisation of this key is not active.');
+}
+
+/**
+ * A cached key context checked against D1 now: the refusal its current state calls for, in the
+ * order of checks (the bearer's 401 first, then, when `tenant` is asked, the suspended tenant's
+ * 403), or undefined when it still may execute. A refusal forgets the cached contexts.
+ */
+export async function freshKeyRefusal(db: Database, keyId: string, now: number, options: { tenant: boolean }): Promise<ApiError | undefined> {
+  const fresh = await findKeyContext(db, { keyId });
+  const refused = bearerKeyRefusal(fresh, now) ?? (options.tenant && !fresh!.workspaceActive ? workspaceInactive() : undefined);
+  if (refused) forgetCachedKeys();
+  return refused;
 }
 
 /** RFC 9110 section 11.1: the scheme name is case-insensitive, so `bearer` and `BEARER` are Bearer too. */
@@ -86,7 +127,13 @@ export interface BearerSettings {
 }
 
 /** The bearer actor of an Authorization header; throws the 401 that fits when there is none. */
-export async function resolveActor(db: Database, header: string | undefined, settings: BearerSettings, now = Date.now()): Promise<Actor> {
+export async function resolveActor(
+  db: Database,
+  header: string | undefined,
+  settings: BearerSettings,
+  now = Date.now(),
+  options: { cachedKeys?: boolean } = {},
+): Promise<Actor> {
   if (header === undefined || header.trim() === '') {
     throw new ApiError('missing_credentials', 'Send an Authorization: Bearer <token> header.', {
       headers: { 'WWW-Authenticate': 'Bearer' },
@@ -98,15 +145,16 @@ export async function resolveActor(db: Database, header: string | undefined, set
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_request"' },
     });
   }
-  const invalid = (code: 'invalid_token' | 'key_revoked' | 'key_expired', detail: string) =>
-    new ApiError(code, detail, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
   if (token.startsWith('egk_')) {
-    const key = await findKeyContext(db, { tokenHash: await sha256Hex(token) }, now);
-    if (!key) throw invalid('invalid_token', 'The bearer token is not valid.');
-    const inactive = keyInactiveReason(key, now);
-    if (inactive === 'revoked') throw invalid('key_revoked', 'This API key has been revoked.');
-    if (inactive === 'expired') throw invalid('key_expired', 'This API key has expired.');
-    return { kind: 'api_key', key };
+    const tokenHash = await sha256Hex(token);
+    const cached = options.cachedKeys ? keyContextCache.peek(tokenHash, now) : undefined;
+    // A key's expiry never changes, so the cached copy can tell it; revocation is the guard's.
+    if (cached && keyInactiveReason(cached, now) === undefined) return { kind: 'api_key', key: cached, fromCache: true };
+    const key = await findKeyContext(db, { tokenHash });
+    const refused = bearerKeyRefusal(key, now);
+    if (refused) throw refused;
+    if (options.cachedKeys && key!.workspaceActive) keyContextCache.set(tokenHash, key!, now);
+    return { kind: 'api_key', key: key! };
   }
   if (settings.ADMIN_TOKEN && (await secretsEqual(token, settings.ADMIN_TOKEN))) {
     return { kind: 'admin', adminId: BOOTSTRAP_ADMIN_ID };
@@ -119,5 +167,5 @@ export async function resolveActor(db: Database, header: string | undefined, set
       .get();
     if (admin && admin.revokedAt === null) return { kind: 'admin', adminId: admin.id };
   }
-  throw invalid('invalid_token', 'The bearer token is not valid.');
+  throw invalidBearer('invalid_token', 'The bearer token is not valid.');
 }

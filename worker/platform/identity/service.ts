@@ -7,20 +7,13 @@ import { displayPrefix, newSecretToken, sha256Hex } from '../../lib/crypto';
 import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { TtlCache } from '../../lib/ttl-cache';
 import { auditInsert, auditInsertWhere, type AuditContext } from './audit';
+import { forgetCachedKeys } from './credentials';
+import { forgetRiskPolicy } from './tenants';
+
+export { workspaceRiskPolicy } from './tenants';
 
 const { organizations, workspaces, apiKeys, adminTokens, users } = schema;
-
-const riskPolicyCache = new TtlCache<{ blockedTerms: string[] }>(10_000, 1000);
-
-/** A workspace's risk settings (its blocked terms), cached briefly: they guard no access decision. */
-export async function workspaceRiskPolicy(db: Database, workspaceId: string): Promise<{ blockedTerms: string[] }> {
-  return riskPolicyCache.get(workspaceId, async () => {
-    const row = await db.select({ blockedTerms: workspaces.blockedTerms }).from(workspaces).where(eq(workspaces.id, workspaceId)).get();
-    return { blockedTerms: row?.blockedTerms ?? [] };
-  });
-}
 
 /** Sets the words and phrases that hold a demand of this workspace for review. */
 export async function setBlockedTerms(db: Database, context: AuditContext, scope: { workspaceId: string; organizationId: string }, terms: string[], now = Date.now()) {
@@ -29,7 +22,7 @@ export async function setBlockedTerms(db: Database, context: AuditContext, scope
     db.update(workspaces).set({ blockedTerms: cleaned }).where(eq(workspaces.id, scope.workspaceId)),
     auditInsert(db, context, { organizationId: scope.organizationId, workspaceId: scope.workspaceId, action: 'workspace.blocked_terms_changed', targetId: scope.workspaceId, metadata: { count: cleaned.length } }, now),
   ]);
-  riskPolicyCache.clear(scope.workspaceId);
+  forgetRiskPolicy(scope.workspaceId);
   return cleaned;
 }
 
@@ -150,6 +143,7 @@ export async function setStatus(
       now,
     ),
   ]);
+  forgetCachedKeys();
   return { id: target.id, status };
 }
 
@@ -256,6 +250,8 @@ export async function revokeApiKey(db: Database, context: AuditContext, keyId: s
       now,
     ),
   ]);
+  // The execution guard refuses the key anyway; this isolate need not even try.
+  forgetCachedKeys();
   return describeApiKey({ ...found.key, revokedAt: now }, found.organizationId, now);
 }
 

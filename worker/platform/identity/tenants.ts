@@ -4,7 +4,8 @@
  */
 import { eq, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn, SQLiteSelect } from 'drizzle-orm/sqlite-core';
-import { schema } from '../../lib/db';
+import { schema, type Database } from '../../lib/db';
+import { TtlCache } from '../../lib/ttl-cache';
 
 const { workspaces, organizations } = schema;
 
@@ -16,4 +17,24 @@ export function joinTenant<T extends SQLiteSelect>(query: T, workspaceId: AnySQL
   return query
     .innerJoin(workspaces, eq(workspaces.id, workspaceId))
     .innerJoin(organizations, eq(organizations.id, workspaces.organizationId));
+}
+
+const riskPolicyCache = new TtlCache<{ blockedTerms: string[] }>(10_000, 1000);
+
+/** A workspace's risk settings (its blocked terms), cached briefly: they guard no access decision. */
+export async function workspaceRiskPolicy(db: Database, workspaceId: string): Promise<{ blockedTerms: string[] }> {
+  return riskPolicyCache.get(workspaceId, async () => {
+    const row = await db.select({ blockedTerms: workspaces.blockedTerms }).from(workspaces).where(eq(workspaces.id, workspaceId)).get();
+    return { blockedTerms: row?.blockedTerms ?? [] };
+  });
+}
+
+/** Caches blocked terms read alongside something else (a key lookup), sparing their own round trip. */
+export function rememberRiskPolicy(workspaceId: string, blockedTerms: string[]): void {
+  riskPolicyCache.set(workspaceId, { blockedTerms });
+}
+
+/** Forgets a workspace's cached risk settings (after a change through this isolate). */
+export function forgetRiskPolicy(workspaceId: string): void {
+  riskPolicyCache.clear(workspaceId);
 }

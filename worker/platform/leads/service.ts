@@ -13,6 +13,7 @@ import { newId } from '../../lib/ids';
 import type { Attribution } from '../channels/schemas';
 import { toMessageViews } from '../conversations/service';
 import { auditInsertWhere, type AuditContext } from '../identity/audit';
+import { eventWriteWhere } from '../webhooks/outbox';
 import type { ProviderRow } from '../providers/service';
 import type { LeadDetail, LeadStatus, LeadView } from './schemas';
 
@@ -123,6 +124,23 @@ export function planWrites(db: Database, plan: ExecutedPlan, origin: DemandOrigi
       .where(eq(leads.id, lead.id)),
   );
   return writes;
+}
+
+/** A new lead as `lead.created` reports it: its public shape, without contact details. */
+export function leadCreatedData(plan: ExecutedPlan, facts: { domain: string; channelKey: string | null; summaryText?: string; now: number }): Record<string, unknown> {
+  return {
+    lead_id: plan.lead!.id,
+    demand_id: plan.demand.id,
+    reference: demandReference(plan.demand.id),
+    status: 'open',
+    trigger: plan.trigger,
+    domain: facts.domain,
+    topic: plan.topic,
+    urgency: plan.urgency,
+    channel_key: facts.channelKey,
+    summary: summaryOf(facts.summaryText),
+    created_at: new Date(facts.now).toISOString(),
+  };
 }
 
 /** The lead statuses, and the changes a claimer may make (PRODUCT.md section 9). Anything else is 409. */
@@ -268,6 +286,16 @@ export async function claimLead(db: Database, provider: ProviderRow, leadId: str
       .returning({ id: leads.id, workspaceId: leads.workspaceId }),
     insertWhere(db, leadEvents, { id: newId('lev', now), leadId, fromStatus: 'open', toStatus: 'claimed', actorKind: 'provider', actorId: provider.id, note: null, createdAt: now }, changedBy(leadId, provider, 'claimed', now)),
     auditInsertWhere(db, audit, { action: 'lead.claimed', targetId: leadId, metadata: { provider_id: provider.id } }, changedBy(leadId, provider, 'claimed', now), now),
+    eventWriteWhere(
+      db,
+      {
+        type: 'lead.claimed',
+        workspaceId: sql`(SELECT ${leads.workspaceId} FROM ${leads} WHERE ${leads.id} = ${leadId})`,
+        data: { lead_id: leadId, status: 'claimed', claimed_by: { provider_id: provider.id, name: provider.displayName }, claimed_at: new Date(now).toISOString() },
+      },
+      changedBy(leadId, provider, 'claimed', now),
+      now,
+    ),
   ]);
   if (claimed.length === 0) {
     const existing = await leadInScope(db, provider, leadId);
@@ -284,7 +312,7 @@ export async function claimLead(db: Database, provider: ProviderRow, leadId: str
  * cannot both apply. Others in scope get 403 `not_claimer`; out of scope, 404.
  */
 export async function changeLeadStatus(db: Database, provider: ProviderRow, leadId: string, to: LeadStatus, note: string | null, audit: AuditContext, now = Date.now()): Promise<LeadDetail> {
-  const current = await db.select({ status: leads.status, claimedBy: leads.claimedBy }).from(leads).where(eq(leads.id, leadId)).get();
+  const current = await db.select({ status: leads.status, claimedBy: leads.claimedBy, workspaceId: leads.workspaceId }).from(leads).where(eq(leads.id, leadId)).get();
   if (!current || (current.claimedBy !== provider.id && !(await leadInScope(db, provider, leadId)))) throw new ApiError('not_found', `No lead ${leadId} for you.`);
   if (current.claimedBy !== provider.id) throw new ApiError('not_claimer', 'Only the expert who claimed this lead can change its status.');
   if (!leadTransitionAllowed(current.status, to)) {
@@ -299,6 +327,16 @@ export async function changeLeadStatus(db: Database, provider: ProviderRow, lead
       .returning({ id: leads.id }),
     insertWhere(db, leadEvents, { id: newId('lev', now), leadId, fromStatus: current.status, toStatus: to, actorKind: 'provider', actorId: provider.id, note, createdAt: now }, changedBy(leadId, provider, to, now)),
     auditInsertWhere(db, audit, { action: release ? 'lead.released' : 'lead.status_changed', targetId: leadId, metadata: { from: current.status, to } }, changedBy(leadId, provider, to, now), now),
+    eventWriteWhere(
+      db,
+      {
+        type: 'lead.status_changed',
+        workspaceId: current.workspaceId,
+        data: { lead_id: leadId, from: current.status, to, changed_by: { provider_id: provider.id, name: provider.displayName }, changed_at: new Date(now).toISOString() },
+      },
+      changedBy(leadId, provider, to, now),
+      now,
+    ),
   ]);
   if (changed.length === 0) throw new ApiError('invalid_transition', 'The lead changed meanwhile. Reload it and try again.');
   return (await leadDetail(db, provider, leadId))!;

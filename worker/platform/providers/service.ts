@@ -15,9 +15,10 @@ import { TtlCache } from '../../lib/ttl-cache';
 import type { ProviderStatus } from '../access/policy';
 import { fetchAgentCard } from '../agents/card';
 import type { StoredAgentCard } from '../agents/schemas';
-import { requireSecretsKey, signingSecretOnApproval } from '../agents/service';
+import { forgetAgentSupply, requireSecretsKey, signingSecretOnApproval } from '../agents/service';
 import { listDomains } from '../domains/service';
 import { auditInsertWhere, type AuditContext } from '../identity/audit';
+import { eventWriteWhere } from '../webhooks/outbox';
 import type { ProfileInput, ProviderProfileView } from './schemas';
 
 const { providers, providerDomains, providerTransitions, users, memberships } = schema;
@@ -111,6 +112,16 @@ export async function describeProvider(db: Database, row: ProviderRow, now = Dat
 /** The provider is in state `to` since `now`: the condition under which a transition's records are written. */
 const changedTo = (providerId: string, to: ProviderStatus, now: number) =>
   sql`EXISTS (SELECT 1 FROM ${providers} WHERE ${providers.id} = ${providerId} AND ${providers.status} = ${to} AND ${providers.updatedAt} = ${now})`;
+
+/**
+ * `provider.status_changed` for each workspace the provider belongs to (their team's site owners
+ * hear of it), written only if the transition happened.
+ */
+async function providerEventWrites(db: Database, row: ProviderRow, from: ProviderStatus, to: ProviderStatus, now: number): Promise<BatchItem<'sqlite'>[]> {
+  const teams = await db.select({ workspaceId: memberships.workspaceId }).from(memberships).where(eq(memberships.userId, row.userId));
+  const data = { provider_id: row.id, kind: row.kind, display_name: row.displayName, from, to, changed_at: new Date(now).toISOString() };
+  return teams.map((team) => eventWriteWhere(db, { type: 'provider.status_changed', workspaceId: team.workspaceId, data }, changedTo(row.id, to, now), now));
+}
 
 /** The row that records one transition, written only if the transition happened. */
 function transitionInsert(db: Database, providerId: string, from: ProviderStatus | null, to: ProviderStatus, actor: { kind: 'provider' | 'admin' | 'user' | 'system'; id: string | null }, note: string | null, now: number) {
@@ -224,6 +235,7 @@ export async function saveProviderProfile(db: Database, row: ProviderRow, input:
     if (next.acceptedDomains.length > 0) writes.push(db.insert(providerDomains).values(next.acceptedDomains.map((domain) => ({ providerId: row.id, domain }))));
   }
   if (to !== row.status) {
+    writes.push(...(await providerEventWrites(db, next, row.status, to, now)));
     writes.push(transitionInsert(db, row.id, row.status, to, { kind: 'provider', id: row.id }, null, now));
     writes.push(
       auditInsertWhere(db, { actorKind: 'user', actorId: row.userId, requestId }, { action: 'provider.status_changed', targetId: row.id, metadata: { from: row.status, to } }, changedTo(row.id, to, now), now),
@@ -233,6 +245,7 @@ export async function saveProviderProfile(db: Database, row: ProviderRow, input:
   // Someone else (an admin's decision) changed the state in between: nothing was written.
   if (updated.length === 0) throw new ApiError('conflict', 'The profile changed meanwhile (a review decision?). Reload and try again.');
   expertPoolCache.clear();
+  forgetAgentSupply();
   return next;
 }
 
@@ -274,9 +287,11 @@ export async function reviewProvider(
       changedTo(providerId, to, now),
       now,
     ),
+    ...(await providerEventWrites(db, row, row.status, to, now)),
   ]);
   if (updated.length === 0) throw invalidTransition(row.status, decision);
   expertPoolCache.clear();
+  forgetAgentSupply();
   return { row: { ...row, status: to, reviewNote, ...secret, updatedAt: now }, ...(issued ? { signingSecret: issued.secret } : {}) };
 }
 

@@ -1,0 +1,29 @@
+/** @jsxImportSource hono/jsx */
+/** /integrations/webhooks: a workspace owner's read-only view of its endpoints and delivery log. */
+import { newApp } from '../../app';
+import { deliveryLog, endpointOfWorkspace, listEndpoints } from '../../platform/webhooks/service';
+import { noticeOf } from '../shared/notices';
+import { consolePageGuards, currentUser } from '../shared/session';
+import { workspaceContext } from '../shared/workspace';
+import { DeliveryLogPage, WebhooksPage } from './pages';
+
+/** The webhook pages. */
+export function webhookPageRoutes() {
+  const app = newApp('page');
+  for (const path of ['/integrations/webhooks', '/integrations/webhooks/*']) app.use(path, ...consolePageGuards);
+
+  app.get('/integrations/webhooks', async (c) => {
+    const context = await workspaceContext(c, 'webhooks.read');
+    const endpoints = await listEndpoints(c.var.db, context.current.workspaceId);
+    return c.html(<WebhooksPage user={currentUser(c)} {...context} endpoints={endpoints} notice={noticeOf(c)} />);
+  });
+
+  app.get('/integrations/webhooks/:webhookId', async (c) => {
+    const context = await workspaceContext(c, 'webhooks.read');
+    const endpoint = await endpointOfWorkspace(c.var.db, context.current.workspaceId, c.req.param('webhookId'));
+    const log = await deliveryLog(c.var.db, endpoint.webhook_id, { limit: 50 });
+    return c.html(<DeliveryLogPage user={currentUser(c)} {...context} endpoint={endpoint} log={log.data} notice={noticeOf(c)} />);
+  });
+
+  return app;
+}

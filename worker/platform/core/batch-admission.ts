@@ -1,0 +1,273 @@
+/**
+ * Admission inside the execution's own batch (issue 13): the checks that used to cost a round
+ * trip each (the key's and tenant's state, the rate limit, the quota, the idempotency key) are
+ * statements of the batch that writes the execution, each enforced by a constraint. A failed
+ * constraint rolls the whole batch back, so a refused execution writes nothing, and the name of
+ * the constraint says which refusal to answer.
+ */
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { isConstraintViolation, schema, type Database } from '../../lib/db';
+import { ApiError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { forgetChannel } from '../channels/service';
+import { EXECUTIONS_METER, forgetCachedKeys, freshKeyRefusal, quotaPeriod, workspaceInactive, type KeyContext } from '../identity/credentials';
+import { claimIdempotencyKey, storedOutcome, storedRecord } from './idempotency';
+import { RATE_LIMIT_WINDOW_MS, readWindows, windowIncrement, type RateLimitOutcome } from './rate-limit';
+import type { ExecuteResponse } from './schemas';
+
+const { executionGuards, apiKeys, workspaces, organizations, channels, usageMeters, idempotencyRecords } = schema;
+
+/** Who an execution runs as, as far as admission in the batch needs to know. */
+export interface AdmissionSubject {
+  key: KeyContext | null;
+  workspaceId: string;
+  /** A channel's demand: the channel, and the page origin it admitted (null: the console's own pages). */
+  channel: { id: number; channelKey: string; origin: string | null } | null;
+  rateLimit: { subject: string; perMinute: number };
+}
+
+type WindowRow = { count: number; windowStart: number };
+
+/** Whose current state the guard re-reads: the key (if any), the workspace, the channel (if any). */
+export interface GuardTarget {
+  keyId: string | null;
+  workspaceId: string;
+  /** A channel's demand: the channel, and the page origin it came from (null: the console's own, always allowed). */
+  channel: { id: number; origin: string | null } | null;
+  /** Also refuse when the key's monthly quota is already used up (before an agent call, which the charge comes after). */
+  checkQuota?: boolean;
+}
+
+/**
+ * The guard's two statements: the first inserts a row of fresh reads whose CHECKs refuse a
+ * revoked or expired key, a suspended workspace or organisation, a disabled channel or a page
+ * origin taken off its list (and, when
+ * asked, a used-up quota); the last deletes it, so the table stays empty.
+ */
+export function guardStatements(db: Database, target: GuardTarget, now: number): { open: BatchItem<'sqlite'>; close: BatchItem<'sqlite'> } {
+  const id = newId('grd', now);
+  const keyUsable = target.keyId
+    ? sql`coalesce((SELECT ${apiKeys.revokedAt} IS NULL AND (${apiKeys.expiresAt} IS NULL OR ${apiKeys.expiresAt} > ${now}) FROM ${apiKeys} WHERE ${apiKeys.id} = ${target.keyId}), 0)`
+    : null;
+  const tenantActive = sql`coalesce((SELECT ${workspaces.status} = 'active' AND ${organizations.status} = 'active' FROM ${workspaces} JOIN ${organizations} ON ${organizations.id} = ${workspaces.organizationId} WHERE ${workspaces.id} = ${target.workspaceId}), 0)`;
+  const channelActive = target.channel ? channelAdmits(target.channel.id, target.channel.origin) : null;
+  const quotaLeft =
+    target.checkQuota && target.keyId
+      ? sql`(SELECT ${usageMeters.quota} - ${usageMeters.used} FROM ${usageMeters} WHERE ${usageMeters.keyId} = ${target.keyId} AND ${usageMeters.meter} = ${EXECUTIONS_METER} AND ${usageMeters.period} = ${quotaPeriod(now)})`
+      : null;
+  return {
+    open: db.insert(executionGuards).values({ id, keyUsable, tenantActive, channelActive, quotaLeft }),
+    close: db.delete(executionGuards).where(eq(executionGuards.id, id)),
+  };
+}
+
+/** 1 when the channel is active and the origin still on its lists (exact match, as isOriginAllowed checks), else 0. */
+function channelAdmits(channelId: number, origin: string | null) {
+  const originAllowed =
+    origin === null
+      ? sql`1`
+      : sql`(EXISTS (SELECT 1 FROM json_each(${channels.allowedOrigins}) WHERE value = ${origin}) OR EXISTS (SELECT 1 FROM json_each(${channels.firstPartyOrigins}) WHERE value = ${origin}))`;
+  return sql`coalesce((SELECT ${channels.status} = 'active' AND ${originAllowed} FROM ${channels} WHERE ${channels.id} = ${channelId}), 0)`;
+}
+
+/** The rate-limit statement of the batch: counts one request, and refuses (CHECK within_window_limit) the one past the limit. */
+export function rateLimitStatement(db: Database, subject: string, limit: number, now: number) {
+  return windowIncrement(db, subject, now, RATE_LIMIT_WINDOW_MS, limit);
+}
+
+/** The headers' view of a committed rate-limit statement's row. */
+export function rateLimitOutcome(row: { count: number; windowStart: number } | undefined, limit: number, now: number): RateLimitOutcome {
+  const count = row?.count ?? 1;
+  const windowStart = row?.windowStart ?? now;
+  return {
+    allowed: true,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetSeconds: Math.max(1, Math.ceil((windowStart + RATE_LIMIT_WINDOW_MS - now) / 1000)),
+  };
+}
+
+/** Which admission check a failed batch refused, by the constraint that fired (in the order checks are answered). */
+export type BatchRefusal = 'key' | 'tenant' | 'channel' | 'rate_limit' | 'quota' | 'idempotency';
+
+const REFUSALS: Array<[string, BatchRefusal]> = [
+  ['guard_key_usable', 'key'],
+  ['guard_tenant_active', 'tenant'],
+  ['guard_channel_active', 'channel'],
+  ['within_window_limit', 'rate_limit'],
+  ['guard_quota_left', 'quota'],
+  ['usage_within_quota', 'quota'],
+  ['idempotency_key_free', 'idempotency'],
+];
+
+/** The refusal a batch's error stands for, or undefined for any other failure. */
+export function batchRefusal(error: unknown): BatchRefusal | undefined {
+  return REFUSALS.find(([constraint]) => isConstraintViolation(error, constraint))?.[1];
+}
+
+/** A taken idempotency key whose stored response is replayed (thrown from inside the pipeline). */
+export class IdempotentReplay {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    readonly rateLimit: RateLimitOutcome,
+  ) {}
+}
+
+/**
+ * The guard on the key's, tenant's and channel's current state, the rate-limit increment, the
+ * usage charge and the idempotency claim travel with the execution's writes, so the lead path
+ * costs one round trip. The agent path commits them first, in `preflight`, since its calls have
+ * effects outside D1.
+ */
+export class BatchAdmission {
+  /** The rate limit counted by a committed preflight (the final batch then counts nothing). */
+  private preflightRateLimit: RateLimitOutcome | undefined;
+  /** Whether a preflight reserved the idempotency key (the final batch completes it). */
+  reserved = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly subject: AdmissionSubject,
+    private readonly idempotency: { key: string; fingerprint: string } | undefined,
+    private readonly now: number,
+  ) {}
+
+  get workspaceId(): string {
+    return this.subject.workspaceId;
+  }
+
+  private guard(checkQuota: boolean) {
+    const { key, workspaceId, channel } = this.subject;
+    return guardStatements(this.db, { keyId: key?.id ?? null, workspaceId, channel, checkQuota }, this.now);
+  }
+
+  private rateLimit() {
+    return rateLimitStatement(this.db, this.subject.rateLimit.subject, this.subject.rateLimit.perMinute, this.now);
+  }
+
+  private claim(result: Parameters<typeof claimIdempotencyKey>[2]) {
+    const { subject, idempotency, now } = this;
+    return claimIdempotencyKey(this.db, { keyId: subject.key!.id, idempotencyKey: idempotency!.key, fingerprint: idempotency!.fingerprint, now }, result);
+  }
+
+  /**
+   * Before an agent call: the guard (with the quota), the rate limit and the idempotency
+   * reservation commit, and `reads` run in the same round trip; answers the reads' results.
+   */
+  async preflight(reads: BatchItem<'sqlite'>[]): Promise<unknown[]> {
+    if (this.preflightRateLimit) throw new Error('preflight runs once per execution');
+    const { subject, idempotency, now } = this;
+    const guard = this.guard(true);
+    const reserving = Boolean(subject.key && idempotency);
+    const items: BatchItem<'sqlite'>[] = [guard.open, this.rateLimit(), ...(reserving ? [this.claim({ state: 'in_progress' })] : []), guard.close, ...reads];
+    const results = await this.run(items);
+    this.preflightRateLimit = rateLimitOutcome((results[1] as WindowRow[])[0], subject.rateLimit.perMinute, now);
+    this.reserved = reserving;
+    return results.slice(items.length - reads.length);
+  }
+
+  /**
+   * One batch: the guard, the rate limit (unless a preflight counted it), the usage charge (an
+   * API key's; its CHECK makes the quota exact), the idempotency claim with the response it
+   * stores, and every write of the execution. The stored response is computed inside the batch,
+   * after the charge, so it carries the exact remaining quota; RETURNING hands back the very
+   * bytes a replay will send.
+   */
+  async commit(writes: BatchItem<'sqlite'>[], envelope: ExecuteResponse): Promise<{ body: string; rateLimit: RateLimitOutcome }> {
+    const { db, subject, idempotency, now } = this;
+    const key = subject.key;
+    const guard = this.guard(false);
+    const items: BatchItem<'sqlite'>[] = [guard.open];
+    const rateLimitAt = this.preflightRateLimit ? -1 : items.push(this.rateLimit()) - 1;
+    const chargeAt = key ? items.push(chargeUsage(db, key, now)) - 1 : -1;
+    let storedAt = -1;
+    if (key && idempotency) {
+      const template = JSON.stringify(envelope);
+      const responseBody = key.monthlyQuota === null ? sql`${template}` : sql`json_set(${template}, '$.usage_applications[0].remaining', ${remainingAfterCharge(key, now)})`;
+      const store = this.reserved ? completeReservation(db, key.id, idempotency.key, responseBody) : this.claim({ state: 'completed', responseBody });
+      storedAt = items.push(store) - 1;
+    }
+    items.push(...writes, guard.close);
+    const results = await this.run(items);
+    const rateLimit = this.preflightRateLimit ?? rateLimitOutcome((results[rateLimitAt] as WindowRow[])[0], subject.rateLimit.perMinute, now);
+    if (storedAt >= 0) {
+      const stored = (results[storedAt] as Array<{ body: string | null }>)[0];
+      return { body: stored?.body ?? JSON.stringify(envelope), rateLimit };
+    }
+    const charged = chargeAt >= 0 ? (results[chargeAt] as Array<{ used: number; quota: number | null }>)[0] : undefined;
+    const usage = envelope.usage_applications[0];
+    if (charged && charged.quota !== null && usage) usage.remaining = charged.quota - charged.used;
+    return { body: JSON.stringify(envelope), rateLimit };
+  }
+
+  /** Runs a batch; a refused one answers with the refusal its failed constraint names. */
+  private async run(items: BatchItem<'sqlite'>[]): Promise<unknown[]> {
+    const [first, ...rest] = items;
+    try {
+      return (await this.db.batch([first!, ...rest])) as unknown[];
+    } catch (error) {
+      throw await this.refusal(error);
+    }
+  }
+
+  /** The answer to a batch that a constraint refused, or the error itself. */
+  private async refusal(error: unknown): Promise<unknown> {
+    const { db, subject, idempotency, now } = this;
+    switch (batchRefusal(error)) {
+      case 'key':
+        // Revoked or expired since it was cached: the fresh row says which.
+        return (subject.key && (await freshKeyRefusal(db, subject.key.id, now, { tenant: false }))) ?? error;
+      case 'tenant':
+        forgetCachedKeys();
+        return workspaceInactive();
+      case 'channel':
+        // Disabled, or the origin taken off its lists, since it was cached: the route re-checks it fresh to say which.
+        if (subject.channel) forgetChannel(subject.channel.channelKey);
+        return new ApiError('not_found', 'No such channel, or it is disabled.');
+      case 'rate_limit': {
+        const [window] = await readWindows(db, [subject.rateLimit.subject], now, RATE_LIMIT_WINDOW_MS);
+        const retryAfter = Math.max(1, Math.ceil(((window?.resetAt ?? now + RATE_LIMIT_WINDOW_MS) - now) / 1000));
+        const detail = subject.channel ? 'Too many messages from this connection. Try again in a minute.' : `This key allows ${subject.rateLimit.perMinute} requests per minute.`;
+        return new ApiError('rate_limited', detail, { headers: { 'Retry-After': String(retryAfter) } });
+      }
+      case 'quota':
+        return new ApiError('quota_exceeded', `This key's monthly quota of ${subject.key?.monthlyQuota ?? null} executions is used up.`);
+      case 'idempotency': {
+        // The key is taken. A replay still counts against the rate limit, as any request does.
+        const [counted, records] = await this.run([this.rateLimit(), storedRecord(db, subject.key!.id, idempotency!.key)]);
+        const stored = storedOutcome((records as Array<typeof idempotencyRecords.$inferSelect>)[0], idempotency!.fingerprint);
+        return new IdempotentReplay(stored.status, stored.body, rateLimitOutcome((counted as WindowRow[])[0], subject.rateLimit.perMinute, now));
+      }
+      default:
+        return error;
+    }
+  }
+}
+
+/** The usage charge of an API key's execution; its CHECK usage_within_quota makes the quota exact. */
+function chargeUsage(db: Database, key: KeyContext, now: number) {
+  return db
+    .insert(usageMeters)
+    .values({ keyId: key.id, meter: EXECUTIONS_METER, period: quotaPeriod(now), used: 1, quota: key.monthlyQuota })
+    .onConflictDoUpdate({
+      target: [usageMeters.keyId, usageMeters.meter, usageMeters.period],
+      set: { used: sql`${usageMeters.used} + 1`, quota: key.monthlyQuota },
+    })
+    .returning({ used: usageMeters.used, quota: usageMeters.quota });
+}
+
+/** The key's remaining quota, read inside the batch after its charge. */
+function remainingAfterCharge(key: KeyContext, now: number): SQL {
+  return sql`(SELECT ${usageMeters.quota} - ${usageMeters.used} FROM ${usageMeters} WHERE ${usageMeters.keyId} = ${key.id} AND ${usageMeters.meter} = ${EXECUTIONS_METER} AND ${usageMeters.period} = ${quotaPeriod(now)})`;
+}
+
+/** Completes a reservation taken by a preflight, with the response a replay will send. */
+function completeReservation(db: Database, keyId: string, idempotencyKey: string, responseBody: SQL) {
+  return db
+    .update(idempotencyRecords)
+    .set({ state: 'completed', responseStatus: 200, responseBody })
+    .where(and(eq(idempotencyRecords.keyId, keyId), eq(idempotencyRecords.idempotencyKey, idempotencyKey)))
+    .returning({ body: idempotencyRecords.responseBody });
+}

@@ -1,0 +1,73 @@
+/**
+ * The events an execution writes to the outbox (PRODUCT.md section 10), in its own batch:
+ * `execution.completed` always; for a channel's visitor, `intake.received`; each message the
+ * turn stores, `conversation.message_created`; and a new lead, `lead.created`. Each carries the
+ * public shape of its record: never the visitor's contact details.
+ */
+import type { ExecutedPlan } from '../../brain';
+import type { StoredMessage } from '../conversations/service';
+import { leadCreatedData } from '../leads/service';
+import type { NewEvent } from '../webhooks/outbox';
+
+export interface ExecutionFacts {
+  workspaceId: string;
+  executionId: string;
+  domain: string;
+  requestId: string;
+  traceId: string;
+  plan: ExecutedPlan;
+  /** The channel that brought the message, and what the visitor did. */
+  channel?: { channelKey: string; trigger: string; attribution: unknown };
+  text?: string;
+  messages: StoredMessage[];
+  now: number;
+}
+
+/** The events of one completed execution. */
+export function executionEvents(facts: ExecutionFacts): NewEvent[] {
+  const { workspaceId, plan } = facts;
+  const at = new Date(facts.now).toISOString();
+  const list: NewEvent[] = [
+    {
+      type: 'execution.completed',
+      workspaceId,
+      data: {
+        execution_id: facts.executionId,
+        domain: facts.domain,
+        status: 'completed',
+        request_id: facts.requestId,
+        trace_id: facts.traceId,
+        source_record: plan.sourceRecord,
+        demand_id: plan.demand.id,
+        disposition: plan.disposition,
+        path: plan.path,
+        ...(plan.handledBy ? { handled_by: { kind: plan.handledBy.kind, provider_id: plan.handledBy.providerId, name: plan.handledBy.name } } : {}),
+        ...(plan.lead ? { lead_id: plan.lead.id } : {}),
+        created_at: at,
+      },
+    },
+  ];
+  if (facts.channel) {
+    list.push({
+      type: 'intake.received',
+      workspaceId,
+      data: {
+        channel_key: facts.channel.channelKey,
+        demand_id: plan.demand.id,
+        reference: plan.result.reference,
+        trigger: facts.channel.trigger,
+        disposition: plan.disposition,
+        reasons: plan.reasons,
+        text: facts.text ?? null,
+        attribution: facts.channel.attribution ?? null,
+        ...(plan.lead ? { lead_id: plan.lead.id } : {}),
+        created_at: at,
+      },
+    });
+  }
+  for (const message of facts.messages) list.push({ type: 'conversation.message_created', workspaceId, data: { ...message } });
+  if (plan.lead?.action === 'create') {
+    list.push({ type: 'lead.created', workspaceId, data: leadCreatedData(plan, { domain: facts.domain, channelKey: facts.channel?.channelKey ?? null, summaryText: facts.text, now: facts.now }) });
+  }
+  return list;
+}
