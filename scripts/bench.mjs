@@ -1,21 +1,27 @@
-// `npm run bench`: starts the Worker locally (wrangler dev, local D1), loads /healthz, one trivial
+// `npm run bench`: starts the Worker locally (local D1; without the devtools inspector, see
+// serve-worker.mjs, or with it as `wrangler dev` runs: --inspector), loads /healthz, one trivial
 // D1 batch (/__bench/d1-batch, a route that exists only with EXPOSE_DB_METRICS) and /api/execute
 // from this separate process with autocannon, and prints throughput, latency and the ratios of
 // execute to both floors (healthz: the same stack without auth or D1; the batch: the same stack
-// with one D1 round trip and nothing else). It also prints the D1 round trips of one execute
-// before and after the data grows; they must be 1 and must not grow, and the script fails if not.
+// with one D1 round trip and nothing else). The three are loaded in turn, round after round, so a
+// drift in the shared machine's speed hits all of them alike; the figures are medians over the
+// rounds. It also prints the D1 round trips of one execute before and after the data grows; they
+// must be 1 and must not grow, and the script fails if not.
 import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
 import { startLocalWorker } from './local-worker.mjs';
 
 const { values } = parseArgs({
   options: {
-    duration: { type: 'string', default: '10' },
+    duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '16' },
+    rounds: { type: 'string', default: '3' },
+    inspector: { type: 'boolean', default: false },
   },
 });
 const duration = Number(values.duration);
 const connections = Number(values.connections);
+const rounds = Number(values.rounds);
 
 const executeBody = JSON.stringify({
   domain: 'consultation',
@@ -128,8 +134,20 @@ const summarize = (result) => ({
   errors: result.errors,
 });
 
-console.log(`Starting the Worker locally (wrangler dev, local D1)…`);
-const worker = await startLocalWorker({ vars: { EXPOSE_DB_METRICS: '1' } });
+const median = (numbers) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)];
+
+/** Rounds of one load each: medians of throughput and latency, sums of counts. */
+const overRounds = (summaries) => ({
+  requestsPerSecond: median(summaries.map((s) => s.requestsPerSecond)),
+  p50: median(summaries.map((s) => s.p50)),
+  p99: median(summaries.map((s) => s.p99)),
+  total: summaries.reduce((sum, s) => sum + s.total, 0),
+  non2xx: summaries.reduce((sum, s) => sum + s.non2xx, 0),
+  errors: summaries.reduce((sum, s) => sum + s.errors, 0),
+});
+
+console.log(`Starting the Worker locally (local D1, ${values.inspector ? 'wrangler dev with its inspector' : 'without the devtools inspector'})…`);
+const worker = await startLocalWorker({ vars: { EXPOSE_DB_METRICS: '1' }, inspector: values.inspector });
 let failed = false;
 try {
   // A key of its own with a rate limit the load cannot reach, so the bench measures execution.
@@ -143,17 +161,21 @@ try {
   await d1WorkOfOneExecute(worker, key.token); // warm the isolate's brief caches (catalog, risk policy, experts)
   const d1Before = await d1WorkOfOneExecute(worker, key.token);
 
-  console.log(`Load: ${connections} connections, ${duration} s per endpoint, from this process (autocannon).`);
-  const healthz = summarize(await load({ url: `${worker.url}/healthz` }));
-  const d1Batch = summarize(await load({ url: `${worker.url}/__bench/d1-batch`, method: 'POST' }));
-  const execute = summarize(
-    await load({
-      url: `${worker.url}/api/execute`,
-      method: 'POST',
-      headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' },
-      body: executeBody,
-    }),
-  );
+  console.log(`Load: ${connections} connections, ${rounds} rounds of ${duration} s per endpoint, from this process (autocannon).`);
+  const targets = {
+    healthz: { url: `${worker.url}/healthz` },
+    d1Batch: { url: `${worker.url}/__bench/d1-batch`, method: 'POST' },
+    execute: { url: `${worker.url}/api/execute`, method: 'POST', headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' }, body: executeBody },
+  };
+  const runs = { healthz: [], d1Batch: [], execute: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, target] of Object.entries(targets)) runs[name].push(summarize(await load(target)));
+    const [h, b, e] = [runs.healthz, runs.d1Batch, runs.execute].map((list) => list.at(-1).requestsPerSecond);
+    console.log(`  round ${round + 1}: healthz ${h.toFixed(0)}, one batch ${b.toFixed(0)}, execute ${e.toFixed(0)} req/s; execute/healthz ${(e / h).toFixed(3)}`);
+  }
+  const [healthz, d1Batch, execute] = [runs.healthz, runs.d1Batch, runs.execute].map(overRounds);
+  // The ratio of each round (its three loads ran back to back), then the median over rounds.
+  const ratioTo = (floor) => median(runs.execute.map((run, index) => run.requestsPerSecond / floor[index].requestsPerSecond));
 
   // Grow the data further: many more organisations, keys and channels, on top of the rows the load wrote.
   for (let i = 0; i < 25; i++) {
@@ -182,8 +204,8 @@ try {
   console.log(row('GET /healthz', healthz));
   console.log(row('one D1 batch', d1Batch));
   console.log(row('POST /execute', execute));
-  console.log(`ratio execute/healthz: throughput ${(execute.requestsPerSecond / healthz.requestsPerSecond).toFixed(3)}, p50 latency ${(execute.p50 / Math.max(healthz.p50, 1)).toFixed(2)}x`);
-  console.log(`ratio execute/one D1 batch: throughput ${(execute.requestsPerSecond / d1Batch.requestsPerSecond).toFixed(3)}, p50 latency ${(execute.p50 / Math.max(d1Batch.p50, 1)).toFixed(2)}x`);
+  console.log(`ratio execute/healthz: throughput ${ratioTo(runs.healthz).toFixed(3)} (median of the rounds), p50 latency ${(execute.p50 / Math.max(healthz.p50, 1)).toFixed(2)}x`);
+  console.log(`ratio execute/one D1 batch: throughput ${ratioTo(runs.d1Batch).toFixed(3)}, p50 latency ${(execute.p50 / Math.max(d1Batch.p50, 1)).toFixed(2)}x`);
   console.log(
     `D1 per execute: ${d1Before.roundTrips} round trips (${d1Before.statements} statements) on a warm key; ` +
       `${d1After.roundTrips} round trips (${d1After.statements} statements) after ${execute.total} more executions, 100 more keys and 100 more channels`,

@@ -65,9 +65,10 @@ export const REFERENCE_AGENT_TEST_SECRET = 'whsec_dGVzdC1yZWZlcmVuY2UtYWdlbnQtc2
 /**
  * Starts a throwaway Worker on 127.0.0.1 with its own D1 folder, and the reference agent on a
  * port of its own (seeded as the demo's agent for `faq`). `vars` become `--var` bindings
- * (secrets included). Returns its URL, the demo credentials, the agent and stop().
+ * (secrets included). `inspector: false` runs it without the devtools inspector (see
+ * serve-worker.mjs). Returns its URL, the demo credentials, the agent and stop().
  */
-export async function startLocalWorker({ vars = {}, quiet = true, onAgentCall } = {}) {
+export async function startLocalWorker({ vars = {}, quiet = true, onAgentCall, inspector = true } = {}) {
   if (!existsSync(join(ROOT, 'dist/public/embed/panel.js'))) await buildWidget();
   const persistTo = mkdtempSync(join(tmpdir(), 'egw-worker-'));
   const demoApiKey = 'egk_DemoKey4TheSeededTenantXq7Rs9';
@@ -79,11 +80,14 @@ export async function startLocalWorker({ vars = {}, quiet = true, onAgentCall } 
   await prepareLocalDatabase({ persistTo, demoApiKey, demoPassword: DEMO_TEST_PASSWORD, pepper, secretsKey, referenceAgent });
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const allVars = { ADMIN_TOKEN: adminToken, PASSWORD_PEPPER: pepper, SECRETS_KEY: secretsKey, ALLOW_LOOPBACK_EGRESS: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', ...vars };
-  const args = [
-    WRANGLER, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
-    '--persist-to', persistTo, '--show-interactive-dev-session=false', '--log-level', 'warn',
-    ...Object.entries(allVars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
-  ];
+  // Without the inspector (the benchmark), through serve-worker.mjs; otherwise `wrangler dev` itself.
+  const args = inspector
+    ? [
+        WRANGLER, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
+        '--persist-to', persistTo, '--show-interactive-dev-session=false', '--log-level', 'warn',
+        ...Object.entries(allVars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+      ]
+    : [join(ROOT, 'scripts/serve-worker.mjs'), JSON.stringify({ port, persistTo, vars: allVars })];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: quiet ? ['ignore', 'ignore', 'pipe'] : 'inherit',

@@ -200,10 +200,19 @@ describe('sign-in throttling under concurrency', () => {
     Promise.all(attempts.map((attempt) => postForm('/auth/sign-in', { email: attempt.email, password: attempt.password }, { ip: attempt.ip })));
 
   it(`40 parallel attempts at one account: at most ${ACCOUNT_FAILURE_LIMIT} are checked, the rest get 429, and the right password in the burst does not sign in`, async () => {
-    const { email, password } = await signUpUser();
-    // Every attempt from its own address, so only the account's limit is in play.
-    const attempts = Array.from({ length: 40 }, (_, i) => ({ email, password: i === 39 ? password : `wrong guess ${i}`, ip: `203.0.113.${i + 1}` }));
-    const statuses = (await burst(attempts)).map((response) => response.status);
+    // The runtime may check the right password among the first five; that is a legitimate sign-in
+    // (which forgives the account's failures), so such a burst is run again on a fresh account.
+    let email = '';
+    let password = '';
+    let statuses: number[] = [];
+    for (let run = 0; run < 5; run++) {
+      ({ email, password } = await signUpUser());
+      // Every attempt from its own address, so only the account's limit is in play.
+      const attempts = Array.from({ length: 40 }, (_, i) => ({ email, password: i === 39 ? password : `wrong guess ${i}`, ip: `198.51.${100 + run}.${i + 1}` }));
+      statuses = (await burst(attempts)).map((response) => response.status);
+      expect(statuses.filter((status) => status === 303).length).toBeLessThanOrEqual(1);
+      if (!statuses.includes(303)) break;
+    }
     expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(ACCOUNT_FAILURE_LIMIT);
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(40 - ACCOUNT_FAILURE_LIMIT);
     expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);

@@ -10,7 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import worker from '../../worker/index';
 import { signStandardWebhook } from '../../worker/lib/standard-webhooks';
-import { connections, connectionsTo, installRemotes, jsonResponse, remotes } from './agent-helpers';
+import { connections, connectionsTo, installRemotes, remotes } from './agent-helpers';
 import { getPage, postForm } from './console-helpers';
 import { HOSTILE_URLS } from './egress-cases';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';

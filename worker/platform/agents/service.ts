@@ -7,7 +7,7 @@
 import { and, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { BREAKER_OPEN_MS, BREAKER_THRESHOLD, countsAsFailure, type AgentAttempt, type AgentCandidate, type MemoryTurn } from '../../brain';
-import { schema, type Database } from '../../lib/db';
+import { insertRows, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { decryptSecret, encryptSecret, SIGNING_SECRET_OVERLAP_MS, signingSecretsInForce } from '../../lib/secrets';
@@ -165,7 +165,9 @@ export function requireSecretsKey(secretsKey: string | undefined): string {
 export function attemptWrites(db: Database, executionId: string, workspaceId: string, attempts: AgentAttempt[], now: number): BatchItem<'sqlite'>[] {
   if (attempts.length === 0) return [];
   const writes: BatchItem<'sqlite'>[] = [
-    db.insert(agentAttempts).values(
+    insertRows(
+      db,
+      agentAttempts,
       attempts.map((attempt) => ({
         id: newId('att', now),
         executionId,

@@ -7,7 +7,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { newSecretToken, sha256Hex } from '../../lib/crypto';
-import { schema, type Database } from '../../lib/db';
+import { insertRows, schema, type Database } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { Attribution } from '../channels/schemas';
 
@@ -108,7 +108,7 @@ export function conversationTurnWrites(db: Database, turn: ConversationTurn): { 
   }
   const writes: BatchItem<'sqlite'>[] = [
     start
-      ? db.insert(conversations).values({
+      ? insertRows(db, conversations, [{
           id: conversationId,
           workspaceId: start.workspaceId,
           kind: start.kind,
@@ -120,12 +120,12 @@ export function conversationTurnWrites(db: Database, turn: ConversationTurn): { 
           leadId: turn.leadId,
           createdAt: now,
           lastSeenAt: now,
-        })
+        }])
       : db
           .update(conversations)
           .set({ lastSeenAt: now, ...(turn.leadId ? { leadId: turn.leadId } : {}) })
           .where(eq(conversations.id, conversationId)),
-    ...(stored.length > 0 ? [db.insert(messages).values(stored)] : []),
+    ...(stored.length > 0 ? [insertRows(db, messages, stored)] : []),
   ];
   const iso = new Date(now).toISOString();
   return { writes, messages: stored.map((row) => ({ message_id: row.id, conversation_id: conversationId, role: row.role, text: row.text, created_at: iso })) };

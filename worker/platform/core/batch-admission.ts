@@ -7,7 +7,7 @@
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { isConstraintViolation, schema, type Database } from '../../lib/db';
+import { insertRowsSql, isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { forgetChannel } from '../channels/service';
@@ -16,7 +16,7 @@ import { claimIdempotencyKey, storedOutcome, storedRecord } from './idempotency'
 import { RATE_LIMIT_WINDOW_MS, readWindows, windowIncrement, type RateLimitOutcome } from './rate-limit';
 import type { ExecuteResponse } from './schemas';
 
-const { executionGuards, apiKeys, workspaces, organizations, channels, usageMeters, idempotencyRecords } = schema;
+const { executionGuards, usageMeters, idempotencyRecords } = schema;
 
 /** Who an execution runs as, as far as admission in the batch needs to know. */
 export interface AdmissionSubject {
@@ -46,19 +46,15 @@ export interface GuardTarget {
  * asked, a used-up quota); the last deletes it, so the table stays empty.
  */
 export function guardStatements(db: Database, target: GuardTarget, now: number): { open: BatchItem<'sqlite'>; close: BatchItem<'sqlite'> } {
+  // The guard's statements run on every execution, so they are SQL text (see insertRowsSql).
   const id = newId('grd', now);
-  const keyUsable = target.keyId
-    ? sql`coalesce((SELECT ${apiKeys.revokedAt} IS NULL AND (${apiKeys.expiresAt} IS NULL OR ${apiKeys.expiresAt} > ${now}) FROM ${apiKeys} WHERE ${apiKeys.id} = ${target.keyId}), 0)`
-    : null;
-  const tenantActive = sql`coalesce((SELECT ${workspaces.status} = 'active' AND ${organizations.status} = 'active' FROM ${workspaces} JOIN ${organizations} ON ${organizations.id} = ${workspaces.organizationId} WHERE ${workspaces.id} = ${target.workspaceId}), 0)`;
+  const keyUsable = target.keyId ? sql`coalesce((SELECT revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}) FROM api_keys WHERE id = ${target.keyId}), 0)` : null;
+  const tenantActive = sql`coalesce((SELECT w.status = 'active' AND o.status = 'active' FROM workspaces w JOIN organizations o ON o.id = w.organization_id WHERE w.id = ${target.workspaceId}), 0)`;
   const channelActive = target.channel ? channelAdmits(target.channel.id, target.channel.origin) : null;
-  const quotaLeft =
-    target.checkQuota && target.keyId
-      ? sql`(SELECT ${usageMeters.quota} - ${usageMeters.used} FROM ${usageMeters} WHERE ${usageMeters.keyId} = ${target.keyId} AND ${usageMeters.meter} = ${EXECUTIONS_METER} AND ${usageMeters.period} = ${quotaPeriod(now)})`
-      : null;
+  const quotaLeft = target.checkQuota && target.keyId ? quotaLeftAfter(target.keyId, now) : null;
   return {
-    open: db.insert(executionGuards).values({ id, keyUsable, tenantActive, channelActive, quotaLeft }),
-    close: db.delete(executionGuards).where(eq(executionGuards.id, id)),
+    open: db.run(insertRowsSql(executionGuards, [{ id, keyUsable, tenantActive, channelActive, quotaLeft }])),
+    close: db.run(sql`DELETE FROM execution_guards WHERE id = ${id}`),
   };
 }
 
@@ -67,8 +63,13 @@ function channelAdmits(channelId: number, origin: string | null) {
   const originAllowed =
     origin === null
       ? sql`1`
-      : sql`(EXISTS (SELECT 1 FROM json_each(${channels.allowedOrigins}) WHERE value = ${origin}) OR EXISTS (SELECT 1 FROM json_each(${channels.firstPartyOrigins}) WHERE value = ${origin}))`;
-  return sql`coalesce((SELECT ${channels.status} = 'active' AND ${originAllowed} FROM ${channels} WHERE ${channels.id} = ${channelId}), 0)`;
+      : sql`(EXISTS (SELECT 1 FROM json_each(allowed_origins) WHERE value = ${origin}) OR EXISTS (SELECT 1 FROM json_each(first_party_origins) WHERE value = ${origin}))`;
+  return sql`coalesce((SELECT status = 'active' AND ${originAllowed} FROM channels WHERE id = ${channelId}), 0)`;
+}
+
+/** The key's executions left this month (null when unlimited or not yet charged), read inside the batch. */
+function quotaLeftAfter(keyId: string, now: number): SQL {
+  return sql`(SELECT quota - used FROM usage_meters WHERE key_id = ${keyId} AND meter = ${EXECUTIONS_METER} AND period = ${quotaPeriod(now)})`;
 }
 
 /** The rate-limit statement of the batch: counts one request, and refuses (CHECK within_window_limit) the one past the limit. */
@@ -185,7 +186,7 @@ export class BatchAdmission {
     let storedAt = -1;
     if (key && idempotency) {
       const template = JSON.stringify(envelope);
-      const responseBody = key.monthlyQuota === null ? sql`${template}` : sql`json_set(${template}, '$.usage_applications[0].remaining', ${remainingAfterCharge(key, now)})`;
+      const responseBody = key.monthlyQuota === null ? sql`${template}` : sql`json_set(${template}, '$.usage_applications[0].remaining', ${quotaLeftAfter(key.id, now)})`;
       const store = this.reserved ? completeReservation(db, key.id, idempotency.key, responseBody) : this.claim({ state: 'completed', responseBody });
       storedAt = items.push(store) - 1;
     }
@@ -248,19 +249,13 @@ export class BatchAdmission {
 
 /** The usage charge of an API key's execution; its CHECK usage_within_quota makes the quota exact. */
 function chargeUsage(db: Database, key: KeyContext, now: number) {
-  return db
-    .insert(usageMeters)
-    .values({ keyId: key.id, meter: EXECUTIONS_METER, period: quotaPeriod(now), used: 1, quota: key.monthlyQuota })
-    .onConflictDoUpdate({
-      target: [usageMeters.keyId, usageMeters.meter, usageMeters.period],
-      set: { used: sql`${usageMeters.used} + 1`, quota: key.monthlyQuota },
-    })
-    .returning({ used: usageMeters.used, quota: usageMeters.quota });
-}
-
-/** The key's remaining quota, read inside the batch after its charge. */
-function remainingAfterCharge(key: KeyContext, now: number): SQL {
-  return sql`(SELECT ${usageMeters.quota} - ${usageMeters.used} FROM ${usageMeters} WHERE ${usageMeters.keyId} = ${key.id} AND ${usageMeters.meter} = ${EXECUTIONS_METER} AND ${usageMeters.period} = ${quotaPeriod(now)})`;
+  return db.all<{ used: number; quota: number | null }>(
+    insertRowsSql(
+      usageMeters,
+      [{ keyId: key.id, meter: EXECUTIONS_METER, period: quotaPeriod(now), used: 1, quota: key.monthlyQuota }],
+      sql`ON CONFLICT (key_id, meter, period) DO UPDATE SET used = used + 1, quota = ${key.monthlyQuota} RETURNING used, quota`,
+    ),
+  );
 }
 
 /** Completes a reservation taken by a preflight, with the response a replay will send. */

@@ -11,7 +11,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { planExecution, type BrainPorts, type ExecutedPlan, type MemoryTurn, type VisitorContact } from '../../brain';
 import { sha256Hex } from '../../lib/crypto';
 import type { EgressPolicy } from '../../lib/egress';
-import { schema, type Database } from '../../lib/db';
+import { insertRows, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { callProvider } from '../agents/invoke';
@@ -324,7 +324,7 @@ function executionRecordWrites(db: Database, { executionId, auditId, admitted, d
   const completed = outcome.status === 'completed';
   const sourceRecord = completed ? outcome.sourceRecord : executionId;
   return [
-    db.insert(executions).values({
+    insertRows(db, executions, [{
       id: executionId,
       organizationId: admitted.organizationId,
       workspaceId: admitted.workspaceId,
@@ -345,8 +345,8 @@ function executionRecordWrites(db: Database, { executionId, auditId, admitted, d
       sourceRecord,
       auditId,
       createdAt: context.now,
-    }),
-    db.insert(auditLog).values({
+    }]),
+    insertRows(db, auditLog, [{
       id: auditId,
       organizationId: admitted.organizationId,
       workspaceId: admitted.workspaceId,
@@ -361,7 +361,7 @@ function executionRecordWrites(db: Database, { executionId, auditId, admitted, d
         ? { domain: demand.domain, source_record: sourceRecord, scopes: admitted.grantedScopes }
         : { domain: demand.domain, reason: 'agent_unavailable', attempts: outcome.attempts },
       createdAt: context.now,
-    }),
+    }]),
   ];
 }
 

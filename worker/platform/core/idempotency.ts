@@ -4,9 +4,9 @@
  * response always matches a committed execution and a fresh key costs no extra round trip. The
  * agent path reserves it first (its call has effects outside D1) and completes it in its batch.
  */
-import { and, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { sha256Hex } from '../../lib/crypto';
-import { schema, type Database } from '../../lib/db';
+import { insertRowsSql, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 
 const { idempotencyRecords } = schema;
@@ -47,25 +47,23 @@ export function claimIdempotencyKey(
   result: { state: 'in_progress' } | { state: 'completed'; responseBody: SQL },
 ) {
   const { keyId, idempotencyKey, fingerprint, now } = claim;
-  const free = or(
-    sql`${idempotencyRecords.expiresAt} <= ${now}`,
-    and(eq(idempotencyRecords.state, 'in_progress'), sql`${idempotencyRecords.createdAt} <= ${now - STALE_RESERVATION_MS}`),
+  // Written as SQL text (it runs on every execution with a key; see insertRowsSql). SET reads the old row.
+  const free = sql`(expires_at <= ${now} OR (state = 'in_progress' AND created_at <= ${now - STALE_RESERVATION_MS}))`;
+  const [responseStatus, responseBody] = result.state === 'completed' ? [200, result.responseBody] : [null, null];
+  return db.all<{ body: string | null }>(
+    insertRowsSql(
+      idempotencyRecords,
+      [{ keyId, idempotencyKey, fingerprint, state: result.state, responseStatus, responseBody, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS }],
+      sql`ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
+        fingerprint = ${fingerprint},
+        state = CASE WHEN ${free} THEN ${result.state} ELSE 'taken' END,
+        response_status = ${responseStatus},
+        response_body = ${responseBody},
+        created_at = ${now},
+        expires_at = ${now + IDEMPOTENCY_TTL_MS}
+      RETURNING response_body AS body`,
+    ),
   );
-  const response = result.state === 'completed' ? { responseStatus: 200, responseBody: result.responseBody } : { responseStatus: null, responseBody: null };
-  return db
-    .insert(idempotencyRecords)
-    .values({ keyId, idempotencyKey, fingerprint, state: result.state, ...response, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS })
-    .onConflictDoUpdate({
-      target: [idempotencyRecords.keyId, idempotencyRecords.idempotencyKey],
-      set: {
-        fingerprint,
-        state: sql`CASE WHEN ${free} THEN ${result.state} ELSE 'taken' END`,
-        ...response,
-        createdAt: now,
-        expiresAt: now + IDEMPOTENCY_TTL_MS,
-      },
-    })
-    .returning({ body: idempotencyRecords.responseBody });
 }
 
 /** The stored record of a key that is taken: what an earlier request with the same key left. */

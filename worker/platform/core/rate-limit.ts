@@ -1,5 +1,5 @@
 import { inArray, sql } from 'drizzle-orm';
-import { schema, type Database } from '../../lib/db';
+import { insertRowsSql, schema, type Database } from '../../lib/db';
 
 const { rateLimitWindows } = schema;
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -11,19 +11,19 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
  * holds under any concurrency, and a refused attempt leaves no trace.
  */
 export function windowIncrement(db: Database, subject: string, now: number, windowMs: number, maxCount: number | null = null) {
-  const windowExpired = sql`${now} - ${rateLimitWindows.windowStart} >= ${windowMs}`;
-  return db
-    .insert(rateLimitWindows)
-    .values({ keyId: subject, windowStart: now, count: 1, maxCount })
-    .onConflictDoUpdate({
-      target: rateLimitWindows.keyId,
-      set: {
-        windowStart: sql`CASE WHEN ${windowExpired} THEN ${now} ELSE ${rateLimitWindows.windowStart} END`,
-        count: sql`CASE WHEN ${windowExpired} THEN 1 ELSE ${rateLimitWindows.count} + 1 END`,
-        maxCount,
-      },
-    })
-    .returning({ windowStart: rateLimitWindows.windowStart, count: rateLimitWindows.count });
+  // Written as SQL text (it runs on every execution; see insertRowsSql). SET reads the old row.
+  const windowExpired = sql`${now} - window_start >= ${windowMs}`;
+  return db.all<{ windowStart: number; count: number }>(
+    insertRowsSql(
+      rateLimitWindows,
+      [{ keyId: subject, windowStart: now, count: 1, maxCount }],
+      sql`ON CONFLICT (key_id) DO UPDATE SET
+        window_start = CASE WHEN ${windowExpired} THEN ${now} ELSE window_start END,
+        count = CASE WHEN ${windowExpired} THEN 1 ELSE count + 1 END,
+        max_count = ${maxCount}
+      RETURNING window_start AS "windowStart", count`,
+    ),
+  );
 }
 
 /** The open windows of these subjects, without counting anything. */

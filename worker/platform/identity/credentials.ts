@@ -2,7 +2,7 @@
  * Bearer credentials: API keys and admin tokens, resolved to the actor of a request.
  * Two actor kinds (SPEC "admin_or_api_key"): an administrator, or an API key caller.
  */
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { secretsEqual, sha256Hex } from '../../lib/crypto';
 import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';

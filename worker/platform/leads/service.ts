@@ -7,7 +7,7 @@ import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { ExecutedPlan, Urgency, VisitorContact } from '../../brain';
 import { demandReference } from '../../brain';
-import { insertWhere, schema, type Database } from '../../lib/db';
+import { insertRows, insertWhere, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { Attribution } from '../channels/schemas';
@@ -55,7 +55,7 @@ export function planWrites(db: Database, plan: ExecutedPlan, origin: DemandOrigi
   const channel = origin.channel;
   if (plan.demand.action === 'create') {
     writes.push(
-      db.insert(demands).values({
+      insertRows(db, demands, [{
         id: plan.demand.id,
         workspaceId: origin.workspaceId,
         executionId: origin.executionId,
@@ -73,7 +73,7 @@ export function planWrites(db: Database, plan: ExecutedPlan, origin: DemandOrigi
         topic: plan.topic,
         urgency: plan.urgency,
         createdAt: now,
-      }),
+      }]),
     );
   }
   const lead = plan.lead;
@@ -86,7 +86,7 @@ export function planWrites(db: Database, plan: ExecutedPlan, origin: DemandOrigi
   };
   if (lead.action === 'create') {
     writes.push(
-      db.insert(leads).values({
+      insertRows(db, leads, [{
         id: lead.id,
         workspaceId: origin.workspaceId,
         demandId: plan.demand.id,
@@ -105,8 +105,8 @@ export function planWrites(db: Database, plan: ExecutedPlan, origin: DemandOrigi
         summary: summaryOf(content.text),
         updatedAt: now,
         createdAt: now,
-      }),
-      db.insert(leadEvents).values({ id: newId('lev', now), leadId: lead.id, fromStatus: null, toStatus: 'open', actorKind: origin.actor.kind, actorId: origin.actor.id, note: null, createdAt: now }),
+      }]),
+      insertRows(db, leadEvents, [{ id: newId('lev', now), leadId: lead.id, fromStatus: null, toStatus: 'open', actorKind: origin.actor.kind, actorId: origin.actor.id, note: null, createdAt: now }]),
     );
     return writes;
   }

@@ -9,7 +9,7 @@ import { and, eq, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../../env';
-import { insertWhere, schema, type Database } from '../../lib/db';
+import { insertRows, insertWhere, schema, type Database } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { logLine } from '../../lib/request-context';
 import { TtlCache } from '../../lib/ttl-cache';
@@ -73,7 +73,7 @@ export function eventWrites(db: Database, list: NewEvent[], now: number): BatchI
     db,
     rows.map((row) => ({ id: row.id, workspaceId: row.workspaceId })),
   );
-  return [db.insert(events).values(rows)];
+  return [insertRows(db, events, rows)];
 }
 
 /**

@@ -1,0 +1,23 @@
+// Runs the Worker locally as `wrangler dev` does (local D1, the same bindings), but without the
+// devtools inspector, for `npm run bench`. Under `wrangler dev` every runtime event (each log
+// line, each D1 round trip's events) is forwarded to wrangler's Node process, which appends it to
+// a debug log file: about 2 ms of CPU per D1 round trip on the machine being measured, a cost
+// that production does not have and that made one D1 round trip look dearer than it is.
+// Usage (from local-worker.mjs): node scripts/serve-worker.mjs '{"port":…,"persistTo":…,"vars":{…}}'
+import { unstable_startWorker } from 'wrangler';
+import { join } from 'node:path';
+import { ROOT } from './lib.mjs';
+
+const { port, persistTo, vars } = JSON.parse(process.argv[2]);
+const worker = await unstable_startWorker({
+  config: join(ROOT, 'wrangler.toml'),
+  bindings: Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, { type: 'plain_text', value }])),
+  dev: { inspector: false, persist: persistTo, server: { hostname: '127.0.0.1', port }, logLevel: 'warn', watch: false, remote: false },
+});
+await worker.ready;
+const stop = async () => {
+  await worker.dispose();
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
