@@ -70,9 +70,16 @@ export const adminTokens = sqliteTable('admin_tokens', {
 });
 
 /**
- * Counters in fixed windows, one row per subject (worker/platform/rate-limit.ts): API keys,
+ * Counters in fixed windows, one row per subject (worker/platform/core/rate-limit.ts): API keys,
  * intake per channel and client, sign-in attempts. Incremented atomically, so limits are exact.
  * The column keeps its first name, key_id, though it now holds any subject.
+ *
+ * An execution's increment also carries the guard on the current state of what it runs as (the
+ * guard_* columns, read fresh by subqueries in the same statement; null when not involved): a
+ * CHECK that fails rolls the whole execution batch back, and its name says which refusal to
+ * answer. SQLite checks the proposed row (the guard, and a count of 1) before it resolves the
+ * conflict into the increment, so a revoked key over its limit is told it is revoked; the guard
+ * CHECKs are also declared first.
  */
 export const rateLimitWindows = sqliteTable(
   'rate_limit_windows',
@@ -85,8 +92,22 @@ export const rateLimitWindows = sqliteTable(
      * fails the CHECK, and with it the whole batch it is part of (nothing else commits).
      */
     maxCount: integer('max_count'),
+    /** 1 when the API key is neither revoked nor expired. */
+    keyUsable: integer('key_usable'),
+    /** 1 when the workspace and its organisation are active. */
+    tenantActive: integer('tenant_active'),
+    /** 1 when the channel is active and the page origin still on its lists. */
+    channelActive: integer('channel_active'),
+    /** The key's executions left this month (the agent path checks it before calling out); null when unlimited or not checked. */
+    quotaLeft: integer('quota_left'),
   },
-  (table) => [check('within_window_limit', sql`${table.maxCount} IS NULL OR ${table.count} <= ${table.maxCount}`)],
+  (table) => [
+    check('guard_key_usable', sql`${table.keyUsable} IS NULL OR ${table.keyUsable} = 1`),
+    check('guard_tenant_active', sql`${table.tenantActive} IS NULL OR ${table.tenantActive} = 1`),
+    check('guard_channel_active', sql`${table.channelActive} IS NULL OR ${table.channelActive} = 1`),
+    check('within_window_limit', sql`${table.maxCount} IS NULL OR ${table.count} <= ${table.maxCount}`),
+    check('guard_quota_left', sql`${table.quotaLeft} IS NULL OR ${table.quotaLeft} > 0`),
+  ],
 );
 
 /**
@@ -130,34 +151,6 @@ export const idempotencyRecords = sqliteTable(
      * reads the stored record to replay it, or answers 422 or 409.
      */
     check('idempotency_key_free', sql`${table.state} IN ('in_progress', 'completed')`),
-  ],
-);
-
-/**
- * The execution's guard on the current state of what it runs as (PRODUCT.md section 2, step 4),
- * checked inside its own batch, so that a cached key context is never trusted for a security
- * decision. The batch inserts one row whose columns are read fresh from D1, and deletes it again
- * at its end: a row that fails a CHECK rolls back the whole execution, and the CHECK that failed
- * names the refusal. No row stays in the table.
- */
-export const executionGuards = sqliteTable(
-  'execution_guards',
-  {
-    id: text('id').primaryKey(),
-    /** 1 when the API key is neither revoked nor expired; null when no key is involved. */
-    keyUsable: integer('key_usable'),
-    /** 1 when the workspace and its organisation are active. */
-    tenantActive: integer('tenant_active').notNull(),
-    /** 1 when the channel is active; null when no channel is involved. */
-    channelActive: integer('channel_active'),
-    /** The key's executions left this month (the agent path checks it before calling out); null when unlimited or not checked. */
-    quotaLeft: integer('quota_left'),
-  },
-  (table) => [
-    check('guard_key_usable', sql`${table.keyUsable} IS NULL OR ${table.keyUsable} = 1`),
-    check('guard_tenant_active', sql`${table.tenantActive} = 1`),
-    check('guard_channel_active', sql`${table.channelActive} IS NULL OR ${table.channelActive} = 1`),
-    check('guard_quota_left', sql`${table.quotaLeft} IS NULL OR ${table.quotaLeft} > 0`),
   ],
 );
 

@@ -57,6 +57,6 @@ describe('insertRows, the cached INSERT of the hot path', () => {
     ]);
     expect(first).toEqual([{ windowStart: 1_000, count: 1 }]);
     expect(second).toEqual([{ windowStart: 1_000, count: 2 }]);
-    expect(read).toEqual([{ keyId: 'db-test-subject', windowStart: 1_000, count: 2, maxCount: 5 }]);
+    expect(read).toEqual([{ keyId: 'db-test-subject', windowStart: 1_000, count: 2, maxCount: 5, keyUsable: null, tenantActive: null, channelActive: null, quotaLeft: null }]);
   });
 });

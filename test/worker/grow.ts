@@ -20,8 +20,8 @@ interface ForeignKey {
   to: string | null;
 }
 
-/** Tables that stay empty by design, and D1's own. */
-const SKIPPED = /^(sqlite_|d1_|_cf_|execution_guards$)/;
+/** D1's own tables. */
+const SKIPPED = /^(sqlite_|d1_|_cf_)/;
 
 async function all<T>(query: string): Promise<T[]> {
   return (await env.DB.prepare(query).all<T>()).results;

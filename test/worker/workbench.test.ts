@@ -139,6 +139,19 @@ describe('API conversations (session_id)', () => {
       .all();
     expect(messages.results.filter((row) => row.role === 'visitor').map((row) => row.text)).toEqual(['First turn.', 'Second turn.']);
   });
+
+  it('a one-off call without session_id forms no conversation: its demand and lead stand alone, and the lead opens in the workbench', async () => {
+    const tenant = await createTenant({ scopes: [...SCOPES, 'memory:write'] });
+    const envelope = await json(await execute(tenant.token, executeBody({ text: 'One question, no session.' })));
+    const conversations = await env.DB.prepare('SELECT COUNT(*) AS n FROM conversations WHERE workspace_id = ?').bind(tenant.workspaceId).first<{ n: number }>();
+    expect(conversations!.n).toBe(0);
+    const demand = await env.DB.prepare('SELECT conversation_id, text FROM demands WHERE id = ?').bind(envelope.output.result.demand_id).first();
+    expect(demand).toEqual({ conversation_id: null, text: 'One question, no session.' });
+    const expert = await createActiveExpert({ domains: ['consultation'] });
+    const detail = await sessionCall(expert.cookie, `/api/provider/workbench/leads/${envelope.output.result.lead_id}`);
+    expect(detail.status).toBe(200);
+    expect((await json(detail)).messages).toEqual([]);
+  });
 });
 
 describe('claiming', () => {

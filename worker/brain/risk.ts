@@ -24,9 +24,18 @@ const REJECTING = new Set(['honeypot', 'empty_message', 'too_long']);
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** Compiled phrase patterns: every execution tests the same few dozen phrases (bounded, in case terms churn). */
+const phrasePatterns = new Map<string, RegExp>();
+const MAX_PHRASE_PATTERNS = 2_000;
+
 /** Whether `phrase` stands in `text` as whole words (any case, any script). */
 export function containsPhrase(text: string, phrase: string): boolean {
-  const pattern = new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(phrase.toLowerCase())}($|[^\\p{L}\\p{N}])`, 'u');
+  let pattern = phrasePatterns.get(phrase);
+  if (!pattern) {
+    if (phrasePatterns.size >= MAX_PHRASE_PATTERNS) phrasePatterns.clear();
+    pattern = new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(phrase.toLowerCase())}($|[^\\p{L}\\p{N}])`, 'u');
+    phrasePatterns.set(phrase, pattern);
+  }
   return pattern.test(text.toLowerCase());
 }
 

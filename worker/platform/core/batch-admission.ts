@@ -9,14 +9,13 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { insertRowsSql, isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
-import { newId } from '../../lib/ids';
 import { forgetChannel } from '../channels/service';
 import { EXECUTIONS_METER, forgetCachedKeys, freshKeyRefusal, quotaPeriod, workspaceInactive, type KeyContext } from '../identity/credentials';
 import { claimIdempotencyKey, storedOutcome, storedRecord } from './idempotency';
-import { RATE_LIMIT_WINDOW_MS, readWindows, windowIncrement, type RateLimitOutcome } from './rate-limit';
+import { RATE_LIMIT_WINDOW_MS, readWindows, windowIncrement, type RateLimitOutcome, type WindowGuard } from './rate-limit';
 import type { ExecuteResponse } from './schemas';
 
-const { executionGuards, usageMeters, idempotencyRecords } = schema;
+const { usageMeters, idempotencyRecords } = schema;
 
 /** Who an execution runs as, as far as admission in the batch needs to know. */
 export interface AdmissionSubject {
@@ -40,21 +39,18 @@ export interface GuardTarget {
 }
 
 /**
- * The guard's two statements: the first inserts a row of fresh reads whose CHECKs refuse a
- * revoked or expired key, a suspended workspace or organisation, a disabled channel or a page
- * origin taken off its list (and, when
- * asked, a used-up quota); the last deletes it, so the table stays empty.
+ * The guard: fresh reads of whether the key is neither revoked nor expired, the workspace and
+ * organisation are active, the channel is active and the page origin still on its lists (and,
+ * when asked, the quota is not used up). They are written into the execution's rate-limit row,
+ * whose CHECKs refuse a failing one, rolling the whole batch back (rate-limit.ts). SQL text,
+ * since it runs on every execution (see insertRowsSql).
  */
-export function guardStatements(db: Database, target: GuardTarget, now: number): { open: BatchItem<'sqlite'>; close: BatchItem<'sqlite'> } {
-  // The guard's statements run on every execution, so they are SQL text (see insertRowsSql).
-  const id = newId('grd', now);
-  const keyUsable = target.keyId ? sql`coalesce((SELECT revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}) FROM api_keys WHERE id = ${target.keyId}), 0)` : null;
-  const tenantActive = sql`coalesce((SELECT w.status = 'active' AND o.status = 'active' FROM workspaces w JOIN organizations o ON o.id = w.organization_id WHERE w.id = ${target.workspaceId}), 0)`;
-  const channelActive = target.channel ? channelAdmits(target.channel.id, target.channel.origin) : null;
-  const quotaLeft = target.checkQuota && target.keyId ? quotaLeftAfter(target.keyId, now) : null;
+export function guardValues(target: GuardTarget, now: number): WindowGuard {
   return {
-    open: db.run(insertRowsSql(executionGuards, [{ id, keyUsable, tenantActive, channelActive, quotaLeft }])),
-    close: db.run(sql`DELETE FROM execution_guards WHERE id = ${id}`),
+    keyUsable: target.keyId ? sql`coalesce((SELECT revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}) FROM api_keys WHERE id = ${target.keyId}), 0)` : null,
+    tenantActive: sql`coalesce((SELECT w.status = 'active' AND o.status = 'active' FROM workspaces w JOIN organizations o ON o.id = w.organization_id WHERE w.id = ${target.workspaceId}), 0)`,
+    channelActive: target.channel ? channelAdmits(target.channel.id, target.channel.origin) : null,
+    quotaLeft: target.checkQuota && target.keyId ? quotaLeftAfter(target.keyId, now) : null,
   };
 }
 
@@ -72,9 +68,12 @@ function quotaLeftAfter(keyId: string, now: number): SQL {
   return sql`(SELECT quota - used FROM usage_meters WHERE key_id = ${keyId} AND meter = ${EXECUTIONS_METER} AND period = ${quotaPeriod(now)})`;
 }
 
-/** The rate-limit statement of the batch: counts one request, and refuses (CHECK within_window_limit) the one past the limit. */
-export function rateLimitStatement(db: Database, subject: string, limit: number, now: number) {
-  return windowIncrement(db, subject, now, RATE_LIMIT_WINDOW_MS, limit);
+/**
+ * The rate-limit statement of the batch, carrying the guard: counts one request (or, with
+ * increment 0, only re-checks), and refuses (CHECK within_window_limit) the one past the limit.
+ */
+export function rateLimitStatement(db: Database, subject: string, limit: number, now: number, guard: WindowGuard, increment: 0 | 1 = 1) {
+  return windowIncrement(db, subject, now, RATE_LIMIT_WINDOW_MS, limit, { guard, increment });
 }
 
 /** The headers' view of a committed rate-limit statement's row. */
@@ -139,13 +138,11 @@ export class BatchAdmission {
     return this.subject.workspaceId;
   }
 
-  private guard(checkQuota: boolean) {
-    const { key, workspaceId, channel } = this.subject;
-    return guardStatements(this.db, { keyId: key?.id ?? null, workspaceId, channel, checkQuota }, this.now);
-  }
-
-  private rateLimit() {
-    return rateLimitStatement(this.db, this.subject.rateLimit.subject, this.subject.rateLimit.perMinute, this.now);
+  /** The rate-limit statement with the guard (with the quota check before an agent call); increment 0 only re-checks. */
+  private rateLimit({ checkQuota = false, increment = 1 }: { checkQuota?: boolean; increment?: 0 | 1 } = {}) {
+    const { key, workspaceId, channel, rateLimit } = this.subject;
+    const guard = guardValues({ keyId: key?.id ?? null, workspaceId, channel, checkQuota }, this.now);
+    return rateLimitStatement(this.db, rateLimit.subject, rateLimit.perMinute, this.now, guard, increment);
   }
 
   private claim(result: Parameters<typeof claimIdempotencyKey>[2]) {
@@ -160,11 +157,10 @@ export class BatchAdmission {
   async preflight(reads: BatchItem<'sqlite'>[]): Promise<unknown[]> {
     if (this.preflightRateLimit) throw new Error('preflight runs once per execution');
     const { subject, idempotency, now } = this;
-    const guard = this.guard(true);
     const reserving = Boolean(subject.key && idempotency);
-    const items: BatchItem<'sqlite'>[] = [guard.open, this.rateLimit(), ...(reserving ? [this.claim({ state: 'in_progress' })] : []), guard.close, ...reads];
+    const items: BatchItem<'sqlite'>[] = [this.rateLimit({ checkQuota: true }), ...(reserving ? [this.claim({ state: 'in_progress' })] : []), ...reads];
     const results = await this.run(items);
-    this.preflightRateLimit = rateLimitOutcome((results[1] as WindowRow[])[0], subject.rateLimit.perMinute, now);
+    this.preflightRateLimit = rateLimitOutcome((results[0] as WindowRow[])[0], subject.rateLimit.perMinute, now);
     this.reserved = reserving;
     return results.slice(items.length - reads.length);
   }
@@ -179,9 +175,10 @@ export class BatchAdmission {
   async commit(writes: BatchItem<'sqlite'>[], envelope: ExecuteResponse): Promise<{ body: string; rateLimit: RateLimitOutcome }> {
     const { db, subject, idempotency, now } = this;
     const key = subject.key;
-    const guard = this.guard(false);
-    const items: BatchItem<'sqlite'>[] = [guard.open];
-    const rateLimitAt = this.preflightRateLimit ? -1 : items.push(this.rateLimit()) - 1;
+    // After a preflight, the guard is checked again (the key may have been revoked during the
+    // call), but the request is not counted twice.
+    const items: BatchItem<'sqlite'>[] = [this.rateLimit({ increment: this.preflightRateLimit ? 0 : 1 })];
+    const rateLimitAt = this.preflightRateLimit ? -1 : 0;
     const chargeAt = key ? items.push(chargeUsage(db, key, now)) - 1 : -1;
     let storedAt = -1;
     if (key && idempotency) {
@@ -190,7 +187,7 @@ export class BatchAdmission {
       const store = this.reserved ? completeReservation(db, key.id, idempotency.key, responseBody) : this.claim({ state: 'completed', responseBody });
       storedAt = items.push(store) - 1;
     }
-    items.push(...writes, guard.close);
+    items.push(...writes);
     const results = await this.run(items);
     const rateLimit = this.preflightRateLimit ?? rateLimitOutcome((results[rateLimitAt] as WindowRow[])[0], subject.rateLimit.perMinute, now);
     if (storedAt >= 0) {

@@ -241,16 +241,20 @@ export async function runExecution(db: Database, principal: Principal, demand: D
         extensions: { execution_id: executionId, attempts: plan.attempts.map((attempt) => ({ provider_id: attempt.providerId, outcome: attempt.outcome })) },
       });
     }
-    const conversationId = conversation?.id ?? newId('cnv', now);
+    // A channel's visitor, or an API caller's session_id, forms a conversation (PRODUCT.md section
+    // 5); a one-off API call without session_id is a demand of its own, with nothing to continue.
+    const formsConversation = Boolean(conversation || channel || context.correlation?.sessionId);
+    const conversationId = conversation?.id ?? (formsConversation ? newId('cnv', now) : null);
     // A channel's new conversation gets a new token; an API conversation is named by its session_id.
     const token = visitor ? (conversation ? visitor.visitorToken! : newVisitorToken()) : undefined;
     // Attribution is first touch: the conversation keeps what its first message reported.
     const attribution = conversation?.attribution ?? demand.attribution ?? null;
-    const start: ConversationStart | undefined = conversation
-      ? undefined
-      : channel
-        ? { kind: 'channel', workspaceId: admitted.workspaceId, channelId: channel.id, tokenHash: await sha256Hex(token!), attribution }
-        : { kind: 'api', workspaceId: admitted.workspaceId, externalSessionId: context.correlation?.sessionId ?? null };
+    const start: ConversationStart | undefined =
+      conversation || !conversationId
+        ? undefined
+        : channel
+          ? { kind: 'channel', workspaceId: admitted.workspaceId, channelId: channel.id, tokenHash: await sha256Hex(token!), attribution }
+          : { kind: 'api', workspaceId: admitted.workspaceId, externalSessionId: context.correlation?.sessionId ?? null };
     const origin: DemandOrigin = {
       workspaceId: admitted.workspaceId,
       executionId,
@@ -260,20 +264,22 @@ export async function runExecution(db: Database, principal: Principal, demand: D
       routingPool: pool.kind,
       ...(channel ? { channel: { channelId: channel.id, attribution, ...(demand.contact ? { contact: demand.contact } : {}) } } : {}),
     };
-    const turn = conversationTurnWrites(db, {
-      conversationId,
-      ...(start ? { start } : {}),
-      demandId: plan.demand.id,
-      leadId: plan.lead?.id ?? conversation?.leadId ?? null,
-      executionId,
-      ...(plan.storeTurn
-        ? {
-            ...(demand.text !== undefined ? { visitorText: demand.text } : {}),
-            reply: plan.handledBy ? { role: 'agent' as const, text: plan.reply, authorId: plan.handledBy.providerId } : { role: 'system' as const, text: plan.reply },
-          }
-        : {}),
-      now,
-    });
+    const turn = conversationId
+      ? conversationTurnWrites(db, {
+          conversationId,
+          ...(start ? { start } : {}),
+          demandId: plan.demand.id,
+          leadId: plan.lead?.id ?? conversation?.leadId ?? null,
+          executionId,
+          ...(plan.storeTurn
+            ? {
+                ...(demand.text !== undefined ? { visitorText: demand.text } : {}),
+                reply: plan.handledBy ? { role: 'agent' as const, text: plan.reply, authorId: plan.handledBy.providerId } : { role: 'system' as const, text: plan.reply },
+              }
+            : {}),
+          now,
+        })
+      : { writes: [], messages: [] };
     const events = executionEvents({
       workspaceId: admitted.workspaceId,
       executionId,

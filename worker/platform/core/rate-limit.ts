@@ -1,26 +1,49 @@
-import { inArray, sql } from 'drizzle-orm';
+import { inArray, sql, type SQL } from 'drizzle-orm';
 import { insertRowsSql, schema, type Database } from '../../lib/db';
 
 const { rateLimitWindows } = schema;
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
+/** An execution's guard, as SQL read fresh inside the statement (see GuardTarget in batch-admission.ts); null: not involved. */
+export interface WindowGuard {
+  keyUsable: SQL | null;
+  tenantActive: SQL | null;
+  channelActive: SQL | null;
+  quotaLeft: SQL | null;
+}
+
 /**
- * The upsert that counts one event for `subject` in a fixed window: a window opens at the first
- * event after the previous one closed. With `maxCount`, the CHECK on the table refuses the
- * increment that would pass it, which fails the statement's whole batch: a limit taken this way
- * holds under any concurrency, and a refused attempt leaves no trace.
+ * The upsert that counts `increment` events (1, or 0 to re-check only) for `subject` in a fixed
+ * window: a window opens at the first event after the previous one closed. With `maxCount`, the
+ * CHECK on the table refuses the increment that would pass it, which fails the statement's whole
+ * batch: a limit taken this way holds under any concurrency, and a refused attempt leaves no
+ * trace. An execution's `guard` travels in the same row (its CHECKs refuse in the same way).
  */
-export function windowIncrement(db: Database, subject: string, now: number, windowMs: number, maxCount: number | null = null) {
-  // Written as SQL text (it runs on every execution; see insertRowsSql). SET reads the old row.
+export function windowIncrement(
+  db: Database,
+  subject: string,
+  now: number,
+  windowMs: number,
+  maxCount: number | null = null,
+  options: { guard?: WindowGuard; increment?: 0 | 1 } = {},
+) {
+  const increment = options.increment ?? 1;
+  const guard = options.guard ?? { keyUsable: null, tenantActive: null, channelActive: null, quotaLeft: null };
+  // Written as SQL text (it runs on every execution; see insertRowsSql). SET reads the old row;
+  // `excluded` is the row the INSERT proposed, whose guard subqueries ran once.
   const windowExpired = sql`${now} - window_start >= ${windowMs}`;
   return db.all<{ windowStart: number; count: number }>(
     insertRowsSql(
       rateLimitWindows,
-      [{ keyId: subject, windowStart: now, count: 1, maxCount }],
+      [{ keyId: subject, windowStart: now, count: increment, maxCount, ...guard }],
       sql`ON CONFLICT (key_id) DO UPDATE SET
         window_start = CASE WHEN ${windowExpired} THEN ${now} ELSE window_start END,
-        count = CASE WHEN ${windowExpired} THEN 1 ELSE count + 1 END,
-        max_count = ${maxCount}
+        count = CASE WHEN ${windowExpired} THEN ${increment} ELSE count + ${increment} END,
+        max_count = ${maxCount},
+        key_usable = excluded.key_usable,
+        tenant_active = excluded.tenant_active,
+        channel_active = excluded.channel_active,
+        quota_left = excluded.quota_left
       RETURNING window_start AS "windowStart", count`,
     ),
   );

@@ -26,7 +26,8 @@ export interface DemandOrigin {
   workspaceId: string;
   executionId: string;
   domain: string;
-  conversationId: string;
+  /** Null for a one-off API call (no session_id), which forms no conversation. */
+  conversationId: string | null;
   actor: { kind: 'channel' | 'api_key' | 'admin'; id: string };
   routingPool: 'platform' | 'workspace';
   channel?: { channelId: number; attribution: Attribution | null; contact?: VisitorContact };
