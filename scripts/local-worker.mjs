@@ -78,7 +78,8 @@ export async function startLocalWorker({ vars = {}, quiet = true, onAgentCall, i
   const agent = await startReferenceAgent({ secret: REFERENCE_AGENT_TEST_SECRET, onCall: onAgentCall });
   const referenceAgent = { port: Number(new URL(agent.url).port), secret: REFERENCE_AGENT_TEST_SECRET };
   await prepareLocalDatabase({ persistTo, demoApiKey, demoPassword: DEMO_TEST_PASSWORD, pepper, secretsKey, referenceAgent });
-  const [port, inspectorPort] = [await freePort(), await freePort()];
+  const port = await freePort();
+  const inspectorPort = inspector ? await freePort() : undefined;
   const allVars = { ADMIN_TOKEN: adminToken, PASSWORD_PEPPER: pepper, SECRETS_KEY: secretsKey, ALLOW_LOOPBACK_EGRESS: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', ...vars };
   // Without the inspector (the benchmark), through serve-worker.mjs; otherwise `wrangler dev` itself.
   const args = inspector

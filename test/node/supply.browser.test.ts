@@ -198,6 +198,21 @@ describe.skipIf(!browserAvailable)('the supply side in Chromium', () => {
     // The expert's Mine tab has it, won.
     await expertPage.goto(`${worker}/provider/workbench?tab=mine`);
     expect(await expertPage.locator('ul.lead-list li.lead-card').first().textContent()).toContain('won');
+
+    // 7. A lead from a one-off API call (no session, so no chat) shows the request it made.
+    const executed = await fetch(`${worker}/api/execute`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ domain, execution_mode: 'sync', required_scopes: [], text: `Quote for a new lawn, about 80 m² ${XSS}` }),
+    });
+    const leadId = ((await executed.json()) as { output: { result: { lead_id: string } } }).output.result.lead_id;
+    await expertPage.goto(`${worker}/provider/workbench/leads/${leadId}`);
+    const conversation = expertPage.locator('section[aria-labelledby="conversation-title"]');
+    expect(await conversation.textContent()).toContain('Sent through the API as one request');
+    expect(await conversation.textContent()).toContain(`Quote for a new lawn, about 80 m² ${XSS}`);
+    expect(await expertPage.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+    await expectAccessible(expertPage, 'lead (API request)');
+    await screenshotBoth(expertPage, 'workbench-lead-api');
   });
 
   it('a provider not yet active sees why, and what to do next', async () => {

@@ -478,15 +478,29 @@ export function LeadPage({ user, lead, notice, error }: { user: SessionUser; lea
       <div class="grid-2">
         <section class="card" aria-labelledby="conversation-title">
           <h2 id="conversation-title">Conversation</h2>
-          <ol class="transcript">
-            {lead.messages.map((message) => (
-              <li class={`turn ${message.role}`}>
-                <span class="speaker">{message.role === 'visitor' ? 'Visitor' : message.role === 'system' ? 'Platform' : message.role === 'agent' ? 'Agent' : 'Expert'}</span>
-                <span class="when">{when(message.created_at)}</span>
-                <p>{message.text}</p>
-              </li>
-            ))}
-          </ol>
+          {lead.messages.length > 0 ? (
+            <ol class="transcript">
+              {lead.messages.map((message) => (
+                <li class={`turn ${message.role}`}>
+                  <span class="speaker">{message.role === 'visitor' ? 'Visitor' : message.role === 'system' ? 'Platform' : message.role === 'agent' ? 'Agent' : 'Expert'}</span>
+                  <span class="when">{when(message.created_at)}</span>
+                  <p>{message.text}</p>
+                </li>
+              ))}
+            </ol>
+          ) : (
+            // An API call without a session is one request, with no chat to show: show what it asked.
+            <>
+              <p class="muted">Sent through the API as one request, not a chat. It begins:</p>
+              <ol class="transcript">
+                <li class="turn visitor">
+                  <span class="speaker">Request</span>
+                  <span class="when">{when(lead.created_at)}</span>
+                  <p>{lead.summary || '(no text)'}</p>
+                </li>
+              </ol>
+            </>
+          )}
         </section>
         <div>
           <section class="card" aria-labelledby="actions-title">

@@ -29,7 +29,7 @@ export interface AdmissionSubject {
 type WindowRow = { count: number; windowStart: number };
 
 /** Whose current state the guard re-reads: the key (if any), the workspace, the channel (if any). */
-export interface GuardTarget {
+interface GuardTarget {
   keyId: string | null;
   workspaceId: string;
   /** A channel's demand: the channel, and the page origin it came from (null: the console's own, always allowed). */
@@ -45,7 +45,7 @@ export interface GuardTarget {
  * whose CHECKs refuse a failing one, rolling the whole batch back (rate-limit.ts). SQL text,
  * since it runs on every execution (see insertRowsSql).
  */
-export function guardValues(target: GuardTarget, now: number): WindowGuard {
+function guardValues(target: GuardTarget, now: number): WindowGuard {
   return {
     keyUsable: target.keyId ? sql`coalesce((SELECT revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}) FROM api_keys WHERE id = ${target.keyId}), 0)` : null,
     tenantActive: sql`coalesce((SELECT w.status = 'active' AND o.status = 'active' FROM workspaces w JOIN organizations o ON o.id = w.organization_id WHERE w.id = ${target.workspaceId}), 0)`,
@@ -66,14 +66,6 @@ function channelAdmits(channelId: number, origin: string | null) {
 /** The key's executions left this month (null when unlimited or not yet charged), read inside the batch. */
 function quotaLeftAfter(keyId: string, now: number): SQL {
   return sql`(SELECT quota - used FROM usage_meters WHERE key_id = ${keyId} AND meter = ${EXECUTIONS_METER} AND period = ${quotaPeriod(now)})`;
-}
-
-/**
- * The rate-limit statement of the batch, carrying the guard: counts one request (or, with
- * increment 0, only re-checks), and refuses (CHECK within_window_limit) the one past the limit.
- */
-export function rateLimitStatement(db: Database, subject: string, limit: number, now: number, guard: WindowGuard, increment: 0 | 1 = 1) {
-  return windowIncrement(db, subject, now, RATE_LIMIT_WINDOW_MS, limit, { guard, increment });
 }
 
 /** The headers' view of a committed rate-limit statement's row. */
@@ -138,11 +130,15 @@ export class BatchAdmission {
     return this.subject.workspaceId;
   }
 
-  /** The rate-limit statement with the guard (with the quota check before an agent call); increment 0 only re-checks. */
+  /**
+   * The rate-limit statement carrying the guard (with the quota check before an agent call): it
+   * counts the request, or with increment 0 only re-checks, and refuses (CHECK within_window_limit)
+   * the one past the limit.
+   */
   private rateLimit({ checkQuota = false, increment = 1 }: { checkQuota?: boolean; increment?: 0 | 1 } = {}) {
     const { key, workspaceId, channel, rateLimit } = this.subject;
     const guard = guardValues({ keyId: key?.id ?? null, workspaceId, channel, checkQuota }, this.now);
-    return rateLimitStatement(this.db, rateLimit.subject, rateLimit.perMinute, this.now, guard, increment);
+    return windowIncrement(this.db, rateLimit.subject, this.now, RATE_LIMIT_WINDOW_MS, rateLimit.perMinute, { guard, increment });
   }
 
   private claim(result: Parameters<typeof claimIdempotencyKey>[2]) {
