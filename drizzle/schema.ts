@@ -211,7 +211,8 @@ export const demands = sqliteTable(
   (table) => [
     index('demands_workspace_idx').on(table.workspaceId, table.createdAt),
     index('demands_channel_idx').on(table.channelId, table.createdAt),
-    index('demands_conversation_idx').on(table.conversationId),
+    // A conversation has one demand.
+    uniqueIndex('demands_conversation_idx').on(table.conversationId).where(sql`conversation_id IS NOT NULL`),
   ],
 );
 
@@ -334,10 +335,14 @@ export const leads = sqliteTable(
     summary: text('summary').notNull().default(''),
     claimedBy: text('claimed_by'),
     claimedAt: integer('claimed_at'),
+    /** The id of the last change (a claim, a status move, a release): its history, audit and event rows are written only with it. */
+    changeId: text('change_id'),
     updatedAt: integer('updated_at').notNull().default(0),
     createdAt: createdAt(),
   },
   (table) => [
+    // A conversation has at most one lead (PRODUCT.md section 5), however many turns race.
+    uniqueIndex('leads_conversation_idx').on(table.conversationId).where(sql`conversation_id IS NOT NULL`),
     index('leads_workspace_idx').on(table.workspaceId, table.createdAt),
     index('leads_channel_idx').on(table.channelId, table.createdAt),
     // The workbench: open leads of a domain, newest first; a provider's claimed leads.
@@ -447,6 +452,10 @@ export const providers = sqliteTable('providers', {
   agentCard: text('agent_card', { mode: 'json' }).$type<Record<string, unknown>>(),
   /** How long a call to this agent or robot may take (10 s by default, 25 s at most). */
   timeoutMs: integer('timeout_ms').notNull().default(10_000),
+  /** Counts every change of the profile; an approval names the version it approves (a stale one fails). */
+  profileVersion: integer('profile_version').notNull().default(1),
+  /** The id of the last state change: its history, audit and event rows are written only with it. */
+  changeId: text('change_id'),
   createdAt: createdAt(),
   updatedAt: integer('updated_at').notNull(),
 });
@@ -563,6 +572,8 @@ export const webhookEndpoints = sqliteTable(
     previousSigningSecretUntil: integer('previous_signing_secret_until'),
     /** Since when every delivery to it has failed (null: its last delivery succeeded). */
     failingSince: integer('failing_since'),
+    /** The id of the last change of its state: the audit row of a disable is written only with it. */
+    changeId: text('change_id'),
     createdAt: createdAt(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -594,7 +605,8 @@ export const webhookDeliveries = sqliteTable(
     eventId: text('event_id').notNull(),
     endpointId: text('endpoint_id').notNull(),
     workspaceId: text('workspace_id').notNull(),
-    status: text('status', { enum: ['pending', 'delivered', 'failed', 'cancelled'] }).notNull(),
+    /** `paused` while its endpoint is disabled: delivered on re-enable, if still within the retry window. */
+    status: text('status', { enum: ['pending', 'paused', 'delivered', 'failed', 'cancelled'] }).notNull(),
     attempts: integer('attempts').notNull().default(0),
     /** When the next attempt is due; an attempt in flight pushes it out (a lease). */
     nextAttemptAt: integer('next_attempt_at').notNull(),

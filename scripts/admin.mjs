@@ -24,7 +24,7 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   users grant-admin USR_ID | remove-admin USR_ID
   providers list [--status pending_review|active|suspended|profile_incomplete|registered]
   providers show PRV_ID
-  providers approve PRV_ID
+  providers approve PRV_ID --version N   (the version that providers show printed; an edit since fails)
   providers reject PRV_ID --note TEXT
   providers suspend PRV_ID --note TEXT
   providers health PRV_ID
@@ -59,6 +59,7 @@ const { values: options, positionals } = parseArgs({
     note: { type: 'string' },
     events: { type: 'string' },
     endpoint: { type: 'string' },
+    version: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -122,7 +123,7 @@ const commands = {
   'users remove-admin': () => ['PATCH', `/api/admin/users/${need(target, 'USR_ID')}`, { platform_admin: false }],
   'providers list': () => ['GET', `/api/admin/providers${query({ status: options.status })}`],
   'providers show': () => ['GET', `/api/admin/providers/${need(target, 'PRV_ID')}`],
-  'providers approve': () => ['POST', `/api/admin/providers/${need(target, 'PRV_ID')}/approve`],
+  'providers approve': () => ['POST', `/api/admin/providers/${need(target, 'PRV_ID')}/approve`, { version: toNumber(need(options.version, '--version')) }],
   'providers reject': () => ['POST', `/api/admin/providers/${need(target, 'PRV_ID')}/reject`, { note: need(options.note, '--note') }],
   'providers suspend': () => ['POST', `/api/admin/providers/${need(target, 'PRV_ID')}/suspend`, { note: need(options.note, '--note') }],
   'providers health': () => ['GET', `/api/admin/providers/${need(target, 'PRV_ID')}/health`],

@@ -31,6 +31,8 @@ export interface Bindings {
   ALLOW_LOOPBACK_EGRESS?: string;
   /** The first step of the webhook retry schedule, in seconds (30 by default; 1 in .dev.vars.example). */
   WEBHOOK_RETRY_BASE_SECONDS?: string;
+  /** The total deadline of one execution's chain of agent calls, in ms (20,000 by default). */
+  AGENT_CHAIN_DEADLINE_MS?: string;
 }
 
 const optionalUrl = z
@@ -61,6 +63,7 @@ const settingsSchema = z.object({
     .optional()
     .transform((value) => value === '1' || value === 'true'),
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().positive().max(3600).default(30),
+  AGENT_CHAIN_DEADLINE_MS: z.coerce.number().int().min(100).max(60_000).default(20_000),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

@@ -69,8 +69,18 @@ describe('npm run admin', () => {
     const queue = await admin('providers', 'list', '--status', 'pending_review');
     expect(queue.data.map((entry: { provider_id: string }) => entry.provider_id)).toContain(providerId);
     expect((await admin('providers', 'reject', providerId, '--note', 'Add a bio.')).status).toBe('profile_incomplete');
-    expect((await admin('providers', 'show', providerId)).review_note).toBe('Add a bio.');
-    await expect(admin('providers', 'approve', providerId)).rejects.toMatchObject({ code: 1 });
+    const shown = await admin('providers', 'show', providerId);
+    expect(shown.review_note).toBe('Add a bio.');
+    // An approval names the version read; this one is no longer under review.
+    await expect(admin('providers', 'approve', providerId, '--version', String(shown.version))).rejects.toMatchObject({ code: 1 });
+    await fetch(`${worker}/api/provider/profile`, {
+      method: 'POST',
+      headers: { Cookie: cookie, Origin: worker, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ bio: 'Ten years of payroll.', submit: true }),
+    });
+    const resubmitted = await admin('providers', 'show', providerId);
+    await expect(admin('providers', 'approve', providerId, '--version', String(resubmitted.version - 1))).rejects.toMatchObject({ code: 1 });
+    expect((await admin('providers', 'approve', providerId, '--version', String(resubmitted.version))).status).toBe('active');
   });
 
   it('provisions a webhook endpoint: create (secret once), list, rotate, disable, the delivery log', async () => {

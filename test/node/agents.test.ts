@@ -50,7 +50,7 @@ async function register(profile: Record<string, unknown>, domain: string): Promi
     body: { display_name: 'Interop provider', headline: 'Answers interop tests', accepted_scope: { domains: [domain], topics: [] }, languages: ['en'], regions: ['global'], ...profile, submit: true },
   });
   expect(saved.status, saved.text).toBe(200);
-  const approved = await api(`/api/admin/providers/${provider.providerId}/approve`, { method: 'POST', token: adminToken });
+  const approved = await api(`/api/admin/providers/${provider.providerId}/approve`, { token: adminToken, body: { version: saved.body.version } });
   expect(approved.body).toMatchObject({ status: 'active', signing_secret: expect.stringMatching(/^whsec_/) });
   return { providerId: provider.providerId, secret: approved.body.signing_secret };
 }
@@ -190,7 +190,7 @@ describe('a robot that verifies every call with standardwebhooks', () => {
       const response = await api('/api/execute', { token: apiKey, body: { domain, execution_mode: 'sync', required_scopes: [], text } });
       expect(response.status, response.text).toBe(200);
       expect(response.body.output.result).toMatchObject({ handled_by: { kind: 'robot' }, reply: `Robot saw: ${text}`, output: { answered: response.body.output.execution_id } });
-      expect(response.body.usage_applications).toContainEqual({ meter: 'robot_seconds', quantity: 0.2, unit: 'second' });
+      expect(response.body.usage_applications).toContainEqual({ meter: 'robot_seconds', quantity: 0.2, unit: 'second', source: 'provider', provider_id: response.body.output.result.handled_by.provider_id });
     }
     expect(seen.map((call) => call.status)).toEqual([200, 200]);
   });

@@ -64,9 +64,11 @@ describe('migrating visitor sessions to conversations', () => {
 
   it('every demand is kept (the API one too); the lead belongs to the conversation, with its contact', async () => {
     const demands = await db.prepare('SELECT id, conversation_id, text FROM demands ORDER BY id').all();
+    // The old model made a demand per message. 0013 makes one demand per conversation a
+    // constraint: the later row is kept, but only the conversation's first demand stays linked.
     expect(demands.results).toEqual([
       { id: 'dem_m1', conversation_id: 'vs_m1', text: 'Hello there' },
-      { id: 'dem_m2', conversation_id: 'vs_m1', text: 'Can I talk to someone?' },
+      { id: 'dem_m2', conversation_id: null, text: 'Can I talk to someone?' },
       { id: 'dem_m3', conversation_id: null, text: 'From the API' },
     ]);
     const lead = await db.prepare('SELECT * FROM leads WHERE id = ?').bind('lead_m1').first();

@@ -105,7 +105,7 @@ describe('webhooks through the real wrangler dev', () => {
       cookie,
       body: { kind: 'expert', display_name: 'Hook Expert', headline: 'Claims leads', accepted_scope: { domains: [domain], topics: [] }, languages: ['en'], regions: ['global'], submit: true },
     });
-    await api(`/api/admin/providers/${profile.provider_id}/approve`, { method: 'POST', token: adminToken });
+    await api(`/api/admin/providers/${profile.provider_id}/approve`, { token: adminToken, body: { version: profile.version } });
 
     const intake = await api(`/api/public/widget/${channel.channel_key}/intake`, { body: { message: { text: 'Can someone help with my VAT return?' } }, headers: { Origin: SITE } });
     await api(`/api/provider/workbench/leads/${intake.lead_id}/claim`, { method: 'POST', cookie });

@@ -121,9 +121,9 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'GET', path: '/provider/onboarding', auth: 'session', sessionOf: 'expert', refuses: [{ who: 'owner', status: 303 }] },
   { method: 'POST', path: '/provider/onboarding/submit', auth: 'session', sessionOf: 'expert', refuses: [{ who: 'owner', status: 303 }] },
   { method: 'POST', path: '/provider/onboarding/:step', auth: 'session', sessionOf: 'expert', refuses: [{ who: 'owner', status: 303 }], body: { kind: 'expert' } },
-  { method: 'GET', path: '/provider/workbench', auth: 'session', sessionOf: 'expert', refuses: [{ who: 'owner', status: 303 }] },
-  { method: 'GET', path: '/provider/operations', auth: 'session', sessionOf: 'agent', refuses: [{ who: 'owner', status: 303 }, { who: 'expert', status: 303 }] },
-  { method: 'POST', path: '/provider/operations/secret/rotate', auth: 'session', sessionOf: 'agent', refuses: [{ who: 'owner', status: 303 }, { who: 'expert', status: 303 }] },
+  { method: 'GET', path: '/provider/workbench', auth: 'session', sessionOf: 'expert', refuses: [{ who: 'owner', status: 303 }, { who: 'inactive_provider', status: 403 }, { who: 'agent', status: 403 }] },
+  { method: 'GET', path: '/provider/operations', auth: 'session', sessionOf: 'agent', refuses: [{ who: 'owner', status: 303 }, { who: 'expert', status: 403 }] },
+  { method: 'POST', path: '/provider/operations/secret/rotate', auth: 'session', sessionOf: 'agent', refuses: [{ who: 'owner', status: 303 }, { who: 'expert', status: 403 }] },
   {
     method: 'GET',
     path: '/provider/workbench/leads/:leadId',
@@ -132,7 +132,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
     tenantScoped: true,
     refuses: [
       { who: 'owner', status: 303 },
-      { who: 'inactive_provider', status: 303 },
+      { who: 'inactive_provider', status: 403 },
     ],
   },
   { method: 'POST', path: '/provider/workbench/leads/:leadId/claim', auth: 'session', sessionOf: 'expert', tenantScoped: true, refuses: [{ who: 'inactive_provider', status: 403 }] },

@@ -28,7 +28,7 @@ import {
 import { HOSTILE_URLS } from './egress-cases';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
 import { getPage, postForm, signUpUser } from './console-helpers';
-import { completeProfile, createActiveExpert, createChannel, review, sessionCall, signUpProvider, visitorSays } from './provider-helpers';
+import { completeProfile, createActiveExpert, createChannel, profileVersion, review, sessionCall, signUpProvider, visitorSays } from './provider-helpers';
 
 const ALL = ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write'];
 
@@ -137,8 +137,8 @@ describe('a robot answers', () => {
     const envelope = await json(await run(domain, { structured_input: { items: 3 }, session_id: 'robot-session' }));
     expect(envelope.output.result).toMatchObject({ handled_by: { kind: 'robot', provider_id: robot.providerId }, output: { quote: 120.5, currency: 'EUR' }, reply: 'Your quote is €120.50.' });
     expect(envelope.usage_applications).toEqual([
-      { meter: 'executions', quantity: 1, unit: 'execution' },
-      { meter: 'tokens', quantity: 812, unit: 'token' },
+      { meter: 'executions', quantity: 1, unit: 'execution', source: 'platform' },
+      { meter: 'tokens', quantity: 812, unit: 'token', source: 'provider', provider_id: robot.providerId },
     ]);
     const [sent] = connectionsTo(endpoint);
     expect(verifies(robot.secret, sent!)).toBe(true);
@@ -152,6 +152,18 @@ describe('a robot answers', () => {
       trace_id: envelope.output.trace_id,
       workspace_id: tenant.workspaceId,
     });
+  });
+
+  it('a robot cannot forge the platform’s charge: a usage line under a platform meter makes the answer invalid, and the caller is charged once', async () => {
+    const domain = await newDomain();
+    const endpoint = 'https://robot-forger.example.com/execute';
+    const robot = await createActiveRobot(endpoint, { domain });
+    remotes.set(endpoint, () => jsonResponse({ output: {}, reply: 'Done.', usage: [{ meter: 'executions', quantity: 999999, unit: 'execution' }] }));
+    const envelope = await json(await run(domain));
+    expect(envelope.usage_applications).toEqual([{ meter: 'executions', quantity: 1, unit: 'execution', source: 'platform' }]);
+    const [attempt] = await attemptsOf(envelope.output.execution_id);
+    expect(attempt).toMatchObject({ provider_id: robot.providerId, outcome: 'invalid_answer' });
+    expect(attempt!.error).toMatch(/usage\.0\.meter: is a meter of the platform/);
   });
 
   it('an answer that is not {output, reply?, usage?} is invalid', async () => {
@@ -457,7 +469,7 @@ describe('connecting an agent', () => {
     ['a gRPC-only card', () => jsonResponse(agentCard('https://agent-card.example.com', { supportedInterfaces: [{ url: 'https://agent-card.example.com/grpc', protocolBinding: 'GRPC', protocolVersion: '1.0' }] })), /GRPC/],
     ['a JSON array', () => jsonResponse([1, 2]), /not a JSON object/],
     ['a card too large', () => jsonResponse({ ...agentCard('https://agent-card.example.com'), description: 'x'.repeat(300_000) }), /larger than/],
-    ['a timeout', () => { throw new DOMException('timed out', 'TimeoutError'); }, /did not answer within/],
+    ['a timeout', () => { throw new DOMException('timed out', 'TimeoutError'); }, /did not send the card within 10 s/],
   ];
   for (const [name, answer, reason] of broken) {
     it(`refuses ${name}, naming the reason`, async () => {
@@ -470,6 +482,129 @@ describe('connecting an agent', () => {
       expect((await env.DB.prepare('SELECT agent_card_url, agent_card FROM providers WHERE id = ?').bind(provider.providerId).first())).toEqual({ agent_card_url: null, agent_card: null });
     });
   }
+});
+
+describe('remote bodies are read as streams and cut at their limit (issue 17)', () => {
+  const cardUrl = 'https://agent-huge.example.com/.well-known/agent-card.json';
+
+  /** A body of `total` bytes without a declared length, made only as it is read. */
+  function chunkedBody(total: number) {
+    const seen = { pulled: 0, cancelled: false };
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (seen.pulled >= total) return controller.close();
+        seen.pulled += 64 * 1024;
+        controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+      },
+      cancel() {
+        seen.cancelled = true;
+      },
+    });
+    return { stream, seen };
+  }
+
+  it('a 16 MB card sent without a declared length is refused after 256 KB, and its connection is closed', async () => {
+    const provider = await signUpProvider();
+    const { stream, seen } = chunkedBody(16 * 1024 * 1024);
+    remotes.set(cardUrl, () => new Response(stream, { headers: { 'Content-Type': 'application/json' } }));
+    const problem = await expectProblem(await sessionCall(provider.cookie, '/api/provider/profile', { body: { kind: 'agent', agent_card_url: cardUrl } }), 422, 'validation_failed');
+    expect(problem.errors[0].detail).toMatch(/larger than 256 KB/);
+    expect(seen.pulled).toBeLessThanOrEqual(256 * 1024 + 2 * 64 * 1024);
+    expect(seen.cancelled).toBe(true);
+  });
+
+  it('a robot answer of 16 MB without a declared length fails as invalid_answer after 1 MB, and is not read further', async () => {
+    const domain = await newDomain();
+    const endpoint = 'https://robot-huge.example.com/run';
+    const robot = await createActiveRobot(endpoint, { domain });
+    const { stream, seen } = chunkedBody(16 * 1024 * 1024);
+    remotes.set(endpoint, () => new Response(stream, { headers: { 'Content-Type': 'application/json' } }));
+    const envelope = await json(await run(domain));
+    expect(await attemptsOf(envelope.output.execution_id)).toMatchObject([{ provider_id: robot.providerId, outcome: 'invalid_answer', error: expect.stringMatching(/larger than 1024 KB/) }]);
+    expect(seen.pulled).toBeLessThanOrEqual(1024 * 1024 + 2 * 64 * 1024);
+    expect(seen.cancelled).toBe(true);
+  });
+
+  it('a card that sends its headers and then one byte a second gets a 422 reason, not a 500', async () => {
+    const { fetchAgentCard } = await import('../../worker/platform/agents/card');
+    let timer: ReturnType<typeof setInterval> | null = null;
+    remotes.set(cardUrl, () => {
+      const trickle = new ReadableStream<Uint8Array>({
+        start(controller) {
+          timer = setInterval(() => controller.enqueue(new Uint8Array([0x20])), 100);
+        },
+        cancel() {
+          if (timer) clearInterval(timer);
+        },
+      });
+      return new Response(trickle, { headers: { 'Content-Type': 'application/json' } });
+    });
+    const started = Date.now();
+    const check = await fetchAgentCard(cardUrl, { allowLoopback: false }, Date.now(), { timeoutMs: 400 });
+    if (timer) clearInterval(timer);
+    expect(check).toEqual({ ok: false, detail: 'The card URL did not send the card within 0.4 s.' });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('card fetches are limited to 10 in 10 minutes per provider (429 with Retry-After)', async () => {
+    const provider = await signUpProvider();
+    remotes.set(cardUrl, () => jsonResponse(agentCard('https://agent-huge.example.com')));
+    for (let attempt = 0; attempt < 10; attempt++) {
+      expect((await sessionCall(provider.cookie, '/api/provider/profile', { body: { kind: 'agent', agent_card_url: cardUrl } })).status).toBe(200);
+    }
+    const limited = await sessionCall(provider.cookie, '/api/provider/profile', { body: { kind: 'agent', agent_card_url: cardUrl } });
+    await expectProblem(limited, 429, 'rate_limited');
+    expect(Number(limited.headers.get('Retry-After'))).toBeGreaterThan(0);
+    expect(connectionsTo(cardUrl)).toHaveLength(10);
+    // Other fields still save: only the fetch is limited.
+    expect((await sessionCall(provider.cookie, '/api/provider/profile', { body: { headline: 'Still editable' } })).status).toBe(200);
+  });
+});
+
+describe('the reviewed endpoint is the called endpoint (issue 17)', () => {
+  const origin = 'https://agent-two.example.com';
+  const twoInterfaces = (first: string, second: string) =>
+    agentCard(origin, {
+      supportedInterfaces: [
+        { url: `${origin}${first}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: `${origin}${second}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      ],
+    });
+
+  it('a card with two interfaces: the one shown to the reviewer is the only one ever called', async () => {
+    const domain = await newDomain();
+    const agent = await createActiveAgent(origin, { domain, card: twoInterfaces('/reviewed', '/other') });
+    const profile = await json(await sessionCall(agent.cookie, '/api/provider/profile'));
+    expect(profile.agent_card.endpoint).toBe(`${origin}/reviewed`);
+    remotes.set(`${origin}/reviewed`, rpcAgent(() => messageResult('From the reviewed endpoint.')));
+    remotes.set(`${origin}/other`, rpcAgent(() => messageResult('From an endpoint nobody reviewed.')));
+    const envelope = await json(await run(domain));
+    expect(envelope.output.result.reply).toBe('From the reviewed endpoint.');
+    expect(connectionsTo(`${origin}/other`)).toEqual([]);
+  });
+
+  it('an interface added to the card later is never called; a card that changes what is called goes back to review', async () => {
+    const domain = await newDomain();
+    const cardUrl = `${origin}/.well-known/agent-card.json`;
+    const agent = await createActiveAgent(origin, { domain, card: twoInterfaces('/reviewed', '/other') });
+    remotes.set(`${origin}/reviewed`, rpcAgent(() => messageResult('Reviewed.')));
+    remotes.set(`${origin}/added`, rpcAgent(() => messageResult('Unseen.')));
+
+    // A new interface at the end: what is called is unchanged, so the agent stays active and nothing else is called.
+    remotes.set(cardUrl, () => jsonResponse(agentCard(origin, { supportedInterfaces: [...twoInterfaces('/reviewed', '/other').supportedInterfaces, { url: `${origin}/added`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] })));
+    expect((await json(await sessionCall(agent.cookie, '/api/provider/profile', { body: { agent_card_url: cardUrl } }))).status).toBe('active');
+    expect((await json(await run(domain))).output.result.reply).toBe('Reviewed.');
+    expect(connectionsTo(`${origin}/added`)).toEqual([]);
+
+    // A new first interface changes what would be called: material, back to review, and no longer called.
+    remotes.set(cardUrl, () => jsonResponse(twoInterfaces('/added', '/reviewed')));
+    const saved = await json(await sessionCall(agent.cookie, '/api/provider/profile', { body: { agent_card_url: cardUrl } }));
+    expect(saved.status).toBe('pending_review');
+    expect(saved.agent_card.endpoint).toBe(`${origin}/added`);
+    const envelope = await json(await run(domain));
+    expect(envelope.output.result.handled_by).toBeUndefined();
+    expect(connectionsTo(`${origin}/added`)).toEqual([]);
+  });
 });
 
 describe('secrets', () => {
@@ -682,7 +817,7 @@ describe('the provider console for agents and robots', () => {
     const platformAdmin = await signUpUser('business');
     const adminId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(platformAdmin.email).first<{ id: string }>())!.id;
     expect((await call(`/api/admin/users/${adminId}`, { method: 'PATCH', token: ADMIN_TOKEN, body: { platform_admin: true } })).status).toBe(200);
-    const approval = await postForm(`/admin/providers/${provider.providerId}/approve`, {}, { cookie: platformAdmin.cookie });
+    const approval = await postForm(`/admin/providers/${provider.providerId}/approve`, { version: String(await profileVersion(provider.providerId)) }, { cookie: platformAdmin.cookie });
     expect(approval.status).toBe(200);
     expect(approval.headers.get('Cache-Control')).toBe('no-store');
     const secret = /whsec_[A-Za-z0-9+/=]+/.exec(await approval.text())![0];

@@ -34,5 +34,18 @@ export const HOSTILE_URLS = [
   'ftp://agent.example.com/card.json',
   'https://user:secret@agent.example.com/card.json',
   'file:///etc/passwd',
+  // Every trailing dot and empty label is normalised away before matching (issue 17, item 4).
+  'https://localhost../card.json',
+  'https://localhost.../card.json',
+  'https://metadata.google.internal../computeMetadata/v1/',
+  'https://printer.local../card.json',
+  'https://printer..local/card.json',
+  'https://agent.localhost../card.json',
+  'https://intranet../card.json',
+  // Loopback names by convention.
+  'https://localhost.localdomain/card.json',
+  'https://LOCALHOST.LOCALDOMAIN./card.json',
+  'https://ip6-localhost/card.json',
+  'https://ip6-loopback/card.json',
 ];
 

@@ -117,7 +117,7 @@ describe('idempotency', () => {
     const first = await execute(tenant.token, executeBody({ idempotency_key: 'metered' }));
     const firstText = await first.text();
     expect(JSON.parse(firstText).usage_applications).toEqual([
-      { meter: 'executions', quantity: 1, unit: 'execution', limit: 5, remaining: 4 },
+      { meter: 'executions', quantity: 1, unit: 'execution', limit: 5, remaining: 4, source: 'platform' },
     ]);
     const replay = await execute(tenant.token, executeBody({ idempotency_key: 'metered' }));
     expect(await replay.text()).toBe(firstText);

@@ -51,7 +51,7 @@ describe('monthly quota per key', () => {
   it('charges appear in usage_applications and exhaustion gives 429 quota_exceeded', async () => {
     const tenant = await createTenant({ monthly_quota: 2 });
     const first = await json(await execute(tenant.token, executeBody()));
-    expect(first.usage_applications).toEqual([{ meter: 'executions', quantity: 1, unit: 'execution', limit: 2, remaining: 1 }]);
+    expect(first.usage_applications).toEqual([{ meter: 'executions', quantity: 1, unit: 'execution', limit: 2, remaining: 1, source: 'platform' }]);
     const second = await json(await execute(tenant.token, executeBody()));
     expect(second.usage_applications[0].remaining).toBe(0);
     await expectProblem(await execute(tenant.token, executeBody()), 429, 'quota_exceeded');
@@ -75,7 +75,7 @@ describe('monthly quota per key', () => {
   it('a key without a quota is still metered, without limit or remaining', async () => {
     const tenant = await createTenant();
     const envelope = await json(await execute(tenant.token, executeBody()));
-    expect(envelope.usage_applications).toEqual([{ meter: 'executions', quantity: 1, unit: 'execution' }]);
+    expect(envelope.usage_applications).toEqual([{ meter: 'executions', quantity: 1, unit: 'execution', source: 'platform' }]);
   });
 
   it('a quota of 0 refuses at once', async () => {

@@ -46,9 +46,15 @@ export function completeProfile(options: { domains?: string[]; topics?: string[]
   };
 }
 
-/** An admin decision through the admin API. */
-export async function review(providerId: string, decision: 'approve' | 'reject' | 'suspend', note?: string): Promise<Response> {
-  return call(`/api/admin/providers/${providerId}/${decision}`, { method: 'POST', token: ADMIN_TOKEN, ...(note ? { body: { note } } : {}) });
+/** The profile version an admin reads before approving. */
+export async function profileVersion(providerId: string): Promise<number> {
+  return (await json(await call(`/api/admin/providers/${providerId}`, { token: ADMIN_TOKEN }))).version;
+}
+
+/** An admin decision through the admin API; an approval names the version just read (or `version`). */
+export async function review(providerId: string, decision: 'approve' | 'reject' | 'suspend', note?: string, version?: number): Promise<Response> {
+  const body = decision === 'approve' ? { version: version ?? (await profileVersion(providerId)) } : note ? { note } : undefined;
+  return call(`/api/admin/providers/${providerId}/${decision}`, { method: 'POST', token: ADMIN_TOKEN, ...(body ? { body } : {}) });
 }
 
 /** An active expert: signed up, profile submitted, approved by an admin. */

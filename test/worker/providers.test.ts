@@ -231,6 +231,45 @@ describe('the provider state machine', () => {
   });
 });
 
+describe('edits under review (issue 17)', () => {
+  it('an edit while pending_review is kept in the history and makes a new version; approving the version read before fails', async () => {
+    const provider = await providerIn('pending_review');
+    const read = (await json(await call(`/api/admin/providers/${provider.providerId}`, { token: ADMIN_TOKEN }))).version as number;
+    const widened = await json(await saveProfile(provider, { accepted_scope: { domains: ['consultation'], topics: ['payroll'] }, kind: 'expert' }));
+    expect(widened.status).toBe('pending_review');
+    expect(widened.version).toBe(read + 1);
+    expect(widened.history.at(-1)).toMatchObject({ from: 'pending_review', to: 'pending_review', actor: 'provider', note: 'Edited during review: accepted scope.' });
+
+    const stale = await expectProblem(await review(provider.providerId, 'approve', undefined, read), 409, 'profile_changed');
+    expect(stale.version).toBe(read + 1);
+    expect(await statusOf(provider.providerId)).toBe('pending_review');
+    await expectProblem(await call(`/api/admin/providers/${provider.providerId}/approve`, { token: ADMIN_TOKEN, body: {} }), 422, 'validation_failed');
+
+    expect(await json(await review(provider.providerId, 'approve', undefined, read + 1))).toEqual({ provider_id: provider.providerId, status: 'active' });
+    const audit = await env.DB.prepare("SELECT action, metadata FROM audit_log WHERE target_id = ? ORDER BY id").bind(provider.providerId).all<{ action: string; metadata: string }>();
+    expect(audit.results.map((row) => row.action)).toEqual(['provider.status_changed', 'provider.edited_under_review', 'provider.approved']);
+    expect(JSON.parse(audit.results[2]!.metadata)).toMatchObject({ version: read + 1 });
+  });
+
+  it('a save that changes nothing makes no version and no history entry', async () => {
+    const provider = await providerIn('pending_review');
+    const before = await json(await sessionCall(provider.cookie, '/api/provider/profile'));
+    const after = await json(await saveProfile(provider, { headline: before.headline }));
+    expect(after.version).toBe(before.version);
+    expect(after.history).toHaveLength(before.history.length);
+  });
+
+  it('the same approval sent ten times at once writes one history row, one audit row and one event', async () => {
+    const provider = await providerIn('pending_review');
+    const version = (await json(await call(`/api/admin/providers/${provider.providerId}`, { token: ADMIN_TOKEN }))).version as number;
+    const answers = await Promise.all(Array.from({ length: 10 }, () => review(provider.providerId, 'approve', undefined, version)));
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    const count = async (sql: string) => (await env.DB.prepare(sql).bind(provider.providerId).first<{ n: number }>())!.n;
+    expect(await count("SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ? AND to_status = 'active'")).toBe(1);
+    expect(await count("SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'provider.approved'")).toBe(1);
+  });
+});
+
 describe('review is for administrators only', () => {
   it('an API key, a business session and a provider session are each refused', async () => {
     const provider = await providerIn('pending_review');
@@ -238,9 +277,9 @@ describe('review is for administrators only', () => {
     const owner = await signUpUser('business');
     const expert = await createActiveExpert();
     const path = `/api/admin/providers/${provider.providerId}/approve`;
-    await expectProblem(await call(path, { method: 'POST', token: tenant.token }), 403, 'admin_required');
-    await expectProblem(await sessionCall(owner.cookie, path, { method: 'POST' }), 401, 'missing_credentials');
-    await expectProblem(await sessionCall(expert.cookie, path, { method: 'POST' }), 401, 'missing_credentials');
+    await expectProblem(await call(path, { token: tenant.token, body: { version: 1 } }), 403, 'admin_required');
+    await expectProblem(await sessionCall(owner.cookie, path, { body: { version: 1 } }), 401, 'missing_credentials');
+    await expectProblem(await sessionCall(expert.cookie, path, { body: { version: 1 } }), 401, 'missing_credentials');
     expect(await statusOf(provider.providerId)).toBe('pending_review');
   });
 

@@ -10,7 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import worker from '../../worker/index';
 import { signStandardWebhook } from '../../worker/lib/standard-webhooks';
-import { connections, connectionsTo, installRemotes, remotes } from './agent-helpers';
+import { connections, connectionsTo, installRemotes, remotes, slowly } from './agent-helpers';
 import { getPage, postForm } from './console-helpers';
 import { HOSTILE_URLS } from './egress-cases';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
@@ -144,18 +144,55 @@ describe('retries', () => {
     expect(times[3] - times[2]).toBeGreaterThanOrEqual(1950);
   });
 
-  it('410 Gone disables the endpoint and cancels what was pending for it', async () => {
-    const tenant = await createTenant({ scopes: ['execute'] });
-    const hook = receiver(() => new Response(null, { status: 410 }));
-    const { webhook_id: webhookId } = await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
-    await execute(tenant.token, executeBody());
+  it('410 Gone disables the endpoint, keeps its backlog paused (events raised meanwhile too), tells the owners, and replays it all on re-enable', async () => {
+    const { signUpOwner } = await import('./console-helpers');
+    const owner = await signUpOwner();
+    const { token } = await import('./helpers').then(({ issueKey }) => issueKey(owner.workspaceId, { scopes: ['execute'] }));
+    let gone = true;
+    const hook = receiver(() => new Response(null, { status: gone ? 410 : 204 }));
+    const { webhook_id: webhookId } = await endpoint(owner.workspaceId, hook.url, ['execution.completed']);
+    await execute(token, executeBody({ text: 'The first.' }));
     await waitFor(async () => (await env.DB.prepare('SELECT status FROM webhook_endpoints WHERE id = ?').bind(webhookId).first<{ status: string }>())?.status === 'disabled');
     expect(await env.DB.prepare('SELECT disabled_reason FROM webhook_endpoints WHERE id = ?').bind(webhookId).first()).toEqual({ disabled_reason: 'gone' });
-    await execute(tenant.token, executeBody({ text: 'After it left.' }));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Raised while it is disabled: nothing is sent, nothing is dropped.
+    for (let index = 0; index < 5; index++) await execute(token, executeBody({ text: `While it is gone ${index}.` }));
+    await new Promise((resolve) => setTimeout(resolve, 400));
     expect(hook.sent()).toHaveLength(1);
-    const listed = await json(await call(`/api/admin/webhooks?workspace_id=${tenant.workspaceId}`, { token: ADMIN_TOKEN }));
-    expect(listed.data[0]).toMatchObject({ webhook_id: webhookId, status: 'disabled', disabled_reason: 'gone' });
+    const statuses = await env.DB.prepare('SELECT status, COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? GROUP BY status').bind(webhookId).all();
+    expect(statuses.results).toEqual([{ status: 'paused', n: 6 }]);
+
+    // The disable is audited, and the owners see it on their console's first page.
+    const audit = await json(await call(`/api/admin/audit-log?workspace_id=${owner.workspaceId}&action=webhook.disabled`, { token: ADMIN_TOKEN }));
+    expect(audit.data).toMatchObject([{ action: 'webhook.disabled', target_id: webhookId, actor_kind: 'system', metadata: { reason: 'gone' } }]);
+    const console = await (await getPage(`/integrations?ws=${owner.workspaceId}`, owner.cookie)).text();
+    expect(console).toContain('A webhook endpoint was disabled:');
+    expect(console).toContain('answered 410 Gone');
+
+    // Enabled again: the whole backlog goes out, each event once, with its own webhook-id.
+    gone = false;
+    const enabled = await json(await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN }));
+    expect(enabled).toMatchObject({ status: 'active', replayed: 6, expired: 0 });
+    await waitFor(() => hook.sent().length === 7);
+    const ids = hook.sent().slice(1).map((sent) => sent.headers.get('webhook-id'));
+    expect(new Set(ids).size).toBe(6);
+    await waitFor(async () => (await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'").bind(webhookId).first<{ n: number }>())!.n === 6);
+    expect(await (await getPage(`/integrations?ws=${owner.workspaceId}`, owner.cookie)).text()).not.toContain('A webhook endpoint was disabled:');
+  });
+
+  it('a backlog older than the 3-day window is not replayed: it is given up, with the reason', async () => {
+    const tenant = await createTenant({ scopes: ['execute'] });
+    const hook = receiver();
+    const { webhook_id: webhookId } = await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
+    expect((await call(`/api/admin/webhooks/${webhookId}/disable`, { method: 'POST', token: ADMIN_TOKEN })).status).toBe(200);
+    await execute(tenant.token, executeBody());
+    await env.DB.prepare('UPDATE webhook_deliveries SET created_at = ? WHERE endpoint_id = ?').bind(Date.now() - 3 * 24 * 3600 * 1000 - 1000, webhookId).run();
+    expect(await json(await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN }))).toMatchObject({ replayed: 0, expired: 1 });
+    expect(await env.DB.prepare('SELECT status, last_error FROM webhook_deliveries WHERE endpoint_id = ?').bind(webhookId).first()).toEqual({
+      status: 'failed',
+      last_error: 'Not delivered: its endpoint was disabled for longer than the 3-day retry window.',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(hook.sent()).toHaveLength(0);
   });
 
   it('Retry-After is honoured: the next attempt waits at least that long', async () => {
@@ -183,7 +220,7 @@ describe('retries', () => {
     await execute(tenant.token, executeBody());
     await waitFor(async () => (await env.DB.prepare('SELECT status FROM webhook_endpoints WHERE id = ?').bind(webhookId).first<{ status: string }>())?.status === 'disabled');
     expect(await env.DB.prepare('SELECT disabled_reason FROM webhook_endpoints WHERE id = ?').bind(webhookId).first()).toEqual({ disabled_reason: 'failing' });
-    expect(await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ?').bind(webhookId).first()).toEqual({ status: 'cancelled' });
+    expect(await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ?').bind(webhookId).first()).toEqual({ status: 'paused' });
 
     const other = await endpoint(tenant.workspaceId, receiver(() => new Response('down', { status: 503 })).url, ['execution.completed']);
     const old = Date.now() - 3 * 24 * 3600 * 1000 + 500;
@@ -191,6 +228,53 @@ describe('retries', () => {
     await env.DB.prepare('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event_id = ?').bind(Date.now() - 60_000, `evt_threedaysold${old}`).run();
     await cron('* * * * *');
     await waitFor(async () => (await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ?').bind(other.webhook_id, `evt_threedaysold${old}`).first<{ status: string }>())?.status === 'failed');
+  });
+});
+
+describe('one slow endpoint never delays another (issue 17, item 12)', () => {
+  it('a hanging endpoint beside a healthy one: the healthy delivery is sent and recorded while the other still hangs', async () => {
+    const slowTenant = await createTenant({ scopes: ['execute'] });
+    const healthyTenant = await createTenant({ scopes: ['execute'] });
+    // The slow receiver answers each request only after 5 s (its handler runs in the consumer's own context).
+    const slow = receiver((_attempt, request) => slowly(5_000, () => new Response(null, { status: 204 }))(request));
+    const healthy = receiver();
+    const { webhook_id: slowId } = await endpoint(slowTenant.workspaceId, slow.url, ['execution.completed']);
+    const { webhook_id: healthyId } = await endpoint(healthyTenant.workspaceId, healthy.url, ['execution.completed']);
+    // Three of the slow tenant's events first, then the healthy tenant's: one queue batch may hold them all.
+    for (let index = 0; index < 3; index++) await execute(slowTenant.token, executeBody({ text: `Slow ${index}` }));
+    await execute(healthyTenant.token, executeBody());
+    await waitFor(async () => (await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ?').bind(healthyId).first<{ status: string }>())?.status === 'delivered', 10_000);
+    // Delivered and recorded while the slow receiver has not answered a single request yet.
+    const slowAttempts = await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?').bind(slowId).first<{ n: number }>();
+    expect(slow.sent().length).toBeGreaterThan(0);
+    expect(slowAttempts).toEqual({ n: 0 });
+    await waitFor(async () => (await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'").bind(slowId).first<{ n: number }>())!.n === 3, 20_000);
+  });
+
+  it('the limiter bounds attempts in flight per endpoint, and never across endpoints', async () => {
+    const { EndpointLimiter } = await import('../../worker/platform/webhooks/delivery');
+    const limiter = new EndpointLimiter(2);
+    const inFlight = new Map<string, number>();
+    const peak = new Map<string, number>();
+    const releases: Array<() => void> = [];
+    const task = (endpointId: string) =>
+      limiter.run(endpointId, async () => {
+        inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
+        peak.set(endpointId, Math.max(peak.get(endpointId) ?? 0, inFlight.get(endpointId)!));
+        await new Promise<void>((resolve) => releases.push(resolve));
+        inFlight.set(endpointId, inFlight.get(endpointId)! - 1);
+      });
+    const all = Promise.all([...Array.from({ length: 5 }, () => task('whk_slow')), task('whk_other')]);
+    await vi.waitUntil(() => releases.length === 3);
+    // Two of the slow endpoint's and the other endpoint's one run; three of the slow one's wait.
+    expect(peak.get('whk_other')).toBe(1);
+    while (releases.length > 0) releases.shift()!();
+    await vi.waitUntil(async () => {
+      while (releases.length > 0) releases.shift()!();
+      return inFlight.get('whk_slow') === 0 && [...peak.values()].length === 2;
+    });
+    await all;
+    expect(peak.get('whk_slow')).toBe(2);
   });
 });
 
@@ -296,7 +380,7 @@ describe('endpoints: admin API and the owners’ console', () => {
     tenant = await createTenant({ scopes: ['execute'] });
   });
 
-  it('create shows the secret once; list never does; disable stops deliveries; enable resumes; redeliver sends the same event again', async () => {
+  it('create shows the secret once; list never does; disable pauses deliveries; enable sends what waited; redeliver sends the same event again', async () => {
     const hook = receiver();
     const created = await call('/api/admin/webhooks', { token: ADMIN_TOKEN, body: { workspace_id: tenant.workspaceId, url: hook.url, event_types: ['execution.completed'] } });
     expect(created.headers.get('Cache-Control')).toBe('no-store');
@@ -312,12 +396,13 @@ describe('endpoints: admin API and the owners’ console', () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(hook.sent()).toHaveLength(1);
     expect((await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN })).status).toBe(200);
+    await waitFor(() => hook.sent().length === 2);
 
     const eventId = hook.sent()[0]!.headers.get('webhook-id')!;
     const again = await call(`/api/admin/webhooks/${webhookId}/deliveries/${eventId}/redeliver`, { method: 'POST', token: ADMIN_TOKEN });
     expect(await json(again)).toEqual({ webhook_id: webhookId, event_id: eventId, status: 'pending' });
-    await waitFor(() => hook.sent().length === 2);
-    expect(hook.sent()[1]!.headers.get('webhook-id')).toBe(eventId);
+    await waitFor(() => hook.sent().length === 3);
+    expect(hook.sent()[2]!.headers.get('webhook-id')).toBe(eventId);
     await expectProblem(await call(`/api/admin/webhooks/${webhookId}/deliveries/evt_neverhere/redeliver`, { method: 'POST', token: ADMIN_TOKEN }), 404, 'not_found');
     await expectProblem(await call(`/api/admin/webhooks`, { token: ADMIN_TOKEN, body: { workspace_id: tenant.workspaceId, url: hook.url, event_types: ['lead.teleported'] } }), 422, 'validation_failed');
     await expectProblem(await call(`/api/admin/webhooks`, { token: ADMIN_TOKEN, body: { workspace_id: 'ws_doesnotexist', url: hook.url, event_types: ['lead.created'] } }), 404, 'not_found');

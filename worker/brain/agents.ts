@@ -2,7 +2,8 @@
  * The agent path (PRODUCT.md sections 6 and 7): with `agents:invoke`, the active agents and
  * robots that accept the domain are called one after another, in a stable order, until one
  * gives a valid answer. A provider that failed too often in a row is skipped for a while (the
- * circuit breaker). Every call, and every skip, is an attempt recorded on the execution.
+ * circuit breaker). Every call, and every skip, is an attempt recorded on the execution. The
+ * whole chain ends at its deadline (BrainInput.agentChainMs), after which no agent is called.
  */
 import { demandReference, storesTurn, type Assessment } from './routing';
 import type { AgentAnswer, AgentAttempt, AgentCall, AgentCandidate, BrainInput, BrainPorts, ExecutedPlan, MemoryTurn } from './types';
@@ -57,12 +58,16 @@ export async function runAgents(input: BrainInput, candidates: AgentCandidate[],
   const memory = input.conversation && input.grantedScopes.includes('memory:read') ? await ports.conversationMemory() : undefined;
   const call = agentCall(input, memory);
   const attempts: AgentAttempt[] = [];
+  // The chain as a whole has a deadline: a caller never waits for every agent's full timeout in turn.
+  const deadline = ports.now() + input.agentChainMs;
   for (const candidate of orderCandidates(candidates)) {
     if (candidate.openUntil > input.now) {
       attempts.push({ providerId: candidate.providerId, outcome: 'circuit_open', httpStatus: null, durationMs: 0, error: 'Skipped: too many failures in a row.' });
       continue;
     }
-    const answer = await ports.invokeAgent(candidate.providerId, call);
+    const remaining = deadline - ports.now();
+    if (remaining <= 0) break;
+    const answer = await ports.invokeAgent(candidate.providerId, call, remaining);
     if (answer.ok && input.origin.kind === 'channel' && !answer.reply) {
       attempts.push({ providerId: candidate.providerId, outcome: 'invalid_answer', httpStatus: answer.httpStatus, durationMs: answer.durationMs, error: 'The answer has no text for the visitor.' });
       continue;

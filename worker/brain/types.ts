@@ -48,6 +48,8 @@ export interface BrainInput {
   origin: DemandOrigin;
   conversation?: ConversationContext;
   now: number;
+  /** The whole chain of agent calls must end within this many ms (20 s by default); then the lead path or 502 answers. */
+  agentChainMs: number;
 }
 
 /** How many active experts cover the domain: those listing no topics, and those listing each topic. */
@@ -134,8 +136,10 @@ export interface BrainPorts {
   expertPool(domain: string): Promise<ExpertPool>;
   /** The active agents and robots of the routing pool that accept a domain. */
   agentCandidates(domain: string): Promise<AgentCandidate[]>;
-  /** Calls one agent or robot (signed, through the egress guard, within its timeout). */
-  invokeAgent(providerId: string, call: AgentCall): Promise<AgentAnswer>;
+  /** Calls one agent or robot (signed, through the egress guard), within its own timeout and at most `withinMs`. */
+  invokeAgent(providerId: string, call: AgentCall, withinMs: number): Promise<AgentAnswer>;
+  /** The clock (ms), for the chain's deadline. */
+  now(): number;
   /** The conversation's earlier turns (the last 20, at most 16 KB), oldest first. */
   conversationMemory(): Promise<MemoryTurn[]>;
 }

@@ -134,7 +134,7 @@ export function executeRoutes() {
           ...(body.idempotency_key !== undefined ? { idempotency: { key: body.idempotency_key, fingerprint: await requestFingerprint(body) } } : {}),
           correlation: { projectId: body.project_id, userId: body.user_id, sessionId: body.session_id },
           ...(body.exact_bridge ? { exactBridge: body.exact_bridge } : {}),
-          limits: { defaultRateLimitPerMinute: c.var.settings.DEFAULT_RATE_LIMIT_PER_MINUTE, intakeRateLimitPerMinute: c.var.settings.INTAKE_RATE_LIMIT_PER_MINUTE },
+          limits: { defaultRateLimitPerMinute: c.var.settings.DEFAULT_RATE_LIMIT_PER_MINUTE, intakeRateLimitPerMinute: c.var.settings.INTAKE_RATE_LIMIT_PER_MINUTE, agentChainMs: c.var.settings.AGENT_CHAIN_DEADLINE_MS },
           egress: egressPolicy(c.var.settings),
           secretsKey: c.var.settings.SECRETS_KEY,
         },

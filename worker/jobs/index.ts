@@ -6,7 +6,7 @@ import { readSettings, type Bindings } from '../env';
 import { createDatabase } from '../lib/db';
 import { egressPolicy } from '../lib/egress';
 import { logLine } from '../lib/request-context';
-import { deliverEvents, sweepDueDeliveries } from '../platform/webhooks/delivery';
+import { deliverEvents, EndpointLimiter, sweepDueDeliveries, type DeliveryBatchContext } from '../platform/webhooks/delivery';
 import type { DeliverMessage } from '../platform/webhooks/outbox';
 import { purgeExpiredRecords } from './sweeps';
 
@@ -16,41 +16,51 @@ export interface QueueMessageBody {
   [field: string]: unknown;
 }
 
-type QueueJob = (body: QueueMessageBody, env: Bindings) => Promise<void>;
+/** What the messages of one queue batch share: the per-endpoint bound on webhook attempts. */
+interface BatchShared {
+  delivery: DeliveryBatchContext;
+}
+
+type QueueJob = (body: QueueMessageBody, env: Bindings, shared: BatchShared) => Promise<void>;
 
 /** The queue jobs, by message kind. */
 const QUEUE_JOBS: Record<string, QueueJob> = {
-  'webhook.deliver': async (body, env) => {
+  'webhook.deliver': async (body, env, shared) => {
     const settings = readSettings(env);
     await deliverEvents(
       { db: createDatabase(env.DB), queue: env.EVENTS, egress: egressPolicy(settings), secretsKey: settings.SECRETS_KEY, retryBaseSeconds: settings.WEBHOOK_RETRY_BASE_SECONDS },
       body as unknown as DeliverMessage,
+      shared.delivery,
     );
   },
 };
 
 /**
- * The events queue's consumer. Each message is acknowledged once its job succeeds and retried
- * (with the queue's backoff) when it throws; a message of an unknown kind is logged and dropped.
+ * The events queue's consumer. The messages of a batch run concurrently (one slow job never
+ * holds up another's), each acknowledged once its job succeeds and retried (with the queue's
+ * backoff) when it throws; a message of an unknown kind is logged and dropped.
  */
 export async function handleQueue(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
   readSettings(env);
-  for (const message of batch.messages) {
-    const body = message.body as QueueMessageBody;
-    const job = QUEUE_JOBS[body?.kind];
-    if (!job) {
-      logLine({ level: 'warn', message: 'queue_message_dropped', queue: batch.queue, kind: String(body?.kind), id: message.id });
-      message.ack();
-      continue;
-    }
-    try {
-      await job(body, env);
-      message.ack();
-    } catch (error) {
-      logLine({ level: 'error', message: 'queue_job_failed', kind: body.kind, id: message.id, error_message: error instanceof Error ? error.message : String(error) });
-      message.retry();
-    }
-  }
+  const shared: BatchShared = { delivery: { limiter: new EndpointLimiter() } };
+  await Promise.all(
+    batch.messages.map(async (message) => {
+      const body = message.body as QueueMessageBody;
+      const job = QUEUE_JOBS[body?.kind];
+      if (!job) {
+        logLine({ level: 'warn', message: 'queue_message_dropped', queue: batch.queue, kind: String(body?.kind), id: message.id });
+        message.ack();
+        return;
+      }
+      try {
+        await job(body, env, shared);
+        message.ack();
+      } catch (error) {
+        logLine({ level: 'error', message: 'queue_job_failed', kind: body.kind, id: message.id, error_message: error instanceof Error ? error.message : String(error) });
+        message.retry();
+      }
+    }),
+  );
 }
 
 /** The cron schedules of wrangler.toml, and what each runs. */

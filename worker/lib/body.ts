@@ -1,7 +1,10 @@
 /**
  * JSON request bodies, in the order PRODUCT.md section 2 fixes: content type and size are
  * checked before authentication (readJsonBody), the JSON itself is parsed after it
- * (parseJsonBody), so an unauthenticated caller learns nothing about body validation.
+ * (parseJsonBody), so an unauthenticated caller learns nothing about body validation. Every JSON
+ * route reads its body here, so every one treats odd input alike: a byte-order mark (which
+ * RFC 8259 forbids senders to add) is malformed JSON, and a string holding a lone UTF-16
+ * surrogate (valid JSON syntax, but not text) is refused with a pointer to it.
  */
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env';
@@ -58,7 +61,8 @@ export function readJsonBody(maxBytes: number = MAX_JSON_BODY_BYTES) {
     const bytes = await readLimited(c.req.raw.body, maxBytes);
     let text: string;
     try {
-      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+      // ignoreBOM keeps a byte-order mark in the text, so that it is refused below, not skipped.
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
     } catch {
       throw new ApiError('malformed_json', 'The request body is not valid UTF-8.', {
         errors: [{ pointer: '', detail: 'The body contains bytes that are not UTF-8.' }],
@@ -74,6 +78,11 @@ export function readJsonBody(maxBytes: number = MAX_JSON_BODY_BYTES) {
 /** Step 3 (after authentication): parse the JSON and hand it to the zod validator. */
 export const parseJsonBody = createMiddleware<AppEnv>(async (c, next) => {
   const text = (await (c.req.bodyCache as { text?: Promise<string> }).text) ?? '';
+  if (text.charCodeAt(0) === 0xfeff) {
+    throw new ApiError('malformed_json', 'The request body starts with a byte-order mark; send UTF-8 JSON without one (RFC 8259, section 8.1).', {
+      errors: [{ pointer: '', detail: 'The body starts with U+FEFF.' }],
+    });
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -83,6 +92,36 @@ export const parseJsonBody = createMiddleware<AppEnv>(async (c, next) => {
       errors: [{ pointer: '', detail: 'The body must be one JSON object.' }],
     });
   }
+  const notText = pointerToLoneSurrogate(parsed);
+  if (notText !== undefined) {
+    throw new ApiError('validation_failed', 'The body holds a string that is not text.', {
+      errors: [{ pointer: notText, detail: 'Contains a lone UTF-16 surrogate (such as \\ud800), which is not a character.' }],
+    });
+  }
   c.set('jsonBody', parsed);
   await next();
 });
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The JSON Pointer (RFC 6901) of the first key or string value holding a lone surrogate, if any. */
+export function pointerToLoneSurrogate(value: unknown, pointer = ''): string | undefined {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? pointer : undefined;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const found = pointerToLoneSurrogate(value[index], `${pointer}/${index}`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (LONE_SURROGATE.test(key)) return at;
+      const found = pointerToLoneSurrogate(item, at);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}

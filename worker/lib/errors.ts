@@ -32,6 +32,7 @@ export const errorCatalog = {
   already_claimed: { status: 409, title: 'Already claimed' },
   email_taken: { status: 409, title: 'Email cannot be used' },
   last_owner: { status: 409, title: 'Last owner' },
+  profile_changed: { status: 409, title: 'Profile changed' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   validation_failed: { status: 422, title: 'Validation failed' },

@@ -43,3 +43,15 @@ export function jsonContent<T extends z.ZodType>(schema: T, description: string)
 export function jsonBody<T extends z.ZodType>(schema: T, example?: unknown) {
   return { required: true, content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } } };
 }
+
+/**
+ * A JSON array used as a set (scopes, event types, origins, domains…): at most `max` items as
+ * sent, duplicates counted, so a body of 10,000 copies is refused like any over-long list; each
+ * kept once, in the order first sent.
+ */
+export function setOf<T extends z.ZodType>(item: T, max: number) {
+  return z
+    .array(item)
+    .max(max)
+    .transform((items) => [...new Set(items)]);
+}

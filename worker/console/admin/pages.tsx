@@ -124,6 +124,7 @@ export function ProviderReviewPage({
             {provider.status === 'pending_review' ? (
               <>
                 <form method="post" action={`${base}/approve`}>
+                  <input type="hidden" name="version" value={String(provider.version)} />
                   <button type="submit" class="button primary">
                     Approve
                   </button>

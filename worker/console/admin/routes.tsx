@@ -49,17 +49,20 @@ export function adminPageRoutes() {
   for (const decision of ['approve', 'reject', 'suspend'] as const) {
     app.post(`/admin/providers/:providerId/${decision}`, async (c) => {
       const providerId = c.req.param('providerId');
+      const form = await readForm(c);
       let note: string | null = null;
       if (decision !== 'approve') {
-        const parsed = reviewNoteSchema.safeParse({ note: (await readForm(c)).note ?? '' });
+        const parsed = reviewNoteSchema.safeParse({ note: form.note ?? '' });
         if (!parsed.success) return renderReview(c, providerId, { errors: formErrors(parsed.error), error: 'Write a note: the provider reads it.' }, 422);
         note = parsed.data.note;
       }
+      // The page approves the version it showed; an edit since then shows the new one instead.
+      const version = /^\d{1,9}$/.test(form.version ?? '') ? Number(form.version) : undefined;
       let issuedSecret: string | undefined;
       try {
-        ({ signingSecret: issuedSecret } = await reviewProvider(c.var.db, userAuditContext(c), providerId, decision, note, c.var.settings.SECRETS_KEY));
+        ({ signingSecret: issuedSecret } = await reviewProvider(c.var.db, userAuditContext(c), providerId, decision, { note, version, secretsKey: c.var.settings.SECRETS_KEY }));
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'invalid_transition') return renderReview(c, providerId, { error: error.detail }, 409);
+        if (error instanceof ApiError && (error.code === 'invalid_transition' || error.code === 'profile_changed')) return renderReview(c, providerId, { error: error.detail }, 409);
         throw error;
       }
       // An approved agent or robot's signing secret is shown in this answer only.

@@ -11,6 +11,7 @@ import type { InvitationView } from '../../platform/identity/memberships';
 import type { ApiKeyDescription } from '../../platform/identity/service';
 import type { SessionUser } from '../../platform/identity/sessions';
 import type { IntakeEntry } from '../../platform/leads/service';
+import type { EndpointView } from '../../platform/webhooks/service';
 import { Field, Select, type FieldErrors } from '../shared/forms';
 import { ConsoleLayout, DataTable, InvitationsBanner, StatusPill, when, WorkspaceLayout, wsQuery, type WorkspacePageProps } from '../shared/layout';
 import { jsonForScriptBlock } from '../shared/security';
@@ -44,6 +45,8 @@ export interface IntegrationsProps extends WorkspacePageProps {
   pendingInvitations?: number;
   blockedTerms: string[];
   domains: string[];
+  /** Owners: the workspace's webhook endpoints the platform disabled (410 Gone, or failing for 3 days). */
+  disabledEndpoints?: EndpointView[];
   errors?: FieldErrors;
   values?: Record<string, string>;
   notice?: string;
@@ -60,6 +63,15 @@ export function IntegrationsPage(props: IntegrationsProps) {
         {current.organizationName} / {current.workspaceName} · <span class="pill">{current.role}</span>
       </p>
       <InvitationsBanner count={props.pendingInvitations ?? 0} />
+      {(props.disabledEndpoints ?? []).map((endpoint) => (
+        <div class="alert warning" role="status">
+          <strong>A webhook endpoint was disabled:</strong> {endpoint.url}{' '}
+          {endpoint.disabled_reason === 'gone' ? 'answered 410 Gone' : 'failed every delivery for 3 days'} and was disabled at {when(endpoint.disabled_at)}. Its
+          events are kept and go out when the
+          platform team enables it again (within 3 days of each event).{' '}
+          <a href={`/integrations/webhooks/${endpoint.webhook_id}${wsQuery(current.workspaceId)}`}>See its deliveries</a>
+        </div>
+      ))}
       <h1>Channels</h1>
       <p class="lead">A channel is one place where visitors reach you: a chat widget on your site and a hosted inbox page, both captured here.</p>
       <div class="grid-2">

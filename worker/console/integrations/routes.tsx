@@ -14,7 +14,9 @@ import { createChannel, describeChannel, getChannel, listChannels, publicWidgetC
 import { listDomains } from '../../platform/domains/service';
 import { createOrganizationForUser, listMemberships, listOpenInvitations, type MemberWorkspaces } from '../../platform/identity/memberships';
 import { listApiKeys, setBlockedTerms, workspaceRiskPolicy } from '../../platform/identity/service';
+import { roleMay } from '../../platform/access/policy';
 import { listChannelIntake } from '../../platform/leads/service';
+import { listEndpoints } from '../../platform/webhooks/service';
 import { formErrors, readForm } from '../shared/form-input';
 import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
@@ -67,12 +69,14 @@ async function renderIntegrations(
   status: 200 | 422 = 200,
 ) {
   const urls = urlsOf(c);
-  const [channels, apiKeys, invitations, domains, policy] = await Promise.all([
+  const [channels, apiKeys, invitations, domains, policy, endpoints] = await Promise.all([
     listChannels(c.var.db, context.current.workspaceId),
     listApiKeys(c.var.db, context.current.workspaceId),
     listOpenInvitations(c.var.db, { email: currentUser(c).email }),
     listDomains(c.var.db),
     workspaceRiskPolicy(c.var.db, context.current.workspaceId),
+    // Owners hear here when the platform disabled one of their webhook endpoints.
+    roleMay(context.current.role, 'webhooks.read') ? listEndpoints(c.var.db, context.current.workspaceId) : Promise.resolve([]),
   ]);
   return c.html(
     <IntegrationsPage
@@ -83,6 +87,7 @@ async function renderIntegrations(
       pendingInvitations={invitations.length}
       blockedTerms={policy.blockedTerms}
       domains={domains}
+      disabledEndpoints={endpoints.filter((endpoint) => endpoint.status === 'disabled' && endpoint.disabled_reason !== 'admin')}
       notice={noticeOf(c)}
       {...extra}
     />,

@@ -592,19 +592,29 @@ export function LeadPage({ user, lead, notice, error }: { user: SessionUser; lea
 }
 
 /** A provider who may not use the workbench yet: why, and what to do next. */
-export function WorkbenchClosedPage({ user, profile }: { user: SessionUser; profile: ProviderProfileView }) {
+/**
+ * What a provider sees on a page its state or kind does not open (the same policy as the
+ * provider API): why, and where to go instead. Answered with 403.
+ */
+export function ProviderClosedPage({ user, profile, area }: { user: SessionUser; profile: ProviderProfileView; area: 'workbench' | 'operations' }) {
+  // A provider who has not chosen a kind yet is told the next step, not that the kind is wrong.
+  const wrongKind = profile.kind !== null && (area === 'workbench' ? profile.kind !== 'expert' : profile.kind !== 'agent' && profile.kind !== 'robot');
   return (
-    <ConsoleLayout title="Workbench" user={user} nav={providerNav('workbench', profile)}>
+    <ConsoleLayout title={area === 'workbench' ? 'Workbench' : 'Operations'} user={user} nav={providerNav(area, profile)}>
       <div class="narrow">
-        <h1>The workbench is not open to you yet</h1>
+        <h1>{area === 'workbench' ? 'The workbench is not open to you yet' : 'Operations are not open to you'}</h1>
         <p>
           Your provider account is <StatusPill status={profile.status} />
-          {profile.kind && profile.kind !== 'expert' ? ` and you are registered as ${KIND_LABELS[profile.kind]?.toLowerCase()}` : ''}.
+          {profile.kind && wrongKind ? ` and you are registered as ${KIND_LABELS[profile.kind]?.toLowerCase()}` : ''}.
         </p>
         <p>
-          {profile.kind && profile.kind !== 'expert'
-            ? 'The workbench is where experts claim leads; agents and robots answer executions instead.'
-            : nextStepText(profile)}
+          {wrongKind
+            ? area === 'workbench'
+              ? 'The workbench is where experts claim leads; agents and robots answer executions instead.'
+              : 'Operations are for agents and robots: their signing secret and their health. Experts claim leads in the workbench.'
+            : area === 'workbench'
+              ? nextStepText(profile)
+              : 'Operations open once your profile is submitted for review.'}
         </p>
         <p>
           <a class="button primary" href="/provider/onboarding">

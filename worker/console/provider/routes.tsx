@@ -4,12 +4,13 @@
  * /provider/workbench (leads to claim and work). The pages call the same services as the
  * provider API, so the state machine and the lead rules are the same whichever way one uses.
  */
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { newApp } from '../../app';
 import type { AppEnv } from '../../env';
 import { egressPolicy } from '../../lib/egress';
 import { ApiError, type FieldError } from '../../lib/errors';
-import { providerMay } from '../../platform/access/policy';
+import { providerRefusalError, requireProviderRow } from '../../platform/access/middleware';
+import { providerRefusal, type ProviderAction } from '../../platform/access/policy';
 import { agentHealth, rotateSigningSecret } from '../../platform/agents/service';
 import { listDomainEntries } from '../../platform/domains/service';
 import { listOpenInvitations } from '../../platform/identity/memberships';
@@ -23,13 +24,27 @@ import type { FieldErrors } from '../shared/forms';
 import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { userAuditContext } from '../shared/workspace';
-import { LeadPage, ONBOARDING_STEPS, OperationsPage, ProviderOnboardingPage, WorkbenchClosedPage, WorkbenchPage, type OnboardingStep } from './pages';
+import { LeadPage, ONBOARDING_STEPS, OperationsPage, ProviderClosedPage, ProviderOnboardingPage, WorkbenchPage, type OnboardingStep } from './pages';
 
-/** The signed-in provider; anyone else is sent where they belong. */
-async function providerFor(c: Context<AppEnv>): Promise<ProviderRow | Response> {
-  const user = currentUser(c);
-  const provider = user.role === 'provider' ? await providerOf(c.var.db, user.id) : undefined;
-  return provider ?? c.redirect(await landingFor(c, user), 303);
+/**
+ * The one provider gate of the console's pages, over the same policy as the provider API
+ * (access/policy.ts): a user who is no provider is sent to their own landing page; a provider
+ * whose state or kind does not allow the area gets a page that says why (403), and a change
+ * (POST) the same problem as the API answers.
+ */
+function providerPage(action: ProviderAction, area: 'onboarding' | 'workbench' | 'operations'): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const user = currentUser(c);
+    const provider = user.role === 'provider' ? await providerOf(c.var.db, user.id) : undefined;
+    if (!provider) return c.redirect(await landingFor(c, user), 303);
+    const refusal = providerRefusal(provider, action);
+    if (refusal) {
+      if (c.req.method !== 'GET' || area === 'onboarding') throw providerRefusalError(provider, action, refusal);
+      return c.html(<ProviderClosedPage user={user} profile={await describeProvider(c.var.db, provider)} area={area} />, 403);
+    }
+    c.set('provider', provider);
+    await next();
+  };
 }
 
 const isStep = (value: string | undefined): value is OnboardingStep => ONBOARDING_STEPS.some((step) => step.id === value);
@@ -117,7 +132,6 @@ async function saveOrShow(c: Context<AppEnv>, provider: ProviderRow, step: Onboa
 async function renderWorkbench(c: Context<AppEnv>, provider: ProviderRow, extra: { error?: string } = {}, status: 200 | 409 = 200) {
   const user = currentUser(c);
   const profile = await describeProvider(c.var.db, provider);
-  if (!providerMay(provider.status, 'workbench.use') || provider.kind !== 'expert') return c.html(<WorkbenchClosedPage user={user} profile={profile} />);
   const tab = c.req.query('tab') === 'mine' ? 'mine' : 'available';
   const after = c.req.query('after');
   const page = await listLeadsForProvider(c.var.db, provider, { scope: tab, limit: 25, ...(after?.startsWith('lead_') ? { startingAfter: after } : {}) });
@@ -128,23 +142,24 @@ async function renderWorkbench(c: Context<AppEnv>, provider: ProviderRow, extra:
 export function providerPageRoutes() {
   const app = newApp('page');
   app.use('/provider/*', ...consolePageGuards);
+  for (const [path, action, area] of [
+    ['/provider/onboarding', 'profile.manage', 'onboarding'],
+    ['/provider/workbench', 'workbench.use', 'workbench'],
+    ['/provider/operations', 'agent.operate', 'operations'],
+  ] as const) {
+    // `/provider/workbench/*` also matches `/provider/workbench` itself.
+    app.use(`${path}/*`, providerPage(action, area));
+  }
 
   app.get('/provider/onboarding', async (c) => {
-    const provider = await providerFor(c);
-    if (provider instanceof Response) return provider;
     const step = c.req.query('step');
-    return renderOnboarding(c, provider, isStep(step) ? step : undefined);
+    return renderOnboarding(c, requireProviderRow(c), isStep(step) ? step : undefined);
   });
 
-  app.post('/provider/onboarding/submit', async (c) => {
-    const provider = await providerFor(c);
-    if (provider instanceof Response) return provider;
-    return saveOrShow(c, provider, 'review', { submit: true }, {}, '/provider/onboarding?step=review&notice=submitted');
-  });
+  app.post('/provider/onboarding/submit', async (c) => saveOrShow(c, requireProviderRow(c), 'review', { submit: true }, {}, '/provider/onboarding?step=review&notice=submitted'));
 
   app.post('/provider/onboarding/:step', async (c) => {
-    const provider = await providerFor(c);
-    if (provider instanceof Response) return provider;
+    const provider = requireProviderRow(c);
     const step = c.req.param('step');
     if (!isStep(step) || step === 'review') throw new ApiError('not_found', 'No such onboarding step.');
     const form = await readForm(c);
@@ -154,24 +169,15 @@ export function providerPageRoutes() {
     return saveOrShow(c, provider, step, parsed.data, form, `/provider/onboarding?step=${next}&notice=saved`);
   });
 
-  app.get('/provider/workbench', async (c) => {
-    const provider = await providerFor(c);
-    if (provider instanceof Response) return provider;
-    return renderWorkbench(c, provider);
-  });
+  app.get('/provider/workbench', async (c) => renderWorkbench(c, requireProviderRow(c)));
 
   app.get('/provider/workbench/leads/:leadId', async (c) => {
-    const provider = await providerFor(c);
-    if (provider instanceof Response) return provider;
-    if (!providerMay(provider.status, 'workbench.use') || provider.kind !== 'expert') return c.redirect('/provider/workbench', 303);
-    const lead = await leadDetailForProvider(c.var.db, provider, c.req.param('leadId'));
+    const lead = await leadDetailForProvider(c.var.db, requireProviderRow(c), c.req.param('leadId'));
     return c.html(<LeadPage user={currentUser(c)} lead={lead} notice={noticeOf(c)} />);
   });
 
   app.post('/provider/workbench/leads/:leadId/claim', async (c) => {
-    const provider = await providerFor(c);
-    if (provider instanceof Response) return provider;
-    if (!providerMay(provider.status, 'workbench.use') || provider.kind !== 'expert') throw new ApiError('provider_inactive', 'Only active experts claim leads.');
+    const provider = requireProviderRow(c);
     const leadId = c.req.param('leadId');
     try {
       await claimLead(c.var.db, provider, leadId, userAuditContext(c));
@@ -183,28 +189,20 @@ export function providerPageRoutes() {
   });
 
   app.post('/provider/workbench/leads/:leadId/status', async (c) => {
-    const provider = await providerFor(c);
-    if (provider instanceof Response) return provider;
-    if (!providerMay(provider.status, 'workbench.use') || provider.kind !== 'expert') throw new ApiError('provider_inactive', 'Only active experts work leads.');
     const leadId = c.req.param('leadId');
     const form = await readForm(c);
     const status = leadStatusSchema.safeParse(form.status);
     if (!status.success) throw new ApiError('validation_failed', 'Choose a status.');
     const note = form.note?.trim().slice(0, 1000) || null;
-    await changeLeadStatus(c.var.db, provider, leadId, status.data, note, userAuditContext(c));
+    await changeLeadStatus(c.var.db, requireProviderRow(c), leadId, status.data, note, userAuditContext(c));
     return status.data === 'open' ? c.redirect('/provider/workbench?notice=released', 303) : c.redirect(`/provider/workbench/leads/${leadId}?notice=status`, 303);
   });
 
-  app.get('/provider/operations', async (c) => {
-    const provider = await providerFor(c);
-    if (provider instanceof Response) return provider;
-    return renderOperations(c, provider);
-  });
+  app.get('/provider/operations', async (c) => renderOperations(c, requireProviderRow(c)));
 
   // The new secret is shown in the answer to this POST, once; the page itself never shows it again.
   app.post('/provider/operations/secret/rotate', async (c) => {
-    const provider = await operatorFor(c);
-    if (provider instanceof Response) return provider;
+    const provider = requireProviderRow(c);
     try {
       const secret = await rotateSigningSecret(c.var.db, userAuditContext(c), provider.id, c.var.settings.SECRETS_KEY, Date.now());
       return renderOperations(c, provider, { shownSecret: { value: secret.signing_secret, previousValidUntil: secret.previous_secret_valid_until } });
@@ -217,15 +215,7 @@ export function providerPageRoutes() {
   return app;
 }
 
-/** An agent or robot provider; experts are sent to their own pages. */
-async function operatorFor(c: Context<AppEnv>): Promise<ProviderRow | Response> {
-  const provider = await providerFor(c);
-  if (provider instanceof Response) return provider;
-  return provider.kind === 'agent' || provider.kind === 'robot' ? provider : c.redirect('/provider/onboarding', 303);
-}
-
 async function renderOperations(c: Context<AppEnv>, provider: ProviderRow, extra: { shownSecret?: { value: string; previousValidUntil: string | null }; error?: string } = {}, status: 200 | 409 = 200) {
-  if (provider.kind !== 'agent' && provider.kind !== 'robot') return c.redirect('/provider/onboarding', 303);
   // Re-read: a reveal or rotation just changed the row.
   const fresh = (await providerOf(c.var.db, provider.userId)) ?? provider;
   const [profile, health] = await Promise.all([describeProvider(c.var.db, fresh), agentHealth(c.var.db, fresh.id, Date.now())]);

@@ -66,6 +66,7 @@ fieldset legend { font-weight: 700; padding: 0 0.3rem; }
 .alert { padding: 0.75rem 1rem; border-radius: 8px; border: 1px solid #b9c7f0; background: #f0f4ff; margin: 0 0 1rem; }
 .alert.error { border-color: #f2b8b5; background: #fef3f2; color: #8a1c12; }
 .alert.success { border-color: #a6d8c2; background: #f0faf5; color: #0b5a3c; }
+.alert.warning { border-color: #f0c36d; background: #fff8e6; color: #6b4300; }
 .inline { display: inline-flex; gap: 0.4rem; align-items: center; margin: 0; }
 .auth-body { background: linear-gradient(180deg, #141a26 0 14rem, var(--bg) 14rem); }
 .auth-card { max-width: 28rem; margin: 3rem auto; background: var(--card); border: 1px solid var(--line); border-radius: 14px; padding: 1.75rem; box-shadow: 0 10px 30px rgba(16, 24, 40, 0.12); }

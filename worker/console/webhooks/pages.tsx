@@ -15,7 +15,9 @@ const DISABLED_BECAUSE: Record<string, string> = {
 
 /** Why an endpoint is in its state, in a sentence. */
 function stateNote(endpoint: EndpointView): string | null {
-  if (endpoint.status === 'disabled') return `Disabled ${when(endpoint.disabled_at)} ${DISABLED_BECAUSE[endpoint.disabled_reason ?? 'admin']}. Nothing is sent to it; ask the platform team to enable it again.`;
+  if (endpoint.status === 'disabled') {
+    return `Disabled ${when(endpoint.disabled_at)} ${DISABLED_BECAUSE[endpoint.disabled_reason ?? 'admin']}. Nothing is sent to it meanwhile: its events wait, and go out when the platform team enables it again (within 3 days of each event).`;
+  }
   if (endpoint.failing_since) return `Failing since ${when(endpoint.failing_since)}: deliveries are retried for 3 days, then the endpoint is disabled.`;
   return null;
 }
@@ -46,7 +48,7 @@ export function WebhooksPage(props: WorkspacePageProps & { endpoints: EndpointVi
                 <StatusPill status={endpoint.status} />
               </div>
               {note ? (
-                <div class={`alert ${endpoint.status === 'disabled' ? 'error' : ''}`} role="status">
+                <div class={`alert ${endpoint.status === 'disabled' ? 'error' : 'warning'}`} role="status">
                   {note}
                 </div>
               ) : null}
@@ -115,7 +117,7 @@ export function DeliveryLogPage(props: WorkspacePageProps & { endpoint: Endpoint
         <StatusPill status={props.endpoint.status} />
       </div>
       {note ? (
-        <div class={`alert ${props.endpoint.status === 'disabled' ? 'error' : ''}`} role="status">
+        <div class={`alert ${props.endpoint.status === 'disabled' ? 'error' : 'warning'}`} role="status">
           {note}
         </div>
       ) : null}
@@ -143,7 +145,12 @@ export function DeliveryLogPage(props: WorkspacePageProps & { endpoint: Endpoint
               { header: 'Time', class: 'nowrap', cell: (entry) => `${entry.duration_ms} ms` },
               {
                 header: 'Event now',
-                cell: (entry) => (entry.delivery_status === 'pending' && entry.next_attempt_at ? `next try ${when(entry.next_attempt_at)}` : entry.delivery_status),
+                cell: (entry) =>
+                  entry.delivery_status === 'pending' && entry.next_attempt_at
+                    ? `next try ${when(entry.next_attempt_at)}`
+                    : entry.delivery_status === 'paused'
+                      ? 'paused: waits for the endpoint'
+                      : entry.delivery_status,
               },
             ]}
           />

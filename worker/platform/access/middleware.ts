@@ -13,7 +13,7 @@ import { resolveActor, workspaceInactive, type Actor } from '../identity/credent
 import { requireRole, resolveMemberWorkspace } from '../identity/memberships';
 import { readSessionToken, validateSession, type SessionUser } from '../identity/sessions';
 import { providerByUserQuery, type ProviderRow } from '../providers/service';
-import { providerMay, scopeFor, type ProviderAction, type WorkspaceAction } from './policy';
+import { providerRefusal, scopeFor, type ProviderAction, type WorkspaceAction } from './policy';
 
 /** The workspace a platform-core request acts on, and who acts, for scoping and audit. */
 export interface WorkspaceAccess {
@@ -145,23 +145,28 @@ async function requireSessionProvider(c: Context<AppEnv>): Promise<{ user: Sessi
   return { user: session.user, provider: session.companion[0] };
 }
 
+/** What a refused provider is told, for the API and the console alike. */
+export function providerRefusalError(provider: ProviderRow, action: ProviderAction, refusal: 'state' | 'kind'): ApiError {
+  const extensions = { status: provider.status };
+  if (refusal === 'kind') {
+    return action === 'agent.operate'
+      ? new ApiError('forbidden', 'This is for agents and robots: experts claim leads in the workbench instead.', { extensions })
+      : new ApiError('provider_inactive', 'The workbench is for experts; agents and robots answer executions instead.', { extensions });
+  }
+  return new ApiError('provider_inactive', `Your provider account is ${provider.status.replace('_', ' ')}; it cannot do this in that state.`, { extensions });
+}
+
 /**
- * Admits a signed-in provider whose state allows the action (access/policy.ts). A business
- * user gets 403 `provider_required`; a provider not yet allowed, 403 `provider_inactive`.
+ * Admits a signed-in provider whose state and kind allow the action (access/policy.ts). A
+ * business user gets 403 `provider_required`; a provider not allowed, 403 `provider_inactive`
+ * (or `forbidden` for the agents' operations).
  */
 export function requireProvider(action: ProviderAction) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const { user, provider } = await requireSessionProvider(c);
     if (user.role !== 'provider' || !provider) throw new ApiError('provider_required', 'This route is for provider accounts (experts, agents and robots).');
-    if (!providerMay(provider.status, action)) {
-      throw new ApiError('provider_inactive', `Your provider account is ${provider.status.replace('_', ' ')}; only active providers can do this.`, { extensions: { status: provider.status } });
-    }
-    if (action === 'workbench.use' && provider.kind !== 'expert') {
-      throw new ApiError('provider_inactive', 'The workbench is for experts; agents and robots answer executions instead.', { extensions: { status: provider.status } });
-    }
-    if (action === 'agent.operate' && provider.kind !== 'agent' && provider.kind !== 'robot') {
-      throw new ApiError('forbidden', 'This is for agents and robots: experts claim leads in the workbench instead.', { extensions: { status: provider.status } });
-    }
+    const refusal = providerRefusal(provider, action);
+    if (refusal) throw providerRefusalError(provider, action, refusal);
     c.set('provider', provider);
     await next();
   });

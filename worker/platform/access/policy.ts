@@ -2,9 +2,10 @@
  * The one access policy: which API-key scope or workspace role may take which action. The API
  * middleware (access/middleware.ts) and the console pages both ask this table, so a rule is
  * written once. Platform administrators use the admin API instead; providers are checked by
- * their own state (providers module).
+ * their state and kind.
  */
 import { z } from '@hono/zod-openapi';
+import type { ProviderKind } from '../vocabulary';
 
 export const KNOWN_SCOPES = ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write', 'channels:read', 'channels:write'] as const;
 
@@ -46,21 +47,34 @@ export type WorkspaceAction = keyof typeof WORKSPACE_POLICY;
 export const PROVIDER_STATUSES = ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended'] as const;
 export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
 
-/** Provider actions, and the provider states that allow them (PRODUCT.md section 8: only active providers see or claim leads). */
+interface ProviderRule {
+  /** The provider states that allow it (PRODUCT.md section 8: only active providers see or claim leads). */
+  states: readonly ProviderStatus[];
+  /** The provider kinds it is for; null: every kind, and a provider who has not chosen one yet. */
+  kinds: readonly ProviderKind[] | null;
+}
+
+/**
+ * Provider actions, and the states and kinds that allow them. The provider API (requireProvider)
+ * and the provider's console pages (their one page gate) both ask this table.
+ */
 export const PROVIDER_POLICY = {
   /** Read and edit one's own profile, and submit it for review. */
-  'profile.manage': PROVIDER_STATUSES,
+  'profile.manage': { states: PROVIDER_STATUSES, kinds: null },
   /** See, claim and work leads in the workbench. */
-  'workbench.use': ['active'],
+  'workbench.use': { states: ['active'], kinds: ['expert'] },
   /** Agents and robots: their signing secret (shown once, rotated) and their health. */
-  'agent.operate': ['active', 'suspended', 'pending_review'],
-} as const satisfies Record<string, readonly ProviderStatus[]>;
+  'agent.operate': { states: ['active', 'suspended', 'pending_review'], kinds: ['agent', 'robot'] },
+} as const satisfies Record<string, ProviderRule>;
 
 export type ProviderAction = keyof typeof PROVIDER_POLICY;
 
-/** Whether a provider in this state may take the action. */
-export function providerMay(status: ProviderStatus, action: ProviderAction): boolean {
-  return (PROVIDER_POLICY[action] as readonly ProviderStatus[]).includes(status);
+/** Why a provider may not take an action: its state, or its kind; undefined when it may. */
+export function providerRefusal(provider: { status: ProviderStatus; kind: ProviderKind | null }, action: ProviderAction): 'state' | 'kind' | undefined {
+  const rule: ProviderRule = PROVIDER_POLICY[action];
+  if (rule.kinds && (!provider.kind || !rule.kinds.includes(provider.kind))) return 'kind';
+  if (!rule.states.includes(provider.status)) return 'state';
+  return undefined;
 }
 
 /** Whether a member with this role may take the action. */

@@ -4,7 +4,7 @@ import type { AppEnv } from '../../env';
 import { PROVIDER_STATUSES } from '../access/policy';
 import { createDomain, listDomainEntries } from '../domains/service';
 import { findUserByEmail, setPlatformAdmin } from '../identity/service';
-import { domainSlugSchema, reviewNoteSchema } from '../providers/schemas';
+import { approvalSchema, domainSlugSchema, reviewNoteSchema } from '../providers/schemas';
 import { agentHealth } from '../agents/service';
 import { listProvidersForReview, providerForReview, reviewProvider } from '../providers/service';
 import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
@@ -53,12 +53,17 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
       method: 'post',
       path: '/api/admin/providers/{provider_id}/approve',
       params: idParam('provider_id', 'prv'),
+      body: approvalSchema,
       status: 200,
       description: 'The provider, now active; agents and robots with their signing secret, shown this once.',
       noStore: true,
     },
-    async ({ params }, c) => {
-      const { row, signingSecret } = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, 'approve', null, c.var.settings.SECRETS_KEY);
+    async ({ params, body }, c) => {
+      const { row, signingSecret } = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, 'approve', {
+        note: null,
+        version: body.version,
+        secretsKey: c.var.settings.SECRETS_KEY,
+      });
       // Agents and robots: the signing secret, in this answer only (PRODUCT.md section 12).
       return { provider_id: row.id, status: row.status, ...(signingSecret ? { signing_secret: signingSecret } : {}) };
     },
@@ -82,7 +87,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
       app,
       { method: 'post', path: `/api/admin/providers/{provider_id}/${decision}`, params: idParam('provider_id', 'prv'), body: reviewNoteSchema, status: 200, description: `The provider after the decision; the note is shown to them.` },
       async ({ params, body }, c) => {
-        const { row } = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, decision, body.note, c.var.settings.SECRETS_KEY);
+        const { row } = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, decision, { note: body.note, secretsKey: c.var.settings.SECRETS_KEY });
         return { provider_id: row.id, status: row.status, review_note: row.reviewNote };
       },
     );

@@ -1,14 +1,15 @@
 /** Admin routes for API keys and admin tokens: issue, list, revoke. Tokens appear only in the issue answer. */
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
-import { scopeSchema } from '../access/policy';
+import { setOf } from '../../lib/openapi';
+import { KNOWN_SCOPES, scopeSchema } from '../access/policy';
 import { issueApiKey, listAdminTokens, listApiKeys, mintAdminToken, revokeAdminToken, revokeApiKey } from '../identity/service';
 import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
 
 const issueApiKeyBody = z.strictObject({
   workspace_id: z.string().startsWith('ws_'),
   name: nameSchema,
-  scopes: z.array(scopeSchema).min(1),
+  scopes: setOf(scopeSchema, KNOWN_SCOPES.length).refine((scopes) => scopes.length > 0, 'Give at least one scope.'),
   rate_limit_per_minute: z.number().int().min(1).max(1_000_000).optional(),
   monthly_quota: z.number().int().min(0).optional(),
   expires_at: z.iso

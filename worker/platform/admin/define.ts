@@ -36,12 +36,16 @@ export interface AdminRouteSpec<P extends Shape, Q extends Shape, B extends Shap
   noStore?: boolean;
 }
 
+/** Every admin route declared, with its body schema: the tests check each one (bounds, odd input). */
+export const ADMIN_ROUTES: Array<{ method: string; path: string; body?: z.ZodObject }> = [];
+
 /** Registers an admin route; the handler gets the validated inputs and answers a JSON value. */
 export function defineAdminRoute<P extends Shape = undefined, Q extends Shape = undefined, B extends Shape = undefined>(
   app: OpenAPIHono<AppEnv>,
   spec: AdminRouteSpec<P, Q, B>,
   handler: (input: AdminRouteInput<P, Q, B>, c: Context<AppEnv>) => Promise<unknown>,
 ): void {
+  ADMIN_ROUTES.push({ method: spec.method, path: spec.path, ...(spec.body ? { body: spec.body } : {}) });
   const route = createRoute({
     method: spec.method,
     path: spec.path,

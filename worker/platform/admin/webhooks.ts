@@ -5,14 +5,15 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
 import { egressPolicy } from '../../lib/egress';
-import { eventTypeSchema } from '../webhooks/schemas';
+import { setOf } from '../../lib/openapi';
+import { EVENT_TYPES, eventTypeSchema } from '../webhooks/schemas';
 import { createEndpoint, deliveryLog, listEndpoints, redeliver, rotateEndpointSecret, setEndpointEnabled } from '../webhooks/service';
 import { adminAuditContext, defineAdminRoute, idParam } from './define';
 
 const createBody = z.strictObject({
   workspace_id: z.string().startsWith('ws_'),
   url: z.string().trim().max(500),
-  event_types: z.array(eventTypeSchema).min(1, 'Subscribe to at least one event type.'),
+  event_types: setOf(eventTypeSchema, EVENT_TYPES.length).refine((types) => types.length > 0, 'Subscribe to at least one event type.'),
   description: z.string().trim().max(200).optional(),
 });
 
@@ -41,7 +42,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
     defineAdminRoute(
       app,
       { method: 'post', path: `/api/admin/webhooks/{webhook_id}/${action}`, params: webhookParam, status: 200, description: `The endpoint, ${action}d.` },
-      ({ params }, c) => setEndpointEnabled(c.var.db, adminAuditContext(c), params.webhook_id, action === 'enable'),
+      ({ params }, c) => setEndpointEnabled(c.var.db, c.env.EVENTS, adminAuditContext(c), params.webhook_id, action === 'enable'),
     );
   }
   defineAdminRoute(

@@ -7,8 +7,8 @@
  */
 import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { z } from 'zod';
-import { checkEgressUrl, EgressRefused, guardedFetch, type EgressPolicy } from '../../lib/egress';
-import type { StoredAgentCard } from './schemas';
+import { checkEgressUrl, EgressRefused, guardedFetch, readBoundedBody, type EgressPolicy } from '../../lib/egress';
+import type { AgentCardSummary, StoredAgentCard } from './schemas';
 
 /** A card larger than this is refused. */
 const CARD_LIMIT_BYTES = 256 * 1024;
@@ -18,6 +18,7 @@ const interfaceSchema = z.object({
   url: z.string().min(1),
   protocolBinding: z.string(),
   protocolVersion: z.string().optional().default(''),
+  tenant: z.string().max(200).optional().default(''),
 });
 
 /** What the platform requires of a card, after normalisation to the v1.0 shape. */
@@ -25,7 +26,7 @@ const normalisedCardSchema = z.object({
   name: z.string().trim().min(1, 'The card has no name.').max(200),
   description: z.string().max(5000).optional().default(''),
   version: z.string().max(100).optional().default(''),
-  supportedInterfaces: z.array(interfaceSchema).min(1, 'The card lists no interface to call.'),
+  supportedInterfaces: z.array(interfaceSchema).min(1, 'The card lists no interface to call.').max(50),
   skills: z
     .array(z.object({ id: z.string(), name: z.string(), description: z.string().optional().default('') }))
     .max(200)
@@ -39,15 +40,6 @@ const spokenVersion = (version: string) => version === '' || version === '1.0' |
 export type CardCheck = { ok: true; stored: StoredAgentCard } | { ok: false; detail: string };
 
 const failed = (detail: string): CardCheck => ({ ok: false, detail });
-
-/** Reads at most `limit` bytes of a body; undefined when it is longer. */
-async function boundedText(response: Response, limit: number): Promise<string | undefined> {
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > limit) return undefined;
-  const buffer = await response.arrayBuffer();
-  if (buffer.byteLength > limit) return undefined;
-  return new TextDecoder().decode(buffer);
-}
 
 /** Validates a card already parsed from JSON. */
 export function validateAgentCard(raw: unknown, egress: EgressPolicy, now = Date.now()): CardCheck {
@@ -69,7 +61,9 @@ export function validateAgentCard(raw: unknown, egress: EgressPolicy, now = Date
     const offered = card.supportedInterfaces.map((item) => `${item.protocolBinding} ${item.protocolVersion || '?'}`).join(', ');
     return failed(`The card offers no interface the platform speaks (JSON-RPC or HTTP+JSON, A2A 1.0 or 0.3); it offers ${offered}.`);
   }
-  // The SDK prefers a 1.0 interface; so do we, and the endpoint must pass the guard as any customer URL.
+  // The first 1.0 interface the platform speaks, else the first one. It is stored exactly, shown
+  // to the provider and the reviewer, and it is the only one the client is ever built from
+  // (calledInterface), whatever else the card lists. Its endpoint must pass the guard.
   const chosen = spoken.find((item) => item.protocolVersion === '1.0' || item.protocolVersion === '') ?? spoken[0]!;
   const endpoint = checkEgressUrl(chosen.url, egress);
   if (!endpoint.ok) return failed(`The card's endpoint ${chosen.url} cannot be called: ${endpoint.detail}`);
@@ -83,6 +77,7 @@ export function validateAgentCard(raw: unknown, egress: EgressPolicy, now = Date
         protocol_version: chosen.protocolVersion || '1.0',
         protocol_binding: chosen.protocolBinding as (typeof SPOKEN_BINDINGS)[number],
         endpoint: chosen.url,
+        ...(chosen.tenant ? { tenant: chosen.tenant } : {}),
         skills: card.skills.map((skill) => ({ id: skill.id, name: skill.name, description: skill.description })),
         fetched_at: new Date(now).toISOString(),
       },
@@ -91,25 +86,47 @@ export function validateAgentCard(raw: unknown, egress: EgressPolicy, now = Date
   };
 }
 
-/** Fetches an agent card through the egress guard and validates it. */
-export async function fetchAgentCard(url: string, egress: EgressPolicy, now = Date.now()): Promise<CardCheck> {
+/**
+ * The one interface the platform calls, as validated and shown: the client is built from a card
+ * that lists only it, so an interface added to the card later is never called unseen.
+ */
+export function calledInterface(summary: AgentCardSummary) {
+  return { url: summary.endpoint, protocolBinding: summary.protocol_binding, protocolVersion: summary.protocol_version, tenant: summary.tenant ?? '' };
+}
+
+/** Whether two validated cards call the same thing (a change of it is material: back to review). */
+export function sameCalledInterface(a: AgentCardSummary | undefined, b: AgentCardSummary | undefined): boolean {
+  if (!a || !b) return a === b;
+  return JSON.stringify(calledInterface(a)) === JSON.stringify(calledInterface(b));
+}
+
+/** Fetches an agent card through the egress guard and validates it (the timeout is 10 s). */
+export async function fetchAgentCard(url: string, egress: EgressPolicy, now = Date.now(), options: { timeoutMs?: number } = {}): Promise<CardCheck> {
+  const timeoutMs = options.timeoutMs ?? CARD_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
+  const tooSlow = `The card URL did not send the card within ${timeoutMs / 1000} s.`;
   let response: Response;
   try {
-    response = await guardedFetch(url, { method: 'GET', headers: { Accept: 'application/json' }, timeoutMs: CARD_TIMEOUT_MS }, egress);
+    response = await guardedFetch(url, { method: 'GET', headers: { Accept: 'application/json' }, timeoutMs }, egress);
   } catch (error) {
     if (error instanceof EgressRefused) return failed(error.message);
-    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return failed(`The card URL did not answer within ${CARD_TIMEOUT_MS / 1000} s.`);
+    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return failed(tooSlow);
     return failed('The card URL could not be reached (the connection failed).');
   }
   if (!response.ok) {
-    await response.body?.cancel();
+    await response.body?.cancel().catch(() => undefined);
     return failed(`The card URL answered HTTP ${response.status}; it must answer 200 with the card.`);
   }
-  const text = await boundedText(response, CARD_LIMIT_BYTES);
-  if (text === undefined) return failed(`The card is larger than ${CARD_LIMIT_BYTES / 1024} KB.`);
+  // Read as a stream and cut at the limit, whatever length the response declares (or not).
+  const body = await readBoundedBody(response, CARD_LIMIT_BYTES, deadline);
+  if (!body.ok) {
+    if (body.reason === 'too_large') return failed(`The card is larger than ${CARD_LIMIT_BYTES / 1024} KB.`);
+    if (body.reason === 'timeout') return failed(tooSlow);
+    return failed('The card URL broke off while sending the card.');
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(body.text);
   } catch {
     return failed('The card URL did not answer with JSON.');
   }

@@ -8,9 +8,10 @@
 import type { Message, Part, Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import type { AgentAnswer, AgentCall, ReportedUsage } from '../../brain';
-import { EgressRefused, guardedFetch, type EgressPolicy } from '../../lib/egress';
+import { EgressRefused, guardedFetch, readBoundedBody, type EgressPolicy } from '../../lib/egress';
 import { newId } from '../../lib/ids';
 import { signStandardWebhook } from '../../lib/standard-webhooks';
+import { calledInterface } from './card';
 import { robotAnswerSchema, type StoredAgentCard } from './schemas';
 
 /** What the platform needs to call one provider. Secrets are decrypted only for the call. */
@@ -35,6 +36,8 @@ interface Probe {
   status: number | null;
   body?: string;
   tooLarge?: boolean;
+  /** The connection broke off in the middle of the answer. */
+  broken?: boolean;
 }
 
 class CallTimeout extends Error {}
@@ -47,11 +50,6 @@ const failure = (outcome: Failure['outcome'], error: string, httpStatus: number 
   httpStatus,
   durationMs: Date.now() - started,
 });
-
-async function readBounded(response: Response): Promise<string | undefined> {
-  const buffer = await response.arrayBuffer();
-  return buffer.byteLength > ANSWER_LIMIT_BYTES ? undefined : new TextDecoder().decode(buffer);
-}
 
 /**
  * fetch() for one call: signs the exact body, adds the bearer token, goes through the guard
@@ -67,13 +65,16 @@ function signedFetch(target: CallTarget, egress: EgressPolicy, deadline: number,
     if (target.bearerToken) headers.set('Authorization', `Bearer ${target.bearerToken}`);
     const response = await guardedFetch(url, { method: init?.method ?? 'POST', headers, ...(body ? { body } : {}), timeoutMs: Math.max(1, deadline - Date.now()) }, egress);
     probe.status = response.status;
-    const text = await readBounded(response);
-    if (text === undefined) {
-      probe.tooLarge = true;
-      throw new Error('answer too large');
+    // Read as a stream and cut at the limit and the deadline, whatever length the answer declares.
+    const answer = await readBoundedBody(response, ANSWER_LIMIT_BYTES, deadline);
+    if (!answer.ok) {
+      if (answer.reason === 'timeout') throw new CallTimeout();
+      probe.tooLarge = answer.reason === 'too_large';
+      probe.broken = answer.reason === 'failed';
+      throw new Error(`answer ${answer.reason}`);
     }
-    probe.body = text;
-    return new Response(response.status === 204 ? null : text, { status: response.status, headers: response.headers });
+    probe.body = answer.text;
+    return new Response(response.status === 204 ? null : answer.text, { status: response.status, headers: response.headers });
   };
 }
 
@@ -115,6 +116,7 @@ function classifyError(error: unknown, probe: Probe, started: number): Failure {
     return failure('timeout', 'No answer within the timeout.', probe.status, started);
   }
   if (probe.tooLarge) return failure('invalid_answer', `The answer is larger than ${ANSWER_LIMIT_BYTES / 1024} KB.`, probe.status, started);
+  if (probe.broken) return failure('network_error', 'The connection broke off during the answer.', probe.status, started);
   if (probe.status === null) return failure('network_error', 'The connection failed.', null, started);
   const rpcError = isJsonRpcError(probe.body);
   if (rpcError) return failure('rpc_error', `JSON-RPC error ${String(rpcError.code ?? '?')}: ${String(rpcError.message ?? '').slice(0, 200)}`, probe.status, started);
@@ -174,7 +176,9 @@ async function callAgent(target: CallTarget, call: AgentCall, egress: EgressPoli
         transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } }), new RestTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })],
         preferredTransports: [stored.summary.protocol_binding],
       });
-      const client = await new ClientFactory(options).createFromAgentCard(stored.card as never);
+      // Only the interface that was validated and shown is called, whatever else the card lists.
+      const card = { ...stored.card, supportedInterfaces: [calledInterface(stored.summary)] };
+      const client = await new ClientFactory(options).createFromAgentCard(card as never);
       const result = await client.sendMessage({ tenant: '', message: userMessage(call), configuration: undefined, metadata: undefined });
       return answerOfA2A(result, probe, started);
     });

@@ -3,6 +3,7 @@
  * answer, the signing secret a provider receives, and the health view. Types are inferred.
  */
 import { z } from '@hono/zod-openapi';
+import { PLATFORM_METERS } from '../vocabulary';
 
 /** The part of a fetched agent card the platform keeps and shows (the card itself is kept too). */
 export const agentCardSummarySchema = z
@@ -12,7 +13,8 @@ export const agentCardSummarySchema = z
     version: z.string(),
     protocol_version: z.string().openapi({ example: '1.0', description: 'The A2A protocol version of the interface the platform calls (1.0, or 0.3).' }),
     protocol_binding: z.enum(['JSONRPC', 'HTTP+JSON']),
-    endpoint: z.string().openapi({ description: 'Where SendMessage (message/send on 0.3) is sent.' }),
+    endpoint: z.string().openapi({ description: 'Where SendMessage (message/send on 0.3) is sent: the one interface of the card the platform calls.' }),
+    tenant: z.string().optional().openapi({ description: 'The tenant the interface names, sent with every call.' }),
     skills: z.array(z.object({ id: z.string(), name: z.string(), description: z.string() })),
     fetched_at: z.string(),
   })
@@ -30,7 +32,17 @@ export const robotAnswerSchema = z.object({
   output: z.record(z.string(), z.unknown()),
   reply: z.string().max(16_000).optional(),
   usage: z
-    .array(z.strictObject({ meter: z.string().min(1).max(64), quantity: z.number().finite().nonnegative(), unit: z.string().min(1).max(32) }))
+    .array(
+      z.strictObject({
+        meter: z
+          .string()
+          .min(1)
+          .max(64)
+          .refine((meter) => !PLATFORM_METERS.includes(meter.trim().toLowerCase()), 'is a meter of the platform’s own; report your usage under a meter of yours'),
+        quantity: z.number().finite().nonnegative(),
+        unit: z.string().min(1).max(32),
+      }),
+    )
     .max(20)
     .optional(),
 });

@@ -164,7 +164,7 @@ export function publicWidgetRoutes() {
             requestId: c.var.requestId,
             traceId: c.var.traceId,
             now: Date.now(),
-            limits: { defaultRateLimitPerMinute: settings.DEFAULT_RATE_LIMIT_PER_MINUTE, intakeRateLimitPerMinute: settings.INTAKE_RATE_LIMIT_PER_MINUTE },
+            limits: { defaultRateLimitPerMinute: settings.DEFAULT_RATE_LIMIT_PER_MINUTE, intakeRateLimitPerMinute: settings.INTAKE_RATE_LIMIT_PER_MINUTE, agentChainMs: settings.AGENT_CHAIN_DEADLINE_MS },
             egress: egressPolicy(settings),
             secretsKey: settings.SECRETS_KEY,
           },

@@ -3,6 +3,7 @@
  * OpenAPI description, and give the TypeScript types.
  */
 import { z } from '@hono/zod-openapi';
+import { setOf } from '../../lib/openapi';
 import widgetDefaults from './widget-defaults.json';
 
 /** An exact web origin: scheme, host and optional port, nothing else. */
@@ -21,6 +22,7 @@ export const originSchema = z
 
 export const hexColorSchema = z
   .string()
+  .max(7)
   .regex(/^#[0-9a-fA-F]{6}$/, 'Use a #RRGGBB colour.')
   .transform((value) => value.toLowerCase());
 
@@ -86,8 +88,8 @@ export const createChannelSchema = z
   .strictObject({
     name: z.string().trim().min(1).max(80),
     domain: domainSchema,
-    allowed_origins: z.array(originSchema).max(50).default([]),
-    first_party_origins: z.array(originSchema).max(20).default([]),
+    allowed_origins: setOf(originSchema, 50).default([]),
+    first_party_origins: setOf(originSchema, 20).default([]),
     routing_pool: routingPoolSchema.default('platform'),
     widget: widgetConfigPatchSchema.optional(),
   })
@@ -97,8 +99,8 @@ export const updateChannelSchema = z
   .strictObject({
     name: z.string().trim().min(1).max(80).optional(),
     domain: domainSchema.optional(),
-    allowed_origins: z.array(originSchema).max(50).optional(),
-    first_party_origins: z.array(originSchema).max(20).optional(),
+    allowed_origins: setOf(originSchema, 50).optional(),
+    first_party_origins: setOf(originSchema, 20).optional(),
     status: z.enum(['active', 'disabled']).optional(),
     routing_pool: routingPoolSchema.optional(),
     widget: widgetConfigPatchSchema.optional(),

@@ -1,5 +1,6 @@
 import { inArray, sql, type SQL } from 'drizzle-orm';
-import { insertRowsSql, schema, type Database } from '../../lib/db';
+import { insertRowsSql, isConstraintViolation, schema, type Database } from '../../lib/db';
+import { ApiError } from '../../lib/errors';
 
 const { rateLimitWindows } = schema;
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -76,4 +77,20 @@ export interface RateLimitOutcome {
   remaining: number;
   /** Seconds until the window closes, at least 1. */
   resetSeconds: number;
+}
+
+/**
+ * Takes one slot of `subject`'s window (at most `max` per `windowMs`), alone, or throws 429
+ * `rate_limited` with `Retry-After` and `detail`. For limits on single actions, such as a
+ * provider's card fetches; a refused attempt leaves no trace.
+ */
+export async function takeSlotOrRefuse(db: Database, subject: string, now: number, limit: { windowMs: number; max: number; detail: string }): Promise<void> {
+  try {
+    await windowIncrement(db, subject, now, limit.windowMs, limit.max);
+  } catch (error) {
+    if (!isConstraintViolation(error, 'within_window_limit')) throw error;
+    const [window] = await readWindows(db, [subject], now, limit.windowMs);
+    const retryAfter = Math.max(1, Math.ceil(((window?.resetAt ?? now + limit.windowMs) - now) / 1000));
+    throw new ApiError('rate_limited', limit.detail, { headers: { 'Retry-After': String(retryAfter) } });
+  }
 }

@@ -4,6 +4,8 @@
  * description, so the two cannot drift. TypeScript types are inferred from them.
  */
 import { z } from '@hono/zod-openapi';
+import { setOf } from '../../lib/openapi';
+import { USAGE_SOURCES } from '../vocabulary';
 import { KNOWN_SCOPES, scopeSchema } from '../access/policy';
 
 /** Correlation ids travel in headers and logs, so they are visible ASCII only. */
@@ -38,7 +40,7 @@ export const executeRequestSchema = z
   .strictObject({
     domain: z.string().trim().min(1).max(100).openapi({ example: 'consultation' }),
     execution_mode: z.literal('sync').openapi({ description: 'Only `sync` is supported.' }),
-    required_scopes: z.array(scopeSchema).max(KNOWN_SCOPES.length).openapi({
+    required_scopes: setOf(scopeSchema, KNOWN_SCOPES.length).openapi({
       description:
         'The minimal scopes this request needs. Must be a subset of the key\'s scopes. Empty means all of the key\'s scopes.',
       example: ['execute'],
@@ -72,10 +74,14 @@ export type ExecuteRequest = z.infer<typeof executeRequestSchema>;
 export const usageApplicationSchema = z
   .object({
     meter: z.string().openapi({ example: 'executions' }),
-    quantity: z.number().int(),
+    quantity: z.number().openapi({ description: 'An integer for the platform’s own meters; a provider may report fractions.' }),
     unit: z.string().openapi({ example: 'execution' }),
     limit: z.number().int().optional(),
     remaining: z.number().int().optional(),
+    source: z.enum(USAGE_SOURCES).openapi({
+      description: '`platform`: the platform’s own charge. `provider`: usage that the robot or agent which answered reported about itself (never a platform meter).',
+    }),
+    provider_id: z.string().optional().openapi({ description: 'For `source: provider`: who reported it.' }),
   })
   .openapi('UsageApplication');
 export type UsageApplication = z.infer<typeof usageApplicationSchema>;

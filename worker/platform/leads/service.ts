@@ -270,8 +270,12 @@ async function leadInScope(db: Database, provider: ProviderRow, leadId: string) 
   return db.select({ status: leads.status, claimedBy: leads.claimedBy }).from(leads).where(and(eq(leads.id, leadId), inScope(provider))).get();
 }
 
-const changedBy = (leadId: string, provider: ProviderRow, status: LeadStatus, now: number) =>
-  sql`EXISTS (SELECT 1 FROM ${leads} WHERE ${leads.id} = ${leadId} AND ${leads.status} = ${status} AND ${leads.updatedAt} = ${now} AND (${leads.claimedBy} = ${provider.id} OR ${status} = 'open'))`;
+/**
+ * This change (`changeId`, the id of its history row) is the lead's last: the condition under
+ * which the change's history, audit and event rows are written. Concurrent changes that lost the
+ * race write nothing, even in the same millisecond.
+ */
+const changeApplied = (leadId: string, changeId: string) => sql`EXISTS (SELECT 1 FROM ${leads} WHERE ${leads.id} = ${leadId} AND ${leads.changeId} = ${changeId})`;
 
 /**
  * Claims a lead: one conditional UPDATE, so when many providers claim at once exactly one wins
@@ -279,14 +283,19 @@ const changedBy = (leadId: string, provider: ProviderRow, status: LeadStatus, no
  * batch, and only with the claim.
  */
 export async function claimLead(db: Database, provider: ProviderRow, leadId: string, audit: AuditContext, now = Date.now()): Promise<LeadDetail> {
+  const changeId = newId('lev', now);
+  const applied = changeApplied(leadId, changeId);
   const [claimed] = await db.batch([
     db
       .update(leads)
-      .set({ status: 'claimed', claimedBy: provider.id, claimedAt: now, updatedAt: now })
+      .set({ status: 'claimed', claimedBy: provider.id, claimedAt: now, changeId, updatedAt: now })
       .where(and(eq(leads.id, leadId), availableTo(provider)))
       .returning({ id: leads.id, workspaceId: leads.workspaceId }),
-    insertWhere(db, leadEvents, { id: newId('lev', now), leadId, fromStatus: 'open', toStatus: 'claimed', actorKind: 'provider', actorId: provider.id, note: null, createdAt: now }, changedBy(leadId, provider, 'claimed', now)),
-    auditInsertWhere(db, audit, { action: 'lead.claimed', targetId: leadId, metadata: { provider_id: provider.id } }, changedBy(leadId, provider, 'claimed', now), now),
+    insertWhere(db, leadEvents, { id: changeId, leadId, fromStatus: 'open', toStatus: 'claimed', actorKind: 'provider', actorId: provider.id, note: null, createdAt: now }, applied),
+    auditInsertWhere(db, audit, { action: 'lead.claimed', targetId: leadId, metadata: { provider_id: provider.id } }, applied, now),
+    // Every claim reveals the visitor's contact details to this expert: each reveal is audited
+    // with the expert's id (the details themselves never enter the audit log).
+    auditInsertWhere(db, audit, { action: 'lead.contact_revealed', targetId: leadId, metadata: { provider_id: provider.id } }, applied, now),
     eventWriteWhere(
       db,
       {
@@ -294,7 +303,7 @@ export async function claimLead(db: Database, provider: ProviderRow, leadId: str
         workspaceId: sql`(SELECT ${leads.workspaceId} FROM ${leads} WHERE ${leads.id} = ${leadId})`,
         data: { lead_id: leadId, status: 'claimed', claimed_by: { provider_id: provider.id, name: provider.displayName }, claimed_at: new Date(now).toISOString() },
       },
-      changedBy(leadId, provider, 'claimed', now),
+      applied,
       now,
     ),
   ]);
@@ -320,14 +329,16 @@ export async function changeLeadStatus(db: Database, provider: ProviderRow, lead
     throw new ApiError('invalid_transition', `A lead cannot go from ${current.status} to ${to}.`, { extensions: { status: current.status } });
   }
   const release = to === 'open';
+  const changeId = newId('lev', now);
+  const applied = changeApplied(leadId, changeId);
   const [changed] = await db.batch([
     db
       .update(leads)
-      .set({ status: to, updatedAt: now, ...(release ? { claimedBy: null, claimedAt: null } : {}) })
+      .set({ status: to, changeId, updatedAt: now, ...(release ? { claimedBy: null, claimedAt: null } : {}) })
       .where(and(eq(leads.id, leadId), eq(leads.status, current.status), claimedBy(provider)))
       .returning({ id: leads.id }),
-    insertWhere(db, leadEvents, { id: newId('lev', now), leadId, fromStatus: current.status, toStatus: to, actorKind: 'provider', actorId: provider.id, note, createdAt: now }, changedBy(leadId, provider, to, now)),
-    auditInsertWhere(db, audit, { action: release ? 'lead.released' : 'lead.status_changed', targetId: leadId, metadata: { from: current.status, to } }, changedBy(leadId, provider, to, now), now),
+    insertWhere(db, leadEvents, { id: changeId, leadId, fromStatus: current.status, toStatus: to, actorKind: 'provider', actorId: provider.id, note, createdAt: now }, applied),
+    auditInsertWhere(db, audit, { action: release ? 'lead.released' : 'lead.status_changed', targetId: leadId, metadata: { from: current.status, to } }, applied, now),
     eventWriteWhere(
       db,
       {
@@ -335,7 +346,7 @@ export async function changeLeadStatus(db: Database, provider: ProviderRow, lead
         workspaceId: current.workspaceId,
         data: { lead_id: leadId, from: current.status, to, changed_by: { provider_id: provider.id, name: provider.displayName }, changed_at: new Date(now).toISOString() },
       },
-      changedBy(leadId, provider, to, now),
+      applied,
       now,
     ),
   ]);

@@ -3,10 +3,12 @@
  * provider API, the console and the admin API answer. Types are inferred from them.
  */
 import { z } from '@hono/zod-openapi';
+import { setOf } from '../../lib/openapi';
 import { PROVIDER_STATUSES } from '../access/policy';
 import { agentCardSummarySchema } from '../agents/schemas';
+import { PROVIDER_KINDS } from '../vocabulary';
 
-export const PROVIDER_KINDS = ['expert', 'agent', 'robot'] as const;
+export { PROVIDER_KINDS };
 export const providerKindSchema = z.enum(PROVIDER_KINDS).openapi('ProviderKind', {
   description: '`expert`: a person who claims leads; `agent`: an A2A agent; `robot`: a signed HTTPS endpoint.',
 });
@@ -31,18 +33,17 @@ export const topicSchema = z
   .regex(/^[\p{L}\p{N}][\p{L}\p{N} &+.'/-]*$/u, 'Use letters, digits, spaces and & + . \' / - only.');
 
 /** A BCP 47 language tag such as en, de or pt-BR. */
-export const languageSchema = z.string().trim().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'Use a language code such as en, de or pt-BR.');
+export const languageSchema = z.string().trim().max(35).regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'Use a language code such as en, de or pt-BR.');
 
 /** An ISO 3166-1 country code (upper case), or "global". */
-export const regionSchema = z.string().trim().regex(/^([A-Z]{2}|global)$/, 'Use a two-letter country code such as DE or US, or "global".');
+export const regionSchema = z.string().trim().max(6).regex(/^([A-Z]{2}|global)$/, 'Use a two-letter country code such as DE or US, or "global".');
 
 const httpsUrl = z.string().trim().max(500).pipe(z.url('Enter a full URL, such as https://agent.example.com/.well-known/agent-card.json.'));
-const unique = <T>(items: T[]) => [...new Set(items)];
 
 export const acceptedScopeSchema = z
   .strictObject({
-    domains: z.array(domainSlugSchema).max(20).transform(unique),
-    topics: z.array(topicSchema).max(30).transform(unique),
+    domains: setOf(domainSlugSchema, 20),
+    topics: setOf(topicSchema, 30),
   })
   .openapi('AcceptedScope', { description: 'Catalog domains the provider accepts, and free topics within them (none: every topic).' });
 export type AcceptedScope = z.infer<typeof acceptedScopeSchema>;
@@ -55,8 +56,8 @@ export const profileInputSchema = z
     headline: z.string().trim().min(1, 'Enter a headline.').max(140),
     bio: z.string().trim().max(2000).nullable(),
     accepted_scope: acceptedScopeSchema,
-    languages: z.array(languageSchema).max(20).transform(unique),
-    regions: z.array(regionSchema).max(60).transform(unique),
+    languages: setOf(languageSchema, 20),
+    regions: setOf(regionSchema, 60),
     endpoint_url: httpsUrl.nullable().openapi({ description: 'Robots: the https endpoint the platform POSTs executions to.' }),
     agent_card_url: httpsUrl.nullable().openapi({ description: 'Agents: the https URL of the A2A agent card.' }),
     priority: z.number().int().min(0).max(100).openapi({ description: 'Agents and robots: tried in this order, highest first.' }),
@@ -102,6 +103,7 @@ export const providerProfileSchema = z
     agent_card: agentCardSummarySchema.nullable().openapi({ description: 'Agents: the card as fetched and validated when the profile was saved.' }),
     agent_bearer_token_set: z.boolean().openapi({ description: 'Whether a bearer token is stored (it is never shown).' }),
     timeout_ms: z.number().int(),
+    version: z.number().int().openapi({ description: 'Counts every change of the profile. A reviewer approves one version; an edit during review makes a new one, which must be read before it can be approved.' }),
     signing_secret: z
       .object({
         issued: z.boolean(),
@@ -119,3 +121,8 @@ export type ProviderProfileView = z.infer<typeof providerProfileSchema>;
 
 /** An admin's decision on a provider under review. */
 export const reviewNoteSchema = z.strictObject({ note: z.string().trim().min(1, 'Say why: the provider reads this note.').max(1000) });
+
+/** An admin's approval: of the profile version the reviewer read. */
+export const approvalSchema = z.strictObject({
+  version: z.number().int().min(1).openapi({ description: 'The profile version you read (`version` of the provider). An edit since then makes the approval fail with 409 `profile_changed`.' }),
+});

@@ -13,9 +13,10 @@ import { newId } from '../../lib/ids';
 import { encryptSecret } from '../../lib/secrets';
 import { TtlCache } from '../../lib/ttl-cache';
 import type { ProviderStatus } from '../access/policy';
-import { fetchAgentCard } from '../agents/card';
+import { fetchAgentCard, sameCalledInterface } from '../agents/card';
 import type { StoredAgentCard } from '../agents/schemas';
 import { forgetAgentSupply, requireSecretsKey, signingSecretOnApproval } from '../agents/service';
+import { takeSlotOrRefuse } from '../core/rate-limit';
 import { listDomains } from '../domains/service';
 import { auditInsertWhere, type AuditContext } from '../identity/audit';
 import { eventWriteWhere } from '../webhooks/outbox';
@@ -97,6 +98,7 @@ export async function describeProvider(db: Database, row: ProviderRow, now = Dat
     agent_card: storedCardOf(row)?.summary ?? null,
     agent_bearer_token_set: row.bearerToken !== null,
     timeout_ms: row.timeoutMs,
+    version: row.profileVersion,
     signing_secret: {
       issued: row.signingSecret !== null,
       shown: row.signingSecretShownAt !== null,
@@ -109,27 +111,36 @@ export async function describeProvider(db: Database, row: ProviderRow, now = Dat
   };
 }
 
-/** The provider is in state `to` since `now`: the condition under which a transition's records are written. */
-const changedTo = (providerId: string, to: ProviderStatus, now: number) =>
-  sql`EXISTS (SELECT 1 FROM ${providers} WHERE ${providers.id} = ${providerId} AND ${providers.status} = ${to} AND ${providers.updatedAt} = ${now})`;
+/**
+ * This change (`changeId`) is the provider's last: the condition under which its history, audit
+ * and event rows are written. A change that lost a race to another writes none of them.
+ */
+const changeApplied = (providerId: string, changeId: string) => sql`EXISTS (SELECT 1 FROM ${providers} WHERE ${providers.id} = ${providerId} AND ${providers.changeId} = ${changeId})`;
 
 /**
  * `provider.status_changed` for each workspace the provider belongs to (their team's site owners
  * hear of it), written only if the transition happened.
  */
-async function providerEventWrites(db: Database, row: ProviderRow, from: ProviderStatus, to: ProviderStatus, now: number): Promise<BatchItem<'sqlite'>[]> {
+async function providerEventWrites(db: Database, row: ProviderRow, from: ProviderStatus, to: ProviderStatus, changeId: string, now: number): Promise<BatchItem<'sqlite'>[]> {
   const teams = await db.select({ workspaceId: memberships.workspaceId }).from(memberships).where(eq(memberships.userId, row.userId));
   const data = { provider_id: row.id, kind: row.kind, display_name: row.displayName, from, to, changed_at: new Date(now).toISOString() };
-  return teams.map((team) => eventWriteWhere(db, { type: 'provider.status_changed', workspaceId: team.workspaceId, data }, changedTo(row.id, to, now), now));
+  return teams.map((team) => eventWriteWhere(db, { type: 'provider.status_changed', workspaceId: team.workspaceId, data }, changeApplied(row.id, changeId), now));
 }
 
-/** The row that records one transition, written only if the transition happened. */
-function transitionInsert(db: Database, providerId: string, from: ProviderStatus | null, to: ProviderStatus, actor: { kind: 'provider' | 'admin' | 'user' | 'system'; id: string | null }, note: string | null, now: number) {
+/** The row that records one transition (or an edit under review), written only with its change. */
+function transitionInsert(
+  db: Database,
+  providerId: string,
+  change: { from: ProviderStatus | null; to: ProviderStatus; id: string },
+  actor: { kind: 'provider' | 'admin' | 'user' | 'system'; id: string | null },
+  note: string | null,
+  now: number,
+) {
   return insertWhere(
     db,
     providerTransitions,
-    { id: newId('ptr', now), providerId, fromStatus: from, toStatus: to, actorKind: actor.kind, actorId: actor.id, note, createdAt: now },
-    changedTo(providerId, to, now),
+    { id: newId('ptr', now), providerId, fromStatus: change.from, toStatus: change.to, actorKind: actor.kind, actorId: actor.id, note, createdAt: now },
+    changeApplied(providerId, change.id),
   );
 }
 
@@ -159,11 +170,50 @@ async function validateChange(db: Database, input: ProfileInput, egress: EgressP
 
 const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((item, index) => item === b[index]);
 
+/** The profile fields as a reviewer reads them, to tell which ones an edit changed. */
+const REVIEWED_FIELDS: Array<[label: string, read: (row: ProviderRow) => unknown]> = [
+  ['kind', (row) => row.kind],
+  ['display name', (row) => row.displayName],
+  ['headline', (row) => row.headline],
+  ['bio', (row) => row.bio],
+  ['accepted scope', (row) => [row.acceptedDomains, row.acceptedTopics]],
+  ['languages', (row) => row.languages],
+  ['regions', (row) => row.regions],
+  ['endpoint', (row) => row.endpointUrl],
+  ['agent card', (row) => [row.agentCardUrl, storedCardOf(row)?.summary ?? null]],
+  ['priority', (row) => row.priority],
+  ['timeout', (row) => row.timeoutMs],
+  ['bearer token', (row) => row.bearerToken],
+];
+
+/** The fields that differ between two versions of a profile. */
+function changedFields(before: ProviderRow, after: ProviderRow): string[] {
+  return REVIEWED_FIELDS.filter(([, read]) => JSON.stringify(read(before)) !== JSON.stringify(read(after))).map(([label]) => label);
+}
+
+/** Whether a change alters what a provider is reviewed for: its kind, its accepted scope, or what the platform calls. */
+function isMaterial(before: ProviderRow, after: ProviderRow): boolean {
+  return (
+    after.kind !== before.kind ||
+    !sameList(after.acceptedDomains, before.acceptedDomains) ||
+    !sameList(after.acceptedTopics, before.acceptedTopics) ||
+    after.endpointUrl !== before.endpointUrl ||
+    after.agentCardUrl !== before.agentCardUrl ||
+    !sameCalledInterface(storedCardOf(after)?.summary, storedCardOf(before)?.summary)
+  );
+}
+
+/** Card fetches per provider: each one is an outbound request the provider can trigger. */
+const CARD_FETCH_LIMIT = { windowMs: 10 * 60_000, max: 10, detail: 'The agent card can be fetched at most 10 times in 10 minutes. Try again later.' };
+
 /**
  * Saves a provider's own profile (any of its fields), and submits it when asked. The state
  * follows the transition table: a first save makes a registered provider `profile_incomplete`;
  * a complete submission goes to `pending_review`; an active provider who changes kind, accepted
- * scope or endpoint goes back to review. Everything is written in one batch.
+ * scope or what the platform calls goes back to review. An edit while under review is kept in
+ * the history and makes a new profile version, so an approval of the version the reviewer read
+ * fails once the profile changed. Everything is written in one batch, only if nobody changed the
+ * profile meanwhile.
  */
 export async function saveProviderProfile(db: Database, row: ProviderRow, input: ProfileInput, options: ProfileSaveOptions, requestId: string, now = Date.now()): Promise<ProviderRow> {
   await validateChange(db, input, options.egress);
@@ -175,6 +225,7 @@ export async function saveProviderProfile(db: Database, row: ProviderRow, input:
   let agentCard = row.agentCard;
   if (kind !== 'agent' || !cardUrl) agentCard = null;
   else if (fields.agent_card_url !== undefined || fields.kind !== undefined || !row.agentCard) {
+    await takeSlotOrRefuse(db, `card-fetch:${row.id}`, now, CARD_FETCH_LIMIT);
     const check = await fetchAgentCard(cardUrl, options.egress, now);
     if (!check.ok) throw new ApiError('validation_failed', 'The agent card could not be used.', { errors: [{ pointer: '/agent_card_url', detail: check.detail }] });
     agentCard = check.stored as unknown as Record<string, unknown>;
@@ -198,13 +249,9 @@ export async function saveProviderProfile(db: Database, row: ProviderRow, input:
     bearerToken,
     updatedAt: now,
   };
-  const material =
-    next.kind !== row.kind ||
-    !sameList(next.acceptedDomains, row.acceptedDomains) ||
-    !sameList(next.acceptedTopics, row.acceptedTopics) ||
-    next.endpointUrl !== row.endpointUrl ||
-    next.agentCardUrl !== row.agentCardUrl ||
-    storedCardOf(next)?.summary.endpoint !== storedCardOf(row)?.summary.endpoint;
+  const edited = changedFields(row, next);
+  if (edited.length > 0) next.profileVersion = row.profileVersion + 1;
+  const material = isMaterial(row, next);
 
   let event: ProviderEvent | undefined;
   if (submit) {
@@ -226,23 +273,41 @@ export async function saveProviderProfile(db: Database, row: ProviderRow, input:
     next.status = to;
     if (to === 'pending_review') next.submittedAt = now;
   }
+  // A change of state, or an edit of what a reviewer is reading, is kept in the history.
+  const editedUnderReview = row.status === 'pending_review' && to === 'pending_review' && edited.length > 0;
+  const recorded = to !== row.status || editedUnderReview;
+  next.changeId = recorded ? newId('ptr', now) : row.changeId;
 
   const writes: BatchItem<'sqlite'>[] = [
-    db.update(providers).set(next).where(and(eq(providers.id, row.id), eq(providers.status, row.status))).returning({ id: providers.id }),
+    db
+      .update(providers)
+      .set(next)
+      .where(and(eq(providers.id, row.id), eq(providers.status, row.status), eq(providers.profileVersion, row.profileVersion)))
+      .returning({ id: providers.id }),
   ];
   if (fields.accepted_scope !== undefined) {
     writes.push(db.delete(providerDomains).where(eq(providerDomains.providerId, row.id)));
     if (next.acceptedDomains.length > 0) writes.push(db.insert(providerDomains).values(next.acceptedDomains.map((domain) => ({ providerId: row.id, domain }))));
   }
-  if (to !== row.status) {
-    writes.push(...(await providerEventWrites(db, next, row.status, to, now)));
-    writes.push(transitionInsert(db, row.id, row.status, to, { kind: 'provider', id: row.id }, null, now));
+  if (recorded) {
+    const change = { from: row.status, to, id: next.changeId! };
+    const note = editedUnderReview ? `Edited during review: ${edited.join(', ')}.` : null;
+    writes.push(transitionInsert(db, row.id, change, { kind: 'provider', id: row.id }, note, now));
+    if (to !== row.status) writes.push(...(await providerEventWrites(db, next, row.status, to, change.id, now)));
     writes.push(
-      auditInsertWhere(db, { actorKind: 'user', actorId: row.userId, requestId }, { action: 'provider.status_changed', targetId: row.id, metadata: { from: row.status, to } }, changedTo(row.id, to, now), now),
+      auditInsertWhere(
+        db,
+        { actorKind: 'user', actorId: row.userId, requestId },
+        editedUnderReview
+          ? { action: 'provider.edited_under_review', targetId: row.id, metadata: { fields: edited, version: next.profileVersion } }
+          : { action: 'provider.status_changed', targetId: row.id, metadata: { from: row.status, to, version: next.profileVersion } },
+        changeApplied(row.id, change.id),
+        now,
+      ),
     );
   }
   const [updated] = (await db.batch(writes as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as [unknown[], ...unknown[]];
-  // Someone else (an admin's decision) changed the state in between: nothing was written.
+  // Someone else (an admin's decision, or another save) changed the profile in between: nothing was written.
   if (updated.length === 0) throw new ApiError('conflict', 'The profile changed meanwhile (a review decision?). Reload and try again.');
   expertPoolCache.clear();
   forgetAgentSupply();
@@ -261,39 +326,54 @@ export async function reviewProvider(
   audit: AuditContext,
   providerId: string,
   decision: ReviewDecision,
-  note: string | null,
-  secretsKey: string | undefined,
+  options: { note: string | null; version?: number; secretsKey: string | undefined },
   now = Date.now(),
 ): Promise<{ row: ProviderRow; signingSecret?: string }> {
   const row = await db.select().from(providers).where(eq(providers.id, providerId)).get();
   if (!row) throw new ApiError('not_found', `No provider ${providerId}.`);
   const to = nextProviderStatus(row.status, decision);
   if (!to) throw invalidTransition(row.status, decision);
-  const reviewNote = decision === 'approve' ? null : note;
-  // An approved agent or robot gets its signing secret now; the approval's answer shows it once.
-  const issued = decision === 'approve' ? await signingSecretOnApproval(row.kind, row.signingSecret !== null, secretsKey, now) : undefined;
+  // An approval is of the version the reviewer read: an edit since then needs a new reading.
+  if (decision === 'approve' && options.version !== row.profileVersion) throw profileChanged(row.profileVersion, options.version);
+  const reviewNote = decision === 'approve' ? null : options.note;
+  // An approved agent or robot also gets its signing secret now; the approval's answer shows it once.
+  const issued = decision === 'approve' ? await signingSecretOnApproval(row.kind, row.signingSecret !== null, options.secretsKey, now) : undefined;
   const secret = issued?.fields ?? {};
+  const changeId = newId('ptr', now);
   const [updated] = await db.batch([
     db
       .update(providers)
-      .set({ status: to, reviewNote, ...secret, updatedAt: now })
-      .where(and(eq(providers.id, providerId), eq(providers.status, row.status)))
+      .set({ status: to, reviewNote, ...secret, changeId, updatedAt: now })
+      .where(and(eq(providers.id, providerId), eq(providers.status, row.status), eq(providers.profileVersion, row.profileVersion)))
       .returning({ id: providers.id }),
-    transitionInsert(db, providerId, row.status, to, { kind: 'admin', id: audit.actorId }, note, now),
+    transitionInsert(db, providerId, { from: row.status, to, id: changeId }, { kind: 'admin', id: audit.actorId }, options.note, now),
     auditInsertWhere(
       db,
       audit,
-      { action: `provider.${decision === 'approve' ? 'approved' : decision === 'reject' ? 'rejected' : 'suspended'}`, targetId: providerId, metadata: { from: row.status, to, note } },
-      changedTo(providerId, to, now),
+      {
+        action: `provider.${decision === 'approve' ? 'approved' : decision === 'reject' ? 'rejected' : 'suspended'}`,
+        targetId: providerId,
+        metadata: { from: row.status, to, note: options.note, version: row.profileVersion },
+      },
+      changeApplied(providerId, changeId),
       now,
     ),
-    ...(await providerEventWrites(db, row, row.status, to, now)),
+    ...(await providerEventWrites(db, row, row.status, to, changeId, now)),
   ]);
-  if (updated.length === 0) throw invalidTransition(row.status, decision);
+  if (updated.length === 0) {
+    const fresh = await db.select({ status: providers.status, version: providers.profileVersion }).from(providers).where(eq(providers.id, providerId)).get();
+    if (decision === 'approve' && fresh?.status === row.status) throw profileChanged(fresh.version, options.version);
+    throw invalidTransition(fresh?.status ?? row.status, decision);
+  }
   expertPoolCache.clear();
   forgetAgentSupply();
-  return { row: { ...row, status: to, reviewNote, ...secret, updatedAt: now }, ...(issued ? { signingSecret: issued.secret } : {}) };
+  return { row: { ...row, status: to, reviewNote, ...secret, changeId, updatedAt: now }, ...(issued ? { signingSecret: issued.secret } : {}) };
 }
+
+const profileChanged = (current: number, approved: number | undefined) =>
+  new ApiError('profile_changed', approved === undefined ? `Name the profile version you approve (it is ${current}).` : `The profile changed since version ${approved}: read version ${current} before you approve it.`, {
+    extensions: { version: current },
+  });
 
 /** The providers an admin reviews, newest submission first, optionally of one state. */
 export async function listProvidersForReview(db: Database, status?: ProviderStatus) {

@@ -3,16 +3,20 @@
  * queue. A consumer leases the due deliveries of an event (so two consumers do not both send),
  * POSTs each through the egress guard with Standard Webhooks headers (the event id is the
  * `webhook-id` of every attempt), logs the attempt, and on failure schedules the next one with
- * exponential backoff and jitter, honouring `Retry-After`, for about three days. A 410 disables
- * the endpoint; so do three days of failures. The cron sweep re-enqueues whatever is overdue.
+ * exponential backoff and jitter, honouring `Retry-After`, for about three days. Deliveries run
+ * concurrently, at most a few at a time per endpoint, and each outcome is written as soon as it
+ * is known, so a hanging endpoint delays no other. A 410 disables the endpoint; so do three days
+ * of failures. A disabled endpoint's deliveries are paused, not dropped, and go out when it is
+ * enabled again (within the 3-day window). The cron sweep re-enqueues whatever is overdue.
  */
-import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { schema, type Database } from '../../lib/db';
 import { EgressRefused, guardedFetch, type EgressPolicy } from '../../lib/egress';
 import { newId } from '../../lib/ids';
 import { signingSecretsInForce } from '../../lib/secrets';
 import { signStandardWebhook } from '../../lib/standard-webhooks';
+import { auditInsertWhere, type AuditContext } from '../identity/audit';
 import { enqueueDeliveries, type DeliverMessage } from './outbox';
 
 const { webhookEndpoints, webhookDeliveries, webhookAttempts, events } = schema;
@@ -28,6 +32,33 @@ const LEASE_MS = 60_000;
 const QUEUE_MAX_DELAY_SECONDS = 12 * 60 * 60;
 /** The sweep takes deliveries overdue by this much (younger ones are still on their way). */
 const SWEEP_GRACE_MS = 30_000;
+/** At most this many attempts in flight per endpoint (per consumer invocation). */
+const PER_ENDPOINT_CONCURRENCY = 4;
+
+/**
+ * Bounds the attempts in flight per endpoint, shared by every message of one queue batch: one
+ * endpoint's slow or hanging receiver holds only its own slots, never another endpoint's.
+ */
+export class EndpointLimiter {
+  private readonly running = new Map<string, number>();
+  private readonly waiting = new Map<string, Array<() => void>>();
+
+  constructor(private readonly perEndpoint = PER_ENDPOINT_CONCURRENCY) {}
+
+  /** Runs `task` when the endpoint has a free slot. */
+  async run<T>(endpointId: string, task: () => Promise<T>): Promise<T> {
+    if ((this.running.get(endpointId) ?? 0) >= this.perEndpoint) {
+      await new Promise<void>((resolve) => this.waiting.set(endpointId, [...(this.waiting.get(endpointId) ?? []), resolve]));
+    }
+    this.running.set(endpointId, (this.running.get(endpointId) ?? 0) + 1);
+    try {
+      return await task();
+    } finally {
+      this.running.set(endpointId, (this.running.get(endpointId) ?? 1) - 1);
+      this.waiting.get(endpointId)?.shift()?.();
+    }
+  }
+}
 
 /**
  * The wait before attempt `attempt + 1`, after `attempt` failures: the base doubled each time,
@@ -122,10 +153,6 @@ function outcomeWrites(
       createdAt: now,
     }),
   ];
-  const cancelPending = db
-    .update(webhookDeliveries)
-    .set({ status: 'cancelled', updatedAt: now })
-    .where(and(eq(webhookDeliveries.endpointId, delivery.endpointId), eq(webhookDeliveries.status, 'pending'), sql`EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${delivery.endpointId} AND ${webhookEndpoints.status} = 'disabled')`));
   if (result.kind === 'delivered') {
     writes.push(
       db.update(webhookDeliveries).set({ status: 'delivered', attempts: number, lastStatus: result.status, lastError: null, deliveredAt: now, updatedAt: now }).where(key),
@@ -134,11 +161,11 @@ function outcomeWrites(
     return { writes };
   }
   if (result.kind === 'gone') {
-    // 410 Gone: the receiver says the endpoint is no more. Stop sending to it at all.
+    // 410 Gone: the receiver says the endpoint is no more. It is disabled, and this event and
+    // everything still due for it wait (paused) until someone enables it again.
     writes.push(
-      db.update(webhookDeliveries).set({ status: 'failed', attempts: number, lastStatus: 410, lastError: 'The endpoint answered 410 Gone; it is disabled.', updatedAt: now }).where(key),
-      db.update(webhookEndpoints).set({ status: 'disabled', disabledReason: 'gone', disabledAt: now, updatedAt: now }).where(and(eq(webhookEndpoints.id, delivery.endpointId), eq(webhookEndpoints.status, 'active'))),
-      cancelPending,
+      db.update(webhookDeliveries).set({ status: 'paused', attempts: number, lastStatus: 410, lastError: 'The endpoint answered 410 Gone and was disabled; this event goes out when it is enabled again.', updatedAt: now }).where(key),
+      ...disableWrites(db, delivery.endpointId, 'gone', now),
     );
     return { writes };
   }
@@ -159,21 +186,55 @@ function outcomeWrites(
       .update(webhookEndpoints)
       .set({ failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${now})` })
       .where(eq(webhookEndpoints.id, delivery.endpointId)),
-    db
-      .update(webhookEndpoints)
-      .set({ status: 'disabled', disabledReason: 'failing', disabledAt: now, updatedAt: now })
-      .where(and(eq(webhookEndpoints.id, delivery.endpointId), eq(webhookEndpoints.status, 'active'), lte(webhookEndpoints.failingSince, now - RETRY_WINDOW_MS))),
-    cancelPending,
+    ...disableWrites(db, delivery.endpointId, 'failing', now, lte(webhookEndpoints.failingSince, now - RETRY_WINDOW_MS)),
   );
   return givesUp ? { writes } : { writes, retryInMs: wait };
 }
 
 /**
+ * Disabling an active endpoint (when `condition` holds too): its state, its pending deliveries
+ * paused, and the audit record, all written only with this change, so two failures that each
+ * disable it record it once. Its workspace's owners see it in the console.
+ */
+export function disableWrites(db: Database, endpointId: string, reason: 'admin' | 'gone' | 'failing', now: number, condition?: SQL, audit?: AuditContext): BatchItem<'sqlite'>[] {
+  const changeId = newId('evt', now);
+  const applied = sql`EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${endpointId} AND ${webhookEndpoints.changeId} = ${changeId})`;
+  return [
+    db
+      .update(webhookEndpoints)
+      .set({ status: 'disabled', disabledReason: reason, disabledAt: now, changeId, updatedAt: now })
+      .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.status, 'active'), condition)),
+    db
+      .update(webhookDeliveries)
+      .set({ status: 'paused', updatedAt: now })
+      .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, 'pending'), applied)),
+    auditInsertWhere(
+      db,
+      audit ?? { actorKind: 'system', actorId: 'webhook-delivery', requestId: changeId },
+      {
+        action: 'webhook.disabled',
+        targetId: endpointId,
+        workspaceId: sql`(SELECT ${webhookEndpoints.workspaceId} FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${endpointId})`,
+        metadata: { reason },
+      },
+      applied,
+      now,
+    ),
+  ];
+}
+
+/** What the consumer of one queue batch shares between its messages. */
+export interface DeliveryBatchContext {
+  limiter: EndpointLimiter;
+}
+
+/**
  * The queue job: delivers the due deliveries of some events (of one endpoint, for a retry). Each
  * is leased first with one conditional UPDATE, so a duplicate message or a concurrent consumer
- * finds nothing to do; every outcome is written in one batch; retries go back on the queue.
+ * finds nothing to do. Attempts run concurrently within the per-endpoint bound; each outcome is
+ * written in its own batch as soon as it is known, and its retry goes back on the queue.
  */
-export async function deliverEvents(env: DeliveryEnvironment, message: DeliverMessage): Promise<{ attempted: number }> {
+export async function deliverEvents(env: DeliveryEnvironment, message: DeliverMessage, shared: DeliveryBatchContext = { limiter: new EndpointLimiter() }): Promise<{ attempted: number }> {
   const { db } = env;
   const now = Date.now();
   const leased = await db
@@ -202,34 +263,31 @@ export async function deliverEvents(env: DeliveryEnvironment, message: DeliverMe
   const endpoints = new Map(endpointRows.map((row) => [row.id, row]));
   const eventsById = new Map(eventRows.map((row) => [row.id, row]));
 
-  const outcomes = await Promise.all(
-    leased.map(async (delivery) => {
-      const endpoint = endpoints.get(delivery.endpointId);
-      const event = eventsById.get(delivery.eventId);
-      if (!endpoint || !event || endpoint.status !== 'active') {
-        // Disabled meanwhile (or gone): nothing is sent; the delivery is cancelled.
-        const cancel = db
-          .update(webhookDeliveries)
-          .set({ status: 'cancelled', updatedAt: Date.now() })
-          .where(and(eq(webhookDeliveries.eventId, delivery.eventId), eq(webhookDeliveries.endpointId, delivery.endpointId)));
-        return { delivery, writes: [cancel] as BatchItem<'sqlite'>[] };
-      }
-      const startedAt = Date.now();
-      const result = await attempt(env, endpoint, event, startedAt);
-      return { delivery, ...outcomeWrites(db, delivery, result, startedAt, env) };
-    }),
-  );
-  const writes = outcomes.flatMap((outcome) => outcome.writes);
-  await db.batch(writes as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-
-  // Retries go back on the queue with their delay; one longer than a queue message may wait is the sweep's.
-  const retries = outcomes.filter((outcome): outcome is (typeof outcomes)[number] & { retryInMs: number } => 'retryInMs' in outcome && outcome.retryInMs !== undefined);
   await Promise.all(
-    retries
-      .filter((retry) => retry.retryInMs / 1000 <= QUEUE_MAX_DELAY_SECONDS)
-      .map((retry) =>
-        enqueueDeliveries(env.queue, [{ kind: 'webhook.deliver', event_ids: [retry.delivery.eventId], endpoint_id: retry.delivery.endpointId }], Math.max(1, Math.ceil(retry.retryInMs / 1000))).catch(() => undefined),
-      ),
+    leased.map((delivery) =>
+      shared.limiter.run(delivery.endpointId, async () => {
+        const endpoint = endpoints.get(delivery.endpointId);
+        const event = eventsById.get(delivery.eventId);
+        const key = and(eq(webhookDeliveries.eventId, delivery.eventId), eq(webhookDeliveries.endpointId, delivery.endpointId));
+        if (!endpoint || !event) {
+          await db.update(webhookDeliveries).set({ status: 'cancelled', updatedAt: Date.now() }).where(key);
+          return;
+        }
+        if (endpoint.status !== 'active') {
+          // Disabled meanwhile: nothing is sent; the delivery waits for the endpoint to be enabled.
+          await db.update(webhookDeliveries).set({ status: 'paused', updatedAt: Date.now() }).where(and(key, eq(webhookDeliveries.status, 'pending')));
+          return;
+        }
+        const startedAt = Date.now();
+        const result = await attempt(env, endpoint, event, startedAt);
+        const { writes, retryInMs } = outcomeWrites(db, delivery, result, startedAt, env);
+        await db.batch(writes as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+        // A retry goes back on the queue with its delay; one longer than a queue message may wait is the sweep's.
+        if (retryInMs !== undefined && retryInMs / 1000 <= QUEUE_MAX_DELAY_SECONDS) {
+          await enqueueDeliveries(env.queue, [{ kind: 'webhook.deliver', event_ids: [delivery.eventId], endpoint_id: delivery.endpointId }], Math.max(1, Math.ceil(retryInMs / 1000))).catch(() => undefined);
+        }
+      }),
+    ),
   );
   return { attempted: leased.length };
 }

@@ -5,6 +5,7 @@
  * stored encrypted. Each endpoint has a delivery log, and any event can be delivered again.
  */
 import { and, desc, eq, lt } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { schema, type Database } from '../../lib/db';
 import { checkEgressUrl, type EgressPolicy } from '../../lib/egress';
 import { ApiError } from '../../lib/errors';
@@ -13,7 +14,8 @@ import { encryptSecret, SIGNING_SECRET_OVERLAP_MS } from '../../lib/secrets';
 import { newWebhookSecret } from '../../lib/standard-webhooks';
 import { requireSecretsKey } from '../agents/service';
 import { auditInsert, type AuditContext } from '../identity/audit';
-import { enqueueDeliveries, forgetEndpoints } from './outbox';
+import { disableWrites, RETRY_WINDOW_MS } from './delivery';
+import { enqueueDeliveries, forgetEndpoints, type DeliverMessage } from './outbox';
 import type { EventType } from './schemas';
 
 const { webhookEndpoints, webhookDeliveries, webhookAttempts, events, workspaces } = schema;
@@ -68,6 +70,7 @@ export async function createEndpoint(db: Database, audit: AuditContext, input: N
     previousSigningSecret: null,
     previousSigningSecretUntil: null,
     failingSince: null,
+    changeId: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -98,21 +101,36 @@ export async function endpointOfWorkspace(db: Database, workspaceId: string, web
   return endpointView(row);
 }
 
-/** Disables (by an admin) or re-enables an endpoint. Disabling cancels its pending deliveries. */
-export async function setEndpointEnabled(db: Database, audit: AuditContext, webhookId: string, enabled: boolean, now = Date.now()) {
+/**
+ * Disables (by an admin) or enables an endpoint again. Disabling pauses its pending deliveries;
+ * enabling sends what was paused (events raised while it was disabled included) if they are
+ * still within the 3-day retry window, and gives up on older ones, saying so in the log.
+ */
+export async function setEndpointEnabled(db: Database, queue: Queue<unknown>, audit: AuditContext, webhookId: string, enabled: boolean, now = Date.now()) {
   const row = await endpointById(db, webhookId);
-  const changes = enabled
-    ? { status: 'active' as const, disabledReason: null, disabledAt: null, failingSince: null, updatedAt: now }
-    : { status: 'disabled' as const, disabledReason: 'admin' as const, disabledAt: now, updatedAt: now };
-  await db.batch([
-    db.update(webhookEndpoints).set(changes).where(eq(webhookEndpoints.id, webhookId)),
-    ...(enabled
-      ? []
-      : [db.update(webhookDeliveries).set({ status: 'cancelled', updatedAt: now }).where(and(eq(webhookDeliveries.endpointId, webhookId), eq(webhookDeliveries.status, 'pending')))]),
-    auditInsert(db, audit, { action: enabled ? 'webhook.enabled' : 'webhook.disabled', targetId: webhookId, workspaceId: row.workspaceId }, now),
+  if (!enabled) {
+    await db.batch(disableWrites(db, webhookId, 'admin', now, undefined, audit) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+    forgetEndpoints(row.workspaceId);
+    return endpointView((await endpointById(db, webhookId)), now);
+  }
+  const paused = and(eq(webhookDeliveries.endpointId, webhookId), eq(webhookDeliveries.status, 'paused'));
+  const [, expired, resumed] = await db.batch([
+    db.update(webhookEndpoints).set({ status: 'active', disabledReason: null, disabledAt: null, failingSince: null, updatedAt: now }).where(eq(webhookEndpoints.id, webhookId)),
+    db
+      .update(webhookDeliveries)
+      .set({ status: 'failed', lastError: 'Not delivered: its endpoint was disabled for longer than the 3-day retry window.', updatedAt: now })
+      .where(and(paused, lt(webhookDeliveries.createdAt, now - RETRY_WINDOW_MS)))
+      .returning({ eventId: webhookDeliveries.eventId }),
+    db.update(webhookDeliveries).set({ status: 'pending', nextAttemptAt: now, updatedAt: now }).where(paused).returning({ eventId: webhookDeliveries.eventId }),
+    auditInsert(db, audit, { action: 'webhook.enabled', targetId: webhookId, workspaceId: row.workspaceId }, now),
   ]);
   forgetEndpoints(row.workspaceId);
-  return endpointView({ ...row, ...changes }, now);
+  // What waited goes out now, oldest first; anything not enqueued here the cron sweep finds.
+  const ids = resumed.map((delivery) => delivery.eventId).sort();
+  const messages: DeliverMessage[] = [];
+  for (let start = 0; start < ids.length; start += 50) messages.push({ kind: 'webhook.deliver', event_ids: ids.slice(start, start + 50), endpoint_id: webhookId });
+  await enqueueDeliveries(queue, messages).catch(() => undefined);
+  return { ...endpointView((await endpointById(db, webhookId)), now), replayed: resumed.length, expired: expired.length };
 }
 
 /** A new secret, in this answer only; the old one keeps signing for 24 hours. */
