@@ -30,6 +30,9 @@ export default defineConfig(async () => {
       include: ['test/worker/**/*.test.ts'],
       setupFiles: ['./test/worker/setup.ts'],
       testTimeout: 20_000,
+      // Two test files at a time: each runs in its own workerd isolate with its own D1, and a file's
+      // start (isolate, module graph, migrations) is mostly waiting, which the other fills.
+      maxWorkers: 2,
       // Request log lines are printed only for failing tests.
       silent: 'passed-only' as const,
     },

@@ -1,10 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 // Unit tests of pure logic (the brain, the transition tables, the egress guard), beside the code
-// they test. They run in Node in milliseconds: no Worker, no D1, no network.
+// they test, and checks of the repository's own files (test/unit/: the README). They run in Node
+// in milliseconds: no Worker, no D1, no network.
 export default defineConfig({
   test: {
-    include: ['worker/**/*.test.ts'],
+    include: ['worker/**/*.test.ts', 'widget/src/**/*.test.ts', 'test/unit/**/*.test.ts'],
     environment: 'node',
   },
 });

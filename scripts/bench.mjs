@@ -7,11 +7,18 @@
 // drift in the shared machine's speed hits all of them alike; the figures are medians over the
 // rounds. It also prints the D1 round trips of one execute before and after the data grows; they
 // must be 1 and must not grow, and the script fails if not.
+//
+// Scenarios: `npm run bench` (this gateway run), `npm run bench -- webhooks` (1,000 events through
+// the outbox, scripts/bench-webhooks.mjs), `npm run bench -- claims` (20 × 20 concurrent claims,
+// scripts/bench-claims.mjs), `npm run bench -- all`.
 import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
+import { benchClaims } from './bench-claims.mjs';
+import { benchWebhooks } from './bench-webhooks.mjs';
 import { startLocalWorker } from './local-worker.mjs';
 
-const { values } = parseArgs({
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
   options: {
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '16' },
@@ -22,6 +29,11 @@ const { values } = parseArgs({
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 const rounds = Number(values.rounds);
+const scenario = positionals[0] ?? 'gateway';
+if (!['gateway', 'webhooks', 'claims', 'all'].includes(scenario)) {
+  console.error(`Unknown scenario "${scenario}": use gateway (the default), webhooks, claims or all.`);
+  process.exit(1);
+}
 
 const executeBody = JSON.stringify({
   domain: 'consultation',
@@ -150,6 +162,17 @@ console.log(`Starting the Worker locally (local D1, ${values.inspector ? 'wrangl
 const worker = await startLocalWorker({ vars: { EXPOSE_DB_METRICS: '1' }, inspector: values.inspector });
 let failed = false;
 try {
+  if (scenario === 'webhooks' || scenario === 'all') failed = !(await benchWebhooks(worker, adminCall)) || failed;
+  if (scenario === 'claims' || scenario === 'all') failed = !(await benchClaims(worker, adminCall)) || failed;
+  if (scenario === 'gateway' || scenario === 'all') failed = !(await benchGateway()) || failed;
+} finally {
+  await worker.stop();
+}
+process.exit(failed ? 1 : 0);
+
+/** The gateway run: healthz, one batch and execute, the D1 work as data grows, the workbench and the agent path. */
+async function benchGateway() {
+  let failed = false;
   // A key of its own with a rate limit the load cannot reach, so the bench measures execution.
   const organization = await adminCall(worker, '/api/admin/organizations', { name: 'Bench' });
   const key = await adminCall(worker, '/api/admin/api-keys', {
@@ -242,7 +265,5 @@ try {
     console.error('FAIL: some executions did not succeed.');
     failed = true;
   }
-} finally {
-  await worker.stop();
+  return !failed;
 }
-process.exit(failed ? 1 : 0);

@@ -2,28 +2,15 @@
  * The conversations migration keeps what was stored: visitor sessions, their messages, their
  * demands and their leads, on a real D1 (Miniflare) that had the earlier migrations and data.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyMigration, localD1, migrationFiles as files, type LocalD1 } from './d1';
 
-const MIGRATIONS = join(process.cwd(), 'migrations');
-const files = readdirSync(MIGRATIONS).filter((name) => name.endsWith('.sql')).sort();
-
-let miniflare: Miniflare;
-let db: Awaited<ReturnType<Miniflare['getD1Database']>>;
-
-async function apply(file: string) {
-  const statements = readFileSync(join(MIGRATIONS, file), 'utf8')
-    .split('--> statement-breakpoint')
-    .map((statement) => statement.trim())
-    .filter(Boolean);
-  await db.batch(statements.map((statement) => db.prepare(statement)));
-}
+let db: LocalD1;
+let close: () => Promise<void>;
+const apply = (file: string) => applyMigration(db, file);
 
 beforeAll(async () => {
-  miniflare = new Miniflare({ modules: true, script: 'export default { fetch: () => new Response("") }', d1Databases: ['DB'] });
-  db = await miniflare.getD1Database('DB');
+  ({ db, close } = await localD1());
   const before = files.filter((file) => file < '0005');
   for (const file of before) await apply(file);
   // Data as the platform stored it before conversations: a session with three messages, two demands
@@ -43,7 +30,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await miniflare?.dispose();
+  await close?.();
 });
 
 describe('migrating visitor sessions to conversations', () => {

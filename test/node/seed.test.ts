@@ -1,41 +1,57 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+/**
+ * The local demo seed (`npm run dev`) is idempotent: a second run over the real migrations changes
+ * nothing, and it stores no secret in clear. It runs here on a D1 in this process; the wrangler
+ * CLI path that `npm run dev` takes (migrations apply, then execute the seed file) is the one the
+ * Node suite's own Worker is prepared with (global-setup.ts), and CI applies the migrations with it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: plain ES modules shared with the Node scripts.
-import { wrangler } from '../../scripts/lib.mjs';
+import { DEMO_TEST_PASSWORD, REFERENCE_AGENT_TEST_SECRET } from '../../scripts/local-worker.mjs';
 // @ts-expect-error: plain ES modules shared with the Node scripts.
-import { DEMO_TEST_PASSWORD, prepareLocalDatabase, REFERENCE_AGENT_TEST_SECRET } from '../../scripts/local-worker.mjs';
+import { seedSql } from '../../scripts/seed.mjs';
+import { applyMigration, localD1, migrationFiles, type LocalD1 } from './d1';
 
-const folder = mkdtempSync(join(tmpdir(), 'egw-seed-test-'));
-afterAll(() => rmSync(folder, { recursive: true, force: true }));
+let db: LocalD1;
+let close: () => Promise<void>;
+beforeAll(async () => {
+  ({ db, close } = await localD1());
+  for (const file of migrationFiles) await applyMigration(db, file);
+});
+afterAll(() => close());
 
-/** Every row of every table (and the migrations record), as JSON text. */
+const demoApiKey = 'egk_DemoKey4TheSeededTenantXq7Rs9';
+const seed = () =>
+  seedSql({
+    demoApiKey,
+    demoPassword: DEMO_TEST_PASSWORD,
+    pepper: 'seed-test-pepper-0123456789',
+    secretsKey: 'seed-test-secrets-key-0123456789',
+    referenceAgent: { port: 48788, secret: REFERENCE_AGENT_TEST_SECRET },
+  }) as string;
+
+/** Runs the seed file's statements, as `wrangler d1 execute --file` does. */
+async function runSeed(): Promise<void> {
+  const statements = seed()
+    .split(/;\s*\n/)
+    .map((statement) => statement.trim())
+    .filter(Boolean);
+  await db.batch(statements.map((statement) => db.prepare(statement)));
+}
+
+/** Every row of every table, as JSON text. */
 async function dumpDatabase(): Promise<string> {
-  const query = (sql: string) => wrangler(['d1', 'execute', 'DB', '--local', '--persist-to', join(folder, 'state'), '--json', '--command', sql]);
-  const tables = JSON.parse(await query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name"))[0]
-    .results as { name: string }[];
-  const statements = tables.map(({ name }) => `SELECT '${name}' AS table_name, * FROM "${name}" ORDER BY 2`).join('; ');
-  // Only the rows: the meta block carries timings that differ between runs.
-  return JSON.stringify((JSON.parse(await query(statements)) as { results: unknown[] }[]).map((entry) => entry.results), null, 1);
+  const tables = (await db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name").all<{ name: string }>()).results;
+  const rows = [];
+  for (const { name } of tables) rows.push(name, (await db.prepare(`SELECT * FROM "${name}" ORDER BY 1`).all()).results);
+  return JSON.stringify(rows, null, 1);
 }
 
 describe('the local demo seed', () => {
-  it('is idempotent: a second run of migrations and seed changes nothing', async () => {
-    const demoApiKey = 'egk_DemoKey4TheSeededTenantXq7Rs9';
-    const seed = {
-      persistTo: join(folder, 'state'),
-      demoApiKey,
-      demoPassword: DEMO_TEST_PASSWORD,
-      pepper: 'seed-test-pepper-0123456789',
-      secretsKey: 'seed-test-secrets-key-0123456789',
-      referenceAgent: { port: 48788, secret: REFERENCE_AGENT_TEST_SECRET },
-    };
-    await prepareLocalDatabase(seed);
+  it('is idempotent: a second run changes nothing, and no secret is stored in clear', async () => {
+    await runSeed();
     const first = await dumpDatabase();
     expect(first).toContain('"ch_demo"');
     expect(first).toContain('"key_demo"');
-    expect(first).toContain('"0003_drop_sign_in_failures.sql"');
     expect(first).not.toContain(demoApiKey);
     expect(first).toContain('"owner@demo.test"');
     expect(first).not.toContain(DEMO_TEST_PASSWORD);
@@ -43,7 +59,7 @@ describe('the local demo seed', () => {
     expect(first).toContain('"prv_demo_agent"');
     expect(first).toContain('http://127.0.0.1:48788/a2a/jsonrpc');
     expect(first).not.toContain(REFERENCE_AGENT_TEST_SECRET.slice(6, 30));
-    await prepareLocalDatabase(seed);
+    await runSeed();
     expect(await dumpDatabase()).toBe(first);
   });
 });

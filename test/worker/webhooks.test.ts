@@ -5,12 +5,12 @@
  * egress guard applies at creation and at delivery, and a slow receiver never holds up the
  * change. Receivers are stubbed fetches; D1, the queue and the cron handler are the real ones.
  */
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import worker from '../../worker/index';
 import { signStandardWebhook } from '../../worker/lib/standard-webhooks';
-import { connections, connectionsTo, installRemotes, remotes, slowly } from './agent-helpers';
+import { connections, connectionsTo, installRemotes, remotes } from './agent-helpers';
 import { getPage, postForm } from './console-helpers';
 import { HOSTILE_URLS } from './egress-cases';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
@@ -232,23 +232,34 @@ describe('retries', () => {
 });
 
 describe('one slow endpoint never delays another (issue 17, item 12)', () => {
-  it('a hanging endpoint beside a healthy one: the healthy delivery is sent and recorded while the other still hangs', async () => {
+  it('a hanging endpoint beside a healthy one in one queue batch: the healthy delivery is sent and recorded while the other still hangs', async () => {
     const slowTenant = await createTenant({ scopes: ['execute'] });
     const healthyTenant = await createTenant({ scopes: ['execute'] });
-    // The slow receiver answers each request only after 5 s (its handler runs in the consumer's own context).
-    const slow = receiver((_attempt, request) => slowly(5_000, () => new Response(null, { status: 204 }))(request));
+    // The slow receiver hangs until the test lets it answer (the consumer runs in this test's context).
+    const hanging: Array<() => void> = [];
+    const slow = receiver(() => new Promise<Response>((resolve) => hanging.push(() => resolve(new Response(null, { status: 204 })))));
     const healthy = receiver();
     const { webhook_id: slowId } = await endpoint(slowTenant.workspaceId, slow.url, ['execution.completed']);
     const { webhook_id: healthyId } = await endpoint(healthyTenant.workspaceId, healthy.url, ['execution.completed']);
-    // Three of the slow tenant's events first, then the healthy tenant's: one queue batch may hold them all.
-    for (let index = 0; index < 3; index++) await execute(slowTenant.token, executeBody({ text: `Slow ${index}` }));
-    await execute(healthyTenant.token, executeBody());
+    // Three events for the slow endpoint and one for the healthy one (the outbox's trigger makes
+    // their deliveries), handed to the consumer as one batch, the slow ones first.
+    const eventIds: string[] = [];
+    for (const [index, workspaceId] of [slowTenant, slowTenant, slowTenant, healthyTenant].map((tenant, i) => [i, tenant.workspaceId] as const)) {
+      const id = `evt_hang${index}${Date.now().toString(36)}`;
+      await env.DB.prepare("INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', '{}', ?)").bind(id, workspaceId, Date.now() - 1000).run();
+      eventIds.push(id);
+    }
+    const batch = createMessageBatch('events', eventIds.map((id, index) => ({ id: `m${index}`, timestamp: new Date(), attempts: 1, body: { kind: 'webhook.deliver', event_ids: [id] } })));
+    const context = createExecutionContext();
+    const consumed = worker.queue!(batch, env, context);
     await waitFor(async () => (await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ?').bind(healthyId).first<{ status: string }>())?.status === 'delivered', 10_000);
-    // Delivered and recorded while the slow receiver has not answered a single request yet.
-    const slowAttempts = await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?').bind(slowId).first<{ n: number }>();
-    expect(slow.sent().length).toBeGreaterThan(0);
-    expect(slowAttempts).toEqual({ n: 0 });
-    await waitFor(async () => (await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'").bind(slowId).first<{ n: number }>())!.n === 3, 20_000);
+    // Delivered and recorded while every slow request is still waiting for its answer.
+    expect(hanging).toHaveLength(3);
+    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?').bind(slowId).first()).toEqual({ n: 0 });
+    for (const answer of hanging) answer();
+    await consumed;
+    expect((await getQueueResult(batch, context)).explicitAcks.sort()).toEqual(['m0', 'm1', 'm2', 'm3']);
+    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'").bind(slowId).first()).toEqual({ n: 3 });
   });
 
   it('the limiter bounds attempts in flight per endpoint, and never across endpoints', async () => {

@@ -165,9 +165,10 @@ describe('claiming', () => {
     for (let i = 0; i < 20; i++) claimers.push(await createActiveExpert({ domains: [domain] }));
   }, 120_000);
 
-  it('20 concurrent claims on one lead, 20 times over: exactly one 200 each time, and one claimer in the table', { timeout: 120_000 }, async () => {
+  // 3 rounds here; `npm run bench -- claims` runs 20 rounds of the same race.
+  it('20 concurrent claims on one lead, 3 times over: exactly one 200 each time, and one claimer in the table', async () => {
     const channel = await createChannel(tenant.token, { domain });
-    for (let round = 0; round < 20; round++) {
+    for (let round = 0; round < 3; round++) {
       const lead = await say(channel, { message: { text: `Race ${round}` } });
       const responses = await Promise.all(claimers.map((claimer) => claim(claimer, lead.lead_id)));
       const statuses = responses.map((response) => response.status);
@@ -203,10 +204,7 @@ describe('claiming', () => {
   });
 });
 
-describe('the lead status table', () => {
-  const STATUSES = ['open', 'claimed', 'contacted', 'qualified', 'won', 'lost'] as const;
-  const ALLOWED = new Set(['claimed>contacted', 'contacted>qualified', 'qualified>won', 'qualified>lost', 'claimed>open', 'contacted>open', 'qualified>open']);
-  const PATH: Record<string, string[]> = { claimed: [], contacted: ['contacted'], qualified: ['contacted', 'qualified'], won: ['contacted', 'qualified', 'won'], lost: ['contacted', 'qualified', 'lost'] };
+describe('lead status changes through the API (the whole table is a unit test: platform/leads/transitions.test.ts)', () => {
   let tenant: Tenant;
   let channel: string;
   let expert: TestProvider;
@@ -219,36 +217,36 @@ describe('the lead status table', () => {
     expert = await createActiveExpert({ domains: [domain] });
   }, 60_000);
 
-  /** A lead claimed by the expert and moved along to `status`. */
-  async function leadIn(status: (typeof STATUSES)[number]): Promise<string> {
-    const lead = await say(channel, { message: { text: `Lead to be ${status}` } });
+  /** A lead claimed by the expert and moved along `steps`. */
+  async function claimedLead(steps: string[] = []): Promise<string> {
+    const lead = await say(channel, { message: { text: `Lead to move along ${steps.join(' ')}` } });
     expect((await claim(expert, lead.lead_id)).status).toBe(200);
-    for (const step of PATH[status]!) expect((await setStatus(expert, lead.lead_id, step)).status).toBe(200);
+    for (const step of steps) expect((await setStatus(expert, lead.lead_id, step)).status).toBe(200);
     return lead.lead_id;
   }
 
-  for (const from of STATUSES.filter((status) => status !== 'open')) {
-    for (const to of STATUSES) {
-      const allowed = ALLOWED.has(`${from}>${to}`);
-      it(`${from} → ${to}: ${allowed ? 'allowed' : '409 invalid_transition'}`, async () => {
-        const leadId = await leadIn(from);
-        const response = await setStatus(expert, leadId, to, 'Note for the history.');
-        if (allowed) {
-          expect(response.status, await response.clone().text()).toBe(200);
-          const lead = await json(response);
-          expect(lead.status).toBe(to);
-          expect(lead.history.at(-1)).toMatchObject({ from, to, actor: 'provider', by_you: true, note: 'Note for the history.' });
-          if (to === 'open') {
-            expect(await env.DB.prepare('SELECT claimed_by FROM leads WHERE id = ?').bind(leadId).first()).toEqual({ claimed_by: null });
-            expect(await availableIds(expert)).toContain(leadId);
-          }
-        } else {
-          await expectProblem(response, 409, 'invalid_transition');
-          expect(await env.DB.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first()).toEqual({ status: from });
-        }
-      });
-    }
-  }
+  it('an allowed move answers the lead, with the note in its history', async () => {
+    const leadId = await claimedLead(['contacted']);
+    const moved = await json(await setStatus(expert, leadId, 'qualified', 'Note for the history.'));
+    expect(moved.status).toBe('qualified');
+    expect(moved.history.at(-1)).toMatchObject({ from: 'contacted', to: 'qualified', actor: 'provider', by_you: true, note: 'Note for the history.' });
+  });
+
+  it('a move the table refuses is 409 invalid_transition and changes nothing; won is final', async () => {
+    const leadId = await claimedLead();
+    await expectProblem(await setStatus(expert, leadId, 'won'), 409, 'invalid_transition');
+    expect(await env.DB.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first()).toEqual({ status: 'claimed' });
+    const won = await claimedLead(['contacted', 'qualified', 'won']);
+    await expectProblem(await setStatus(expert, won, 'open'), 409, 'invalid_transition');
+    await expectProblem(await setStatus(expert, won, 'lost'), 409, 'invalid_transition');
+  });
+
+  it('a release returns the lead to open, unclaimed, and back in Available', async () => {
+    const leadId = await claimedLead(['contacted']);
+    expect((await json(await setStatus(expert, leadId, 'open'))).status).toBe('open');
+    expect(await env.DB.prepare('SELECT claimed_by FROM leads WHERE id = ?').bind(leadId).first()).toEqual({ claimed_by: null });
+    expect(await availableIds(expert)).toContain(leadId);
+  });
 
   it('an open lead is claimed, not moved by status: 403 not_claimer', async () => {
     const lead = await say(channel, { message: { text: 'Still open' } });
@@ -328,7 +326,7 @@ describe('workbench pagination', () => {
 });
 
 describe('D1 work of the workbench', () => {
-  it('listing and claiming take the same number of round trips with 3 or 40 leads and more providers', { timeout: 90_000 }, async () => {
+  it('listing and claiming take the same number of round trips with 3 or 400 more leads and more providers', async () => {
     const tenant = await createTenant({ scopes: SCOPES });
     const domain = await newDomain();
     const channel = await createChannel(tenant.token, { domain });
@@ -336,17 +334,27 @@ describe('D1 work of the workbench', () => {
     const trips = (response: Response) => Number(response.headers.get('X-D1-Queries'));
     const measure = async () => {
       const lead = await say(channel, { message: { text: 'Measure me' } });
-      const list = trips(await sessionCall(expert.cookie, '/api/provider/workbench/leads?scope=available&limit=25'));
+      const listed = await sessionCall(expert.cookie, '/api/provider/workbench/leads?scope=available&limit=25');
+      const available = (await json(listed)).counts.available as number;
       const claimTrips = trips(await claim(expert, lead.lead_id));
-      return { list, claim: claimTrips };
+      return { trips: { list: trips(listed), claim: claimTrips }, available };
     };
     for (let i = 0; i < 2; i++) await say(channel, { message: { text: `Before ${i}` } });
     const before = await measure();
-    for (let i = 0; i < 37; i++) await say(channel, { message: { text: `Growth ${i}` } });
+    // Growth written straight into the tables (as many rows as the API would make, without the API's time).
+    const template = (await env.DB.prepare('SELECT * FROM leads WHERE id = (SELECT MAX(id) FROM leads WHERE domain = ?)').bind(domain).first<Record<string, unknown>>())!;
+    const columns = Object.keys(template).filter((column) => !['id', 'conversation_id', 'status', 'claimed_by', 'claimed_at'].includes(column));
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
+       INSERT INTO leads (id, status, ${columns.join(', ')}) SELECT 'lead_growth' || printf('%04d', i) || ?, 'open', ${columns.join(', ')} FROM n, (SELECT * FROM leads WHERE id = ?)`,
+    )
+      .bind(domain, template.id)
+      .run();
     for (let i = 0; i < 3; i++) await createActiveExpert({ domains: [domain] });
     const after = await measure();
-    expect(after).toEqual(before);
-    expect(before.list).toBeLessThanOrEqual(3);
+    expect(after.available).toBeGreaterThanOrEqual(before.available + 400);
+    expect(after.trips).toEqual(before.trips);
+    expect(before.trips.list).toBeLessThanOrEqual(3);
   });
 });
 

@@ -16,6 +16,9 @@ import { auditInsertWhere, type AuditContext } from '../identity/audit';
 import { eventWriteWhere } from '../webhooks/outbox';
 import type { ProviderRow } from '../providers/service';
 import type { LeadDetail, LeadStatus, LeadView } from './schemas';
+import { leadTransitionAllowed } from './transitions';
+
+export { LEAD_TRANSITIONS, leadTransitionAllowed } from './transitions';
 
 const { demands, leads, leadEvents, channels, memberships, conversations, providers, messages } = schema;
 
@@ -142,24 +145,6 @@ export function leadCreatedData(plan: ExecutedPlan, facts: { domain: string; cha
     summary: summaryOf(facts.summaryText),
     created_at: new Date(facts.now).toISOString(),
   };
-}
-
-/** The lead statuses, and the changes a claimer may make (PRODUCT.md section 9). Anything else is 409. */
-export const LEAD_TRANSITIONS: readonly { from: LeadStatus; to: LeadStatus }[] = [
-  { from: 'open', to: 'claimed' },
-  { from: 'claimed', to: 'contacted' },
-  { from: 'contacted', to: 'qualified' },
-  { from: 'qualified', to: 'won' },
-  { from: 'qualified', to: 'lost' },
-  // Releasing returns a lead to the pool.
-  { from: 'claimed', to: 'open' },
-  { from: 'contacted', to: 'open' },
-  { from: 'qualified', to: 'open' },
-];
-
-/** Whether a lead may move from one status to another. */
-export function leadTransitionAllowed(from: LeadStatus, to: LeadStatus): boolean {
-  return LEAD_TRANSITIONS.some((transition) => transition.from === from && transition.to === to);
 }
 
 /** The provider's accepted scope and routing pool, as a condition on leads. */

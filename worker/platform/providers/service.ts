@@ -21,6 +21,9 @@ import { listDomains } from '../domains/service';
 import { auditInsertWhere, type AuditContext } from '../identity/audit';
 import { eventWriteWhere } from '../webhooks/outbox';
 import type { ProfileInput, ProviderProfileView } from './schemas';
+import { nextProviderStatus, type ProviderEvent } from './transitions';
+
+export { nextProviderStatus, PROVIDER_TRANSITIONS, type ProviderEvent } from './transitions';
 
 const { providers, providerDomains, providerTransitions, users, memberships } = schema;
 
@@ -34,25 +37,6 @@ export function providerByUserQuery(db: Database, userId: string | SQL) {
 /** The provider record of a user, if they signed up as a provider. */
 export async function providerOf(db: Database, userId: string): Promise<ProviderRow | undefined> {
   return (await providerByUserQuery(db, userId))[0];
-}
-
-/** What moves a provider from one state to another. */
-export type ProviderEvent = 'save' | 'submit' | 'approve' | 'reject' | 'suspend' | 'material_change';
-
-/** PRODUCT.md section 8, as data: every allowed transition. Anything else is 409 `invalid_transition`. */
-export const PROVIDER_TRANSITIONS: readonly { from: readonly ProviderStatus[]; event: ProviderEvent; to: ProviderStatus }[] = [
-  { from: ['registered'], event: 'save', to: 'profile_incomplete' },
-  { from: ['registered', 'profile_incomplete'], event: 'submit', to: 'pending_review' },
-  { from: ['pending_review'], event: 'approve', to: 'active' },
-  { from: ['pending_review'], event: 'reject', to: 'profile_incomplete' },
-  { from: ['active'], event: 'suspend', to: 'suspended' },
-  { from: ['active'], event: 'material_change', to: 'pending_review' },
-  { from: ['suspended'], event: 'submit', to: 'pending_review' },
-];
-
-/** The state an event leads to, or undefined when the transition is not allowed. */
-export function nextProviderStatus(current: ProviderStatus, event: ProviderEvent): ProviderStatus | undefined {
-  return PROVIDER_TRANSITIONS.find((transition) => transition.event === event && transition.from.includes(current))?.to;
 }
 
 const invalidTransition = (current: ProviderStatus, event: ProviderEvent) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contrastRatio, readableOn, safeColor } from '../../widget/src/contrast';
+import { contrastRatio, readableOn, safeColor } from './contrast';
 
 describe('widget colour safety', () => {
   it('computes WCAG contrast', () => {

@@ -1,0 +1,60 @@
+// `npm run bench -- claims`: 20 experts claim the same lead at once, 20 times over, against the
+// real local Worker. Fails unless each round has exactly one winner and 19 × 409 already_claimed.
+import { DEMO_TEST_PASSWORD } from './local-worker.mjs';
+
+const CLAIMERS = 20;
+const ROUNDS = 20;
+
+/** Signs up, submits and approves one expert for `domain`; answers its session cookie. */
+async function activeExpert(worker, adminCall, domain, index) {
+  const email = `bench.claimer.${Date.now().toString(36)}.${index}@example.com`;
+  const signUp = await fetch(`${worker.url}/auth/sign-up`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: worker.url },
+    body: new URLSearchParams({ email, password: `${DEMO_TEST_PASSWORD} ${index}`, role: 'provider' }).toString(),
+  });
+  const cookie = signUp.headers.get('Set-Cookie').split(';')[0];
+  const headers = { Cookie: cookie, Origin: worker.url, 'Content-Type': 'application/json' };
+  const profile = await fetch(`${worker.url}/api/provider/profile`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ kind: 'expert', display_name: `Claimer ${index}`, headline: 'Claims fast', accepted_scope: { domains: [domain], topics: [] }, languages: ['en'], regions: ['global'], submit: true }),
+  }).then((response) => response.json());
+  await adminCall(worker, `/api/admin/providers/${profile.provider_id}/approve`, { version: profile.version });
+  return headers;
+}
+
+/** Runs the claim race against a started local Worker; answers whether it held. */
+export async function benchClaims(worker, adminCall) {
+  const domain = `claims-${Date.now().toString(36)}`;
+  await adminCall(worker, '/api/admin/domains', { domain, name: 'Claims bench' });
+  const organization = await adminCall(worker, '/api/admin/organizations', { name: 'Bench claims' });
+  const key = await adminCall(worker, '/api/admin/api-keys', { workspace_id: organization.workspace_id, name: 'claims', scopes: ['execute', 'leads:write'], rate_limit_per_minute: 1_000_000 });
+  const claimers = [];
+  for (let index = 0; index < CLAIMERS; index++) claimers.push(await activeExpert(worker, adminCall, domain, index));
+  let held = true;
+  const durations = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const envelope = await fetch(`${worker.url}/api/execute`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ domain, execution_mode: 'sync', required_scopes: [], text: `Race ${round}` }),
+    }).then((response) => response.json());
+    const leadId = envelope.output.result.lead_id;
+    const started = Date.now();
+    const statuses = await Promise.all(
+      claimers.map((headers) => fetch(`${worker.url}/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST', headers }).then((response) => response.status)),
+    );
+    durations.push(Date.now() - started);
+    const winners = statuses.filter((status) => status === 200).length;
+    const refused = statuses.filter((status) => status === 409).length;
+    if (winners !== 1 || refused !== CLAIMERS - 1) {
+      console.error(`FAIL: round ${round}: ${winners} winners, ${refused} × 409`);
+      held = false;
+    }
+  }
+  durations.sort((a, b) => a - b);
+  console.log(`Claims: ${ROUNDS} rounds of ${CLAIMERS} concurrent claims on one lead; exactly one winner each: ${held ? 'yes' : 'NO'}; a round took p50 ${durations[ROUNDS >> 1]} ms, max ${durations.at(-1)} ms`);
+  return held;
+}

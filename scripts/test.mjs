@@ -1,0 +1,66 @@
+// `npm test`: every check, with independent steps in parallel, and the time of each at the end.
+// The widget is built first (the size budget, the worker suite's assets and the Node suite's
+// pages need it); then the static checks, the worker suite (workerd, real D1), the Node suite
+// (a real `wrangler dev`, Chromium) and the deploy dry-run run side by side. Each step's output is
+// printed whole when it ends, so logs never interleave. Any failing step fails the run.
+import { spawn } from 'node:child_process';
+import { ROOT } from './lib.mjs';
+
+const npx = (args) => ['npx', args];
+
+/** The steps: a name, and the commands it runs one after another. */
+const BUILD = { name: 'build widget', commands: [['node', ['scripts/build-widget.mjs']]] };
+const PARALLEL = [
+  {
+    name: 'static checks',
+    commands: [
+      ['node', ['scripts/size.mjs']],
+      npx(['tsc', '--noEmit']),
+      npx(['tsc', '--noEmit', '-p', 'tsconfig.node.json']),
+      npx(['tsc', '--noEmit', '-p', 'widget/tsconfig.json']),
+      ['node', ['scripts/check-architecture.mjs']],
+      npx(['vitest', 'run', '--config', 'vitest.unit.config.ts']),
+    ],
+  },
+  { name: 'worker suite', commands: [npx(['vitest', 'run'])] },
+  { name: 'node suite', commands: [npx(['vitest', 'run', '--config', 'vitest.node.config.ts'])] },
+  { name: 'deploy dry-run', commands: [['node', ['scripts/deploy-dry-run.mjs']]] },
+];
+
+function run([command, args]) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1' } });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+}
+
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+async function runStep(step) {
+  const started = Date.now();
+  console.log(`▶ ${step.name}`);
+  let output = '';
+  let code = 0;
+  for (const command of step.commands) {
+    const result = await run(command);
+    output += `$ ${[command[0], ...command[1]].join(' ')}\n${result.output}`;
+    code = result.code;
+    if (code !== 0) break;
+  }
+  const ms = Date.now() - started;
+  console.log(`\n━━ ${step.name}: ${code === 0 ? 'passed' : 'FAILED'} in ${seconds(ms)} ━━\n${output.trimEnd()}\n`);
+  return { name: step.name, ms, ok: code === 0 };
+}
+
+const started = Date.now();
+const results = [await runStep(BUILD)];
+if (results[0].ok) results.push(...(await Promise.all(PARALLEL.map(runStep))));
+const total = Date.now() - started;
+
+console.log('Step times (the four after the build ran side by side):');
+for (const result of results) console.log(`  ${result.ok ? '✓' : '✗'} ${result.name.padEnd(16)} ${seconds(result.ms).padStart(8)}`);
+console.log(`  = npm test       ${seconds(total).padStart(8)} wall time`);
+process.exit(results.every((result) => result.ok) && results.length === PARALLEL.length + 1 ? 0 : 1);
