@@ -12,7 +12,7 @@ const cruise = spawnSync(process.execPath, [join(ROOT, 'node_modules/dependency-
   cwd: ROOT,
   encoding: 'utf8',
 });
-process.stdout.write(cruise.stdout.trim() + '\n');
+process.stdout.write(`${cruise.stdout.trim()}\n`);
 if (cruise.status !== 0) {
   process.stderr.write(cruise.stderr);
   failed = true;

@@ -11,7 +11,7 @@ const POLL_MS = 4000;
 const list = document.querySelector<HTMLUListElement>('ul.lead-list[data-tab]');
 const onFirstPage = !new URLSearchParams(location.search).has('after');
 
-const when = (iso: string) => iso.replace('T', ' ').slice(0, 16) + ' UTC';
+const when = (iso: string) => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
 const URGENCY: Record<string, string> = { high: 'urgent', normal: 'normal', low: 'low' };
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {

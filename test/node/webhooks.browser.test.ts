@@ -61,12 +61,12 @@ describe.skipIf(!browserAvailable)('the webhook pages of the console in Chromium
     const page = await context.newPage();
     await signIn(page, 'owner@demo.test');
     await page.goto(`${worker}/integrations/webhooks`);
-    expect(await page.locator('main').innerText()).toContain(url);
+    expect(await page.locator('main').textContent()).toContain(url);
     await expectAccessible(page, 'webhook endpoints');
     await screenshotBoth(page, 'console-webhooks');
 
     await page.goto(`${worker}/integrations/webhooks/${hook.webhook_id}`);
-    const text = await page.locator('main').innerText();
+    const text = await page.locator('main').textContent();
     expect(text).toContain('503');
     expect(text).toContain('204');
     await expectAccessible(page, 'webhook delivery log');

@@ -10,7 +10,7 @@ import { executeBody } from './helpers';
 
 const channelBody = { name: 'Site', domain: 'consultation' };
 
-export const PROTECTED_ROUTES: ProtectedRoute[] = [
+const PROTECTED_ROUTES: ProtectedRoute[] = [
   // The gateway.
   { method: 'POST', path: '/api/execute', auth: 'api_key', scope: 'execute', body: executeBody() },
   // The platform core's channel API.

@@ -248,6 +248,8 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
   };
 
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: the role is dialog (or region) at run time; Escape closes the dialog.
+    // biome-ignore lint/a11y/useAriaPropsSupportedByRole: dialog and region both take aria-labelledby.
     <div class={`panel ${mode}`} role={mode === 'page' ? 'region' : 'dialog'} aria-labelledby={titleId} onKeyDown={onKeyDown}>
       <header class="head">
         {config.brand.logo_url ? <img class="logo" src={config.brand.logo_url} alt="" width={32} height={32} /> : null}

@@ -118,7 +118,7 @@ export function planLeadPath(input: BrainInput, assessment: Assessment, attempts
     matchedProviders,
     lead: lead !== undefined,
     trigger: channel?.trigger,
-    askForContact: Boolean(channel && channel.asksForContact && !channel.contactKnown && disposition === 'routed'),
+    askForContact: Boolean(channel?.asksForContact && !channel.contactKnown && disposition === 'routed'),
   };
   const reply = channel ? visitorReply(facts) : callerReply(facts);
   return {

@@ -39,7 +39,7 @@ export function base58(bytes: Uint8Array): string {
   }
   for (const byte of bytes) {
     if (byte !== 0) break;
-    out = '1' + out;
+    out = `1${out}`;
   }
   return out;
 }

@@ -164,7 +164,10 @@ export function insertRows<T extends SQLiteTable>(db: Database, table: T, rows: 
 const columnsByTable = new WeakMap<SQLiteTable, Record<string, SQLiteColumn>>();
 function tableColumns(table: SQLiteTable): Record<string, SQLiteColumn> {
   let columns = columnsByTable.get(table);
-  if (!columns) columnsByTable.set(table, (columns = getTableColumns(table)));
+  if (!columns) {
+    columns = getTableColumns(table);
+    columnsByTable.set(table, columns);
+  }
   return columns;
 }
 

@@ -112,7 +112,7 @@ function escapePointerSegment(segment: PropertyKey): string {
 
 /** A JSON Pointer (RFC 6901) for a path into the request body. */
 export function toPointer(path: readonly PropertyKey[]): string {
-  return path.map((segment) => '/' + escapePointerSegment(segment)).join('');
+  return path.map((segment) => `/${escapePointerSegment(segment)}`).join('');
 }
 
 /** One entry per offending field (its first problem), with unknown keys reported at their own pointer. */

@@ -643,7 +643,7 @@ export function OperationsPage({ user, profile, health, shownSecret, notice, err
     <ConsoleLayout title="Operations" user={user} nav={providerNav('operations', profile)} notice={notice} error={error}>
       <h1>Operations</h1>
       <p class="lead">
-        {profile.display_name ?? 'Your ' + (profile.kind ?? 'provider')} is <StatusPill status={profile.status} />. {profile.status === 'active' ? 'Executions in your domains are sent to you.' : 'It receives no executions now.'}
+        {profile.display_name ?? `Your ${profile.kind ?? 'provider'}`} is <StatusPill status={profile.status} />. {profile.status === 'active' ? 'Executions in your domains are sent to you.' : 'It receives no executions now.'}
       </p>
       <div class="grid-2">
         <section class="card" aria-labelledby="secret-title">

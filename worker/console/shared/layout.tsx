@@ -12,7 +12,7 @@ import { Document } from './document';
 
 /** A time as people read it in the console: "2026-11-23 09:41 UTC". */
 export const when = (time: string | number | null | undefined) =>
-  time === null || time === undefined ? '' : new Date(time).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+  time === null || time === undefined ? '' : `${new Date(time).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 
 /** The query string that keeps a console page on one workspace. */
 export const wsQuery = (workspaceId: string) => `?ws=${encodeURIComponent(workspaceId)}`;

@@ -57,6 +57,7 @@ function leavesSite(path: string): boolean {
  */
 export function safeReturnTo(value: string | undefined | null, fallback: string): string {
   if (!value || leavesSite(value)) return fallback;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this refuses.
   if (/[\u0000-\u0020\u007f-\u009f]/.test(value)) return fallback;
   if (/%(2e|2f|5c|25|0[0-9a-f]|1[0-9a-f]|7f)/i.test(value)) return fallback;
   let url: URL;

@@ -14,7 +14,7 @@ import type { EgressPolicy } from '../../lib/egress';
 import { insertRows, isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { callProvider } from '../agents/invoke';
+import { callProvider, type CallTarget } from '../agents/invoke';
 import {
   agentSupplyOf,
   agentSupplyQuery,
@@ -170,7 +170,7 @@ function brainPorts(db: Database, admission: BatchAdmission, pool: RoutingPool, 
     async invokeAgent(providerId, call, withinMs) {
       const known = memo.answers.get(providerId);
       if (known) return known;
-      let target;
+      let target: CallTarget;
       try {
         target = await memo.supply!.target(providerId);
       } catch (error) {

@@ -114,7 +114,9 @@ export async function signIn(db: Database, pepper: string, input: { email: strin
   await takeSignInSlots(db, subjects, now);
 
   const user = await db.select().from(users).where(eq(users.email, normalizeEmail(input.email))).get();
-  const verdict = user ? await verifyPassword(input.password, user.passwordHash, pepper) : (await burnVerification(input.password, pepper), undefined);
+  // An unknown email costs the same work as a known one, so timing says nothing about it.
+  if (!user) await burnVerification(input.password, pepper);
+  const verdict = user ? await verifyPassword(input.password, user.passwordHash, pepper) : undefined;
   if (!user || !verdict?.valid) throw invalidCredentials();
 
   const rehash = verdict.needsRehash ? await hashPassword(input.password, pepper) : undefined;
