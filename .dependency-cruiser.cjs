@@ -17,7 +17,14 @@ module.exports = {
       severity: 'error',
       comment: 'The brain plans; it never sees Hono, drizzle or the database, and knows nothing of routes or pages.',
       from: { path: '^worker/brain/' },
-      to: { path: ['^node_modules/(hono|@hono|drizzle-orm|drizzle-kit)/', '^worker/lib/db\\.ts$', '^drizzle/', '^worker/(platform|gateway|console|jobs|live)/'] },
+      to: {
+        path: [
+          '^node_modules/(hono|@hono|drizzle-orm|drizzle-kit)/',
+          '^worker/lib/db\\.ts$',
+          '^drizzle/',
+          '^worker/(platform|gateway|console|jobs|live)/',
+        ],
+      },
     },
     {
       name: 'platform-below-routes-and-pages',
@@ -36,7 +43,7 @@ module.exports = {
     {
       name: 'widget-imports-worker-types-only',
       severity: 'error',
-      comment: 'The widget may share the worker\'s types (inferred from its zod schemas), never its code.',
+      comment: "The widget may share the worker's types (inferred from its zod schemas), never its code.",
       from: { path: '^widget/' },
       to: { path: '^(worker|drizzle)/', dependencyTypesNot: ['type-only'] },
     },
@@ -45,7 +52,10 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
     exclude: { path: ['^test/', '^dist/', '^scripts/'] },
   },
 };

@@ -16,7 +16,9 @@ const createdAt = () => integer('created_at').notNull();
 export const organizations = sqliteTable('organizations', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
-  status: text('status', { enum: ['active', 'suspended'] }).notNull().default('active'),
+  status: text('status', { enum: ['active', 'suspended'] })
+    .notNull()
+    .default('active'),
   createdAt: createdAt(),
 });
 
@@ -28,7 +30,9 @@ export const workspaces = sqliteTable(
       .notNull()
       .references(() => organizations.id),
     name: text('name').notNull(),
-    status: text('status', { enum: ['active', 'suspended'] }).notNull().default('active'),
+    status: text('status', { enum: ['active', 'suspended'] })
+      .notNull()
+      .default('active'),
     /** Words or phrases that hold a demand for review (risk control, PRODUCT.md section 6). */
     blockedTerms: text('blocked_terms', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
     createdAt: createdAt(),
@@ -198,14 +202,20 @@ export const demands = sqliteTable(
     text: text('text'),
     structuredInput: text('structured_input', { mode: 'json' }).$type<Record<string, unknown>>(),
     attachments: text('attachments', { mode: 'json' }).$type<unknown[]>(),
-    status: text('status', { enum: ['open'] }).notNull().default('open'),
+    status: text('status', { enum: ['open'] })
+      .notNull()
+      .default('open'),
     /** The conversation this demand is the subject of (one demand per conversation). */
     conversationId: text('conversation_id'),
     /** Risk control's verdict: offered to providers, held for review, or refused. */
-    disposition: text('disposition', { enum: ['routed', 'held', 'rejected'] }).notNull().default('routed'),
+    disposition: text('disposition', { enum: ['routed', 'held', 'rejected'] })
+      .notNull()
+      .default('routed'),
     reasons: text('reasons', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
     topic: text('topic').notNull().default('general'),
-    urgency: text('urgency', { enum: ['low', 'normal', 'high'] }).notNull().default('normal'),
+    urgency: text('urgency', { enum: ['low', 'normal', 'high'] })
+      .notNull()
+      .default('normal'),
     createdAt: createdAt(),
   },
   (table) => [
@@ -254,9 +264,13 @@ export const channels = sqliteTable(
     domain: text('domain').notNull(),
     allowedOrigins: text('allowed_origins', { mode: 'json' }).$type<string[]>().notNull(),
     firstPartyOrigins: text('first_party_origins', { mode: 'json' }).$type<string[]>().notNull(),
-    status: text('status', { enum: ['active', 'disabled'] }).notNull().default('active'),
+    status: text('status', { enum: ['active', 'disabled'] })
+      .notNull()
+      .default('active'),
     /** Who may see this channel's leads: every matching provider, or only the workspace's members. */
-    routingPool: text('routing_pool', { enum: ['platform', 'workspace'] }).notNull().default('platform'),
+    routingPool: text('routing_pool', { enum: ['platform', 'workspace'] })
+      .notNull()
+      .default('platform'),
     /** WidgetConfig (worker/platform/channels/schemas.ts), validated on write. */
     widgetConfig: text('widget_config', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     createdAt: createdAt(),
@@ -288,7 +302,9 @@ export const conversations = sqliteTable(
     lastSeenAt: integer('last_seen_at').notNull(),
   },
   (table) => [
-    uniqueIndex('conversations_external_session_idx').on(table.workspaceId, table.externalSessionId).where(sql`external_session_id IS NOT NULL`),
+    uniqueIndex('conversations_external_session_idx')
+      .on(table.workspaceId, table.externalSessionId)
+      .where(sql`external_session_id IS NOT NULL`),
   ],
 );
 
@@ -328,9 +344,13 @@ export const leads = sqliteTable(
     conversationId: text('conversation_id'),
     domain: text('domain').notNull().default('consultation'),
     topic: text('topic').notNull().default('general'),
-    urgency: text('urgency', { enum: ['low', 'normal', 'high'] }).notNull().default('normal'),
+    urgency: text('urgency', { enum: ['low', 'normal', 'high'] })
+      .notNull()
+      .default('normal'),
     /** Who may see it while open: every matching provider, or the workspace's members only. */
-    routingPool: text('routing_pool', { enum: ['platform', 'workspace'] }).notNull().default('platform'),
+    routingPool: text('routing_pool', { enum: ['platform', 'workspace'] })
+      .notNull()
+      .default('platform'),
     /** The start of the first message, for lists. */
     summary: text('summary').notNull().default(''),
     claimedBy: text('claimed_by'),
@@ -407,7 +427,10 @@ export const memberships = sqliteTable(
     role: text('role', { enum: ['owner', 'admin', 'member'] }).notNull(),
     createdAt: createdAt(),
   },
-  (table) => [primaryKey({ columns: [table.userId, table.workspaceId] }), index('memberships_workspace_idx').on(table.workspaceId)],
+  (table) => [
+    primaryKey({ columns: [table.userId, table.workspaceId] }),
+    index('memberships_workspace_idx').on(table.workspaceId),
+  ],
 );
 
 /** The supply side: one provider record per provider user, moving through SPEC's states. */
@@ -477,7 +500,18 @@ export const agentAttempts = sqliteTable(
     providerId: text('provider_id').notNull(),
     workspaceId: text('workspace_id').notNull(),
     outcome: text('outcome', {
-      enum: ['success', 'timeout', 'http_error', 'invalid_answer', 'rpc_error', 'not_completed', 'declined', 'network_error', 'refused', 'circuit_open'],
+      enum: [
+        'success',
+        'timeout',
+        'http_error',
+        'invalid_answer',
+        'rpc_error',
+        'not_completed',
+        'declined',
+        'network_error',
+        'refused',
+        'circuit_open',
+      ],
     }).notNull(),
     httpStatus: integer('http_status'),
     durationMs: integer('duration_ms').notNull(),
@@ -485,7 +519,10 @@ export const agentAttempts = sqliteTable(
     error: text('error'),
     createdAt: createdAt(),
   },
-  (table) => [index('agent_attempts_provider_idx').on(table.providerId, table.createdAt), index('agent_attempts_execution_idx').on(table.executionId)],
+  (table) => [
+    index('agent_attempts_provider_idx').on(table.providerId, table.createdAt),
+    index('agent_attempts_execution_idx').on(table.executionId),
+  ],
 );
 
 /** A provider's accepted domains, one row each, so routing finds a domain's providers by index. */
@@ -495,7 +532,10 @@ export const providerDomains = sqliteTable(
     providerId: text('provider_id').notNull(),
     domain: text('domain').notNull(),
   },
-  (table) => [primaryKey({ columns: [table.providerId, table.domain] }), index('provider_domains_domain_idx').on(table.domain)],
+  (table) => [
+    primaryKey({ columns: [table.providerId, table.domain] }),
+    index('provider_domains_domain_idx').on(table.domain),
+  ],
 );
 
 /** Every change of a provider's state: from, to, who, when, and the note. */
@@ -504,8 +544,12 @@ export const providerTransitions = sqliteTable(
   {
     id: text('id').primaryKey(),
     providerId: text('provider_id').notNull(),
-    fromStatus: text('from_status', { enum: ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended'] }),
-    toStatus: text('to_status', { enum: ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended'] }).notNull(),
+    fromStatus: text('from_status', {
+      enum: ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended'],
+    }),
+    toStatus: text('to_status', {
+      enum: ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended'],
+    }).notNull(),
     actorKind: text('actor_kind', { enum: ['provider', 'admin', 'user', 'system'] }).notNull(),
     actorId: text('actor_id'),
     note: text('note'),

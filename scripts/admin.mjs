@@ -91,11 +91,19 @@ const need = (value, what) => {
 };
 
 const commands = {
-  'orgs create': () => ['POST', '/api/admin/organizations', { name: need(options.name, '--name'), workspace_name: options['workspace-name'] }],
+  'orgs create': () => [
+    'POST',
+    '/api/admin/organizations',
+    { name: need(options.name, '--name'), workspace_name: options['workspace-name'] },
+  ],
   'orgs list': () => ['GET', '/api/admin/organizations'],
   'orgs suspend': () => ['PATCH', `/api/admin/organizations/${need(target, 'ORG_ID')}`, { status: 'suspended' }],
   'orgs activate': () => ['PATCH', `/api/admin/organizations/${need(target, 'ORG_ID')}`, { status: 'active' }],
-  'workspaces create': () => ['POST', '/api/admin/workspaces', { organization_id: need(options.org, '--org'), name: need(options.name, '--name') }],
+  'workspaces create': () => [
+    'POST',
+    '/api/admin/workspaces',
+    { organization_id: need(options.org, '--org'), name: need(options.name, '--name') },
+  ],
   'workspaces list': () => ['GET', `/api/admin/workspaces${query({ organization_id: options.org })}`],
   'workspaces suspend': () => ['PATCH', `/api/admin/workspaces/${need(target, 'WS_ID')}`, { status: 'suspended' }],
   'workspaces activate': () => ['PATCH', `/api/admin/workspaces/${need(target, 'WS_ID')}`, { status: 'active' }],
@@ -105,7 +113,10 @@ const commands = {
     {
       workspace_id: need(options.workspace, '--workspace'),
       name: options.name ?? 'API key',
-      scopes: need(options.scopes, '--scopes').split(',').map((scope) => scope.trim()).filter(Boolean),
+      scopes: need(options.scopes, '--scopes')
+        .split(',')
+        .map((scope) => scope.trim())
+        .filter(Boolean),
       rate_limit_per_minute: toNumber(options['rate-limit']),
       monthly_quota: toNumber(options.quota),
       expires_at: options.expires,
@@ -116,16 +127,32 @@ const commands = {
   'admin-tokens create': () => ['POST', '/api/admin/admin-tokens', { name: need(options.name, '--name') }],
   'admin-tokens list': () => ['GET', '/api/admin/admin-tokens'],
   'admin-tokens revoke': () => ['POST', `/api/admin/admin-tokens/${need(target, 'ADM_ID')}/revoke`],
-  'domains create': () => ['POST', '/api/admin/domains', { domain: need(options.domain, '--domain'), name: need(options.name, '--name'), description: options.description }],
+  'domains create': () => [
+    'POST',
+    '/api/admin/domains',
+    { domain: need(options.domain, '--domain'), name: need(options.name, '--name'), description: options.description },
+  ],
   'domains list': () => ['GET', '/api/admin/domains'],
   'users find': () => ['GET', `/api/admin/users${query({ email: need(options.email, '--email') })}`],
   'users grant-admin': () => ['PATCH', `/api/admin/users/${need(target, 'USR_ID')}`, { platform_admin: true }],
   'users remove-admin': () => ['PATCH', `/api/admin/users/${need(target, 'USR_ID')}`, { platform_admin: false }],
   'providers list': () => ['GET', `/api/admin/providers${query({ status: options.status })}`],
   'providers show': () => ['GET', `/api/admin/providers/${need(target, 'PRV_ID')}`],
-  'providers approve': () => ['POST', `/api/admin/providers/${need(target, 'PRV_ID')}/approve`, { version: toNumber(need(options.version, '--version')) }],
-  'providers reject': () => ['POST', `/api/admin/providers/${need(target, 'PRV_ID')}/reject`, { note: need(options.note, '--note') }],
-  'providers suspend': () => ['POST', `/api/admin/providers/${need(target, 'PRV_ID')}/suspend`, { note: need(options.note, '--note') }],
+  'providers approve': () => [
+    'POST',
+    `/api/admin/providers/${need(target, 'PRV_ID')}/approve`,
+    { version: toNumber(need(options.version, '--version')) },
+  ],
+  'providers reject': () => [
+    'POST',
+    `/api/admin/providers/${need(target, 'PRV_ID')}/reject`,
+    { note: need(options.note, '--note') },
+  ],
+  'providers suspend': () => [
+    'POST',
+    `/api/admin/providers/${need(target, 'PRV_ID')}/suspend`,
+    { note: need(options.note, '--note') },
+  ],
   'providers health': () => ['GET', `/api/admin/providers/${need(target, 'PRV_ID')}/health`],
   'webhooks create': () => [
     'POST',
@@ -133,16 +160,28 @@ const commands = {
     {
       workspace_id: need(options.workspace, '--workspace'),
       url: need(options.endpoint, '--endpoint'),
-      event_types: need(options.events, '--events').split(',').map((type) => type.trim()).filter(Boolean),
+      event_types: need(options.events, '--events')
+        .split(',')
+        .map((type) => type.trim())
+        .filter(Boolean),
       description: options.description,
     },
   ],
-  'webhooks list': () => ['GET', `/api/admin/webhooks${query({ workspace_id: need(options.workspace, '--workspace') })}`],
+  'webhooks list': () => [
+    'GET',
+    `/api/admin/webhooks${query({ workspace_id: need(options.workspace, '--workspace') })}`,
+  ],
   'webhooks disable': () => ['POST', `/api/admin/webhooks/${need(target, 'WHK_ID')}/disable`],
   'webhooks enable': () => ['POST', `/api/admin/webhooks/${need(target, 'WHK_ID')}/enable`],
   'webhooks rotate': () => ['POST', `/api/admin/webhooks/${need(target, 'WHK_ID')}/rotate-secret`],
-  'webhooks deliveries': () => ['GET', `/api/admin/webhooks/${need(target, 'WHK_ID')}/deliveries${query({ limit: options.limit, starting_after: options.after })}`],
-  'webhooks redeliver': () => ['POST', `/api/admin/webhooks/${need(target, 'WHK_ID')}/deliveries/${need(second, 'EVT_ID')}/redeliver`],
+  'webhooks deliveries': () => [
+    'GET',
+    `/api/admin/webhooks/${need(target, 'WHK_ID')}/deliveries${query({ limit: options.limit, starting_after: options.after })}`,
+  ],
+  'webhooks redeliver': () => [
+    'POST',
+    `/api/admin/webhooks/${need(target, 'WHK_ID')}/deliveries/${need(second, 'EVT_ID')}/redeliver`,
+  ],
   audit: () => [
     'GET',
     `/api/admin/audit-log${query({ workspace_id: options.workspace, organization_id: options.org, action: options.action, limit: options.limit, starting_after: options.after })}`,
@@ -163,7 +202,9 @@ try {
     body: body ? JSON.stringify(body) : undefined,
   });
 } catch (error) {
-  console.error(`Cannot reach ${baseUrl} (${error.cause?.code ?? error.message}). Is the service running (npm run dev)?`);
+  console.error(
+    `Cannot reach ${baseUrl} (${error.cause?.code ?? error.message}). Is the service running (npm run dev)?`,
+  );
   process.exit(1);
 }
 const text = await response.text();

@@ -19,7 +19,15 @@ async function activeExpert(worker, adminCall, domain, index) {
   const profile = await fetch(`${worker.url}/api/provider/profile`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ kind: 'expert', display_name: `Claimer ${index}`, headline: 'Claims fast', accepted_scope: { domains: [domain], topics: [] }, languages: ['en'], regions: ['global'], submit: true }),
+    body: JSON.stringify({
+      kind: 'expert',
+      display_name: `Claimer ${index}`,
+      headline: 'Claims fast',
+      accepted_scope: { domains: [domain], topics: [] },
+      languages: ['en'],
+      regions: ['global'],
+      submit: true,
+    }),
   }).then((response) => response.json());
   await adminCall(worker, `/api/admin/providers/${profile.provider_id}/approve`, { version: profile.version });
   return headers;
@@ -30,7 +38,12 @@ export async function benchClaims(worker, adminCall) {
   const domain = `claims-${Date.now().toString(36)}`;
   await adminCall(worker, '/api/admin/domains', { domain, name: 'Claims bench' });
   const organization = await adminCall(worker, '/api/admin/organizations', { name: 'Bench claims' });
-  const key = await adminCall(worker, '/api/admin/api-keys', { workspace_id: organization.workspace_id, name: 'claims', scopes: ['execute', 'leads:write'], rate_limit_per_minute: 1_000_000 });
+  const key = await adminCall(worker, '/api/admin/api-keys', {
+    workspace_id: organization.workspace_id,
+    name: 'claims',
+    scopes: ['execute', 'leads:write'],
+    rate_limit_per_minute: 1_000_000,
+  });
   const claimers = [];
   for (let index = 0; index < CLAIMERS; index++) claimers.push(await activeExpert(worker, adminCall, domain, index));
   let held = true;
@@ -44,7 +57,11 @@ export async function benchClaims(worker, adminCall) {
     const leadId = envelope.output.result.lead_id;
     const started = Date.now();
     const statuses = await Promise.all(
-      claimers.map((headers) => fetch(`${worker.url}/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST', headers }).then((response) => response.status)),
+      claimers.map((headers) =>
+        fetch(`${worker.url}/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST', headers }).then(
+          (response) => response.status,
+        ),
+      ),
     );
     durations.push(Date.now() - started);
     const winners = statuses.filter((status) => status === 200).length;
@@ -55,6 +72,8 @@ export async function benchClaims(worker, adminCall) {
     }
   }
   durations.sort((a, b) => a - b);
-  console.log(`Claims: ${ROUNDS} rounds of ${CLAIMERS} concurrent claims on one lead; exactly one winner each: ${held ? 'yes' : 'NO'}; a round took p50 ${durations[ROUNDS >> 1]} ms, max ${durations.at(-1)} ms`);
+  console.log(
+    `Claims: ${ROUNDS} rounds of ${CLAIMERS} concurrent claims on one lead; exactly one winner each: ${held ? 'yes' : 'NO'}; a round took p50 ${durations[ROUNDS >> 1]} ms, max ${durations.at(-1)} ms`,
+  );
   return held;
 }

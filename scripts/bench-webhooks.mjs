@@ -52,8 +52,17 @@ export async function benchWebhooks(worker, adminCall) {
   const receiver = await startReceiver();
   try {
     const organization = await adminCall(worker, '/api/admin/organizations', { name: 'Bench webhooks' });
-    const key = await adminCall(worker, '/api/admin/api-keys', { workspace_id: organization.workspace_id, name: 'hooks', scopes: ['execute'], rate_limit_per_minute: 1_000_000 });
-    const hook = await adminCall(worker, '/api/admin/webhooks', { workspace_id: organization.workspace_id, url: receiver.url, event_types: ['execution.completed'] });
+    const key = await adminCall(worker, '/api/admin/api-keys', {
+      workspace_id: organization.workspace_id,
+      name: 'hooks',
+      scopes: ['execute'],
+      rate_limit_per_minute: 1_000_000,
+    });
+    const hook = await adminCall(worker, '/api/admin/webhooks', {
+      workspace_id: organization.workspace_id,
+      url: receiver.url,
+      event_types: ['execution.completed'],
+    });
     receiver.useSecret(hook.secret);
     const started = Date.now();
     let next = 0;
@@ -64,7 +73,12 @@ export async function benchWebhooks(worker, adminCall) {
           const response = await fetch(`${worker.url}/api/execute`, {
             method: 'POST',
             headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' },
-            body: JSON.stringify({ domain: 'consultation', execution_mode: 'sync', required_scopes: [], text: `Load event ${index}` }),
+            body: JSON.stringify({
+              domain: 'consultation',
+              execution_mode: 'sync',
+              required_scopes: [],
+              text: `Load event ${index}`,
+            }),
           });
           if (response.status !== 200) throw new Error(`execute: ${response.status} ${await response.text()}`);
         }
@@ -72,7 +86,8 @@ export async function benchWebhooks(worker, adminCall) {
     );
     const written = Date.now();
     const deadline = Date.now() + 300_000;
-    while (receiver.delivered.size < EVENTS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+    while (receiver.delivered.size < EVENTS && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 250));
     const done = Date.now();
     const ids = [...receiver.attempts.keys()];
     const retried = ids.filter((id) => receiver.attempts.get(id) > 1).length;

@@ -65,7 +65,10 @@ async function d1WorkOfOneExecute(worker, token) {
     body: executeBody,
   });
   if (response.status !== 200) throw new Error(`execute: ${response.status} ${await response.text()}`);
-  return { roundTrips: Number(response.headers.get('X-D1-Queries')), statements: Number(response.headers.get('X-D1-Statements')) };
+  return {
+    roundTrips: Number(response.headers.get('X-D1-Queries')),
+    statements: Number(response.headers.get('X-D1-Statements')),
+  };
 }
 
 /**
@@ -81,7 +84,12 @@ async function workbenchWork(worker, workspaceId) {
     body: new URLSearchParams({ email: 'expert@demo.test', password: DEMO_TEST_PASSWORD }).toString(),
   });
   const cookie = signIn.headers.get('Set-Cookie').split(';')[0];
-  const leadsKey = await adminCall(worker, '/api/admin/api-keys', { workspace_id: workspaceId, name: 'bench leads', scopes: ['execute', 'leads:write'], rate_limit_per_minute: 1_000_000 });
+  const leadsKey = await adminCall(worker, '/api/admin/api-keys', {
+    workspace_id: workspaceId,
+    name: 'bench leads',
+    scopes: ['execute', 'leads:write'],
+    rate_limit_per_minute: 1_000_000,
+  });
   const newLead = async (text) => {
     const response = await fetch(`${worker.url}/api/execute`, {
       method: 'POST',
@@ -93,11 +101,20 @@ async function workbenchWork(worker, workspaceId) {
   const session = { Cookie: cookie, Origin: worker.url };
   const measure = async () => {
     const lead = await newLead('Bench: a lead to claim.');
-    const list = await fetch(`${worker.url}/api/provider/workbench/leads?scope=available&limit=25`, { headers: session });
+    const list = await fetch(`${worker.url}/api/provider/workbench/leads?scope=available&limit=25`, {
+      headers: session,
+    });
     const page = await list.json();
-    const claim = await fetch(`${worker.url}/api/provider/workbench/leads/${lead}/claim`, { method: 'POST', headers: session });
+    const claim = await fetch(`${worker.url}/api/provider/workbench/leads/${lead}/claim`, {
+      method: 'POST',
+      headers: session,
+    });
     if (claim.status !== 200) throw new Error(`claim: ${claim.status} ${await claim.text()}`);
-    return { list: Number(list.headers.get('X-D1-Queries')), claim: Number(claim.headers.get('X-D1-Queries')), leads: page.counts.available };
+    return {
+      list: Number(list.headers.get('X-D1-Queries')),
+      claim: Number(claim.headers.get('X-D1-Queries')),
+      leads: page.counts.available,
+    };
   };
   await measure(); // warm the isolate's caches
   const before = await measure();
@@ -122,18 +139,43 @@ async function workbenchWork(worker, workspaceId) {
  * path is its p50 minus the agent's p50.
  */
 async function agentPathWork(worker, workspaceId) {
-  const key = await adminCall(worker, '/api/admin/api-keys', { workspace_id: workspaceId, name: 'bench agents', scopes: ['execute', 'agents:invoke', 'leads:write'], rate_limit_per_minute: 1_000_000 });
+  const key = await adminCall(worker, '/api/admin/api-keys', {
+    workspace_id: workspaceId,
+    name: 'bench agents',
+    scopes: ['execute', 'agents:invoke', 'leads:write'],
+    rate_limit_per_minute: 1_000_000,
+  });
   const headers = { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' };
-  const agentBody = JSON.stringify({ domain: 'faq', execution_mode: 'sync', required_scopes: [], text: 'What are your opening hours?' });
-  const leadBody = JSON.stringify({ domain: 'consultation', execution_mode: 'sync', required_scopes: [], text: 'Benchmark: I need help choosing a CRM for 20 sales reps.' });
+  const agentBody = JSON.stringify({
+    domain: 'faq',
+    execution_mode: 'sync',
+    required_scopes: [],
+    text: 'What are your opening hours?',
+  });
+  const leadBody = JSON.stringify({
+    domain: 'consultation',
+    execution_mode: 'sync',
+    required_scopes: [],
+    text: 'Benchmark: I need help choosing a CRM for 20 sales reps.',
+  });
   await fetch(`${worker.url}/api/execute`, { method: 'POST', headers, body: agentBody }); // warm the key and the caches
   const once = await fetch(`${worker.url}/api/execute`, { method: 'POST', headers, body: agentBody });
   const answered = await once.json();
-  if (answered.output?.result?.handled_by?.kind !== 'agent') throw new Error(`the reference agent did not answer: ${JSON.stringify(answered)}`);
-  const d1 = { roundTrips: Number(once.headers.get('X-D1-Queries')), statements: Number(once.headers.get('X-D1-Statements')) };
+  if (answered.output?.result?.handled_by?.kind !== 'agent')
+    throw new Error(`the reference agent did not answer: ${JSON.stringify(answered)}`);
+  const d1 = {
+    roundTrips: Number(once.headers.get('X-D1-Queries')),
+    statements: Number(once.headers.get('X-D1-Statements')),
+  };
   const leadPath = summarize(await load({ url: `${worker.url}/api/execute`, method: 'POST', headers, body: leadBody }));
-  const agentPath = summarize(await load({ url: `${worker.url}/api/execute`, method: 'POST', headers, body: agentBody }));
-  const health = await (await fetch(`${worker.url}/api/admin/providers/prv_demo_agent/health`, { headers: { Authorization: `Bearer ${worker.adminToken}` } })).json();
+  const agentPath = summarize(
+    await load({ url: `${worker.url}/api/execute`, method: 'POST', headers, body: agentBody }),
+  );
+  const health = await (
+    await fetch(`${worker.url}/api/admin/providers/prv_demo_agent/health`, {
+      headers: { Authorization: `Bearer ${worker.adminToken}` },
+    })
+  ).json();
   return { leadPath, agentPath, agentP50: health.p50_ms, overhead: Math.max(0, agentPath.p50 - health.p50_ms), d1 };
 }
 
@@ -158,7 +200,9 @@ const overRounds = (summaries) => ({
   errors: summaries.reduce((sum, s) => sum + s.errors, 0),
 });
 
-console.log(`Starting the Worker locally (local D1, ${values.inspector ? 'wrangler dev with its inspector' : 'without the devtools inspector'})…`);
+console.log(
+  `Starting the Worker locally (local D1, ${values.inspector ? 'wrangler dev with its inspector' : 'without the devtools inspector'})…`,
+);
 const worker = await startLocalWorker({ vars: { EXPOSE_DB_METRICS: '1' }, inspector: values.inspector });
 let failed = false;
 try {
@@ -184,27 +228,41 @@ async function benchGateway() {
   await d1WorkOfOneExecute(worker, key.token); // warm the isolate's brief caches (catalog, risk policy, experts)
   const d1Before = await d1WorkOfOneExecute(worker, key.token);
 
-  console.log(`Load: ${connections} connections, ${rounds} rounds of ${duration} s per endpoint, from this process (autocannon).`);
+  console.log(
+    `Load: ${connections} connections, ${rounds} rounds of ${duration} s per endpoint, from this process (autocannon).`,
+  );
   const targets = {
     healthz: { url: `${worker.url}/healthz` },
     d1Batch: { url: `${worker.url}/__bench/d1-batch`, method: 'POST' },
-    execute: { url: `${worker.url}/api/execute`, method: 'POST', headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' }, body: executeBody },
+    execute: {
+      url: `${worker.url}/api/execute`,
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' },
+      body: executeBody,
+    },
   };
   const runs = { healthz: [], d1Batch: [], execute: [] };
   for (let round = 0; round < rounds; round++) {
     for (const [name, target] of Object.entries(targets)) runs[name].push(summarize(await load(target)));
     const [h, b, e] = [runs.healthz, runs.d1Batch, runs.execute].map((list) => list.at(-1).requestsPerSecond);
-    console.log(`  round ${round + 1}: healthz ${h.toFixed(0)}, one batch ${b.toFixed(0)}, execute ${e.toFixed(0)} req/s; execute/healthz ${(e / h).toFixed(3)}`);
+    console.log(
+      `  round ${round + 1}: healthz ${h.toFixed(0)}, one batch ${b.toFixed(0)}, execute ${e.toFixed(0)} req/s; execute/healthz ${(e / h).toFixed(3)}`,
+    );
   }
   const [healthz, d1Batch, execute] = [runs.healthz, runs.d1Batch, runs.execute].map(overRounds);
   // The ratio of each round (its three loads ran back to back), then the median over rounds.
-  const ratioTo = (floor) => median(runs.execute.map((run, index) => run.requestsPerSecond / floor[index].requestsPerSecond));
+  const ratioTo = (floor) =>
+    median(runs.execute.map((run, index) => run.requestsPerSecond / floor[index].requestsPerSecond));
 
   // Grow the data further: many more organisations, keys and channels, on top of the rows the load wrote.
   for (let i = 0; i < 25; i++) {
     const org = await adminCall(worker, '/api/admin/organizations', { name: `Growth ${i}` });
     for (let j = 0; j < 4; j++) {
-      const grown = await adminCall(worker, '/api/admin/api-keys', { workspace_id: org.workspace_id, name: `k${j}`, scopes: ['execute', 'channels:write'] });
+      const grown = await adminCall(worker, '/api/admin/api-keys', {
+        workspace_id: org.workspace_id,
+        name: `k${j}`,
+        scopes: ['execute', 'channels:write'],
+      });
       const channel = await fetch(`${worker.url}/api/integrations/channels`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${grown.token}`, 'Content-Type': 'application/json' },
@@ -227,8 +285,12 @@ async function benchGateway() {
   console.log(row('GET /healthz', healthz));
   console.log(row('one D1 batch', d1Batch));
   console.log(row('POST /execute', execute));
-  console.log(`ratio execute/healthz: throughput ${ratioTo(runs.healthz).toFixed(3)} (median of the rounds), p50 latency ${(execute.p50 / Math.max(healthz.p50, 1)).toFixed(2)}x`);
-  console.log(`ratio execute/one D1 batch: throughput ${ratioTo(runs.d1Batch).toFixed(3)}, p50 latency ${(execute.p50 / Math.max(d1Batch.p50, 1)).toFixed(2)}x`);
+  console.log(
+    `ratio execute/healthz: throughput ${ratioTo(runs.healthz).toFixed(3)} (median of the rounds), p50 latency ${(execute.p50 / Math.max(healthz.p50, 1)).toFixed(2)}x`,
+  );
+  console.log(
+    `ratio execute/one D1 batch: throughput ${ratioTo(runs.d1Batch).toFixed(3)}, p50 latency ${(execute.p50 / Math.max(d1Batch.p50, 1)).toFixed(2)}x`,
+  );
   console.log(
     `D1 per execute: ${d1Before.roundTrips} round trips (${d1Before.statements} statements) on a warm key; ` +
       `${d1After.roundTrips} round trips (${d1After.statements} statements) after ${execute.total} more executions, 100 more keys and 100 more channels`,

@@ -23,12 +23,18 @@ async function buildEntry(entry, fileName, define = {}) {
   await build({
     ...common,
     define,
-    build: { ...common.build, lib: { entry: join(ROOT, entry), formats: ['iife'], name: 'egw', fileName: () => fileName } },
+    build: {
+      ...common.build,
+      lib: { entry: join(ROOT, entry), formats: ['iife'], name: 'egw', fileName: () => fileName },
+    },
   });
 }
 
 await buildEntry('widget/src/panel.tsx', 'panel.js');
-const panelVersion = createHash('sha256').update(readFileSync(join(outDir, 'panel.js'))).digest('hex').slice(0, 12);
+const panelVersion = createHash('sha256')
+  .update(readFileSync(join(outDir, 'panel.js')))
+  .digest('hex')
+  .slice(0, 12);
 await buildEntry('widget/loader.ts', 'widget.js', { __PANEL_VERSION__: JSON.stringify(panelVersion) });
 // The console's own enhancements (copy buttons, live preview) sit beside them.
 await buildEntry('widget/console.ts', 'console.js');

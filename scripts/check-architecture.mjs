@@ -8,10 +8,21 @@ import { ROOT } from './lib.mjs';
 
 let failed = false;
 
-const cruise = spawnSync(process.execPath, [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'worker', 'widget', 'drizzle', '--config', '.dependency-cruiser.cjs'], {
-  cwd: ROOT,
-  encoding: 'utf8',
-});
+const cruise = spawnSync(
+  process.execPath,
+  [
+    join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
+    'worker',
+    'widget',
+    'drizzle',
+    '--config',
+    '.dependency-cruiser.cjs',
+  ],
+  {
+    cwd: ROOT,
+    encoding: 'utf8',
+  },
+);
 process.stdout.write(`${cruise.stdout.trim()}\n`);
 if (cruise.status !== 0) {
   process.stderr.write(cruise.stderr);
@@ -31,22 +42,33 @@ const hasJsDoc = (node) => ts.getJSDocCommentsAndTags(node).length > 0;
 
 const undocumented = [];
 for (const file of [...sourceFiles(join(ROOT, 'worker')), ...sourceFiles(join(ROOT, 'widget'))]) {
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(file, 'utf8'),
+    ts.ScriptTarget.Latest,
+    true,
+    file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const where = (node) => `${relative(ROOT, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
   for (const statement of source.statements) {
-    if (ts.isFunctionDeclaration(statement) && isExported(statement) && !hasJsDoc(statement)) undocumented.push(`${where(statement)} ${statement.name?.text}`);
+    if (ts.isFunctionDeclaration(statement) && isExported(statement) && !hasJsDoc(statement))
+      undocumented.push(`${where(statement)} ${statement.name?.text}`);
     if (ts.isVariableStatement(statement) && isExported(statement)) {
       for (const declaration of statement.declarationList.declarations) {
         const value = declaration.initializer;
         const isFunction = value && (ts.isArrowFunction(value) || ts.isFunctionExpression(value));
-        if (isFunction && !hasJsDoc(statement)) undocumented.push(`${where(statement)} ${declaration.name.getText(source)}`);
+        if (isFunction && !hasJsDoc(statement))
+          undocumented.push(`${where(statement)} ${declaration.name.getText(source)}`);
       }
     }
     if (ts.isClassDeclaration(statement) && isExported(statement)) {
       if (!hasJsDoc(statement)) undocumented.push(`${where(statement)} class ${statement.name?.text}`);
       for (const member of statement.members) {
-        const isPublicMethod = ts.isMethodDeclaration(member) && !(ts.getCombinedModifierFlags(member) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected));
-        if (isPublicMethod && !hasJsDoc(member)) undocumented.push(`${where(member)} ${statement.name?.text}.${member.name.getText(source)}`);
+        const isPublicMethod =
+          ts.isMethodDeclaration(member) &&
+          !(ts.getCombinedModifierFlags(member) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected));
+        if (isPublicMethod && !hasJsDoc(member))
+          undocumented.push(`${where(member)} ${statement.name?.text}.${member.name.getText(source)}`);
       }
     }
   }

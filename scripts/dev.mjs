@@ -16,7 +16,10 @@ if (!existsSync(devVarsPath)) {
 const example = readVars(join(ROOT, '.dev.vars.example'));
 const missing = Object.keys(example).filter((name) => !(name in readVars(devVarsPath)));
 if (missing.length > 0) {
-  appendFileSync(devVarsPath, `\n# Added by npm run dev from .dev.vars.example\n${missing.map((name) => `${name}=${example[name]}`).join('\n')}\n`);
+  appendFileSync(
+    devVarsPath,
+    `\n# Added by npm run dev from .dev.vars.example\n${missing.map((name) => `${name}=${example[name]}`).join('\n')}\n`,
+  );
   console.log(`Added ${missing.join(', ')} to .dev.vars (new in .dev.vars.example).`);
 }
 const vars = readVars(devVarsPath);

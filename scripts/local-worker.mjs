@@ -12,13 +12,23 @@ import { seedSql } from './seed.mjs';
 /** Builds the widget bundles that the Worker serves as static assets. */
 export function buildWidget() {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'scripts/build-widget.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/build-widget.mjs')], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`widget build failed (${code})`))));
   });
 }
 
 /** Applies the migrations to a local D1 (optionally in its own folder) and seeds the demo tenant. */
-export async function prepareLocalDatabase({ persistTo, demoApiKey, demoPassword, pepper, secretsKey, referenceAgent }) {
+export async function prepareLocalDatabase({
+  persistTo,
+  demoApiKey,
+  demoPassword,
+  pepper,
+  secretsKey,
+  referenceAgent,
+}) {
   const persistArgs = persistTo ? ['--persist-to', persistTo] : [];
   await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', ...persistArgs]);
   const seedDir = mkdtempSync(join(tmpdir(), 'egw-seed-'));
@@ -77,15 +87,40 @@ export async function startLocalWorker({ vars = {}, quiet = true, onAgentCall, i
   const secretsKey = 'local-test-secrets-key-0123456789';
   const agent = await startReferenceAgent({ secret: REFERENCE_AGENT_TEST_SECRET, onCall: onAgentCall });
   const referenceAgent = { port: Number(new URL(agent.url).port), secret: REFERENCE_AGENT_TEST_SECRET };
-  await prepareLocalDatabase({ persistTo, demoApiKey, demoPassword: DEMO_TEST_PASSWORD, pepper, secretsKey, referenceAgent });
+  await prepareLocalDatabase({
+    persistTo,
+    demoApiKey,
+    demoPassword: DEMO_TEST_PASSWORD,
+    pepper,
+    secretsKey,
+    referenceAgent,
+  });
   const port = await freePort();
   const inspectorPort = inspector ? await freePort() : undefined;
-  const allVars = { ADMIN_TOKEN: adminToken, PASSWORD_PEPPER: pepper, SECRETS_KEY: secretsKey, ALLOW_LOOPBACK_EGRESS: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', ...vars };
+  const allVars = {
+    ADMIN_TOKEN: adminToken,
+    PASSWORD_PEPPER: pepper,
+    SECRETS_KEY: secretsKey,
+    ALLOW_LOOPBACK_EGRESS: 'true',
+    WEBHOOK_RETRY_BASE_SECONDS: '1',
+    ...vars,
+  };
   // Without the inspector (the benchmark), through serve-worker.mjs; otherwise `wrangler dev` itself.
   const args = inspector
     ? [
-        WRANGLER, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
-        '--persist-to', persistTo, '--show-interactive-dev-session=false', '--log-level', 'warn',
+        WRANGLER,
+        'dev',
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--inspector-port',
+        String(inspectorPort),
+        '--persist-to',
+        persistTo,
+        '--show-interactive-dev-session=false',
+        '--log-level',
+        'warn',
         ...Object.entries(allVars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
       ]
     : [join(ROOT, 'scripts/serve-worker.mjs'), JSON.stringify({ port, persistTo, vars: allVars })];

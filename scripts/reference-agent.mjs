@@ -26,7 +26,8 @@ export const FAQ = [
   {
     id: 'hours',
     words: ['opening hours', 'hours', 'are you open', 'open on', 'office hours', 'weekend', 'saturday', 'sunday'],
-    answer: 'Our team works Monday to Friday, 9:00 to 17:00 (CET). You can write here at any time; an expert replies on the next working day.',
+    answer:
+      'Our team works Monday to Friday, 9:00 to 17:00 (CET). You can write here at any time; an expert replies on the next working day.',
   },
   {
     id: 'pricing',
@@ -41,23 +42,38 @@ export const FAQ = [
   },
   {
     id: 'getting-started',
-    words: ['get started', 'sign up', 'onboarding', 'documents', 'what do you need', 'switch', 'switching', 'new client'],
+    words: [
+      'get started',
+      'sign up',
+      'onboarding',
+      'documents',
+      'what do you need',
+      'switch',
+      'switching',
+      'new client',
+    ],
     answer:
       'To get started we need your last three months of bank statements, your open invoices and your VAT number. Switching from another accountant takes about two weeks, and we contact them for you.',
   },
   {
     id: 'security',
     words: ['secure', 'security', 'data security', 'my data', 'privacy', 'gdpr', 'confidential'],
-    answer: 'Your documents are stored encrypted in the EU, only your accountant sees them, and you can ask us to delete them at any time.',
+    answer:
+      'Your documents are stored encrypted in the EU, only your accountant sees them, and you can ask us to delete them at any time.',
   },
 ];
 
 /** The best FAQ entry for a question, or undefined when none matches well enough. */
 export function answerFor(question) {
-  const text = ` ${question.toLowerCase().replace(/[^\p{L}\p{N}\s'-]/gu, ' ').replace(/\s+/g, ' ')} `;
+  const text = ` ${question
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s'-]/gu, ' ')
+    .replace(/\s+/g, ' ')} `;
   let best;
   for (const entry of FAQ) {
-    const score = entry.words.filter((word) => text.includes(` ${word} `)).reduce((sum, word) => sum + word.split(' ').length, 0);
+    const score = entry.words
+      .filter((word) => text.includes(` ${word} `))
+      .reduce((sum, word) => sum + word.split(' ').length, 0);
     if (score > 0 && (!best || score > best.score)) best = { entry, score };
   }
   return best?.entry;
@@ -67,9 +83,12 @@ export function answerFor(question) {
 export function referenceAgentCard(baseUrl) {
   return {
     name: 'Northwind FAQ agent',
-    description: 'Answers common questions about Northwind Bookkeeping (hours, prices, services, getting started, data security). Rules-based, no AI model; local demo only.',
+    description:
+      'Answers common questions about Northwind Bookkeeping (hours, prices, services, getting started, data security). Rules-based, no AI model; local demo only.',
     version: '1.0.0',
-    supportedInterfaces: [{ url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
+    supportedInterfaces: [
+      { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
+    ],
     capabilities: { streaming: false, pushNotifications: false, extensions: [] },
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain', 'application/json'],
@@ -90,8 +109,18 @@ export function referenceAgentCard(baseUrl) {
   };
 }
 
-const textPart = (value) => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
-const dataPart = (value) => ({ content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' });
+const textPart = (value) => ({
+  content: { $case: 'text', value },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'text/plain',
+});
+const dataPart = (value) => ({
+  content: { $case: 'data', value },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'application/json',
+});
 
 /** The executor: a message for a question it knows, a declined task for anything else. */
 const executor = {
@@ -122,7 +151,16 @@ const executor = {
           contextId: context.contextId,
           status: {
             state: 7, // TASK_STATE_REJECTED
-            message: { messageId: randomUUID(), contextId: context.contextId, taskId: context.taskId, role: 2, parts: [textPart('I can only answer common questions; an expert will take this one.')], metadata: undefined, extensions: [], referenceTaskIds: [] },
+            message: {
+              messageId: randomUUID(),
+              contextId: context.contextId,
+              taskId: context.taskId,
+              role: 2,
+              parts: [textPart('I can only answer common questions; an expert will take this one.')],
+              metadata: undefined,
+              extensions: [],
+              referenceTaskIds: [],
+            },
             timestamp: new Date().toISOString(),
           },
           artifacts: [],
@@ -147,8 +185,12 @@ export function startReferenceAgent({ port = 0, secret, onCall } = {}) {
   let baseUrl = '';
   const handler = () => requestHandler;
   let requestHandler;
-  app.use(express.json({ limit: '1mb', verify: (request, _response, buffer) => (request.rawBody = buffer.toString('utf8')) }));
-  app.use('/.well-known/agent-card.json', (request, response, next) => agentCardHandler({ agentCardProvider: handler() })(request, response, next));
+  app.use(
+    express.json({ limit: '1mb', verify: (request, _response, buffer) => (request.rawBody = buffer.toString('utf8')) }),
+  );
+  app.use('/.well-known/agent-card.json', (request, response, next) =>
+    agentCardHandler({ agentCardProvider: handler() })(request, response, next),
+  );
   app.use(
     '/a2a/jsonrpc',
     (request, response, next) => {
@@ -161,7 +203,8 @@ export function startReferenceAgent({ port = 0, secret, onCall } = {}) {
       onCall?.({ headers: request.headers, body: request.body });
       next();
     },
-    (request, response, next) => jsonRpcHandler({ requestHandler: handler(), userBuilder: UserBuilder.noAuthentication })(request, response, next),
+    (request, response, next) =>
+      jsonRpcHandler({ requestHandler: handler(), userBuilder: UserBuilder.noAuthentication })(request, response, next),
   );
   return new Promise((resolve, reject) => {
     const server = app.listen(port, '127.0.0.1', () => {
@@ -179,6 +222,9 @@ export function startReferenceAgent({ port = 0, secret, onCall } = {}) {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const vars = readVars(join(ROOT, '.dev.vars'));
-  const agent = await startReferenceAgent({ port: Number(vars.REFERENCE_AGENT_PORT ?? 8788), secret: vars.REFERENCE_AGENT_SECRET });
+  const agent = await startReferenceAgent({
+    port: Number(vars.REFERENCE_AGENT_PORT ?? 8788),
+    secret: vars.REFERENCE_AGENT_SECRET,
+  });
   console.log(`Reference agent (A2A 1.0) on ${agent.url}; card at ${agent.cardUrl}`);
 }

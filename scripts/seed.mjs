@@ -86,7 +86,8 @@ const demoWidget = {
   copy: {
     ...widgetDefaults.copy,
     title: 'Ask Northwind',
-    greeting: 'Hi! Ask us anything about Northwind. Our FAQ assistant answers common questions at once, and a bookkeeping expert takes over whenever you like.',
+    greeting:
+      'Hi! Ask us anything about Northwind. Our FAQ assistant answers common questions at once, and a bookkeeping expert takes over whenever you like.',
     placeholder: 'Type your question…',
     launcher_label: 'Chat with Northwind',
     success_message: 'Thanks! An expert will get back to you within one business day.',
@@ -104,14 +105,25 @@ const quote = (value) => (value === null ? 'NULL' : `'${String(value).replaceAll
  * wins" keeps a second run from changing them); the agent's card and secret follow its port.
  */
 export function seedSql({ demoApiKey, demoPassword, pepper, secretsKey, referenceAgent, now = Date.now() }) {
-  if (!demoPassword || demoPassword.length < 8) throw new Error('DEMO_PASSWORD in .dev.vars must have at least 8 characters.');
+  if (!demoPassword || demoPassword.length < 8)
+    throw new Error('DEMO_PASSWORD in .dev.vars must have at least 8 characters.');
   if (!pepper) throw new Error('PASSWORD_PEPPER is missing from .dev.vars.');
   if (!/^egk_[1-9A-HJ-NP-Za-km-z]{20,}$/.test(demoApiKey)) {
     throw new Error('DEMO_API_KEY in .dev.vars must look like egk_ followed by at least 20 base58 characters.');
   }
-  if (!secretsKey || secretsKey.length < 24) throw new Error('SECRETS_KEY in .dev.vars must have at least 24 characters.');
-  if (!referenceAgent?.port || !referenceAgent.secret?.startsWith('whsec_')) throw new Error('REFERENCE_AGENT_PORT and REFERENCE_AGENT_SECRET (whsec_…) are missing from .dev.vars.');
-  const scopes = JSON.stringify(['execute', 'leads:write', 'agents:invoke', 'channels:read', 'channels:write', 'memory:read', 'memory:write']);
+  if (!secretsKey || secretsKey.length < 24)
+    throw new Error('SECRETS_KEY in .dev.vars must have at least 24 characters.');
+  if (!referenceAgent?.port || !referenceAgent.secret?.startsWith('whsec_'))
+    throw new Error('REFERENCE_AGENT_PORT and REFERENCE_AGENT_SECRET (whsec_…) are missing from .dev.vars.');
+  const scopes = JSON.stringify([
+    'execute',
+    'leads:write',
+    'agents:invoke',
+    'channels:read',
+    'channels:write',
+    'memory:read',
+    'memory:write',
+  ]);
   const agentBase = `http://127.0.0.1:${referenceAgent.port}`;
   return `
 INSERT INTO organizations (id, name, status, created_at) VALUES (${quote(DEMO.organizationId)}, 'Demo Company', 'active', ${now})
@@ -134,7 +146,9 @@ INSERT INTO domains (slug, name, description, created_at) VALUES ('consultation'
 INSERT INTO users (id, email, password_hash, role, is_platform_admin, created_at, updated_at) VALUES ('usr_demo_admin', ${quote(DEMO.adminEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'business', 1, ${now}, ${now})
   ON CONFLICT(id) DO NOTHING;
 ${DEMO_EXPERTS.map(
-  (expert) => `INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES (${quote(expert.userId)}, ${quote(expert.email)}, ${quote(hashPassword(demoPassword, pepper))}, 'provider', ${now}, ${now})
+  (
+    expert,
+  ) => `INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES (${quote(expert.userId)}, ${quote(expert.email)}, ${quote(hashPassword(demoPassword, pepper))}, 'provider', ${now}, ${now})
   ON CONFLICT(id) DO NOTHING;
 INSERT INTO providers (id, user_id, status, referred_by_channel_key, kind, display_name, headline, bio, accepted_domains, accepted_topics, languages, regions, priority, submitted_at, created_at, updated_at)
   VALUES (${quote(expert.providerId)}, ${quote(expert.userId)}, 'active', NULL, 'expert', ${quote(expert.displayName)}, ${quote(expert.headline)}, ${quote(expert.bio)}, ${quote(JSON.stringify(expert.domains))}, ${quote(JSON.stringify(expert.topics))}, '["en"]', '["global"]', 0, ${now}, ${now}, ${now})

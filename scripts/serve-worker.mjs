@@ -12,7 +12,14 @@ const { port, persistTo, vars } = JSON.parse(process.argv[2]);
 const worker = await unstable_startWorker({
   config: join(ROOT, 'wrangler.toml'),
   bindings: Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, { type: 'plain_text', value }])),
-  dev: { inspector: false, persist: persistTo, server: { hostname: '127.0.0.1', port }, logLevel: 'warn', watch: false, remote: false },
+  dev: {
+    inspector: false,
+    persist: persistTo,
+    server: { hostname: '127.0.0.1', port },
+    logLevel: 'warn',
+    watch: false,
+    remote: false,
+  },
 });
 await worker.ready;
 const stop = async () => {

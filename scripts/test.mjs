@@ -30,7 +30,10 @@ const PARALLEL = [
 
 function run([command, args]) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1' } });
+    const child = spawn(command, args, {
+      cwd: ROOT,
+      env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1' },
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -62,6 +65,7 @@ if (results[0].ok) results.push(...(await Promise.all(PARALLEL.map(runStep))));
 const total = Date.now() - started;
 
 console.log('Step times (the four after the build ran side by side):');
-for (const result of results) console.log(`  ${result.ok ? '✓' : '✗'} ${result.name.padEnd(16)} ${seconds(result.ms).padStart(8)}`);
+for (const result of results)
+  console.log(`  ${result.ok ? '✓' : '✗'} ${result.name.padEnd(16)} ${seconds(result.ms).padStart(8)}`);
 console.log(`  = npm test       ${seconds(total).padStart(8)} wall time`);
 process.exit(results.every((result) => result.ok) && results.length === PARALLEL.length + 1 ? 0 : 1);

@@ -11,7 +11,10 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-c
   button.hidden = false;
   button.addEventListener('click', async () => {
     const source = document.getElementById(button.dataset.copy ?? '');
-    const text = source instanceof HTMLInputElement || source instanceof HTMLTextAreaElement ? source.value : (source?.textContent ?? '');
+    const text =
+      source instanceof HTMLInputElement || source instanceof HTMLTextAreaElement
+        ? source.value
+        : (source?.textContent ?? '');
     try {
       await navigator.clipboard.writeText(text.trim());
       button.textContent = 'Copied';

@@ -37,7 +37,12 @@ type Queue = ((command: Command) => void) & { q?: IArguments[] };
       const value = params.get(`utm_${name}`);
       if (value) campaign[`utm_${name}`] = value.slice(0, 200);
     }
-    attribution = { source_site: location.origin, page_url: location.href.slice(0, 2000), referrer: d.referrer.slice(0, 2000) || undefined, campaign };
+    attribution = {
+      source_site: location.origin,
+      page_url: location.href.slice(0, 2000),
+      referrer: d.referrer.slice(0, 2000) || undefined,
+      campaign,
+    };
     try {
       sessionStorage.setItem(storageKey, JSON.stringify(attribution));
     } catch {}
@@ -91,7 +96,12 @@ type Queue = ((command: Command) => void) & { q?: IArguments[] };
 
   const mount = () => {
     try {
-      panel = w.egwPanel!.mount(panelBox, shadow, { config: config!, attribution: attribution!, mode: 'embedded', onClose: () => setOpen(false) });
+      panel = w.egwPanel!.mount(panelBox, shadow, {
+        config: config!,
+        attribution: attribution!,
+        mode: 'embedded',
+        onClose: () => setOpen(false),
+      });
       setOpen(true);
     } catch {
       fallback();
@@ -121,7 +131,8 @@ type Queue = ((command: Command) => void) & { q?: IArguments[] };
 
   launcher.addEventListener('click', () => (open ? setOpen(false) : openWidget()));
 
-  const run = (command: Command) => (command === 'open' ? openWidget() : command === 'close' && open ? setOpen(false) : undefined);
+  const run = (command: Command) =>
+    command === 'open' ? openWidget() : command === 'close' && open ? setOpen(false) : undefined;
   const queued = (w as { egw?: Queue }).egw?.q ?? [];
   (w as { egw?: Queue }).egw = run;
 
@@ -131,7 +142,13 @@ type Queue = ((command: Command) => void) & { q?: IArguments[] };
       config = loaded;
       const primary = safeColor(loaded.colors.primary, '#2450c9');
       const { side, offset_x: x, offset_y: y } = loaded.position;
-      style(side === 'bottom-left' ? 'left' : 'right', Math.min(+x || 0, 200), Math.min(+y || 0, 200), primary, readableOn(primary, safeColor(loaded.colors.on_primary, '#ffffff')));
+      style(
+        side === 'bottom-left' ? 'left' : 'right',
+        Math.min(+x || 0, 200),
+        Math.min(+y || 0, 200),
+        primary,
+        readableOn(primary, safeColor(loaded.colors.on_primary, '#ffffff')),
+      );
       launcher.setAttribute('aria-label', loaded.copy.launcher_label);
     })
     .catch(() => {

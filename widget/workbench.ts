@@ -14,7 +14,11 @@ const onFirstPage = !new URLSearchParams(location.search).has('after');
 const when = (iso: string) => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
 const URGENCY: Record<string, string> = { high: 'urgent', normal: 'normal', low: 'low' };
 
-function element<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
+function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className: string,
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;
@@ -47,7 +51,10 @@ let timer: number | undefined;
 async function refresh(): Promise<void> {
   if (!list) return;
   try {
-    const response = await fetch(`/api/provider/workbench/leads?scope=${encodeURIComponent(list.dataset.tab ?? 'available')}&limit=25`, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+    const response = await fetch(
+      `/api/provider/workbench/leads?scope=${encodeURIComponent(list.dataset.tab ?? 'available')}&limit=25`,
+      { credentials: 'same-origin', headers: { Accept: 'application/json' } },
+    );
     if (!response.ok) return;
     const page = (await response.json()) as { data: LeadView[]; counts: Record<string, number> };
     for (const [tab, count] of Object.entries(page.counts)) {

@@ -56,7 +56,10 @@ function errorPage(c: Context<AppEnv>, error: ApiError): Response | Promise<Resp
   setPageSecurityHeaders(c);
   for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
   if (error.status === 404) return c.html(<NotFoundPage path={new URL(c.req.url).pathname} />, 404);
-  return c.html(<ErrorPage title={error.title} detail={error.detail} requestId={c.var.requestId} />, error.status as 400);
+  return c.html(
+    <ErrorPage title={error.title} detail={error.detail} requestId={c.var.requestId} />,
+    error.status as 400,
+  );
 }
 
 /** Unknown routes: problem+json under /api/ (PRODUCT.md section 3), an HTML page elsewhere. */
@@ -72,7 +75,8 @@ export function newApp(errors: ErrorStyle = 'problem'): OpenAPIHono<AppEnv> {
       if (!result.success) throw validationError(result.error);
     },
   });
-  const render = (c: Context<AppEnv>, error: ApiError) => (errors === 'page' ? errorPage(c, error) : problemResponse(c, error));
+  const render = (c: Context<AppEnv>, error: ApiError) =>
+    errors === 'page' ? errorPage(c, error) : problemResponse(c, error);
 
   app.onError((error, c) => {
     // A redirect thrown as an HTTPException (console routes do) is answered as is; errors that
@@ -89,7 +93,10 @@ export function newApp(errors: ErrorStyle = 'problem'): OpenAPIHono<AppEnv> {
       error_message: error instanceof Error ? error.message : String(error),
       stack: error instanceof Error ? error.stack : undefined,
     });
-    return render(c, new ApiError('internal_error', 'Something went wrong on our side. Quote the request_id if you contact support.'));
+    return render(
+      c,
+      new ApiError('internal_error', 'Something went wrong on our side. Quote the request_id if you contact support.'),
+    );
   });
 
   app.notFound((c) => {

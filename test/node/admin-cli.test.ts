@@ -16,14 +16,30 @@ describe('npm run admin', () => {
   it('creates an organisation, issues, lists and revokes a key, and reads the audit log', async () => {
     const organization = await admin('orgs', 'create', '--name', 'CLI Org', '--workspace-name', 'Production');
     expect(organization.workspace_id).toMatch(/^ws_/);
-    const key = await admin('keys', 'create', '--workspace', organization.workspace_id, '--scopes', 'execute,leads:write', '--rate-limit', '120', '--quota', '1000');
+    const key = await admin(
+      'keys',
+      'create',
+      '--workspace',
+      organization.workspace_id,
+      '--scopes',
+      'execute,leads:write',
+      '--rate-limit',
+      '120',
+      '--quota',
+      '1000',
+    );
     expect(key.token).toMatch(/^egk_/);
     expect(key).toMatchObject({ scopes: ['execute', 'leads:write'], rate_limit_per_minute: 120, monthly_quota: 1000 });
 
     const execute = await fetch(`${worker}/api/execute`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ domain: 'consultation', execution_mode: 'sync', required_scopes: ['execute'], text: 'From the CLI test' }),
+      body: JSON.stringify({
+        domain: 'consultation',
+        execution_mode: 'sync',
+        required_scopes: ['execute'],
+        text: 'From the CLI test',
+      }),
     });
     expect(execute.status).toBe(200);
 
@@ -43,8 +59,13 @@ describe('npm run admin', () => {
 
   it('keeps the domain catalog, grants platform admin, and reviews providers', async () => {
     const slug = `cli-${Date.now().toString(36)}`;
-    expect(await admin('domains', 'create', '--domain', slug, '--name', 'From the CLI')).toMatchObject({ domain: slug, name: 'From the CLI' });
-    expect((await admin('domains', 'list')).data.map((entry: { domain: string }) => entry.domain)).toEqual(expect.arrayContaining(['consultation', 'faq', slug]));
+    expect(await admin('domains', 'create', '--domain', slug, '--name', 'From the CLI')).toMatchObject({
+      domain: slug,
+      name: 'From the CLI',
+    });
+    expect((await admin('domains', 'list')).data.map((entry: { domain: string }) => entry.domain)).toEqual(
+      expect.arrayContaining(['consultation', 'faq', slug]),
+    );
 
     const found = await admin('users', 'find', '--email', 'owner@demo.test');
     expect(found).toMatchObject({ email: 'owner@demo.test', platform_admin: false });
@@ -63,7 +84,15 @@ describe('npm run admin', () => {
     const submitted = await fetch(`${worker}/api/provider/profile`, {
       method: 'POST',
       headers: { Cookie: cookie, Origin: worker, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ kind: 'expert', display_name: 'CLI Expert', headline: 'Reviewed from the CLI', accepted_scope: { domains: [slug], topics: [] }, languages: ['en'], regions: ['global'], submit: true }),
+      body: JSON.stringify({
+        kind: 'expert',
+        display_name: 'CLI Expert',
+        headline: 'Reviewed from the CLI',
+        accepted_scope: { domains: [slug], topics: [] },
+        languages: ['en'],
+        regions: ['global'],
+        submit: true,
+      }),
     });
     const { provider_id: providerId } = await submitted.json();
     const queue = await admin('providers', 'list', '--status', 'pending_review');
@@ -72,21 +101,41 @@ describe('npm run admin', () => {
     const shown = await admin('providers', 'show', providerId);
     expect(shown.review_note).toBe('Add a bio.');
     // An approval names the version read; this one is no longer under review.
-    await expect(admin('providers', 'approve', providerId, '--version', String(shown.version))).rejects.toMatchObject({ code: 1 });
+    await expect(admin('providers', 'approve', providerId, '--version', String(shown.version))).rejects.toMatchObject({
+      code: 1,
+    });
     await fetch(`${worker}/api/provider/profile`, {
       method: 'POST',
       headers: { Cookie: cookie, Origin: worker, 'Content-Type': 'application/json' },
       body: JSON.stringify({ bio: 'Ten years of payroll.', submit: true }),
     });
     const resubmitted = await admin('providers', 'show', providerId);
-    await expect(admin('providers', 'approve', providerId, '--version', String(resubmitted.version - 1))).rejects.toMatchObject({ code: 1 });
-    expect((await admin('providers', 'approve', providerId, '--version', String(resubmitted.version))).status).toBe('active');
+    await expect(
+      admin('providers', 'approve', providerId, '--version', String(resubmitted.version - 1)),
+    ).rejects.toMatchObject({ code: 1 });
+    expect((await admin('providers', 'approve', providerId, '--version', String(resubmitted.version))).status).toBe(
+      'active',
+    );
   });
 
   it('provisions a webhook endpoint: create (secret once), list, rotate, disable, the delivery log', async () => {
     const org = await admin('orgs', 'create', '--name', 'CLI Hooks');
-    const created = await admin('webhooks', 'create', '--workspace', org.workspace_id, '--endpoint', 'https://hooks.example.com/in', '--events', 'lead.created,lead.claimed');
-    expect(created).toMatchObject({ url: 'https://hooks.example.com/in', event_types: ['lead.created', 'lead.claimed'], status: 'active', secret: expect.stringMatching(/^whsec_/) });
+    const created = await admin(
+      'webhooks',
+      'create',
+      '--workspace',
+      org.workspace_id,
+      '--endpoint',
+      'https://hooks.example.com/in',
+      '--events',
+      'lead.created,lead.claimed',
+    );
+    expect(created).toMatchObject({
+      url: 'https://hooks.example.com/in',
+      event_types: ['lead.created', 'lead.claimed'],
+      status: 'active',
+      secret: expect.stringMatching(/^whsec_/),
+    });
     const listed = await admin('webhooks', 'list', '--workspace', org.workspace_id);
     expect(listed.data.map((entry: { webhook_id: string }) => entry.webhook_id)).toEqual([created.webhook_id]);
     expect(JSON.stringify(listed)).not.toContain(created.secret);
@@ -94,10 +143,23 @@ describe('npm run admin', () => {
     expect(rotated.secret).not.toBe(created.secret);
     expect((await admin('webhooks', 'disable', created.webhook_id)).status).toBe('disabled');
     expect((await admin('webhooks', 'deliveries', created.webhook_id)).data).toEqual([]);
-    await expect(admin('webhooks', 'create', '--workspace', org.workspace_id, '--endpoint', 'https://10.0.0.1/in', '--events', 'lead.created')).rejects.toMatchObject({ code: 1 });
+    await expect(
+      admin(
+        'webhooks',
+        'create',
+        '--workspace',
+        org.workspace_id,
+        '--endpoint',
+        'https://10.0.0.1/in',
+        '--events',
+        'lead.created',
+      ),
+    ).rejects.toMatchObject({ code: 1 });
   });
 
   it('explains a failure and exits non-zero', async () => {
-    await expect(admin('keys', 'create', '--workspace', 'ws_missing', '--scopes', 'execute')).rejects.toMatchObject({ code: 1 });
+    await expect(admin('keys', 'create', '--workspace', 'ws_missing', '--scopes', 'execute')).rejects.toMatchObject({
+      code: 1,
+    });
   });
 });

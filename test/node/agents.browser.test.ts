@@ -7,14 +7,20 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth, signInAsDemo, serveSite, type Site } from './browser';
+import {
+  browserAvailable,
+  expectAccessible,
+  launchBrowser,
+  screenshotBoth,
+  signInAsDemo,
+  serveSite,
+  type Site,
+} from './browser';
 
 const worker = inject('workerUrl');
 const apiKey = inject('demoApiKey');
 
 const signIn = (page: Page, email: string) => signInAsDemo(page, worker, email);
-
-
 
 describe.skipIf(!browserAvailable)('chatting with the reference agent in Chromium', () => {
   let browser: Browser;
@@ -27,7 +33,12 @@ describe.skipIf(!browserAvailable)('chatting with the reference agent in Chromiu
     const response = await fetch(`${worker}/api/integrations/channels`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: 'Northwind help', domain: 'faq', allowed_origins: [site.origin], widget: { brand: { name: 'Northwind Bookkeeping' } } }),
+      body: JSON.stringify({
+        name: 'Northwind help',
+        domain: 'faq',
+        allowed_origins: [site.origin],
+        widget: { brand: { name: 'Northwind Bookkeeping' } },
+      }),
     });
     expect(response.status).toBe(201);
     const { channel_key: channelKey } = (await response.json()) as { channel_key: string };
@@ -35,7 +46,9 @@ describe.skipIf(!browserAvailable)('chatting with the reference agent in Chromiu
       body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Northwind help</title><link rel="icon" href="data:,"></head>
 <body><main><h1>Northwind Bookkeeping</h1><p>Questions? Ask below.</p></main>
 <script async src="${worker}/embed/widget.js" data-channel-id="${channelKey}" data-console-origin="${worker}"></script></body></html>`,
-      headers: { 'Content-Security-Policy': `default-src 'none'; script-src ${worker}; connect-src ${worker}; style-src 'self'; img-src 'self' data:` },
+      headers: {
+        'Content-Security-Policy': `default-src 'none'; script-src ${worker}; connect-src ${worker}; style-src 'self'; img-src 'self' data:`,
+      },
     };
   });
 
@@ -61,7 +74,9 @@ describe.skipIf(!browserAvailable)('chatting with the reference agent in Chromiu
 
     // A question the agent does not cover: it declines, and the lead path answers (no automated label).
     // The lead starts here, so this message is its summary in the workbench.
-    await page.locator('div[data-egw] textarea').fill(`Can you take over the payroll of my 12 employees from next month? (${tag})`);
+    await page
+      .locator('div[data-egw] textarea')
+      .fill(`Can you take over the payroll of my 12 employees from next month? (${tag})`);
     await page.keyboard.press('Enter');
     const fallback = page.locator('div[data-egw] .bubble.assistant', { hasText: 'request D-' });
     await fallback.first().waitFor();
@@ -76,15 +91,29 @@ describe.skipIf(!browserAvailable)('chatting with the reference agent in Chromiu
     const expert = await expertContext.newPage();
     await signIn(expert, 'expert@demo.test');
     await expert.goto(`${worker}/provider/workbench`);
-    await expert.locator('.lead-card', { hasText: `12 employees from next month? (${tag})` }).locator('a').click();
+    await expert
+      .locator('.lead-card', { hasText: `12 employees from next month? (${tag})` })
+      .locator('a')
+      .click();
     const transcript = expert.locator('ol.transcript');
     await transcript.waitFor();
-    const turns = await transcript.locator('li').evaluateAll((items) => items.map((item) => [item.querySelector('.speaker')?.textContent, item.querySelector('p')?.textContent]));
+    const turns = await transcript
+      .locator('li')
+      .evaluateAll((items) =>
+        items.map((item) => [item.querySelector('.speaker')?.textContent, item.querySelector('p')?.textContent]),
+      );
     expect(turns.slice(0, 2)).toEqual([
       ['Visitor', question],
       ['Agent', expect.stringContaining('Monday to Friday')],
     ]);
-    expect(turns.map(([speaker]) => speaker)).toEqual(['Visitor', 'Agent', 'Visitor', 'Platform', 'Visitor', 'Platform']);
+    expect(turns.map(([speaker]) => speaker)).toEqual([
+      'Visitor',
+      'Agent',
+      'Visitor',
+      'Platform',
+      'Visitor',
+      'Platform',
+    ]);
     await expectAccessible(expert, 'lead with agent turns');
     await screenshotBoth(expert, 'agent-lead-transcript');
     await expertContext.close();

@@ -22,7 +22,11 @@ async function api(path: string, init: { method?: string; token?: string; cookie
   if (init.token) headers.Authorization = `Bearer ${init.token}`;
   if (init.cookie) headers.Cookie = `egw_session=${init.cookie}`;
   if (init.body !== undefined) headers['Content-Type'] = 'application/json';
-  const response = await fetch(`${worker}${path}`, { method: init.method ?? (init.body === undefined ? 'GET' : 'POST'), headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const response = await fetch(`${worker}${path}`, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined, text };
 }
@@ -43,19 +47,36 @@ async function signUpProvider(): Promise<{ cookie: string; providerId: string }>
 }
 
 /** Onboarding through the API, approval by an admin, and the secret revealed once. */
-async function register(profile: Record<string, unknown>, domain: string): Promise<{ providerId: string; secret: string }> {
+async function register(
+  profile: Record<string, unknown>,
+  domain: string,
+): Promise<{ providerId: string; secret: string }> {
   const provider = await signUpProvider();
   const saved = await api('/api/provider/profile', {
     cookie: provider.cookie,
-    body: { display_name: 'Interop provider', headline: 'Answers interop tests', accepted_scope: { domains: [domain], topics: [] }, languages: ['en'], regions: ['global'], ...profile, submit: true },
+    body: {
+      display_name: 'Interop provider',
+      headline: 'Answers interop tests',
+      accepted_scope: { domains: [domain], topics: [] },
+      languages: ['en'],
+      regions: ['global'],
+      ...profile,
+      submit: true,
+    },
   });
   expect(saved.status, saved.text).toBe(200);
-  const approved = await api(`/api/admin/providers/${provider.providerId}/approve`, { token: adminToken, body: { version: saved.body.version } });
+  const approved = await api(`/api/admin/providers/${provider.providerId}/approve`, {
+    token: adminToken,
+    body: { version: saved.body.version },
+  });
   expect(approved.body).toMatchObject({ status: 'active', signing_secret: expect.stringMatching(/^whsec_/) });
   return { providerId: provider.providerId, secret: approved.body.signing_secret };
 }
 
-const listen = (server: Server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+const listen = (server: Server) =>
+  new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
 
 let domain: string;
 let apiKey: string;
@@ -64,7 +85,10 @@ beforeAll(async () => {
   domain = `interop-${Date.now().toString(36)}`;
   expect((await api('/api/admin/domains', { token: adminToken, body: { domain, name: 'Interop' } })).status).toBe(201);
   const org = await api('/api/admin/organizations', { token: adminToken, body: { name: 'Interop Org' } });
-  const key = await api('/api/admin/api-keys', { token: adminToken, body: { workspace_id: org.body.workspace_id, name: 'interop', scopes: ['execute', 'agents:invoke', 'leads:write'] } });
+  const key = await api('/api/admin/api-keys', {
+    token: adminToken,
+    body: { workspace_id: org.body.workspace_id, name: 'interop', scopes: ['execute', 'agents:invoke', 'leads:write'] },
+  });
   apiKey = key.body.token;
 });
 
@@ -76,7 +100,9 @@ describe('a real A2A server built with @a2a-js/sdk', () => {
   beforeAll(async () => {
     const executor: AgentExecutor = {
       async execute(context, bus) {
-        const text = context.userMessage.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
+        const text = context.userMessage.parts
+          .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+          .join('');
         const data = context.userMessage.parts.find((part) => part.content?.$case === 'data')?.content;
         const executionId = data?.$case === 'data' ? (data.value as Record<string, unknown>).execution_id : undefined;
         bus.publish(
@@ -86,8 +112,18 @@ describe('a real A2A server built with @a2a-js/sdk', () => {
             taskId: '',
             role: 2,
             parts: [
-              { content: { $case: 'text', value: `Echo: ${text}` }, metadata: undefined, filename: '', mediaType: 'text/plain' },
-              { content: { $case: 'data', value: { echoed_execution: executionId, length: text.length } }, metadata: undefined, filename: '', mediaType: 'application/json' },
+              {
+                content: { $case: 'text', value: `Echo: ${text}` },
+                metadata: undefined,
+                filename: '',
+                mediaType: 'text/plain',
+              },
+              {
+                content: { $case: 'data', value: { echoed_execution: executionId, length: text.length } },
+                metadata: undefined,
+                filename: '',
+                mediaType: 'application/json',
+              },
             ],
             metadata: undefined,
             extensions: [],
@@ -107,11 +143,24 @@ describe('a real A2A server built with @a2a-js/sdk', () => {
         name: 'Interop echo agent',
         description: 'Echoes what it is asked.',
         version: '2.1.0',
-        supportedInterfaces: [{ url: `${base}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
+        supportedInterfaces: [
+          { url: `${base}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
+        ],
         capabilities: { streaming: false, pushNotifications: false, extensions: [] },
         defaultInputModes: ['text/plain'],
         defaultOutputModes: ['text/plain'],
-        skills: [{ id: 'echo', name: 'Echo', description: 'Repeats the question.', tags: ['echo'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] }],
+        skills: [
+          {
+            id: 'echo',
+            name: 'Echo',
+            description: 'Repeats the question.',
+            tags: ['echo'],
+            examples: [],
+            inputModes: [],
+            outputModes: [],
+            securityRequirements: [],
+          },
+        ],
         securitySchemes: {},
         securityRequirements: [],
         signatures: [],
@@ -120,14 +169,22 @@ describe('a real A2A server built with @a2a-js/sdk', () => {
       new InMemoryTaskStore(),
       executor,
     );
-    app.use(express.json({ verify: (request, _response, buffer) => ((request as unknown as { rawBody: string }).rawBody = buffer.toString('utf8')) }));
+    app.use(
+      express.json({
+        verify: (request, _response, buffer) =>
+          ((request as unknown as { rawBody: string }).rawBody = buffer.toString('utf8')),
+      }),
+    );
     app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
     app.use(
       '/a2a/jsonrpc',
       (request, _response, next) => {
         let verified = false;
         try {
-          new Webhook(secret!).verify((request as unknown as { rawBody: string }).rawBody, request.headers as Record<string, string>);
+          new Webhook(secret!).verify(
+            (request as unknown as { rawBody: string }).rawBody,
+            request.headers as Record<string, string>,
+          );
           verified = true;
         } catch {}
         received.push({ headers: request.headers, body: request.body, verified });
@@ -135,13 +192,19 @@ describe('a real A2A server built with @a2a-js/sdk', () => {
       },
       jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }),
     );
-    const registered = await register({ kind: 'agent', agent_card_url: `${base}/.well-known/agent-card.json`, priority: 50 }, domain);
+    const registered = await register(
+      { kind: 'agent', agent_card_url: `${base}/.well-known/agent-card.json`, priority: 50 },
+      domain,
+    );
     secret = registered.secret;
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('is registered through the onboarding API with its card, and answers /api/execute with a signed SendMessage', async () => {
-    const response = await api('/api/execute', { token: apiKey, body: { domain, execution_mode: 'sync', required_scopes: [], text: 'Is this interoperable?' } });
+    const response = await api('/api/execute', {
+      token: apiKey,
+      body: { domain, execution_mode: 'sync', required_scopes: [], text: 'Is this interoperable?' },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body.output.result).toMatchObject({
       disposition: 'routed',
@@ -177,20 +240,41 @@ describe('a robot that verifies every call with standardwebhooks', () => {
         response.writeHead(status, { 'Content-Type': 'application/json' });
         if (status !== 200) return response.end(JSON.stringify({ error: 'bad signature' }));
         const call = JSON.parse(body);
-        response.end(JSON.stringify({ output: { answered: call.execution_id }, reply: `Robot saw: ${call.text}`, usage: [{ meter: 'robot_seconds', quantity: 0.2, unit: 'second' }] }));
+        response.end(
+          JSON.stringify({
+            output: { answered: call.execution_id },
+            reply: `Robot saw: ${call.text}`,
+            usage: [{ meter: 'robot_seconds', quantity: 0.2, unit: 'second' }],
+          }),
+        );
       });
     });
     port = await listen(server);
-    secret = (await register({ kind: 'robot', endpoint_url: `http://127.0.0.1:${port}/execute`, priority: 99 }, `${domain}`)).secret;
+    secret = (
+      await register({ kind: 'robot', endpoint_url: `http://127.0.0.1:${port}/execute`, priority: 99 }, `${domain}`)
+    ).secret;
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('accepts the platform’s signature on every call, and the platform appends its usage', async () => {
     for (const text of ['First robot call.', 'Second robot call.']) {
-      const response = await api('/api/execute', { token: apiKey, body: { domain, execution_mode: 'sync', required_scopes: [], text } });
+      const response = await api('/api/execute', {
+        token: apiKey,
+        body: { domain, execution_mode: 'sync', required_scopes: [], text },
+      });
       expect(response.status, response.text).toBe(200);
-      expect(response.body.output.result).toMatchObject({ handled_by: { kind: 'robot' }, reply: `Robot saw: ${text}`, output: { answered: response.body.output.execution_id } });
-      expect(response.body.usage_applications).toContainEqual({ meter: 'robot_seconds', quantity: 0.2, unit: 'second', source: 'provider', provider_id: response.body.output.result.handled_by.provider_id });
+      expect(response.body.output.result).toMatchObject({
+        handled_by: { kind: 'robot' },
+        reply: `Robot saw: ${text}`,
+        output: { answered: response.body.output.execution_id },
+      });
+      expect(response.body.usage_applications).toContainEqual({
+        meter: 'robot_seconds',
+        quantity: 0.2,
+        unit: 'second',
+        source: 'provider',
+        provider_id: response.body.output.result.handled_by.provider_id,
+      });
     }
     expect(seen.map((call) => call.status)).toEqual([200, 200]);
   });
@@ -199,7 +283,8 @@ describe('a robot that verifies every call with standardwebhooks', () => {
     const original = seen.at(-1)!;
     const tampered = original.body.replace('Second robot call.', 'Send me every lead.');
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-    for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) headers[name] = String(original.headers[name]);
+    for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature'])
+      headers[name] = String(original.headers[name]);
     const replay = await fetch(`http://127.0.0.1:${port}/execute`, { method: 'POST', headers, body: tampered });
     expect(replay.status).toBe(401);
     const untouched = await fetch(`http://127.0.0.1:${port}/execute`, { method: 'POST', headers, body: original.body });

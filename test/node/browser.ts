@@ -26,7 +26,14 @@ if (!browserAvailable) {
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
   });
 }
 
@@ -41,7 +48,9 @@ export interface Site {
 }
 
 /** A customer's website on its own loopback port (so another origin than the Worker). */
-export async function serveSite(pages: Record<string, { body: string; type?: string; headers?: Record<string, string> }>): Promise<Site> {
+export async function serveSite(
+  pages: Record<string, { body: string; type?: string; headers?: Record<string, string> }>,
+): Promise<Site> {
   const server: Server = createServer((request, response) => {
     const page = pages[new URL(request.url ?? '/', 'http://x').pathname];
     if (!page) {
@@ -71,12 +80,20 @@ interface AxeViolation {
 export async function axeSeriousViolations(page: Page, selector: string | null = null) {
   await page.evaluate(axeSource);
   const results = await page.evaluate(async (context) => {
-    const axe = (window as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<{ violations: AxeViolation[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: { run: (context: unknown, options: unknown) => Promise<{ violations: AxeViolation[] }> };
+      }
+    ).axe;
     return axe.run(context ? document.querySelector(context) : document, { resultTypes: ['violations'] });
   }, selector);
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => node.target) }));
+    .map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      targets: violation.nodes.map((node) => node.target),
+    }));
 }
 
 /** Screenshots at both widths a page is looked at, 375 px and 1440 px; it must not scroll sideways at 375 px. */
@@ -84,7 +101,9 @@ export async function screenshotBoth(page: Page, name: string) {
   const viewport = page.viewportSize();
   await page.setViewportSize({ width: 375, height: 812 });
   await page.screenshot({ path: screenshotPath(`${name}-375`), fullPage: true });
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   expect(overflow, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(0);
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.screenshot({ path: screenshotPath(`${name}-1440`), fullPage: true });
@@ -93,7 +112,10 @@ export async function screenshotBoth(page: Page, name: string) {
 
 /** No serious or critical axe-core finding on the page (or in one element). */
 export async function expectAccessible(page: Page, name: string, selector: string | null = null) {
-  expect({ page: name, violations: await axeSeriousViolations(page, selector) }).toEqual({ page: name, violations: [] });
+  expect({ page: name, violations: await axeSeriousViolations(page, selector) }).toEqual({
+    page: name,
+    violations: [],
+  });
 }
 
 /** Signs a seeded demo account in through the sign-in form (the worker's URL, the account's email). */

@@ -4,7 +4,8 @@ import { axeSeriousViolations, browserAvailable, launchBrowser, screenshotPath, 
 
 const worker = inject('workerUrl');
 const PASSWORD = 'a long and unusual passphrase 42';
-const uniqueEmail = (prefix: string) => `${prefix}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}@example.com`;
+const uniqueEmail = (prefix: string) =>
+  `${prefix}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}@example.com`;
 
 async function signUp(page: Page, role: 'business' | 'provider', email: string) {
   await page.goto(`${worker}/auth/sign-up${role === 'provider' ? '?role=provider' : ''}`);
@@ -58,7 +59,9 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     await page.getByRole('button', { name: 'Copy snippet' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
     const snippet = await page.evaluate(() => navigator.clipboard.readText());
-    expect(snippet).toMatch(/^<script async src="[^"]+\/embed\/widget\.js" data-channel-id="ch_[0-9a-z]+" data-console-origin="[^"]+"><\/script>$/);
+    expect(snippet).toMatch(
+      /^<script async src="[^"]+\/embed\/widget\.js" data-channel-id="ch_[0-9a-z]+" data-console-origin="[^"]+"><\/script>$/,
+    );
     await page.getByRole('button', { name: 'Copy link' }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(/\/widget\/ch_/);
 
@@ -70,10 +73,16 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     await visitor.goto(`${site.origin}/clinic.html`);
     const launcher = visitor.locator('div[data-egw] button.l');
     await launcher.waitFor();
-    await expect.poll(() => launcher.evaluate((element) => getComputedStyle(element).backgroundColor)).toBe('rgb(122, 31, 162)');
+    await expect
+      .poll(() => launcher.evaluate((element) => getComputedStyle(element).backgroundColor))
+      .toBe('rgb(122, 31, 162)');
     await launcher.click();
-    await visitor.locator('div[data-egw] .bubble.assistant', { hasText: 'Welcome to Brightline! Ask about appointments.' }).waitFor();
-    expect(await visitor.locator('div[data-egw] .head').evaluate((element) => getComputedStyle(element).backgroundColor)).toBe('rgb(122, 31, 162)');
+    await visitor
+      .locator('div[data-egw] .bubble.assistant', { hasText: 'Welcome to Brightline! Ask about appointments.' })
+      .waitFor();
+    expect(
+      await visitor.locator('div[data-egw] .head').evaluate((element) => getComputedStyle(element).backgroundColor),
+    ).toBe('rgb(122, 31, 162)');
     await visitor.screenshot({ path: screenshotPath('console-snippet-on-site') });
     await visitor.close();
 
@@ -81,7 +90,9 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     await narrow.setViewportSize({ width: 375, height: 812 });
     await narrow.goto(page.url());
     await narrow.screenshot({ path: screenshotPath('console-channel-375'), fullPage: true });
-    const overflow = await narrow.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await narrow.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow).toBeLessThanOrEqual(0);
     await context.close();
   });

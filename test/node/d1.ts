@@ -4,13 +4,19 @@ import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
 
 export const MIGRATIONS = join(process.cwd(), 'migrations');
-export const migrationFiles = readdirSync(MIGRATIONS).filter((name) => name.endsWith('.sql')).sort();
+export const migrationFiles = readdirSync(MIGRATIONS)
+  .filter((name) => name.endsWith('.sql'))
+  .sort();
 
 export type LocalD1 = Awaited<ReturnType<Miniflare['getD1Database']>>;
 
 /** A fresh database, and a way to close it. */
 export async function localD1(): Promise<{ db: LocalD1; close(): Promise<void> }> {
-  const miniflare = new Miniflare({ modules: true, script: 'export default { fetch: () => new Response("") }', d1Databases: ['DB'] });
+  const miniflare = new Miniflare({
+    modules: true,
+    script: 'export default { fetch: () => new Response("") }',
+    d1Databases: ['DB'],
+  });
   return { db: await miniflare.getD1Database('DB'), close: () => miniflare.dispose() };
 }
 

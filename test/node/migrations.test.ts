@@ -36,12 +36,24 @@ afterAll(async () => {
 describe('migrating visitor sessions to conversations', () => {
   it('the session is a conversation with its first demand and its lead', async () => {
     const conversation = await db.prepare('SELECT * FROM conversations WHERE id = ?').bind('vs_m1').first();
-    expect(conversation).toMatchObject({ workspace_id: 'ws_m', kind: 'channel', channel_id: 1, token_hash: 'hash-m1', demand_id: 'dem_m1', lead_id: 'lead_m1', created_at: 10, last_seen_at: 30 });
+    expect(conversation).toMatchObject({
+      workspace_id: 'ws_m',
+      kind: 'channel',
+      channel_id: 1,
+      token_hash: 'hash-m1',
+      demand_id: 'dem_m1',
+      lead_id: 'lead_m1',
+      created_at: 10,
+      last_seen_at: 30,
+    });
     expect(JSON.parse(String(conversation!.attribution))).toEqual({ source_site: 'https://shop.example.com' });
   });
 
   it('every message is kept, in order; the assistant’s become the platform’s', async () => {
-    const messages = await db.prepare('SELECT id, role, text FROM messages WHERE conversation_id = ? ORDER BY id').bind('vs_m1').all();
+    const messages = await db
+      .prepare('SELECT id, role, text FROM messages WHERE conversation_id = ? ORDER BY id')
+      .bind('vs_m1')
+      .all();
     expect(messages.results).toEqual([
       { id: 'msg_m1', role: 'visitor', text: 'Hello there' },
       { id: 'msg_m2', role: 'system', text: 'Thanks, D-AAAAAA is in.' },
@@ -59,14 +71,29 @@ describe('migrating visitor sessions to conversations', () => {
       { id: 'dem_m3', conversation_id: null, text: 'From the API' },
     ]);
     const lead = await db.prepare('SELECT * FROM leads WHERE id = ?').bind('lead_m1').first();
-    expect(lead).toMatchObject({ conversation_id: 'vs_m1', demand_id: 'dem_m1', domain: 'consultation', summary: 'Hello there', status: 'open', contact_name: 'Ada', contact_email: 'ada@example.com' });
-    const history = await db.prepare('SELECT to_status, actor_kind FROM lead_events WHERE lead_id = ?').bind('lead_m1').all();
+    expect(lead).toMatchObject({
+      conversation_id: 'vs_m1',
+      demand_id: 'dem_m1',
+      domain: 'consultation',
+      summary: 'Hello there',
+      status: 'open',
+      contact_name: 'Ada',
+      contact_email: 'ada@example.com',
+    });
+    const history = await db
+      .prepare('SELECT to_status, actor_kind FROM lead_events WHERE lead_id = ?')
+      .bind('lead_m1')
+      .all();
     expect(history.results).toEqual([{ to_status: 'open', actor_kind: 'system' }]);
   });
 
   it('the catalog has the domain existing records name; the old tables are gone', async () => {
-    expect(await db.prepare("SELECT slug FROM domains WHERE slug = 'consultation'").first()).toEqual({ slug: 'consultation' });
-    const tables = await db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'visitor_%'").all();
+    expect(await db.prepare("SELECT slug FROM domains WHERE slug = 'consultation'").first()).toEqual({
+      slug: 'consultation',
+    });
+    const tables = await db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'visitor_%'")
+      .all();
     expect(tables.results).toEqual([]);
   });
 });

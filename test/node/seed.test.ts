@@ -40,9 +40,16 @@ async function runSeed(): Promise<void> {
 
 /** Every row of every table, as JSON text. */
 async function dumpDatabase(): Promise<string> {
-  const tables = (await db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name").all<{ name: string }>()).results;
+  const tables = (
+    await db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name",
+      )
+      .all<{ name: string }>()
+  ).results;
   const rows = [];
-  for (const { name } of tables) rows.push(name, (await db.prepare(`SELECT * FROM "${name}" ORDER BY 1`).all()).results);
+  for (const { name } of tables)
+    rows.push(name, (await db.prepare(`SELECT * FROM "${name}" ORDER BY 1`).all()).results);
   return JSON.stringify(rows, null, 1);
 }
 

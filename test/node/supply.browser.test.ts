@@ -13,10 +13,14 @@ const adminToken = inject('adminToken');
 const apiKey = inject('demoApiKey');
 const PASSWORD = 'a long and unusual passphrase 42';
 const XSS = '<img src=x onerror="window.__pwned=1">';
-const unique = (prefix: string) => `${prefix}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 7)}@example.com`;
+const unique = (prefix: string) =>
+  `${prefix}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 7)}@example.com`;
 
 async function adminApi(path: string, init: RequestInit = {}) {
-  const response = await fetch(`${worker}${path}`, { ...init, headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json', ...init.headers } });
+  const response = await fetch(`${worker}${path}`, {
+    ...init,
+    headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json', ...init.headers },
+  });
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   return response.json();
 }
@@ -27,8 +31,6 @@ async function signUp(page: Page, role: 'business' | 'provider', email: string) 
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
 }
-
-
 
 describe.skipIf(!browserAvailable)('the supply side in Chromium', () => {
   let browser: Browser;
@@ -42,16 +44,26 @@ describe.skipIf(!browserAvailable)('the supply side in Chromium', () => {
     browser = await launchBrowser();
     site = await serveSite(pages);
     domain = `browser-${Date.now().toString(36)}`;
-    await adminApi('/api/admin/domains', { method: 'POST', body: JSON.stringify({ domain, name: 'Browser test domain', description: 'Made by the supply browser test.' }) });
+    await adminApi('/api/admin/domains', {
+      method: 'POST',
+      body: JSON.stringify({ domain, name: 'Browser test domain', description: 'Made by the supply browser test.' }),
+    });
     const channel = await fetch(`${worker}/api/integrations/channels`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: 'Garden shop', domain, allowed_origins: [site.origin], widget: { brand: { name: 'Garden Shop' } } }),
+      body: JSON.stringify({
+        name: 'Garden shop',
+        domain,
+        allowed_origins: [site.origin],
+        widget: { brand: { name: 'Garden Shop' } },
+      }),
     });
     channelKey = ((await channel.json()) as { channel_key: string }).channel_key;
     pages['/shop.html'] = {
       body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Garden Shop</title></head><body><main><h1>Garden Shop</h1></main><script async src="${worker}/embed/widget.js" data-channel-id="${channelKey}" data-console-origin="${worker}"></script></body></html>`,
-      headers: { 'Content-Security-Policy': `default-src 'none'; script-src ${worker}; connect-src ${worker}; style-src 'self'` },
+      headers: {
+        'Content-Security-Policy': `default-src 'none'; script-src ${worker}; connect-src ${worker}; style-src 'self'`,
+      },
     };
   });
 
@@ -118,7 +130,10 @@ describe.skipIf(!browserAvailable)('the supply side in Chromium', () => {
     const adminEmail = unique('admin');
     await signUp(adminPage, 'business', adminEmail);
     const found = await adminApi(`/api/admin/users?email=${encodeURIComponent(adminEmail)}`);
-    await adminApi(`/api/admin/users/${found.user_id}`, { method: 'PATCH', body: JSON.stringify({ platform_admin: true }) });
+    await adminApi(`/api/admin/users/${found.user_id}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ platform_admin: true }),
+    });
     await adminPage.goto(`${worker}/admin/providers`);
     await expectAccessible(adminPage, 'admin providers');
     // The payload in the provider's name is text in the queue.
@@ -159,7 +174,9 @@ describe.skipIf(!browserAvailable)('the supply side in Chromium', () => {
     // 4. The lead appears in both workbenches without a reload.
     const card = expertPage.locator('ul.lead-list li.lead-card', { hasText: 'My hedge needs trimming' });
     await card.waitFor({ timeout: 15_000 });
-    await secondPage.locator('ul.lead-list li.lead-card', { hasText: 'My hedge needs trimming' }).waitFor({ timeout: 15_000 });
+    await secondPage
+      .locator('ul.lead-list li.lead-card', { hasText: 'My hedge needs trimming' })
+      .waitFor({ timeout: 15_000 });
     expect(await card.textContent()).toContain(XSS);
     expect(await expertPage.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await expertPage.locator('[data-count="available"]').textContent()).toBe('1');
@@ -191,7 +208,11 @@ describe.skipIf(!browserAvailable)('the supply side in Chromium', () => {
     await screenshotBoth(expertPage, 'workbench-lead-won');
 
     // 6. The second expert watched it leave Available, without a reload.
-    await expect.poll(() => secondPage.locator('ul.lead-list li.lead-card', { hasText: 'My hedge needs trimming' }).count(), { timeout: 15_000 }).toBe(0);
+    await expect
+      .poll(() => secondPage.locator('ul.lead-list li.lead-card', { hasText: 'My hedge needs trimming' }).count(), {
+        timeout: 15_000,
+      })
+      .toBe(0);
     expect(await secondPage.locator('[data-count="available"]').textContent()).toBe('0');
     await screenshotBoth(secondPage, 'workbench-second-expert');
 
@@ -203,7 +224,12 @@ describe.skipIf(!browserAvailable)('the supply side in Chromium', () => {
     const executed = await fetch(`${worker}/api/execute`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ domain, execution_mode: 'sync', required_scopes: [], text: `Quote for a new lawn, about 80 m² ${XSS}` }),
+      body: JSON.stringify({
+        domain,
+        execution_mode: 'sync',
+        required_scopes: [],
+        text: `Quote for a new lawn, about 80 m² ${XSS}`,
+      }),
     });
     const leadId = ((await executed.json()) as { output: { result: { lead_id: string } } }).output.result.lead_id;
     await expertPage.goto(`${worker}/provider/workbench/leads/${leadId}`);
@@ -230,7 +256,10 @@ describe.skipIf(!browserAvailable)('the supply side in Chromium', () => {
     await onboard(page, unique('rejected'), 'Rejected Rita');
     const queue = await adminApi('/api/admin/providers?status=pending_review');
     const mine = queue.data.find((entry: { display_name: string }) => entry.display_name === 'Rejected Rita');
-    await adminApi(`/api/admin/providers/${mine.provider_id}/reject`, { method: 'POST', body: JSON.stringify({ note: 'Tell us which regions you cover.' }) });
+    await adminApi(`/api/admin/providers/${mine.provider_id}/reject`, {
+      method: 'POST',
+      body: JSON.stringify({ note: 'Tell us which regions you cover.' }),
+    });
     await page.goto(`${worker}/provider/onboarding`);
     expect(await page.textContent('main')).toContain('Tell us which regions you cover.');
     expect(await page.textContent('main')).toContain('came back from review');

@@ -52,7 +52,12 @@ describe.skipIf(!browserAvailable)('the webhook pages of the console in Chromium
     const executed = await fetch(`${worker}/api/execute`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ domain: 'consultation', execution_mode: 'sync', required_scopes: [], text: 'A question for the delivery log.' }),
+      body: JSON.stringify({
+        domain: 'consultation',
+        execution_mode: 'sync',
+        required_scopes: [],
+        text: 'A question for the delivery log.',
+      }),
     });
     expect(executed.status).toBe(200);
     await vi.waitUntil(() => [...attempts.values()].some((count) => count >= 2), { timeout: 30_000, interval: 100 });

@@ -15,12 +15,19 @@ const worker = inject('workerUrl');
 const adminToken = inject('adminToken');
 const SITE = 'https://shop.example.com';
 
-async function api(path: string, init: { method?: string; token?: string; cookie?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+async function api(
+  path: string,
+  init: { method?: string; token?: string; cookie?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { Origin: worker, ...init.headers };
   if (init.token) headers.Authorization = `Bearer ${init.token}`;
   if (init.cookie) headers.Cookie = `egw_session=${init.cookie}`;
   if (init.body !== undefined) headers['Content-Type'] = 'application/json';
-  const response = await fetch(`${worker}${path}`, { method: init.method ?? (init.body === undefined ? 'GET' : 'POST'), headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const response = await fetch(`${worker}${path}`, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   const text = await response.text();
   if (response.status >= 400) throw new Error(`${path}: ${response.status} ${text}`);
   return text ? JSON.parse(text) : undefined;
@@ -45,7 +52,10 @@ async function startReceiver(decide: (webhookId: string, attempt: number) => num
     request.on('end', () => {
       let event: Omit<Delivery, 'attempt'>;
       try {
-        event = new Webhook(secret).verify(body, request.headers as IncomingHttpHeaders & Record<string, string>) as Omit<Delivery, 'attempt'>;
+        event = new Webhook(secret).verify(
+          body,
+          request.headers as IncomingHttpHeaders & Record<string, string>,
+        ) as Omit<Delivery, 'attempt'>;
       } catch (error) {
         rejected.push(String(error));
         response.writeHead(401).end();
@@ -71,8 +81,14 @@ async function startReceiver(decide: (webhookId: string, attempt: number) => num
 }
 
 async function newWorkspace(scopes: string[]) {
-  const org = await api('/api/admin/organizations', { token: adminToken, body: { name: `Hooks ${Date.now().toString(36)}` } });
-  const key = await api('/api/admin/api-keys', { token: adminToken, body: { workspace_id: org.workspace_id, name: 'hooks', scopes, rate_limit_per_minute: 100_000 } });
+  const org = await api('/api/admin/organizations', {
+    token: adminToken,
+    body: { name: `Hooks ${Date.now().toString(36)}` },
+  });
+  const key = await api('/api/admin/api-keys', {
+    token: adminToken,
+    body: { workspace_id: org.workspace_id, name: 'hooks', scopes, rate_limit_per_minute: 100_000 },
+  });
   return { workspaceId: org.workspace_id as string, token: key.token as string };
 }
 
@@ -86,12 +102,22 @@ describe('webhooks through the real wrangler dev', () => {
     const receiver = await startReceiver(() => 204);
     receivers.push(receiver);
     const tenant = await newWorkspace(['execute', 'leads:write', 'channels:read', 'channels:write']);
-    const hook = await api('/api/admin/webhooks', { token: adminToken, body: { workspace_id: tenant.workspaceId, url: receiver.url, event_types: ['lead.created', 'lead.claimed', 'lead.status_changed'] } });
+    const hook = await api('/api/admin/webhooks', {
+      token: adminToken,
+      body: {
+        workspace_id: tenant.workspaceId,
+        url: receiver.url,
+        event_types: ['lead.created', 'lead.claimed', 'lead.status_changed'],
+      },
+    });
     receiver.useSecret(hook.secret);
 
     const domain = `hooks-${Date.now().toString(36)}`;
     await api('/api/admin/domains', { token: adminToken, body: { domain, name: 'Hooks' } });
-    const channel = await api('/api/integrations/channels', { token: tenant.token, body: { name: 'Hooks site', domain, allowed_origins: [SITE] } });
+    const channel = await api('/api/integrations/channels', {
+      token: tenant.token,
+      body: { name: 'Hooks site', domain, allowed_origins: [SITE] },
+    });
     // An expert for that domain: signs up, submits, is approved.
     const email = `hooks.${Date.now().toString(36)}@example.com`;
     const signUp = await fetch(`${worker}/auth/sign-up`, {
@@ -103,11 +129,25 @@ describe('webhooks through the real wrangler dev', () => {
     const cookie = /egw_session=([^;]+)/.exec(signUp.headers.getSetCookie().join('\n'))![1]!;
     const profile = await api('/api/provider/profile', {
       cookie,
-      body: { kind: 'expert', display_name: 'Hook Expert', headline: 'Claims leads', accepted_scope: { domains: [domain], topics: [] }, languages: ['en'], regions: ['global'], submit: true },
+      body: {
+        kind: 'expert',
+        display_name: 'Hook Expert',
+        headline: 'Claims leads',
+        accepted_scope: { domains: [domain], topics: [] },
+        languages: ['en'],
+        regions: ['global'],
+        submit: true,
+      },
     });
-    await api(`/api/admin/providers/${profile.provider_id}/approve`, { token: adminToken, body: { version: profile.version } });
+    await api(`/api/admin/providers/${profile.provider_id}/approve`, {
+      token: adminToken,
+      body: { version: profile.version },
+    });
 
-    const intake = await api(`/api/public/widget/${channel.channel_key}/intake`, { body: { message: { text: 'Can someone help with my VAT return?' } }, headers: { Origin: SITE } });
+    const intake = await api(`/api/public/widget/${channel.channel_key}/intake`, {
+      body: { message: { text: 'Can someone help with my VAT return?' } },
+      headers: { Origin: SITE },
+    });
     await api(`/api/provider/workbench/leads/${intake.lead_id}/claim`, { method: 'POST', cookie });
     await api(`/api/provider/workbench/leads/${intake.lead_id}/status`, { cookie, body: { status: 'contacted' } });
 
@@ -115,20 +155,42 @@ describe('webhooks through the real wrangler dev', () => {
     expect(receiver.rejected).toEqual([]);
     const byType = Object.fromEntries(receiver.delivered.map((event) => [event.type, event]));
     expect(Object.keys(byType).sort()).toEqual(['lead.claimed', 'lead.created', 'lead.status_changed']);
-    expect(byType['lead.created']!.data).toMatchObject({ lead_id: intake.lead_id, status: 'open', channel_key: channel.channel_key });
-    expect(byType['lead.claimed']!.data).toMatchObject({ lead_id: intake.lead_id, status: 'claimed', claimed_by: { provider_id: profile.provider_id } });
-    expect(byType['lead.status_changed']!.data).toMatchObject({ lead_id: intake.lead_id, from: 'claimed', to: 'contacted' });
+    expect(byType['lead.created']!.data).toMatchObject({
+      lead_id: intake.lead_id,
+      status: 'open',
+      channel_key: channel.channel_key,
+    });
+    expect(byType['lead.claimed']!.data).toMatchObject({
+      lead_id: intake.lead_id,
+      status: 'claimed',
+      claimed_by: { provider_id: profile.provider_id },
+    });
+    expect(byType['lead.status_changed']!.data).toMatchObject({
+      lead_id: intake.lead_id,
+      from: 'claimed',
+      to: 'contacted',
+    });
   });
 
   it('a receiver that fails three times gets the event on the fourth attempt, with the same webhook-id', async () => {
     const receiver = await startReceiver((_id, attempt) => (attempt <= 3 ? 500 : 200));
     receivers.push(receiver);
     const tenant = await newWorkspace(['execute']);
-    const hook = await api('/api/admin/webhooks', { token: adminToken, body: { workspace_id: tenant.workspaceId, url: receiver.url, event_types: ['execution.completed'] } });
+    const hook = await api('/api/admin/webhooks', {
+      token: adminToken,
+      body: { workspace_id: tenant.workspaceId, url: receiver.url, event_types: ['execution.completed'] },
+    });
     receiver.useSecret(hook.secret);
-    const envelope = await api('/api/execute', { token: tenant.token, body: { domain: 'consultation', execution_mode: 'sync', required_scopes: [], text: 'Retry me.' } });
+    const envelope = await api('/api/execute', {
+      token: tenant.token,
+      body: { domain: 'consultation', execution_mode: 'sync', required_scopes: [], text: 'Retry me.' },
+    });
     await vi.waitUntil(() => receiver.delivered.length === 1, { timeout: 60_000, interval: 100 });
-    expect(receiver.delivered[0]).toMatchObject({ type: 'execution.completed', attempt: 4, data: { execution_id: envelope.output.execution_id } });
+    expect(receiver.delivered[0]).toMatchObject({
+      type: 'execution.completed',
+      attempt: 4,
+      data: { execution_id: envelope.output.execution_id },
+    });
     expect([...receiver.attempts.values()]).toEqual([4]);
     const log = await api(`/api/admin/webhooks/${hook.webhook_id}/deliveries`, { token: adminToken });
     expect(log.data.map((entry: { status_code: number }) => entry.status_code)).toEqual([200, 500, 500, 500]);

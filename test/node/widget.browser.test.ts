@@ -15,7 +15,10 @@ async function api(path: string, init: RequestInit = {}) {
   return response.json();
 }
 
-function snippetPage(channelKey: string, { hostile = false, csp = true } = {}): { body: string; headers: Record<string, string> } {
+function snippetPage(
+  channelKey: string,
+  { hostile = false, csp = true } = {},
+): { body: string; headers: Record<string, string> } {
   const body = `<!doctype html>
 <html lang="en">
 <head>
@@ -55,7 +58,9 @@ async function shadowActive(page: Page): Promise<string | null> {
   return page.evaluate(() => {
     const host = document.querySelector('div[data-egw]');
     const active = host?.shadowRoot?.activeElement;
-    return active ? `${active.tagName.toLowerCase()}${active.className ? `.${active.className.split(' ').join('.')}` : ''}` : null;
+    return active
+      ? `${active.tagName.toLowerCase()}${active.className ? `.${active.className.split(' ').join('.')}` : ''}`
+      : null;
   });
 }
 
@@ -78,7 +83,11 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
         name: 'Acme site',
         domain: 'consultation',
         allowed_origins: [site.origin],
-        widget: { brand: { name: 'Acme Plumbing' }, colors: { primary: '#0b6e4f' }, copy: { greeting: 'Hi! How can we help with your plumbing?' } },
+        widget: {
+          brand: { name: 'Acme Plumbing' },
+          colors: { primary: '#0b6e4f' },
+          copy: { greeting: 'Hi! How can we help with your plumbing?' },
+        },
       }),
     });
     channelKey = channel.channel_key;
@@ -99,11 +108,15 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
     const requests: string[] = [];
     page.on('request', (request) => requests.push(request.url()));
 
-    const configLoaded = page.waitForResponse((response) => response.url().includes('/config') && response.status() === 200);
+    const configLoaded = page.waitForResponse(
+      (response) => response.url().includes('/config') && response.status() === 200,
+    );
     await page.goto(`${site.origin}/landing.html?utm_source=newsletter&utm_medium=email&utm_campaign=spring`);
     await configLoaded;
     const button = await launcher(page);
-    const hostButtonBefore = await page.evaluate(() => getComputedStyle(document.getElementById('host-button')!).backgroundColor);
+    const hostButtonBefore = await page.evaluate(
+      () => getComputedStyle(document.getElementById('host-button')!).backgroundColor,
+    );
 
     // Before opening: the loader and one config request, nothing else from the console.
     const fromWorker = requests.filter((url) => url.startsWith(worker)).map((url) => new URL(url).pathname);
@@ -124,10 +137,13 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
     expect(requests.some((url) => url.includes('/embed/panel.js?v='))).toBe(true);
     await expect(dialog.getAttribute('aria-labelledby')).resolves.toBeTruthy();
     // Host styles do not leak in: the greeting is not red Comic Sans.
-    const bubbleStyle = await page.locator('div[data-egw] .bubble.assistant').first().evaluate((element) => {
-      const style = getComputedStyle(element);
-      return { color: style.color, font: style.fontFamily };
-    });
+    const bubbleStyle = await page
+      .locator('div[data-egw] .bubble.assistant')
+      .first()
+      .evaluate((element) => {
+        const style = getComputedStyle(element);
+        return { color: style.color, font: style.fontFamily };
+      });
     expect(bubbleStyle.color).toBe('rgb(29, 35, 48)');
     expect(bubbleStyle.font).not.toContain('Comic Sans');
 
@@ -147,7 +163,9 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
     await page.screenshot({ path: screenshotPath('widget-success') });
 
     // The widget's styles do not leak out either.
-    const hostButtonAfter = await page.evaluate(() => getComputedStyle(document.getElementById('host-button')!).backgroundColor);
+    const hostButtonAfter = await page.evaluate(
+      () => getComputedStyle(document.getElementById('host-button')!).backgroundColor,
+    );
     expect(hostButtonAfter).toBe(hostButtonBefore);
     expect(consoleErrors.filter((text) => /Content Security Policy|Refused/.test(text))).toEqual([]);
 
@@ -202,7 +220,9 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
     await page.keyboard.type('second line');
     await page.keyboard.press('Enter');
     await page.locator('div[data-egw] .bubble.visitor', { hasText: 'second line' }).waitFor();
-    expect(await page.locator('div[data-egw] .bubble.visitor').last().textContent()).toContain('Typed without a mouse\nsecond line');
+    expect(await page.locator('div[data-egw] .bubble.visitor').last().textContent()).toContain(
+      'Typed without a mouse\nsecond line',
+    );
     await page.keyboard.press('Escape');
     await expect.poll(() => page.locator('div[data-egw] [role="dialog"]').isVisible()).toBe(false);
     expect(await shadowActive(page)).toBe('button.l');
@@ -298,7 +318,12 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
   it('falls back to a readable text colour when the configured pair is hard to read', async () => {
     const channel = await api('/api/integrations/channels', {
       method: 'POST',
-      body: JSON.stringify({ name: 'Yellow', domain: 'consultation', allowed_origins: [site.origin], widget: { colors: { primary: '#ffd500', on_primary: '#ffffff' } } }),
+      body: JSON.stringify({
+        name: 'Yellow',
+        domain: 'consultation',
+        allowed_origins: [site.origin],
+        widget: { colors: { primary: '#ffd500', on_primary: '#ffffff' } },
+      }),
     });
     pages['/yellow.html'] = snippetPage(channel.channel_key);
     const page = await browser.newPage();

@@ -73,7 +73,15 @@ export interface AccessTenant {
   webhookId: string;
 }
 
-const ALL_SCOPES = ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write', 'channels:read', 'channels:write'];
+const ALL_SCOPES = [
+  'execute',
+  'leads:write',
+  'agents:invoke',
+  'memory:read',
+  'memory:write',
+  'channels:read',
+  'channels:write',
+];
 
 async function userIdOf(email: string): Promise<string> {
   return (await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(email).first<{ id: string }>())!.id;
@@ -81,8 +89,14 @@ async function userIdOf(email: string): Promise<string> {
 
 async function joinAs(owner: { workspaceId: string; cookie: string }, role: 'member' | 'admin'): Promise<string> {
   const user = await signUpUser('business');
-  await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: user.email, role }, { cookie: owner.cookie });
-  const id = await env.DB.prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'").bind(user.email).first<{ id: string }>();
+  await postForm(
+    `/integrations/team/invite?ws=${owner.workspaceId}`,
+    { email: user.email, role },
+    { cookie: owner.cookie },
+  );
+  const id = await env.DB.prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'")
+    .bind(user.email)
+    .first<{ id: string }>();
   expect((await postForm(`/invitations/${id!.id}/accept`, {}, { cookie: user.cookie })).status).toBe(303);
   return user.cookie;
 }
@@ -90,29 +104,69 @@ async function joinAs(owner: { workspaceId: string; cookie: string }, role: 'mem
 /** A tenant with an owner, a member, an admin, keys of every kind, a channel and an open invitation. */
 export async function createAccessTenant(): Promise<AccessTenant> {
   const owner = await signUpOwner();
-  const organizationId = (await env.DB.prepare('SELECT organization_id FROM workspaces WHERE id = ?').bind(owner.workspaceId).first<{ organization_id: string }>())!.organization_id;
+  const organizationId = (await env.DB.prepare('SELECT organization_id FROM workspaces WHERE id = ?')
+    .bind(owner.workspaceId)
+    .first<{ organization_id: string }>())!.organization_id;
   const fullKey = await issueKey(owner.workspaceId, { scopes: ALL_SCOPES });
   const narrowKey = await issueKey(owner.workspaceId, { scopes: ['execute'] });
   const revokedKey = await issueKey(owner.workspaceId, { scopes: ALL_SCOPES });
-  expect((await call(`/api/admin/api-keys/${revokedKey.keyId}/revoke`, { method: 'POST', token: ADMIN_TOKEN })).status).toBe(200);
-  const channel = await call('/api/integrations/channels', { token: fullKey.token, body: { name: 'Access site', domain: 'consultation' } });
+  expect(
+    (await call(`/api/admin/api-keys/${revokedKey.keyId}/revoke`, { method: 'POST', token: ADMIN_TOKEN })).status,
+  ).toBe(200);
+  const channel = await call('/api/integrations/channels', {
+    token: fullKey.token,
+    body: { name: 'Access site', domain: 'consultation' },
+  });
   const channelKey = ((await channel.json()) as { channel_key: string }).channel_key;
   const [memberCookie, adminCookie] = [await joinAs(owner, 'member'), await joinAs(owner, 'admin')];
-  await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: `pending.${Date.now()}.${Math.random()}@example.com`, role: 'member' }, { cookie: owner.cookie });
-  const invitation = await env.DB.prepare("SELECT id FROM invitations WHERE workspace_id = ? AND status = 'pending'").bind(owner.workspaceId).first<{ id: string }>();
+  await postForm(
+    `/integrations/team/invite?ws=${owner.workspaceId}`,
+    { email: `pending.${Date.now()}.${Math.random()}@example.com`, role: 'member' },
+    { cookie: owner.cookie },
+  );
+  const invitation = await env.DB.prepare("SELECT id FROM invitations WHERE workspace_id = ? AND status = 'pending'")
+    .bind(owner.workspaceId)
+    .first<{ id: string }>();
   // The supply side: an active expert who belongs to this workspace, so it sees this workspace's pool.
   const expert = await createActiveExpert();
-  await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: expert.email, role: 'member' }, { cookie: owner.cookie });
-  const expertInvitation = await env.DB.prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'").bind(expert.email).first<{ id: string }>();
-  expect((await postForm(`/invitations/${expertInvitation!.id}/accept`, {}, { cookie: expert.cookie })).status).toBe(303);
+  await postForm(
+    `/integrations/team/invite?ws=${owner.workspaceId}`,
+    { email: expert.email, role: 'member' },
+    { cookie: owner.cookie },
+  );
+  const expertInvitation = await env.DB.prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'")
+    .bind(expert.email)
+    .first<{ id: string }>();
+  expect((await postForm(`/invitations/${expertInvitation!.id}/accept`, {}, { cookie: expert.cookie })).status).toBe(
+    303,
+  );
   const robot = await createActiveRobot('https://robot-access.example.com/run', { domain: await newDomain('access') });
   const inactive = await signUpProvider();
   const platformAdmin = await signUpUser('business');
-  expect((await call(`/api/admin/users/${await userIdOf(platformAdmin.email)}`, { method: 'PATCH', token: ADMIN_TOKEN, body: { platform_admin: true } })).status).toBe(200);
+  expect(
+    (
+      await call(`/api/admin/users/${await userIdOf(platformAdmin.email)}`, {
+        method: 'PATCH',
+        token: ADMIN_TOKEN,
+        body: { platform_admin: true },
+      })
+    ).status,
+  ).toBe(200);
   const poolChannel = await createChannel(fullKey.token, { routingPool: 'workspace' });
-  const lead = await visitorSays(poolChannel, { message: { text: 'A lead for the access cases.' } }, `198.51.100.${Math.floor(Math.random() * 200) + 1}`);
+  const lead = await visitorSays(
+    poolChannel,
+    { message: { text: 'A lead for the access cases.' } },
+    `198.51.100.${Math.floor(Math.random() * 200) + 1}`,
+  );
   // Subscribed to an event these cases never cause, so nothing is ever sent to it.
-  const webhook = await call('/api/admin/webhooks', { token: ADMIN_TOKEN, body: { workspace_id: owner.workspaceId, url: 'https://hooks-access.example.com/in', event_types: ['provider.status_changed'] } });
+  const webhook = await call('/api/admin/webhooks', {
+    token: ADMIN_TOKEN,
+    body: {
+      workspace_id: owner.workspaceId,
+      url: 'https://hooks-access.example.com/in',
+      event_types: ['provider.status_changed'],
+    },
+  });
   expect(webhook.status).toBe(201);
   const webhookId = ((await webhook.json()) as { webhook_id: string }).webhook_id;
   return {
@@ -222,31 +276,56 @@ export function accessFailureCases(route: ProtectedRoute, tenants: () => { a: Ac
       return;
     }
     if (route.auth === 'provider') {
-      await expectProblem(await send(route, pathFor(route, a), { cookie: 'not-a-session-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }), 401, 'session_required');
+      await expectProblem(
+        await send(route, pathFor(route, a), { cookie: 'not-a-session-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }),
+        401,
+        'session_required',
+      );
       await expectProblem(await send(route, pathFor(route, a), { token: a.fullKey.token }), 401, 'session_required');
       return;
     }
-    await expectProblem(await send(route, pathFor(route, a), { token: 'egk_4Fz8sYv3QnT6wK2pL9mB7cR1dX5hJnotreal' }), 401, 'invalid_token');
-    await expectProblem(await send(route, pathFor(route, a), { token: 'egadm_4Fz8sYv3QnT6wK2pL9mB7cR1dX5hJnotreal' }), 401, 'invalid_token');
+    await expectProblem(
+      await send(route, pathFor(route, a), { token: 'egk_4Fz8sYv3QnT6wK2pL9mB7cR1dX5hJnotreal' }),
+      401,
+      'invalid_token',
+    );
+    await expectProblem(
+      await send(route, pathFor(route, a), { token: 'egadm_4Fz8sYv3QnT6wK2pL9mB7cR1dX5hJnotreal' }),
+      401,
+      'invalid_token',
+    );
   });
 
   if (keyCapable || route.auth === 'admin') {
     it(`${label}: a revoked key`, async () => {
-      await expectProblem(await send(route, pathFor(route, tenants().a), { token: tenants().a.revokedKey.token }), 401, 'key_revoked');
+      await expectProblem(
+        await send(route, pathFor(route, tenants().a), { token: tenants().a.revokedKey.token }),
+        401,
+        'key_revoked',
+      );
     });
   }
 
   if (route.auth === 'admin') {
     it(`${label}: an API key, however broad, is not an administrator`, async () => {
-      await expectProblem(await send(route, pathFor(route, tenants().a), { token: tenants().a.fullKey.token }), 403, 'admin_required');
+      await expectProblem(
+        await send(route, pathFor(route, tenants().a), { token: tenants().a.fullKey.token }),
+        403,
+        'admin_required',
+      );
     });
   }
 
   if (keyCapable && route.scope) {
     it(`${label}: a key without ${route.scope}`, async () => {
       const { a } = tenants();
-      const lacking = route.scope === 'execute' ? await issueKey(a.workspaceId, { scopes: ['leads:write'] }) : a.narrowKey;
-      const problem = await expectProblem(await send(route, pathFor(route, a), { token: lacking.token }), 403, 'insufficient_scope');
+      const lacking =
+        route.scope === 'execute' ? await issueKey(a.workspaceId, { scopes: ['leads:write'] }) : a.narrowKey;
+      const problem = await expectProblem(
+        await send(route, pathFor(route, a), { token: lacking.token }),
+        403,
+        'insufficient_scope',
+      );
       expect(problem.missing_scopes).toContain(route.scope);
     });
   }
@@ -264,7 +343,10 @@ export function accessFailureCases(route: ProtectedRoute, tenants: () => { a: Ac
   for (const refusal of route.refuses ?? []) {
     it(`${label}: a ${refusal.who.replace('_', ' ')}'s session gets ${refusal.status}`, async () => {
       const { a } = tenants();
-      const response = await send(route, pathFor(route, a), { cookie: cookieOf(a, refusal.who), workspaceId: a.workspaceId });
+      const response = await send(route, pathFor(route, a), {
+        cookie: cookieOf(a, refusal.who),
+        workspaceId: a.workspaceId,
+      });
       if (refusal.code) await expectProblem(response, refusal.status, refusal.code);
       else expect(response.status, await response.clone().text()).toBe(refusal.status);
     });
@@ -278,7 +360,8 @@ export function accessFailureCases(route: ProtectedRoute, tenants: () => { a: Ac
       const attempts: Response[] = [];
       if (page) {
         if (namesRecord) attempts.push(await send(route, pathFor(route, b, a), { cookie: cookieOf(a, holder) }));
-        if (!route.path.startsWith('/provider')) attempts.push(await send(route, pathFor(route, b, b), { cookie: cookieOf(a, holder) }));
+        if (!route.path.startsWith('/provider'))
+          attempts.push(await send(route, pathFor(route, b, b), { cookie: cookieOf(a, holder) }));
       } else if (route.auth === 'provider') {
         attempts.push(await send(route, pathFor(route, b), { cookie: a.expertCookie }));
       } else if (route.auth === 'admin') {
@@ -286,7 +369,8 @@ export function accessFailureCases(route: ProtectedRoute, tenants: () => { a: Ac
       } else {
         if (namesRecord) attempts.push(await send(route, pathFor(route, b), { token: a.fullKey.token }));
         if (route.auth === 'api_key_or_session') {
-          if (namesRecord) attempts.push(await send(route, pathFor(route, b), { cookie: a.ownerCookie, workspaceId: a.workspaceId }));
+          if (namesRecord)
+            attempts.push(await send(route, pathFor(route, b), { cookie: a.ownerCookie, workspaceId: a.workspaceId }));
           attempts.push(await send(route, pathFor(route, a), { cookie: a.ownerCookie, workspaceId: b.workspaceId }));
         }
       }
@@ -300,7 +384,11 @@ export function accessFailureCases(route: ProtectedRoute, tenants: () => { a: Ac
   if ((page || route.auth === 'api_key_or_session' || route.auth === 'provider') && route.method !== 'GET') {
     it(`${label}: a cross-site cookie request is refused`, async () => {
       const { a } = tenants();
-      const response = await send(route, pathFor(route, a), { cookie: cookieOf(a, holder), workspaceId: a.workspaceId, origin: 'https://evil.example' });
+      const response = await send(route, pathFor(route, a), {
+        cookie: cookieOf(a, holder),
+        workspaceId: a.workspaceId,
+        origin: 'https://evil.example',
+      });
       expect(response.status).toBe(403);
       if (!page) expect(((await response.json()) as { code: string }).code).toBe('csrf_rejected');
     });

@@ -106,7 +106,10 @@ export const taskResult = (state: string, text?: string) => ({
 /** The data part (the context) and text part of the message an agent received. */
 export function partsOf(rpc: RpcRequest): { text?: string; data: Record<string, any> } {
   const parts = rpc.params.message.parts;
-  return { text: parts.find((part) => part.text !== undefined)?.text, data: parts.find((part) => part.data)?.data ?? {} };
+  return {
+    text: parts.find((part) => part.text !== undefined)?.text,
+    data: parts.find((part) => part.data)?.data ?? {},
+  };
 }
 
 /** A new catalog domain, so that this test's agents answer only this test's executions. */
@@ -151,7 +154,10 @@ export async function createActiveRobot(endpoint: string, options: SupplierOptio
 }
 
 /** An active A2A agent whose card is served at `${origin}/.well-known/agent-card.json` (stubbed here). */
-export async function createActiveAgent(origin: string, options: SupplierOptions & { card?: Record<string, unknown> }): Promise<ActiveSupplier> {
+export async function createActiveAgent(
+  origin: string,
+  options: SupplierOptions & { card?: Record<string, unknown> },
+): Promise<ActiveSupplier> {
   const cardUrl = `${origin}/.well-known/agent-card.json`;
   remotes.set(cardUrl, () => jsonResponse(options.card ?? agentCard(origin, { name: options.name ?? 'Test agent' })));
   return activate(await signUpProvider(), {
@@ -166,6 +172,15 @@ export async function createActiveAgent(origin: string, options: SupplierOptions
 
 /** The attempts recorded on an execution, in order. */
 export async function attemptsOf(executionId: string) {
-  const rows = await env.DB.prepare('SELECT provider_id, outcome, http_status, error FROM agent_attempts WHERE execution_id = ? ORDER BY id').bind(executionId).all();
-  return rows.results as Array<{ provider_id: string; outcome: string; http_status: number | null; error: string | null }>;
+  const rows = await env.DB.prepare(
+    'SELECT provider_id, outcome, http_status, error FROM agent_attempts WHERE execution_id = ? ORDER BY id',
+  )
+    .bind(executionId)
+    .all();
+  return rows.results as Array<{
+    provider_id: string;
+    outcome: string;
+    http_status: number | null;
+    error: string | null;
+  }>;
 }

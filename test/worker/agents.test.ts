@@ -28,7 +28,16 @@ import {
 import { HOSTILE_URLS } from './egress-cases';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
 import { getPage, postForm, signUpUser } from './console-helpers';
-import { completeProfile, createActiveExpert, createChannel, profileVersion, review, sessionCall, signUpProvider, visitorSays } from './provider-helpers';
+import {
+  completeProfile,
+  createActiveExpert,
+  createChannel,
+  profileVersion,
+  review,
+  sessionCall,
+  signUpProvider,
+  visitorSays,
+} from './provider-helpers';
 
 const ALL = ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write'];
 
@@ -49,14 +58,18 @@ function verifies(secret: string, connection: { headers: Headers; body: string }
   }
 }
 
-const run = async (domain: string, overrides: Record<string, unknown> = {}, token = tenant.token) => execute(token, executeBody({ domain, text: 'How do I reset my password?', ...overrides }));
+const run = async (domain: string, overrides: Record<string, unknown> = {}, token = tenant.token) =>
+  execute(token, executeBody({ domain, text: 'How do I reset my password?', ...overrides }));
 
 describe('an A2A agent answers', () => {
   it('sends one signed SendMessage with the text and the context, and returns its reply and output', async () => {
     const domain = await newDomain();
     const origin = 'https://agent-one.example.com';
     const agent = await createActiveAgent(origin, { domain, name: 'Helpdesk agent' });
-    remotes.set(`${origin}/a2a`, rpcAgent(() => messageResult('Use the “Forgot password” link.', { article: 'kb-12', confidence: 0.9 })));
+    remotes.set(
+      `${origin}/a2a`,
+      rpcAgent(() => messageResult('Use the “Forgot password” link.', { article: 'kb-12', confidence: 0.9 })),
+    );
 
     const response = await run(domain, { request_id: 'caller-req-1', trace_id: 'trace-abc' });
     expect(response.status, await response.clone().text()).toBe(200);
@@ -86,14 +99,19 @@ describe('an A2A agent answers', () => {
       workspace_id: tenant.workspaceId,
     });
     expect(data.memory).toBeUndefined();
-    expect(await attemptsOf(envelope.output.execution_id)).toEqual([{ provider_id: agent.providerId, outcome: 'success', http_status: 200, error: null }]);
+    expect(await attemptsOf(envelope.output.execution_id)).toEqual([
+      { provider_id: agent.providerId, outcome: 'success', http_status: 200, error: null },
+    ]);
   });
 
   it('accepts a completed task: artifact text becomes the reply', async () => {
     const domain = await newDomain();
     const origin = 'https://agent-task.example.com';
     const agent = await createActiveAgent(origin, { domain });
-    remotes.set(`${origin}/a2a`, rpcAgent(() => taskResult('TASK_STATE_COMPLETED', 'Done: your invoice is attached.')));
+    remotes.set(
+      `${origin}/a2a`,
+      rpcAgent(() => taskResult('TASK_STATE_COMPLETED', 'Done: your invoice is attached.')),
+    );
     const envelope = await json(await run(domain));
     expect(envelope.output.result.handled_by.provider_id).toBe(agent.providerId);
     expect(envelope.output.result.reply).toBe('Done: your invoice is attached.');
@@ -116,10 +134,23 @@ describe('an A2A agent answers', () => {
     };
     const agent = await createActiveAgent(origin, { domain, card: legacyCard });
     const profile = await json(await sessionCall(agent.cookie, '/api/provider/profile'));
-    expect(profile.agent_card).toMatchObject({ name: 'Legacy agent', protocol_version: '0.3.0', endpoint: `${origin}/rpc` });
+    expect(profile.agent_card).toMatchObject({
+      name: 'Legacy agent',
+      protocol_version: '0.3.0',
+      endpoint: `${origin}/rpc`,
+    });
     remotes.set(`${origin}/rpc`, async (request) => {
       const rpc = (await request.json()) as { id: number; method: string };
-      return jsonResponse({ jsonrpc: '2.0', id: rpc.id, result: { kind: 'message', messageId: 'm1', role: 'agent', parts: [{ kind: 'text', text: 'Answered over 0.3.' }] } });
+      return jsonResponse({
+        jsonrpc: '2.0',
+        id: rpc.id,
+        result: {
+          kind: 'message',
+          messageId: 'm1',
+          role: 'agent',
+          parts: [{ kind: 'text', text: 'Answered over 0.3.' }],
+        },
+      });
     });
     const envelope = await json(await run(domain));
     expect(envelope.output.result.reply).toBe('Answered over 0.3.');
@@ -132,10 +163,20 @@ describe('a robot answers', () => {
     const domain = await newDomain();
     const endpoint = 'https://robot-one.example.com/execute';
     const robot = await createActiveRobot(endpoint, { domain, name: 'Quote robot' });
-    remotes.set(endpoint, () => jsonResponse({ output: { quote: 120.5, currency: 'EUR' }, reply: 'Your quote is €120.50.', usage: [{ meter: 'tokens', quantity: 812, unit: 'token' }] }));
+    remotes.set(endpoint, () =>
+      jsonResponse({
+        output: { quote: 120.5, currency: 'EUR' },
+        reply: 'Your quote is €120.50.',
+        usage: [{ meter: 'tokens', quantity: 812, unit: 'token' }],
+      }),
+    );
 
     const envelope = await json(await run(domain, { structured_input: { items: 3 }, session_id: 'robot-session' }));
-    expect(envelope.output.result).toMatchObject({ handled_by: { kind: 'robot', provider_id: robot.providerId }, output: { quote: 120.5, currency: 'EUR' }, reply: 'Your quote is €120.50.' });
+    expect(envelope.output.result).toMatchObject({
+      handled_by: { kind: 'robot', provider_id: robot.providerId },
+      output: { quote: 120.5, currency: 'EUR' },
+      reply: 'Your quote is €120.50.',
+    });
     expect(envelope.usage_applications).toEqual([
       { meter: 'executions', quantity: 1, unit: 'execution', source: 'platform' },
       { meter: 'tokens', quantity: 812, unit: 'token', source: 'provider', provider_id: robot.providerId },
@@ -158,9 +199,17 @@ describe('a robot answers', () => {
     const domain = await newDomain();
     const endpoint = 'https://robot-forger.example.com/execute';
     const robot = await createActiveRobot(endpoint, { domain });
-    remotes.set(endpoint, () => jsonResponse({ output: {}, reply: 'Done.', usage: [{ meter: 'executions', quantity: 999999, unit: 'execution' }] }));
+    remotes.set(endpoint, () =>
+      jsonResponse({
+        output: {},
+        reply: 'Done.',
+        usage: [{ meter: 'executions', quantity: 999999, unit: 'execution' }],
+      }),
+    );
     const envelope = await json(await run(domain));
-    expect(envelope.usage_applications).toEqual([{ meter: 'executions', quantity: 1, unit: 'execution', source: 'platform' }]);
+    expect(envelope.usage_applications).toEqual([
+      { meter: 'executions', quantity: 1, unit: 'execution', source: 'platform' },
+    ]);
     const [attempt] = await attemptsOf(envelope.output.execution_id);
     expect(attempt).toMatchObject({ provider_id: robot.providerId, outcome: 'invalid_answer' });
     expect(attempt!.error).toMatch(/usage\.0\.meter: is a meter of the platform/);
@@ -180,28 +229,71 @@ describe('a robot answers', () => {
 });
 
 describe('failover', () => {
-  const failures: Array<{ name: string; outcome: string; status: number | null; handler: () => (request: Request) => Response | Promise<Response> }> = [
+  const failures: Array<{
+    name: string;
+    outcome: string;
+    status: number | null;
+    handler: () => (request: Request) => Response | Promise<Response>;
+  }> = [
     { name: 'a timeout', outcome: 'timeout', status: null, handler: () => slowly(5_000, () => jsonResponse({})) },
-    { name: 'an HTTP 500', outcome: 'http_error', status: 500, handler: () => () => new Response('upstream exploded', { status: 500 }) },
-    { name: 'invalid JSON', outcome: 'invalid_answer', status: 200, handler: () => () => new Response('{"jsonrpc": "2.0", "result": ', { status: 200, headers: { 'Content-Type': 'application/json' } }) },
+    {
+      name: 'an HTTP 500',
+      outcome: 'http_error',
+      status: 500,
+      handler: () => () => new Response('upstream exploded', { status: 500 }),
+    },
+    {
+      name: 'invalid JSON',
+      outcome: 'invalid_answer',
+      status: 200,
+      handler: () => () =>
+        new Response('{"jsonrpc": "2.0", "result": ', { status: 200, headers: { 'Content-Type': 'application/json' } }),
+    },
     {
       name: 'a JSON-RPC error',
       outcome: 'rpc_error',
       status: 200,
-      handler: () => async (request) => jsonResponse({ jsonrpc: '2.0', id: ((await request.json()) as RpcRequest).id, error: { code: -32603, message: 'Internal error' } }),
+      handler: () => async (request) =>
+        jsonResponse({
+          jsonrpc: '2.0',
+          id: ((await request.json()) as RpcRequest).id,
+          error: { code: -32603, message: 'Internal error' },
+        }),
     },
-    { name: 'a task left working', outcome: 'not_completed', status: 200, handler: () => rpcAgent(() => taskResult('TASK_STATE_WORKING')) },
-    { name: 'a task that needs input', outcome: 'not_completed', status: 200, handler: () => rpcAgent(() => taskResult('TASK_STATE_INPUT_REQUIRED')) },
-    { name: 'a redirect', outcome: 'refused', status: null, handler: () => () => new Response(null, { status: 302, headers: { Location: 'https://elsewhere.example.com/' } }) },
+    {
+      name: 'a task left working',
+      outcome: 'not_completed',
+      status: 200,
+      handler: () => rpcAgent(() => taskResult('TASK_STATE_WORKING')),
+    },
+    {
+      name: 'a task that needs input',
+      outcome: 'not_completed',
+      status: 200,
+      handler: () => rpcAgent(() => taskResult('TASK_STATE_INPUT_REQUIRED')),
+    },
+    {
+      name: 'a redirect',
+      outcome: 'refused',
+      status: null,
+      handler: () => () => new Response(null, { status: 302, headers: { Location: 'https://elsewhere.example.com/' } }),
+    },
   ];
 
   for (const failure of failures) {
     it(`${failure.name} fails over to the next agent, and the attempt says why`, async () => {
       const domain = await newDomain();
-      const first = await createActiveAgent('https://agent-first.example.com', { domain, priority: 10, timeoutMs: 1000 });
+      const first = await createActiveAgent('https://agent-first.example.com', {
+        domain,
+        priority: 10,
+        timeoutMs: 1000,
+      });
       const second = await createActiveAgent('https://agent-second.example.com', { domain, priority: 5 });
       remotes.set('https://agent-first.example.com/a2a', failure.handler());
-      remotes.set('https://agent-second.example.com/a2a', rpcAgent(() => messageResult('The second agent answers.')));
+      remotes.set(
+        'https://agent-second.example.com/a2a',
+        rpcAgent(() => messageResult('The second agent answers.')),
+      );
 
       const envelope = await json(await run(domain));
       expect(envelope.output.result.handled_by.provider_id).toBe(second.providerId);
@@ -223,15 +315,25 @@ describe('failover', () => {
     const low = await createActiveAgent('https://agent-low.example.com', { domain, priority: 1 });
     const flaky = await createActiveAgent('https://agent-flaky.example.com', { domain, priority: 7 });
     const steady = await createActiveAgent('https://agent-steady.example.com', { domain, priority: 7 });
-    for (const origin of ['https://agent-low.example.com', 'https://agent-flaky.example.com', 'https://agent-steady.example.com']) {
+    for (const origin of [
+      'https://agent-low.example.com',
+      'https://agent-flaky.example.com',
+      'https://agent-steady.example.com',
+    ]) {
       remotes.set(`${origin}/a2a`, () => new Response('down', { status: 503 }));
     }
     // flaky failed once in the last hour; steady never did.
-    await env.DB.prepare("INSERT INTO agent_attempts (id, execution_id, provider_id, workspace_id, outcome, http_status, duration_ms, error, created_at) VALUES ('att_seed_flaky', 'exe_seed', ?, ?, 'http_error', 500, 5, NULL, ?)")
+    await env.DB.prepare(
+      "INSERT INTO agent_attempts (id, execution_id, provider_id, workspace_id, outcome, http_status, duration_ms, error, created_at) VALUES ('att_seed_flaky', 'exe_seed', ?, ?, 'http_error', 500, 5, NULL, ?)",
+    )
       .bind(flaky.providerId, tenant.workspaceId, Date.now() - 10 * 60 * 1000)
       .run();
     const envelope = await json(await run(domain));
-    expect((await attemptsOf(envelope.output.execution_id)).map((attempt) => attempt.provider_id)).toEqual([steady.providerId, flaky.providerId, low.providerId]);
+    expect((await attemptsOf(envelope.output.execution_id)).map((attempt) => attempt.provider_id)).toEqual([
+      steady.providerId,
+      flaky.providerId,
+      low.providerId,
+    ]);
   });
 
   it('when every agent fails, the demand becomes a lead for experts; without leads:write the answer is 502 agent_unavailable', async () => {
@@ -244,19 +346,30 @@ describe('failover', () => {
     expect(withLeads.output.result).toMatchObject({ disposition: 'routed', matched_providers: 1 });
     expect(withLeads.output.result.lead_id).toMatch(/^lead_/);
     expect(withLeads.output.result.handled_by).toBeUndefined();
-    expect(await attemptsOf(withLeads.output.execution_id)).toMatchObject([{ provider_id: agent.providerId, outcome: 'http_error' }]);
+    expect(await attemptsOf(withLeads.output.execution_id)).toMatchObject([
+      { provider_id: agent.providerId, outcome: 'http_error' },
+    ]);
 
     const narrow = await createTenant({ scopes: ['execute', 'agents:invoke'] });
     const response = await run(domain, { idempotency_key: 'agents-down-1' }, narrow.token);
     const problem = await expectProblem(response, 502, 'agent_unavailable');
     expect(problem.attempts).toEqual([{ provider_id: agent.providerId, outcome: 'http_error' }]);
-    const execution = await env.DB.prepare('SELECT status FROM executions WHERE id = ?').bind(problem.execution_id).first();
+    const execution = await env.DB.prepare('SELECT status FROM executions WHERE id = ?')
+      .bind(problem.execution_id)
+      .first();
     expect(execution).toEqual({ status: 'failed' });
     expect(await attemptsOf(problem.execution_id)).toHaveLength(1);
     // Nothing charged, no demand, and the idempotency key is free for a retry.
-    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM usage_meters WHERE key_id = ?').bind(narrow.keyId).first()).toEqual({ n: 0 });
-    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM demands WHERE workspace_id = ?').bind(narrow.workspaceId).first()).toEqual({ n: 0 });
-    remotes.set('https://agent-down.example.com/a2a', rpcAgent(() => messageResult('Back up.')));
+    expect(
+      await env.DB.prepare('SELECT COUNT(*) AS n FROM usage_meters WHERE key_id = ?').bind(narrow.keyId).first(),
+    ).toEqual({ n: 0 });
+    expect(
+      await env.DB.prepare('SELECT COUNT(*) AS n FROM demands WHERE workspace_id = ?').bind(narrow.workspaceId).first(),
+    ).toEqual({ n: 0 });
+    remotes.set(
+      'https://agent-down.example.com/a2a',
+      rpcAgent(() => messageResult('Back up.')),
+    );
     const retried = await run(domain, { idempotency_key: 'agents-down-1' }, narrow.token);
     expect(retried.status).toBe(200);
     expect((await json(retried)).output.result.reply).toBe('Back up.');
@@ -265,7 +378,10 @@ describe('failover', () => {
   it('without agents:invoke no agent is called: the lead path answers', async () => {
     const domain = await newDomain();
     await createActiveAgent('https://agent-unasked.example.com', { domain });
-    remotes.set('https://agent-unasked.example.com/a2a', rpcAgent(() => messageResult('Should not be asked.')));
+    remotes.set(
+      'https://agent-unasked.example.com/a2a',
+      rpcAgent(() => messageResult('Should not be asked.')),
+    );
     const before = connectionsTo('https://agent-unasked.example.com/a2a').length;
     const byScope = await json(await run(domain, { required_scopes: ['execute', 'leads:write'] }));
     const noScope = await createTenant({ scopes: ['execute', 'leads:write'] });
@@ -287,33 +403,57 @@ describe('the circuit breaker', () => {
     remotes.set(`${origin}/a2a`, () => new Response('down', { status: 503 }));
     for (let i = 0; i < 5; i++) await run(domain);
     expect(connectionsTo(`${origin}/a2a`)).toHaveLength(5);
-    const health = await env.DB.prepare('SELECT consecutive_failures, open_until FROM provider_health WHERE provider_id = ?').bind(agent.providerId).first<{ consecutive_failures: number; open_until: number }>();
+    const health = await env.DB.prepare(
+      'SELECT consecutive_failures, open_until FROM provider_health WHERE provider_id = ?',
+    )
+      .bind(agent.providerId)
+      .first<{ consecutive_failures: number; open_until: number }>();
     expect(health!.consecutive_failures).toBe(5);
     expect(health!.open_until).toBeGreaterThan(Date.now() + 50_000);
 
     // Open: the next execution skips it without a connection, and says so.
     const skipped = await json(await run(domain));
     expect(connectionsTo(`${origin}/a2a`)).toHaveLength(5);
-    expect(await attemptsOf(skipped.output.execution_id)).toMatchObject([{ provider_id: agent.providerId, outcome: 'circuit_open' }]);
+    expect(await attemptsOf(skipped.output.execution_id)).toMatchObject([
+      { provider_id: agent.providerId, outcome: 'circuit_open' },
+    ]);
     expect(skipped.output.result.lead_id).toMatch(/^lead_/);
 
     // A minute later (moved back in the row, rather than waited for), it is tried again; an answer closes it.
-    await env.DB.prepare('UPDATE provider_health SET open_until = ? WHERE provider_id = ?').bind(Date.now() - 1, agent.providerId).run();
-    remotes.set(`${origin}/a2a`, rpcAgent(() => messageResult('Recovered.')));
+    await env.DB.prepare('UPDATE provider_health SET open_until = ? WHERE provider_id = ?')
+      .bind(Date.now() - 1, agent.providerId)
+      .run();
+    remotes.set(
+      `${origin}/a2a`,
+      rpcAgent(() => messageResult('Recovered.')),
+    );
     const recovered = await json(await run(domain));
     expect(recovered.output.result.reply).toBe('Recovered.');
-    expect(await env.DB.prepare('SELECT consecutive_failures, open_until FROM provider_health WHERE provider_id = ?').bind(agent.providerId).first()).toEqual({ consecutive_failures: 0, open_until: 0 });
+    expect(
+      await env.DB.prepare('SELECT consecutive_failures, open_until FROM provider_health WHERE provider_id = ?')
+        .bind(agent.providerId)
+        .first(),
+    ).toEqual({ consecutive_failures: 0, open_until: 0 });
   });
 
   it('a decline (TASK_STATE_REJECTED) fails over but does not count against the breaker', async () => {
     const domain = await newDomain();
     const agent = await createActiveAgent('https://agent-declines.example.com', { domain });
-    remotes.set('https://agent-declines.example.com/a2a', rpcAgent(() => taskResult('TASK_STATE_REJECTED')));
+    remotes.set(
+      'https://agent-declines.example.com/a2a',
+      rpcAgent(() => taskResult('TASK_STATE_REJECTED')),
+    );
     for (let i = 0; i < 6; i++) {
       const envelope = await json(await run(domain));
-      expect(await attemptsOf(envelope.output.execution_id)).toMatchObject([{ provider_id: agent.providerId, outcome: 'declined' }]);
+      expect(await attemptsOf(envelope.output.execution_id)).toMatchObject([
+        { provider_id: agent.providerId, outcome: 'declined' },
+      ]);
     }
-    expect(await env.DB.prepare('SELECT consecutive_failures FROM provider_health WHERE provider_id = ?').bind(agent.providerId).first()).toEqual({ consecutive_failures: 0 });
+    expect(
+      await env.DB.prepare('SELECT consecutive_failures FROM provider_health WHERE provider_id = ?')
+        .bind(agent.providerId)
+        .first(),
+    ).toEqual({ consecutive_failures: 0 });
   });
 });
 
@@ -322,7 +462,10 @@ describe('round trips on the agent path (issue 13)', () => {
     const domain = await newDomain();
     const origin = 'https://agent-trips.example.com';
     await createActiveAgent(origin, { domain });
-    remotes.set(`${origin}/a2a`, rpcAgent(() => messageResult('Answered.')));
+    remotes.set(
+      `${origin}/a2a`,
+      rpcAgent(() => messageResult('Answered.')),
+    );
     const trips = async (overrides: Record<string, unknown>) => {
       const response = await run(domain, overrides);
       expect(response.status, await response.clone().text()).toBe(200);
@@ -343,8 +486,14 @@ describe('memory', () => {
   /** An agent that echoes what memory it was given. */
   async function memoryAgent(domain: string, origin: string) {
     const agent = await createActiveAgent(origin, { domain });
-    remotes.set(`${origin}/a2a`, rpcAgent((rpc) => messageResult(`turns:${(partsOf(rpc).data.memory ?? []).length}`)));
-    const memoryOf = (index: number) => partsOf(JSON.parse(connectionsTo(`${origin}/a2a`)[index]!.body)).data.memory as Array<{ role: string; text: string }> | undefined;
+    remotes.set(
+      `${origin}/a2a`,
+      rpcAgent((rpc) => messageResult(`turns:${(partsOf(rpc).data.memory ?? []).length}`)),
+    );
+    const memoryOf = (index: number) =>
+      partsOf(JSON.parse(connectionsTo(`${origin}/a2a`)[index]!.body)).data.memory as
+        | Array<{ role: string; text: string }>
+        | undefined;
     return { agent, memoryOf };
   }
 
@@ -361,10 +510,18 @@ describe('memory', () => {
     ]);
 
     // Without memory:read, nothing is handed over (the turns are still kept).
-    await run(domain, { session_id: 's-1', text: 'Third.', required_scopes: ['execute', 'agents:invoke', 'memory:write'] }, both.token);
+    await run(
+      domain,
+      { session_id: 's-1', text: 'Third.', required_scopes: ['execute', 'agents:invoke', 'memory:write'] },
+      both.token,
+    );
     expect(memoryOf(2)).toBeUndefined();
     // Without memory:write, the turn is not kept: the next read does not see it.
-    await run(domain, { session_id: 's-1', text: 'Not remembered.', required_scopes: ['execute', 'agents:invoke', 'memory:read'] }, both.token);
+    await run(
+      domain,
+      { session_id: 's-1', text: 'Not remembered.', required_scopes: ['execute', 'agents:invoke', 'memory:read'] },
+      both.token,
+    );
     await run(domain, { session_id: 's-1', text: 'What do you remember?' }, both.token);
     expect(memoryOf(4)!.map((turn) => turn.text)).not.toContain('Not remembered.');
     expect(memoryOf(4)!.map((turn) => turn.text)).toContain('Third.');
@@ -407,7 +564,9 @@ describe('the egress table', () => {
     expect(HOSTILE_URLS.length).toBeGreaterThanOrEqual(25);
     for (const url of HOSTILE_URLS) {
       expect(checkEgressUrl(url, { allowLoopback: false }).ok, url).toBe(false);
-      await expect(guardedFetch(url, { timeoutMs: 1000 }, { allowLoopback: false }), url).rejects.toBeInstanceOf(EgressRefused);
+      await expect(guardedFetch(url, { timeoutMs: 1000 }, { allowLoopback: false }), url).rejects.toBeInstanceOf(
+        EgressRefused,
+      );
     }
     expect(connections).toEqual([]);
   });
@@ -415,9 +574,13 @@ describe('the egress table', () => {
   for (const url of HOSTILE_URLS) {
     it(`refuses ${url} as an agent card and as a robot endpoint, without connecting`, async () => {
       const provider = await signUpProvider();
-      const asCard = await sessionCall(provider.cookie, '/api/provider/profile', { body: { kind: 'agent', agent_card_url: url } });
+      const asCard = await sessionCall(provider.cookie, '/api/provider/profile', {
+        body: { kind: 'agent', agent_card_url: url },
+      });
       expect((await expectProblem(asCard, 422, 'validation_failed')).errors[0].pointer).toBe('/agent_card_url');
-      const asRobot = await sessionCall(provider.cookie, '/api/provider/profile', { body: { kind: 'robot', endpoint_url: url } });
+      const asRobot = await sessionCall(provider.cookie, '/api/provider/profile', {
+        body: { kind: 'robot', endpoint_url: url },
+      });
       expect((await expectProblem(asRobot, 422, 'validation_failed')).errors[0].pointer).toBe('/endpoint_url');
       expect(connections).toEqual([]);
     });
@@ -426,27 +589,50 @@ describe('the egress table', () => {
   it('refuses at call time too: a stored endpoint that no longer passes is never connected to', async () => {
     const domain = await newDomain();
     const robot = await createActiveRobot('https://robot-moved.example.com/run', { domain });
-    await env.DB.prepare('UPDATE providers SET endpoint_url = ? WHERE id = ?').bind('https://169.254.169.254/latest/meta-data/', robot.providerId).run();
+    await env.DB.prepare('UPDATE providers SET endpoint_url = ? WHERE id = ?')
+      .bind('https://169.254.169.254/latest/meta-data/', robot.providerId)
+      .run();
     const envelope = await json(await run(domain));
-    expect(await attemptsOf(envelope.output.execution_id)).toMatchObject([{ provider_id: robot.providerId, outcome: 'refused' }]);
+    expect(await attemptsOf(envelope.output.execution_id)).toMatchObject([
+      { provider_id: robot.providerId, outcome: 'refused' },
+    ]);
     expect(connections).toEqual([]);
   });
 
   it('refuses an agent card whose endpoint is internal, and a card that redirects', async () => {
     const provider = await signUpProvider();
     remotes.set('https://agent-sneaky.example.com/card.json', () => jsonResponse(agentCard('https://10.1.2.3')));
-    const internal = await expectProblem(await sessionCall(provider.cookie, '/api/provider/profile', { body: { kind: 'agent', agent_card_url: 'https://agent-sneaky.example.com/card.json' } }), 422, 'validation_failed');
+    const internal = await expectProblem(
+      await sessionCall(provider.cookie, '/api/provider/profile', {
+        body: { kind: 'agent', agent_card_url: 'https://agent-sneaky.example.com/card.json' },
+      }),
+      422,
+      'validation_failed',
+    );
     expect(internal.errors[0].detail).toContain('https://10.1.2.3/a2a');
-    remotes.set('https://agent-moves.example.com/card.json', () => new Response(null, { status: 301, headers: { Location: 'https://127.0.0.1/card.json' } }));
-    const redirected = await expectProblem(await sessionCall(provider.cookie, '/api/provider/profile', { body: { kind: 'agent', agent_card_url: 'https://agent-moves.example.com/card.json' } }), 422, 'validation_failed');
+    remotes.set(
+      'https://agent-moves.example.com/card.json',
+      () => new Response(null, { status: 301, headers: { Location: 'https://127.0.0.1/card.json' } }),
+    );
+    const redirected = await expectProblem(
+      await sessionCall(provider.cookie, '/api/provider/profile', {
+        body: { kind: 'agent', agent_card_url: 'https://agent-moves.example.com/card.json' },
+      }),
+      422,
+      'validation_failed',
+    );
     expect(redirected.errors[0].detail).toMatch(/redirect/);
-    expect(connections.map((connection) => new URL(connection.url).hostname)).toEqual(['agent-sneaky.example.com', 'agent-moves.example.com']);
+    expect(connections.map((connection) => new URL(connection.url).hostname)).toEqual([
+      'agent-sneaky.example.com',
+      'agent-moves.example.com',
+    ]);
   });
 });
 
 describe('connecting an agent', () => {
   const cardUrl = 'https://agent-card.example.com/.well-known/agent-card.json';
-  const save = (cookie: string) => sessionCall(cookie, '/api/provider/profile', { body: { kind: 'agent', agent_card_url: cardUrl } });
+  const save = (cookie: string) =>
+    sessionCall(cookie, '/api/provider/profile', { body: { kind: 'agent', agent_card_url: cardUrl } });
 
   it('fetches and validates the card when the profile is saved, and shows its name, skills and protocol version', async () => {
     const provider = await signUpProvider();
@@ -463,13 +649,46 @@ describe('connecting an agent', () => {
 
   const broken: Array<[string, () => Response, RegExp]> = [
     ['a 404', () => new Response('not here', { status: 404 }), /HTTP 404/],
-    ['HTML instead of JSON', () => new Response('<html></html>', { status: 200, headers: { 'Content-Type': 'text/html' } }), /not answer with JSON/],
-    ['a card without a name', () => jsonResponse({ ...agentCard('https://agent-card.example.com'), name: '' }), /no name/],
-    ['a card without interfaces', () => jsonResponse({ ...agentCard('https://agent-card.example.com'), supportedInterfaces: [] }), /no interface/],
-    ['a gRPC-only card', () => jsonResponse(agentCard('https://agent-card.example.com', { supportedInterfaces: [{ url: 'https://agent-card.example.com/grpc', protocolBinding: 'GRPC', protocolVersion: '1.0' }] })), /GRPC/],
+    [
+      'HTML instead of JSON',
+      () => new Response('<html></html>', { status: 200, headers: { 'Content-Type': 'text/html' } }),
+      /not answer with JSON/,
+    ],
+    [
+      'a card without a name',
+      () => jsonResponse({ ...agentCard('https://agent-card.example.com'), name: '' }),
+      /no name/,
+    ],
+    [
+      'a card without interfaces',
+      () => jsonResponse({ ...agentCard('https://agent-card.example.com'), supportedInterfaces: [] }),
+      /no interface/,
+    ],
+    [
+      'a gRPC-only card',
+      () =>
+        jsonResponse(
+          agentCard('https://agent-card.example.com', {
+            supportedInterfaces: [
+              { url: 'https://agent-card.example.com/grpc', protocolBinding: 'GRPC', protocolVersion: '1.0' },
+            ],
+          }),
+        ),
+      /GRPC/,
+    ],
     ['a JSON array', () => jsonResponse([1, 2]), /not a JSON object/],
-    ['a card too large', () => jsonResponse({ ...agentCard('https://agent-card.example.com'), description: 'x'.repeat(300_000) }), /larger than/],
-    ['a timeout', () => { throw new DOMException('timed out', 'TimeoutError'); }, /did not send the card within 10 s/],
+    [
+      'a card too large',
+      () => jsonResponse({ ...agentCard('https://agent-card.example.com'), description: 'x'.repeat(300_000) }),
+      /larger than/,
+    ],
+    [
+      'a timeout',
+      () => {
+        throw new DOMException('timed out', 'TimeoutError');
+      },
+      /did not send the card within 10 s/,
+    ],
   ];
   for (const [name, answer, reason] of broken) {
     it(`refuses ${name}, naming the reason`, async () => {
@@ -479,7 +698,11 @@ describe('connecting an agent', () => {
       expect(problem.errors).toHaveLength(1);
       expect(problem.errors[0].pointer).toBe('/agent_card_url');
       expect(problem.errors[0].detail).toMatch(reason);
-      expect((await env.DB.prepare('SELECT agent_card_url, agent_card FROM providers WHERE id = ?').bind(provider.providerId).first())).toEqual({ agent_card_url: null, agent_card: null });
+      expect(
+        await env.DB.prepare('SELECT agent_card_url, agent_card FROM providers WHERE id = ?')
+          .bind(provider.providerId)
+          .first(),
+      ).toEqual({ agent_card_url: null, agent_card: null });
     });
   }
 });
@@ -507,7 +730,11 @@ describe('remote bodies are read as streams and cut at their limit (issue 17)', 
     const provider = await signUpProvider();
     const { stream, seen } = chunkedBody(16 * 1024 * 1024);
     remotes.set(cardUrl, () => new Response(stream, { headers: { 'Content-Type': 'application/json' } }));
-    const problem = await expectProblem(await sessionCall(provider.cookie, '/api/provider/profile', { body: { kind: 'agent', agent_card_url: cardUrl } }), 422, 'validation_failed');
+    const problem = await expectProblem(
+      await sessionCall(provider.cookie, '/api/provider/profile', { body: { kind: 'agent', agent_card_url: cardUrl } }),
+      422,
+      'validation_failed',
+    );
     expect(problem.errors[0].detail).toMatch(/larger than 256 KB/);
     expect(seen.pulled).toBeLessThanOrEqual(256 * 1024 + 2 * 64 * 1024);
     expect(seen.cancelled).toBe(true);
@@ -520,7 +747,9 @@ describe('remote bodies are read as streams and cut at their limit (issue 17)', 
     const { stream, seen } = chunkedBody(16 * 1024 * 1024);
     remotes.set(endpoint, () => new Response(stream, { headers: { 'Content-Type': 'application/json' } }));
     const envelope = await json(await run(domain));
-    expect(await attemptsOf(envelope.output.execution_id)).toMatchObject([{ provider_id: robot.providerId, outcome: 'invalid_answer', error: expect.stringMatching(/larger than 1024 KB/) }]);
+    expect(await attemptsOf(envelope.output.execution_id)).toMatchObject([
+      { provider_id: robot.providerId, outcome: 'invalid_answer', error: expect.stringMatching(/larger than 1024 KB/) },
+    ]);
     expect(seen.pulled).toBeLessThanOrEqual(1024 * 1024 + 2 * 64 * 1024);
     expect(seen.cancelled).toBe(true);
   });
@@ -550,14 +779,24 @@ describe('remote bodies are read as streams and cut at their limit (issue 17)', 
     const provider = await signUpProvider();
     remotes.set(cardUrl, () => jsonResponse(agentCard('https://agent-huge.example.com')));
     for (let attempt = 0; attempt < 10; attempt++) {
-      expect((await sessionCall(provider.cookie, '/api/provider/profile', { body: { kind: 'agent', agent_card_url: cardUrl } })).status).toBe(200);
+      expect(
+        (
+          await sessionCall(provider.cookie, '/api/provider/profile', {
+            body: { kind: 'agent', agent_card_url: cardUrl },
+          })
+        ).status,
+      ).toBe(200);
     }
-    const limited = await sessionCall(provider.cookie, '/api/provider/profile', { body: { kind: 'agent', agent_card_url: cardUrl } });
+    const limited = await sessionCall(provider.cookie, '/api/provider/profile', {
+      body: { kind: 'agent', agent_card_url: cardUrl },
+    });
     await expectProblem(limited, 429, 'rate_limited');
     expect(Number(limited.headers.get('Retry-After'))).toBeGreaterThan(0);
     expect(connectionsTo(cardUrl)).toHaveLength(10);
     // Other fields still save: only the fetch is limited.
-    expect((await sessionCall(provider.cookie, '/api/provider/profile', { body: { headline: 'Still editable' } })).status).toBe(200);
+    expect(
+      (await sessionCall(provider.cookie, '/api/provider/profile', { body: { headline: 'Still editable' } })).status,
+    ).toBe(200);
   });
 });
 
@@ -576,8 +815,14 @@ describe('the reviewed endpoint is the called endpoint (issue 17)', () => {
     const agent = await createActiveAgent(origin, { domain, card: twoInterfaces('/reviewed', '/other') });
     const profile = await json(await sessionCall(agent.cookie, '/api/provider/profile'));
     expect(profile.agent_card.endpoint).toBe(`${origin}/reviewed`);
-    remotes.set(`${origin}/reviewed`, rpcAgent(() => messageResult('From the reviewed endpoint.')));
-    remotes.set(`${origin}/other`, rpcAgent(() => messageResult('From an endpoint nobody reviewed.')));
+    remotes.set(
+      `${origin}/reviewed`,
+      rpcAgent(() => messageResult('From the reviewed endpoint.')),
+    );
+    remotes.set(
+      `${origin}/other`,
+      rpcAgent(() => messageResult('From an endpoint nobody reviewed.')),
+    );
     const envelope = await json(await run(domain));
     expect(envelope.output.result.reply).toBe('From the reviewed endpoint.');
     expect(connectionsTo(`${origin}/other`)).toEqual([]);
@@ -587,18 +832,38 @@ describe('the reviewed endpoint is the called endpoint (issue 17)', () => {
     const domain = await newDomain();
     const cardUrl = `${origin}/.well-known/agent-card.json`;
     const agent = await createActiveAgent(origin, { domain, card: twoInterfaces('/reviewed', '/other') });
-    remotes.set(`${origin}/reviewed`, rpcAgent(() => messageResult('Reviewed.')));
-    remotes.set(`${origin}/added`, rpcAgent(() => messageResult('Unseen.')));
+    remotes.set(
+      `${origin}/reviewed`,
+      rpcAgent(() => messageResult('Reviewed.')),
+    );
+    remotes.set(
+      `${origin}/added`,
+      rpcAgent(() => messageResult('Unseen.')),
+    );
 
     // A new interface at the end: what is called is unchanged, so the agent stays active and nothing else is called.
-    remotes.set(cardUrl, () => jsonResponse(agentCard(origin, { supportedInterfaces: [...twoInterfaces('/reviewed', '/other').supportedInterfaces, { url: `${origin}/added`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] })));
-    expect((await json(await sessionCall(agent.cookie, '/api/provider/profile', { body: { agent_card_url: cardUrl } }))).status).toBe('active');
+    remotes.set(cardUrl, () =>
+      jsonResponse(
+        agentCard(origin, {
+          supportedInterfaces: [
+            ...twoInterfaces('/reviewed', '/other').supportedInterfaces,
+            { url: `${origin}/added`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+          ],
+        }),
+      ),
+    );
+    expect(
+      (await json(await sessionCall(agent.cookie, '/api/provider/profile', { body: { agent_card_url: cardUrl } })))
+        .status,
+    ).toBe('active');
     expect((await json(await run(domain))).output.result.reply).toBe('Reviewed.');
     expect(connectionsTo(`${origin}/added`)).toEqual([]);
 
     // A new first interface changes what would be called: material, back to review, and no longer called.
     remotes.set(cardUrl, () => jsonResponse(twoInterfaces('/added', '/reviewed')));
-    const saved = await json(await sessionCall(agent.cookie, '/api/provider/profile', { body: { agent_card_url: cardUrl } }));
+    const saved = await json(
+      await sessionCall(agent.cookie, '/api/provider/profile', { body: { agent_card_url: cardUrl } }),
+    );
     expect(saved.status).toBe('pending_review');
     expect(saved.agent_card.endpoint).toBe(`${origin}/added`);
     const envelope = await json(await run(domain));
@@ -619,15 +884,22 @@ describe('secrets', () => {
     for (const view of [adminView, profileView]) expect(view).not.toContain(agent.secret);
     expect(JSON.parse(profileView).signing_secret).toMatchObject({ issued: true, shown: true });
     // Stored encrypted: the database holds no trace of it.
-    const stored = await env.DB.prepare('SELECT signing_secret FROM providers WHERE id = ?').bind(agent.providerId).first<{ signing_secret: string }>();
+    const stored = await env.DB.prepare('SELECT signing_secret FROM providers WHERE id = ?')
+      .bind(agent.providerId)
+      .first<{ signing_secret: string }>();
     expect(stored!.signing_secret.startsWith('v1:')).toBe(true);
     expect(stored!.signing_secret).not.toContain(agent.secret.slice(6, 20));
 
-    const rotation = await json(await sessionCall(agent.cookie, '/api/provider/signing-secret/rotate', { method: 'POST' }));
+    const rotation = await json(
+      await sessionCall(agent.cookie, '/api/provider/signing-secret/rotate', { method: 'POST' }),
+    );
     expect(rotation.signing_secret).toMatch(/^whsec_/);
     expect(rotation.signing_secret).not.toBe(agent.secret);
     expect(Date.parse(rotation.previous_secret_valid_until) - Date.now()).toBeGreaterThan(23.9 * 3600 * 1000);
-    remotes.set(`${origin}/a2a`, rpcAgent(() => messageResult('Signed twice.')));
+    remotes.set(
+      `${origin}/a2a`,
+      rpcAgent(() => messageResult('Signed twice.')),
+    );
     await run(domain);
     const [sent] = connectionsTo(`${origin}/a2a`);
     expect(sent!.headers.get('webhook-signature')!.split(' ')).toHaveLength(2);
@@ -635,12 +907,18 @@ describe('secrets', () => {
     expect(verifies(rotation.signing_secret, sent!)).toBe(true);
 
     // After the overlap, only the new secret signs.
-    await env.DB.prepare('UPDATE providers SET previous_signing_secret_until = ? WHERE id = ?').bind(Date.now() - 1, agent.providerId).run();
+    await env.DB.prepare('UPDATE providers SET previous_signing_secret_until = ? WHERE id = ?')
+      .bind(Date.now() - 1, agent.providerId)
+      .run();
     await run(domain);
     const [, later] = connectionsTo(`${origin}/a2a`);
     expect(verifies(agent.secret, later!)).toBe(false);
     expect(verifies(rotation.signing_secret, later!)).toBe(true);
-    const audit = await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_log WHERE action = 'provider.signing_secret_rotated' AND target_id = ?").bind(agent.providerId).first();
+    const audit = await env.DB.prepare(
+      "SELECT COUNT(*) AS n FROM audit_log WHERE action = 'provider.signing_secret_rotated' AND target_id = ?",
+    )
+      .bind(agent.providerId)
+      .first();
     expect(audit).toEqual({ n: 1 });
   });
 
@@ -649,19 +927,28 @@ describe('secrets', () => {
     const origin = 'https://agent-bearer.example.com';
     const token = 'agent-token-7Gq2LmX9pZ';
     const agent = await createActiveAgent(origin, { domain, bearerToken: token });
-    const row = await env.DB.prepare('SELECT bearer_token FROM providers WHERE id = ?').bind(agent.providerId).first<{ bearer_token: string }>();
+    const row = await env.DB.prepare('SELECT bearer_token FROM providers WHERE id = ?')
+      .bind(agent.providerId)
+      .first<{ bearer_token: string }>();
     expect(row!.bearer_token).not.toContain(token);
     const profile = await json(await sessionCall(agent.cookie, '/api/provider/profile'));
     expect(profile.agent_bearer_token_set).toBe(true);
     expect(JSON.stringify(profile)).not.toContain(token);
-    remotes.set(`${origin}/a2a`, rpcAgent(() => messageResult('Authorised.')));
+    remotes.set(
+      `${origin}/a2a`,
+      rpcAgent(() => messageResult('Authorised.')),
+    );
     await run(domain);
     expect(connectionsTo(`${origin}/a2a`)[0]!.headers.get('Authorization')).toBe(`Bearer ${token}`);
   });
 
   it('experts have no signing secret, and the agent routes refuse them', async () => {
     const expert = await createActiveExpert();
-    await expectProblem(await sessionCall(expert.cookie, '/api/provider/signing-secret/rotate', { method: 'POST' }), 403, 'forbidden');
+    await expectProblem(
+      await sessionCall(expert.cookie, '/api/provider/signing-secret/rotate', { method: 'POST' }),
+      403,
+      'forbidden',
+    );
     await expectProblem(await sessionCall(expert.cookie, '/api/provider/health'), 403, 'forbidden');
   });
 });
@@ -672,25 +959,49 @@ describe('operations', () => {
     const origin = 'https://agent-health.example.com';
     const agent = await createActiveAgent(origin, { domain });
     let calls = 0;
-    remotes.set(`${origin}/a2a`, rpcAgent(() => {
-      calls++;
-      if (calls % 4 === 0) throw new Error('unreachable');
-      return messageResult(`Answer ${calls}`);
-    }));
+    remotes.set(
+      `${origin}/a2a`,
+      rpcAgent(() => {
+        calls++;
+        if (calls % 4 === 0) throw new Error('unreachable');
+        return messageResult(`Answer ${calls}`);
+      }),
+    );
     // 3 answers, then the 4th call fails (the handler throws: a broken connection).
     for (let i = 0; i < 4; i++) await run(domain);
     const mine = await json(await sessionCall(agent.cookie, '/api/provider/health'));
-    expect(mine).toMatchObject({ provider_id: agent.providerId, window_hours: 24, calls: 4, successes: 3, success_rate: 0.75, skipped: 0, circuit: { state: 'closed', consecutive_failures: 1 } });
+    expect(mine).toMatchObject({
+      provider_id: agent.providerId,
+      window_hours: 24,
+      calls: 4,
+      successes: 3,
+      success_rate: 0.75,
+      skipped: 0,
+      circuit: { state: 'closed', consecutive_failures: 1 },
+    });
     expect(mine.p50_ms).toBeGreaterThanOrEqual(0);
     expect(mine.p95_ms).toBeGreaterThanOrEqual(mine.p50_ms);
     expect(mine.last_errors).toHaveLength(1);
-    expect(mine.last_errors[0]).toMatchObject({ outcome: 'network_error', execution_id: expect.stringMatching(/^exe_/) });
+    expect(mine.last_errors[0]).toMatchObject({
+      outcome: 'network_error',
+      execution_id: expect.stringMatching(/^exe_/),
+    });
     const admins = await json(await call(`/api/admin/providers/${agent.providerId}/health`, { token: ADMIN_TOKEN }));
     expect(admins).toEqual(mine);
     // …and on the admin console's review page.
     const platformAdmin = await signUpUser('business');
-    const adminId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(platformAdmin.email).first<{ id: string }>())!.id;
-    expect((await call(`/api/admin/users/${adminId}`, { method: 'PATCH', token: ADMIN_TOKEN, body: { platform_admin: true } })).status).toBe(200);
+    const adminId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?')
+      .bind(platformAdmin.email)
+      .first<{ id: string }>())!.id;
+    expect(
+      (
+        await call(`/api/admin/users/${adminId}`, {
+          method: 'PATCH',
+          token: ADMIN_TOKEN,
+          body: { platform_admin: true },
+        })
+      ).status,
+    ).toBe(200);
     const reviewPage = await (await getPage(`/admin/providers/${agent.providerId}`, platformAdmin.cookie)).text();
     expect(reviewPage).toContain('Last 24 hours');
     expect(reviewPage).toContain('75 %');
@@ -720,13 +1031,24 @@ describe('chat with an agent in the widget', () => {
     const channel = await createChannel(owner.token, { domain });
     const expert = await createActiveExpert({ domains: [domain] });
     const agent = await createActiveAgent(origin, { domain, name: 'Northwind FAQ agent' });
-    remotes.set(`${origin}/a2a`, rpcAgent((rpc) => {
-      const { text, data } = partsOf(rpc);
-      return messageResult(text?.includes('hours') ? 'We are open 9–17, Monday to Friday.' : `You asked before: ${(data.memory ?? [])[0]?.text ?? 'nothing'}`);
-    }));
+    remotes.set(
+      `${origin}/a2a`,
+      rpcAgent((rpc) => {
+        const { text, data } = partsOf(rpc);
+        return messageResult(
+          text?.includes('hours')
+            ? 'We are open 9–17, Monday to Friday.'
+            : `You asked before: ${(data.memory ?? [])[0]?.text ?? 'nothing'}`,
+        );
+      }),
+    );
 
     const first = await visitorSays(channel, { message: { text: 'What are your opening hours?' } });
-    expect(first).toMatchObject({ reply: 'We are open 9–17, Monday to Friday.', answered_by: { kind: 'agent', name: 'Northwind FAQ agent' }, next: 'continue' });
+    expect(first).toMatchObject({
+      reply: 'We are open 9–17, Monday to Friday.',
+      answered_by: { kind: 'agent', name: 'Northwind FAQ agent' },
+      next: 'continue',
+    });
     expect(first.lead_id).toBeUndefined();
     const second = await visitorSays(channel, { session_id: first.session_id, message: { text: 'And on Saturday?' } });
     expect(second.reply).toBe('You asked before: What are your opening hours?');
@@ -734,7 +1056,11 @@ describe('chat with an agent in the widget', () => {
 
     // The visitor asks for a person: no agent is called, the lead is made, and it shows every turn.
     const callsBefore = connectionsTo(`${origin}/a2a`).length;
-    const handoff = await visitorSays(channel, { session_id: first.session_id, trigger: 'handoff', message: { text: 'I would like to talk to a person.' } });
+    const handoff = await visitorSays(channel, {
+      session_id: first.session_id,
+      trigger: 'handoff',
+      message: { text: 'I would like to talk to a person.' },
+    });
     expect(handoff.answered_by).toBeUndefined();
     expect(handoff.lead_id).toMatch(/^lead_/);
     const after = await visitorSays(channel, { session_id: first.session_id, message: { text: 'Are you there?' } });
@@ -752,7 +1078,11 @@ describe('chat with an agent in the widget', () => {
       ['visitor', 'Are you there?'],
       ['system', after.reply],
     ]);
-    const authors = await env.DB.prepare("SELECT DISTINCT author_id FROM messages WHERE role = 'agent' AND conversation_id = (SELECT conversation_id FROM leads WHERE id = ?)").bind(handoff.lead_id).all();
+    const authors = await env.DB.prepare(
+      "SELECT DISTINCT author_id FROM messages WHERE role = 'agent' AND conversation_id = (SELECT conversation_id FROM leads WHERE id = ?)",
+    )
+      .bind(handoff.lead_id)
+      .all();
     expect(authors.results).toEqual([{ author_id: agent.providerId }]);
   });
 
@@ -761,11 +1091,16 @@ describe('chat with an agent in the widget', () => {
     const owner = await createTenant({ scopes: ['execute', 'leads:write', 'channels:read', 'channels:write'] });
     const channel = await createChannel(owner.token, { domain });
     const agent = await createActiveAgent('https://agent-dataonly.example.com', { domain });
-    remotes.set('https://agent-dataonly.example.com/a2a', rpcAgent(() => messageResult(null, { only: 'data' })));
+    remotes.set(
+      'https://agent-dataonly.example.com/a2a',
+      rpcAgent(() => messageResult(null, { only: 'data' })),
+    );
     const answer = await visitorSays(channel, { message: { text: 'Hello?' } });
     expect(answer.answered_by).toBeUndefined();
     expect(answer.lead_id).toMatch(/^lead_/);
-    const attempt = await env.DB.prepare('SELECT outcome FROM agent_attempts WHERE provider_id = ?').bind(agent.providerId).first();
+    const attempt = await env.DB.prepare('SELECT outcome FROM agent_attempts WHERE provider_id = ?')
+      .bind(agent.providerId)
+      .first();
     expect(attempt).toEqual({ outcome: 'invalid_answer' });
   });
 });
@@ -773,10 +1108,19 @@ describe('chat with an agent in the widget', () => {
 describe('the provider console for agents and robots', () => {
   it('the profile step fetches the agent card and shows its name, skills and protocol; a broken card names the reason', async () => {
     const provider = await signUpProvider();
-    expect((await postForm('/provider/onboarding/kind', { kind: 'agent' }, { cookie: provider.cookie })).status).toBe(303);
+    expect((await postForm('/provider/onboarding/kind', { kind: 'agent' }, { cookie: provider.cookie })).status).toBe(
+      303,
+    );
     const cardUrl = 'https://agent-console.example.com/.well-known/agent-card.json';
     remotes.set(cardUrl, () => jsonResponse(agentCard('https://agent-console.example.com', { name: 'Console agent' })));
-    const fields = { display_name: 'Console agent', headline: 'Answers from the console', agent_card_url: cardUrl, priority: '3', timeout_seconds: '8', agent_bearer_token: 'console-token-123' };
+    const fields = {
+      display_name: 'Console agent',
+      headline: 'Answers from the console',
+      agent_card_url: cardUrl,
+      priority: '3',
+      timeout_seconds: '8',
+      agent_bearer_token: 'console-token-123',
+    };
     expect((await postForm('/provider/onboarding/profile', fields, { cookie: provider.cookie })).status).toBe(303);
     const page = await (await getPage('/provider/onboarding?step=profile', provider.cookie)).text();
     expect(page).toContain('Card found: Console agent');
@@ -784,14 +1128,20 @@ describe('the provider console for agents and robots', () => {
     expect(page).toContain('Answers frequent questions.');
     expect(page).toContain('A token is stored, encrypted');
     expect(page).not.toContain('console-token-123');
-    const row = await env.DB.prepare('SELECT timeout_ms, priority FROM providers WHERE id = ?').bind(provider.providerId).first();
+    const row = await env.DB.prepare('SELECT timeout_ms, priority FROM providers WHERE id = ?')
+      .bind(provider.providerId)
+      .first();
     expect(row).toEqual({ timeout_ms: 8000, priority: 3 });
 
     remotes.set(cardUrl, () => new Response('gone', { status: 410 }));
     const refused = await postForm('/provider/onboarding/profile', fields, { cookie: provider.cookie });
     expect(refused.status).toBe(422);
     expect(await refused.text()).toContain('The card URL answered HTTP 410');
-    const tooSlow = await postForm('/provider/onboarding/profile', { ...fields, timeout_seconds: '40' }, { cookie: provider.cookie });
+    const tooSlow = await postForm(
+      '/provider/onboarding/profile',
+      { ...fields, timeout_seconds: '40' },
+      { cookie: provider.cookie },
+    );
     expect(tooSlow.status).toBe(422);
     expect(await tooSlow.text()).toContain('At most 25 seconds');
   });
@@ -800,14 +1150,26 @@ describe('the provider console for agents and robots', () => {
     const provider = await signUpProvider();
     await postForm('/provider/onboarding/kind', { kind: 'robot' }, { cookie: provider.cookie });
     const page = await (await getPage('/provider/onboarding?step=profile', provider.cookie)).text();
-    for (const fragment of ['webhook-signature', '&quot;execution_id&quot;', '&quot;structured_input&quot;', '&quot;output&quot;', '&quot;usage&quot;', '&quot;memory&quot;']) expect(page).toContain(fragment);
+    for (const fragment of [
+      'webhook-signature',
+      '&quot;execution_id&quot;',
+      '&quot;structured_input&quot;',
+      '&quot;output&quot;',
+      '&quot;usage&quot;',
+      '&quot;memory&quot;',
+    ])
+      expect(page).toContain(fragment);
   });
 
   it('operations: the approval shows the secret once, the provider rotates it for one only they have seen, and the health is there', async () => {
     const domain = await newDomain();
     const provider = await signUpProvider();
     const saved = await sessionCall(provider.cookie, '/api/provider/profile', {
-      body: { ...completeProfile({ kind: 'robot', domains: [domain] }), endpoint_url: 'https://robot-ops.example.com/run', submit: true },
+      body: {
+        ...completeProfile({ kind: 'robot', domains: [domain] }),
+        endpoint_url: 'https://robot-ops.example.com/run',
+        submit: true,
+      },
     });
     expect(saved.status).toBe(200);
     const before = await (await getPage('/provider/operations', provider.cookie)).text();
@@ -815,16 +1177,34 @@ describe('the provider console for agents and robots', () => {
 
     // A platform admin approves in the console: the answer shows the secret, once.
     const platformAdmin = await signUpUser('business');
-    const adminId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(platformAdmin.email).first<{ id: string }>())!.id;
-    expect((await call(`/api/admin/users/${adminId}`, { method: 'PATCH', token: ADMIN_TOKEN, body: { platform_admin: true } })).status).toBe(200);
-    const approval = await postForm(`/admin/providers/${provider.providerId}/approve`, { version: String(await profileVersion(provider.providerId)) }, { cookie: platformAdmin.cookie });
+    const adminId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?')
+      .bind(platformAdmin.email)
+      .first<{ id: string }>())!.id;
+    expect(
+      (
+        await call(`/api/admin/users/${adminId}`, {
+          method: 'PATCH',
+          token: ADMIN_TOKEN,
+          body: { platform_admin: true },
+        })
+      ).status,
+    ).toBe(200);
+    const approval = await postForm(
+      `/admin/providers/${provider.providerId}/approve`,
+      { version: String(await profileVersion(provider.providerId)) },
+      { cookie: platformAdmin.cookie },
+    );
     expect(approval.status).toBe(200);
     expect(approval.headers.get('Cache-Control')).toBe('no-store');
     const secret = /whsec_[A-Za-z0-9+/=]+/.exec(await approval.text())![0];
-    expect(await (await getPage(`/admin/providers/${provider.providerId}`, platformAdmin.cookie)).text()).not.toContain('whsec_');
+    expect(await (await getPage(`/admin/providers/${provider.providerId}`, platformAdmin.cookie)).text()).not.toContain(
+      'whsec_',
+    );
     expect(await (await getPage('/provider/operations', provider.cookie)).text()).not.toContain('whsec_');
 
-    const rotated = await (await postForm('/provider/operations/secret/rotate', {}, { cookie: provider.cookie })).text();
+    const rotated = await (
+      await postForm('/provider/operations/secret/rotate', {}, { cookie: provider.cookie })
+    ).text();
     const fresh = /whsec_[A-Za-z0-9+/=]+/.exec(rotated)![0];
     expect(fresh).not.toBe(secret);
     expect(rotated).toContain('Your previous secret also signs until');

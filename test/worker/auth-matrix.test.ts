@@ -34,9 +34,13 @@ describe('auth matrix for POST /api/execute', () => {
     tenant = await createTenant({ scopes: ['execute'] });
     other = await createTenant();
     revoked = await issueKey(tenant.workspaceId);
-    expect((await call(`/api/admin/api-keys/${revoked.keyId}/revoke`, { method: 'POST', token: ADMIN_TOKEN })).status).toBe(200);
+    expect(
+      (await call(`/api/admin/api-keys/${revoked.keyId}/revoke`, { method: 'POST', token: ADMIN_TOKEN })).status,
+    ).toBe(200);
     expired = await issueKey(tenant.workspaceId);
-    await env.DB.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').bind(Date.now() - 1000, expired.keyId).run();
+    await env.DB.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?')
+      .bind(Date.now() - 1000, expired.keyId)
+      .run();
     noExecute = await issueKey(tenant.workspaceId, { scopes: ['leads:write'] });
     suspended = await createTenant();
     const suspend = await call(`/api/admin/workspaces/${suspended.workspaceId}`, {
@@ -48,22 +52,118 @@ describe('auth matrix for POST /api/execute', () => {
   });
 
   const cases: AuthCase[] = [
-    { name: 'no Authorization header', request: () => call('/api/execute', { body: executeBody() }), status: 401, code: 'missing_credentials', tenant: () => tenant },
-    { name: 'malformed header (Basic)', request: () => execute('', executeBody(), { Authorization: 'Basic dXNlcjpwYXNz' }), status: 401, code: 'malformed_authorization', tenant: () => tenant },
-    { name: 'malformed header (Bearer without token)', request: () => execute('', executeBody(), { Authorization: 'Bearer' }), status: 401, code: 'malformed_authorization', tenant: () => tenant },
-    { name: 'malformed header (two tokens)', request: () => execute('', executeBody(), { Authorization: 'Bearer a b' }), status: 401, code: 'malformed_authorization', tenant: () => tenant },
-    { name: 'unknown egk_ token', request: () => execute('egk_4Fz8sYv3QnT6wK2pL9mB7cR1dX5hJ', executeBody()), status: 401, code: 'invalid_token', tenant: () => tenant },
-    { name: 'unknown admin-looking token', request: () => execute('egadm_4Fz8sYv3QnT6wK2pL9mB7cR1dX5hJ', executeBody({ key_id: tenant.keyId })), status: 401, code: 'invalid_token', tenant: () => tenant },
-    { name: 'revoked key', request: () => execute(revoked.token, executeBody()), status: 401, code: 'key_revoked', tenant: () => tenant },
-    { name: 'expired key', request: () => execute(expired.token, executeBody()), status: 401, code: 'key_expired', tenant: () => tenant },
-    { name: 'admin without key_id', request: () => execute(ADMIN_TOKEN, executeBody()), status: 422, code: 'key_id_required', tenant: () => tenant },
-    { name: 'admin with unknown key_id', request: () => execute(ADMIN_TOKEN, executeBody({ key_id: 'key_doesnotexist000000000000' })), status: 422, code: 'unknown_key_id', tenant: () => tenant },
-    { name: 'admin with revoked key_id', request: () => execute(ADMIN_TOKEN, executeBody({ key_id: revoked.keyId })), status: 403, code: 'key_inactive', tenant: () => tenant },
-    { name: 'admin with expired key_id', request: () => execute(ADMIN_TOKEN, executeBody({ key_id: expired.keyId })), status: 403, code: 'key_inactive', tenant: () => tenant },
-    { name: "API key sending another key's key_id", request: () => execute(tenant.token, executeBody({ key_id: other.keyId })), status: 403, code: 'key_mismatch', tenant: () => tenant },
-    { name: 'key without the execute scope', request: () => execute(noExecute.token, executeBody()), status: 403, code: 'insufficient_scope', tenant: () => tenant },
-    { name: 'required_scopes beyond the key', request: () => execute(tenant.token, executeBody({ required_scopes: ['execute', 'leads:write'] })), status: 403, code: 'insufficient_scope', tenant: () => tenant },
-    { name: 'suspended workspace', request: () => execute(suspended.token, executeBody()), status: 403, code: 'workspace_inactive', tenant: () => suspended },
+    {
+      name: 'no Authorization header',
+      request: () => call('/api/execute', { body: executeBody() }),
+      status: 401,
+      code: 'missing_credentials',
+      tenant: () => tenant,
+    },
+    {
+      name: 'malformed header (Basic)',
+      request: () => execute('', executeBody(), { Authorization: 'Basic dXNlcjpwYXNz' }),
+      status: 401,
+      code: 'malformed_authorization',
+      tenant: () => tenant,
+    },
+    {
+      name: 'malformed header (Bearer without token)',
+      request: () => execute('', executeBody(), { Authorization: 'Bearer' }),
+      status: 401,
+      code: 'malformed_authorization',
+      tenant: () => tenant,
+    },
+    {
+      name: 'malformed header (two tokens)',
+      request: () => execute('', executeBody(), { Authorization: 'Bearer a b' }),
+      status: 401,
+      code: 'malformed_authorization',
+      tenant: () => tenant,
+    },
+    {
+      name: 'unknown egk_ token',
+      request: () => execute('egk_4Fz8sYv3QnT6wK2pL9mB7cR1dX5hJ', executeBody()),
+      status: 401,
+      code: 'invalid_token',
+      tenant: () => tenant,
+    },
+    {
+      name: 'unknown admin-looking token',
+      request: () => execute('egadm_4Fz8sYv3QnT6wK2pL9mB7cR1dX5hJ', executeBody({ key_id: tenant.keyId })),
+      status: 401,
+      code: 'invalid_token',
+      tenant: () => tenant,
+    },
+    {
+      name: 'revoked key',
+      request: () => execute(revoked.token, executeBody()),
+      status: 401,
+      code: 'key_revoked',
+      tenant: () => tenant,
+    },
+    {
+      name: 'expired key',
+      request: () => execute(expired.token, executeBody()),
+      status: 401,
+      code: 'key_expired',
+      tenant: () => tenant,
+    },
+    {
+      name: 'admin without key_id',
+      request: () => execute(ADMIN_TOKEN, executeBody()),
+      status: 422,
+      code: 'key_id_required',
+      tenant: () => tenant,
+    },
+    {
+      name: 'admin with unknown key_id',
+      request: () => execute(ADMIN_TOKEN, executeBody({ key_id: 'key_doesnotexist000000000000' })),
+      status: 422,
+      code: 'unknown_key_id',
+      tenant: () => tenant,
+    },
+    {
+      name: 'admin with revoked key_id',
+      request: () => execute(ADMIN_TOKEN, executeBody({ key_id: revoked.keyId })),
+      status: 403,
+      code: 'key_inactive',
+      tenant: () => tenant,
+    },
+    {
+      name: 'admin with expired key_id',
+      request: () => execute(ADMIN_TOKEN, executeBody({ key_id: expired.keyId })),
+      status: 403,
+      code: 'key_inactive',
+      tenant: () => tenant,
+    },
+    {
+      name: "API key sending another key's key_id",
+      request: () => execute(tenant.token, executeBody({ key_id: other.keyId })),
+      status: 403,
+      code: 'key_mismatch',
+      tenant: () => tenant,
+    },
+    {
+      name: 'key without the execute scope',
+      request: () => execute(noExecute.token, executeBody()),
+      status: 403,
+      code: 'insufficient_scope',
+      tenant: () => tenant,
+    },
+    {
+      name: 'required_scopes beyond the key',
+      request: () => execute(tenant.token, executeBody({ required_scopes: ['execute', 'leads:write'] })),
+      status: 403,
+      code: 'insufficient_scope',
+      tenant: () => tenant,
+    },
+    {
+      name: 'suspended workspace',
+      request: () => execute(suspended.token, executeBody()),
+      status: 403,
+      code: 'workspace_inactive',
+      tenant: () => suspended,
+    },
   ];
 
   for (const testCase of cases) {
@@ -112,7 +212,11 @@ describe('auth matrix for POST /api/execute', () => {
       const response = await execute('', executeBody(), { Authorization: `${scheme} ${tenant.token}` });
       expect(response.status, scheme).toBe(200);
     }
-    await expectProblem(await execute('', executeBody(), { Authorization: `Bearerx ${tenant.token}` }), 401, 'malformed_authorization');
+    await expectProblem(
+      await execute('', executeBody(), { Authorization: `Bearerx ${tenant.token}` }),
+      401,
+      'malformed_authorization',
+    );
   });
 
   it('an API key may name itself in key_id', async () => {

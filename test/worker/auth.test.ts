@@ -4,7 +4,15 @@ import { safeReturnTo } from '../../worker/console/shared/session';
 import { ACCOUNT_FAILURE_LIMIT, CLIENT_FAILURE_LIMIT } from '../../worker/platform/identity/accounts';
 import { PBKDF2_ITERATIONS, WORKERS_PBKDF2_MAX_ITERATIONS, parsePasswordHash } from '../../worker/lib/passwords';
 import { expectStrictPageHeaders } from './helpers';
-import { getPage, postForm, sessionCookieFrom, setCookies, signUpOwner, signUpUser, uniqueEmail } from './console-helpers';
+import {
+  getPage,
+  postForm,
+  sessionCookieFrom,
+  setCookies,
+  signUpOwner,
+  signUpUser,
+  uniqueEmail,
+} from './console-helpers';
 
 async function sha256Hex(text: string) {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
@@ -13,21 +21,36 @@ async function sha256Hex(text: string) {
 
 /** The same scheme as worker/lib/passwords.ts, written out independently. */
 async function pbkdf2(password: string, salt: Uint8Array, iterations: number) {
-  const hmacKey = await crypto.subtle.importKey('raw', new TextEncoder().encode(env.PASSWORD_PEPPER!), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const hmacKey = await crypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(env.PASSWORD_PEPPER!),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
   const peppered = await crypto.subtle.sign('HMAC', hmacKey, new TextEncoder().encode(password));
   const key = await crypto.subtle.importKey('raw', peppered, 'PBKDF2', false, ['deriveBits']);
-  return new Uint8Array(await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, key, 256));
+  return new Uint8Array(
+    await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, key, 256),
+  );
 }
 
 const storedHash = async (email: string) =>
-  (await env.DB.prepare('SELECT password_hash FROM users WHERE email = ?').bind(email).first<{ password_hash: string }>())!.password_hash;
+  (await env.DB.prepare('SELECT password_hash FROM users WHERE email = ?')
+    .bind(email)
+    .first<{ password_hash: string }>())!.password_hash;
 
-const errorText = async (response: Response) => /<div class="alert error" role="alert">([^<]*)<\/div>/.exec(await response.text())?.[1];
+const errorText = async (response: Response) =>
+  /<div class="alert error" role="alert">([^<]*)<\/div>/.exec(await response.text())?.[1];
 
 describe('sign-up', () => {
   it('creates the account, a session cookie with the right attributes, and lands a business on onboarding', async () => {
     const email = uniqueEmail();
-    const response = await postForm('/auth/sign-up', { email: email.toUpperCase(), password: 'correct horse battery staple', role: 'business' });
+    const response = await postForm('/auth/sign-up', {
+      email: email.toUpperCase(),
+      password: 'correct horse battery staple',
+      role: 'business',
+    });
     expect(response.status).toBe(303);
     expect(response.headers.get('Location')).toBe('/onboarding/workspace');
     const setCookie = setCookies(response).find((cookie) => cookie.startsWith('egw_session='))!;
@@ -36,11 +59,17 @@ describe('sign-up', () => {
     expect(setCookie).toMatch(/Path=\//);
     const token = sessionCookieFrom(response)!;
     expect(token.length).toBeGreaterThanOrEqual(40);
-    const user = await env.DB.prepare('SELECT id, role FROM users WHERE email = ?').bind(email).first<{ id: string; role: string }>();
+    const user = await env.DB.prepare('SELECT id, role FROM users WHERE email = ?')
+      .bind(email)
+      .first<{ id: string; role: string }>();
     expect(user?.role).toBe('business');
-    const session = await env.DB.prepare('SELECT token_hash, user_id FROM user_sessions WHERE token_hash = ?').bind(await sha256Hex(token)).first();
+    const session = await env.DB.prepare('SELECT token_hash, user_id FROM user_sessions WHERE token_hash = ?')
+      .bind(await sha256Hex(token))
+      .first();
     expect(session).toEqual({ token_hash: await sha256Hex(token), user_id: user!.id });
-    const leaked = await env.DB.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?').bind(token).first<{ n: number }>();
+    const leaked = await env.DB.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
+      .bind(token)
+      .first<{ n: number }>();
     expect(leaked?.n).toBe(0);
   });
 
@@ -63,7 +92,9 @@ describe('sign-up', () => {
       const email = uniqueEmail();
       const response = await postForm('/auth/sign-up', { email, password, role: 'business' });
       expect(response.status).toBe(422);
-      expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM users WHERE email = ?').bind(email).first<{ n: number }>()).toEqual({ n: 0 });
+      expect(
+        await env.DB.prepare('SELECT COUNT(*) AS n FROM users WHERE email = ?').bind(email).first<{ n: number }>(),
+      ).toEqual({ n: 0 });
     });
   }
 
@@ -79,7 +110,9 @@ describe('sign-up', () => {
     expect(page).toContain('name="ref" value="ch_demo"');
     const user = await signUpUser('provider', { ref: 'ch_demo' });
     expect(user.location).toBe('/provider/onboarding');
-    const provider = await env.DB.prepare('SELECT p.status, p.referred_by_channel_key FROM providers p JOIN users u ON u.id = p.user_id WHERE u.email = ?')
+    const provider = await env.DB.prepare(
+      'SELECT p.status, p.referred_by_channel_key FROM providers p JOIN users u ON u.id = p.user_id WHERE u.email = ?',
+    )
       .bind(user.email)
       .first();
     expect(provider).toEqual({ status: 'registered', referred_by_channel_key: 'ch_demo' });
@@ -118,7 +151,9 @@ describe('passwords', () => {
     const salt = crypto.getRandomValues(new Uint8Array(16));
     const old = await pbkdf2(password, salt, 1000);
     const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-    await env.DB.prepare('UPDATE users SET password_hash = ? WHERE email = ?').bind(`pbkdf2-sha256$1000$${b64(salt)}$${b64(old)}`, email).run();
+    await env.DB.prepare('UPDATE users SET password_hash = ? WHERE email = ?')
+      .bind(`pbkdf2-sha256$1000$${b64(salt)}$${b64(old)}`, email)
+      .run();
     expect((await postForm('/auth/sign-in', { email, password })).status).toBe(303);
     expect((await storedHash(email)).startsWith('pbkdf2-sha256$100000$')).toBe(true);
   });
@@ -128,7 +163,11 @@ describe('sign-in', () => {
   it('a wrong password and an unknown email get the same answer', async () => {
     const { email } = await signUpUser();
     const wrong = await postForm('/auth/sign-in', { email, password: 'not the password' }, { ip: '192.0.2.10' });
-    const unknown = await postForm('/auth/sign-in', { email: uniqueEmail('nobody'), password: 'not the password' }, { ip: '192.0.2.10' });
+    const unknown = await postForm(
+      '/auth/sign-in',
+      { email: uniqueEmail('nobody'), password: 'not the password' },
+      { ip: '192.0.2.10' },
+    );
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     const [wrongText, unknownText] = [await errorText(wrong), await errorText(unknown)];
@@ -139,21 +178,27 @@ describe('sign-in', () => {
   it(`throttles an account after ${ACCOUNT_FAILURE_LIMIT} failures, even with the right password`, async () => {
     const { email, password } = await signUpUser();
     for (let i = 0; i < ACCOUNT_FAILURE_LIMIT; i++) {
-      expect((await postForm('/auth/sign-in', { email, password: `wrong ${i}` }, { ip: `198.18.0.${i}` })).status).toBe(401);
+      expect((await postForm('/auth/sign-in', { email, password: `wrong ${i}` }, { ip: `198.18.0.${i}` })).status).toBe(
+        401,
+      );
     }
     const blocked = await postForm('/auth/sign-in', { email, password }, { ip: '198.18.1.1' });
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('Retry-After'))).toBeGreaterThan(0);
     expect(sessionCookieFrom(blocked)).toBeUndefined();
     // The window passes: the right password works again.
-    await env.DB.prepare("UPDATE rate_limit_windows SET window_start = window_start - 900000 WHERE key_id LIKE 'signin:%'").run();
+    await env.DB.prepare(
+      "UPDATE rate_limit_windows SET window_start = window_start - 900000 WHERE key_id LIKE 'signin:%'",
+    ).run();
     expect((await postForm('/auth/sign-in', { email, password }, { ip: '198.18.1.1' })).status).toBe(303);
   });
 
   it(`throttles a client after ${CLIENT_FAILURE_LIMIT} failures across accounts`, async () => {
     const ip = '198.19.7.7';
     for (let i = 0; i < CLIENT_FAILURE_LIMIT; i++) {
-      expect((await postForm('/auth/sign-in', { email: uniqueEmail('spray'), password: 'guess guess' }, { ip })).status).toBe(401);
+      expect(
+        (await postForm('/auth/sign-in', { email: uniqueEmail('spray'), password: 'guess guess' }, { ip })).status,
+      ).toBe(401);
     }
     const { email, password } = await signUpUser();
     expect((await postForm('/auth/sign-in', { email, password }, { ip })).status).toBe(429);
@@ -175,21 +220,31 @@ describe('sessions', () => {
   it('an expired session is refused and deleted', async () => {
     const { cookie } = await signUpUser();
     const hash = await sha256Hex(cookie);
-    await env.DB.prepare('UPDATE user_sessions SET expires_at = ? WHERE token_hash = ?').bind(Date.now() - 1, hash).run();
+    await env.DB.prepare('UPDATE user_sessions SET expires_at = ? WHERE token_hash = ?')
+      .bind(Date.now() - 1, hash)
+      .run();
     const response = await getPage('/onboarding/workspace', cookie);
     expect(response.status).toBe(303);
     expect(response.headers.get('Location')).toBe('/auth/sign-in?return_to=%2Fonboarding%2Fworkspace');
-    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?').bind(hash).first<{ n: number }>()).toEqual({ n: 0 });
+    expect(
+      await env.DB.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
+        .bind(hash)
+        .first<{ n: number }>(),
+    ).toEqual({ n: 0 });
   });
 
   it('slides: a session in its second half is extended and its cookie renewed', async () => {
     const { cookie } = await signUpUser();
     const hash = await sha256Hex(cookie);
-    await env.DB.prepare('UPDATE user_sessions SET expires_at = ? WHERE token_hash = ?').bind(Date.now() + 86_400_000, hash).run();
+    await env.DB.prepare('UPDATE user_sessions SET expires_at = ? WHERE token_hash = ?')
+      .bind(Date.now() + 86_400_000, hash)
+      .run();
     const response = await getPage('/onboarding/workspace', cookie);
     expect(response.status).toBe(200);
     expect(sessionCookieFrom(response)).toBe(cookie);
-    const row = await env.DB.prepare('SELECT expires_at FROM user_sessions WHERE token_hash = ?').bind(hash).first<{ expires_at: number }>();
+    const row = await env.DB.prepare('SELECT expires_at FROM user_sessions WHERE token_hash = ?')
+      .bind(hash)
+      .first<{ expires_at: number }>();
     expect(row!.expires_at).toBeGreaterThan(Date.now() + 29 * 86_400_000);
   });
 
@@ -198,7 +253,11 @@ describe('sessions', () => {
     const response = await postForm('/auth/sign-out', {}, { cookie });
     expect(response.status).toBe(303);
     expect(sessionCookieFrom(response)).toBe('');
-    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?').bind(await sha256Hex(cookie)).first<{ n: number }>()).toEqual({ n: 0 });
+    expect(
+      await env.DB.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
+        .bind(await sha256Hex(cookie))
+        .first<{ n: number }>(),
+    ).toEqual({ n: 0 });
     const reuse = await getPage('/onboarding/workspace', cookie);
     expect(reuse.status).toBe(303);
     expect(reuse.headers.get('Location')).toContain('/auth/sign-in');
@@ -207,13 +266,21 @@ describe('sessions', () => {
 
 describe('sign-in throttling under concurrency', () => {
   const burst = (attempts: { email: string; password: string; ip: string }[]) =>
-    Promise.all(attempts.map((attempt) => postForm('/auth/sign-in', { email: attempt.email, password: attempt.password }, { ip: attempt.ip })));
+    Promise.all(
+      attempts.map((attempt) =>
+        postForm('/auth/sign-in', { email: attempt.email, password: attempt.password }, { ip: attempt.ip }),
+      ),
+    );
 
   it(`40 parallel wrong guesses at one account: exactly ${ACCOUNT_FAILURE_LIMIT} are checked, the rest get 429, and then even the right password waits`, async () => {
     const { email, password } = await signUpUser();
     // Every attempt from its own address, so only the account's limit is in play. Each takes its
     // slot before its password is checked, and a failure keeps it: the count is exact.
-    const attempts = Array.from({ length: 40 }, (_, i) => ({ email, password: `wrong guess ${i}`, ip: `198.51.100.${i + 1}` }));
+    const attempts = Array.from({ length: 40 }, (_, i) => ({
+      email,
+      password: `wrong guess ${i}`,
+      ip: `198.51.100.${i + 1}`,
+    }));
     const statuses = (await burst(attempts)).map((response) => response.status);
     expect(statuses.filter((status) => status === 401)).toHaveLength(ACCOUNT_FAILURE_LIMIT);
     expect(statuses.filter((status) => status === 429)).toHaveLength(40 - ACCOUNT_FAILURE_LIMIT);
@@ -227,9 +294,14 @@ describe('sign-in throttling under concurrency', () => {
     const statuses = (await burst(attempts)).map((response) => response.status);
     expect(statuses.filter((status) => status === 401)).toHaveLength(CLIENT_FAILURE_LIMIT);
     expect(statuses.filter((status) => status === 429)).toHaveLength(40 - CLIENT_FAILURE_LIMIT);
-    expect((await postForm('/auth/sign-in', { email: victim.email, password: victim.password }, { ip })).status).toBe(429);
+    expect((await postForm('/auth/sign-in', { email: victim.email, password: victim.password }, { ip })).status).toBe(
+      429,
+    );
     // The victim, from elsewhere, is not locked out.
-    expect((await postForm('/auth/sign-in', { email: victim.email, password: victim.password }, { ip: '203.0.114.10' })).status).toBe(303);
+    expect(
+      (await postForm('/auth/sign-in', { email: victim.email, password: victim.password }, { ip: '203.0.114.10' }))
+        .status,
+    ).toBe(303);
   });
 
   it('a successful sign-in gives its slot back: a client that signs in often is never throttled', async () => {
@@ -288,7 +360,12 @@ describe('return_to: hostile values land on the safe default', () => {
       expect(signIn.status).toBe(303);
       expect(signIn.headers.get('Location')).toBe('/onboarding/workspace');
       // POST /auth/sign-up
-      const signUp = await postForm('/auth/sign-up', { email: uniqueEmail(), password: 'correct horse battery staple', role: 'business', return_to: value });
+      const signUp = await postForm('/auth/sign-up', {
+        email: uniqueEmail(),
+        password: 'correct horse battery staple',
+        role: 'business',
+        return_to: value,
+      });
       expect(signUp.status).toBe(303);
       expect(signUp.headers.get('Location')).toBe('/onboarding/workspace');
       // GET, signed in: both pages send the user on, to the safe default.
@@ -316,7 +393,11 @@ describe('return_to: hostile values land on the safe default', () => {
 describe('cross-site request forgery', () => {
   it('a cross-origin form POST is refused, on auth and console routes', async () => {
     const { email, password } = await signUpUser();
-    const signIn = await postForm('/auth/sign-in', { email, password }, { origin: 'https://evil.example', secFetchSite: 'cross-site' });
+    const signIn = await postForm(
+      '/auth/sign-in',
+      { email, password },
+      { origin: 'https://evil.example', secFetchSite: 'cross-site' },
+    );
     expect(signIn.status).toBe(403);
     expect(sessionCookieFrom(signIn)).toBeUndefined();
 
@@ -327,10 +408,20 @@ describe('cross-site request forgery', () => {
       { cookie: owner.cookie, origin: 'https://evil.example', secFetchSite: 'cross-site' },
     );
     expect(forged.status).toBe(403);
-    const count = await env.DB.prepare('SELECT COUNT(*) AS n FROM channels WHERE workspace_id = ?').bind(owner.workspaceId).first<{ n: number }>();
+    const count = await env.DB.prepare('SELECT COUNT(*) AS n FROM channels WHERE workspace_id = ?')
+      .bind(owner.workspaceId)
+      .first<{ n: number }>();
     expect(count?.n).toBe(0);
     // The same form from our own origin works.
-    expect((await postForm(`/integrations/channels?ws=${owner.workspaceId}`, { name: 'Real', domain: 'consultation' }, { cookie: owner.cookie })).status).toBe(303);
+    expect(
+      (
+        await postForm(
+          `/integrations/channels?ws=${owner.workspaceId}`,
+          { name: 'Real', domain: 'consultation' },
+          { cookie: owner.cookie },
+        )
+      ).status,
+    ).toBe(303);
   });
 
   it('a cookie-authenticated API change from another origin is refused', async () => {
@@ -338,7 +429,12 @@ describe('cross-site request forgery', () => {
     const { SELF } = await import('cloudflare:test');
     const response = await SELF.fetch('http://gateway.test/api/integrations/channels', {
       method: 'POST',
-      headers: { Cookie: `egw_session=${owner.cookie}`, 'X-Workspace-Id': owner.workspaceId, 'Content-Type': 'application/json', Origin: 'https://evil.example' },
+      headers: {
+        Cookie: `egw_session=${owner.cookie}`,
+        'X-Workspace-Id': owner.workspaceId,
+        'Content-Type': 'application/json',
+        Origin: 'https://evil.example',
+      },
       body: JSON.stringify({ name: 'Forged', domain: 'consultation' }),
     });
     expect(response.status).toBe(403);
@@ -370,7 +466,11 @@ describe('page security', () => {
 
 describe('a refused cross-site form', () => {
   it('gets the error page with the code, not a bare "Forbidden"', async () => {
-    const response = await postForm('/auth/sign-in', { email: 'a@example.com', password: 'x' }, { origin: 'https://evil.example', secFetchSite: 'cross-site' });
+    const response = await postForm(
+      '/auth/sign-in',
+      { email: 'a@example.com', password: 'x' },
+      { origin: 'https://evil.example', secFetchSite: 'cross-site' },
+    );
     expect(response.status).toBe(403);
     expect(response.headers.get('Content-Type')).toContain('text/html');
     expect(await response.text()).toContain('Cross-site request refused');

@@ -28,9 +28,16 @@ describe('channel API', () => {
       `<script async src="http://gateway.test/embed/widget.js" data-channel-id="${channel.channel_key}" data-console-origin="http://gateway.test"></script>`,
     );
     expect(channel.hosted_inbox_url).toBe(`http://gateway.test/widget/${channel.channel_key}`);
-    expect(channel).toMatchObject({ status: 'active', domain: 'consultation', allowed_origins: [SITE], first_party_origins: ['https://www.acme.test'] });
+    expect(channel).toMatchObject({
+      status: 'active',
+      domain: 'consultation',
+      allowed_origins: [SITE],
+      first_party_origins: ['https://www.acme.test'],
+    });
     expect(channel.widget.colors).toEqual({ primary: '#2450c9', on_primary: '#ffffff' });
-    const row = await env.DB.prepare('SELECT id FROM channels WHERE channel_key = ?').bind(channel.channel_key).first<{ id: number }>();
+    const row = await env.DB.prepare('SELECT id FROM channels WHERE channel_key = ?')
+      .bind(channel.channel_key)
+      .first<{ id: number }>();
     expect(channel.id).toBeUndefined();
     expect(JSON.stringify(channel)).not.toMatch(/"(id|internal_id|management_key)"/);
     expect(row?.id).toBeTypeOf('number');
@@ -47,13 +54,25 @@ describe('channel API', () => {
 
   it('another tenant’s channel is 404, to read, to update and to list intake', async () => {
     const theirs = await createChannel(other);
-    await expectProblem(await call(`/api/integrations/channels/${theirs.channel_key}`, { token: tenant.token }), 404, 'not_found');
     await expectProblem(
-      await call(`/api/integrations/channels/${theirs.channel_key}`, { method: 'PATCH', token: tenant.token, body: { status: 'disabled' } }),
+      await call(`/api/integrations/channels/${theirs.channel_key}`, { token: tenant.token }),
       404,
       'not_found',
     );
-    await expectProblem(await call(`/api/integrations/channels/${theirs.channel_key}/intake`, { token: tenant.token }), 404, 'not_found');
+    await expectProblem(
+      await call(`/api/integrations/channels/${theirs.channel_key}`, {
+        method: 'PATCH',
+        token: tenant.token,
+        body: { status: 'disabled' },
+      }),
+      404,
+      'not_found',
+    );
+    await expectProblem(
+      await call(`/api/integrations/channels/${theirs.channel_key}/intake`, { token: tenant.token }),
+      404,
+      'not_found',
+    );
     const still = await json(await call(`/api/integrations/channels/${theirs.channel_key}`, { token: other.token }));
     expect(still.status).toBe('active');
   });
@@ -70,7 +89,9 @@ describe('channel API', () => {
     expect(updated.widget.copy.greeting).toBe('Hello there');
     expect(updated.widget.copy.title).toBe(channel.widget.copy.title);
     expect(updated.status).toBe('disabled');
-    const audit = await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'channel.disabled'")
+    const audit = await env.DB.prepare(
+      "SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'channel.disabled'",
+    )
       .bind(channel.channel_key)
       .first<{ n: number }>();
     expect(audit?.n).toBe(1);
@@ -109,7 +130,11 @@ describe('channel API', () => {
     it(`refuses ${name} with 422 naming ${pointer}`, async () => {
       const body = { name: 'Website', domain: 'consultation', ...override };
       const code = pointer === '/domain' ? 'unknown_domain' : 'validation_failed';
-      const problem = await expectProblem(await call('/api/integrations/channels', { token: tenant.token, body }), 422, code);
+      const problem = await expectProblem(
+        await call('/api/integrations/channels', { token: tenant.token, body }),
+        422,
+        code,
+      );
       expect(problem.errors.map((entry: { pointer: string }) => entry.pointer)).toContain(pointer);
     });
   }
@@ -130,14 +155,29 @@ describe('the 1 KB budget of the public widget configuration', () => {
     const channel = await createChannel(tenant);
     const long = { greeting: 'g'.repeat(280), privacy_note: 'p'.repeat(280), success_message: 's'.repeat(200) };
     const problem = await expectProblem(
-      await call(`/api/integrations/channels/${channel.channel_key}`, { method: 'PATCH', token: tenant.token, body: { widget: { copy: long } } }),
+      await call(`/api/integrations/channels/${channel.channel_key}`, {
+        method: 'PATCH',
+        token: tenant.token,
+        body: { widget: { copy: long } },
+      }),
       422,
       'validation_failed',
     );
     expect(problem.errors[0].pointer).toBe('/widget');
     expect(problem.detail).toContain('1024');
-    const typical = { greeting: 'Hi! Tell us what you need and an expert will help you today.', privacy_note: 'We use your details only to answer this request.' };
-    expect((await call(`/api/integrations/channels/${channel.channel_key}`, { method: 'PATCH', token: tenant.token, body: { widget: { copy: typical } } })).status).toBe(200);
+    const typical = {
+      greeting: 'Hi! Tell us what you need and an expert will help you today.',
+      privacy_note: 'We use your details only to answer this request.',
+    };
+    expect(
+      (
+        await call(`/api/integrations/channels/${channel.channel_key}`, {
+          method: 'PATCH',
+          token: tenant.token,
+          body: { widget: { copy: typical } },
+        })
+      ).status,
+    ).toBe(200);
     const config = await call(`/api/public/widget/${channel.channel_key}/config`, { headers: { Origin: SITE } });
     expect(new TextEncoder().encode(await config.text()).byteLength).toBeLessThanOrEqual(1024);
   });

@@ -25,11 +25,19 @@ export function postForm(path: string, fields: Record<string, string>, options: 
   if (options.secFetchSite) headers['Sec-Fetch-Site'] = options.secFetchSite;
   if (options.cookie) headers.Cookie = `${SESSION_COOKIE}=${options.cookie}`;
   if (options.ip) headers['CF-Connecting-IP'] = options.ip;
-  return SELF.fetch(`${ORIGIN}${path}`, { method: 'POST', headers, body: new URLSearchParams(fields).toString(), redirect: 'manual' });
+  return SELF.fetch(`${ORIGIN}${path}`, {
+    method: 'POST',
+    headers,
+    body: new URLSearchParams(fields).toString(),
+    redirect: 'manual',
+  });
 }
 
 export function getPage(path: string, cookie?: string): Promise<Response> {
-  return SELF.fetch(`${ORIGIN}${path}`, { headers: cookie ? { Cookie: `${SESSION_COOKIE}=${cookie}` } : {}, redirect: 'manual' });
+  return SELF.fetch(`${ORIGIN}${path}`, {
+    headers: cookie ? { Cookie: `${SESSION_COOKIE}=${cookie}` } : {},
+    redirect: 'manual',
+  });
 }
 
 /** Every Set-Cookie header (workerd has getSetCookie; these workers-types do not declare it). */
@@ -59,7 +67,11 @@ export async function signUpUser(role: 'business' | 'provider' = 'business', ext
 /** A signed-in business user who owns a fresh organisation and workspace. */
 export async function signUpOwner() {
   const user = await signUpUser('business');
-  const response = await postForm('/onboarding/workspace', { organization_name: 'Owner Org', workspace_name: 'Production' }, { cookie: user.cookie });
+  const response = await postForm(
+    '/onboarding/workspace',
+    { organization_name: 'Owner Org', workspace_name: 'Production' },
+    { cookie: user.cookie },
+  );
   expect(response.status).toBe(303);
   const workspaceId = new URL(response.headers.get('Location')!, ORIGIN).searchParams.get('ws')!;
   expect(workspaceId).toMatch(/^ws_/);

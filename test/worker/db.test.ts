@@ -16,11 +16,22 @@ describe('insertRows, the cached INSERT of the hot path', () => {
       insertRows(db, demands, [{ id: 'dmd_cached', ...base, structuredInput: { seats: 20 }, attachments: [] }]),
       db.insert(demands).values({ id: 'dmd_drizzle', ...base, structuredInput: { seats: 20 }, attachments: [] }),
     ]);
-    const rows = await db.select().from(demands).where(inArray(demands.id, ['dmd_cached', 'dmd_drizzle'])).orderBy(demands.id);
+    const rows = await db
+      .select()
+      .from(demands)
+      .where(inArray(demands.id, ['dmd_cached', 'dmd_drizzle']))
+      .orderBy(demands.id);
     expect(rows).toHaveLength(2);
     const [cached, drizzled] = rows;
     expect({ ...cached, id: 'x' }).toEqual({ ...drizzled, id: 'x' });
-    expect(cached).toMatchObject({ structuredInput: { seats: 20 }, reasons: [], status: 'open', disposition: 'routed', topic: 'general', urgency: 'normal' });
+    expect(cached).toMatchObject({
+      structuredInput: { seats: 20 },
+      reasons: [],
+      status: 'open',
+      disposition: 'routed',
+      topic: 'general',
+      urgency: 'normal',
+    });
   });
 
   it('inserts several rows whose keys differ: a column one row leaves out is NULL there', async () => {
@@ -29,7 +40,11 @@ describe('insertRows, the cached INSERT of the hot path', () => {
       { id: 'msg_db_1', conversationId: 'cnv_db', role: 'visitor', text: 'Hello', createdAt: 1 },
       { id: 'msg_db_2', conversationId: 'cnv_db', role: 'agent', text: 'Hi', authorId: 'prv_db', createdAt: 2 },
     ]);
-    const rows = await db.select({ id: messages.id, authorId: messages.authorId }).from(messages).where(eq(messages.conversationId, 'cnv_db')).orderBy(messages.id);
+    const rows = await db
+      .select({ id: messages.id, authorId: messages.authorId })
+      .from(messages)
+      .where(eq(messages.conversationId, 'cnv_db'))
+      .orderBy(messages.id);
     expect(rows).toEqual([
       { id: 'msg_db_1', authorId: null },
       { id: 'msg_db_2', authorId: 'prv_db' },
@@ -39,13 +54,25 @@ describe('insertRows, the cached INSERT of the hot path', () => {
   it('binds values as parameters, never as SQL text', async () => {
     const db = createDatabase(env.DB);
     const hostile = "x'); DROP TABLE audit_log; --";
-    await insertRows(db, auditLog, [{ id: 'aud_db_hostile', actorKind: 'system', actorId: hostile, action: 'test', requestId: 'req_db', metadata: { note: hostile }, createdAt: 1 }]);
+    await insertRows(db, auditLog, [
+      {
+        id: 'aud_db_hostile',
+        actorKind: 'system',
+        actorId: hostile,
+        action: 'test',
+        requestId: 'req_db',
+        metadata: { note: hostile },
+        createdAt: 1,
+      },
+    ]);
     const row = await db.select().from(auditLog).where(eq(auditLog.id, 'aud_db_hostile')).get();
     expect(row).toMatchObject({ actorId: hostile, metadata: { note: hostile } });
   });
 
   it('refuses a key that is not a column of the table', () => {
-    expect(() => insertRows(createDatabase(env.DB), auditLog, [{ id: 'aud_db_bad', nope: 1 } as never])).toThrow(/no column nope/);
+    expect(() => insertRows(createDatabase(env.DB), auditLog, [{ id: 'aud_db_bad', nope: 1 } as never])).toThrow(
+      /no column nope/,
+    );
   });
 
   it('answers a RETURNING clause in a batch beside drizzle queries (a raw statement with parameters)', async () => {
@@ -57,6 +84,17 @@ describe('insertRows, the cached INSERT of the hot path', () => {
     ]);
     expect(first).toEqual([{ windowStart: 1_000, count: 1 }]);
     expect(second).toEqual([{ windowStart: 1_000, count: 2 }]);
-    expect(read).toEqual([{ keyId: 'db-test-subject', windowStart: 1_000, count: 2, maxCount: 5, keyUsable: null, tenantActive: null, channelActive: null, quotaLeft: null }]);
+    expect(read).toEqual([
+      {
+        keyId: 'db-test-subject',
+        windowStart: 1_000,
+        count: 2,
+        maxCount: 5,
+        keyUsable: null,
+        tenantActive: null,
+        channelActive: null,
+        quotaLeft: null,
+      },
+    ]);
   });
 });

@@ -48,4 +48,3 @@ export const HOSTILE_URLS = [
   'https://ip6-localhost/card.json',
   'https://ip6-loopback/card.json',
 ];
-

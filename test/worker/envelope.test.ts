@@ -11,19 +11,31 @@ describe('the execution envelope', () => {
 
   it('echoes the caller’s correlation ids in output; X-Request-Id and the log keep our own id', async () => {
     const log = vi.spyOn(console, 'log');
-    const response = await execute(tenant.token, executeBody({ request_id: 'req-from-caller-42', trace_id: 'trace-from-caller-7' }));
+    const response = await execute(
+      tenant.token,
+      executeBody({ request_id: 'req-from-caller-42', trace_id: 'trace-from-caller-7' }),
+    );
     const envelope = await json(response);
     expect(envelope.output.request_id).toBe('req-from-caller-42');
     expect(envelope.output.trace_id).toBe('trace-from-caller-7');
     const ours = response.headers.get('X-Request-Id');
     expect(ours).toMatch(/^req_[0-9a-z]{26}$/);
-    const row = await env.DB.prepare('SELECT request_id, trace_id FROM executions WHERE id = ?').bind(envelope.output.execution_id).first();
+    const row = await env.DB.prepare('SELECT request_id, trace_id FROM executions WHERE id = ?')
+      .bind(envelope.output.execution_id)
+      .first();
     expect(row).toEqual({ request_id: 'req-from-caller-42', trace_id: 'trace-from-caller-7' });
-    const audit = await env.DB.prepare('SELECT request_id FROM audit_log WHERE id = ?').bind(envelope.exact_bridge.audit_id).first();
+    const audit = await env.DB.prepare('SELECT request_id FROM audit_log WHERE id = ?')
+      .bind(envelope.exact_bridge.audit_id)
+      .first();
     expect(audit).toEqual({ request_id: ours });
     const line = log.mock.calls
       .map(([text]) => (typeof text === 'string' && text.startsWith('{') ? JSON.parse(text) : undefined))
-      .find((entry) => entry?.message === 'request' && entry.path === '/api/execute' && entry.caller_request_id === 'req-from-caller-42');
+      .find(
+        (entry) =>
+          entry?.message === 'request' &&
+          entry.path === '/api/execute' &&
+          entry.caller_request_id === 'req-from-caller-42',
+      );
     expect(line).toMatchObject({ request_id: ours, caller_request_id: 'req-from-caller-42' });
     log.mockRestore();
   });
@@ -48,7 +60,11 @@ describe('the execution envelope', () => {
   });
 
   it('ignores an invalid traceparent', async () => {
-    const envelope = await json(await execute(tenant.token, executeBody(), { traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' }));
+    const envelope = await json(
+      await execute(tenant.token, executeBody(), {
+        traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01',
+      }),
+    );
     expect(envelope.output.trace_id).not.toBe('00000000000000000000000000000000');
     expect(envelope.output.trace_id).toMatch(/^[0-9a-f]{32}$/);
   });
@@ -74,7 +90,9 @@ describe('the execution envelope', () => {
   it('audit_id points to a real audit row of this execution', async () => {
     const response = await execute(tenant.token, executeBody({ request_id: 'audited-1' }));
     const envelope = await json(response);
-    const audit = await env.DB.prepare('SELECT * FROM audit_log WHERE id = ?').bind(envelope.exact_bridge.audit_id).first<Record<string, unknown>>();
+    const audit = await env.DB.prepare('SELECT * FROM audit_log WHERE id = ?')
+      .bind(envelope.exact_bridge.audit_id)
+      .first<Record<string, unknown>>();
     expect(audit).toMatchObject({
       action: 'execution.completed',
       target_id: envelope.output.execution_id,
@@ -86,7 +104,9 @@ describe('the execution envelope', () => {
       // The audit record carries our request id, as the log line does; the caller's is on the execution.
       request_id: response.headers.get('X-Request-Id'),
     });
-    const audits = await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'execution.completed'")
+    const audits = await env.DB.prepare(
+      "SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'execution.completed'",
+    )
       .bind(envelope.output.execution_id)
       .first<{ n: number }>();
     expect(audits?.n).toBe(1);
@@ -94,51 +114,87 @@ describe('the execution envelope', () => {
 
   it('contract_id and escrow_id come from the request', async () => {
     const envelope = await json(
-      await execute(tenant.token, executeBody({ exact_bridge: { contract_id: 'ctr_778', escrow_id: 'esc_12', partner_ref: 'p-1' } })),
+      await execute(
+        tenant.token,
+        executeBody({ exact_bridge: { contract_id: 'ctr_778', escrow_id: 'esc_12', partner_ref: 'p-1' } }),
+      ),
     );
     expect(envelope.exact_bridge.contract_id).toBe('ctr_778');
     expect(envelope.exact_bridge.escrow_id).toBe('esc_12');
-    const row = await env.DB.prepare('SELECT exact_bridge FROM executions WHERE id = ?').bind(envelope.output.execution_id).first<{ exact_bridge: string }>();
+    const row = await env.DB.prepare('SELECT exact_bridge FROM executions WHERE id = ?')
+      .bind(envelope.output.execution_id)
+      .first<{ exact_bridge: string }>();
     expect(JSON.parse(row!.exact_bridge)).toEqual({ contract_id: 'ctr_778', escrow_id: 'esc_12', partner_ref: 'p-1' });
   });
 
   it('the consultation domain stores a real demand and answers with its id', async () => {
     const envelope = await json(
-      await execute(tenant.token, executeBody({ text: 'Audit our payroll setup', attachments: [{ attachment_id: 'att_1', kind: 'pdf' }] })),
+      await execute(
+        tenant.token,
+        executeBody({ text: 'Audit our payroll setup', attachments: [{ attachment_id: 'att_1', kind: 'pdf' }] }),
+      ),
     );
     const demandId = envelope.output.result.demand_id;
     // The key holds leads:write, so the routed demand became a lead: the record the execution produced.
-    expect(envelope.output.result).toMatchObject({ disposition: 'routed', reasons: [], topic: 'general', urgency: 'normal' });
+    expect(envelope.output.result).toMatchObject({
+      disposition: 'routed',
+      reasons: [],
+      topic: 'general',
+      urgency: 'normal',
+    });
     expect(envelope.output.result.lead_id).toMatch(/^lead_/);
     expect(envelope.exact_bridge.source_record).toBe(envelope.output.result.lead_id);
-    const demand = await env.DB.prepare('SELECT * FROM demands WHERE id = ?').bind(demandId).first<Record<string, string>>();
-    expect(demand).toMatchObject({ text: 'Audit our payroll setup', execution_id: envelope.output.execution_id, workspace_id: tenant.workspaceId });
+    const demand = await env.DB.prepare('SELECT * FROM demands WHERE id = ?')
+      .bind(demandId)
+      .first<Record<string, string>>();
+    expect(demand).toMatchObject({
+      text: 'Audit our payroll setup',
+      execution_id: envelope.output.execution_id,
+      workspace_id: tenant.workspaceId,
+    });
     expect(JSON.parse(demand!.attachments!)).toEqual([{ attachment_id: 'att_1', kind: 'pdf' }]);
     expect(envelope.output.result.reply).toContain(demandId);
   });
 
   it('two executions produce two different results', async () => {
-    const [a, b] = await Promise.all([json(await execute(tenant.token, executeBody())), json(await execute(tenant.token, executeBody()))]);
+    const [a, b] = await Promise.all([
+      json(await execute(tenant.token, executeBody())),
+      json(await execute(tenant.token, executeBody())),
+    ]);
     expect(a.output.result.demand_id).not.toBe(b.output.result.demand_id);
   });
 
   it('runs with exactly required_scopes, or all of the key’s scopes when empty', async () => {
-    const narrow = await json(await execute(tenant.token, executeBody({ required_scopes: ['execute', 'memory:read'] })));
+    const narrow = await json(
+      await execute(tenant.token, executeBody({ required_scopes: ['execute', 'memory:read'] })),
+    );
     const wide = await json(await execute(tenant.token, executeBody({ required_scopes: [] })));
     const scopesOf = async (id: string) =>
-      JSON.parse((await env.DB.prepare('SELECT granted_scopes FROM executions WHERE id = ?').bind(id).first<{ granted_scopes: string }>())!.granted_scopes);
+      JSON.parse(
+        (await env.DB.prepare('SELECT granted_scopes FROM executions WHERE id = ?')
+          .bind(id)
+          .first<{ granted_scopes: string }>())!.granted_scopes,
+      );
     expect(await scopesOf(narrow.output.execution_id)).toEqual(['execute', 'memory:read']);
     expect(await scopesOf(wide.output.execution_id)).toEqual(['execute', 'leads:write', 'memory:read']);
   });
 
   it('stores the caller’s own correlation fields', async () => {
-    const envelope = await json(await execute(tenant.token, executeBody({ project_id: 'p1', user_id: 'u1', session_id: 's1' })));
-    const row = await env.DB.prepare('SELECT project_id, user_id, session_id FROM executions WHERE id = ?').bind(envelope.output.execution_id).first();
+    const envelope = await json(
+      await execute(tenant.token, executeBody({ project_id: 'p1', user_id: 'u1', session_id: 's1' })),
+    );
+    const row = await env.DB.prepare('SELECT project_id, user_id, session_id FROM executions WHERE id = ?')
+      .bind(envelope.output.execution_id)
+      .first();
     expect(row).toEqual({ project_id: 'p1', user_id: 'u1', session_id: 's1' });
   });
 
   it('an unknown domain is 422 unknown_domain and is not executed', async () => {
-    const problem = await expectProblem(await execute(tenant.token, executeBody({ domain: 'astrology' })), 422, 'unknown_domain');
+    const problem = await expectProblem(
+      await execute(tenant.token, executeBody({ domain: 'astrology' })),
+      422,
+      'unknown_domain',
+    );
     expect(problem.errors[0].pointer).toBe('/domain');
   });
 

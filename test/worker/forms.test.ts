@@ -13,7 +13,11 @@ const PAGE_PREFIXES = ['/auth', '/integrations', '/onboarding', '/provider', '/i
 const formRoutes = [
   ...new Set(
     app.routes
-      .filter((route) => route.method === 'POST' && PAGE_PREFIXES.some((prefix) => route.path === prefix || route.path.startsWith(`${prefix}/`)))
+      .filter(
+        (route) =>
+          route.method === 'POST' &&
+          PAGE_PREFIXES.some((prefix) => route.path === prefix || route.path.startsWith(`${prefix}/`)),
+      )
       .map((route) => route.path),
   ),
 ];
@@ -54,7 +58,11 @@ describe('malformed input to every form route', () => {
     const owner = await signUpOwner();
     cookie = owner.cookie;
     workspaceId = owner.workspaceId;
-    const created = await postForm(`/integrations/channels?ws=${workspaceId}`, { name: 'Site', domain: 'consultation' }, { cookie });
+    const created = await postForm(
+      `/integrations/channels?ws=${workspaceId}`,
+      { name: 'Site', domain: 'consultation' },
+      { cookie },
+    );
     channelKey = new URL(created.headers.get('Location')!, ORIGIN).pathname.split('/').pop()!;
   });
 
@@ -73,19 +81,38 @@ describe('malformed input to every form route', () => {
     });
 
   it('finds the form routes', () => {
-    expect(formRoutes).toEqual(expect.arrayContaining(['/auth/sign-in', '/auth/sign-up', '/integrations/channels/:channelKey/status', '/integrations/team/invite']));
+    expect(formRoutes).toEqual(
+      expect.arrayContaining([
+        '/auth/sign-in',
+        '/auth/sign-up',
+        '/integrations/channels/:channelKey/status',
+        '/integrations/team/invite',
+      ]),
+    );
   });
 
   for (const route of formRoutes) {
     it(`${route}: a JSON body is 415, garbage fields and a broken multipart body are 4xx, never 500`, async () => {
-      const json = await post(pathFor(route), JSON.stringify({ status: 'disabled', role: 'owner' }), 'application/json');
+      const json = await post(
+        pathFor(route),
+        JSON.stringify({ status: 'disabled', role: 'owner' }),
+        'application/json',
+      );
       expect(json.status, await json.clone().text()).toBe(415);
       expect(json.headers.get('Content-Type')).toContain('text/html');
 
-      const garbage = await post(pathFor(route), new URLSearchParams(GARBAGE).toString(), 'application/x-www-form-urlencoded');
+      const garbage = await post(
+        pathFor(route),
+        new URLSearchParams(GARBAGE).toString(),
+        'application/x-www-form-urlencoded',
+      );
       expect(garbage.status, `${route}: ${(await garbage.clone().text()).slice(0, 300)}`).toBeLessThan(500);
 
-      const broken = await post(pathFor(route), '--nope\r\nContent-Disposition: form-data; name="x"\r\n\r\n', 'multipart/form-data; boundary=something-else');
+      const broken = await post(
+        pathFor(route),
+        '--nope\r\nContent-Disposition: form-data; name="x"\r\n\r\n',
+        'multipart/form-data; boundary=something-else',
+      );
       expect(broken.status, route).toBeLessThan(500);
     });
   }

@@ -29,7 +29,9 @@ async function all<T>(query: string): Promise<T[]> {
 
 /** Adds `rows` rows to every table; answers the tables grown. */
 export async function growEveryTable(rows: number): Promise<string[]> {
-  const tables = (await all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")).map((row) => row.name).filter((name) => !SKIPPED.test(name));
+  const tables = (await all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'"))
+    .map((row) => row.name)
+    .filter((name) => !SKIPPED.test(name));
   const info = new Map<string, { columns: Column[]; foreignKeys: ForeignKey[]; uniqueColumns: Set<string> }>();
   for (const table of tables) {
     const columns = await all<Column>(`PRAGMA table_info("${table}")`);
@@ -37,7 +39,8 @@ export async function growEveryTable(rows: number): Promise<string[]> {
     const uniqueColumns = new Set(columns.filter((column) => column.pk > 0).map((column) => column.name));
     for (const index of await all<{ name: string; unique: number }>(`PRAGMA index_list("${table}")`)) {
       if (!index.unique) continue;
-      for (const column of await all<{ name: string }>(`PRAGMA index_info("${index.name}")`)) uniqueColumns.add(column.name);
+      for (const column of await all<{ name: string }>(`PRAGMA index_info("${index.name}")`))
+        uniqueColumns.add(column.name);
     }
     info.set(table, { columns, foreignKeys, uniqueColumns });
   }

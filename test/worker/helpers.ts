@@ -23,7 +23,11 @@ export function call(path: string, options: RequestOptions = {}): Promise<Respon
     body = JSON.stringify(options.body);
   }
   if (body !== undefined && !headers.has('Content-Type')) headers.set('Content-Type', 'application/json');
-  return SELF.fetch(`${ORIGIN}${path}`, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  return SELF.fetch(`${ORIGIN}${path}`, {
+    method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+  });
 }
 
 export async function json<T = Record<string, any>>(response: Response): Promise<T> {
@@ -44,10 +48,18 @@ export interface KeyOptions {
   expires_at?: string;
 }
 
-export async function issueKey(workspaceId: string, options: KeyOptions = {}): Promise<{ keyId: string; token: string }> {
+export async function issueKey(
+  workspaceId: string,
+  options: KeyOptions = {},
+): Promise<{ keyId: string; token: string }> {
   const response = await call('/api/admin/api-keys', {
     token: ADMIN_TOKEN,
-    body: { workspace_id: workspaceId, name: 'test key', scopes: options.scopes ?? ['execute', 'leads:write'], ...options },
+    body: {
+      workspace_id: workspaceId,
+      name: 'test key',
+      scopes: options.scopes ?? ['execute', 'leads:write'],
+      ...options,
+    },
   });
   expect(response.status, await response.clone().text()).toBe(201);
   const key = await json(response);
@@ -63,7 +75,13 @@ export async function createTenant(options: KeyOptions = {}): Promise<Tenant> {
 }
 
 export function executeBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { domain: 'consultation', execution_mode: 'sync', required_scopes: [], text: 'Need help with a CRM rollout.', ...overrides };
+  return {
+    domain: 'consultation',
+    execution_mode: 'sync',
+    required_scopes: [],
+    text: 'Need help with a CRM rollout.',
+    ...overrides,
+  };
 }
 
 export function execute(token: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
@@ -72,7 +90,9 @@ export function execute(token: string, body: unknown, headers: Record<string, st
 
 /** Rows a workspace has in a table with a workspace_id column. */
 export async function countRows(table: 'executions' | 'demands' | 'audit_log', workspaceId: string): Promise<number> {
-  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE workspace_id = ?`).bind(workspaceId).first<{ n: number }>();
+  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE workspace_id = ?`)
+    .bind(workspaceId)
+    .first<{ n: number }>();
   return row?.n ?? 0;
 }
 
@@ -92,7 +112,8 @@ export async function expectProblem(response: Response, status: number, code: st
 /** Every row a failed request could have written for this workspace and key. */
 export async function writeFootprint(workspaceId: string, keyId: string): Promise<Record<string, number>> {
   const byKey = async (table: string) =>
-    (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE key_id = ?`).bind(keyId).first<{ n: number }>())?.n ?? 0;
+    (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE key_id = ?`).bind(keyId).first<{ n: number }>())
+      ?.n ?? 0;
   return {
     executions: await countRows('executions', workspaceId),
     demands: await countRows('demands', workspaceId),

@@ -129,8 +129,13 @@ describe('idempotency', () => {
   it('a record past its 24 hours may be used again', async () => {
     const tenant = await createTenant();
     await execute(tenant.token, executeBody({ idempotency_key: 'old' }));
-    await env.DB.prepare('UPDATE idempotency_records SET expires_at = ? WHERE key_id = ?').bind(Date.now() - 1, tenant.keyId).run();
-    const response = await execute(tenant.token, executeBody({ idempotency_key: 'old', text: 'A new request a day later.' }));
+    await env.DB.prepare('UPDATE idempotency_records SET expires_at = ? WHERE key_id = ?')
+      .bind(Date.now() - 1, tenant.keyId)
+      .run();
+    const response = await execute(
+      tenant.token,
+      executeBody({ idempotency_key: 'old', text: 'A new request a day later.' }),
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get('Idempotent-Replayed')).toBeNull();
   });

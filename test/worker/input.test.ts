@@ -37,7 +37,13 @@ function requestBodies(): Array<{ route: string; method: string; path: string; s
   }
   for (const route of ADMIN_ROUTES) {
     if (!route.body) continue;
-    bodies.push({ route: `${route.method.toUpperCase()} ${route.path}`, method: route.method, path: route.path, schema: z.toJSONSchema(route.body, { io: 'input', unrepresentable: 'any' }), security: 'admin' });
+    bodies.push({
+      route: `${route.method.toUpperCase()} ${route.path}`,
+      method: route.method,
+      path: route.path,
+      schema: z.toJSONSchema(route.body, { io: 'input', unrepresentable: 'any' }),
+      security: 'admin',
+    });
   }
   return bodies;
 }
@@ -51,11 +57,21 @@ function unbounded(schema: JsonSchema, at = '', seen = new Set<JsonSchema>()): s
   const found: string[] = [];
   const types = [schema.type].flat();
   if (types.includes('array') && schema.maxItems === undefined) found.push(`${at} (array)`);
-  if (types.includes('string') && schema.maxLength === undefined && !schema.enum && schema.const === undefined && !schema.format) found.push(`${at} (string)`);
-  for (const [key, child] of Object.entries(schema.properties ?? {})) found.push(...unbounded(child as JsonSchema, `${at}/${key}`, seen));
+  if (
+    types.includes('string') &&
+    schema.maxLength === undefined &&
+    !schema.enum &&
+    schema.const === undefined &&
+    !schema.format
+  )
+    found.push(`${at} (string)`);
+  for (const [key, child] of Object.entries(schema.properties ?? {}))
+    found.push(...unbounded(child as JsonSchema, `${at}/${key}`, seen));
   if (schema.items) found.push(...unbounded(schema.items, `${at}/*`, seen));
-  if (schema.additionalProperties && typeof schema.additionalProperties === 'object') found.push(...unbounded(schema.additionalProperties, `${at}/{key}`, seen));
-  for (const option of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) found.push(...unbounded(option, at, seen));
+  if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
+    found.push(...unbounded(schema.additionalProperties, `${at}/{key}`, seen));
+  for (const option of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])])
+    found.push(...unbounded(option, at, seen));
   return found;
 }
 
@@ -69,7 +85,12 @@ function send(route: { method: string; path: string; security: string }, bytes: 
   if (route.security === 'consoleSession' && path.startsWith('/api/provider/')) {
     return call(path, { method, body: bytes, headers: { Cookie: `egw_session=${expert.cookie}`, Origin: ORIGIN } });
   }
-  if (route.security === 'public') return call(path, { method, body: bytes, headers: { Origin: SITE, 'CF-Connecting-IP': `198.51.100.${Math.floor(Math.random() * 200)}` } });
+  if (route.security === 'public')
+    return call(path, {
+      method,
+      body: bytes,
+      headers: { Origin: SITE, 'CF-Connecting-IP': `198.51.100.${Math.floor(Math.random() * 200)}` },
+    });
   return call(path, { method, body: bytes, token: route.security === 'admin' ? ADMIN_TOKEN : tenant.token });
 }
 
@@ -96,22 +117,45 @@ describe('every JSON route treats odd input alike', () => {
       const response = await send(route, encode('{"name":"\\ud800 broken","nested":{"list":["ok","\\udc00"]}}'));
       const text = await response.text();
       expect(response.status, `${route.route}: ${text}`).toBe(422);
-      expect(JSON.parse(text).errors, route.route).toEqual([{ pointer: '/name', detail: expect.stringContaining('lone UTF-16 surrogate') }]);
+      expect(JSON.parse(text).errors, route.route).toEqual([
+        { pointer: '/name', detail: expect.stringContaining('lone UTF-16 surrogate') },
+      ]);
     }
   });
 
   it('a well-formed surrogate pair (an emoji) is text, and is kept', async () => {
-    const profile = await json(await sessionCall(expert.cookie, '/api/provider/profile', { body: { headline: 'Payroll 🧾 and VAT' } }));
+    const profile = await json(
+      await sessionCall(expert.cookie, '/api/provider/profile', { body: { headline: 'Payroll 🧾 and VAT' } }),
+    );
     expect(profile.headline).toBe('Payroll 🧾 and VAT');
   });
 
   it('10,000 duplicate event types are refused; a few duplicates are kept once', async () => {
-    const many = await call('/api/admin/webhooks', { token: ADMIN_TOKEN, body: { workspace_id: tenant.workspaceId, url: 'https://hooks.example.com/in', event_types: Array(10_000).fill('lead.created') } });
+    const many = await call('/api/admin/webhooks', {
+      token: ADMIN_TOKEN,
+      body: {
+        workspace_id: tenant.workspaceId,
+        url: 'https://hooks.example.com/in',
+        event_types: Array(10_000).fill('lead.created'),
+      },
+    });
     const problem = await expectProblem(many, 422, 'validation_failed');
     expect(problem.errors[0].pointer).toBe('/event_types');
-    const few = await json(await call('/api/admin/webhooks', { token: ADMIN_TOKEN, body: { workspace_id: tenant.workspaceId, url: 'https://hooks.example.com/in', event_types: ['lead.created', 'lead.created', 'lead.claimed'] } }));
+    const few = await json(
+      await call('/api/admin/webhooks', {
+        token: ADMIN_TOKEN,
+        body: {
+          workspace_id: tenant.workspaceId,
+          url: 'https://hooks.example.com/in',
+          event_types: ['lead.created', 'lead.created', 'lead.claimed'],
+        },
+      }),
+    );
     expect(few.event_types).toEqual(['lead.created', 'lead.claimed']);
-    const scopes = await call('/api/admin/api-keys', { token: ADMIN_TOKEN, body: { workspace_id: tenant.workspaceId, name: 'k', scopes: Array(100).fill('execute') } });
+    const scopes = await call('/api/admin/api-keys', {
+      token: ADMIN_TOKEN,
+      body: { workspace_id: tenant.workspaceId, name: 'k', scopes: Array(100).fill('execute') },
+    });
     await expectProblem(scopes, 422, 'validation_failed');
   });
 });

@@ -35,7 +35,9 @@ describe('rate limit per key', () => {
     const tenant = await createTenant({ rate_limit_per_minute: 1 });
     expect((await execute(tenant.token, executeBody())).status).toBe(200);
     await expectProblem(await execute(tenant.token, executeBody()), 429, 'rate_limited');
-    await env.DB.prepare('UPDATE rate_limit_windows SET window_start = window_start - 60000 WHERE key_id = ?').bind(tenant.keyId).run();
+    await env.DB.prepare('UPDATE rate_limit_windows SET window_start = window_start - 60000 WHERE key_id = ?')
+      .bind(tenant.keyId)
+      .run();
     expect((await execute(tenant.token, executeBody())).status).toBe(200);
   });
 
@@ -51,12 +53,16 @@ describe('monthly quota per key', () => {
   it('charges appear in usage_applications and exhaustion gives 429 quota_exceeded', async () => {
     const tenant = await createTenant({ monthly_quota: 2 });
     const first = await json(await execute(tenant.token, executeBody()));
-    expect(first.usage_applications).toEqual([{ meter: 'executions', quantity: 1, unit: 'execution', limit: 2, remaining: 1, source: 'platform' }]);
+    expect(first.usage_applications).toEqual([
+      { meter: 'executions', quantity: 1, unit: 'execution', limit: 2, remaining: 1, source: 'platform' },
+    ]);
     const second = await json(await execute(tenant.token, executeBody()));
     expect(second.usage_applications[0].remaining).toBe(0);
     await expectProblem(await execute(tenant.token, executeBody()), 429, 'quota_exceeded');
     expect(await countRows('executions', tenant.workspaceId)).toBe(2);
-    const meter = await env.DB.prepare('SELECT used, quota FROM usage_meters WHERE key_id = ?').bind(tenant.keyId).first();
+    const meter = await env.DB.prepare('SELECT used, quota FROM usage_meters WHERE key_id = ?')
+      .bind(tenant.keyId)
+      .first();
     expect(meter).toEqual({ used: 2, quota: 2 });
   });
 
@@ -65,8 +71,11 @@ describe('monthly quota per key', () => {
     const responses = await Promise.all(Array.from({ length: 8 }, () => execute(tenant.token, executeBody())));
     const ok = responses.filter((response) => response.status === 200);
     expect(ok).toHaveLength(3);
-    for (const response of responses.filter((r) => r.status !== 200)) await expectProblem(response, 429, 'quota_exceeded');
-    const remaining = (await Promise.all(ok.map((response) => json(response)))).map((e) => e.usage_applications[0].remaining).sort();
+    for (const response of responses.filter((r) => r.status !== 200))
+      await expectProblem(response, 429, 'quota_exceeded');
+    const remaining = (await Promise.all(ok.map((response) => json(response))))
+      .map((e) => e.usage_applications[0].remaining)
+      .sort();
     expect(remaining).toEqual([0, 1, 2]);
     expect(await countRows('executions', tenant.workspaceId)).toBe(3);
     expect(await countRows('demands', tenant.workspaceId)).toBe(3);
@@ -75,7 +84,9 @@ describe('monthly quota per key', () => {
   it('a key without a quota is still metered, without limit or remaining', async () => {
     const tenant = await createTenant();
     const envelope = await json(await execute(tenant.token, executeBody()));
-    expect(envelope.usage_applications).toEqual([{ meter: 'executions', quantity: 1, unit: 'execution', source: 'platform' }]);
+    expect(envelope.usage_applications).toEqual([
+      { meter: 'executions', quantity: 1, unit: 'execution', source: 'platform' },
+    ]);
   });
 
   it('a quota of 0 refuses at once', async () => {

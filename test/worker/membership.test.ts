@@ -5,21 +5,36 @@ import { getPage, postForm, signUpOwner, signUpUser } from './console-helpers';
 type Owner = Awaited<ReturnType<typeof signUpOwner>>;
 
 async function createChannelAs(owner: Owner, name = 'Site') {
-  const response = await postForm(`/integrations/channels?ws=${owner.workspaceId}`, { name, domain: 'consultation', allowed_origins: 'https://www.example.com' }, { cookie: owner.cookie });
+  const response = await postForm(
+    `/integrations/channels?ws=${owner.workspaceId}`,
+    { name, domain: 'consultation', allowed_origins: 'https://www.example.com' },
+    { cookie: owner.cookie },
+  );
   expect(response.status).toBe(303);
   return new URL(response.headers.get('Location')!, 'http://x').pathname.split('/').pop()!;
 }
 
-function sessionApi(owner: { cookie: string }, path: string, init: { method?: string; workspaceId?: string; body?: unknown } = {}) {
+function sessionApi(
+  owner: { cookie: string },
+  path: string,
+  init: { method?: string; workspaceId?: string; body?: unknown } = {},
+) {
   const headers: Record<string, string> = { Cookie: `egw_session=${owner.cookie}`, Origin: 'http://gateway.test' };
   if (init.workspaceId) headers['X-Workspace-Id'] = init.workspaceId;
   if (init.body) headers['Content-Type'] = 'application/json';
-  return SELF.fetch(`http://gateway.test${path}`, { method: init.method ?? 'GET', headers, body: init.body ? JSON.stringify(init.body) : undefined });
+  return SELF.fetch(`http://gateway.test${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body ? JSON.stringify(init.body) : undefined,
+  });
 }
 
 const greetingOf = async (channelKey: string) =>
-  JSON.parse((await env.DB.prepare('SELECT widget_config FROM channels WHERE channel_key = ?').bind(channelKey).first<{ widget_config: string }>())!.widget_config)
-    .copy.greeting as string;
+  JSON.parse(
+    (await env.DB.prepare('SELECT widget_config FROM channels WHERE channel_key = ?')
+      .bind(channelKey)
+      .first<{ widget_config: string }>())!.widget_config,
+  ).copy.greeting as string;
 
 describe('tenant isolation: a member of workspace A cannot read or change B', () => {
   let a: Owner;
@@ -45,19 +60,39 @@ describe('tenant isolation: a member of workspace A cannot read or change B', ()
   it('A cannot change B’s channel through console forms', async () => {
     const before = await greetingOf(channelB);
     for (const ws of [a.workspaceId, b.workspaceId]) {
-      const response = await postForm(`/integrations/channels/${channelB}/widget?ws=${ws}`, { 'copy.greeting': 'Owned by A' }, { cookie: a.cookie });
+      const response = await postForm(
+        `/integrations/channels/${channelB}/widget?ws=${ws}`,
+        { 'copy.greeting': 'Owned by A' },
+        { cookie: a.cookie },
+      );
       expect(response.status).toBe(404);
-      expect((await postForm(`/integrations/channels/${channelB}/status?ws=${ws}`, { status: 'disabled' }, { cookie: a.cookie })).status).toBe(404);
+      expect(
+        (
+          await postForm(
+            `/integrations/channels/${channelB}/status?ws=${ws}`,
+            { status: 'disabled' },
+            { cookie: a.cookie },
+          )
+        ).status,
+      ).toBe(404);
     }
     expect(await greetingOf(channelB)).toBe(before);
-    const status = await env.DB.prepare('SELECT status FROM channels WHERE channel_key = ?').bind(channelB).first<{ status: string }>();
+    const status = await env.DB.prepare('SELECT status FROM channels WHERE channel_key = ?')
+      .bind(channelB)
+      .first<{ status: string }>();
     expect(status?.status).toBe('active');
   });
 
   it('the channel API with A’s session: B’s workspace and channel are 404', async () => {
     expect((await sessionApi(a, '/api/integrations/channels', { workspaceId: b.workspaceId })).status).toBe(404);
-    expect((await sessionApi(a, `/api/integrations/channels/${channelB}`, { workspaceId: a.workspaceId })).status).toBe(404);
-    const patch = await sessionApi(a, `/api/integrations/channels/${channelB}`, { method: 'PATCH', workspaceId: a.workspaceId, body: { status: 'disabled' } });
+    expect((await sessionApi(a, `/api/integrations/channels/${channelB}`, { workspaceId: a.workspaceId })).status).toBe(
+      404,
+    );
+    const patch = await sessionApi(a, `/api/integrations/channels/${channelB}`, {
+      method: 'PATCH',
+      workspaceId: a.workspaceId,
+      body: { status: 'disabled' },
+    });
     expect(patch.status).toBe(404);
     const mine = await sessionApi(a, '/api/integrations/channels', { workspaceId: a.workspaceId });
     expect(mine.status).toBe(200);
@@ -78,7 +113,11 @@ async function invitationIds(cookie: string): Promise<string[]> {
 }
 
 async function inviteAndAccept(owner: Owner, invitee: { email: string; cookie: string }, role: string) {
-  const invited = await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: invitee.email, role }, { cookie: owner.cookie });
+  const invited = await postForm(
+    `/integrations/team/invite?ws=${owner.workspaceId}`,
+    { email: invitee.email, role },
+    { cookie: owner.cookie },
+  );
   expect(invited.status).toBe(303);
   const [id] = await invitationIds(invitee.cookie);
   expect(id).toBeDefined();
@@ -95,36 +134,96 @@ describe('membership roles', () => {
 
     // A member sees the workspace but cannot change channels or the team.
     expect((await getPage(`/integrations?ws=${owner.workspaceId}`, colleague.cookie)).status).toBe(200);
-    expect((await postForm(`/integrations/channels?ws=${owner.workspaceId}`, { name: 'Nope', domain: 'consultation' }, { cookie: colleague.cookie })).status).toBe(403);
-    expect((await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: owner.email, role: 'owner' }, { cookie: colleague.cookie })).status).toBe(403);
+    expect(
+      (
+        await postForm(
+          `/integrations/channels?ws=${owner.workspaceId}`,
+          { name: 'Nope', domain: 'consultation' },
+          { cookie: colleague.cookie },
+        )
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await postForm(
+          `/integrations/team/invite?ws=${owner.workspaceId}`,
+          { email: owner.email, role: 'owner' },
+          { cookie: colleague.cookie },
+        )
+      ).status,
+    ).toBe(403);
 
-    const colleagueId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(colleague.email).first<{ id: string }>())!.id;
-    expect((await postForm(`/integrations/team/${colleagueId}/role?ws=${owner.workspaceId}`, { role: 'admin' }, { cookie: owner.cookie })).status).toBe(303);
-    expect((await postForm(`/integrations/channels?ws=${owner.workspaceId}`, { name: 'By admin', domain: 'consultation' }, { cookie: colleague.cookie })).status).toBe(303);
+    const colleagueId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?')
+      .bind(colleague.email)
+      .first<{ id: string }>())!.id;
+    expect(
+      (
+        await postForm(
+          `/integrations/team/${colleagueId}/role?ws=${owner.workspaceId}`,
+          { role: 'admin' },
+          { cookie: owner.cookie },
+        )
+      ).status,
+    ).toBe(303);
+    expect(
+      (
+        await postForm(
+          `/integrations/channels?ws=${owner.workspaceId}`,
+          { name: 'By admin', domain: 'consultation' },
+          { cookie: colleague.cookie },
+        )
+      ).status,
+    ).toBe(303);
 
-    expect((await postForm(`/integrations/team/${colleagueId}/remove?ws=${owner.workspaceId}`, {}, { cookie: owner.cookie })).status).toBe(303);
+    expect(
+      (await postForm(`/integrations/team/${colleagueId}/remove?ws=${owner.workspaceId}`, {}, { cookie: owner.cookie }))
+        .status,
+    ).toBe(303);
     expect((await getPage(`/integrations?ws=${owner.workspaceId}`, colleague.cookie)).status).toBe(404);
   });
 
   it('the last owner can be neither demoted nor removed', async () => {
     const owner = await signUpOwner();
-    const ownerId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(owner.email).first<{ id: string }>())!.id;
-    const demote = await postForm(`/integrations/team/${ownerId}/role?ws=${owner.workspaceId}`, { role: 'member' }, { cookie: owner.cookie });
+    const ownerId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?')
+      .bind(owner.email)
+      .first<{ id: string }>())!.id;
+    const demote = await postForm(
+      `/integrations/team/${ownerId}/role?ws=${owner.workspaceId}`,
+      { role: 'member' },
+      { cookie: owner.cookie },
+    );
     expect(demote.status).toBe(409);
     expect(await demote.text()).toContain('at least one owner');
-    expect((await postForm(`/integrations/team/${ownerId}/remove?ws=${owner.workspaceId}`, {}, { cookie: owner.cookie })).status).toBe(409);
+    expect(
+      (await postForm(`/integrations/team/${ownerId}/remove?ws=${owner.workspaceId}`, {}, { cookie: owner.cookie }))
+        .status,
+    ).toBe(409);
 
     // With a second owner, the first may step down.
     const second = await signUpUser('business');
     await inviteAndAccept(owner, second, 'owner');
-    expect((await postForm(`/integrations/team/${ownerId}/role?ws=${owner.workspaceId}`, { role: 'member' }, { cookie: owner.cookie })).status).toBe(303);
-    const roles = await env.DB.prepare('SELECT role FROM memberships WHERE workspace_id = ? ORDER BY role').bind(owner.workspaceId).all<{ role: string }>();
+    expect(
+      (
+        await postForm(
+          `/integrations/team/${ownerId}/role?ws=${owner.workspaceId}`,
+          { role: 'member' },
+          { cookie: owner.cookie },
+        )
+      ).status,
+    ).toBe(303);
+    const roles = await env.DB.prepare('SELECT role FROM memberships WHERE workspace_id = ? ORDER BY role')
+      .bind(owner.workspaceId)
+      .all<{ role: string }>();
     expect(roles.results.map((row) => row.role)).toEqual(['member', 'owner']);
   });
 
   it('inviting an existing member is explained, not an error page', async () => {
     const owner = await signUpOwner();
-    const self = await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: owner.email, role: 'member' }, { cookie: owner.cookie });
+    const self = await postForm(
+      `/integrations/team/invite?ws=${owner.workspaceId}`,
+      { email: owner.email, role: 'member' },
+      { cookie: owner.cookie },
+    );
     expect(self.status).toBe(409);
     expect(await self.text()).toContain('already a member');
   });
@@ -134,7 +233,11 @@ describe('invitations need the invitee’s consent', () => {
   it('an invited user is not a member until they accept; the invitation shows on the team page meanwhile', async () => {
     const owner = await signUpOwner();
     const invitee = await signUpUser('business');
-    const invited = await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: invitee.email, role: 'admin' }, { cookie: owner.cookie });
+    const invited = await postForm(
+      `/integrations/team/invite?ws=${owner.workspaceId}`,
+      { email: invitee.email, role: 'admin' },
+      { cookie: owner.cookie },
+    );
     expect(invited.status).toBe(303);
     expect(invited.headers.get('Location')).toContain('notice=invited');
     expect((await getPage(`/integrations?ws=${owner.workspaceId}`, invitee.cookie)).status).toBe(404);
@@ -142,11 +245,15 @@ describe('invitations need the invitee’s consent', () => {
     expect(team).toContain('Open invitations');
     expect(team).toContain(invitee.email);
     // The invitee sees it where they land.
-    expect(await (await getPage('/onboarding/workspace', invitee.cookie)).text()).toContain('an invitation to join a workspace');
+    expect(await (await getPage('/onboarding/workspace', invitee.cookie)).text()).toContain(
+      'an invitation to join a workspace',
+    );
     const [id] = await invitationIds(invitee.cookie);
     const accepted = await postForm(`/invitations/${id}/accept`, {}, { cookie: invitee.cookie });
     expect(accepted.headers.get('Location')).toBe(`/integrations?ws=${owner.workspaceId}&notice=accepted`);
-    const membership = await env.DB.prepare('SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ? AND m.workspace_id = ?')
+    const membership = await env.DB.prepare(
+      'SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ? AND m.workspace_id = ?',
+    )
       .bind(invitee.email, owner.workspaceId)
       .first();
     expect(membership).toEqual({ role: 'admin' });
@@ -160,12 +267,20 @@ describe('invitations need the invitee’s consent', () => {
     const unknownEmail = `later.${Date.now()}@example.com`;
     const answers = [];
     for (const email of [known.email, unknownEmail]) {
-      const response = await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email, role: 'member' }, { cookie: owner.cookie });
+      const response = await postForm(
+        `/integrations/team/invite?ws=${owner.workspaceId}`,
+        { email, role: 'member' },
+        { cookie: owner.cookie },
+      );
       answers.push({ status: response.status, location: response.headers.get('Location') });
     }
     expect(answers[0]).toEqual(answers[1]);
     // The address signs up later, and finds the invitation.
-    const signUp = await postForm('/auth/sign-up', { email: unknownEmail, password: 'correct horse battery staple', role: 'business' });
+    const signUp = await postForm('/auth/sign-up', {
+      email: unknownEmail,
+      password: 'correct horse battery staple',
+      role: 'business',
+    });
     const cookie = /egw_session=([^;]+)/.exec(signUp.headers.get('Set-Cookie') ?? '')![1]!;
     const [id] = await invitationIds(cookie);
     expect(id).toMatch(/^inv_/);
@@ -177,7 +292,11 @@ describe('invitations need the invitee’s consent', () => {
     const owner = await signUpOwner();
     const invitee = await signUpUser('business');
     const stranger = await signUpUser('business');
-    await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: invitee.email, role: 'member' }, { cookie: owner.cookie });
+    await postForm(
+      `/integrations/team/invite?ws=${owner.workspaceId}`,
+      { email: invitee.email, role: 'member' },
+      { cookie: owner.cookie },
+    );
     const [id] = await invitationIds(invitee.cookie);
     expect(await invitationIds(stranger.cookie)).toEqual([]);
     expect((await postForm(`/invitations/${id}/accept`, {}, { cookie: stranger.cookie })).status).toBe(404);
@@ -187,17 +306,37 @@ describe('invitations need the invitee’s consent', () => {
     expect((await postForm(`/invitations/${id}/accept`, {}, { cookie: invitee.cookie })).status).toBe(404);
 
     // Revoked by the owner: gone.
-    await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: invitee.email, role: 'member' }, { cookie: owner.cookie });
+    await postForm(
+      `/integrations/team/invite?ws=${owner.workspaceId}`,
+      { email: invitee.email, role: 'member' },
+      { cookie: owner.cookie },
+    );
     const [second] = await invitationIds(invitee.cookie);
-    expect((await postForm(`/integrations/team/invitations/${second}/revoke?ws=${owner.workspaceId}`, {}, { cookie: owner.cookie })).status).toBe(303);
+    expect(
+      (
+        await postForm(
+          `/integrations/team/invitations/${second}/revoke?ws=${owner.workspaceId}`,
+          {},
+          { cookie: owner.cookie },
+        )
+      ).status,
+    ).toBe(303);
     expect((await postForm(`/invitations/${second}/accept`, {}, { cookie: invitee.cookie })).status).toBe(404);
 
     // Expired after 7 days: gone.
-    await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: invitee.email, role: 'member' }, { cookie: owner.cookie });
+    await postForm(
+      `/integrations/team/invite?ws=${owner.workspaceId}`,
+      { email: invitee.email, role: 'member' },
+      { cookie: owner.cookie },
+    );
     const [third] = await invitationIds(invitee.cookie);
-    const expiresAt = (await env.DB.prepare('SELECT expires_at, created_at FROM invitations WHERE id = ?').bind(third).first<{ expires_at: number; created_at: number }>())!;
+    const expiresAt = (await env.DB.prepare('SELECT expires_at, created_at FROM invitations WHERE id = ?')
+      .bind(third)
+      .first<{ expires_at: number; created_at: number }>())!;
     expect(expiresAt.expires_at - expiresAt.created_at).toBe(7 * 24 * 60 * 60 * 1000);
-    await env.DB.prepare('UPDATE invitations SET expires_at = ? WHERE id = ?').bind(Date.now() - 1, third).run();
+    await env.DB.prepare('UPDATE invitations SET expires_at = ? WHERE id = ?')
+      .bind(Date.now() - 1, third)
+      .run();
     expect(await invitationIds(invitee.cookie)).toEqual([]);
     expect((await postForm(`/invitations/${third}/accept`, {}, { cookie: invitee.cookie })).status).toBe(404);
     expect((await getPage(`/integrations?ws=${owner.workspaceId}`, invitee.cookie)).status).toBe(404);
@@ -207,10 +346,30 @@ describe('invitations need the invitee’s consent', () => {
     const owner = await signUpOwner();
     const other = await signUpOwner();
     const invitee = await signUpUser('business');
-    await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: invitee.email, role: 'member' }, { cookie: owner.cookie });
+    await postForm(
+      `/integrations/team/invite?ws=${owner.workspaceId}`,
+      { email: invitee.email, role: 'member' },
+      { cookie: owner.cookie },
+    );
     const [id] = await invitationIds(invitee.cookie);
-    expect((await postForm(`/integrations/team/invitations/${id}/revoke?ws=${other.workspaceId}`, {}, { cookie: other.cookie })).status).toBe(404);
-    expect((await postForm(`/integrations/team/invitations/${id}/revoke?ws=${owner.workspaceId}`, {}, { cookie: other.cookie })).status).toBe(404);
+    expect(
+      (
+        await postForm(
+          `/integrations/team/invitations/${id}/revoke?ws=${other.workspaceId}`,
+          {},
+          { cookie: other.cookie },
+        )
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await postForm(
+          `/integrations/team/invitations/${id}/revoke?ws=${owner.workspaceId}`,
+          {},
+          { cookie: other.cookie },
+        )
+      ).status,
+    ).toBe(404);
     expect(await invitationIds(invitee.cookie)).toEqual([id]);
   });
 });
@@ -221,9 +380,15 @@ describe('the console pages', () => {
     const integrations = await getPage('/integrations', user.cookie);
     expect(integrations.status).toBe(303);
     expect(integrations.headers.get('Location')).toBe('/onboarding/workspace');
-    const response = await postForm('/onboarding/workspace', { organization_name: 'Acme', workspace_name: 'Production' }, { cookie: user.cookie });
+    const response = await postForm(
+      '/onboarding/workspace',
+      { organization_name: 'Acme', workspace_name: 'Production' },
+      { cookie: user.cookie },
+    );
     const ws = new URL(response.headers.get('Location')!, 'http://x').searchParams.get('ws');
-    const membership = await env.DB.prepare('SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ? AND m.workspace_id = ?')
+    const membership = await env.DB.prepare(
+      'SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ? AND m.workspace_id = ?',
+    )
       .bind(user.email, ws)
       .first();
     expect(membership).toEqual({ role: 'owner' });
@@ -236,10 +401,15 @@ describe('the console pages', () => {
     const intake = await SELF.fetch(`http://gateway.test/api/public/widget/${channelKey}/intake`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Origin: 'https://www.example.com' },
-      body: JSON.stringify({ message: { text: hostile }, attribution: { source_site: 'https://www.example.com', campaign: { utm_source: 'ads' } } }),
+      body: JSON.stringify({
+        message: { text: hostile },
+        attribution: { source_site: 'https://www.example.com', campaign: { utm_source: 'ads' } },
+      }),
     });
     expect(intake.status).toBe(200);
-    const page = await (await getPage(`/integrations/channels/${channelKey}?ws=${owner.workspaceId}`, owner.cookie)).text();
+    const page = await (
+      await getPage(`/integrations/channels/${channelKey}?ws=${owner.workspaceId}`, owner.cookie)
+    ).text();
     expect(page).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(page).not.toContain(hostile);
     expect(page).toContain('source: ads');
@@ -264,7 +434,11 @@ describe('the console pages', () => {
 describe('switching workspaces', () => {
   it('lists every workspace the user belongs to and shows the one chosen', async () => {
     const owner = await signUpOwner();
-    const second = await postForm('/onboarding/workspace', { organization_name: 'Second Org', workspace_name: 'Staging' }, { cookie: owner.cookie });
+    const second = await postForm(
+      '/onboarding/workspace',
+      { organization_name: 'Second Org', workspace_name: 'Staging' },
+      { cookie: owner.cookie },
+    );
     const secondId = new URL(second.headers.get('Location')!, 'http://x').searchParams.get('ws')!;
     const page = await (await getPage(`/integrations?ws=${secondId}`, owner.cookie)).text();
     expect(page).toContain(`<option value="${owner.workspaceId}">Owner Org / Production</option>`);

@@ -33,7 +33,9 @@ describe('the public OpenAPI description', () => {
     expect(requestSchema.required.sort()).toEqual(['domain', 'execution_mode', 'required_scopes']);
     expect(requestSchema.additionalProperties).toBe(false);
     expect(requestSchema.properties.execution_mode).toMatchObject({ type: 'string', enum: ['sync'] });
-    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '413', '415', '422', '429']));
+    expect(Object.keys(operation.responses)).toEqual(
+      expect.arrayContaining(['200', '401', '403', '413', '415', '422', '429']),
+    );
   });
 
   it('lists /healthz as public', async () => {
@@ -45,7 +47,9 @@ describe('the public OpenAPI description', () => {
     const document = await json(await call('/openapi.json'));
     const documented = new Set(Object.keys(document.paths));
     const served = app.routes
-      .filter((route) => route.method !== 'ALL' && route.path.startsWith('/api/') && !route.path.startsWith('/api/admin/'))
+      .filter(
+        (route) => route.method !== 'ALL' && route.path.startsWith('/api/') && !route.path.startsWith('/api/admin/'),
+      )
       .map((route) => toOpenApiPath(route.path));
     expect(served.length).toBeGreaterThan(0);
     for (const path of served) expect(documented, `${path} is served but not documented`).toContain(path);
@@ -70,15 +74,28 @@ describe('documented request examples', () => {
     const { createTenant } = await import('./helpers');
     const tenant = await createTenant({ scopes: ['execute', 'channels:read', 'channels:write'] });
     const channel = await json(
-      await call('/api/integrations/channels', { token: tenant.token, body: { name: 'Examples', domain: 'consultation' } }),
+      await call('/api/integrations/channels', {
+        token: tenant.token,
+        body: { name: 'Examples', domain: 'consultation' },
+      }),
     );
     // Console-session routes: a fresh provider for the profile, an active expert with a claimed lead for the workbench.
     const { createActiveExpert, sessionCall, signUpProvider, visitorSays } = await import('./provider-helpers');
     const expert = await createActiveExpert();
     const newcomer = await signUpProvider();
-    const visitorChannel = await json(await call('/api/integrations/channels', { token: tenant.token, body: { name: 'Leads', domain: 'consultation', allowed_origins: ['https://shop.example.com'] } }));
-    const lead = await visitorSays(visitorChannel.channel_key, { message: { text: 'A lead for the documented examples.' } });
-    expect((await sessionCall(expert.cookie, `/api/provider/workbench/leads/${lead.lead_id}/claim`, { method: 'POST' })).status).toBe(200);
+    const visitorChannel = await json(
+      await call('/api/integrations/channels', {
+        token: tenant.token,
+        body: { name: 'Leads', domain: 'consultation', allowed_origins: ['https://shop.example.com'] },
+      }),
+    );
+    const lead = await visitorSays(visitorChannel.channel_key, {
+      message: { text: 'A lead for the documented examples.' },
+    });
+    expect(
+      (await sessionCall(expert.cookie, `/api/provider/workbench/leads/${lead.lead_id}/claim`, { method: 'POST' }))
+        .status,
+    ).toBe(200);
     const document = await json(await call('/openapi.json'));
     let tried = 0;
     for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
@@ -86,13 +103,24 @@ describe('documented request examples', () => {
         const example = operation.requestBody?.content?.['application/json']?.example;
         if (example === undefined) continue;
         tried += 1;
-        const schemes = (operation.security ?? []).flatMap((requirement: Record<string, unknown>) => Object.keys(requirement));
-        const filled = path.replace(/\{(channelKey|channel_key)\}/g, channel.channel_key).replace('{leadId}', lead.lead_id);
+        const schemes = (operation.security ?? []).flatMap((requirement: Record<string, unknown>) =>
+          Object.keys(requirement),
+        );
+        const filled = path
+          .replace(/\{(channelKey|channel_key)\}/g, channel.channel_key)
+          .replace('{leadId}', lead.lead_id);
         const response = schemes.includes('bearerAuth')
           ? await call(filled, { method: method.toUpperCase(), token: tenant.token, body: example })
           : schemes.includes('consoleSession')
-            ? await sessionCall(path.includes('/workbench/') ? expert.cookie : newcomer.cookie, filled, { method: method.toUpperCase(), body: example })
-            : await call(filled, { method: method.toUpperCase(), headers: { Origin: 'http://gateway.test' }, body: example });
+            ? await sessionCall(path.includes('/workbench/') ? expert.cookie : newcomer.cookie, filled, {
+                method: method.toUpperCase(),
+                body: example,
+              })
+            : await call(filled, {
+                method: method.toUpperCase(),
+                headers: { Origin: 'http://gateway.test' },
+                body: example,
+              });
         expect(response.status, `${method.toUpperCase()} ${path}: ${await response.clone().text()}`).toBeLessThan(300);
       }
     }
@@ -104,6 +132,8 @@ describe('documented request examples', () => {
     expect(html).toContain('curl -s -X PATCH http://gateway.test/api/integrations/channels/ch_demo');
     expect(html).toContain('{&quot;name&quot;:&quot;Main website&quot;');
     expect(html).toContain('-H &quot;Origin: http://gateway.test&quot;');
-    expect(html).toMatch(/curl -s http:\/\/gateway.test\/api\/integrations\/channels \\\n {2}-H &quot;Authorization: Bearer \$EGW_API_KEY&quot;<\/code>/);
+    expect(html).toMatch(
+      /curl -s http:\/\/gateway.test\/api\/integrations\/channels \\\n {2}-H &quot;Authorization: Bearer \$EGW_API_KEY&quot;<\/code>/,
+    );
   });
 });

@@ -4,13 +4,19 @@ import { call, createTenant, expectStrictPageHeaders, json } from './helpers';
 
 async function channelFor(widget: Record<string, unknown> = {}) {
   const tenant = await createTenant({ scopes: ['channels:write', 'channels:read'] });
-  const response = await call('/api/integrations/channels', { token: tenant.token, body: { name: 'Site', domain: 'consultation', widget } });
+  const response = await call('/api/integrations/channels', {
+    token: tenant.token,
+    body: { name: 'Site', domain: 'consultation', widget },
+  });
   return { tenant, channel: await json(response) };
 }
 
 describe('the hosted inbox page', () => {
   it('renders the channel’s branding with a strict CSP and the config as an inert JSON block', async () => {
-    const { channel } = await channelFor({ brand: { name: 'Bob </script><script>alert(1)</script>' }, copy: { title: 'Talk to Bob' } });
+    const { channel } = await channelFor({
+      brand: { name: 'Bob </script><script>alert(1)</script>' },
+      copy: { title: 'Talk to Bob' },
+    });
     const response = await call(`/widget/${channel.channel_key}`);
     expect(response.status).toBe(200);
     expectStrictPageHeaders(response);
@@ -29,7 +35,11 @@ describe('the hosted inbox page', () => {
     expect(unknown.status).toBe(404);
     expect(await unknown.text()).toContain('This chat is not available');
     const { tenant, channel } = await channelFor();
-    await call(`/api/integrations/channels/${channel.channel_key}`, { method: 'PATCH', token: tenant.token, body: { status: 'disabled' } });
+    await call(`/api/integrations/channels/${channel.channel_key}`, {
+      method: 'PATCH',
+      token: tenant.token,
+      body: { status: 'disabled' },
+    });
     expect((await call(`/widget/${channel.channel_key}`)).status).toBe(404);
   });
 });
@@ -51,4 +61,3 @@ describe('the /demo page', () => {
     );
   });
 });
-

@@ -14,14 +14,23 @@ let token: string;
 beforeAll(async () => {
   const tenant = await createTenant({ scopes: ['channels:read', 'channels:write'] });
   token = tenant.token;
-  const created = await json(await call('/api/integrations/channels', { token, body: { name: 'Site', domain: 'consultation', allowed_origins: ['https://shop.example.com'] } }));
+  const created = await json(
+    await call('/api/integrations/channels', {
+      token,
+      body: { name: 'Site', domain: 'consultation', allowed_origins: ['https://shop.example.com'] },
+    }),
+  );
   channelKey = created.channel_key;
 });
 
 /** The Worker with other settings, as a deployment with separate hostnames would run it. */
 async function fetchWith(vars: Record<string, string>, url: string, init: RequestInit = {}) {
   const context = createExecutionContext();
-  const response = await worker.fetch(new Request(url, init) as Parameters<typeof worker.fetch>[0], { ...env, ...vars }, context);
+  const response = await worker.fetch(
+    new Request(url, init) as Parameters<typeof worker.fetch>[0],
+    { ...env, ...vars },
+    context,
+  );
   await waitOnExecutionContext(context);
   return response;
 }
@@ -63,7 +72,11 @@ describe('with BASE_URL and CONSOLE_URL set', () => {
     expect(config.provider_entry.url).toBe(`https://console.example.com/auth/sign-up?role=provider&ref=${channelKey}`);
     expect(response.headers.get('Cache-Control')).toMatch(/^public, max-age=60/);
 
-    const channel = await json(await fetchWith(vars, `http://attacker.test/api/integrations/channels/${channelKey}`, { headers: { Authorization: `Bearer ${token}` } }));
+    const channel = await json(
+      await fetchWith(vars, `http://attacker.test/api/integrations/channels/${channelKey}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      }),
+    );
     expect(channel.snippet).toContain('src="https://console.example.com/embed/widget.js"');
     expect(channel.snippet).toContain('data-console-origin="https://console.example.com"');
     expect(channel.hosted_inbox_url).toBe(`https://console.example.com/widget/${channelKey}`);
@@ -71,7 +84,13 @@ describe('with BASE_URL and CONSOLE_URL set', () => {
     const openapi = await json(await fetchWith(vars, 'http://attacker.test/openapi.json'));
     expect(openapi.servers).toEqual([{ url: 'https://api.example.com' }]);
 
-    const problem = await json(await fetchWith(vars, 'http://attacker.test/api/execute', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }));
+    const problem = await json(
+      await fetchWith(vars, 'http://attacker.test/api/execute', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      }),
+    );
     expect(problem.type).toBe('https://api.example.com/docs#error-missing_credentials');
 
     const docs = await (await fetchWith(vars, 'http://attacker.test/docs')).text();

@@ -8,10 +8,18 @@ import { getPage, postForm } from './console-helpers';
 import { completeProfile, review, sessionCall, signUpProvider, type TestProvider } from './provider-helpers';
 
 type Kind = 'expert' | 'robot';
-type State = 'registered' | 'profile_incomplete' | 'pending_review' | 'active' | 'suspended' | 'rejected_after_approval';
+type State =
+  | 'registered'
+  | 'profile_incomplete'
+  | 'pending_review'
+  | 'active'
+  | 'suspended'
+  | 'rejected_after_approval';
 
 const profileOf = (kind: Kind) =>
-  kind === 'robot' ? { ...completeProfile({ kind: 'robot' }), endpoint_url: 'https://robot-gate.example.com/run' } : completeProfile({ kind: 'expert' });
+  kind === 'robot'
+    ? { ...completeProfile({ kind: 'robot' }), endpoint_url: 'https://robot-gate.example.com/run' }
+    : completeProfile({ kind: 'expert' });
 
 /** A provider of a kind, brought to a state through the real transitions. */
 async function providerIn(kind: Kind, state: State): Promise<TestProvider> {
@@ -41,21 +49,41 @@ interface Twin {
 }
 const TWINS: Twin[] = [
   { api: { method: 'GET', path: '/api/provider/profile' }, page: { method: 'GET', path: '/provider/onboarding' } },
-  { api: { method: 'GET', path: '/api/provider/workbench/leads' }, page: { method: 'GET', path: '/provider/workbench' } },
-  { api: { method: 'GET', path: `/api/provider/workbench/leads${LEAD}` }, page: { method: 'GET', path: `/provider/workbench/leads${LEAD}` } },
-  { api: { method: 'POST', path: `/api/provider/workbench/leads${LEAD}/claim` }, page: { method: 'POST', path: `/provider/workbench/leads${LEAD}/claim` } },
+  {
+    api: { method: 'GET', path: '/api/provider/workbench/leads' },
+    page: { method: 'GET', path: '/provider/workbench' },
+  },
+  {
+    api: { method: 'GET', path: `/api/provider/workbench/leads${LEAD}` },
+    page: { method: 'GET', path: `/provider/workbench/leads${LEAD}` },
+  },
+  {
+    api: { method: 'POST', path: `/api/provider/workbench/leads${LEAD}/claim` },
+    page: { method: 'POST', path: `/provider/workbench/leads${LEAD}/claim` },
+  },
   {
     api: { method: 'POST', path: `/api/provider/workbench/leads${LEAD}/status`, body: { status: 'contacted' } },
     page: { method: 'POST', path: `/provider/workbench/leads${LEAD}/status`, form: { status: 'contacted' } },
   },
   { api: { method: 'GET', path: '/api/provider/health' }, page: { method: 'GET', path: '/provider/operations' } },
-  { api: { method: 'POST', path: '/api/provider/signing-secret/rotate' }, page: { method: 'POST', path: '/provider/operations/secret/rotate' } },
+  {
+    api: { method: 'POST', path: '/api/provider/signing-secret/rotate' },
+    page: { method: 'POST', path: '/provider/operations/secret/rotate' },
+  },
 ];
 
-const STATES: State[] = ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended', 'rejected_after_approval'];
+const STATES: State[] = [
+  'registered',
+  'profile_incomplete',
+  'pending_review',
+  'active',
+  'suspended',
+  'rejected_after_approval',
+];
 const providers = new Map<string, TestProvider>();
 beforeAll(async () => {
-  for (const kind of ['expert', 'robot'] as const) for (const state of STATES) providers.set(`${kind} ${state}`, await providerIn(kind, state));
+  for (const kind of ['expert', 'robot'] as const)
+    for (const state of STATES) providers.set(`${kind} ${state}`, await providerIn(kind, state));
 }, 60_000);
 
 describe('the console twin of every state-gated provider API route', () => {
@@ -63,10 +91,18 @@ describe('the console twin of every state-gated provider API route', () => {
     it(`${twin.page.method} ${twin.page.path.replace(LEAD, '/:leadId')} refuses exactly whom ${twin.api.method} ${twin.api.path.replace(LEAD, '/:leadId')} refuses`, async () => {
       const outcomes: string[] = [];
       for (const [who, provider] of providers) {
-        const api = await sessionCall(provider.cookie, twin.api.path, { method: twin.api.method, ...(twin.api.body ? { body: twin.api.body } : {}) });
-        const page = twin.page.method === 'GET' ? await getPage(twin.page.path, provider.cookie) : await postForm(twin.page.path, twin.page.form ?? {}, { cookie: provider.cookie });
+        const api = await sessionCall(provider.cookie, twin.api.path, {
+          method: twin.api.method,
+          ...(twin.api.body ? { body: twin.api.body } : {}),
+        });
+        const page =
+          twin.page.method === 'GET'
+            ? await getPage(twin.page.path, provider.cookie)
+            : await postForm(twin.page.path, twin.page.form ?? {}, { cookie: provider.cookie });
         const pageText = await page.text();
-        outcomes.push(`${who}: api ${api.status === 403 ? 'refused' : 'allowed'}, page ${page.status === 403 ? 'refused' : 'allowed'}`);
+        outcomes.push(
+          `${who}: api ${api.status === 403 ? 'refused' : 'allowed'}, page ${page.status === 403 ? 'refused' : 'allowed'}`,
+        );
         expect(page.status === 403, `${who}: API ${api.status}, page ${page.status}`).toBe(api.status === 403);
         // A refused page never shows a secret.
         if (page.status === 403) expect(pageText).not.toContain('whsec_');

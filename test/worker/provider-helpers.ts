@@ -7,7 +7,11 @@ import { SESSION_COOKIE, signUpUser } from './console-helpers';
 export const SITE = 'https://shop.example.com';
 
 /** A call to a cookie-authenticated API route, from the console's own origin. */
-export function sessionCall(cookie: string, path: string, init: { method?: string; body?: unknown; origin?: string } = {}): Promise<Response> {
+export function sessionCall(
+  cookie: string,
+  path: string,
+  init: { method?: string; body?: unknown; origin?: string } = {},
+): Promise<Response> {
   const headers: Record<string, string> = { Cookie: `${SESSION_COOKIE}=${cookie}`, Origin: init.origin ?? ORIGIN };
   if (init.body !== undefined) headers['Content-Type'] = 'application/json';
   return SELF.fetch(`${ORIGIN}${path}`, {
@@ -27,14 +31,18 @@ export interface TestProvider {
 /** A provider who signed up and did nothing else (state `registered`). */
 export async function signUpProvider(): Promise<TestProvider> {
   const user = await signUpUser('provider');
-  const row = await env.DB.prepare('SELECT p.id AS provider_id, u.id AS user_id FROM providers p JOIN users u ON u.id = p.user_id WHERE u.email = ?')
+  const row = await env.DB.prepare(
+    'SELECT p.id AS provider_id, u.id AS user_id FROM providers p JOIN users u ON u.id = p.user_id WHERE u.email = ?',
+  )
     .bind(user.email)
     .first<{ provider_id: string; user_id: string }>();
   return { email: user.email, cookie: user.cookie, providerId: row!.provider_id, userId: row!.user_id };
 }
 
 /** A complete expert profile for these domains and topics. */
-export function completeProfile(options: { domains?: string[]; topics?: string[]; kind?: 'expert' | 'agent' | 'robot' } = {}) {
+export function completeProfile(
+  options: { domains?: string[]; topics?: string[]; kind?: 'expert' | 'agent' | 'robot' } = {},
+) {
   return {
     kind: options.kind ?? 'expert',
     display_name: 'Test Expert',
@@ -52,22 +60,39 @@ export async function profileVersion(providerId: string): Promise<number> {
 }
 
 /** An admin decision through the admin API; an approval names the version just read (or `version`). */
-export async function review(providerId: string, decision: 'approve' | 'reject' | 'suspend', note?: string, version?: number): Promise<Response> {
-  const body = decision === 'approve' ? { version: version ?? (await profileVersion(providerId)) } : note ? { note } : undefined;
-  return call(`/api/admin/providers/${providerId}/${decision}`, { method: 'POST', token: ADMIN_TOKEN, ...(body ? { body } : {}) });
+export async function review(
+  providerId: string,
+  decision: 'approve' | 'reject' | 'suspend',
+  note?: string,
+  version?: number,
+): Promise<Response> {
+  const body =
+    decision === 'approve' ? { version: version ?? (await profileVersion(providerId)) } : note ? { note } : undefined;
+  return call(`/api/admin/providers/${providerId}/${decision}`, {
+    method: 'POST',
+    token: ADMIN_TOKEN,
+    ...(body ? { body } : {}),
+  });
 }
 
 /** An active expert: signed up, profile submitted, approved by an admin. */
-export async function createActiveExpert(options: { domains?: string[]; topics?: string[] } = {}): Promise<TestProvider> {
+export async function createActiveExpert(
+  options: { domains?: string[]; topics?: string[] } = {},
+): Promise<TestProvider> {
   const provider = await signUpProvider();
-  const saved = await sessionCall(provider.cookie, '/api/provider/profile', { body: { ...completeProfile(options), submit: true } });
+  const saved = await sessionCall(provider.cookie, '/api/provider/profile', {
+    body: { ...completeProfile(options), submit: true },
+  });
   expect(saved.status, await saved.clone().text()).toBe(200);
   expect((await review(provider.providerId, 'approve')).status).toBe(200);
   return provider;
 }
 
 /** A channel of a workspace (created with a key that has channels:write). */
-export async function createChannel(token: string, options: { routingPool?: 'platform' | 'workspace'; domain?: string; leadCapture?: Record<string, string> } = {}): Promise<string> {
+export async function createChannel(
+  token: string,
+  options: { routingPool?: 'platform' | 'workspace'; domain?: string; leadCapture?: Record<string, string> } = {},
+): Promise<string> {
   const response = await call('/api/integrations/channels', {
     token,
     body: {
@@ -84,7 +109,10 @@ export async function createChannel(token: string, options: { routingPool?: 'pla
 
 /** A visitor's message through the public intake route. */
 export async function visitorSays(channelKey: string, body: Record<string, unknown>, ip = '203.0.113.50') {
-  const response = await call(`/api/public/widget/${channelKey}/intake`, { body, headers: { Origin: SITE, 'CF-Connecting-IP': ip } });
+  const response = await call(`/api/public/widget/${channelKey}/intake`, {
+    body,
+    headers: { Origin: SITE, 'CF-Connecting-IP': ip },
+  });
   expect(response.status, await response.clone().text()).toBe(200);
   return json(response);
 }

@@ -2,7 +2,17 @@ import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { app } from '../../worker/index';
 import { growEveryTable } from './grow';
-import { ADMIN_TOKEN, call, countRows, createTenant, execute, executeBody, expectProblem, json, writeFootprint } from './helpers';
+import {
+  ADMIN_TOKEN,
+  call,
+  countRows,
+  createTenant,
+  execute,
+  executeBody,
+  expectProblem,
+  json,
+  writeFootprint,
+} from './helpers';
 
 describe('GET /healthz', () => {
   it('answers {status, version} without touching D1', async () => {
@@ -19,8 +29,17 @@ describe('GET /healthz', () => {
   });
 
   it('?deep=1 answers 503 when D1 fails', async () => {
-    const broken = { prepare: () => { throw new Error('D1 is down'); }, batch: () => Promise.reject(new Error('down')) };
-    const response = await app.request('http://gateway.test/healthz?deep=1', {}, { ...env, DB: broken as unknown as D1Database });
+    const broken = {
+      prepare: () => {
+        throw new Error('D1 is down');
+      },
+      batch: () => Promise.reject(new Error('down')),
+    };
+    const response = await app.request(
+      'http://gateway.test/healthz?deep=1',
+      {},
+      { ...env, DB: broken as unknown as D1Database },
+    );
     const problem = await expectProblem(response, 503, 'service_unavailable');
     expect(problem.checks).toEqual({ d1: 'fail' });
   });
@@ -44,7 +63,12 @@ describe('errors outside the gateway', () => {
 
   it('an unexpected exception is a 500 problem with nothing internal in it', async () => {
     const secret = 'SELECT token_hash FROM api_keys -- internal detail';
-    const broken = { prepare: () => { throw new Error(secret); }, batch: () => Promise.reject(new Error(secret)) };
+    const broken = {
+      prepare: () => {
+        throw new Error(secret);
+      },
+      batch: () => Promise.reject(new Error(secret)),
+    };
     const logged: string[] = [];
     const spy = vi.spyOn(console, 'log').mockImplementation((line: string) => void logged.push(line));
     const response = await app.request(
@@ -73,10 +97,18 @@ describe('request logs', () => {
     const body = executeBody({ text: 'my phone is +44 7700 900123', request_id: 'log-test-1' });
     await app.request(
       'http://gateway.test/api/execute',
-      { method: 'POST', headers: { Authorization: `Bearer ${tenant.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) },
+      {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${tenant.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      },
       env,
     );
-    await app.request('http://gateway.test/api/execute', { method: 'POST', headers: { Authorization: 'Bearer egk_wrongwrongwrongwrongwrong1' } }, env);
+    await app.request(
+      'http://gateway.test/api/execute',
+      { method: 'POST', headers: { Authorization: 'Bearer egk_wrongwrongwrongwrongwrong1' } },
+      env,
+    );
     vi.restoreAllMocks();
     const lines = logged.map((line) => JSON.parse(line));
     expect(lines).toHaveLength(2);
@@ -104,12 +136,19 @@ describe('D1 round trips per execution (issue 13)', () => {
   afterEach(() => vi.restoreAllMocks());
 
   /** Runs one request through the app and answers its status and the round trips its request log line counts. */
-  async function logged(path: string, init: { token?: string; body: unknown; headers?: Record<string, string> }): Promise<{ status: number; trips: number; statements: number; body: string }> {
+  async function logged(
+    path: string,
+    init: { token?: string; body: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; trips: number; statements: number; body: string }> {
     const lines: string[] = [];
     const spy = vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
     const headers: Record<string, string> = { 'Content-Type': 'application/json', ...init.headers };
     if (init.token) headers.Authorization = `Bearer ${init.token}`;
-    const response = await app.request(`http://gateway.test${path}`, { method: 'POST', headers, body: JSON.stringify(init.body) }, env);
+    const response = await app.request(
+      `http://gateway.test${path}`,
+      { method: 'POST', headers, body: JSON.stringify(init.body) },
+      env,
+    );
     const body = await response.text();
     spy.mockRestore();
     const line = lines.map((text) => JSON.parse(text)).find((entry) => entry.message === 'request');
@@ -117,7 +156,9 @@ describe('D1 round trips per execution (issue 13)', () => {
   }
   const executeLogged = (token: string, body = executeBody()) => logged('/api/execute', { token, body });
 
-  it('is 1 on a warm key, with and without idempotency_key, and stays 1 after 10,000 more rows in every table', { timeout: 120_000 }, async () => {
+  it('is 1 on a warm key, with and without idempotency_key, and stays 1 after 10,000 more rows in every table', {
+    timeout: 120_000,
+  }, async () => {
     // Another tenant's execution warms what all keys share (the catalog, the domain's experts).
     await execute((await createTenant()).token, executeBody());
     const tenant = await createTenant();
@@ -131,7 +172,20 @@ describe('D1 round trips per execution (issue 13)', () => {
     expect(warmIdempotent).toMatchObject({ status: 200, trips: 1 });
 
     const grown = await growEveryTable(10_000);
-    expect(grown).toEqual(expect.arrayContaining(['api_keys', 'executions', 'audit_log', 'idempotency_records', 'rate_limit_windows', 'usage_meters', 'events', 'leads', 'demands', 'conversations']));
+    expect(grown).toEqual(
+      expect.arrayContaining([
+        'api_keys',
+        'executions',
+        'audit_log',
+        'idempotency_records',
+        'rate_limit_windows',
+        'usage_meters',
+        'events',
+        'leads',
+        'demands',
+        'conversations',
+      ]),
+    );
     const executions = await env.DB.prepare('SELECT count(*) AS n FROM executions').first<{ n: number }>();
     expect(executions!.n).toBeGreaterThan(10_000);
 
@@ -158,14 +212,23 @@ describe('D1 round trips per execution (issue 13)', () => {
   it('an admin execution looks the key up by key_id: 2', async () => {
     const tenant = await createTenant();
     await execute(tenant.token, executeBody());
-    expect(await logged('/api/execute', { token: ADMIN_TOKEN, body: executeBody({ key_id: tenant.keyId }) })).toMatchObject({ status: 200, trips: 2 });
+    expect(
+      await logged('/api/execute', { token: ADMIN_TOKEN, body: executeBody({ key_id: tenant.keyId }) }),
+    ).toMatchObject({ status: 200, trips: 2 });
   });
 
   it('a widget message is 1, and 2 when it continues a conversation', async () => {
     const tenant = await createTenant({ scopes: ['execute', 'channels:write'] });
-    const created = await call('/api/integrations/channels', { token: tenant.token, body: { name: 'Trips', domain: 'consultation', allowed_origins: ['https://trips.example.com'] } });
+    const created = await call('/api/integrations/channels', {
+      token: tenant.token,
+      body: { name: 'Trips', domain: 'consultation', allowed_origins: ['https://trips.example.com'] },
+    });
     const { channel_key: channelKey } = await json(created);
-    const send = (body: Record<string, unknown>) => logged(`/api/public/widget/${channelKey}/intake`, { body, headers: { Origin: 'https://trips.example.com', 'CF-Connecting-IP': '203.0.113.9' } });
+    const send = (body: Record<string, unknown>) =>
+      logged(`/api/public/widget/${channelKey}/intake`, {
+        body,
+        headers: { Origin: 'https://trips.example.com', 'CF-Connecting-IP': '203.0.113.9' },
+      });
     const first = await send({ message: { text: 'Hello there' } });
     expect(first.status, first.body).toBe(200);
     const { session_id: session } = JSON.parse(first.body);
@@ -186,7 +249,10 @@ describe('POST /__bench/d1-batch', () => {
 
 describe('a warm cache never outlives a refusal (issue 13)', () => {
   /** Changes D1 behind the isolate's back, as another isolate or region would: the cache is not told. */
-  const sql = (query: string, ...values: unknown[]) => env.DB.prepare(query).bind(...values).run();
+  const sql = (query: string, ...values: unknown[]) =>
+    env.DB.prepare(query)
+      .bind(...values)
+      .run();
 
   it('a revoked key is refused on the very next request, whatever it sends', async () => {
     const tenant = await createTenant();
@@ -198,7 +264,11 @@ describe('a warm cache never outlives a refusal (issue 13)', () => {
     await sql('UPDATE api_keys SET revoked_at = ? WHERE id = ?', Date.now(), tenant.keyId);
     // Refusals answered before the batch are re-checked fresh, so the order of checks holds: the bearer first.
     await expectProblem(await execute(tenant.token, { domain: 42 }), 401, 'key_revoked');
-    await expectProblem(await execute(tenant.token, executeBody({ required_scopes: ['channels:write'] })), 401, 'key_revoked');
+    await expectProblem(
+      await execute(tenant.token, executeBody({ required_scopes: ['channels:write'] })),
+      401,
+      'key_revoked',
+    );
     expect(await writeFootprint(tenant.workspaceId, tenant.keyId)).toMatchObject({ executions: 3 });
   });
 
@@ -222,8 +292,16 @@ describe('a warm cache never outlives a refusal (issue 13)', () => {
       for (let i = 0; i < 2; i++) expect((await execute(tenant.token, executeBody())).status).toBe(200);
       await sql(`UPDATE ${table} SET status = 'suspended' WHERE id = ?`, tenant[column]);
       await expectProblem(await execute(tenant.token, executeBody()), 403, 'workspace_inactive');
-      await expectProblem(await execute(tenant.token, executeBody({ idempotency_key: 'after-suspension' })), 403, 'workspace_inactive');
-      await expectProblem(await execute(tenant.token, executeBody({ required_scopes: ['channels:write'] })), 403, 'workspace_inactive');
+      await expectProblem(
+        await execute(tenant.token, executeBody({ idempotency_key: 'after-suspension' })),
+        403,
+        'workspace_inactive',
+      );
+      await expectProblem(
+        await execute(tenant.token, executeBody({ required_scopes: ['channels:write'] })),
+        403,
+        'workspace_inactive',
+      );
       // The body's own errors come before the workspace check, and still do.
       await expectProblem(await execute(tenant.token, { domain: 42 }), 422, 'validation_failed');
       expect(await countRows('executions', tenant.workspaceId)).toBe(2);
@@ -234,13 +312,26 @@ describe('a warm cache never outlives a refusal (issue 13)', () => {
 
   it('a channel disabled, or an origin taken off its list, refuses the very next widget message', async () => {
     const tenant = await createTenant({ scopes: ['execute', 'channels:write'] });
-    const created = await call('/api/integrations/channels', { token: tenant.token, body: { name: 'Guarded', domain: 'consultation', allowed_origins: ['https://guarded.example.com', 'https://other.example.com'] } });
+    const created = await call('/api/integrations/channels', {
+      token: tenant.token,
+      body: {
+        name: 'Guarded',
+        domain: 'consultation',
+        allowed_origins: ['https://guarded.example.com', 'https://other.example.com'],
+      },
+    });
     const { channel_key: channelKey } = await json(created);
     const send = (origin: string) =>
-      call(`/api/public/widget/${channelKey}/intake`, { body: { message: { text: 'Hello' } }, headers: { Origin: origin, 'CF-Connecting-IP': '203.0.113.10' } });
+      call(`/api/public/widget/${channelKey}/intake`, {
+        body: { message: { text: 'Hello' } },
+        headers: { Origin: origin, 'CF-Connecting-IP': '203.0.113.10' },
+      });
     expect((await send('https://guarded.example.com')).status).toBe(200);
     expect((await send('https://guarded.example.com')).status).toBe(200);
-    await sql(`UPDATE channels SET allowed_origins = '["https://other.example.com"]' WHERE channel_key = ?`, channelKey);
+    await sql(
+      `UPDATE channels SET allowed_origins = '["https://other.example.com"]' WHERE channel_key = ?`,
+      channelKey,
+    );
     await expectProblem(await send('https://guarded.example.com'), 403, 'origin_not_allowed');
     expect((await send('https://other.example.com')).status).toBe(200);
     await sql(`UPDATE channels SET status = 'disabled' WHERE channel_key = ?`, channelKey);

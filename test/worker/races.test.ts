@@ -6,7 +6,16 @@
  */
 import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createActiveAgent, installRemotes, messageResult, newDomain, partsOf, remotes, rpcAgent, taskResult } from './agent-helpers';
+import {
+  createActiveAgent,
+  installRemotes,
+  messageResult,
+  newDomain,
+  partsOf,
+  remotes,
+  rpcAgent,
+  taskResult,
+} from './agent-helpers';
 import { createTenant, execute, executeBody, json, type Tenant } from './helpers';
 import { createActiveExpert, createChannel, sessionCall, SITE, type TestProvider } from './provider-helpers';
 import { call } from './helpers';
@@ -14,12 +23,25 @@ import { call } from './helpers';
 const ROUNDS = 4;
 const BURST = 20;
 
-const count = async (sql: string, ...values: unknown[]) => (await env.DB.prepare(sql).bind(...values).first<{ n: number }>())!.n;
+const count = async (sql: string, ...values: unknown[]) =>
+  (await env.DB.prepare(sql)
+    .bind(...values)
+    .first<{ n: number }>())!.n;
 
 let tenant: Tenant;
 let domain: string;
 beforeAll(async () => {
-  tenant = await createTenant({ scopes: ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write', 'channels:write', 'channels:read'] });
+  tenant = await createTenant({
+    scopes: [
+      'execute',
+      'leads:write',
+      'agents:invoke',
+      'memory:read',
+      'memory:write',
+      'channels:write',
+      'channels:read',
+    ],
+  });
 });
 beforeEach(async () => {
   installRemotes();
@@ -31,7 +53,12 @@ async function domainWithHoursAgent(): Promise<string> {
   const created = await newDomain('races');
   const origin = `https://hours-${created}.example.com`;
   await createActiveAgent(origin, { domain: created });
-  remotes.set(`${origin}/a2a`, rpcAgent((rpc) => (/hours/i.test(partsOf(rpc).text ?? '') ? messageResult('We are open 9 to 5.') : taskResult('TASK_STATE_REJECTED'))));
+  remotes.set(
+    `${origin}/a2a`,
+    rpcAgent((rpc) =>
+      /hours/i.test(partsOf(rpc).text ?? '') ? messageResult('We are open 9 to 5.') : taskResult('TASK_STATE_REJECTED'),
+    ),
+  );
   return created;
 }
 
@@ -43,45 +70,107 @@ beforeAll(async () => {
 });
 
 describe('one lead per conversation', () => {
-
   it(`${BURST} concurrent turns after an agent-answered first turn make exactly one lead, in each of ${ROUNDS} rounds (API)`, async () => {
     // The stubs live per test: install this domain's agent again.
-    const origin = (await env.DB.prepare("SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains d ON d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'").bind(domain).first<{ endpoint: string }>())!.endpoint;
-    remotes.set(origin, rpcAgent((rpc) => (/hours/i.test(partsOf(rpc).text ?? '') ? messageResult('We are open 9 to 5.') : taskResult('TASK_STATE_REJECTED'))));
+    const origin = (await env.DB.prepare(
+      "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains d ON d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
+    )
+      .bind(domain)
+      .first<{ endpoint: string }>())!.endpoint;
+    remotes.set(
+      origin,
+      rpcAgent((rpc) =>
+        /hours/i.test(partsOf(rpc).text ?? '')
+          ? messageResult('We are open 9 to 5.')
+          : taskResult('TASK_STATE_REJECTED'),
+      ),
+    );
     for (let round = 0; round < ROUNDS; round++) {
       const sessionId = `lead-race-${round}-${Math.random().toString(36).slice(2)}`;
-      const first = await json(await execute(tenant.token, executeBody({ domain, session_id: sessionId, text: 'What are your opening hours?' })));
+      const first = await json(
+        await execute(
+          tenant.token,
+          executeBody({ domain, session_id: sessionId, text: 'What are your opening hours?' }),
+        ),
+      );
       expect(first.output.result.handled_by).toBeDefined();
-      const answers = await Promise.all(Array.from({ length: BURST }, (_, index) => execute(tenant.token, executeBody({ domain, session_id: sessionId, text: `I need a person, please (${index}).` }))));
+      const answers = await Promise.all(
+        Array.from({ length: BURST }, (_, index) =>
+          execute(
+            tenant.token,
+            executeBody({ domain, session_id: sessionId, text: `I need a person, please (${index}).` }),
+          ),
+        ),
+      );
       expect(answers.map((answer) => answer.status)).toEqual(Array(BURST).fill(200));
       const envelopes = await Promise.all(answers.map((answer) => json(answer)));
-      const conversation = (await env.DB.prepare('SELECT id, lead_id FROM conversations WHERE workspace_id = ? AND external_session_id = ?').bind(tenant.workspaceId, sessionId).first<{ id: string; lead_id: string }>())!;
+      const conversation = (await env.DB.prepare(
+        'SELECT id, lead_id FROM conversations WHERE workspace_id = ? AND external_session_id = ?',
+      )
+        .bind(tenant.workspaceId, sessionId)
+        .first<{ id: string; lead_id: string }>())!;
       expect(await count('SELECT COUNT(*) AS n FROM leads WHERE conversation_id = ?', conversation.id)).toBe(1);
       expect(await count('SELECT COUNT(*) AS n FROM demands WHERE conversation_id = ?', conversation.id)).toBe(1);
-      expect(await count("SELECT COUNT(*) AS n FROM events WHERE type = 'lead.created' AND json_extract(data, '$.lead_id') = ?", conversation.lead_id)).toBe(1);
+      expect(
+        await count(
+          "SELECT COUNT(*) AS n FROM events WHERE type = 'lead.created' AND json_extract(data, '$.lead_id') = ?",
+          conversation.lead_id,
+        ),
+      ).toBe(1);
       // Every answer names the one lead, and the one reference.
-      expect(new Set(envelopes.map((envelope) => envelope.output.result.lead_id))).toEqual(new Set([conversation.lead_id]));
-      expect(new Set(envelopes.map((envelope) => envelope.output.result.reference))).toEqual(new Set([first.output.result.reference]));
+      expect(new Set(envelopes.map((envelope) => envelope.output.result.lead_id))).toEqual(
+        new Set([conversation.lead_id]),
+      );
+      expect(new Set(envelopes.map((envelope) => envelope.output.result.reference))).toEqual(
+        new Set([first.output.result.reference]),
+      );
     }
   });
 
   it(`the same burst through the widget makes exactly one lead, in each of ${ROUNDS} rounds`, async () => {
-    const origin = (await env.DB.prepare("SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains d ON d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'").bind(domain).first<{ endpoint: string }>())!.endpoint;
-    remotes.set(origin, rpcAgent((rpc) => (/hours/i.test(partsOf(rpc).text ?? '') ? messageResult('We are open 9 to 5.') : taskResult('TASK_STATE_REJECTED'))));
+    const origin = (await env.DB.prepare(
+      "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains d ON d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
+    )
+      .bind(domain)
+      .first<{ endpoint: string }>())!.endpoint;
+    remotes.set(
+      origin,
+      rpcAgent((rpc) =>
+        /hours/i.test(partsOf(rpc).text ?? '')
+          ? messageResult('We are open 9 to 5.')
+          : taskResult('TASK_STATE_REJECTED'),
+      ),
+    );
     const channelKey = await createChannel(tenant.token, { domain });
     for (let round = 0; round < ROUNDS; round++) {
       const ip = `203.0.113.${100 + round}`;
-      const say = (body: Record<string, unknown>) => call(`/api/public/widget/${channelKey}/intake`, { body, headers: { Origin: SITE, 'CF-Connecting-IP': ip } });
+      const say = (body: Record<string, unknown>) =>
+        call(`/api/public/widget/${channelKey}/intake`, { body, headers: { Origin: SITE, 'CF-Connecting-IP': ip } });
       const first = await json(await say({ message: { text: 'What are your opening hours?' } }));
       expect(first.answered_by).toBeDefined();
       // Plain messages go to the agent first (which declines them), so all of them read "no lead yet".
-      const answers = await Promise.all(Array.from({ length: BURST }, (_, index) => say({ session_id: first.session_id, message: { text: `Can I talk to someone? (${index})` }, contact: { email: 'visitor@example.com' } })));
+      const answers = await Promise.all(
+        Array.from({ length: BURST }, (_, index) =>
+          say({
+            session_id: first.session_id,
+            message: { text: `Can I talk to someone? (${index})` },
+            contact: { email: 'visitor@example.com' },
+          }),
+        ),
+      );
       expect(answers.map((answer) => answer.status)).toEqual(Array(BURST).fill(200));
       const bodies = await Promise.all(answers.map((answer) => json(answer)));
       const leadIds = new Set(bodies.map((body) => body.lead_id));
       expect(leadIds.size, JSON.stringify(bodies.slice(0, 3))).toBe(1);
-      expect(await count('SELECT COUNT(*) AS n FROM leads WHERE id IN (SELECT lead_id FROM conversations WHERE lead_id = ?)', [...leadIds][0])).toBe(1);
-      const conversationId = (await env.DB.prepare('SELECT conversation_id FROM leads WHERE id = ?').bind([...leadIds][0]).first<{ conversation_id: string }>())!.conversation_id;
+      expect(
+        await count(
+          'SELECT COUNT(*) AS n FROM leads WHERE id IN (SELECT lead_id FROM conversations WHERE lead_id = ?)',
+          [...leadIds][0],
+        ),
+      ).toBe(1);
+      const conversationId = (await env.DB.prepare('SELECT conversation_id FROM leads WHERE id = ?')
+        .bind([...leadIds][0])
+        .first<{ conversation_id: string }>())!.conversation_id;
       expect(await count('SELECT COUNT(*) AS n FROM leads WHERE conversation_id = ?', conversationId)).toBe(1);
     }
   });
@@ -89,28 +178,66 @@ describe('one lead per conversation', () => {
 
 describe('concurrent first calls of a new session_id', () => {
   it(`${BURST} at once: no 5xx, one conversation and one demand, every call a turn of it (${ROUNDS} rounds)`, async () => {
-    const origin = (await env.DB.prepare("SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains d ON d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'").bind(domain).first<{ endpoint: string }>())!.endpoint;
-    remotes.set(origin, rpcAgent((rpc) => (/hours/i.test(partsOf(rpc).text ?? '') ? messageResult('We are open 9 to 5.') : taskResult('TASK_STATE_REJECTED'))));
+    const origin = (await env.DB.prepare(
+      "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains d ON d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
+    )
+      .bind(domain)
+      .first<{ endpoint: string }>())!.endpoint;
+    remotes.set(
+      origin,
+      rpcAgent((rpc) =>
+        /hours/i.test(partsOf(rpc).text ?? '')
+          ? messageResult('We are open 9 to 5.')
+          : taskResult('TASK_STATE_REJECTED'),
+      ),
+    );
     for (let round = 0; round < ROUNDS; round++) {
       const sessionId = `first-calls-${round}-${Math.random().toString(36).slice(2)}`;
       // Each is answered by the agent after a network round trip, so all of them read "no conversation yet".
       const answers = await Promise.all(
         Array.from({ length: BURST }, (_, index) =>
-          execute(tenant.token, executeBody({ domain, session_id: sessionId, required_scopes: ['execute', 'agents:invoke', 'memory:write'], text: `Turn ${index}: your opening hours?` })),
+          execute(
+            tenant.token,
+            executeBody({
+              domain,
+              session_id: sessionId,
+              required_scopes: ['execute', 'agents:invoke', 'memory:write'],
+              text: `Turn ${index}: your opening hours?`,
+            }),
+          ),
         ),
       );
       const texts = await Promise.all(answers.map((answer) => answer.text()));
-      expect(answers.map((answer) => answer.status), texts.find((text) => !text.startsWith('{"output"'))).toEqual(Array(BURST).fill(200));
-      const conversations = await env.DB.prepare('SELECT id FROM conversations WHERE workspace_id = ? AND external_session_id = ?').bind(tenant.workspaceId, sessionId).all<{ id: string }>();
+      expect(
+        answers.map((answer) => answer.status),
+        texts.find((text) => !text.startsWith('{"output"')),
+      ).toEqual(Array(BURST).fill(200));
+      const conversations = await env.DB.prepare(
+        'SELECT id FROM conversations WHERE workspace_id = ? AND external_session_id = ?',
+      )
+        .bind(tenant.workspaceId, sessionId)
+        .all<{ id: string }>();
       expect(conversations.results).toHaveLength(1);
       const conversationId = conversations.results[0]!.id;
       expect(await count('SELECT COUNT(*) AS n FROM demands WHERE conversation_id = ?', conversationId)).toBe(1);
       // Every turn is in the one conversation, each answered once by the agent.
-      expect(await count("SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'visitor'", conversationId)).toBe(BURST);
-      expect(await count("SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'agent'", conversationId)).toBe(BURST);
+      expect(
+        await count(
+          "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'visitor'",
+          conversationId,
+        ),
+      ).toBe(BURST);
+      expect(
+        await count("SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'agent'", conversationId),
+      ).toBe(BURST);
       expect(texts.every((text) => JSON.parse(text).output.result.handled_by)).toBe(true);
       // No agent was called twice for one execution.
-      expect(await count('SELECT COUNT(*) AS n FROM agent_attempts WHERE execution_id IN (SELECT id FROM executions WHERE session_id = ?)', sessionId)).toBe(BURST);
+      expect(
+        await count(
+          'SELECT COUNT(*) AS n FROM agent_attempts WHERE execution_id IN (SELECT id FROM executions WHERE session_id = ?)',
+          sessionId,
+        ),
+      ).toBe(BURST);
       expect(new Set(texts.map((text) => JSON.parse(text).output.result.demand_id)).size).toBe(1);
     }
   });
@@ -122,19 +249,46 @@ describe('concurrent changes of one lead', () => {
     expert = await createActiveExpert({ domains: ['consultation'] });
   });
 
-  const newLead = async () => (await json(await execute(tenant.token, executeBody({ required_scopes: ['execute', 'leads:write'], text: 'Bookkeeping help, please.' })))).output.result.lead_id as string;
-  const historyOf = (leadId: string, to: string) => count('SELECT COUNT(*) AS n FROM lead_events WHERE lead_id = ? AND to_status = ?', leadId, to);
-  const eventsOf = (leadId: string, to: string) => count("SELECT COUNT(*) AS n FROM events WHERE type = 'lead.status_changed' AND json_extract(data, '$.lead_id') = ? AND json_extract(data, '$.to') = ?", leadId, to);
+  const newLead = async () =>
+    (
+      await json(
+        await execute(
+          tenant.token,
+          executeBody({ required_scopes: ['execute', 'leads:write'], text: 'Bookkeeping help, please.' }),
+        ),
+      )
+    ).output.result.lead_id as string;
+  const historyOf = (leadId: string, to: string) =>
+    count('SELECT COUNT(*) AS n FROM lead_events WHERE lead_id = ? AND to_status = ?', leadId, to);
+  const eventsOf = (leadId: string, to: string) =>
+    count(
+      "SELECT COUNT(*) AS n FROM events WHERE type = 'lead.status_changed' AND json_extract(data, '$.lead_id') = ? AND json_extract(data, '$.to') = ?",
+      leadId,
+      to,
+    );
 
   it(`10 identical moves to contacted write one history row and one event (${ROUNDS} rounds)`, async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const leadId = await newLead();
-      expect((await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' })).status).toBe(200);
-      const answers = await Promise.all(Array.from({ length: 10 }, () => sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/status`, { body: { status: 'contacted' } })));
+      expect(
+        (await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' })).status,
+      ).toBe(200);
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/status`, {
+            body: { status: 'contacted' },
+          }),
+        ),
+      );
       expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
       expect(await historyOf(leadId, 'contacted')).toBe(1);
       expect(await eventsOf(leadId, 'contacted')).toBe(1);
-      expect(await count("SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'lead.status_changed'", leadId)).toBe(1);
+      expect(
+        await count(
+          "SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'lead.status_changed'",
+          leadId,
+        ),
+      ).toBe(1);
     }
   });
 
@@ -142,8 +296,16 @@ describe('concurrent changes of one lead', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const leadId = await newLead();
       await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' });
-      for (const status of ['contacted', 'qualified']) expect((await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/status`, { body: { status } })).status).toBe(200);
-      const answers = await Promise.all(Array.from({ length: 10 }, () => sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/status`, { body: { status: 'open' } })));
+      for (const status of ['contacted', 'qualified'])
+        expect(
+          (await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/status`, { body: { status } }))
+            .status,
+        ).toBe(200);
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/status`, { body: { status: 'open' } }),
+        ),
+      );
       expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
       expect(await historyOf(leadId, 'open')).toBe(2); // the creation, and this one release
       expect(await eventsOf(leadId, 'open')).toBe(1);
@@ -153,10 +315,22 @@ describe('concurrent changes of one lead', () => {
   it('each claim reveals the contact once more, and each reveal is audited with the expert’s id', async () => {
     const leadId = await newLead();
     for (let round = 0; round < 3; round++) {
-      expect((await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' })).status).toBe(200);
-      expect((await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/status`, { body: { status: 'open' } })).status).toBe(200);
+      expect(
+        (await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' })).status,
+      ).toBe(200);
+      expect(
+        (
+          await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/status`, {
+            body: { status: 'open' },
+          })
+        ).status,
+      ).toBe(200);
     }
-    const reveals = await env.DB.prepare("SELECT actor_kind, metadata FROM audit_log WHERE target_id = ? AND action = 'lead.contact_revealed' ORDER BY id").bind(leadId).all<{ actor_kind: string; metadata: string }>();
+    const reveals = await env.DB.prepare(
+      "SELECT actor_kind, metadata FROM audit_log WHERE target_id = ? AND action = 'lead.contact_revealed' ORDER BY id",
+    )
+      .bind(leadId)
+      .all<{ actor_kind: string; metadata: string }>();
     expect(reveals.results).toHaveLength(3);
     for (const reveal of reveals.results) {
       expect(reveal.actor_kind).toBe('user');

@@ -19,30 +19,80 @@ const bodyCases: BodyCase[] = [
   { name: 'domain empty', body: { ...valid, domain: '' }, pointers: ['/domain'] },
   { name: 'domain blank', body: { ...valid, domain: '   ' }, pointers: ['/domain'] },
   { name: 'domain a number', body: { ...valid, domain: 42 }, pointers: ['/domain'] },
-  { name: 'execution_mode async', body: { ...valid, execution_mode: 'async' }, pointers: ['/execution_mode'], code: 'unsupported_execution_mode' },
-  { name: 'execution_mode SYNC (case matters)', body: { ...valid, execution_mode: 'SYNC' }, pointers: ['/execution_mode'], code: 'unsupported_execution_mode' },
+  {
+    name: 'execution_mode async',
+    body: { ...valid, execution_mode: 'async' },
+    pointers: ['/execution_mode'],
+    code: 'unsupported_execution_mode',
+  },
+  {
+    name: 'execution_mode SYNC (case matters)',
+    body: { ...valid, execution_mode: 'SYNC' },
+    pointers: ['/execution_mode'],
+    code: 'unsupported_execution_mode',
+  },
   { name: 'execution_mode missing', body: without('execution_mode'), pointers: ['/execution_mode'] },
   { name: 'execution_mode a boolean', body: { ...valid, execution_mode: true }, pointers: ['/execution_mode'] },
   { name: 'required_scopes missing', body: without('required_scopes'), pointers: ['/required_scopes'] },
   { name: 'required_scopes a string', body: { ...valid, required_scopes: 'execute' }, pointers: ['/required_scopes'] },
   { name: 'required_scopes with a number', body: { ...valid, required_scopes: [1] }, pointers: ['/required_scopes/0'] },
-  { name: 'required_scopes with an unknown scope', body: { ...valid, required_scopes: ['execute', 'root'] }, pointers: ['/required_scopes/1'] },
+  {
+    name: 'required_scopes with an unknown scope',
+    body: { ...valid, required_scopes: ['execute', 'root'] },
+    pointers: ['/required_scopes/1'],
+  },
   { name: 'neither text nor structured_input', body: without('text'), pointers: ['/text'] },
   { name: 'text a number', body: { ...valid, text: 123 }, pointers: ['/text'] },
   { name: 'text empty', body: { ...valid, text: '' }, pointers: ['/text'] },
-  { name: 'structured_input an array', body: { ...without('text'), structured_input: [] }, pointers: ['/structured_input'] },
+  {
+    name: 'structured_input an array',
+    body: { ...without('text'), structured_input: [] },
+    pointers: ['/structured_input'],
+  },
   { name: 'structured_input a string', body: { ...valid, structured_input: 'x' }, pointers: ['/structured_input'] },
   { name: 'attachments an object', body: { ...valid, attachments: {} }, pointers: ['/attachments'] },
-  { name: 'attachment without id and kind', body: { ...valid, attachments: [{}] }, pointers: ['/attachments/0/attachment_id', '/attachments/0/kind'] },
-  { name: 'attachment without kind', body: { ...valid, attachments: [{ attachment_id: 'a1' }] }, pointers: ['/attachments/0/kind'] },
-  { name: 'attachment with a bad url', body: { ...valid, attachments: [{ attachment_id: 'a1', kind: 'image', url: 'not a url' }] }, pointers: ['/attachments/0/url'] },
-  { name: 'attachment with a javascript: url', body: { ...valid, attachments: [{ attachment_id: 'a1', kind: 'image', url: 'javascript:alert(1)' }] }, pointers: ['/attachments/0/url'] },
-  { name: 'attachment metadata not an object', body: { ...valid, attachments: [{ attachment_id: 'a1', kind: 'image', metadata: 'x' }] }, pointers: ['/attachments/0/metadata'] },
-  { name: 'attachment with an unknown field', body: { ...valid, attachments: [{ attachment_id: 'a1', kind: 'image', size: 3 }] }, pointers: ['/attachments/0/size'] },
-  { name: 'too many attachments', body: { ...valid, attachments: Array.from({ length: 21 }, (_, i) => ({ attachment_id: `a${i}`, kind: 'file' })) }, pointers: ['/attachments'] },
+  {
+    name: 'attachment without id and kind',
+    body: { ...valid, attachments: [{}] },
+    pointers: ['/attachments/0/attachment_id', '/attachments/0/kind'],
+  },
+  {
+    name: 'attachment without kind',
+    body: { ...valid, attachments: [{ attachment_id: 'a1' }] },
+    pointers: ['/attachments/0/kind'],
+  },
+  {
+    name: 'attachment with a bad url',
+    body: { ...valid, attachments: [{ attachment_id: 'a1', kind: 'image', url: 'not a url' }] },
+    pointers: ['/attachments/0/url'],
+  },
+  {
+    name: 'attachment with a javascript: url',
+    body: { ...valid, attachments: [{ attachment_id: 'a1', kind: 'image', url: 'javascript:alert(1)' }] },
+    pointers: ['/attachments/0/url'],
+  },
+  {
+    name: 'attachment metadata not an object',
+    body: { ...valid, attachments: [{ attachment_id: 'a1', kind: 'image', metadata: 'x' }] },
+    pointers: ['/attachments/0/metadata'],
+  },
+  {
+    name: 'attachment with an unknown field',
+    body: { ...valid, attachments: [{ attachment_id: 'a1', kind: 'image', size: 3 }] },
+    pointers: ['/attachments/0/size'],
+  },
+  {
+    name: 'too many attachments',
+    body: { ...valid, attachments: Array.from({ length: 21 }, (_, i) => ({ attachment_id: `a${i}`, kind: 'file' })) },
+    pointers: ['/attachments'],
+  },
   { name: 'exact_bridge a string', body: { ...valid, exact_bridge: 'x' }, pointers: ['/exact_bridge'] },
   { name: 'exact_bridge an array', body: { ...valid, exact_bridge: [] }, pointers: ['/exact_bridge'] },
-  { name: 'exact_bridge.contract_id a number', body: { ...valid, exact_bridge: { contract_id: 5 } }, pointers: ['/exact_bridge/contract_id'] },
+  {
+    name: 'exact_bridge.contract_id a number',
+    body: { ...valid, exact_bridge: { contract_id: 5 } },
+    pointers: ['/exact_bridge/contract_id'],
+  },
   { name: 'unknown top-level field', body: { ...valid, mode: 'fast' }, pointers: ['/mode'] },
   { name: 'protocol object at the top level', body: { ...valid, Demand: {} }, pointers: ['/Demand'] },
   { name: 'key_id a number', body: { ...valid, key_id: 5 }, pointers: ['/key_id'] },
@@ -66,15 +116,48 @@ interface RawCase {
 }
 
 const rawCases: RawCase[] = [
-  { name: '1 MiB body', body: JSON.stringify({ ...valid, text: 'x'.repeat(1024 * 1024) }), status: 413, code: 'payload_too_large' },
-  { name: 'just over 256 KiB', body: JSON.stringify({ ...valid, text: 'x'.repeat(256 * 1024) }), status: 413, code: 'payload_too_large' },
-  { name: 'text/plain content type', body: JSON.stringify(valid), headers: { 'Content-Type': 'text/plain' }, status: 415, code: 'unsupported_media_type' },
-  { name: 'form content type', body: 'domain=consultation', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, status: 415, code: 'unsupported_media_type' },
-  { name: 'JSON in another charset', body: JSON.stringify(valid), headers: { 'Content-Type': 'application/json; charset=latin1' }, status: 415, code: 'unsupported_media_type' },
+  {
+    name: '1 MiB body',
+    body: JSON.stringify({ ...valid, text: 'x'.repeat(1024 * 1024) }),
+    status: 413,
+    code: 'payload_too_large',
+  },
+  {
+    name: 'just over 256 KiB',
+    body: JSON.stringify({ ...valid, text: 'x'.repeat(256 * 1024) }),
+    status: 413,
+    code: 'payload_too_large',
+  },
+  {
+    name: 'text/plain content type',
+    body: JSON.stringify(valid),
+    headers: { 'Content-Type': 'text/plain' },
+    status: 415,
+    code: 'unsupported_media_type',
+  },
+  {
+    name: 'form content type',
+    body: 'domain=consultation',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    status: 415,
+    code: 'unsupported_media_type',
+  },
+  {
+    name: 'JSON in another charset',
+    body: JSON.stringify(valid),
+    headers: { 'Content-Type': 'application/json; charset=latin1' },
+    status: 415,
+    code: 'unsupported_media_type',
+  },
   { name: 'truncated JSON', body: '{"domain": "consultation"', status: 400, code: 'malformed_json' },
   { name: 'JSON with a trailing comma', body: '{"domain": "consultation",}', status: 400, code: 'malformed_json' },
   { name: 'empty body', body: '', status: 400, code: 'malformed_json' },
-  { name: 'invalid UTF-8', body: new Uint8Array([0x7b, 0x22, 0x64, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), status: 400, code: 'malformed_json' },
+  {
+    name: 'invalid UTF-8',
+    body: new Uint8Array([0x7b, 0x22, 0x64, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]),
+    status: 400,
+    code: 'malformed_json',
+  },
 ];
 
 describe('validation of POST /api/execute', () => {
@@ -118,7 +201,11 @@ describe('validation of POST /api/execute', () => {
   }
 
   it('a missing Content-Type is 415', async () => {
-    const bare = await call('/api/execute', { token: tenant.token, body: JSON.stringify(valid), headers: { 'Content-Type': '' } });
+    const bare = await call('/api/execute', {
+      token: tenant.token,
+      body: JSON.stringify(valid),
+      headers: { 'Content-Type': '' },
+    });
     await expectProblem(bare, 415, 'unsupported_media_type');
   });
 
@@ -127,17 +214,28 @@ describe('validation of POST /api/execute', () => {
     const body = JSON.stringify({ ...valid, text: 'x'.repeat(padding) });
     expect(new TextEncoder().encode(body).byteLength).toBe(256 * 1024);
     // 256 KiB of text passes the size check and then the text length rule (100,000) answers.
-    const problem = await expectProblem(await call('/api/execute', { token: tenant.token, body }), 422, 'validation_failed');
+    const problem = await expectProblem(
+      await call('/api/execute', { token: tenant.token, body }),
+      422,
+      'validation_failed',
+    );
     expect(problem.errors.map((entry: { pointer: string }) => entry.pointer)).toContain('/text');
   });
 
   it('structured_input alone is enough', async () => {
-    const response = await execute(tenant.token, { ...without('text'), structured_input: { Demand: { topic: 'crm' } } });
+    const response = await execute(tenant.token, {
+      ...without('text'),
+      structured_input: { Demand: { topic: 'crm' } },
+    });
     expect(response.status).toBe(200);
   });
 
   it('the unsupported_execution_mode problem says what to use', async () => {
-    const problem = await expectProblem(await execute(tenant.token, { ...valid, execution_mode: 'async' }), 422, 'unsupported_execution_mode');
+    const problem = await expectProblem(
+      await execute(tenant.token, { ...valid, execution_mode: 'async' }),
+      422,
+      'unsupported_execution_mode',
+    );
     expect(problem.detail).toContain('sync');
   });
 });

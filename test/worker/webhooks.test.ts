@@ -5,7 +5,14 @@
  * egress guard applies at creation and at delivery, and a slow receiver never holds up the
  * change. Receivers are stubbed fetches; D1, the queue and the cron handler are the real ones.
  */
-import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  env,
+  getQueueResult,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import worker from '../../worker/index';
@@ -21,7 +28,10 @@ afterEach(() => vi.restoreAllMocks());
 
 let counter = 0;
 /** A receiver of its own (a stubbed host), and what it was sent. */
-function receiver(answer: (attempt: number, request: Request) => Response | Promise<Response> = () => new Response(null, { status: 204 })) {
+function receiver(
+  answer: (attempt: number, request: Request) => Response | Promise<Response> = () =>
+    new Response(null, { status: 204 }),
+) {
   counter += 1;
   const url = `https://hooks-${counter}-${Date.now().toString(36)}.example.com/in`;
   let attempts = 0;
@@ -29,16 +39,28 @@ function receiver(answer: (attempt: number, request: Request) => Response | Prom
   return { url, sent: () => connectionsTo(url) };
 }
 
-async function endpoint(workspaceId: string, url: string, eventTypes: string[]): Promise<{ webhook_id: string; secret: string }> {
-  const response = await call('/api/admin/webhooks', { token: ADMIN_TOKEN, body: { workspace_id: workspaceId, url, event_types: eventTypes } });
+async function endpoint(
+  workspaceId: string,
+  url: string,
+  eventTypes: string[],
+): Promise<{ webhook_id: string; secret: string }> {
+  const response = await call('/api/admin/webhooks', {
+    token: ADMIN_TOKEN,
+    body: { workspace_id: workspaceId, url, event_types: eventTypes },
+  });
   expect(response.status, await response.clone().text()).toBe(201);
   return json(response);
 }
 
 const headersOf = (connection: { headers: Headers }) => Object.fromEntries(connection.headers);
-const waitFor = (condition: () => boolean | Promise<boolean>, timeout = 15_000) => vi.waitUntil(condition, { timeout, interval: 50 });
+const waitFor = (condition: () => boolean | Promise<boolean>, timeout = 15_000) =>
+  vi.waitUntil(condition, { timeout, interval: 50 });
 const eventsOf = async (workspaceId: string) =>
-  (await env.DB.prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY id').bind(workspaceId).all<{ type: string }>()).results.map((row) => row.type);
+  (
+    await env.DB.prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY id')
+      .bind(workspaceId)
+      .all<{ type: string }>()
+  ).results.map((row) => row.type);
 
 /** Runs the cron handler as the platform would, `minutesLater` from now. */
 async function cron(schedule: string, minutesLater = 0) {
@@ -57,10 +79,25 @@ describe('the outbox', () => {
     expect(await eventsOf(tenant.workspaceId)).toEqual(['execution.completed', 'lead.created']);
 
     await waitFor(() => hook.sent().length === 2);
-    const bodies = hook.sent().map((sent) => new Webhook(secret).verify(sent.body, headersOf(sent)) as { type: string; data: Record<string, unknown>; id: string });
+    const bodies = hook.sent().map(
+      (sent) =>
+        new Webhook(secret).verify(sent.body, headersOf(sent)) as {
+          type: string;
+          data: Record<string, unknown>;
+          id: string;
+        },
+    );
     const byType = Object.fromEntries(bodies.map((body) => [body.type, body]));
-    expect(byType['execution.completed']!.data).toMatchObject({ execution_id: envelope.output.execution_id, status: 'completed', source_record: envelope.output.result.lead_id });
-    expect(byType['lead.created']!.data).toMatchObject({ lead_id: envelope.output.result.lead_id, status: 'open', summary: 'Please call me about payroll.' });
+    expect(byType['execution.completed']!.data).toMatchObject({
+      execution_id: envelope.output.execution_id,
+      status: 'completed',
+      source_record: envelope.output.result.lead_id,
+    });
+    expect(byType['lead.created']!.data).toMatchObject({
+      lead_id: envelope.output.result.lead_id,
+      status: 'open',
+      summary: 'Please call me about payroll.',
+    });
     for (const sent of hook.sent()) expect(sent.headers.get('webhook-id')).toBe(JSON.parse(sent.body).id);
   });
 
@@ -71,29 +108,57 @@ describe('the outbox', () => {
     // The quota's CHECK fails the second batch: no execution, and no event.
     await expectProblem(await execute(tenant.token, executeBody({ text: 'One too many.' })), 429, 'quota_exceeded');
     expect(await eventsOf(tenant.workspaceId)).toEqual(['execution.completed']);
-    const executions = await env.DB.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?').bind(tenant.workspaceId).first();
+    const executions = await env.DB.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
+      .bind(tenant.workspaceId)
+      .first();
     expect(executions).toEqual({ n: 1 });
-    const deliveries = await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE workspace_id = ?').bind(tenant.workspaceId).first();
+    const deliveries = await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE workspace_id = ?')
+      .bind(tenant.workspaceId)
+      .first();
     expect(deliveries).toEqual({ n: 1 });
   });
 
   it('only subscribed types are delivered, and contact details never appear in an event', async () => {
     const owner = await createTenant({ scopes: ['execute', 'leads:write', 'channels:read', 'channels:write'] });
     const hook = receiver();
-    const { secret } = await endpoint(owner.workspaceId, hook.url, ['intake.received', 'conversation.message_created', 'lead.created']);
+    const { secret } = await endpoint(owner.workspaceId, hook.url, [
+      'intake.received',
+      'conversation.message_created',
+      'lead.created',
+    ]);
     const channel = await createChannel(owner.token, { leadCapture: { email: 'optional' } });
     const first = await visitorSays(channel, { message: { text: 'I need an accountant.' } });
-    await visitorSays(channel, { session_id: first.session_id, trigger: 'lead_capture', contact: { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+44 20 7946 0000' } });
+    await visitorSays(channel, {
+      session_id: first.session_id,
+      trigger: 'lead_capture',
+      contact: { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+44 20 7946 0000' },
+    });
     await waitFor(() => hook.sent().length >= 6);
-    const types = hook.sent().map((sent) => (new Webhook(secret).verify(sent.body, headersOf(sent)) as { type: string }).type);
+    const types = hook
+      .sent()
+      .map((sent) => (new Webhook(secret).verify(sent.body, headersOf(sent)) as { type: string }).type);
     expect(types.filter((type) => type === 'execution.completed')).toEqual([]);
     expect(new Set(types)).toEqual(new Set(['intake.received', 'conversation.message_created', 'lead.created']));
-    const everything = (await env.DB.prepare('SELECT data FROM events WHERE workspace_id = ?').bind(owner.workspaceId).all<{ data: string }>()).results.map((row) => row.data).join('\n');
+    const everything = (
+      await env.DB.prepare('SELECT data FROM events WHERE workspace_id = ?')
+        .bind(owner.workspaceId)
+        .all<{ data: string }>()
+    ).results
+      .map((row) => row.data)
+      .join('\n');
     for (const detail of ['ada@example.com', '7946', 'Lovelace']) expect(everything).not.toContain(detail);
     // Not in the transcript either, which experts read before anyone claims the lead.
-    const transcript = (await env.DB.prepare('SELECT m.text FROM messages m JOIN leads l ON l.conversation_id = m.conversation_id WHERE l.id = ?').bind(first.lead_id).all<{ text: string }>()).results;
-    for (const detail of ['ada@example.com', '7946', 'Lovelace']) expect(JSON.stringify(transcript)).not.toContain(detail);
-    for (const sent of hook.sent()) for (const detail of ['ada@example.com', '7946', 'Lovelace']) expect(sent.body).not.toContain(detail);
+    const transcript = (
+      await env.DB.prepare(
+        'SELECT m.text FROM messages m JOIN leads l ON l.conversation_id = m.conversation_id WHERE l.id = ?',
+      )
+        .bind(first.lead_id)
+        .all<{ text: string }>()
+    ).results;
+    for (const detail of ['ada@example.com', '7946', 'Lovelace'])
+      expect(JSON.stringify(transcript)).not.toContain(detail);
+    for (const sent of hook.sent())
+      for (const detail of ['ada@example.com', '7946', 'Lovelace']) expect(sent.body).not.toContain(detail);
   });
 
   it('a lost queue message loses nothing: the cron sweep delivers the event', async () => {
@@ -102,17 +167,30 @@ describe('the outbox', () => {
     await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
     // An event written in a batch whose queue message never arrived (the send failed).
     const now = Date.now();
-    await env.DB.prepare("INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', '{\"execution_id\":\"exe_lost\"}', ?)")
+    await env.DB.prepare(
+      'INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, \'execution.completed\', \'{"execution_id":"exe_lost"}\', ?)',
+    )
       .bind(`evt_lostmessage${now}`, tenant.workspaceId, now)
       .run();
-    expect(await env.DB.prepare("SELECT status FROM webhook_deliveries WHERE event_id = ?").bind(`evt_lostmessage${now}`).first()).toEqual({ status: 'pending' });
+    expect(
+      await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE event_id = ?')
+        .bind(`evt_lostmessage${now}`)
+        .first(),
+    ).toEqual({ status: 'pending' });
     // Nothing happens by itself…
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(hook.sent()).toHaveLength(0);
     // …until the sweep (a minute later) puts it on the queue.
     await cron('* * * * *', 1);
     await waitFor(() => hook.sent().length === 1);
-    await waitFor(async () => (await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE event_id = ?').bind(`evt_lostmessage${now}`).first<{ status: string }>())?.status === 'delivered');
+    await waitFor(
+      async () =>
+        (
+          await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE event_id = ?')
+            .bind(`evt_lostmessage${now}`)
+            .first<{ status: string }>()
+        )?.status === 'delivered',
+    );
   });
 });
 
@@ -128,9 +206,17 @@ describe('retries', () => {
     for (const sent of hook.sent()) expect(() => new Webhook(secret).verify(sent.body, headersOf(sent))).not.toThrow();
 
     const log = await json(await call(`/api/admin/webhooks/${webhookId}/deliveries`, { token: ADMIN_TOKEN }));
-    await waitFor(async () => (await json(await call(`/api/admin/webhooks/${webhookId}/deliveries`, { token: ADMIN_TOKEN }))).data[0].delivery_status === 'delivered');
-    const attempts = (await json(await call(`/api/admin/webhooks/${webhookId}/deliveries`, { token: ADMIN_TOKEN }))).data.reverse();
-    expect(attempts.map((entry: { attempt: number; status_code: number }) => [entry.attempt, entry.status_code])).toEqual([
+    await waitFor(
+      async () =>
+        (await json(await call(`/api/admin/webhooks/${webhookId}/deliveries`, { token: ADMIN_TOKEN }))).data[0]
+          .delivery_status === 'delivered',
+    );
+    const attempts = (
+      await json(await call(`/api/admin/webhooks/${webhookId}/deliveries`, { token: ADMIN_TOKEN }))
+    ).data.reverse();
+    expect(
+      attempts.map((entry: { attempt: number; status_code: number }) => [entry.attempt, entry.status_code]),
+    ).toEqual([
       [1, 500],
       [2, 500],
       [3, 500],
@@ -147,47 +233,92 @@ describe('retries', () => {
   it('410 Gone disables the endpoint, keeps its backlog paused (events raised meanwhile too), tells the owners, and replays it all on re-enable', async () => {
     const { signUpOwner } = await import('./console-helpers');
     const owner = await signUpOwner();
-    const { token } = await import('./helpers').then(({ issueKey }) => issueKey(owner.workspaceId, { scopes: ['execute'] }));
+    const { token } = await import('./helpers').then(({ issueKey }) =>
+      issueKey(owner.workspaceId, { scopes: ['execute'] }),
+    );
     let gone = true;
     const hook = receiver(() => new Response(null, { status: gone ? 410 : 204 }));
     const { webhook_id: webhookId } = await endpoint(owner.workspaceId, hook.url, ['execution.completed']);
     await execute(token, executeBody({ text: 'The first.' }));
-    await waitFor(async () => (await env.DB.prepare('SELECT status FROM webhook_endpoints WHERE id = ?').bind(webhookId).first<{ status: string }>())?.status === 'disabled');
-    expect(await env.DB.prepare('SELECT disabled_reason FROM webhook_endpoints WHERE id = ?').bind(webhookId).first()).toEqual({ disabled_reason: 'gone' });
+    await waitFor(
+      async () =>
+        (
+          await env.DB.prepare('SELECT status FROM webhook_endpoints WHERE id = ?')
+            .bind(webhookId)
+            .first<{ status: string }>()
+        )?.status === 'disabled',
+    );
+    expect(
+      await env.DB.prepare('SELECT disabled_reason FROM webhook_endpoints WHERE id = ?').bind(webhookId).first(),
+    ).toEqual({ disabled_reason: 'gone' });
     // Raised while it is disabled: nothing is sent, nothing is dropped.
     for (let index = 0; index < 5; index++) await execute(token, executeBody({ text: `While it is gone ${index}.` }));
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(hook.sent()).toHaveLength(1);
-    const statuses = await env.DB.prepare('SELECT status, COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? GROUP BY status').bind(webhookId).all();
+    const statuses = await env.DB.prepare(
+      'SELECT status, COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? GROUP BY status',
+    )
+      .bind(webhookId)
+      .all();
     expect(statuses.results).toEqual([{ status: 'paused', n: 6 }]);
 
     // The disable is audited, and the owners see it on their console's first page.
-    const audit = await json(await call(`/api/admin/audit-log?workspace_id=${owner.workspaceId}&action=webhook.disabled`, { token: ADMIN_TOKEN }));
-    expect(audit.data).toMatchObject([{ action: 'webhook.disabled', target_id: webhookId, actor_kind: 'system', metadata: { reason: 'gone' } }]);
+    const audit = await json(
+      await call(`/api/admin/audit-log?workspace_id=${owner.workspaceId}&action=webhook.disabled`, {
+        token: ADMIN_TOKEN,
+      }),
+    );
+    expect(audit.data).toMatchObject([
+      { action: 'webhook.disabled', target_id: webhookId, actor_kind: 'system', metadata: { reason: 'gone' } },
+    ]);
     const console = await (await getPage(`/integrations?ws=${owner.workspaceId}`, owner.cookie)).text();
     expect(console).toContain('A webhook endpoint was disabled:');
     expect(console).toContain('answered 410 Gone');
 
     // Enabled again: the whole backlog goes out, each event once, with its own webhook-id.
     gone = false;
-    const enabled = await json(await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN }));
+    const enabled = await json(
+      await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN }),
+    );
     expect(enabled).toMatchObject({ status: 'active', replayed: 6, expired: 0 });
     await waitFor(() => hook.sent().length === 7);
-    const ids = hook.sent().slice(1).map((sent) => sent.headers.get('webhook-id'));
+    const ids = hook
+      .sent()
+      .slice(1)
+      .map((sent) => sent.headers.get('webhook-id'));
     expect(new Set(ids).size).toBe(6);
-    await waitFor(async () => (await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'").bind(webhookId).first<{ n: number }>())!.n === 6);
-    expect(await (await getPage(`/integrations?ws=${owner.workspaceId}`, owner.cookie)).text()).not.toContain('A webhook endpoint was disabled:');
+    await waitFor(
+      async () =>
+        (await env.DB.prepare(
+          "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'",
+        )
+          .bind(webhookId)
+          .first<{ n: number }>())!.n === 6,
+    );
+    expect(await (await getPage(`/integrations?ws=${owner.workspaceId}`, owner.cookie)).text()).not.toContain(
+      'A webhook endpoint was disabled:',
+    );
   });
 
   it('a backlog older than the 3-day window is not replayed: it is given up, with the reason', async () => {
     const tenant = await createTenant({ scopes: ['execute'] });
     const hook = receiver();
     const { webhook_id: webhookId } = await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
-    expect((await call(`/api/admin/webhooks/${webhookId}/disable`, { method: 'POST', token: ADMIN_TOKEN })).status).toBe(200);
+    expect(
+      (await call(`/api/admin/webhooks/${webhookId}/disable`, { method: 'POST', token: ADMIN_TOKEN })).status,
+    ).toBe(200);
     await execute(tenant.token, executeBody());
-    await env.DB.prepare('UPDATE webhook_deliveries SET created_at = ? WHERE endpoint_id = ?').bind(Date.now() - 3 * 24 * 3600 * 1000 - 1000, webhookId).run();
-    expect(await json(await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN }))).toMatchObject({ replayed: 0, expired: 1 });
-    expect(await env.DB.prepare('SELECT status, last_error FROM webhook_deliveries WHERE endpoint_id = ?').bind(webhookId).first()).toEqual({
+    await env.DB.prepare('UPDATE webhook_deliveries SET created_at = ? WHERE endpoint_id = ?')
+      .bind(Date.now() - 3 * 24 * 3600 * 1000 - 1000, webhookId)
+      .run();
+    expect(
+      await json(await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN })),
+    ).toMatchObject({ replayed: 0, expired: 1 });
+    expect(
+      await env.DB.prepare('SELECT status, last_error FROM webhook_deliveries WHERE endpoint_id = ?')
+        .bind(webhookId)
+        .first(),
+    ).toEqual({
       status: 'failed',
       last_error: 'Not delivered: its endpoint was disabled for longer than the 3-day retry window.',
     });
@@ -201,8 +332,19 @@ describe('retries', () => {
     const { webhook_id: webhookId } = await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
     await execute(tenant.token, executeBody());
     await waitFor(() => hook.sent().length === 1);
-    await waitFor(async () => (await env.DB.prepare('SELECT attempts FROM webhook_deliveries WHERE endpoint_id = ?').bind(webhookId).first<{ attempts: number }>())?.attempts === 1);
-    const delivery = await env.DB.prepare('SELECT next_attempt_at, updated_at, last_status FROM webhook_deliveries WHERE endpoint_id = ?').bind(webhookId).first<{ next_attempt_at: number; updated_at: number; last_status: number }>();
+    await waitFor(
+      async () =>
+        (
+          await env.DB.prepare('SELECT attempts FROM webhook_deliveries WHERE endpoint_id = ?')
+            .bind(webhookId)
+            .first<{ attempts: number }>()
+        )?.attempts === 1,
+    );
+    const delivery = await env.DB.prepare(
+      'SELECT next_attempt_at, updated_at, last_status FROM webhook_deliveries WHERE endpoint_id = ?',
+    )
+      .bind(webhookId)
+      .first<{ next_attempt_at: number; updated_at: number; last_status: number }>();
     expect(delivery!.last_status).toBe(429);
     expect(delivery!.next_attempt_at - delivery!.updated_at).toBeGreaterThanOrEqual(120_000);
     // Not before: a sweep now finds nothing due.
@@ -216,18 +358,46 @@ describe('retries', () => {
     const hook = receiver(() => new Response('down', { status: 503 }));
     const { webhook_id: webhookId } = await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
     // It has failed since three days ago (moved in the row, rather than waited for).
-    await env.DB.prepare('UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?').bind(Date.now() - 3 * 24 * 3600 * 1000 - 1000, webhookId).run();
+    await env.DB.prepare('UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?')
+      .bind(Date.now() - 3 * 24 * 3600 * 1000 - 1000, webhookId)
+      .run();
     await execute(tenant.token, executeBody());
-    await waitFor(async () => (await env.DB.prepare('SELECT status FROM webhook_endpoints WHERE id = ?').bind(webhookId).first<{ status: string }>())?.status === 'disabled');
-    expect(await env.DB.prepare('SELECT disabled_reason FROM webhook_endpoints WHERE id = ?').bind(webhookId).first()).toEqual({ disabled_reason: 'failing' });
-    expect(await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ?').bind(webhookId).first()).toEqual({ status: 'paused' });
+    await waitFor(
+      async () =>
+        (
+          await env.DB.prepare('SELECT status FROM webhook_endpoints WHERE id = ?')
+            .bind(webhookId)
+            .first<{ status: string }>()
+        )?.status === 'disabled',
+    );
+    expect(
+      await env.DB.prepare('SELECT disabled_reason FROM webhook_endpoints WHERE id = ?').bind(webhookId).first(),
+    ).toEqual({ disabled_reason: 'failing' });
+    expect(
+      await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ?').bind(webhookId).first(),
+    ).toEqual({ status: 'paused' });
 
-    const other = await endpoint(tenant.workspaceId, receiver(() => new Response('down', { status: 503 })).url, ['execution.completed']);
+    const other = await endpoint(tenant.workspaceId, receiver(() => new Response('down', { status: 503 })).url, [
+      'execution.completed',
+    ]);
     const old = Date.now() - 3 * 24 * 3600 * 1000 + 500;
-    await env.DB.prepare("INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', '{}', ?)").bind(`evt_threedaysold${old}`, tenant.workspaceId, old).run();
-    await env.DB.prepare('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event_id = ?').bind(Date.now() - 60_000, `evt_threedaysold${old}`).run();
+    await env.DB.prepare(
+      "INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', '{}', ?)",
+    )
+      .bind(`evt_threedaysold${old}`, tenant.workspaceId, old)
+      .run();
+    await env.DB.prepare('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event_id = ?')
+      .bind(Date.now() - 60_000, `evt_threedaysold${old}`)
+      .run();
     await cron('* * * * *');
-    await waitFor(async () => (await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ?').bind(other.webhook_id, `evt_threedaysold${old}`).first<{ status: string }>())?.status === 'failed');
+    await waitFor(
+      async () =>
+        (
+          await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ?')
+            .bind(other.webhook_id, `evt_threedaysold${old}`)
+            .first<{ status: string }>()
+        )?.status === 'failed',
+    );
   });
 });
 
@@ -237,29 +407,61 @@ describe('one slow endpoint never delays another (issue 17, item 12)', () => {
     const healthyTenant = await createTenant({ scopes: ['execute'] });
     // The slow receiver hangs until the test lets it answer (the consumer runs in this test's context).
     const hanging: Array<() => void> = [];
-    const slow = receiver(() => new Promise<Response>((resolve) => hanging.push(() => resolve(new Response(null, { status: 204 })))));
+    const slow = receiver(
+      () => new Promise<Response>((resolve) => hanging.push(() => resolve(new Response(null, { status: 204 })))),
+    );
     const healthy = receiver();
     const { webhook_id: slowId } = await endpoint(slowTenant.workspaceId, slow.url, ['execution.completed']);
     const { webhook_id: healthyId } = await endpoint(healthyTenant.workspaceId, healthy.url, ['execution.completed']);
     // Three events for the slow endpoint and one for the healthy one (the outbox's trigger makes
     // their deliveries), handed to the consumer as one batch, the slow ones first.
     const eventIds: string[] = [];
-    for (const [index, workspaceId] of [slowTenant, slowTenant, slowTenant, healthyTenant].map((tenant, i) => [i, tenant.workspaceId] as const)) {
+    for (const [index, workspaceId] of [slowTenant, slowTenant, slowTenant, healthyTenant].map(
+      (tenant, i) => [i, tenant.workspaceId] as const,
+    )) {
       const id = `evt_hang${index}${Date.now().toString(36)}`;
-      await env.DB.prepare("INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', '{}', ?)").bind(id, workspaceId, Date.now() - 1000).run();
+      await env.DB.prepare(
+        "INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', '{}', ?)",
+      )
+        .bind(id, workspaceId, Date.now() - 1000)
+        .run();
       eventIds.push(id);
     }
-    const batch = createMessageBatch('events', eventIds.map((id, index) => ({ id: `m${index}`, timestamp: new Date(), attempts: 1, body: { kind: 'webhook.deliver', event_ids: [id] } })));
+    const batch = createMessageBatch(
+      'events',
+      eventIds.map((id, index) => ({
+        id: `m${index}`,
+        timestamp: new Date(),
+        attempts: 1,
+        body: { kind: 'webhook.deliver', event_ids: [id] },
+      })),
+    );
     const context = createExecutionContext();
     const consumed = worker.queue!(batch, env, context);
-    await waitFor(async () => (await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ?').bind(healthyId).first<{ status: string }>())?.status === 'delivered', 10_000);
+    await waitFor(
+      async () =>
+        (
+          await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ?')
+            .bind(healthyId)
+            .first<{ status: string }>()
+        )?.status === 'delivered',
+      10_000,
+    );
     // Delivered and recorded while every slow request is still waiting for its answer.
     expect(hanging).toHaveLength(3);
-    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?').bind(slowId).first()).toEqual({ n: 0 });
+    expect(
+      await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?').bind(slowId).first(),
+    ).toEqual({ n: 0 });
     for (const answer of hanging) answer();
     await consumed;
     expect((await getQueueResult(batch, context)).explicitAcks.sort()).toEqual(['m0', 'm1', 'm2', 'm3']);
-    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'").bind(slowId).first()).toEqual({ n: 3 });
+    expect(
+      await env.DB.prepare(
+        "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'",
+      )
+        .bind(slowId)
+        .first(),
+    ).toEqual({ n: 3 });
   });
 
   it('the limiter bounds attempts in flight per endpoint, and never across endpoints', async () => {
@@ -293,24 +495,46 @@ describe('the egress guard', () => {
   it(`refuses each of the ${HOSTILE_URLS.length} hostile URLs at creation, without connecting`, async () => {
     const tenant = await createTenant();
     for (const url of HOSTILE_URLS) {
-      const problem = await expectProblem(await call('/api/admin/webhooks', { token: ADMIN_TOKEN, body: { workspace_id: tenant.workspaceId, url, event_types: ['lead.created'] } }), 422, 'validation_failed');
+      const problem = await expectProblem(
+        await call('/api/admin/webhooks', {
+          token: ADMIN_TOKEN,
+          body: { workspace_id: tenant.workspaceId, url, event_types: ['lead.created'] },
+        }),
+        422,
+        'validation_failed',
+      );
       expect(problem.errors[0].pointer, url).toBe('/url');
     }
     expect(connections).toEqual([]);
-    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE workspace_id = ?').bind(tenant.workspaceId).first()).toEqual({ n: 0 });
+    expect(
+      await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE workspace_id = ?')
+        .bind(tenant.workspaceId)
+        .first(),
+    ).toEqual({ n: 0 });
   });
 
   it('refuses again at delivery: a stored URL that no longer passes is never connected to, and a redirect is a failure', async () => {
     const tenant = await createTenant({ scopes: ['execute'] });
     const moved = await endpoint(tenant.workspaceId, receiver().url, ['execution.completed']);
-    await env.DB.prepare('UPDATE webhook_endpoints SET url = ? WHERE id = ?').bind('https://169.254.169.254/latest/meta-data/', moved.webhook_id).run();
+    await env.DB.prepare('UPDATE webhook_endpoints SET url = ? WHERE id = ?')
+      .bind('https://169.254.169.254/latest/meta-data/', moved.webhook_id)
+      .run();
     const redirects = receiver(() => new Response(null, { status: 302, headers: { Location: 'https://127.0.0.1/' } }));
     const redirecting = await endpoint(tenant.workspaceId, redirects.url, ['execution.completed']);
     await execute(tenant.token, executeBody());
     for (const id of [moved.webhook_id, redirecting.webhook_id]) {
-      await waitFor(async () => (await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?').bind(id).first<{ n: number }>())!.n >= 1);
+      await waitFor(
+        async () =>
+          (await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?')
+            .bind(id)
+            .first<{ n: number }>())!.n >= 1,
+      );
     }
-    const attempts = await env.DB.prepare('SELECT endpoint_id, status_code, error FROM webhook_attempts WHERE endpoint_id IN (?, ?)').bind(moved.webhook_id, redirecting.webhook_id).all<{ endpoint_id: string; error: string }>();
+    const attempts = await env.DB.prepare(
+      'SELECT endpoint_id, status_code, error FROM webhook_attempts WHERE endpoint_id IN (?, ?)',
+    )
+      .bind(moved.webhook_id, redirecting.webhook_id)
+      .all<{ endpoint_id: string; error: string }>();
     for (const attempt of attempts.results) expect(attempt.error).toMatch(/egress guard/);
     expect(connections.filter((connection) => connection.url.includes('169.254'))).toEqual([]);
     expect(redirects.sent()).toHaveLength(1);
@@ -333,7 +557,9 @@ describe('a slow or failing receiver never holds up the change', () => {
     const envelope = await json(response);
     // The receiver has the request but has not answered; the lead is already there.
     await waitFor(() => hook.sent().length >= 1);
-    expect(await env.DB.prepare('SELECT status FROM leads WHERE id = ?').bind(envelope.output.result.lead_id).first()).toEqual({ status: 'open' });
+    expect(
+      await env.DB.prepare('SELECT status FROM leads WHERE id = ?').bind(envelope.output.result.lead_id).first(),
+    ).toEqual({ status: 'open' });
     expect((await execute(tenant.token, executeBody({ text: 'And the next request too.' }))).status).toBe(200);
     release();
   });
@@ -348,13 +574,35 @@ describe('lead events from the workbench', () => {
     expect((await call('/api/admin/domains', { token: ADMIN_TOKEN, body: { domain, name: domain } })).status).toBe(201);
     const expert = await createActiveExpert({ domains: [domain] });
     const channel = await createChannel(owner.token, { domain });
-    const lead = await visitorSays(channel, { message: { text: 'Lead for the workbench events.' }, contact: { email: 'visitor@example.com' }, trigger: 'lead_capture' });
-    expect((await sessionCall(expert.cookie, `/api/provider/workbench/leads/${lead.lead_id}/claim`, { method: 'POST' })).status).toBe(200);
-    expect((await sessionCall(expert.cookie, `/api/provider/workbench/leads/${lead.lead_id}/status`, { body: { status: 'contacted', note: 'Called visitor@example.com' } })).status).toBe(200);
+    const lead = await visitorSays(channel, {
+      message: { text: 'Lead for the workbench events.' },
+      contact: { email: 'visitor@example.com' },
+      trigger: 'lead_capture',
+    });
+    expect(
+      (await sessionCall(expert.cookie, `/api/provider/workbench/leads/${lead.lead_id}/claim`, { method: 'POST' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await sessionCall(expert.cookie, `/api/provider/workbench/leads/${lead.lead_id}/status`, {
+          body: { status: 'contacted', note: 'Called visitor@example.com' },
+        })
+      ).status,
+    ).toBe(200);
     await waitFor(() => hook.sent().length === 2);
-    const received = hook.sent().map((sent) => new Webhook(secret).verify(sent.body, headersOf(sent)) as { type: string; data: Record<string, unknown> });
+    const received = hook
+      .sent()
+      .map(
+        (sent) =>
+          new Webhook(secret).verify(sent.body, headersOf(sent)) as { type: string; data: Record<string, unknown> },
+      );
     expect(received.map((event) => event.type).sort()).toEqual(['lead.claimed', 'lead.status_changed']);
-    expect(received.find((event) => event.type === 'lead.status_changed')!.data).toMatchObject({ lead_id: lead.lead_id, from: 'claimed', to: 'contacted' });
+    expect(received.find((event) => event.type === 'lead.status_changed')!.data).toMatchObject({
+      lead_id: lead.lead_id,
+      from: 'claimed',
+      to: 'contacted',
+    });
     for (const sent of hook.sent()) expect(sent.body).not.toContain('visitor@example.com');
   });
 });
@@ -371,10 +619,17 @@ describe('signatures, checked by the npm standardwebhooks library', () => {
     expect(() => new Webhook(secret).verify(sent!.body, headers)).not.toThrow();
     expect(() => new Webhook(secret).verify(sent!.body.replace('completed', 'c0mpleted'), headers)).toThrow();
     expect(() => new Webhook(`whsec_${btoa('a different secret, 24 b')}`).verify(sent!.body, headers)).toThrow();
-    const stale = await signStandardWebhook([secret], headers['webhook-id']!, Math.floor(Date.now() / 1000) - 10 * 60, sent!.body);
+    const stale = await signStandardWebhook(
+      [secret],
+      headers['webhook-id']!,
+      Math.floor(Date.now() / 1000) - 10 * 60,
+      sent!.body,
+    );
     expect(() => new Webhook(secret).verify(sent!.body, stale)).toThrow(/too old/i);
 
-    const rotated = await json(await call(`/api/admin/webhooks/${webhookId}/rotate-secret`, { method: 'POST', token: ADMIN_TOKEN }));
+    const rotated = await json(
+      await call(`/api/admin/webhooks/${webhookId}/rotate-secret`, { method: 'POST', token: ADMIN_TOKEN }),
+    );
     expect(rotated.secret).toMatch(/^whsec_/);
     await execute(tenant.token, executeBody({ text: 'After the rotation.' }));
     await waitFor(() => hook.sent().length === 2);
@@ -393,50 +648,101 @@ describe('endpoints: admin API and the owners’ console', () => {
 
   it('create shows the secret once; list never does; disable pauses deliveries; enable sends what waited; redeliver sends the same event again', async () => {
     const hook = receiver();
-    const created = await call('/api/admin/webhooks', { token: ADMIN_TOKEN, body: { workspace_id: tenant.workspaceId, url: hook.url, event_types: ['execution.completed'] } });
+    const created = await call('/api/admin/webhooks', {
+      token: ADMIN_TOKEN,
+      body: { workspace_id: tenant.workspaceId, url: hook.url, event_types: ['execution.completed'] },
+    });
     expect(created.headers.get('Cache-Control')).toBe('no-store');
     const { webhook_id: webhookId, secret } = await json(created);
-    const listed = await (await call(`/api/admin/webhooks?workspace_id=${tenant.workspaceId}`, { token: ADMIN_TOKEN })).text();
+    const listed = await (
+      await call(`/api/admin/webhooks?workspace_id=${tenant.workspaceId}`, { token: ADMIN_TOKEN })
+    ).text();
     expect(listed).not.toContain(secret);
-    expect(JSON.stringify(await env.DB.prepare('SELECT * FROM webhook_endpoints WHERE id = ?').bind(webhookId).first())).not.toContain(secret.slice(6, 20));
+    expect(
+      JSON.stringify(await env.DB.prepare('SELECT * FROM webhook_endpoints WHERE id = ?').bind(webhookId).first()),
+    ).not.toContain(secret.slice(6, 20));
 
     await execute(tenant.token, executeBody());
     await waitFor(() => hook.sent().length === 1);
-    expect((await call(`/api/admin/webhooks/${webhookId}/disable`, { method: 'POST', token: ADMIN_TOKEN })).status).toBe(200);
+    expect(
+      (await call(`/api/admin/webhooks/${webhookId}/disable`, { method: 'POST', token: ADMIN_TOKEN })).status,
+    ).toBe(200);
     await execute(tenant.token, executeBody({ text: 'While disabled.' }));
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(hook.sent()).toHaveLength(1);
-    expect((await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN })).status).toBe(200);
+    expect((await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN })).status).toBe(
+      200,
+    );
     await waitFor(() => hook.sent().length === 2);
 
     const eventId = hook.sent()[0]!.headers.get('webhook-id')!;
-    const again = await call(`/api/admin/webhooks/${webhookId}/deliveries/${eventId}/redeliver`, { method: 'POST', token: ADMIN_TOKEN });
+    const again = await call(`/api/admin/webhooks/${webhookId}/deliveries/${eventId}/redeliver`, {
+      method: 'POST',
+      token: ADMIN_TOKEN,
+    });
     expect(await json(again)).toEqual({ webhook_id: webhookId, event_id: eventId, status: 'pending' });
     await waitFor(() => hook.sent().length === 3);
     expect(hook.sent()[2]!.headers.get('webhook-id')).toBe(eventId);
-    await expectProblem(await call(`/api/admin/webhooks/${webhookId}/deliveries/evt_neverhere/redeliver`, { method: 'POST', token: ADMIN_TOKEN }), 404, 'not_found');
-    await expectProblem(await call(`/api/admin/webhooks`, { token: ADMIN_TOKEN, body: { workspace_id: tenant.workspaceId, url: hook.url, event_types: ['lead.teleported'] } }), 422, 'validation_failed');
-    await expectProblem(await call(`/api/admin/webhooks`, { token: ADMIN_TOKEN, body: { workspace_id: 'ws_doesnotexist', url: hook.url, event_types: ['lead.created'] } }), 404, 'not_found');
+    await expectProblem(
+      await call(`/api/admin/webhooks/${webhookId}/deliveries/evt_neverhere/redeliver`, {
+        method: 'POST',
+        token: ADMIN_TOKEN,
+      }),
+      404,
+      'not_found',
+    );
+    await expectProblem(
+      await call(`/api/admin/webhooks`, {
+        token: ADMIN_TOKEN,
+        body: { workspace_id: tenant.workspaceId, url: hook.url, event_types: ['lead.teleported'] },
+      }),
+      422,
+      'validation_failed',
+    );
+    await expectProblem(
+      await call(`/api/admin/webhooks`, {
+        token: ADMIN_TOKEN,
+        body: { workspace_id: 'ws_doesnotexist', url: hook.url, event_types: ['lead.created'] },
+      }),
+      404,
+      'not_found',
+    );
   });
 
   it('owners read their endpoints and delivery log in the console; members cannot; another workspace’s is 404', async () => {
     const { signUpOwner } = await import('./console-helpers');
     const owner = await signUpOwner();
     const hook = receiver((attempt) => new Response(null, { status: attempt === 1 ? 500 : 204 }));
-    const { webhook_id: webhookId } = await endpoint(owner.workspaceId, hook.url, ['provider.status_changed', 'lead.created']);
+    const { webhook_id: webhookId } = await endpoint(owner.workspaceId, hook.url, [
+      'provider.status_changed',
+      'lead.created',
+    ]);
     const page = await (await getPage(`/integrations/webhooks?ws=${owner.workspaceId}`, owner.cookie)).text();
     expect(page).toContain(hook.url);
     expect(page).toContain('provider.status_changed, lead.created');
     expect(page).not.toMatch(/whsec_[A-Za-z0-9+/]{16,}/);
-    const gone = await endpoint(owner.workspaceId, receiver(() => new Response(null, { status: 410 })).url, ['lead.created']);
-    await env.DB.prepare("UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'failing', disabled_at = ? WHERE id = ?").bind(Date.now(), gone.webhook_id).run();
-    expect(await (await getPage(`/integrations/webhooks?ws=${owner.workspaceId}`, owner.cookie)).text()).toContain('because every delivery to it failed for 3 days');
+    const gone = await endpoint(owner.workspaceId, receiver(() => new Response(null, { status: 410 })).url, [
+      'lead.created',
+    ]);
+    await env.DB.prepare(
+      "UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'failing', disabled_at = ? WHERE id = ?",
+    )
+      .bind(Date.now(), gone.webhook_id)
+      .run();
+    expect(await (await getPage(`/integrations/webhooks?ws=${owner.workspaceId}`, owner.cookie)).text()).toContain(
+      'because every delivery to it failed for 3 days',
+    );
 
     const log = await getPage(`/integrations/webhooks/${webhookId}?ws=${owner.workspaceId}`, owner.cookie);
     expect(log.status).toBe(200);
     const other = await signUpOwner();
-    expect((await getPage(`/integrations/webhooks/${webhookId}?ws=${other.workspaceId}`, other.cookie)).status).toBe(404);
+    expect((await getPage(`/integrations/webhooks/${webhookId}?ws=${other.workspaceId}`, other.cookie)).status).toBe(
+      404,
+    );
     // There is nothing to change here: changes go through provisioning.
-    expect((await postForm(`/integrations/webhooks/${webhookId}?ws=${owner.workspaceId}`, {}, { cookie: owner.cookie })).status).toBe(404);
+    expect(
+      (await postForm(`/integrations/webhooks/${webhookId}?ws=${owner.workspaceId}`, {}, { cookie: owner.cookie }))
+        .status,
+    ).toBe(404);
   });
 });

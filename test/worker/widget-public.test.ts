@@ -10,7 +10,13 @@ const STRANGER = 'https://evil.example.net';
 async function newChannel(tenant: Tenant, widget: Record<string, unknown> = {}) {
   const response = await call('/api/integrations/channels', {
     token: tenant.token,
-    body: { name: 'Site', domain: 'consultation', allowed_origins: [THIRD_PARTY], first_party_origins: [FIRST_PARTY], widget },
+    body: {
+      name: 'Site',
+      domain: 'consultation',
+      allowed_origins: [THIRD_PARTY],
+      first_party_origins: [FIRST_PARTY],
+      widget,
+    },
   });
   expect(response.status).toBe(201);
   return (await json(response)).channel_key as string;
@@ -19,7 +25,13 @@ async function newChannel(tenant: Tenant, widget: Record<string, unknown> = {}) 
 const configPaths = (key: string) => [`/api/public/channels/${key}/widget-config`, `/api/public/widget/${key}/config`];
 const intakePaths = (key: string) => [`/api/public/channels/${key}/intake`, `/api/public/widget/${key}/intake`];
 
-function intake(key: string, body: Record<string, unknown>, origin: string | null = THIRD_PARTY, path = intakePaths(key)[1]!, ip = '203.0.113.7') {
+function intake(
+  key: string,
+  body: Record<string, unknown>,
+  origin: string | null = THIRD_PARTY,
+  path = intakePaths(key)[1]!,
+  ip = '203.0.113.7',
+) {
   const headers: Record<string, string> = { 'CF-Connecting-IP': ip };
   if (origin) headers.Origin = origin;
   return call(path, { body, headers });
@@ -98,22 +110,37 @@ describe('public widget config', () => {
   });
 
   it('is 404 for an unknown or a disabled channel', async () => {
-    await expectProblem(await call('/api/public/widget/ch_nope/config', { headers: { Origin: THIRD_PARTY } }), 404, 'not_found');
+    await expectProblem(
+      await call('/api/public/widget/ch_nope/config', { headers: { Origin: THIRD_PARTY } }),
+      404,
+      'not_found',
+    );
     const disabled = await newChannel(tenant);
-    await call(`/api/integrations/channels/${disabled}`, { method: 'PATCH', token: tenant.token, body: { status: 'disabled' } });
+    await call(`/api/integrations/channels/${disabled}`, {
+      method: 'PATCH',
+      token: tenant.token,
+      body: { status: 'disabled' },
+    });
     await expectProblem(await call(configPaths(disabled)[1]!, { headers: { Origin: THIRD_PARTY } }), 404, 'not_found');
   });
 
   it('answers the CORS preflight only for admitted origins', async () => {
     const allowed = await call(intakePaths(key)[0]!, {
       method: 'OPTIONS',
-      headers: { Origin: THIRD_PARTY, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+      headers: {
+        Origin: THIRD_PARTY,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type',
+      },
     });
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('Access-Control-Allow-Origin')).toBe(THIRD_PARTY);
     expect(allowed.headers.get('Access-Control-Allow-Methods')).toContain('POST');
     expect(allowed.headers.get('Access-Control-Allow-Headers')).toBe('Content-Type');
-    const refused = await call(intakePaths(key)[0]!, { method: 'OPTIONS', headers: { Origin: STRANGER, 'Access-Control-Request-Method': 'POST' } });
+    const refused = await call(intakePaths(key)[0]!, {
+      method: 'OPTIONS',
+      headers: { Origin: STRANGER, 'Access-Control-Request-Method': 'POST' },
+    });
     expect(refused.status).toBe(403);
     expect(refused.headers.get('Access-Control-Allow-Origin')).toBeNull();
   });
@@ -128,7 +155,12 @@ describe('public intake', () => {
   });
 
   const campaign = { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: 'spring' };
-  const attribution = { source_site: THIRD_PARTY, page_url: `${THIRD_PARTY}/pricing?utm_source=newsletter`, referrer: 'https://news.example.org/', campaign };
+  const attribution = {
+    source_site: THIRD_PARTY,
+    page_url: `${THIRD_PARTY}/pricing?utm_source=newsletter`,
+    referrer: 'https://news.example.org/',
+    campaign,
+  };
 
   it('happy path: a message starts a conversation, its demand and its lead, and answers what happens next', async () => {
     const response = await intake(key, { message: { text: 'Do you do payroll audits?' }, attribution });
@@ -143,19 +175,32 @@ describe('public intake', () => {
     expect(body.reply).toContain('Leave your email');
     expect(body.lead_id).toMatch(/^lead_/);
 
-    const demand = await env.DB.prepare('SELECT * FROM demands WHERE id = ?').bind(body.demand_id).first<Record<string, string>>();
-    expect(demand).toMatchObject({ text: 'Do you do payroll audits?', trigger: 'consultation', workspace_id: tenant.workspaceId, disposition: 'routed' });
+    const demand = await env.DB.prepare('SELECT * FROM demands WHERE id = ?')
+      .bind(body.demand_id)
+      .first<Record<string, string>>();
+    expect(demand).toMatchObject({
+      text: 'Do you do payroll audits?',
+      trigger: 'consultation',
+      workspace_id: tenant.workspaceId,
+      disposition: 'routed',
+    });
     expect(JSON.parse(demand!.attribution!)).toEqual(attribution);
-    const execution = await env.DB.prepare('SELECT actor_kind, actor_id, key_id, source_record FROM executions WHERE id = ?')
+    const execution = await env.DB.prepare(
+      'SELECT actor_kind, actor_id, key_id, source_record FROM executions WHERE id = ?',
+    )
       .bind(demand!.execution_id)
       .first();
     expect(execution).toEqual({ actor_kind: 'channel', actor_id: key, key_id: null, source_record: body.lead_id });
-    const messages = await env.DB.prepare('SELECT role, text FROM messages WHERE conversation_id = ? ORDER BY id').bind(demand!.conversation_id).all();
+    const messages = await env.DB.prepare('SELECT role, text FROM messages WHERE conversation_id = ? ORDER BY id')
+      .bind(demand!.conversation_id)
+      .all();
     expect(messages.results).toEqual([
       { role: 'visitor', text: 'Do you do payroll audits?' },
       { role: 'system', text: body.reply },
     ]);
-    const conversation = await env.DB.prepare('SELECT token_hash, demand_id, lead_id FROM conversations WHERE id = ?').bind(demand!.conversation_id).first<Record<string, string>>();
+    const conversation = await env.DB.prepare('SELECT token_hash, demand_id, lead_id FROM conversations WHERE id = ?')
+      .bind(demand!.conversation_id)
+      .first<Record<string, string>>();
     expect(conversation).toMatchObject({ demand_id: body.demand_id, lead_id: body.lead_id });
     expect(conversation!.token_hash).not.toContain(body.session_id);
   });
@@ -163,7 +208,12 @@ describe('public intake', () => {
   it('serves both intake paths with one handler: a conversation started on one continues on the other', async () => {
     const [pathA, pathB] = intakePaths(key);
     const first = await json(await intake(key, { message: { text: 'Via the first path' } }, THIRD_PARTY, pathA));
-    const second = await intake(key, { session_id: first.session_id, message: { text: 'Via the second path' } }, THIRD_PARTY, pathB);
+    const second = await intake(
+      key,
+      { session_id: first.session_id, message: { text: 'Via the second path' } },
+      THIRD_PARTY,
+      pathB,
+    );
     expect(second.status).toBe(200);
     expect(second.headers.get('Access-Control-Allow-Origin')).toBe(THIRD_PARTY);
     const body = await json(second);
@@ -178,7 +228,8 @@ describe('public intake', () => {
   it('one conversation keeps one demand and one lead across many messages, a handoff and a contact form', async () => {
     const first = await json(await intake(key, { message: { text: 'Hello' }, attribution }));
     const turns = [];
-    for (const text of ['A second question', 'And a third']) turns.push(await json(await intake(key, { session_id: first.session_id, message: { text } })));
+    for (const text of ['A second question', 'And a third'])
+      turns.push(await json(await intake(key, { session_id: first.session_id, message: { text } })));
     const handoff = await json(
       await intake(key, {
         session_id: first.session_id,
@@ -187,7 +238,13 @@ describe('public intake', () => {
         attribution: { ...attribution, campaign: { utm_source: 'later-touch' } },
       }),
     );
-    const contact = await json(await intake(key, { session_id: first.session_id, trigger: 'lead_capture', contact: { name: 'Ada', email: 'ada@example.com' } }));
+    const contact = await json(
+      await intake(key, {
+        session_id: first.session_id,
+        trigger: 'lead_capture',
+        contact: { name: 'Ada', email: 'ada@example.com' },
+      }),
+    );
     for (const answer of [...turns, handoff, contact]) {
       expect(answer.session_id).toBe(first.session_id);
       expect(answer.demand_id).toBe(first.demand_id);
@@ -199,40 +256,91 @@ describe('public intake', () => {
     expect(contact.reply).toMatch(/^Thanks! /);
     expect(contact.reply).not.toContain('Ada');
 
-    const conversationId = (await env.DB.prepare('SELECT conversation_id FROM demands WHERE id = ?').bind(first.demand_id).first<{ conversation_id: string }>())!.conversation_id;
-    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM demands WHERE conversation_id = ?').bind(conversationId).first()).toEqual({ n: 1 });
-    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM leads WHERE conversation_id = ?').bind(conversationId).first()).toEqual({ n: 1 });
-    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM executions WHERE actor_id = ? AND source_record = ?').bind(key, first.lead_id).first()).toEqual({ n: 5 });
-    const messages = await env.DB.prepare("SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'visitor'").bind(conversationId).first();
+    const conversationId = (await env.DB.prepare('SELECT conversation_id FROM demands WHERE id = ?')
+      .bind(first.demand_id)
+      .first<{ conversation_id: string }>())!.conversation_id;
+    expect(
+      await env.DB.prepare('SELECT COUNT(*) AS n FROM demands WHERE conversation_id = ?').bind(conversationId).first(),
+    ).toEqual({ n: 1 });
+    expect(
+      await env.DB.prepare('SELECT COUNT(*) AS n FROM leads WHERE conversation_id = ?').bind(conversationId).first(),
+    ).toEqual({ n: 1 });
+    expect(
+      await env.DB.prepare('SELECT COUNT(*) AS n FROM executions WHERE actor_id = ? AND source_record = ?')
+        .bind(key, first.lead_id)
+        .first(),
+    ).toEqual({ n: 5 });
+    const messages = await env.DB.prepare(
+      "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'visitor'",
+    )
+      .bind(conversationId)
+      .first();
     expect(messages).toEqual({ n: 4 });
 
-    const lead = await env.DB.prepare('SELECT * FROM leads WHERE id = ?').bind(first.lead_id).first<Record<string, string>>();
-    expect(lead).toMatchObject({ trigger: 'lead_capture', status: 'open', urgency: 'high', contact_name: 'Ada', contact_email: 'ada@example.com', contact_phone: null, summary: 'Hello' });
+    const lead = await env.DB.prepare('SELECT * FROM leads WHERE id = ?')
+      .bind(first.lead_id)
+      .first<Record<string, string>>();
+    expect(lead).toMatchObject({
+      trigger: 'lead_capture',
+      status: 'open',
+      urgency: 'high',
+      contact_name: 'Ada',
+      contact_email: 'ada@example.com',
+      contact_phone: null,
+      summary: 'Hello',
+    });
     // First touch: the conversation keeps what its first message reported.
     expect(JSON.parse(lead!.attribution!).campaign).toEqual(campaign);
-    const afterContact = await json(await intake(key, { session_id: first.session_id, message: { text: 'One more thing' } }));
+    const afterContact = await json(
+      await intake(key, { session_id: first.session_id, message: { text: 'One more thing' } }),
+    );
     expect(afterContact.next).toBe('continue');
   });
 
   it('lead_capture on a fresh session creates a lead with its contact and attribution', async () => {
     const response = await json(
-      await intake(key, { trigger: 'lead_capture', contact: { email: 'grace@example.com', phone: '+1 (555) 010-9999' }, attribution }),
+      await intake(key, {
+        trigger: 'lead_capture',
+        contact: { email: 'grace@example.com', phone: '+1 (555) 010-9999' },
+        attribution,
+      }),
     );
-    const lead = await env.DB.prepare('SELECT trigger, contact_email, contact_phone, attribution FROM leads WHERE id = ?').bind(response.lead_id).first<Record<string, string>>();
-    expect(lead).toMatchObject({ trigger: 'lead_capture', contact_email: 'grace@example.com', contact_phone: '+1 (555) 010-9999' });
+    const lead = await env.DB.prepare(
+      'SELECT trigger, contact_email, contact_phone, attribution FROM leads WHERE id = ?',
+    )
+      .bind(response.lead_id)
+      .first<Record<string, string>>();
+    expect(lead).toMatchObject({
+      trigger: 'lead_capture',
+      contact_email: 'grace@example.com',
+      contact_phone: '+1 (555) 010-9999',
+    });
     expect(JSON.parse(lead!.attribution!)).toEqual(attribution);
 
     const listed = await json(await call(`/api/integrations/channels/${key}/intake`, { token: tenant.token }));
     const entry = listed.data.find((item: { demand_id: string }) => item.demand_id === response.demand_id);
-    expect(entry.lead).toEqual({ lead_id: response.lead_id, status: 'open', claimed_by: null, contact_fields: ['email', 'phone'] });
+    expect(entry.lead).toEqual({
+      lead_id: response.lead_id,
+      status: 'open',
+      claimed_by: null,
+      contact_fields: ['email', 'phone'],
+    });
     expect(entry.attribution.campaign).toEqual(campaign);
     expect(JSON.stringify(listed)).not.toContain('grace@example.com');
   });
 
   it('lead_capture enforces the channel’s required fields and valid contact details', async () => {
-    const missing = await expectProblem(await intake(key, { trigger: 'lead_capture', contact: { name: 'No Email' } }), 422, 'validation_failed');
+    const missing = await expectProblem(
+      await intake(key, { trigger: 'lead_capture', contact: { name: 'No Email' } }),
+      422,
+      'validation_failed',
+    );
     expect(missing.errors.map((entry: { pointer: string }) => entry.pointer)).toEqual(['/contact/email']);
-    const invalid = await expectProblem(await intake(key, { trigger: 'lead_capture', contact: { email: 'not-an-email' } }), 422, 'validation_failed');
+    const invalid = await expectProblem(
+      await intake(key, { trigger: 'lead_capture', contact: { email: 'not-an-email' } }),
+      422,
+      'validation_failed',
+    );
     expect(invalid.errors[0].pointer).toBe('/contact/email');
     expect(invalid.errors[0].pointer).not.toBe('');
   });
@@ -240,7 +348,9 @@ describe('public intake', () => {
   it('a session token of another channel starts a new session there, and still continues its own', async () => {
     const otherKey = await newChannel(tenant);
     const first = await json(await intake(otherKey, { message: { text: 'Hi there' } }));
-    const elsewhere = await json(await intake(key, { session_id: first.session_id, message: { text: 'Same visitor?' } }));
+    const elsewhere = await json(
+      await intake(key, { session_id: first.session_id, message: { text: 'Same visitor?' } }),
+    );
     expect(elsewhere.session_id).not.toBe(first.session_id);
     expect(elsewhere.demand_id).not.toBe(first.demand_id);
     // Its own channel still knows the token: the same conversation continues, no new one is minted.
@@ -255,16 +365,28 @@ describe('public intake', () => {
     const body = await json(response);
     expect(body.reply).toBeTypeOf('string');
     expect(body.lead_id).toBeUndefined();
-    const demand = await env.DB.prepare('SELECT disposition, reasons FROM demands WHERE id = ?').bind(body.demand_id).first<{ disposition: string; reasons: string }>();
+    const demand = await env.DB.prepare('SELECT disposition, reasons FROM demands WHERE id = ?')
+      .bind(body.demand_id)
+      .first<{ disposition: string; reasons: string }>();
     expect(demand).toEqual({ disposition: 'rejected', reasons: '["honeypot"]' });
-    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM leads WHERE demand_id = ?').bind(body.demand_id).first()).toEqual({ n: 0 });
+    expect(
+      await env.DB.prepare('SELECT COUNT(*) AS n FROM leads WHERE demand_id = ?').bind(body.demand_id).first(),
+    ).toEqual({ n: 0 });
   });
 
   it('refuses a message over 4,000 characters (422) and a body over 16 KiB (413)', async () => {
-    const long = await expectProblem(await intake(key, { message: { text: 'x'.repeat(4001) } }), 422, 'validation_failed');
+    const long = await expectProblem(
+      await intake(key, { message: { text: 'x'.repeat(4001) } }),
+      422,
+      'validation_failed',
+    );
     expect(long.errors[0].pointer).toBe('/message/text');
     expect((await intake(key, { message: { text: 'x'.repeat(4000) } })).status).toBe(200);
-    await expectProblem(await intake(key, { message: { text: 'x'.repeat(3000) }, attribution: { page_url: 'y'.repeat(17000) } }), 413, 'payload_too_large');
+    await expectProblem(
+      await intake(key, { message: { text: 'x'.repeat(3000) }, attribution: { page_url: 'y'.repeat(17000) } }),
+      413,
+      'payload_too_large',
+    );
   });
 
   it('needs a message unless it is a lead capture', async () => {
@@ -274,7 +396,11 @@ describe('public intake', () => {
 
   it('is 404 for a disabled or unknown channel', async () => {
     const disabled = await newChannel(tenant);
-    await call(`/api/integrations/channels/${disabled}`, { method: 'PATCH', token: tenant.token, body: { status: 'disabled' } });
+    await call(`/api/integrations/channels/${disabled}`, {
+      method: 'PATCH',
+      token: tenant.token,
+      body: { status: 'disabled' },
+    });
     await expectProblem(await intake(disabled, { message: { text: 'Hello' } }), 404, 'not_found');
     await expectProblem(await intake('ch_doesnotexist', { message: { text: 'Hello' } }), 404, 'not_found');
   });
@@ -296,12 +422,24 @@ describe('public intake', () => {
 
   it('rate-limits per channel and client: the 31st message in a minute is 429 with Retry-After', async () => {
     const channel = await newChannel(tenant);
-    for (let i = 0; i < 30; i++) expect((await intake(channel, { message: { text: `m${i}` } }, THIRD_PARTY, undefined, '198.51.100.1')).status).toBe(200);
-    const limited = await intake(channel, { message: { text: 'one too many' } }, THIRD_PARTY, undefined, '198.51.100.1');
+    for (let i = 0; i < 30; i++)
+      expect(
+        (await intake(channel, { message: { text: `m${i}` } }, THIRD_PARTY, undefined, '198.51.100.1')).status,
+      ).toBe(200);
+    const limited = await intake(
+      channel,
+      { message: { text: 'one too many' } },
+      THIRD_PARTY,
+      undefined,
+      '198.51.100.1',
+    );
     await expectProblem(limited, 429, 'rate_limited');
     expect(Number(limited.headers.get('Retry-After'))).toBeGreaterThan(0);
     expect(limited.headers.get('Access-Control-Allow-Origin')).toBe(THIRD_PARTY);
     // Another client on the same channel is not affected.
-    expect((await intake(channel, { message: { text: 'different visitor' } }, THIRD_PARTY, undefined, '198.51.100.2')).status).toBe(200);
+    expect(
+      (await intake(channel, { message: { text: 'different visitor' } }, THIRD_PARTY, undefined, '198.51.100.2'))
+        .status,
+    ).toBe(200);
   });
 });

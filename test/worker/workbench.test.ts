@@ -6,7 +6,16 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
 import { getPage, postForm, signUpOwner } from './console-helpers';
-import { completeProfile, createActiveExpert, createChannel, review, sessionCall, signUpProvider, visitorSays, type TestProvider } from './provider-helpers';
+import {
+  completeProfile,
+  createActiveExpert,
+  createChannel,
+  review,
+  sessionCall,
+  signUpProvider,
+  visitorSays,
+  type TestProvider,
+} from './provider-helpers';
 
 let ipCounter = 0;
 /** A new client address per message, so the intake rate limit never interferes. */
@@ -20,11 +29,16 @@ async function newDomain(): Promise<string> {
   return domain;
 }
 
-const available = async (provider: TestProvider, query = '') => json(await sessionCall(provider.cookie, `/api/provider/workbench/leads?scope=available${query}`));
-const availableIds = async (provider: TestProvider) => (await available(provider, '&limit=100')).data.map((lead: { lead_id: string }) => lead.lead_id);
-const claim = (provider: TestProvider, leadId: string) => sessionCall(provider.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' });
+const available = async (provider: TestProvider, query = '') =>
+  json(await sessionCall(provider.cookie, `/api/provider/workbench/leads?scope=available${query}`));
+const availableIds = async (provider: TestProvider) =>
+  (await available(provider, '&limit=100')).data.map((lead: { lead_id: string }) => lead.lead_id);
+const claim = (provider: TestProvider, leadId: string) =>
+  sessionCall(provider.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' });
 const setStatus = (provider: TestProvider, leadId: string, status: string, note?: string) =>
-  sessionCall(provider.cookie, `/api/provider/workbench/leads/${leadId}/status`, { body: { status, ...(note ? { note } : {}) } });
+  sessionCall(provider.cookie, `/api/provider/workbench/leads/${leadId}/status`, {
+    body: { status, ...(note ? { note } : {}) },
+  });
 
 const SCOPES = ['execute', 'leads:write', 'channels:read', 'channels:write'];
 
@@ -42,7 +56,10 @@ describe('routing: who sees a demand', () => {
   beforeAll(async () => {
     [domainX, domainY] = [await newDomain(), await newDomain()];
     owner = await signUpOwner();
-    const key = await call('/api/admin/api-keys', { token: ADMIN_TOKEN, body: { workspace_id: owner.workspaceId, name: 'k', scopes: SCOPES } });
+    const key = await call('/api/admin/api-keys', {
+      token: ADMIN_TOKEN,
+      body: { workspace_id: owner.workspaceId, name: 'k', scopes: SCOPES },
+    });
     const issued = await json(key);
     tenant = { organizationId: '', workspaceId: owner.workspaceId, keyId: issued.key_id, token: issued.token };
     inX = await createActiveExpert({ domains: [domainX] });
@@ -52,9 +69,17 @@ describe('routing: who sees a demand', () => {
     payrollInX = await createActiveExpert({ domains: [domainX], topics: ['payroll'] });
     memberInX = await createActiveExpert({ domains: [domainX] });
     // memberInX joins the workspace: it sees the workspace's own pool too.
-    await postForm(`/integrations/team/invite?ws=${owner.workspaceId}`, { email: memberInX.email, role: 'member' }, { cookie: owner.cookie });
-    const invitation = await env.DB.prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'").bind(memberInX.email).first<{ id: string }>();
-    expect((await postForm(`/invitations/${invitation!.id}/accept`, {}, { cookie: memberInX.cookie })).status).toBe(303);
+    await postForm(
+      `/integrations/team/invite?ws=${owner.workspaceId}`,
+      { email: memberInX.email, role: 'member' },
+      { cookie: owner.cookie },
+    );
+    const invitation = await env.DB.prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'")
+      .bind(memberInX.email)
+      .first<{ id: string }>();
+    expect((await postForm(`/invitations/${invitation!.id}/accept`, {}, { cookie: memberInX.cookie })).status).toBe(
+      303,
+    );
   }, 60_000);
 
   it('a demand in domain X reaches the active experts scoped to X; not the suspended one, nor Y', async () => {
@@ -65,7 +90,11 @@ describe('routing: who sees a demand', () => {
     expect(await availableIds(memberInX)).toContain(answer.lead_id);
     expect(await availableIds(inY)).not.toContain(answer.lead_id);
     // The suspended expert may not use the workbench at all.
-    await expectProblem(await sessionCall(suspendedInX.cookie, '/api/provider/workbench/leads'), 403, 'provider_inactive');
+    await expectProblem(
+      await sessionCall(suspendedInX.cookie, '/api/provider/workbench/leads'),
+      403,
+      'provider_inactive',
+    );
     // Listing no topics, inX sees it; listing only payroll, payrollInX does not (the topic is general).
     expect(await availableIds(payrollInX)).not.toContain(answer.lead_id);
   });
@@ -81,10 +110,14 @@ describe('routing: who sees a demand', () => {
   });
 
   it('matched_providers counts the active experts who may see it, by pool and topic', async () => {
-    const platform = json(await execute(tenant.token, { ...executeBody(), domain: domainX, text: 'General bookkeeping question.' }));
+    const platform = json(
+      await execute(tenant.token, { ...executeBody(), domain: domainX, text: 'General bookkeeping question.' }),
+    );
     // inX and memberInX (no topics) match; payrollInX does not (topic general); suspended and Y never.
     expect((await platform).output.result.matched_providers).toBe(2);
-    const payroll = await json(await execute(tenant.token, { ...executeBody(), domain: domainX, text: 'A payroll question.' }));
+    const payroll = await json(
+      await execute(tenant.token, { ...executeBody(), domain: domainX, text: 'A payroll question.' }),
+    );
     expect(payroll.output.result).toMatchObject({ topic: 'payroll', matched_providers: 3 });
   });
 
@@ -93,22 +126,37 @@ describe('routing: who sees a demand', () => {
     const answer = await say(channel, { message: { text: 'For our own team only.' } });
     expect(await availableIds(memberInX)).toContain(answer.lead_id);
     expect(await availableIds(inX)).not.toContain(answer.lead_id);
-    await expectProblem(await sessionCall(inX.cookie, `/api/provider/workbench/leads/${answer.lead_id}`), 404, 'not_found');
+    await expectProblem(
+      await sessionCall(inX.cookie, `/api/provider/workbench/leads/${answer.lead_id}`),
+      404,
+      'not_found',
+    );
     await expectProblem(await claim(inX, answer.lead_id), 404, 'not_found');
   });
 
   it('a held demand (a blocked term) is stored but reaches no one', async () => {
-    await postForm(`/integrations/settings?ws=${owner.workspaceId}`, { blocked_terms: 'crypto giveaway\ncasino' }, { cookie: owner.cookie });
+    await postForm(
+      `/integrations/settings?ws=${owner.workspaceId}`,
+      { blocked_terms: 'crypto giveaway\ncasino' },
+      { cookie: owner.cookie },
+    );
     const channel = await createChannel(tenant.token, { domain: domainX });
     const answer = await say(channel, { message: { text: 'Win big at our CASINO tonight' } });
     expect(answer.lead_id).toBeUndefined();
     expect(answer.next).toBe('continue');
-    const demand = await env.DB.prepare('SELECT disposition, reasons FROM demands WHERE id = ?').bind(answer.demand_id).first();
+    const demand = await env.DB.prepare('SELECT disposition, reasons FROM demands WHERE id = ?')
+      .bind(answer.demand_id)
+      .first();
     expect(demand).toEqual({ disposition: 'held', reasons: '["blocked_term"]' });
     const before = await Promise.all([inX, memberInX, payrollInX].map((expert) => available(expert)));
-    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM leads WHERE demand_id = ?').bind(answer.demand_id).first()).toEqual({ n: 0 });
+    expect(
+      await env.DB.prepare('SELECT COUNT(*) AS n FROM leads WHERE demand_id = ?').bind(answer.demand_id).first(),
+    ).toEqual({ n: 0 });
     // The rest of the conversation stays held, and the experts' lists do not grow.
-    const again = await say(channel, { session_id: answer.session_id, message: { text: 'Hello again, a normal question.' } });
+    const again = await say(channel, {
+      session_id: answer.session_id,
+      message: { text: 'Hello again, a normal question.' },
+    });
     expect(again.lead_id).toBeUndefined();
     const after = await Promise.all([inX, memberInX, payrollInX].map((expert) => available(expert)));
     expect(after.map((page) => page.counts.available)).toEqual(before.map((page) => page.counts.available));
@@ -127,25 +175,36 @@ describe('API conversations (session_id)', () => {
     const tenant = await createTenant({ scopes: [...SCOPES, 'memory:write'] });
     const other = await createTenant({ scopes: SCOPES });
     const first = await json(await execute(tenant.token, executeBody({ session_id: 'chat-42', text: 'First turn.' })));
-    const second = await json(await execute(tenant.token, executeBody({ session_id: 'chat-42', text: 'Second turn.' })));
+    const second = await json(
+      await execute(tenant.token, executeBody({ session_id: 'chat-42', text: 'Second turn.' })),
+    );
     expect(second.output.result.demand_id).toBe(first.output.result.demand_id);
     expect(second.output.result.lead_id).toBe(first.output.result.lead_id);
-    const elsewhere = await json(await execute(other.token, executeBody({ session_id: 'chat-42', text: 'Same id, other workspace.' })));
+    const elsewhere = await json(
+      await execute(other.token, executeBody({ session_id: 'chat-42', text: 'Same id, other workspace.' })),
+    );
     expect(elsewhere.output.result.demand_id).not.toBe(first.output.result.demand_id);
     const messages = await env.DB.prepare(
       "SELECT m.role, m.text FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.workspace_id = ? AND c.external_session_id = 'chat-42' ORDER BY m.id",
     )
       .bind(tenant.workspaceId)
       .all();
-    expect(messages.results.filter((row) => row.role === 'visitor').map((row) => row.text)).toEqual(['First turn.', 'Second turn.']);
+    expect(messages.results.filter((row) => row.role === 'visitor').map((row) => row.text)).toEqual([
+      'First turn.',
+      'Second turn.',
+    ]);
   });
 
   it('a one-off call without session_id forms no conversation: its demand and lead stand alone, and the lead opens in the workbench', async () => {
     const tenant = await createTenant({ scopes: [...SCOPES, 'memory:write'] });
     const envelope = await json(await execute(tenant.token, executeBody({ text: 'One question, no session.' })));
-    const conversations = await env.DB.prepare('SELECT COUNT(*) AS n FROM conversations WHERE workspace_id = ?').bind(tenant.workspaceId).first<{ n: number }>();
+    const conversations = await env.DB.prepare('SELECT COUNT(*) AS n FROM conversations WHERE workspace_id = ?')
+      .bind(tenant.workspaceId)
+      .first<{ n: number }>();
     expect(conversations!.n).toBe(0);
-    const demand = await env.DB.prepare('SELECT conversation_id, text FROM demands WHERE id = ?').bind(envelope.output.result.demand_id).first();
+    const demand = await env.DB.prepare('SELECT conversation_id, text FROM demands WHERE id = ?')
+      .bind(envelope.output.result.demand_id)
+      .first();
     expect(demand).toEqual({ conversation_id: null, text: 'One question, no session.' });
     const expert = await createActiveExpert({ domains: ['consultation'] });
     const detail = await sessionCall(expert.cookie, `/api/provider/workbench/leads/${envelope.output.result.lead_id}`);
@@ -174,13 +233,22 @@ describe('claiming', () => {
       const statuses = responses.map((response) => response.status);
       expect(statuses.filter((status) => status === 200)).toHaveLength(1);
       expect(statuses.filter((status) => status === 409)).toHaveLength(19);
-      for (const response of responses.filter((r) => r.status === 409)) expect(((await response.json()) as { code: string }).code).toBe('already_claimed');
+      for (const response of responses.filter((r) => r.status === 409))
+        expect(((await response.json()) as { code: string }).code).toBe('already_claimed');
       const winner = claimers[statuses.indexOf(200)]!;
       const row = await env.DB.prepare('SELECT status, claimed_by FROM leads WHERE id = ?').bind(lead.lead_id).first();
       expect(row).toEqual({ status: 'claimed', claimed_by: winner.providerId });
-      const events = await env.DB.prepare("SELECT COUNT(*) AS n FROM lead_events WHERE lead_id = ? AND to_status = 'claimed'").bind(lead.lead_id).first();
+      const events = await env.DB.prepare(
+        "SELECT COUNT(*) AS n FROM lead_events WHERE lead_id = ? AND to_status = 'claimed'",
+      )
+        .bind(lead.lead_id)
+        .first();
       expect(events).toEqual({ n: 1 });
-      const audits = await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'lead.claimed'").bind(lead.lead_id).first();
+      const audits = await env.DB.prepare(
+        "SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'lead.claimed'",
+      )
+        .bind(lead.lead_id)
+        .first();
       expect(audits).toEqual({ n: 1 });
     }
   });
@@ -188,14 +256,20 @@ describe('claiming', () => {
   it('a claimed lead leaves Available for everyone else; the claimer sees it in Mine, with the contact details', async () => {
     const channel = await createChannel(tenant.token, { domain });
     const lead = await say(channel, { message: { text: 'Please call me.' } });
-    await say(channel, { session_id: lead.session_id, trigger: 'lead_capture', contact: { name: 'Ada', email: 'ada.claim@example.com' } });
+    await say(channel, {
+      session_id: lead.session_id,
+      trigger: 'lead_capture',
+      contact: { name: 'Ada', email: 'ada.claim@example.com' },
+    });
     const [winner, other] = claimers as [TestProvider, TestProvider];
     const claimed = await json(await claim(winner, lead.lead_id));
     expect(claimed.contact).toEqual({ name: 'Ada', email: 'ada.claim@example.com', phone: null });
     expect(claimed.claimed_at).toBeTypeOf('string');
     expect(await availableIds(other)).not.toContain(lead.lead_id);
     const mine = await json(await sessionCall(winner.cookie, '/api/provider/workbench/leads?scope=mine&limit=100'));
-    expect(mine.data.find((entry: { lead_id: string }) => entry.lead_id === lead.lead_id).contact.email).toBe('ada.claim@example.com');
+    expect(mine.data.find((entry: { lead_id: string }) => entry.lead_id === lead.lead_id).contact.email).toBe(
+      'ada.claim@example.com',
+    );
     // Claiming again is harmless for the claimer, and 409 for anyone else.
     expect((await claim(winner, lead.lead_id)).status).toBe(200);
     await expectProblem(await claim(other, lead.lead_id), 409, 'already_claimed');
@@ -229,13 +303,21 @@ describe('lead status changes through the API (the whole table is a unit test: p
     const leadId = await claimedLead(['contacted']);
     const moved = await json(await setStatus(expert, leadId, 'qualified', 'Note for the history.'));
     expect(moved.status).toBe('qualified');
-    expect(moved.history.at(-1)).toMatchObject({ from: 'contacted', to: 'qualified', actor: 'provider', by_you: true, note: 'Note for the history.' });
+    expect(moved.history.at(-1)).toMatchObject({
+      from: 'contacted',
+      to: 'qualified',
+      actor: 'provider',
+      by_you: true,
+      note: 'Note for the history.',
+    });
   });
 
   it('a move the table refuses is 409 invalid_transition and changes nothing; won is final', async () => {
     const leadId = await claimedLead();
     await expectProblem(await setStatus(expert, leadId, 'won'), 409, 'invalid_transition');
-    expect(await env.DB.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first()).toEqual({ status: 'claimed' });
+    expect(await env.DB.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
+      status: 'claimed',
+    });
     const won = await claimedLead(['contacted', 'qualified', 'won']);
     await expectProblem(await setStatus(expert, won, 'open'), 409, 'invalid_transition');
     await expectProblem(await setStatus(expert, won, 'lost'), 409, 'invalid_transition');
@@ -244,7 +326,9 @@ describe('lead status changes through the API (the whole table is a unit test: p
   it('a release returns the lead to open, unclaimed, and back in Available', async () => {
     const leadId = await claimedLead(['contacted']);
     expect((await json(await setStatus(expert, leadId, 'open'))).status).toBe('open');
-    expect(await env.DB.prepare('SELECT claimed_by FROM leads WHERE id = ?').bind(leadId).first()).toEqual({ claimed_by: null });
+    expect(await env.DB.prepare('SELECT claimed_by FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
+      claimed_by: null,
+    });
     expect(await availableIds(expert)).toContain(leadId);
   });
 
@@ -258,14 +342,26 @@ describe('contact details reach the claimer only', () => {
   it('absent from the list, the detail, the console and the logs for everyone but the claimer', async () => {
     const log = vi.spyOn(console, 'log');
     const owner = await signUpOwner();
-    const issued = await json(await call('/api/admin/api-keys', { token: ADMIN_TOKEN, body: { workspace_id: owner.workspaceId, name: 'k', scopes: SCOPES } }));
+    const issued = await json(
+      await call('/api/admin/api-keys', {
+        token: ADMIN_TOKEN,
+        body: { workspace_id: owner.workspaceId, name: 'k', scopes: SCOPES },
+      }),
+    );
     const domain = await newDomain();
     const channel = await createChannel(issued.token, { domain });
-    const [claimer, bystander] = [await createActiveExpert({ domains: [domain] }), await createActiveExpert({ domains: [domain] })];
+    const [claimer, bystander] = [
+      await createActiveExpert({ domains: [domain] }),
+      await createActiveExpert({ domains: [domain] }),
+    ];
     const EMAIL = 'secret.visitor@example.com';
     const PHONE = '+44 20 7946 0958';
     const lead = await say(channel, { message: { text: 'Call me back please' } });
-    await say(channel, { session_id: lead.session_id, trigger: 'lead_capture', contact: { name: 'Grace', email: EMAIL, phone: PHONE } });
+    await say(channel, {
+      session_id: lead.session_id,
+      trigger: 'lead_capture',
+      contact: { name: 'Grace', email: EMAIL, phone: PHONE },
+    });
 
     const seenBeforeClaim = [
       await (await sessionCall(bystander.cookie, '/api/provider/workbench/leads?scope=available&limit=100')).text(),
@@ -278,7 +374,9 @@ describe('contact details reach the claimer only', () => {
       expect(text).not.toContain('7946');
     }
     expect((await claim(claimer, lead.lead_id)).status).toBe(200);
-    expect(await (await sessionCall(claimer.cookie, `/api/provider/workbench/leads/${lead.lead_id}`)).text()).toContain(EMAIL);
+    expect(await (await sessionCall(claimer.cookie, `/api/provider/workbench/leads/${lead.lead_id}`)).text()).toContain(
+      EMAIL,
+    );
     expect(await (await getPage(`/provider/workbench/leads/${lead.lead_id}`, claimer.cookie)).text()).toContain(EMAIL);
     // Everyone else, after the claim: the bystander, the site owner in the console and the channel API.
     const after = [
@@ -319,7 +417,9 @@ describe('workbench pagination', () => {
     for (let i = 0; i < 3; i++) await say(channel, { message: { text: `Late lead ${i}` } });
     const page2 = await available(expert, `&limit=2&starting_after=${page1.data[1].lead_id}`);
     const page3 = await available(expert, `&limit=2&starting_after=${page2.data[1].lead_id}`);
-    expect([...page1.data, ...page2.data, ...page3.data].map((lead: { lead_id: string }) => lead.lead_id)).toEqual(first);
+    expect([...page1.data, ...page2.data, ...page3.data].map((lead: { lead_id: string }) => lead.lead_id)).toEqual(
+      first,
+    );
     expect(page3.has_more).toBe(false);
     expect(page3.counts.available).toBe(8);
   });
@@ -342,8 +442,14 @@ describe('D1 work of the workbench', () => {
     for (let i = 0; i < 2; i++) await say(channel, { message: { text: `Before ${i}` } });
     const before = await measure();
     // Growth written straight into the tables (as many rows as the API would make, without the API's time).
-    const template = (await env.DB.prepare('SELECT * FROM leads WHERE id = (SELECT MAX(id) FROM leads WHERE domain = ?)').bind(domain).first<Record<string, unknown>>())!;
-    const columns = Object.keys(template).filter((column) => !['id', 'conversation_id', 'status', 'claimed_by', 'claimed_at'].includes(column));
+    const template = (await env.DB.prepare(
+      'SELECT * FROM leads WHERE id = (SELECT MAX(id) FROM leads WHERE domain = ?)',
+    )
+      .bind(domain)
+      .first<Record<string, unknown>>())!;
+    const columns = Object.keys(template).filter(
+      (column) => !['id', 'conversation_id', 'status', 'claimed_by', 'claimed_at'].includes(column),
+    );
     await env.DB.prepare(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
        INSERT INTO leads (id, status, ${columns.join(', ')}) SELECT 'lead_growth' || printf('%04d', i) || ?, 'open', ${columns.join(', ')} FROM n, (SELECT * FROM leads WHERE id = ?)`,
@@ -363,15 +469,28 @@ describe('provider sign-up to first lead, end to end through the API', () => {
     const domain = await newDomain();
     const provider = await signUpProvider();
     await expectProblem(await sessionCall(provider.cookie, '/api/provider/workbench/leads'), 403, 'provider_inactive');
-    expect((await sessionCall(provider.cookie, '/api/provider/profile', { body: { ...completeProfile({ domains: [domain] }), submit: true } })).status).toBe(200);
+    expect(
+      (
+        await sessionCall(provider.cookie, '/api/provider/profile', {
+          body: { ...completeProfile({ domains: [domain] }), submit: true },
+        })
+      ).status,
+    ).toBe(200);
     expect((await review(provider.providerId, 'approve')).status).toBe(200);
     const tenant = await createTenant({ scopes: SCOPES });
     const channel = await createChannel(tenant.token, { domain });
     const lead = await say(channel, { message: { text: 'We need an expert.' } });
     expect((await claim(provider, lead.lead_id)).status).toBe(200);
-    for (const status of ['contacted', 'qualified', 'won']) expect((await setStatus(provider, lead.lead_id, status)).status).toBe(200);
+    for (const status of ['contacted', 'qualified', 'won'])
+      expect((await setStatus(provider, lead.lead_id, status)).status).toBe(200);
     const detail = await json(await sessionCall(provider.cookie, `/api/provider/workbench/leads/${lead.lead_id}`));
-    expect(detail.history.map((entry: { to: string }) => entry.to)).toEqual(['open', 'claimed', 'contacted', 'qualified', 'won']);
+    expect(detail.history.map((entry: { to: string }) => entry.to)).toEqual([
+      'open',
+      'claimed',
+      'contacted',
+      'qualified',
+      'won',
+    ]);
     expect(detail.messages.map((message: { role: string }) => message.role)).toEqual(['visitor', 'system']);
   });
 });

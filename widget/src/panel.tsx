@@ -6,7 +6,15 @@ import { render } from 'preact';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { readableOn, safeColor } from './contrast';
 import { panelCss } from './styles';
-import type { Attribution, FieldRule, IntakeAnswer, PanelController, PanelOptions, Problem, WidgetConfig } from './types';
+import type {
+  Attribution,
+  FieldRule,
+  IntakeAnswer,
+  PanelController,
+  PanelOptions,
+  Problem,
+  WidgetConfig,
+} from './types';
 
 type Role = 'visitor' | 'assistant';
 interface Message {
@@ -72,11 +80,15 @@ async function sendIntake(config: WidgetConfig, body: Record<string, unknown>): 
     const field = entry.pointer.split('/')[2] as ContactField | undefined;
     if (entry.pointer.startsWith('/contact/') && field) fieldErrors[field] = entry.detail;
   }
-  if (response.status === 429) throw new IntakeError('You are sending messages quickly. Please wait a minute and try again.');
+  if (response.status === 429)
+    throw new IntakeError('You are sending messages quickly. Please wait a minute and try again.');
   throw new IntakeError(problem.detail ?? 'Something went wrong. Please try again.', fieldErrors);
 }
 
-function validateContact(rules: Record<ContactField, FieldRule>, contact: Contact): Partial<Record<ContactField, string>> {
+function validateContact(
+  rules: Record<ContactField, FieldRule>,
+  contact: Contact,
+): Partial<Record<ContactField, string>> {
   const errors: Partial<Record<ContactField, string>> = {};
   for (const field of ['name', 'email', 'phone'] as const) {
     const value = contact[field]?.trim() ?? '';
@@ -119,7 +131,11 @@ function ContactForm({ config, busy, serverErrors, onSubmit, onDismiss }: Contac
         <div class="field" key={field}>
           <label for={`${id}-${field}`}>
             {FIELD_LABELS[field]}
-            {config.lead_capture[field] === 'required' ? <span aria-hidden="true"> *</span> : <span class="optional"> (optional)</span>}
+            {config.lead_capture[field] === 'required' ? (
+              <span aria-hidden="true"> *</span>
+            ) : (
+              <span class="optional"> (optional)</span>
+            )}
           </label>
           <input
             id={`${id}-${field}`}
@@ -164,8 +180,13 @@ interface PanelProps extends PanelOptions {
 
 function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps) {
   const titleId = useId();
-  const saved = mode === 'preview' ? { read: <T,>(_name: string, fallback: T) => fallback, write: () => {} } : store(config.channel_key);
-  const [sessionId, setSessionId] = useState<string | undefined>(() => saved.read<string | undefined>('session', undefined));
+  const saved =
+    mode === 'preview'
+      ? { read: <T,>(_name: string, fallback: T) => fallback, write: () => {} }
+      : store(config.channel_key);
+  const [sessionId, setSessionId] = useState<string | undefined>(() =>
+    saved.read<string | undefined>('session', undefined),
+  );
   const [messages, setMessages] = useState<Message[]>(() => saved.read<Message[]>('thread', []));
   const [view, setView] = useState<'chat' | 'success'>('chat');
   const [draft, setDraft] = useState('');
@@ -192,7 +213,11 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
     if (mode === 'preview') {
       // The console preview shows the look and flow; it never creates demand.
       if (visitorText) setMessages((current) => [...current, { role: 'visitor', text: visitorText }]);
-      const answer: IntakeAnswer = { session_id: 'preview', reply: 'Preview: replies to your visitors appear here.', next: 'collect_contact' };
+      const answer: IntakeAnswer = {
+        session_id: 'preview',
+        reply: 'Preview: replies to your visitors appear here.',
+        next: 'collect_contact',
+      };
       setMessages((current) => [...current, { role: 'assistant', text: answer.reply }]);
       return answer;
     }
@@ -202,10 +227,14 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
     try {
       const answer = await sendIntake(config, { ...body, session_id: sessionId, attribution });
       remember(answer);
-      setMessages((current) => [...current, { role: 'assistant', text: answer.reply, ...(answer.answered_by ? { by: answer.answered_by.name } : {}) }]);
+      setMessages((current) => [
+        ...current,
+        { role: 'assistant', text: answer.reply, ...(answer.answered_by ? { by: answer.answered_by.name } : {}) },
+      ]);
       return answer;
     } catch (failure) {
-      const intakeError = failure instanceof IntakeError ? failure : new IntakeError('Something went wrong. Please try again.');
+      const intakeError =
+        failure instanceof IntakeError ? failure : new IntakeError('Something went wrong. Please try again.');
       setError(intakeError.message);
       setContactErrors(intakeError.fieldErrors);
       return undefined;
@@ -250,7 +279,12 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: the role is dialog (or region) at run time; Escape closes the dialog.
     // biome-ignore lint/a11y/useAriaPropsSupportedByRole: dialog and region both take aria-labelledby.
-    <div class={`panel ${mode}`} role={mode === 'page' ? 'region' : 'dialog'} aria-labelledby={titleId} onKeyDown={onKeyDown}>
+    <div
+      class={`panel ${mode}`}
+      role={mode === 'page' ? 'region' : 'dialog'}
+      aria-labelledby={titleId}
+      onKeyDown={onKeyDown}
+    >
       <header class="head">
         {config.brand.logo_url ? <img class="logo" src={config.brand.logo_url} alt="" width={32} height={32} /> : null}
         <div class="titles">
@@ -260,7 +294,10 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
         {onClose ? (
           <button type="button" class="close" aria-label="Close chat" onClick={onClose}>
             <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
-              <path fill="currentColor" d="M18.3 5.7 12 12l6.3 6.3-1.4 1.4L10.6 13.4 4.3 19.7 2.9 18.3 9.2 12 2.9 5.7 4.3 4.3l6.3 6.3 6.3-6.3z" />
+              <path
+                fill="currentColor"
+                d="M18.3 5.7 12 12l6.3 6.3-1.4 1.4L10.6 13.4 4.3 19.7 2.9 18.3 9.2 12 2.9 5.7 4.3 4.3l6.3 6.3 6.3-6.3z"
+              />
             </svg>
           </button>
         ) : null}
@@ -271,7 +308,11 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
         {messages.map((message, index) => (
           <p class={`bubble ${message.role}`} key={index}>
             <span class="sr">{message.role === 'visitor' ? 'You: ' : `${message.by ?? config.brand.name}: `}</span>
-            {message.by ? <span class="by" aria-hidden="true">Automated answer · {message.by}</span> : null}
+            {message.by ? (
+              <span class="by" aria-hidden="true">
+                Automated answer · {message.by}
+              </span>
+            ) : null}
             {message.text}
           </p>
         ))}
@@ -284,7 +325,13 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
           </div>
         ) : null}
         {contactOpen && view === 'chat' ? (
-          <ContactForm config={config} busy={busy} serverErrors={contactErrors} onSubmit={submitContact} onDismiss={() => setContactOpen(false)} />
+          <ContactForm
+            config={config}
+            busy={busy}
+            serverErrors={contactErrors}
+            onSubmit={submitContact}
+            onDismiss={() => setContactOpen(false)}
+          />
         ) : null}
       </div>
 
@@ -372,6 +419,10 @@ const inbox = document.getElementById('egw-inbox');
 const inboxConfig = document.getElementById('egw-config');
 if (inbox && inboxConfig?.textContent) {
   const config = JSON.parse(inboxConfig.textContent) as WidgetConfig;
-  const attribution: Attribution = { source_site: location.origin, page_url: location.href, referrer: document.referrer || undefined };
+  const attribution: Attribution = {
+    source_site: location.origin,
+    page_url: location.href,
+    referrer: document.referrer || undefined,
+  };
   mount(inbox, document, { config, attribution, mode: 'page' }).focus();
 }

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { runAgents } from './agents';
 import type { AgentAnswer, AgentCandidate, BrainInput, BrainPorts } from './types';
 
-const candidate = (providerId: string, priority = 0): AgentCandidate => ({ providerId, kind: 'agent', name: providerId, priority, failuresLastHour: 0, openUntil: 0 });
+const candidate = (providerId: string, priority = 0): AgentCandidate => ({
+  providerId,
+  kind: 'agent',
+  name: providerId,
+  priority,
+  failuresLastHour: 0,
+  openUntil: 0,
+});
 
 const input = (overrides: Partial<BrainInput> = {}): BrainInput => ({
   executionId: 'exe_1',
@@ -33,7 +40,13 @@ function portsWith(script: Record<string, { takesMs: number; answer: AgentAnswer
       const { takesMs, answer } = script[providerId]!;
       if (takesMs > withinMs) {
         clock += withinMs;
-        return { ok: false, outcome: 'timeout', httpStatus: null, durationMs: withinMs, error: 'No answer within the timeout.' };
+        return {
+          ok: false,
+          outcome: 'timeout',
+          httpStatus: null,
+          durationMs: withinMs,
+          error: 'No answer within the timeout.',
+        };
       }
       clock += takesMs;
       return answer;
@@ -42,14 +55,30 @@ function portsWith(script: Record<string, { takesMs: number; answer: AgentAnswer
   return { ports, calls, elapsed: () => clock };
 }
 
-const hangs = { takesMs: 10_000, answer: { ok: false, outcome: 'timeout', httpStatus: null, durationMs: 10_000, error: 'No answer within the timeout.' } as AgentAnswer };
-const answers = { takesMs: 100, answer: { ok: true, reply: 'Hi', output: {}, usage: [], httpStatus: 200, durationMs: 100 } as AgentAnswer };
+const hangs = {
+  takesMs: 10_000,
+  answer: {
+    ok: false,
+    outcome: 'timeout',
+    httpStatus: null,
+    durationMs: 10_000,
+    error: 'No answer within the timeout.',
+  } as AgentAnswer,
+};
+const answers = {
+  takesMs: 100,
+  answer: { ok: true, reply: 'Hi', output: {}, usage: [], httpStatus: 200, durationMs: 100 } as AgentAnswer,
+};
 
 describe('the agent chain', () => {
   it('ends at its total deadline: eight hanging agents cost 20 s, not 80 s, and no agent is called after it', async () => {
     const ids = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8'];
     const { ports, calls, elapsed } = portsWith(Object.fromEntries(ids.map((id) => [id, hangs])));
-    const run = await runAgents(input(), ids.map((id) => candidate(id)), ports);
+    const run = await runAgents(
+      input(),
+      ids.map((id) => candidate(id)),
+      ports,
+    );
     expect(run.answered).toBeUndefined();
     expect(elapsed()).toBe(20_000);
     expect(calls.map((call) => call.withinMs)).toEqual([20_000, 10_000]);

@@ -6,7 +6,16 @@
  * whole chain ends at its deadline (BrainInput.agentChainMs), after which no agent is called.
  */
 import { demandReference, storesTurn, type Assessment } from './routing';
-import type { AgentAnswer, AgentAttempt, AgentCall, AgentCandidate, BrainInput, BrainPorts, ExecutedPlan, MemoryTurn } from './types';
+import type {
+  AgentAnswer,
+  AgentAttempt,
+  AgentCall,
+  AgentCandidate,
+  BrainInput,
+  BrainPorts,
+  ExecutedPlan,
+  MemoryTurn,
+} from './types';
 
 /** The circuit breaker: this many failures in a row open it… */
 export const BREAKER_THRESHOLD = 5;
@@ -25,7 +34,12 @@ export function mayCallAgents(input: BrainInput): boolean {
 
 /** The stable order: highest priority first, then the fewest failures in the last hour, then the id. */
 export function orderCandidates(candidates: AgentCandidate[]): AgentCandidate[] {
-  return [...candidates].sort((a, b) => b.priority - a.priority || a.failuresLastHour - b.failuresLastHour || (a.providerId < b.providerId ? -1 : a.providerId > b.providerId ? 1 : 0));
+  return [...candidates].sort(
+    (a, b) =>
+      b.priority - a.priority ||
+      a.failuresLastHour - b.failuresLastHour ||
+      (a.providerId < b.providerId ? -1 : a.providerId > b.providerId ? 1 : 0),
+  );
 }
 
 /** Whether an attempt counts against the breaker. A decline proves the agent is up; a skip is no call. */
@@ -55,28 +69,53 @@ function agentCall(input: BrainInput, memory: MemoryTurn[] | undefined): AgentCa
 
 /** Calls the candidates in order until one answers; a widget visitor needs a text reply to read. */
 export async function runAgents(input: BrainInput, candidates: AgentCandidate[], ports: BrainPorts): Promise<AgentRun> {
-  const memory = input.conversation && input.grantedScopes.includes('memory:read') ? await ports.conversationMemory() : undefined;
+  const memory =
+    input.conversation && input.grantedScopes.includes('memory:read') ? await ports.conversationMemory() : undefined;
   const call = agentCall(input, memory);
   const attempts: AgentAttempt[] = [];
   // The chain as a whole has a deadline: a caller never waits for every agent's full timeout in turn.
   const deadline = ports.now() + input.agentChainMs;
   for (const candidate of orderCandidates(candidates)) {
     if (candidate.openUntil > input.now) {
-      attempts.push({ providerId: candidate.providerId, outcome: 'circuit_open', httpStatus: null, durationMs: 0, error: 'Skipped: too many failures in a row.' });
+      attempts.push({
+        providerId: candidate.providerId,
+        outcome: 'circuit_open',
+        httpStatus: null,
+        durationMs: 0,
+        error: 'Skipped: too many failures in a row.',
+      });
       continue;
     }
     const remaining = deadline - ports.now();
     if (remaining <= 0) break;
     const answer = await ports.invokeAgent(candidate.providerId, call, remaining);
     if (answer.ok && input.origin.kind === 'channel' && !answer.reply) {
-      attempts.push({ providerId: candidate.providerId, outcome: 'invalid_answer', httpStatus: answer.httpStatus, durationMs: answer.durationMs, error: 'The answer has no text for the visitor.' });
+      attempts.push({
+        providerId: candidate.providerId,
+        outcome: 'invalid_answer',
+        httpStatus: answer.httpStatus,
+        durationMs: answer.durationMs,
+        error: 'The answer has no text for the visitor.',
+      });
       continue;
     }
     if (answer.ok) {
-      attempts.push({ providerId: candidate.providerId, outcome: 'success', httpStatus: answer.httpStatus, durationMs: answer.durationMs, error: null });
+      attempts.push({
+        providerId: candidate.providerId,
+        outcome: 'success',
+        httpStatus: answer.httpStatus,
+        durationMs: answer.durationMs,
+        error: null,
+      });
       return { answered: { candidate, answer }, attempts };
     }
-    attempts.push({ providerId: candidate.providerId, outcome: answer.outcome, httpStatus: answer.httpStatus, durationMs: answer.durationMs, error: answer.error });
+    attempts.push({
+      providerId: candidate.providerId,
+      outcome: answer.outcome,
+      httpStatus: answer.httpStatus,
+      durationMs: answer.durationMs,
+      error: answer.error,
+    });
   }
   return { attempts };
 }

@@ -52,7 +52,11 @@ export function assessRisk(input: RiskInput): RiskVerdict {
   const letters = text.match(/\p{L}/gu) ?? [];
   const capitals = text.match(/\p{Lu}/gu) ?? [];
   if (letters.length >= 20 && capitals.length / letters.length > 0.9) reasons.push('all_capitals');
-  const disposition: Disposition = reasons.some((reason) => REJECTING.has(reason)) ? 'rejected' : reasons.length > 0 ? 'held' : 'routed';
+  const disposition: Disposition = reasons.some((reason) => REJECTING.has(reason))
+    ? 'rejected'
+    : reasons.length > 0
+      ? 'held'
+      : 'routed';
   return { disposition, reasons };
 }
 

@@ -8,7 +8,17 @@
 import { newId } from '../lib/ids';
 import { judgeTopic, judgeUrgency } from './judgement';
 import { assessRisk, stricter } from './risk';
-import type { AgentAttempt, BrainInput, BrainPorts, Disposition, ExecutedPlan, IntakeTrigger, PlannedDemand, PlannedLead, Urgency } from './types';
+import type {
+  AgentAttempt,
+  BrainInput,
+  BrainPorts,
+  Disposition,
+  ExecutedPlan,
+  IntakeTrigger,
+  PlannedDemand,
+  PlannedLead,
+  Urgency,
+} from './types';
 
 /** A short reference a visitor can quote, derived from the demand id. */
 export function demandReference(demandId: string): string {
@@ -39,7 +49,8 @@ function inTopic(topic: string): string {
 function visitorReply(facts: ReplyFacts): string {
   const { reference, topic } = facts;
   if (facts.disposition === 'rejected') return 'Thanks, we got your message.';
-  if (facts.disposition === 'held') return `Thanks, your message is in (request ${reference}). Our team checks some messages before passing them on.`;
+  if (facts.disposition === 'held')
+    return `Thanks, your message is in (request ${reference}). Our team checks some messages before passing them on.`;
   if (facts.trigger === 'lead_capture') {
     // No name in the reply: it is stored in the transcript, which every expert in scope reads
     // before anyone claims the lead, and contact details reach the claimer only.
@@ -48,15 +59,20 @@ function visitorReply(facts: ReplyFacts): string {
   const who = facts.matchedProviders > 0 ? `an expert${inTopic(topic)}` : 'the right expert';
   const ask = facts.askForContact ? ' Leave your email so they can reach you.' : '';
   if (facts.trigger === 'handoff') return `Got it: we are bringing in ${who} for request ${reference}.${ask}`;
-  const next = facts.matchedProviders > 0 ? `An expert${inTopic(topic)} will follow up.` : 'We are finding the right expert to follow up.';
+  const next =
+    facts.matchedProviders > 0
+      ? `An expert${inTopic(topic)} will follow up.`
+      : 'We are finding the right expert to follow up.';
   return `Thanks, your request ${reference} is in. ${next}${ask}`;
 }
 
 /** What an API caller reads. */
 function callerReply(facts: ReplyFacts): string {
   const { demandId, reference } = facts;
-  if (facts.disposition === 'rejected') return `Your request was recorded as ${demandId} (${reference}) but not passed on.`;
-  if (facts.disposition === 'held') return `Your request was recorded as ${demandId} (${reference}) and is held for review.`;
+  if (facts.disposition === 'rejected')
+    return `Your request was recorded as ${demandId} (${reference}) but not passed on.`;
+  if (facts.disposition === 'held')
+    return `Your request was recorded as ${demandId} (${reference}) and is held for review.`;
   if (!facts.lead) return `Your request was recorded as ${demandId} (${reference}).`;
   const experts = facts.matchedProviders === 1 ? '1 expert' : `${facts.matchedProviders} experts`;
   return facts.matchedProviders > 0
@@ -94,7 +110,9 @@ export async function assessDemand(input: BrainInput, ports: BrainPorts): Promis
     topic,
     urgency: judgeUrgency(input.text, channel?.trigger),
     matchedProviders: pool.anyTopic + (topic === 'general' ? 0 : (pool.byTopic[topic] ?? 0)),
-    demand: conversation ? { action: 'continue', id: conversation.demandId } : { action: 'create', id: newId('dem', input.now) },
+    demand: conversation
+      ? { action: 'continue', id: conversation.demandId }
+      : { action: 'create', id: newId('dem', input.now) },
   };
 }
 
@@ -105,7 +123,9 @@ export function planLeadPath(input: BrainInput, assessment: Assessment, attempts
   const { disposition, reasons, topic, urgency, matchedProviders, demand } = assessment;
   let lead: PlannedLead | undefined;
   if (disposition === 'routed' && input.grantedScopes.includes('leads:write')) {
-    lead = conversation?.leadId ? { action: 'update', id: conversation.leadId } : { action: 'create', id: newId('lead', input.now) };
+    lead = conversation?.leadId
+      ? { action: 'update', id: conversation.leadId }
+      : { action: 'create', id: newId('lead', input.now) };
   }
   // A lead keeps the strongest trigger it has seen: a contact form over a handoff over a message.
   const trigger: IntakeTrigger = channel?.trigger ?? 'consultation';

@@ -113,8 +113,21 @@ export type AttemptOutcome =
 
 /** The answer of one call: a validated answer, or why there is none. */
 export type AgentAnswer =
-  | { ok: true; reply: string | null; output: Record<string, unknown>; usage: ReportedUsage[]; httpStatus: number | null; durationMs: number }
-  | { ok: false; outcome: Exclude<AttemptOutcome, 'success' | 'circuit_open'>; httpStatus: number | null; durationMs: number; error: string };
+  | {
+      ok: true;
+      reply: string | null;
+      output: Record<string, unknown>;
+      usage: ReportedUsage[];
+      httpStatus: number | null;
+      durationMs: number;
+    }
+  | {
+      ok: false;
+      outcome: Exclude<AttemptOutcome, 'success' | 'circuit_open'>;
+      httpStatus: number | null;
+      durationMs: number;
+      error: string;
+    };
 
 /** One attempt, as recorded on the execution. */
 export interface AgentAttempt {
@@ -181,7 +194,13 @@ export interface ExecutedPlan {
   /** Whether the turn (the message and its answer) is stored as conversation memory. */
   storeTurn: boolean;
   /** The brain's answer, returned to the caller as `output.result`. */
-  result: Record<string, unknown> & { reply: string; demand_id: string; reference: string; lead_id?: string; disposition: Disposition };
+  result: Record<string, unknown> & {
+    reply: string;
+    demand_id: string;
+    reference: string;
+    lead_id?: string;
+    disposition: Disposition;
+  };
   /** The record this execution produced (`exact_bridge.source_record`). */
   sourceRecord: string;
 }

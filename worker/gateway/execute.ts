@@ -25,7 +25,12 @@ export const executeRouteContract = {
 } as const;
 
 /** Refusals answered before the workspace check in the order of checks (body, then key_id). */
-const BEFORE_WORKSPACE_CHECK = new Set<ErrorCode>(['malformed_json', 'validation_failed', 'unsupported_execution_mode', 'key_mismatch']);
+const BEFORE_WORKSPACE_CHECK = new Set<ErrorCode>([
+  'malformed_json',
+  'validation_failed',
+  'unsupported_execution_mode',
+  'key_mismatch',
+]);
 /**
  * Refusals that need no re-check: the guard's own, and those only a batch can answer, after its
  * guard passed in the same transaction (so a 429 storm costs no extra key lookups).
@@ -51,8 +56,17 @@ const recheckCachedKey = createMiddleware<AppEnv>(async (c, next) => {
   await next();
   const actor = c.get('actor');
   const error = c.error;
-  if (actor?.kind !== 'api_key' || !actor.fromCache || !(error instanceof ApiError) || error.status >= 500 || FRESH_REFUSALS.has(error.code)) return;
-  const refused = await freshKeyRefusal(c.var.db, actor.key.id, Date.now(), { tenant: !BEFORE_WORKSPACE_CHECK.has(error.code) });
+  if (
+    actor?.kind !== 'api_key' ||
+    !actor.fromCache ||
+    !(error instanceof ApiError) ||
+    error.status >= 500 ||
+    FRESH_REFUSALS.has(error.code)
+  )
+    return;
+  const refused = await freshKeyRefusal(c.var.db, actor.key.id, Date.now(), {
+    tenant: !BEFORE_WORKSPACE_CHECK.has(error.code),
+  });
   if (refused) throw refused;
 });
 
@@ -66,14 +80,24 @@ export const executeRoute = createRoute({
     'Checks run in a fixed order: content type and size, bearer, body, key_id, admission (scopes), rate limit and quota, idempotency, then execution. The answer is a completed envelope. With `agents:invoke`, the domain’s agents and robots answer first (`result.handled_by`, `result.output`); when none answers, the demand becomes a lead (`leads:write`) or the answer is 502 `agent_unavailable`.',
   security: [{ bearerAuth: [] }],
   ...executeRouteContract,
-  middleware: [readJsonBody(), requireBearer('admin_or_api_key', { cachedKeys: true }), recheckCachedKey, parseJsonBody] as const,
+  middleware: [
+    readJsonBody(),
+    requireBearer('admin_or_api_key', { cachedKeys: true }),
+    recheckCachedKey,
+    parseJsonBody,
+  ] as const,
   request: {
     body: {
       required: true,
       content: {
         'application/json': {
           schema: executeRequestSchema,
-          example: { domain: 'consultation', execution_mode: 'sync', required_scopes: ['execute'], text: 'I need help choosing a CRM.' },
+          example: {
+            domain: 'consultation',
+            execution_mode: 'sync',
+            required_scopes: ['execute'],
+            text: 'I need help choosing a CRM.',
+          },
         },
       },
     },
@@ -82,7 +106,11 @@ export const executeRoute = createRoute({
     200: {
       description: 'The completed execution envelope. A replay carries `Idempotent-Replayed: true`.',
       headers: {
-        'X-Request-Id': { schema: { type: 'string' }, description: 'Our id of this request (`req_…`); quote it to support. Your own `request_id` comes back in `output.request_id`.' },
+        'X-Request-Id': {
+          schema: { type: 'string' },
+          description:
+            'Our id of this request (`req_…`); quote it to support. Your own `request_id` comes back in `output.request_id`.',
+        },
         'Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] }, description: 'Present on a replay.' },
         'RateLimit-Limit': { schema: { type: 'integer' } },
         'RateLimit-Remaining': { schema: { type: 'integer' } },
@@ -96,10 +124,13 @@ export const executeRoute = createRoute({
 
 /** An `execution_mode` other than `sync` has its own code (PRODUCT.md section 2, step 3). */
 function executeValidationError(error: z.ZodError, input: unknown): ApiError {
-  const mode = typeof input === 'object' && input !== null ? (input as Record<string, unknown>).execution_mode : undefined;
+  const mode =
+    typeof input === 'object' && input !== null ? (input as Record<string, unknown>).execution_mode : undefined;
   const errors = fieldErrorsFromZod(error);
   if (typeof mode === 'string' && mode !== 'sync' && errors.some((entry) => entry.pointer === '/execution_mode')) {
-    return new ApiError('unsupported_execution_mode', `execution_mode "${mode}" is not supported; use "sync".`, { errors });
+    return new ApiError('unsupported_execution_mode', `execution_mode "${mode}" is not supported; use "sync".`, {
+      errors,
+    });
   }
   return validationError(error);
 }
@@ -131,10 +162,16 @@ export function executeRoutes() {
           outputRequestId: body.request_id ?? c.var.requestId,
           traceId: c.var.traceId,
           now,
-          ...(body.idempotency_key !== undefined ? { idempotency: { key: body.idempotency_key, fingerprint: await requestFingerprint(body) } } : {}),
+          ...(body.idempotency_key !== undefined
+            ? { idempotency: { key: body.idempotency_key, fingerprint: await requestFingerprint(body) } }
+            : {}),
           correlation: { projectId: body.project_id, userId: body.user_id, sessionId: body.session_id },
           ...(body.exact_bridge ? { exactBridge: body.exact_bridge } : {}),
-          limits: { defaultRateLimitPerMinute: c.var.settings.DEFAULT_RATE_LIMIT_PER_MINUTE, intakeRateLimitPerMinute: c.var.settings.INTAKE_RATE_LIMIT_PER_MINUTE, agentChainMs: c.var.settings.AGENT_CHAIN_DEADLINE_MS },
+          limits: {
+            defaultRateLimitPerMinute: c.var.settings.DEFAULT_RATE_LIMIT_PER_MINUTE,
+            intakeRateLimitPerMinute: c.var.settings.INTAKE_RATE_LIMIT_PER_MINUTE,
+            agentChainMs: c.var.settings.AGENT_CHAIN_DEADLINE_MS,
+          },
           egress: egressPolicy(c.var.settings),
           secretsKey: c.var.settings.SECRETS_KEY,
         },
@@ -149,7 +186,9 @@ export function executeRoutes() {
       if (outcome.replayed) headers.set('Idempotent-Replayed', 'true');
       // The body is already JSON text (a replay must send the stored bytes unchanged), so it is
       // returned as is; its shape is executeResponseSchema by construction.
-      return new Response(outcome.body, { status: outcome.status, headers }) as unknown as RouteConfigToTypedResponse<typeof executeRoute>;
+      return new Response(outcome.body, { status: outcome.status, headers }) as unknown as RouteConfigToTypedResponse<
+        typeof executeRoute
+      >;
     },
     (result, c): undefined => {
       if (!result.success) throw executeValidationError(result.error, c.var.jsonBody);

@@ -6,7 +6,12 @@ import { readSettings, type Bindings } from '../env';
 import { createDatabase } from '../lib/db';
 import { egressPolicy } from '../lib/egress';
 import { logLine } from '../lib/request-context';
-import { deliverEvents, EndpointLimiter, sweepDueDeliveries, type DeliveryBatchContext } from '../platform/webhooks/delivery';
+import {
+  deliverEvents,
+  EndpointLimiter,
+  sweepDueDeliveries,
+  type DeliveryBatchContext,
+} from '../platform/webhooks/delivery';
 import type { DeliverMessage } from '../platform/webhooks/outbox';
 import { purgeExpiredRecords } from './sweeps';
 
@@ -28,7 +33,13 @@ const QUEUE_JOBS: Record<string, QueueJob> = {
   'webhook.deliver': async (body, env, shared) => {
     const settings = readSettings(env);
     await deliverEvents(
-      { db: createDatabase(env.DB), queue: env.EVENTS, egress: egressPolicy(settings), secretsKey: settings.SECRETS_KEY, retryBaseSeconds: settings.WEBHOOK_RETRY_BASE_SECONDS },
+      {
+        db: createDatabase(env.DB),
+        queue: env.EVENTS,
+        egress: egressPolicy(settings),
+        secretsKey: settings.SECRETS_KEY,
+        retryBaseSeconds: settings.WEBHOOK_RETRY_BASE_SECONDS,
+      },
       body as unknown as DeliverMessage,
       shared.delivery,
     );
@@ -48,7 +59,13 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Bindings): 
       const body = message.body as QueueMessageBody;
       const job = QUEUE_JOBS[body?.kind];
       if (!job) {
-        logLine({ level: 'warn', message: 'queue_message_dropped', queue: batch.queue, kind: String(body?.kind), id: message.id });
+        logLine({
+          level: 'warn',
+          message: 'queue_message_dropped',
+          queue: batch.queue,
+          kind: String(body?.kind),
+          id: message.id,
+        });
         message.ack();
         return;
       }
@@ -56,7 +73,13 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Bindings): 
         await job(body, env, shared);
         message.ack();
       } catch (error) {
-        logLine({ level: 'error', message: 'queue_job_failed', kind: body.kind, id: message.id, error_message: error instanceof Error ? error.message : String(error) });
+        logLine({
+          level: 'error',
+          message: 'queue_job_failed',
+          kind: body.kind,
+          id: message.id,
+          error_message: error instanceof Error ? error.message : String(error),
+        });
         message.retry();
       }
     }),

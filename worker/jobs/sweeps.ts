@@ -24,11 +24,17 @@ export async function purgeExpiredRecords(db: Database, now: number) {
     db.delete(userSessions).where(lt(userSessions.expiresAt, now)),
     db.delete(rateLimitWindows).where(lt(rateLimitWindows.windowStart, now - WINDOW_RETENTION_MS)),
     db.delete(events).where(lt(events.createdAt, eventCutoff)),
-    db.delete(webhookDeliveries).where(and(lt(webhookDeliveries.createdAt, eventCutoff), ne(webhookDeliveries.status, 'pending'))),
+    db
+      .delete(webhookDeliveries)
+      .where(and(lt(webhookDeliveries.createdAt, eventCutoff), ne(webhookDeliveries.status, 'pending'))),
     db.delete(webhookAttempts).where(lt(webhookAttempts.createdAt, eventCutoff)),
     db
       .update(webhookDeliveries)
-      .set({ status: 'failed', lastError: 'Not delivered: its endpoint was disabled for longer than the 3-day retry window.', updatedAt: now })
+      .set({
+        status: 'failed',
+        lastError: 'Not delivered: its endpoint was disabled for longer than the 3-day retry window.',
+        updatedAt: now,
+      })
       .where(and(eq(webhookDeliveries.status, 'paused'), lt(webhookDeliveries.createdAt, now - RETRY_WINDOW_MS))),
   ]);
   return {

@@ -79,9 +79,13 @@ export function readJsonBody(maxBytes: number = MAX_JSON_BODY_BYTES) {
 export const parseJsonBody = createMiddleware<AppEnv>(async (c, next) => {
   const text = (await (c.req.bodyCache as { text?: Promise<string> }).text) ?? '';
   if (text.charCodeAt(0) === 0xfeff) {
-    throw new ApiError('malformed_json', 'The request body starts with a byte-order mark; send UTF-8 JSON without one (RFC 8259, section 8.1).', {
-      errors: [{ pointer: '', detail: 'The body starts with U+FEFF.' }],
-    });
+    throw new ApiError(
+      'malformed_json',
+      'The request body starts with a byte-order mark; send UTF-8 JSON without one (RFC 8259, section 8.1).',
+      {
+        errors: [{ pointer: '', detail: 'The body starts with U+FEFF.' }],
+      },
+    );
   }
   let parsed: unknown;
   try {
@@ -95,7 +99,9 @@ export const parseJsonBody = createMiddleware<AppEnv>(async (c, next) => {
   const notText = pointerToLoneSurrogate(parsed);
   if (notText !== undefined) {
     throw new ApiError('validation_failed', 'The body holds a string that is not text.', {
-      errors: [{ pointer: notText, detail: 'Contains a lone UTF-16 surrogate (such as \\ud800), which is not a character.' }],
+      errors: [
+        { pointer: notText, detail: 'Contains a lone UTF-16 surrogate (such as \\ud800), which is not a character.' },
+      ],
     });
   }
   c.set('jsonBody', parsed);

@@ -141,18 +141,36 @@ function insertText(table: SQLiteTable, columnNames: string[], rowCount: number)
  */
 export function insertRowsSql<T extends SQLiteTable>(table: T, rows: InsertValues<T>[], tail?: SQL): SQL {
   const columns = tableColumns(table);
-  const keys = [...new Set(rows.flatMap((row) => Object.keys(row).filter((key) => (row as Record<string, unknown>)[key] !== undefined)))];
+  const keys = [
+    ...new Set(
+      rows.flatMap((row) => Object.keys(row).filter((key) => (row as Record<string, unknown>)[key] !== undefined)),
+    ),
+  ];
   const params: unknown[] = [];
   for (const row of rows) {
     for (const key of keys) {
       const column = columns[key];
       if (!column) throw new Error(`${getTableName(table)} has no column ${key}`);
       const value = (row as Record<string, unknown>)[key];
-      if (value === undefined) params.push(column.hasDefault && column.default !== undefined ? (column.default instanceof SQL ? column.default : column.mapToDriverValue(column.default)) : null);
+      if (value === undefined)
+        params.push(
+          column.hasDefault && column.default !== undefined
+            ? column.default instanceof SQL
+              ? column.default
+              : column.mapToDriverValue(column.default)
+            : null,
+        );
       else params.push(value === null || value instanceof SQL ? value : column.mapToDriverValue(value));
     }
   }
-  const insert = sql(insertText(table, keys.map((key) => columns[key]!.name), rows.length), ...params);
+  const insert = sql(
+    insertText(
+      table,
+      keys.map((key) => columns[key]!.name),
+      rows.length,
+    ),
+    ...params,
+  );
   return tail ? sql`${insert} ${tail}` : insert;
 }
 
@@ -177,12 +195,21 @@ function tableColumns(table: SQLiteTable): Record<string, SQLiteColumn> {
  * audit rows of a change are then written only with the change. Every column is given a value
  * (a missing one is NULL), encoded by its column as drizzle would.
  */
-export function insertWhere<T extends SQLiteTable>(db: Database, table: T, values: { [K in keyof T['$inferInsert']]: T['$inferInsert'][K] | SQL }, condition: SQL) {
+export function insertWhere<T extends SQLiteTable>(
+  db: Database,
+  table: T,
+  values: { [K in keyof T['$inferInsert']]: T['$inferInsert'][K] | SQL },
+  condition: SQL,
+) {
   const columns = Object.entries(getTableColumns(table));
   const selected = sql.join(
     columns.map(([key, column]) => {
       const value = (values as Record<string, unknown>)[key];
-      return value === undefined || value === null ? sql`NULL` : value instanceof SQL ? value : sql.param(value, column);
+      return value === undefined || value === null
+        ? sql`NULL`
+        : value instanceof SQL
+          ? value
+          : sql.param(value, column);
     }),
     sql`, `,
   );

@@ -33,10 +33,19 @@ describe('host normalisation', () => {
   });
 
   it('refuses names of this machine by convention', () => {
-    for (const host of ['localhost..', 'localhost.localdomain', 'ip6-localhost', 'ip6-loopback', 'LOCALHOST.LOCALDOMAIN.']) {
+    for (const host of [
+      'localhost..',
+      'localhost.localdomain',
+      'ip6-localhost',
+      'ip6-loopback',
+      'LOCALHOST.LOCALDOMAIN.',
+    ]) {
       expect(checkEgressUrl(`https://${host}/x`, production), host).toMatchObject({ ok: false, reason: 'localhost' });
     }
-    expect(checkEgressUrl('https://metadata.google.internal../x', production)).toMatchObject({ ok: false, reason: 'internal_name' });
+    expect(checkEgressUrl('https://metadata.google.internal../x', production)).toMatchObject({
+      ok: false,
+      reason: 'internal_name',
+    });
   });
 
   it('admits loopback only in its two development spellings, and only with the development policy', () => {
@@ -57,7 +66,11 @@ describe('reading a remote body', () => {
 
   it('refuses a declared length over the limit without reading', async () => {
     const { stream, seen } = lazyBody(1024 * 1024);
-    const read = await readBoundedBody(new Response(stream, { headers: { 'Content-Length': String(1024 * 1024) } }), 256 * 1024, Date.now() + 5_000);
+    const read = await readBoundedBody(
+      new Response(stream, { headers: { 'Content-Length': String(1024 * 1024) } }),
+      256 * 1024,
+      Date.now() + 5_000,
+    );
     expect(read).toEqual({ ok: false, reason: 'too_large' });
     expect(seen.pulled).toBeLessThanOrEqual(64 * 1024 * 2);
   });
@@ -82,6 +95,9 @@ describe('reading a remote body', () => {
   });
 
   it('reads a body within the limit whole', async () => {
-    expect(await readBoundedBody(new Response('{"a":1}'), 1024, Date.now() + 1_000)).toEqual({ ok: true, text: '{"a":1}' });
+    expect(await readBoundedBody(new Response('{"a":1}'), 1024, Date.now() + 1_000)).toEqual({
+      ok: true,
+      text: '{"a":1}',
+    });
   });
 });

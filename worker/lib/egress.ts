@@ -48,13 +48,37 @@ export type EgressCheck = { ok: true; url: URL } | { ok: false; reason: EgressRe
 const refuse = (reason: EgressRefusal): EgressCheck => ({ ok: false, reason, detail: EGRESS_REFUSALS[reason] });
 
 /** Suffixes of names that only resolve inside a network. */
-const INTERNAL_SUFFIXES = ['.local', '.localhost', '.internal', '.intranet', '.lan', '.home', '.corp', '.private', '.home.arpa', '.arpa', '.test', '.invalid', '.example'];
+const INTERNAL_SUFFIXES = [
+  '.local',
+  '.localhost',
+  '.internal',
+  '.intranet',
+  '.lan',
+  '.home',
+  '.corp',
+  '.private',
+  '.home.arpa',
+  '.arpa',
+  '.test',
+  '.invalid',
+  '.example',
+];
 
 /**
  * Names that mean this machine by convention (glibc's and Debian's /etc/hosts, RFC 6761), after
  * normalisation. `*.localhost` is refused by suffix.
  */
-const LOOPBACK_NAMES = new Set(['localhost', 'localhost.localdomain', 'localdomain', 'ip6-localhost', 'ip6-loopback', 'ip6-localnet', 'ip6-allnodes', 'ip6-allrouters', 'loopback']);
+const LOOPBACK_NAMES = new Set([
+  'localhost',
+  'localhost.localdomain',
+  'localdomain',
+  'ip6-localhost',
+  'ip6-loopback',
+  'ip6-localnet',
+  'ip6-allnodes',
+  'ip6-allrouters',
+  'loopback',
+]);
 
 /**
  * The host as a resolver would see it: lower case, without its trailing dots or empty labels
@@ -91,7 +115,8 @@ export function checkEgressUrl(raw: string, policy: EgressPolicy): EgressCheck {
   if (url.port !== '') return refuse('non_default_port');
   if (isIpLiteral(hostname)) return refuse('ip_literal');
   if (LOOPBACK_NAMES.has(hostname)) return refuse('localhost');
-  if (!hostname.includes('.') || INTERNAL_SUFFIXES.some((suffix) => hostname.endsWith(suffix))) return refuse('internal_name');
+  if (!hostname.includes('.') || INTERNAL_SUFFIXES.some((suffix) => hostname.endsWith(suffix)))
+    return refuse('internal_name');
   // What is called is what was checked: the normalised name.
   url.hostname = hostname;
   return { ok: true, url };
@@ -111,11 +136,19 @@ export class EgressRefused extends Error {
  * fetch() for customer URLs: the guard first (so a refused URL makes no connection at all), no
  * redirects followed (a redirect is refused), and a timeout.
  */
-export async function guardedFetch(raw: string, init: RequestInit & { timeoutMs: number }, policy: EgressPolicy): Promise<Response> {
+export async function guardedFetch(
+  raw: string,
+  init: RequestInit & { timeoutMs: number },
+  policy: EgressPolicy,
+): Promise<Response> {
   const check = checkEgressUrl(raw, policy);
   if (!check.ok) throw new EgressRefused(check.reason, check.detail);
   const { timeoutMs, ...rest } = init;
-  const response = await fetch(check.url.toString(), { ...rest, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+  const response = await fetch(check.url.toString(), {
+    ...rest,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   if (response.status >= 300 && response.status < 400) throw new EgressRefused('redirect', EGRESS_REFUSALS.redirect);
   return response;
 }

@@ -15,7 +15,9 @@ describe('ids', () => {
   });
 
   it('read W3C traceparent and refuse malformed ones', () => {
-    expect(traceIdFromTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect(traceIdFromTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toBe(
+      '4bf92f3577b34da6a3ce929d0e0e4736',
+    );
     expect(traceIdFromTraceparent('00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01')).toBeUndefined();
     expect(traceIdFromTraceparent('garbage')).toBeUndefined();
     expect(traceIdFromTraceparent(undefined)).toBeUndefined();
@@ -34,5 +36,4 @@ describe('secrets', () => {
     expect(base58(new Uint8Array([0, 0, 1]))).toBe('112');
     expect(base58(new Uint8Array([255]))).toBe('5Q');
   });
-
 });

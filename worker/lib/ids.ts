@@ -5,9 +5,29 @@
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export type IdPrefix =
-  | 'org' | 'ws' | 'usr' | 'prv' | 'ch' | 'key' | 'lead' | 'dem' | 'exe' | 'aud' | 'req' | 'evt' | 'whk' | 'adm' | 'inv' | 'cnv' | 'lev' | 'ptr'
+  | 'org'
+  | 'ws'
+  | 'usr'
+  | 'prv'
+  | 'ch'
+  | 'key'
+  | 'lead'
+  | 'dem'
+  | 'exe'
+  | 'aud'
+  | 'req'
+  | 'evt'
+  | 'whk'
+  | 'adm'
+  | 'inv'
+  | 'cnv'
+  | 'lev'
+  | 'ptr'
   /** Internal only: conversation messages, agent attempts, the webhook-id of each signed call, and an execution batch's guard row. */
-  | 'msg' | 'att' | 'call' | 'grd';
+  | 'msg'
+  | 'att'
+  | 'call'
+  | 'grd';
 
 function encodeTime(milliseconds: number): string {
   let out = '';

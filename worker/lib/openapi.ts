@@ -31,7 +31,12 @@ export function problemResponses<const S extends readonly number[]>(statuses: S)
         content: { 'application/problem+json': { schema: problemSchema } },
       },
     ]),
-  ) as { [K in S[number]]: { description: string; content: { 'application/problem+json': { schema: typeof problemSchema } } } };
+  ) as {
+    [K in S[number]]: {
+      description: string;
+      content: { 'application/problem+json': { schema: typeof problemSchema } };
+    };
+  };
 }
 
 /** A JSON response entry. */

@@ -21,7 +21,13 @@ const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
 const fromBase64 = (text: string) => Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
 
 async function pepperedKey(password: string, pepper: string): Promise<CryptoKey> {
-  const hmacKey = await crypto.subtle.importKey('raw', encoder.encode(pepper), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const hmacKey = await crypto.subtle.importKey(
+    'raw',
+    encoder.encode(pepper),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
   const peppered = await crypto.subtle.sign('HMAC', hmacKey, encoder.encode(password));
   return crypto.subtle.importKey('raw', peppered, 'PBKDF2', false, ['deriveBits']);
 }
@@ -57,11 +63,16 @@ export async function hashPassword(password: string, pepper: string): Promise<st
 }
 
 /** Verifies in constant time; `needsRehash` when the stored parameters are not today's. */
-export async function verifyPassword(password: string, stored: string, pepper: string): Promise<{ valid: boolean; needsRehash: boolean }> {
+export async function verifyPassword(
+  password: string,
+  stored: string,
+  pepper: string,
+): Promise<{ valid: boolean; needsRehash: boolean }> {
   const parameters = parsePasswordHash(stored);
   if (!parameters || parameters.iterations > WORKERS_PBKDF2_MAX_ITERATIONS) return { valid: false, needsRehash: false };
   const candidate = await derive(password, pepper, parameters.salt, parameters.iterations);
-  const valid = candidate.byteLength === parameters.hash.byteLength && crypto.subtle.timingSafeEqual(candidate, parameters.hash);
+  const valid =
+    candidate.byteLength === parameters.hash.byteLength && crypto.subtle.timingSafeEqual(candidate, parameters.hash);
   return { valid, needsRehash: valid && parameters.iterations !== PBKDF2_ITERATIONS };
 }
 

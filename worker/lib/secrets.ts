@@ -14,7 +14,9 @@ const keyCache = new Map<string, Promise<CryptoKey>>();
 function aesKey(secretsKey: string): Promise<CryptoKey> {
   let key = keyCache.get(secretsKey);
   if (!key) {
-    key = crypto.subtle.digest('SHA-256', encoder.encode(secretsKey)).then((digest) => crypto.subtle.importKey('raw', digest, 'AES-GCM', false, ['encrypt', 'decrypt']));
+    key = crypto.subtle
+      .digest('SHA-256', encoder.encode(secretsKey))
+      .then((digest) => crypto.subtle.importKey('raw', digest, 'AES-GCM', false, ['encrypt', 'decrypt']));
     keyCache.set(secretsKey, key);
   }
   return key;
@@ -23,7 +25,9 @@ function aesKey(secretsKey: string): Promise<CryptoKey> {
 /** `v1:` + base64(IV ‖ ciphertext ‖ tag). */
 export async function encryptSecret(plaintext: string, secretsKey: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, await aesKey(secretsKey), encoder.encode(plaintext)));
+  const sealed = new Uint8Array(
+    await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, await aesKey(secretsKey), encoder.encode(plaintext)),
+  );
   const out = new Uint8Array(iv.length + sealed.length);
   out.set(iv);
   out.set(sealed, iv.length);
@@ -34,7 +38,11 @@ export async function encryptSecret(plaintext: string, secretsKey: string): Prom
 export async function decryptSecret(stored: string, secretsKey: string): Promise<string> {
   if (!stored.startsWith('v1:')) throw new Error('unknown secret format');
   const bytes = fromBase64(stored.slice(3));
-  const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytes.slice(0, 12) }, await aesKey(secretsKey), bytes.slice(12));
+  const plain = await crypto.subtle.decrypt(
+    { name: 'AES-GCM', iv: bytes.slice(0, 12) },
+    await aesKey(secretsKey),
+    bytes.slice(12),
+  );
   return decoder.decode(plain);
 }
 
@@ -49,9 +57,14 @@ export interface StoredSigningSecrets {
 }
 
 /** The signing secrets in force now, decrypted: the current one, and the previous one during its overlap. */
-export async function signingSecretsInForce(stored: StoredSigningSecrets, secretsKey: string, now: number): Promise<string[]> {
+export async function signingSecretsInForce(
+  stored: StoredSigningSecrets,
+  secretsKey: string,
+  now: number,
+): Promise<string[]> {
   const secrets: string[] = [];
   if (stored.current) secrets.push(await decryptSecret(stored.current, secretsKey));
-  if (stored.previous && (stored.previousUntil ?? 0) > now) secrets.push(await decryptSecret(stored.previous, secretsKey));
+  if (stored.previous && (stored.previousUntil ?? 0) > now)
+    secrets.push(await decryptSecret(stored.previous, secretsKey));
   return secrets;
 }

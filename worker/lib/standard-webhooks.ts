@@ -15,11 +15,22 @@ export function newWebhookSecret(): string {
 }
 
 /** The three Standard Webhooks headers for this exact body, signed by every given secret. */
-export async function signStandardWebhook(secrets: string[], id: string, timestampSeconds: number, body: string): Promise<Record<string, string>> {
+export async function signStandardWebhook(
+  secrets: string[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): Promise<Record<string, string>> {
   const content = encoder.encode(`${id}.${timestampSeconds}.${body}`);
   const signatures = await Promise.all(
     secrets.map(async (secret) => {
-      const key = await crypto.subtle.importKey('raw', fromBase64(secret.replace(/^whsec_/, '')), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+      const key = await crypto.subtle.importKey(
+        'raw',
+        fromBase64(secret.replace(/^whsec_/, '')),
+        { name: 'HMAC', hash: 'SHA-256' },
+        false,
+        ['sign'],
+      );
       return `v1,${toBase64(new Uint8Array(await crypto.subtle.sign('HMAC', key, content)))}`;
     }),
   );

@@ -10,7 +10,8 @@ import type { Bindings } from '../env';
 export class ConversationRoom extends DurableObject<Bindings> {
   /** Accepts a WebSocket upgrade (the route in front has already checked who may listen). */
   override async fetch(request: Request): Promise<Response> {
-    if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket') return new Response('Expected a WebSocket upgrade.', { status: 426 });
+    if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket')
+      return new Response('Expected a WebSocket upgrade.', { status: 426 });
     const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.acceptWebSocket(server);
     return new Response(null, { status: 101, webSocket: client });

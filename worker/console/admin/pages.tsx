@@ -19,10 +19,26 @@ type QueueRow = {
 };
 
 const adminNav = (): NavItem[] => [{ href: '/admin/providers', label: 'Provider review', current: true }];
-const STATE_LABELS: Record<string, string> = { pending_review: 'To review', active: 'Active', suspended: 'Suspended', profile_incomplete: 'Incomplete', registered: 'Registered' };
+const STATE_LABELS: Record<string, string> = {
+  pending_review: 'To review',
+  active: 'Active',
+  suspended: 'Suspended',
+  profile_incomplete: 'Incomplete',
+  registered: 'Registered',
+};
 
 /** The review queue, one state at a time. */
-export function ProviderQueuePage({ user, status, rows, notice }: { user: SessionUser; status: string; rows: QueueRow[]; notice?: string }) {
+export function ProviderQueuePage({
+  user,
+  status,
+  rows,
+  notice,
+}: {
+  user: SessionUser;
+  status: string;
+  rows: QueueRow[];
+  notice?: string;
+}) {
   return (
     <ConsoleLayout title="Provider review" user={user} nav={adminNav()} notice={notice}>
       <h1>Provider review</h1>
@@ -41,7 +57,12 @@ export function ProviderQueuePage({ user, status, rows, notice }: { user: Sessio
           <DataTable
             rows={rows}
             columns={[
-              { header: 'Provider', cell: (row) => <a href={`/admin/providers/${row.provider_id}`}>{row.display_name ?? '(no name yet)'}</a> },
+              {
+                header: 'Provider',
+                cell: (row) => (
+                  <a href={`/admin/providers/${row.provider_id}`}>{row.display_name ?? '(no name yet)'}</a>
+                ),
+              },
               { header: 'Kind', cell: (row) => row.kind ?? '—' },
               { header: 'Account', cell: (row) => row.email },
               { header: 'Domains', cell: (row) => row.accepted_scope.domains.join(', ') || '—' },
@@ -88,13 +109,26 @@ export function ProviderReviewPage({
     ...(provider.endpoint_url ? ([['Endpoint', provider.endpoint_url]] as [string, string][]) : []),
     ...(provider.agent_card_url ? ([['Agent card', provider.agent_card_url]] as [string, string][]) : []),
     ...(provider.agent_card
-      ? ([['Agent', `${provider.agent_card.name} (A2A ${provider.agent_card.protocol_version}) at ${provider.agent_card.endpoint}; skills: ${provider.agent_card.skills.map((skill) => skill.name).join(', ') || 'none'}`]] as [string, string][])
+      ? ([
+          [
+            'Agent',
+            `${provider.agent_card.name} (A2A ${provider.agent_card.protocol_version}) at ${provider.agent_card.endpoint}; skills: ${provider.agent_card.skills.map((skill) => skill.name).join(', ') || 'none'}`,
+          ],
+        ] as [string, string][])
       : []),
-    ...(provider.kind === 'agent' || provider.kind === 'robot' ? ([['Priority and timeout', `${provider.priority}, ${provider.timeout_ms / 1000} s`]] as [string, string][]) : []),
+    ...(provider.kind === 'agent' || provider.kind === 'robot'
+      ? ([['Priority and timeout', `${provider.priority}, ${provider.timeout_ms / 1000} s`]] as [string, string][])
+      : []),
     ['Missing', provider.missing_fields.join(', ') || 'nothing'],
   ];
   return (
-    <ConsoleLayout title={`Review ${provider.display_name ?? provider.provider_id}`} user={user} nav={adminNav()} notice={notice} error={error}>
+    <ConsoleLayout
+      title={`Review ${provider.display_name ?? provider.provider_id}`}
+      user={user}
+      nav={adminNav()}
+      notice={notice}
+      error={error}
+    >
       <p class="eyebrow">
         <a href={`/admin/providers?status=${provider.status}`}>Provider review</a> / {provider.provider_id}
       </p>
@@ -110,13 +144,23 @@ export function ProviderReviewPage({
           <p>
             <code class="secret">{issuedSecret}</code>
           </p>
-          <p>Every call to it is signed with this secret. Give it to the provider over a secure channel, or let them rotate it in their console to get one only they have seen.</p>
+          <p>
+            Every call to it is signed with this secret. Give it to the provider over a secure channel, or let them
+            rotate it in their console to get one only they have seen.
+          </p>
         </div>
       ) : null}
       <div class="grid-2">
         <section class="card" aria-labelledby="profile-title">
           <h2 id="profile-title">Profile</h2>
-          <DataTable headless rows={rows} columns={[{ header: 'Field', rowHeader: true, cell: ([label]) => label }, { header: 'Value', class: 'message', cell: ([, value]) => value }]} />
+          <DataTable
+            headless
+            rows={rows}
+            columns={[
+              { header: 'Field', rowHeader: true, cell: ([label]) => label },
+              { header: 'Value', class: 'message', cell: ([, value]) => value },
+            ]}
+          />
         </section>
         <div>
           <section class="card" aria-labelledby="decision-title">
@@ -130,7 +174,15 @@ export function ProviderReviewPage({
                   </button>
                 </form>
                 <form method="post" action={`${base}/reject`} class="stack">
-                  <Field name="note" label="Why it goes back (the provider reads this)" errors={errors} multiline required maxlength={1000} id="f-reject-note" />
+                  <Field
+                    name="note"
+                    label="Why it goes back (the provider reads this)"
+                    errors={errors}
+                    multiline
+                    required
+                    maxlength={1000}
+                    id="f-reject-note"
+                  />
                   <button type="submit" class="button">
                     Send back
                   </button>
@@ -138,7 +190,15 @@ export function ProviderReviewPage({
               </>
             ) : provider.status === 'active' ? (
               <form method="post" action={`${base}/suspend`} class="stack">
-                <Field name="note" label="Why you suspend (the provider reads this)" errors={errors} multiline required maxlength={1000} id="f-suspend-note" />
+                <Field
+                  name="note"
+                  label="Why you suspend (the provider reads this)"
+                  errors={errors}
+                  multiline
+                  required
+                  maxlength={1000}
+                  id="f-suspend-note"
+                />
                 <button type="submit" class="button">
                   Suspend
                 </button>
@@ -152,7 +212,8 @@ export function ProviderReviewPage({
             <ol class="history">
               {provider.history.map((entry) => (
                 <li>
-                  <span class="when">{when(entry.at)}</span> {(entry.from ?? "new").replace(/_/g, " ")} → {entry.to.replace(/_/g, " ")} <span class="muted">by {entry.actor}</span>
+                  <span class="when">{when(entry.at)}</span> {(entry.from ?? 'new').replace(/_/g, ' ')} →{' '}
+                  {entry.to.replace(/_/g, ' ')} <span class="muted">by {entry.actor}</span>
                   {entry.note ? <p class="note">{entry.note}</p> : null}
                 </li>
               ))}

@@ -18,17 +18,36 @@ import { userAuditContext } from '../shared/workspace';
 import { ProviderQueuePage, ProviderReviewPage } from './pages';
 
 const requirePlatformAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!currentUser(c).isPlatformAdmin) throw new ApiError('admin_required', 'This page is for platform administrators.');
+  if (!currentUser(c).isPlatformAdmin)
+    throw new ApiError('admin_required', 'This page is for platform administrators.');
   await next();
 };
 
-const isStatus = (value: string | undefined): value is ProviderStatus => PROVIDER_STATUSES.includes(value as ProviderStatus);
+const isStatus = (value: string | undefined): value is ProviderStatus =>
+  PROVIDER_STATUSES.includes(value as ProviderStatus);
 
-async function renderReview(c: Context<AppEnv>, providerId: string, extra: { errors?: Record<string, string>; error?: string; issuedSecret?: string } = {}, status: 200 | 409 | 422 = 200) {
+async function renderReview(
+  c: Context<AppEnv>,
+  providerId: string,
+  extra: { errors?: Record<string, string>; error?: string; issuedSecret?: string } = {},
+  status: 200 | 409 | 422 = 200,
+) {
   const provider = await providerForReview(c.var.db, providerId);
-  const health = provider.kind === 'agent' || provider.kind === 'robot' ? await agentHealth(c.var.db, providerId, Date.now()) : undefined;
+  const health =
+    provider.kind === 'agent' || provider.kind === 'robot'
+      ? await agentHealth(c.var.db, providerId, Date.now())
+      : undefined;
   if (extra.issuedSecret) c.header('Cache-Control', 'no-store');
-  return c.html(<ProviderReviewPage user={currentUser(c)} provider={provider} {...(health ? { health } : {})} notice={noticeOf(c)} {...extra} />, status);
+  return c.html(
+    <ProviderReviewPage
+      user={currentUser(c)}
+      provider={provider}
+      {...(health ? { health } : {})}
+      notice={noticeOf(c)}
+      {...extra}
+    />,
+    status,
+  );
 }
 
 /** The platform admins' pages. */
@@ -41,7 +60,14 @@ export function adminPageRoutes() {
   app.get('/admin/providers', async (c) => {
     const wanted = c.req.query('status');
     const status = isStatus(wanted) ? wanted : 'pending_review';
-    return c.html(<ProviderQueuePage user={currentUser(c)} status={status} rows={await listProvidersForReview(c.var.db, status)} notice={noticeOf(c)} />);
+    return c.html(
+      <ProviderQueuePage
+        user={currentUser(c)}
+        status={status}
+        rows={await listProvidersForReview(c.var.db, status)}
+        notice={noticeOf(c)}
+      />,
+    );
   });
 
   app.get('/admin/providers/:providerId', async (c) => renderReview(c, c.req.param('providerId')));
@@ -53,21 +79,35 @@ export function adminPageRoutes() {
       let note: string | null = null;
       if (decision !== 'approve') {
         const parsed = reviewNoteSchema.safeParse({ note: form.note ?? '' });
-        if (!parsed.success) return renderReview(c, providerId, { errors: formErrors(parsed.error), error: 'Write a note: the provider reads it.' }, 422);
+        if (!parsed.success)
+          return renderReview(
+            c,
+            providerId,
+            { errors: formErrors(parsed.error), error: 'Write a note: the provider reads it.' },
+            422,
+          );
         note = parsed.data.note;
       }
       // The page approves the version it showed; an edit since then shows the new one instead.
       const version = /^\d{1,9}$/.test(form.version ?? '') ? Number(form.version) : undefined;
       let issuedSecret: string | undefined;
       try {
-        ({ signingSecret: issuedSecret } = await reviewProvider(c.var.db, userAuditContext(c), providerId, decision, { note, version, secretsKey: c.var.settings.SECRETS_KEY }));
+        ({ signingSecret: issuedSecret } = await reviewProvider(c.var.db, userAuditContext(c), providerId, decision, {
+          note,
+          version,
+          secretsKey: c.var.settings.SECRETS_KEY,
+        }));
       } catch (error) {
-        if (error instanceof ApiError && (error.code === 'invalid_transition' || error.code === 'profile_changed')) return renderReview(c, providerId, { error: error.detail }, 409);
+        if (error instanceof ApiError && (error.code === 'invalid_transition' || error.code === 'profile_changed'))
+          return renderReview(c, providerId, { error: error.detail }, 409);
         throw error;
       }
       // An approved agent or robot's signing secret is shown in this answer only.
       if (issuedSecret) return renderReview(c, providerId, { issuedSecret });
-      return c.redirect(`/admin/providers/${providerId}?notice=${decision === 'approve' ? 'approved' : decision === 'reject' ? 'rejected' : 'suspended'}`, 303);
+      return c.redirect(
+        `/admin/providers/${providerId}?notice=${decision === 'approve' ? 'approved' : decision === 'reject' ? 'rejected' : 'suspended'}`,
+        303,
+      );
     });
   }
 

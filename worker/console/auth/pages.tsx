@@ -34,7 +34,15 @@ export interface SignUpValues {
 }
 
 /** The sign-up form, for a business or a provider. */
-export function SignUpPage({ values, error, fieldErrors = {} }: { values: SignUpValues; error?: string; fieldErrors?: Record<string, string> }) {
+export function SignUpPage({
+  values,
+  error,
+  fieldErrors = {},
+}: {
+  values: SignUpValues;
+  error?: string;
+  fieldErrors?: Record<string, string>;
+}) {
   const role = values.role ?? 'business';
   return (
     <AuthShell title="Create your account">
@@ -57,7 +65,16 @@ export function SignUpPage({ values, error, fieldErrors = {} }: { values: SignUp
             </span>
           </label>
         </fieldset>
-        <Field id="email" name="email" label="Email" type="email" autocomplete="email" required value={values.email} errors={fieldErrors} />
+        <Field
+          id="email"
+          name="email"
+          label="Email"
+          type="email"
+          autocomplete="email"
+          required
+          value={values.email}
+          errors={fieldErrors}
+        />
         <Field
           id="password"
           name="password"
@@ -77,14 +94,27 @@ export function SignUpPage({ values, error, fieldErrors = {} }: { values: SignUp
         </button>
       </form>
       <p class="muted">
-        Already have an account? <a href={`/auth/sign-in${values.returnTo ? `?return_to=${encodeURIComponent(values.returnTo)}` : ''}`}>Sign in</a>
+        Already have an account?{' '}
+        <a href={`/auth/sign-in${values.returnTo ? `?return_to=${encodeURIComponent(values.returnTo)}` : ''}`}>
+          Sign in
+        </a>
       </p>
     </AuthShell>
   );
 }
 
 /** The sign-in form. */
-export function SignInPage({ email, returnTo, error, notice }: { email?: string; returnTo?: string; error?: string; notice?: string }) {
+export function SignInPage({
+  email,
+  returnTo,
+  error,
+  notice,
+}: {
+  email?: string;
+  returnTo?: string;
+  error?: string;
+  notice?: string;
+}) {
   return (
     <AuthShell title="Sign in">
       <ErrorSummary message={error} />
@@ -95,7 +125,14 @@ export function SignInPage({ email, returnTo, error, notice }: { email?: string;
       ) : null}
       <form method="post" action="/auth/sign-in" class="stack">
         <Field id="email" name="email" label="Email" type="email" autocomplete="email" required value={email} />
-        <Field id="password" name="password" label="Password" type="password" autocomplete="current-password" required />
+        <Field
+          id="password"
+          name="password"
+          label="Password"
+          type="password"
+          autocomplete="current-password"
+          required
+        />
         {returnTo ? <input type="hidden" name="return_to" value={returnTo} /> : null}
         <button type="submit" class="button primary">
           Sign in
@@ -129,4 +166,3 @@ export function SignOutPage({ email }: { email?: string }) {
     </AuthShell>
   );
 }
-

@@ -11,7 +11,14 @@ import { ApiError } from '../../lib/errors';
 import { signIn, signUp } from '../../platform/identity/accounts';
 import { listMemberships } from '../../platform/identity/memberships';
 import { providerOf } from '../../platform/providers/service';
-import { clearSessionCookie, createSession, readSessionToken, revokeSession, setSessionCookie, type SessionUser } from '../../platform/identity/sessions';
+import {
+  clearSessionCookie,
+  createSession,
+  readSessionToken,
+  revokeSession,
+  setSessionCookie,
+  type SessionUser,
+} from '../../platform/identity/sessions';
 import { readForm } from '../shared/form-input';
 import { loadSession, pageGuards, safeReturnTo } from '../shared/session';
 import { SignInPage, SignOutPage, SignUpPage, type SignUpValues } from './pages';
@@ -22,7 +29,12 @@ const signUpForm = z.object({
   email: z.string().trim().max(254).pipe(z.email('Enter a valid email address.')),
   password: z.string().max(1000),
   role: roleSchema,
-  ref: z.string().max(64).regex(/^[A-Za-z0-9_]*$/).optional().catch(undefined),
+  ref: z
+    .string()
+    .max(64)
+    .regex(/^[A-Za-z0-9_]*$/)
+    .optional()
+    .catch(undefined),
   return_to: z.string().max(2000).optional(),
 });
 
@@ -44,7 +56,8 @@ export async function landingFor(c: Context<AppEnv>, user: SessionUser): Promise
 
 function requirePepper(c: Context<AppEnv>): string {
   const pepper = c.var.settings.PASSWORD_PEPPER;
-  if (!pepper) throw new ApiError('service_unavailable', 'Sign-in is not configured on this deployment (PASSWORD_PEPPER).');
+  if (!pepper)
+    throw new ApiError('service_unavailable', 'Sign-in is not configured on this deployment (PASSWORD_PEPPER).');
   return pepper;
 }
 
@@ -73,7 +86,13 @@ export function authRoutes() {
     const role = roleSchema.safeParse(c.req.query('role'));
     const ref = c.req.query('ref');
     return c.html(
-      <SignUpPage values={{ role: role.success ? role.data : undefined, ref: ref && /^[A-Za-z0-9_]{1,64}$/.test(ref) ? ref : undefined, returnTo }} />,
+      <SignUpPage
+        values={{
+          role: role.success ? role.data : undefined,
+          ref: ref && /^[A-Za-z0-9_]{1,64}$/.test(ref) ? ref : undefined,
+          returnTo,
+        }}
+      />,
     );
   });
 
@@ -87,7 +106,9 @@ export function authRoutes() {
       returnTo: safeReturnTo(form.return_to, '') || undefined,
     };
     if (!parsed.success) {
-      const fieldErrors = Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message]));
+      const fieldErrors = Object.fromEntries(
+        parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message]),
+      );
       return c.html(<SignUpPage values={values} error="Please check the form." fieldErrors={fieldErrors} />, 422);
     }
     try {
@@ -100,9 +121,13 @@ export function authRoutes() {
       await startSession(c, user);
       return c.redirect(values.returnTo ?? (await landingFor(c, user)), 303);
     } catch (error) {
-      if (!(error instanceof ApiError) || (error.code !== 'validation_failed' && error.code !== 'email_taken')) throw error;
+      if (!(error instanceof ApiError) || (error.code !== 'validation_failed' && error.code !== 'email_taken'))
+        throw error;
       const field = error.code === 'email_taken' ? 'email' : 'password';
-      return c.html(<SignUpPage values={values} error={error.detail} fieldErrors={{ [field]: error.detail }} />, error.status as 409 | 422);
+      return c.html(
+        <SignUpPage values={values} error={error.detail} fieldErrors={{ [field]: error.detail }} />,
+        error.status as 409 | 422,
+      );
     }
   });
 
@@ -118,7 +143,8 @@ export function authRoutes() {
     const parsed = signInForm.safeParse(form);
     const returnTo = safeReturnTo(form.return_to, '') || undefined;
     const email = form.email?.slice(0, 254);
-    if (!parsed.success) return c.html(<SignInPage email={email} returnTo={returnTo} error="Email or password is incorrect." />, 401);
+    if (!parsed.success)
+      return c.html(<SignInPage email={email} returnTo={returnTo} error="Email or password is incorrect." />, 401);
     try {
       const user = await signIn(c.var.db, requirePepper(c), {
         email: parsed.data.email,
@@ -128,7 +154,8 @@ export function authRoutes() {
       await startSession(c, user);
       return c.redirect(returnTo ?? (await landingFor(c, user)), 303);
     } catch (error) {
-      if (!(error instanceof ApiError) || (error.code !== 'invalid_credentials' && error.code !== 'too_many_attempts')) throw error;
+      if (!(error instanceof ApiError) || (error.code !== 'invalid_credentials' && error.code !== 'too_many_attempts'))
+        throw error;
       for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
       return c.html(<SignInPage email={email} returnTo={returnTo} error={error.detail} />, error.status as 401 | 429);
     }

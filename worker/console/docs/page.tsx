@@ -93,7 +93,9 @@ export function curlExample(baseUrl: string, method: string, path: string, opera
   const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
   const bearer = schemes.includes('bearerAuth');
   const sessionOnly = !bearer && schemes.includes('consoleSession');
-  const lines = [`curl -s${method === 'get' || (method === 'post' && (example !== undefined || !sessionOnly)) ? '' : ` -X ${method.toUpperCase()}`} ${url}`];
+  const lines = [
+    `curl -s${method === 'get' || (method === 'post' && (example !== undefined || !sessionOnly)) ? '' : ` -X ${method.toUpperCase()}`} ${url}`,
+  ];
   if (bearer) lines.push('  -H "Authorization: Bearer $EGW_API_KEY"');
   // Console-session routes take the session cookie, and changes must come from the console's origin.
   if (sessionOnly) lines.push('  -H "Cookie: egw_session=$EGW_SESSION"', `  -H "Origin: ${baseUrl}"`);
@@ -131,8 +133,9 @@ function WebhooksSection() {
     <section class="card" id="webhooks" aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">Webhooks</h2>
       <p>
-        Endpoints are set up per workspace by the platform team (provisioning), with the event types they want. Each event is <code>POST</code>ed as JSON:{' '}
-        <code>{'{id, type, created_at, workspace_id, data}'}</code>, where <code>data</code> is the public shape of the record (never a visitor’s contact details).
+        Endpoints are set up per workspace by the platform team (provisioning), with the event types they want. Each
+        event is <code>POST</code>ed as JSON: <code>{'{id, type, created_at, workspace_id, data}'}</code>, where{' '}
+        <code>data</code> is the public shape of the record (never a visitor’s contact details).
       </p>
       <DataTable
         rows={[...EVENT_TYPES]}
@@ -142,14 +145,17 @@ function WebhooksSection() {
         ]}
       />
       <p>
-        Every request carries the Standard Webhooks headers <code>webhook-id</code> (the event’s id, the same on every retry), <code>webhook-timestamp</code> and{' '}
-        <code>webhook-signature</code> (<code>v1,</code> + base64 HMAC-SHA256 of <code>{'{id}.{timestamp}.{body}'}</code> under your <code>whsec_</code> secret). During a secret rotation
-        it holds two signatures, old and new, for 24 hours; either verifies.
+        Every request carries the Standard Webhooks headers <code>webhook-id</code> (the event’s id, the same on every
+        retry), <code>webhook-timestamp</code> and <code>webhook-signature</code> (<code>v1,</code> + base64 HMAC-SHA256
+        of <code>{'{id}.{timestamp}.{body}'}</code> under your <code>whsec_</code> secret). During a secret rotation it
+        holds two signatures, old and new, for 24 hours; either verifies.
       </p>
       <p>
-        <strong>Delivery is at least once, and events may arrive out of order.</strong> Answer 2xx within 10 seconds. Any other answer, a timeout or a redirect is retried with exponential
-        backoff and jitter for about 3 days, with the same <code>webhook-id</code>; <code>Retry-After</code> is honoured. <code>410 Gone</code> disables the endpoint at once, and so do 3 days
-        without a success. De-duplicate on <code>webhook-id</code>, and order by the record’s own timestamps:
+        <strong>Delivery is at least once, and events may arrive out of order.</strong> Answer 2xx within 10 seconds.
+        Any other answer, a timeout or a redirect is retried with exponential backoff and jitter for about 3 days, with
+        the same <code>webhook-id</code>; <code>Retry-After</code> is honoured. <code>410 Gone</code> disables the
+        endpoint at once, and so do 3 days without a success. De-duplicate on <code>webhook-id</code>, and order by the
+        record’s own timestamps:
       </p>
       <pre>
         <code>{VERIFY_EXAMPLE}</code>
@@ -176,124 +182,128 @@ export const DocsPage: FC<{ document: DocsDocument }> = ({ document }) => {
   );
   return (
     <Document title={`${document.info.title} API reference`}>
-        <header class="topbar">
-          <div class="inner">
-            <a class="brand" href="/docs">
-              {document.info.title}
-            </a>
-            <a href="/openapi.yaml">openapi.yaml</a>
-            <a href="/openapi.json">openapi.json</a>
-          </div>
-        </header>
-        <main class="page">
-          <h1>API reference</h1>
-          <p class="lead">
-            <Prose text={document.info.description} />
-          </p>
-          <p>
-            Base URL <code>{baseUrl}</code> · version <span class="pill">{document.info.version}</span>
-          </p>
-          <nav aria-label="Operations">
-            <ul class="toc">
-              {operations.map(({ path, method, operation }) => (
-                <li>
-                  <a href={`#${anchorFor(method, path)}`}>
-                    {method.toUpperCase()} {path}
-                  </a>{' '}
-                  <span class="muted">{operation.summary}</span>
-                </li>
-              ))}
+      <header class="topbar">
+        <div class="inner">
+          <a class="brand" href="/docs">
+            {document.info.title}
+          </a>
+          <a href="/openapi.yaml">openapi.yaml</a>
+          <a href="/openapi.json">openapi.json</a>
+        </div>
+      </header>
+      <main class="page">
+        <h1>API reference</h1>
+        <p class="lead">
+          <Prose text={document.info.description} />
+        </p>
+        <p>
+          Base URL <code>{baseUrl}</code> · version <span class="pill">{document.info.version}</span>
+        </p>
+        <nav aria-label="Operations">
+          <ul class="toc">
+            {operations.map(({ path, method, operation }) => (
               <li>
-                <a href="#webhooks">Webhooks</a> <span class="muted">Events written back to your systems</span>
+                <a href={`#${anchorFor(method, path)}`}>
+                  {method.toUpperCase()} {path}
+                </a>{' '}
+                <span class="muted">{operation.summary}</span>
               </li>
-              <li>
-                <a href="#errors">Error codes</a>
-              </li>
-            </ul>
-          </nav>
-          {operations.map(({ path, method, operation }) => {
-            const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
-            const contract = Object.entries(operation).filter(([name]) => name.startsWith('x-'));
-            const secured = (operation.security ?? []).length > 0;
-            return (
-              <section class="card" id={anchorFor(method, path)} aria-labelledby={`${anchorFor(method, path)}-title`}>
-                <h2 id={`${anchorFor(method, path)}-title`}>
-                  <span class={`method ${method}`}>{method.toUpperCase()}</span>
-                  <code>{path}</code>
-                </h2>
+            ))}
+            <li>
+              <a href="#webhooks">Webhooks</a> <span class="muted">Events written back to your systems</span>
+            </li>
+            <li>
+              <a href="#errors">Error codes</a>
+            </li>
+          </ul>
+        </nav>
+        {operations.map(({ path, method, operation }) => {
+          const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
+          const contract = Object.entries(operation).filter(([name]) => name.startsWith('x-'));
+          const secured = (operation.security ?? []).length > 0;
+          return (
+            <section class="card" id={anchorFor(method, path)} aria-labelledby={`${anchorFor(method, path)}-title`}>
+              <h2 id={`${anchorFor(method, path)}-title`}>
+                <span class={`method ${method}`}>{method.toUpperCase()}</span>
+                <code>{path}</code>
+              </h2>
+              <p>
+                <strong>{operation.summary}</strong>
+              </p>
+              {operation.description ? (
                 <p>
-                  <strong>{operation.summary}</strong>
+                  <Prose text={operation.description} />
                 </p>
-                {operation.description ? (
-                  <p>
-                    <Prose text={operation.description} />
-                  </p>
-                ) : null}
-                <p>
-                  Authentication:{' '}
-                  {secured ? (
-                    (operation.security ?? []).some((requirement) => 'bearerAuth' in requirement) ? (
-                      <code>Authorization: Bearer &lt;token&gt;</code>
-                    ) : (
-                      'a signed-in console session (the cookie of the auth entry)'
-                    )
+              ) : null}
+              <p>
+                Authentication:{' '}
+                {secured ? (
+                  (operation.security ?? []).some((requirement) => 'bearerAuth' in requirement) ? (
+                    <code>Authorization: Bearer &lt;token&gt;</code>
                   ) : (
-                    'none (public)'
-                  )}
-                </p>
-                {contract.length > 0 ? (
-                  <>
-                    <h3>Route contract</h3>
-                    <DataTable
-                      headless
-                      rows={contract}
-                      columns={[
-                        { header: 'Attribute', rowHeader: true, cell: ([name]) => name.slice(2) },
-                        { header: 'Value', cell: ([, value]) => <code>{String(value)}</code> },
-                      ]}
-                    />
-                  </>
-                ) : null}
-                {bodySchema ? (
-                  <>
-                    <h3>Request body</h3>
-                    <FieldsTable document={document} schema={bodySchema} />
-                  </>
-                ) : null}
-                <h3>Responses</h3>
-                <ul>
-                  {Object.entries(operation.responses ?? {}).map(([status, response]) => (
-                    <li>
-                      <code>{status}</code> <Prose text={response.description} />
-                    </li>
-                  ))}
-                </ul>
-                <h3>Example</h3>
-                <pre>
-                  <code>{curlExample(baseUrl, method, path, operation)}</code>
-                </pre>
-              </section>
-            );
-          })}
-          <WebhooksSection />
-          <section class="card" id="errors" aria-labelledby="errors-title">
-            <h2 id="errors-title">Error codes</h2>
-            <p>
-              Every error is <code>application/problem+json</code> with <code>type</code>, <code>title</code>,{' '}
-              <code>status</code>, <code>detail</code>, <code>code</code> and <code>request_id</code>. Validation errors add{' '}
-              <code>errors: [{'{'}pointer, detail{'}'}]</code>.
-            </p>
-            <DataTable
-              rows={Object.keys(errorCatalog) as ErrorCode[]}
-              rowId={(code) => `error-${code}`}
-              columns={[
-                { header: 'code', cell: (code) => <code>{code}</code> },
-                { header: 'status', cell: (code) => errorCatalog[code].status },
-                { header: 'meaning', cell: (code) => errorCatalog[code].title },
-              ]}
-            />
-          </section>
-        </main>
+                    'a signed-in console session (the cookie of the auth entry)'
+                  )
+                ) : (
+                  'none (public)'
+                )}
+              </p>
+              {contract.length > 0 ? (
+                <>
+                  <h3>Route contract</h3>
+                  <DataTable
+                    headless
+                    rows={contract}
+                    columns={[
+                      { header: 'Attribute', rowHeader: true, cell: ([name]) => name.slice(2) },
+                      { header: 'Value', cell: ([, value]) => <code>{String(value)}</code> },
+                    ]}
+                  />
+                </>
+              ) : null}
+              {bodySchema ? (
+                <>
+                  <h3>Request body</h3>
+                  <FieldsTable document={document} schema={bodySchema} />
+                </>
+              ) : null}
+              <h3>Responses</h3>
+              <ul>
+                {Object.entries(operation.responses ?? {}).map(([status, response]) => (
+                  <li>
+                    <code>{status}</code> <Prose text={response.description} />
+                  </li>
+                ))}
+              </ul>
+              <h3>Example</h3>
+              <pre>
+                <code>{curlExample(baseUrl, method, path, operation)}</code>
+              </pre>
+            </section>
+          );
+        })}
+        <WebhooksSection />
+        <section class="card" id="errors" aria-labelledby="errors-title">
+          <h2 id="errors-title">Error codes</h2>
+          <p>
+            Every error is <code>application/problem+json</code> with <code>type</code>, <code>title</code>,{' '}
+            <code>status</code>, <code>detail</code>, <code>code</code> and <code>request_id</code>. Validation errors
+            add{' '}
+            <code>
+              errors: [{'{'}pointer, detail{'}'}]
+            </code>
+            .
+          </p>
+          <DataTable
+            rows={Object.keys(errorCatalog) as ErrorCode[]}
+            rowId={(code) => `error-${code}`}
+            columns={[
+              { header: 'code', cell: (code) => <code>{code}</code> },
+              { header: 'status', cell: (code) => errorCatalog[code].status },
+              { header: 'meaning', cell: (code) => errorCatalog[code].title },
+            ]}
+          />
+        </section>
+      </main>
     </Document>
   );
 };

@@ -13,22 +13,58 @@ import type { SessionUser } from '../../platform/identity/sessions';
 import type { IntakeEntry } from '../../platform/leads/service';
 import type { EndpointView } from '../../platform/webhooks/service';
 import { Field, Select, type FieldErrors } from '../shared/forms';
-import { ConsoleLayout, DataTable, InvitationsBanner, StatusPill, when, WorkspaceLayout, wsQuery, type WorkspacePageProps } from '../shared/layout';
+import {
+  ConsoleLayout,
+  DataTable,
+  InvitationsBanner,
+  StatusPill,
+  when,
+  WorkspaceLayout,
+  wsQuery,
+  type WorkspacePageProps,
+} from '../shared/layout';
 import { jsonForScriptBlock } from '../shared/security';
 
 export type { FieldErrors } from '../shared/forms';
 
 /** A business user's first step: name the organisation and its first workspace. */
-export function OnboardingPage({ user, errors = {}, values = {}, invitations = [] }: { user: SessionUser; errors?: FieldErrors; values?: Record<string, string>; invitations?: InvitationView[] }) {
+export function OnboardingPage({
+  user,
+  errors = {},
+  values = {},
+  invitations = [],
+}: {
+  user: SessionUser;
+  errors?: FieldErrors;
+  values?: Record<string, string>;
+  invitations?: InvitationView[];
+}) {
   return (
     <ConsoleLayout title="Set up your organisation" user={user}>
       <div class="narrow">
         <InvitationsBanner count={invitations.length} />
         <h1>Set up your organisation</h1>
-        <p class="lead">Your organisation holds workspaces; a workspace holds your channels, keys and team. You will be its owner.</p>
+        <p class="lead">
+          Your organisation holds workspaces; a workspace holds your channels, keys and team. You will be its owner.
+        </p>
         <form method="post" action="/onboarding/workspace" class="card stack">
-          <Field name="organization_name" label="Organisation name" value={values.organization_name} errors={errors} required maxlength={120} />
-          <Field name="workspace_name" label="First workspace" value={values.workspace_name ?? 'Production'} errors={errors} required maxlength={120} hint="For example Production, or the name of a brand." />
+          <Field
+            name="organization_name"
+            label="Organisation name"
+            value={values.organization_name}
+            errors={errors}
+            required
+            maxlength={120}
+          />
+          <Field
+            name="workspace_name"
+            label="First workspace"
+            value={values.workspace_name ?? 'Production'}
+            errors={errors}
+            required
+            maxlength={120}
+            hint="For example Production, or the name of a brand."
+          />
           <button type="submit" class="button primary">
             Create organisation
           </button>
@@ -66,14 +102,19 @@ export function IntegrationsPage(props: IntegrationsProps) {
       {(props.disabledEndpoints ?? []).map((endpoint) => (
         <div class="alert warning" role="status">
           <strong>A webhook endpoint was disabled:</strong> {endpoint.url}{' '}
-          {endpoint.disabled_reason === 'gone' ? 'answered 410 Gone' : 'failed every delivery for 3 days'} and was disabled at {when(endpoint.disabled_at)}. Its
-          events are kept and go out when the
-          platform team enables it again (within 3 days of each event).{' '}
-          <a href={`/integrations/webhooks/${endpoint.webhook_id}${wsQuery(current.workspaceId)}`}>See its deliveries</a>
+          {endpoint.disabled_reason === 'gone' ? 'answered 410 Gone' : 'failed every delivery for 3 days'} and was
+          disabled at {when(endpoint.disabled_at)}. Its events are kept and go out when the platform team enables it
+          again (within 3 days of each event).{' '}
+          <a href={`/integrations/webhooks/${endpoint.webhook_id}${wsQuery(current.workspaceId)}`}>
+            See its deliveries
+          </a>
         </div>
       ))}
       <h1>Channels</h1>
-      <p class="lead">A channel is one place where visitors reach you: a chat widget on your site and a hosted inbox page, both captured here.</p>
+      <p class="lead">
+        A channel is one place where visitors reach you: a chat widget on your site and a hosted inbox page, both
+        captured here.
+      </p>
       <div class="grid-2">
         <section class="card" aria-labelledby="channels-title">
           <h2 id="channels-title">Your channels</h2>
@@ -83,7 +124,10 @@ export function IntegrationsPage(props: IntegrationsProps) {
             <ul class="channel-list">
               {channels.map((channel) => (
                 <li>
-                  <a href={`/integrations/channels/${channel.channel_key}${wsQuery(current.workspaceId)}`} class="channel-link">
+                  <a
+                    href={`/integrations/channels/${channel.channel_key}${wsQuery(current.workspaceId)}`}
+                    class="channel-link"
+                  >
                     <strong>{channel.name}</strong>
                     <span class="muted"> · {channel.domain}</span>
                   </a>
@@ -98,8 +142,21 @@ export function IntegrationsPage(props: IntegrationsProps) {
           <section class="card" aria-labelledby="create-title">
             <h2 id="create-title">Create a channel</h2>
             <form method="post" action={`/integrations/channels${wsQuery(current.workspaceId)}`} class="stack">
-              <Field name="name" label="Name" value={values.name} errors={errors} required maxlength={80} placeholder="Main website" />
-              <Select name="domain" label="Domain (where the demand goes)" value={values.domain ?? domains[0] ?? ''} options={domains.map((domain) => [domain, domain])} />
+              <Field
+                name="name"
+                label="Name"
+                value={values.name}
+                errors={errors}
+                required
+                maxlength={80}
+                placeholder="Main website"
+              />
+              <Select
+                name="domain"
+                label="Domain (where the demand goes)"
+                value={values.domain ?? domains[0] ?? ''}
+                options={domains.map((domain) => [domain, domain])}
+              />
               <Field
                 name="allowed_origins"
                 label="Sites that may embed the widget"
@@ -124,17 +181,28 @@ export function IntegrationsPage(props: IntegrationsProps) {
         ) : (
           <section class="card">
             <h2>Create a channel</h2>
-            <p class="muted">Members can view channels. Ask an owner or admin of this workspace to create or change them.</p>
+            <p class="muted">
+              Members can view channels. Ask an owner or admin of this workspace to create or change them.
+            </p>
           </section>
         )}
       </div>
       <section class="card" aria-labelledby="workspace-settings-title">
         <h2 id="workspace-settings-title">Risk control</h2>
-        <p class="muted">Messages that contain one of these words or phrases are held for review instead of being offered to experts.</p>
+        <p class="muted">
+          Messages that contain one of these words or phrases are held for review instead of being offered to experts.
+        </p>
         <form method="post" action={`/integrations/settings${wsQuery(current.workspaceId)}`} class="stack">
           <fieldset disabled={!roleMay(current.role, 'workspace.settings')}>
             <legend class="sr-only">Workspace settings</legend>
-            <Field name="blocked_terms" label="Blocked terms" value={props.blockedTerms.join('\n')} errors={errors} multiline hint="One per line. Matched as whole words, in any case." />
+            <Field
+              name="blocked_terms"
+              label="Blocked terms"
+              value={props.blockedTerms.join('\n')}
+              errors={errors}
+              multiline
+              hint="One per line. Matched as whole words, in any case."
+            />
           </fieldset>
           {roleMay(current.role, 'workspace.settings') ? (
             <button type="submit" class="button">
@@ -146,8 +214,9 @@ export function IntegrationsPage(props: IntegrationsProps) {
       <section class="card" aria-labelledby="keys-title">
         <h2 id="keys-title">API keys</h2>
         <p>
-          API keys for <code>POST /api/execute</code> are issued by the platform administrator through provisioning, not here. To get one, ask your account
-          contact and quote workspace <code>{current.workspaceId}</code> and the scopes you need (for example <code>execute</code> and <code>leads:write</code>).
+          API keys for <code>POST /api/execute</code> are issued by the platform administrator through provisioning, not
+          here. To get one, ask your account contact and quote workspace <code>{current.workspaceId}</code> and the
+          scopes you need (for example <code>execute</code> and <code>leads:write</code>).
         </p>
         {apiKeys.length === 0 ? (
           <p class="muted">This workspace has no API keys yet.</p>
@@ -167,7 +236,11 @@ export function IntegrationsPage(props: IntegrationsProps) {
                 ),
               },
               { header: 'Scopes', cell: (key) => key.scopes.join(', ') },
-              { header: 'Limits', cell: (key) => `${key.rate_limit_per_minute ?? 'default'} / min${key.monthly_quota !== null ? `, ${key.monthly_quota} / month` : ''}` },
+              {
+                header: 'Limits',
+                cell: (key) =>
+                  `${key.rate_limit_per_minute ?? 'default'} / min${key.monthly_quota !== null ? `, ${key.monthly_quota} / month` : ''}`,
+              },
               { header: 'State', cell: (key) => <StatusPill status={key.state} /> },
               { header: 'Created', cell: (key) => when(key.created_at) },
             ]}
@@ -202,7 +275,12 @@ export function ChannelPage(props: ChannelPageProps) {
   const base = `/integrations/channels/${channel.channel_key}`;
   const ws = wsQuery(current.workspaceId);
   return (
-    <WorkspaceLayout page={props} title={channel.name} active="channels" scripts={['/embed/panel.js', '/embed/console.js']}>
+    <WorkspaceLayout
+      page={props}
+      title={channel.name}
+      active="channels"
+      scripts={['/embed/panel.js', '/embed/console.js']}
+    >
       <p class="eyebrow">
         <a href={`/integrations${ws}`}>Channels</a> / {channel.name}
       </p>
@@ -247,42 +325,152 @@ export function ChannelPage(props: ChannelPageProps) {
           <form id="widget-form" method="post" action={`${base}/widget${ws}`} class="stack">
             <fieldset disabled={!canManage}>
               <legend>Brand and colours</legend>
-              <Field name="brand.name" label="Brand name" value={widget.brand.name} errors={errors} required maxlength={60} />
-              <Field name="brand.logo_url" label="Logo URL (https, optional)" value={widget.brand.logo_url} errors={errors} type="url" />
+              <Field
+                name="brand.name"
+                label="Brand name"
+                value={widget.brand.name}
+                errors={errors}
+                required
+                maxlength={60}
+              />
+              <Field
+                name="brand.logo_url"
+                label="Logo URL (https, optional)"
+                value={widget.brand.logo_url}
+                errors={errors}
+                type="url"
+              />
               <div class="row-2">
-                <Field name="colors.primary" label="Main colour" value={widget.colors.primary} errors={errors} type="color" />
-                <Field name="colors.on_primary" label="Text on main colour" value={widget.colors.on_primary} errors={errors} type="color" />
+                <Field
+                  name="colors.primary"
+                  label="Main colour"
+                  value={widget.colors.primary}
+                  errors={errors}
+                  type="color"
+                />
+                <Field
+                  name="colors.on_primary"
+                  label="Text on main colour"
+                  value={widget.colors.on_primary}
+                  errors={errors}
+                  type="color"
+                />
               </div>
               <div class="row-3">
-                <Select name="position.side" label="Position" value={widget.position.side} options={[['bottom-right', 'Bottom right'], ['bottom-left', 'Bottom left']]} />
-                <Field name="position.offset_x" label="Side offset (px)" value={widget.position.offset_x} errors={errors} type="number" />
-                <Field name="position.offset_y" label="Bottom offset (px)" value={widget.position.offset_y} errors={errors} type="number" />
+                <Select
+                  name="position.side"
+                  label="Position"
+                  value={widget.position.side}
+                  options={[
+                    ['bottom-right', 'Bottom right'],
+                    ['bottom-left', 'Bottom left'],
+                  ]}
+                />
+                <Field
+                  name="position.offset_x"
+                  label="Side offset (px)"
+                  value={widget.position.offset_x}
+                  errors={errors}
+                  type="number"
+                />
+                <Field
+                  name="position.offset_y"
+                  label="Bottom offset (px)"
+                  value={widget.position.offset_y}
+                  errors={errors}
+                  type="number"
+                />
               </div>
             </fieldset>
             <fieldset disabled={!canManage}>
               <legend>Copy</legend>
-              <Field name="copy.title" label="Title" value={widget.copy.title} errors={errors} required maxlength={60} />
-              <Field name="copy.greeting" label="Greeting" value={widget.copy.greeting} errors={errors} required multiline maxlength={280} />
-              <Field name="copy.placeholder" label="Message placeholder" value={widget.copy.placeholder} errors={errors} required maxlength={80} />
-              <Field name="copy.launcher_label" label="Launcher label (for screen readers)" value={widget.copy.launcher_label} errors={errors} required maxlength={40} />
-              <Field name="copy.success_message" label="After contact details are sent" value={widget.copy.success_message} errors={errors} required maxlength={200} />
-              <Field name="copy.privacy_note" label="Privacy note" value={widget.copy.privacy_note} errors={errors} required multiline maxlength={280} />
+              <Field
+                name="copy.title"
+                label="Title"
+                value={widget.copy.title}
+                errors={errors}
+                required
+                maxlength={60}
+              />
+              <Field
+                name="copy.greeting"
+                label="Greeting"
+                value={widget.copy.greeting}
+                errors={errors}
+                required
+                multiline
+                maxlength={280}
+              />
+              <Field
+                name="copy.placeholder"
+                label="Message placeholder"
+                value={widget.copy.placeholder}
+                errors={errors}
+                required
+                maxlength={80}
+              />
+              <Field
+                name="copy.launcher_label"
+                label="Launcher label (for screen readers)"
+                value={widget.copy.launcher_label}
+                errors={errors}
+                required
+                maxlength={40}
+              />
+              <Field
+                name="copy.success_message"
+                label="After contact details are sent"
+                value={widget.copy.success_message}
+                errors={errors}
+                required
+                maxlength={200}
+              />
+              <Field
+                name="copy.privacy_note"
+                label="Privacy note"
+                value={widget.copy.privacy_note}
+                errors={errors}
+                required
+                multiline
+                maxlength={280}
+              />
             </fieldset>
             <fieldset disabled={!canManage}>
               <legend>Lead capture and provider entry</legend>
               <div class="row-3">
                 <Select name="lead_capture.name" label="Name" value={widget.lead_capture.name} options={FIELD_RULES} />
-                <Select name="lead_capture.email" label="Email" value={widget.lead_capture.email} options={FIELD_RULES} />
-                <Select name="lead_capture.phone" label="Phone" value={widget.lead_capture.phone} options={FIELD_RULES} />
+                <Select
+                  name="lead_capture.email"
+                  label="Email"
+                  value={widget.lead_capture.email}
+                  options={FIELD_RULES}
+                />
+                <Select
+                  name="lead_capture.phone"
+                  label="Phone"
+                  value={widget.lead_capture.phone}
+                  options={FIELD_RULES}
+                />
               </div>
               <div class="row-2">
                 <Select
                   name="provider_entry.mode"
                   label="“Become an expert” link"
                   value={widget.provider_entry.mode}
-                  options={[['auto', 'Auto: on my own sites only'], ['on', 'Always'], ['off', 'Never']]}
+                  options={[
+                    ['auto', 'Auto: on my own sites only'],
+                    ['on', 'Always'],
+                    ['off', 'Never'],
+                  ]}
                 />
-                <Field name="provider_entry.label" label="Link label" value={widget.provider_entry.label} errors={errors} required maxlength={40} />
+                <Field
+                  name="provider_entry.label"
+                  label="Link label"
+                  value={widget.provider_entry.label}
+                  errors={errors}
+                  required
+                  maxlength={40}
+                />
               </div>
             </fieldset>
             {canManage ? (
@@ -307,9 +495,28 @@ export function ChannelPage(props: ChannelPageProps) {
           <fieldset disabled={!canManage}>
             <legend class="sr-only">Channel settings</legend>
             <Field name="name" label="Name" value={channel.name} errors={errors} required maxlength={80} />
-            <Select name="domain" label="Domain" value={channel.domain} options={props.domains.map((domain) => [domain, domain])} />
-            <Field name="allowed_origins" label="Sites that may embed the widget" value={channel.allowed_origins.join('\n')} errors={errors} multiline hint="One origin per line." />
-            <Field name="first_party_origins" label="Your own sites (first-party)" value={channel.first_party_origins.join('\n')} errors={errors} multiline hint="One origin per line." />
+            <Select
+              name="domain"
+              label="Domain"
+              value={channel.domain}
+              options={props.domains.map((domain) => [domain, domain])}
+            />
+            <Field
+              name="allowed_origins"
+              label="Sites that may embed the widget"
+              value={channel.allowed_origins.join('\n')}
+              errors={errors}
+              multiline
+              hint="One origin per line."
+            />
+            <Field
+              name="first_party_origins"
+              label="Your own sites (first-party)"
+              value={channel.first_party_origins.join('\n')}
+              errors={errors}
+              multiline
+              hint="One origin per line."
+            />
             <Select
               name="routing_pool"
               label="Who may see this channel’s leads"
@@ -349,7 +556,11 @@ export function ChannelPage(props: ChannelPageProps) {
                   </>
                 ),
               },
-              { header: 'First message', class: 'message', cell: (entry) => entry.text ?? <span class="muted">(contact details only)</span> },
+              {
+                header: 'First message',
+                class: 'message',
+                cell: (entry) => entry.text ?? <span class="muted">(contact details only)</span>,
+              },
               {
                 header: 'Lead',
                 cell: (entry) =>
@@ -358,7 +569,11 @@ export function ChannelPage(props: ChannelPageProps) {
                       <StatusPill status={entry.lead.status} />
                       {entry.lead.claimed_by ? <span> by {entry.lead.claimed_by}</span> : null}
                       <br />
-                      <span class="muted">{entry.lead.contact_fields.length ? `gave ${entry.lead.contact_fields.join(', ')}` : 'no contact yet'}</span>
+                      <span class="muted">
+                        {entry.lead.contact_fields.length
+                          ? `gave ${entry.lead.contact_fields.join(', ')}`
+                          : 'no contact yet'}
+                      </span>
                     </>
                   ) : entry.disposition !== 'routed' ? (
                     <StatusPill status={entry.disposition} />
@@ -392,4 +607,3 @@ export function ChannelPage(props: ChannelPageProps) {
     </WorkspaceLayout>
   );
 }
-

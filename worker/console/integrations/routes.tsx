@@ -10,9 +10,21 @@ import { newApp } from '../../app';
 import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { createChannelSchema, updateChannelSchema, widgetConfigPatchSchema } from '../../platform/channels/schemas';
-import { createChannel, describeChannel, getChannel, listChannels, publicWidgetConfig, updateChannel } from '../../platform/channels/service';
+import {
+  createChannel,
+  describeChannel,
+  getChannel,
+  listChannels,
+  publicWidgetConfig,
+  updateChannel,
+} from '../../platform/channels/service';
 import { listDomains } from '../../platform/domains/service';
-import { createOrganizationForUser, listMemberships, listOpenInvitations, type MemberWorkspaces } from '../../platform/identity/memberships';
+import {
+  createOrganizationForUser,
+  listMemberships,
+  listOpenInvitations,
+  type MemberWorkspaces,
+} from '../../platform/identity/memberships';
 import { listApiKeys, setBlockedTerms, workspaceRiskPolicy } from '../../platform/identity/service';
 import { roleMay } from '../../platform/access/policy';
 import { listChannelIntake } from '../../platform/leads/service';
@@ -53,13 +65,20 @@ function widgetPatchFromForm(form: Record<string, string>) {
     const [section, field] = name.split('.');
     if (!section || !field) continue;
     patch[section] ??= {};
-    patch[section][field] = field.startsWith('offset_') ? Number(value) : section === 'brand' && field === 'logo_url' && value === '' ? null : value;
+    patch[section][field] = field.startsWith('offset_')
+      ? Number(value)
+      : section === 'brand' && field === 'logo_url' && value === ''
+        ? null
+        : value;
   }
   return widgetConfigPatchSchema.safeParse(patch);
 }
 
 const urlsOf = (c: Context<AppEnv>) => resolvePlatformUrls(c.var.settings, c.req.url);
-const scopeOf = (context: MemberWorkspaces) => ({ workspaceId: context.current.workspaceId, organizationId: context.current.organizationId });
+const scopeOf = (context: MemberWorkspaces) => ({
+  workspaceId: context.current.workspaceId,
+  organizationId: context.current.organizationId,
+});
 const ws = (context: MemberWorkspaces) => `ws=${encodeURIComponent(context.current.workspaceId)}`;
 
 async function renderIntegrations(
@@ -76,7 +95,9 @@ async function renderIntegrations(
     listDomains(c.var.db),
     workspaceRiskPolicy(c.var.db, context.current.workspaceId),
     // Owners hear here when the platform disabled one of their webhook endpoints.
-    roleMay(context.current.role, 'webhooks.read') ? listEndpoints(c.var.db, context.current.workspaceId) : Promise.resolve([]),
+    roleMay(context.current.role, 'webhooks.read')
+      ? listEndpoints(c.var.db, context.current.workspaceId)
+      : Promise.resolve([]),
   ]);
   return c.html(
     <IntegrationsPage
@@ -87,7 +108,9 @@ async function renderIntegrations(
       pendingInvitations={invitations.length}
       blockedTerms={policy.blockedTerms}
       domains={domains}
-      disabledEndpoints={endpoints.filter((endpoint) => endpoint.status === 'disabled' && endpoint.disabled_reason !== 'admin')}
+      disabledEndpoints={endpoints.filter(
+        (endpoint) => endpoint.status === 'disabled' && endpoint.disabled_reason !== 'admin',
+      )}
       notice={noticeOf(c)}
       {...extra}
     />,
@@ -95,7 +118,13 @@ async function renderIntegrations(
   );
 }
 
-async function renderChannel(c: Context<AppEnv>, context: MemberWorkspaces, channelKey: string, extra: { errors?: FieldErrors; error?: string } = {}, status: 200 | 422 = 200) {
+async function renderChannel(
+  c: Context<AppEnv>,
+  context: MemberWorkspaces,
+  channelKey: string,
+  extra: { errors?: FieldErrors; error?: string } = {},
+  status: 200 | 422 = 200,
+) {
   const urls = urlsOf(c);
   const row = await getChannel(c.var.db, context.current.workspaceId, channelKey);
   const [intake, domains] = await Promise.all([listChannelIntake(c.var.db, row.id, 20), listDomains(c.var.db)]);
@@ -115,11 +144,18 @@ async function renderChannel(c: Context<AppEnv>, context: MemberWorkspaces, chan
 }
 
 /** Runs a channel change; a change the service refuses as invalid is shown on the channel page. */
-async function changeChannelOrShow(c: Context<AppEnv>, context: MemberWorkspaces, channelKey: string, change: () => Promise<unknown>, then: string) {
+async function changeChannelOrShow(
+  c: Context<AppEnv>,
+  context: MemberWorkspaces,
+  channelKey: string,
+  change: () => Promise<unknown>,
+  then: string,
+) {
   try {
     await change();
   } catch (error) {
-    if (error instanceof ApiError && (error.code === 'validation_failed' || error.code === 'unknown_domain')) return renderChannel(c, context, channelKey, { error: error.detail }, 422);
+    if (error instanceof ApiError && (error.code === 'validation_failed' || error.code === 'unknown_domain'))
+      return renderChannel(c, context, channelKey, { error: error.detail }, 422);
     throw error;
   }
   return c.redirect(`/integrations/channels/${channelKey}?${ws(context)}&notice=${then}`, 303);
@@ -133,7 +169,9 @@ export function integrationsRoutes() {
   app.get('/onboarding/workspace', async (c) => {
     const user = currentUser(c);
     if ((await listMemberships(c.var.db, user.id)).length > 0) return c.redirect('/integrations', 303);
-    return c.html(<OnboardingPage user={user} invitations={await listOpenInvitations(c.var.db, { email: user.email })} />);
+    return c.html(
+      <OnboardingPage user={user} invitations={await listOpenInvitations(c.var.db, { email: user.email })} />,
+    );
   });
 
   app.post('/onboarding/workspace', async (c) => {
@@ -141,9 +179,13 @@ export function integrationsRoutes() {
     if (user.role !== 'business') throw new ApiError('forbidden', 'Organisations are for business accounts.');
     const form = await readForm(c);
     const parsed = z
-      .object({ organization_name: z.string().trim().min(1, 'Enter a name.').max(120), workspace_name: z.string().trim().min(1, 'Enter a name.').max(120) })
+      .object({
+        organization_name: z.string().trim().min(1, 'Enter a name.').max(120),
+        workspace_name: z.string().trim().min(1, 'Enter a name.').max(120),
+      })
       .safeParse(form);
-    if (!parsed.success) return c.html(<OnboardingPage user={user} errors={formErrors(parsed.error)} values={form} />, 422);
+    if (!parsed.success)
+      return c.html(<OnboardingPage user={user} errors={formErrors(parsed.error)} values={form} />, 422);
     const created = await createOrganizationForUser(
       c.var.db,
       user.id,
@@ -162,7 +204,13 @@ export function integrationsRoutes() {
     const context = await workspaceContext(c, 'channels.write');
     const form = await readForm(c);
     const parsed = createChannelSchema.safeParse(channelFieldsFromForm(form));
-    if (!parsed.success) return renderIntegrations(c, context, { errors: formErrors(parsed.error), values: form, error: 'Please check the form.' }, 422);
+    if (!parsed.success)
+      return renderIntegrations(
+        c,
+        context,
+        { errors: formErrors(parsed.error), values: form, error: 'Please check the form.' },
+        422,
+      );
     const row = await createChannel(c.var.db, scopeOf(context), userAuditContext(c), parsed.data, urlsOf(c));
     return c.redirect(`/integrations/channels/${row.channelKey}?${ws(context)}&notice=created`, 303);
   });
@@ -171,27 +219,65 @@ export function integrationsRoutes() {
     const context = await workspaceContext(c, 'workspace.settings');
     const terms = linesOf((await readForm(c)).blocked_terms);
     const tooLong = terms.find((term) => term.length > 60);
-    if (terms.length > 200 || tooLong) return renderIntegrations(c, context, { errors: { blocked_terms: 'Up to 200 terms of at most 60 characters each.' }, error: 'Please check the blocked terms.' }, 422);
+    if (terms.length > 200 || tooLong)
+      return renderIntegrations(
+        c,
+        context,
+        {
+          errors: { blocked_terms: 'Up to 200 terms of at most 60 characters each.' },
+          error: 'Please check the blocked terms.',
+        },
+        422,
+      );
     await setBlockedTerms(c.var.db, userAuditContext(c), scopeOf(context), terms);
     return c.redirect(`/integrations?${ws(context)}&notice=settings`, 303);
   });
 
-  app.get('/integrations/channels/:channelKey', async (c) => renderChannel(c, await workspaceContext(c, 'channels.read'), c.req.param('channelKey')));
+  app.get('/integrations/channels/:channelKey', async (c) =>
+    renderChannel(c, await workspaceContext(c, 'channels.read'), c.req.param('channelKey')),
+  );
 
   app.post('/integrations/channels/:channelKey/widget', async (c) => {
     const context = await workspaceContext(c, 'channels.write');
     const channelKey = c.req.param('channelKey');
     const parsed = widgetPatchFromForm(await readForm(c));
-    if (!parsed.success) return renderChannel(c, context, channelKey, { errors: formErrors(parsed.error), error: 'Some widget settings are not valid.' }, 422);
-    return changeChannelOrShow(c, context, channelKey, () => updateChannel(c.var.db, scopeOf(context), userAuditContext(c), channelKey, { widget: parsed.data }, urlsOf(c)), 'saved');
+    if (!parsed.success)
+      return renderChannel(
+        c,
+        context,
+        channelKey,
+        { errors: formErrors(parsed.error), error: 'Some widget settings are not valid.' },
+        422,
+      );
+    return changeChannelOrShow(
+      c,
+      context,
+      channelKey,
+      () =>
+        updateChannel(c.var.db, scopeOf(context), userAuditContext(c), channelKey, { widget: parsed.data }, urlsOf(c)),
+      'saved',
+    );
   });
 
   app.post('/integrations/channels/:channelKey/settings', async (c) => {
     const context = await workspaceContext(c, 'channels.write');
     const channelKey = c.req.param('channelKey');
     const parsed = updateChannelSchema.safeParse(channelFieldsFromForm(await readForm(c)));
-    if (!parsed.success) return renderChannel(c, context, channelKey, { errors: formErrors(parsed.error), error: 'Please check the settings.' }, 422);
-    return changeChannelOrShow(c, context, channelKey, () => updateChannel(c.var.db, scopeOf(context), userAuditContext(c), channelKey, parsed.data, urlsOf(c)), 'saved');
+    if (!parsed.success)
+      return renderChannel(
+        c,
+        context,
+        channelKey,
+        { errors: formErrors(parsed.error), error: 'Please check the settings.' },
+        422,
+      );
+    return changeChannelOrShow(
+      c,
+      context,
+      channelKey,
+      () => updateChannel(c.var.db, scopeOf(context), userAuditContext(c), channelKey, parsed.data, urlsOf(c)),
+      'saved',
+    );
   });
 
   app.post('/integrations/channels/:channelKey/status', async (c) => {
@@ -200,7 +286,13 @@ export function integrationsRoutes() {
     const parsed = z.enum(['active', 'disabled']).safeParse((await readForm(c)).status);
     if (!parsed.success) return renderChannel(c, context, channelKey, { error: 'Choose active or disabled.' }, 422);
     const status = parsed.data;
-    return changeChannelOrShow(c, context, channelKey, () => updateChannel(c.var.db, scopeOf(context), userAuditContext(c), channelKey, { status }, urlsOf(c)), status === 'active' ? 'enabled' : 'disabled');
+    return changeChannelOrShow(
+      c,
+      context,
+      channelKey,
+      () => updateChannel(c.var.db, scopeOf(context), userAuditContext(c), channelKey, { status }, urlsOf(c)),
+      status === 'active' ? 'enabled' : 'disabled',
+    );
   });
 
   return app;

@@ -25,16 +25,25 @@ export const ONBOARDING_STEPS = [
 export type OnboardingStep = (typeof ONBOARDING_STEPS)[number]['id'];
 
 /** The provider's navigation: the workbench for active experts, operations for agents and robots. */
-export function providerNav(active: 'onboarding' | 'workbench' | 'operations', profile: { status: string; kind: string | null }): NavItem[] {
+export function providerNav(
+  active: 'onboarding' | 'workbench' | 'operations',
+  profile: { status: string; kind: string | null },
+): NavItem[] {
   const executes = profile.kind === 'agent' || profile.kind === 'robot';
   return [
     { href: '/provider/onboarding', label: 'Profile', current: active === 'onboarding' },
-    ...(profile.status === 'active' && profile.kind === 'expert' ? [{ href: '/provider/workbench', label: 'Workbench', current: active === 'workbench' }] : []),
+    ...(profile.status === 'active' && profile.kind === 'expert'
+      ? [{ href: '/provider/workbench', label: 'Workbench', current: active === 'workbench' }]
+      : []),
     ...(executes ? [{ href: '/provider/operations', label: 'Operations', current: active === 'operations' }] : []),
   ];
 }
 
-const KIND_LABELS: Record<string, string> = { expert: 'An expert', agent: 'An AI agent (A2A)', robot: 'A robot (signed HTTPS endpoint)' };
+const KIND_LABELS: Record<string, string> = {
+  expert: 'An expert',
+  agent: 'An AI agent (A2A)',
+  robot: 'A robot (signed HTTPS endpoint)',
+};
 
 /** What happens next, for each state: the provider always knows where they stand. */
 export function nextStepText(profile: ProviderProfileView): string {
@@ -74,7 +83,11 @@ function StepNav({ step, profile }: { step: OnboardingStep; profile: ProviderPro
   const missing = new Set(profile.missing_fields.map((field) => field.split('.')[0]));
   const stepMissing: Record<OnboardingStep, boolean> = {
     kind: missing.has('kind'),
-    profile: missing.has('display_name') || missing.has('headline') || missing.has('endpoint_url') || missing.has('agent_card_url'),
+    profile:
+      missing.has('display_name') ||
+      missing.has('headline') ||
+      missing.has('endpoint_url') ||
+      missing.has('agent_card_url'),
     scope: missing.has('accepted_scope'),
     reach: missing.has('languages') || missing.has('regions'),
     review: false,
@@ -102,7 +115,8 @@ function AgentCardPanel({ card }: { card: AgentCardSummary }) {
     <div class="card inset" role="status" aria-labelledby="card-title">
       <h3 id="card-title">Card found: {card.name}</h3>
       <p class="muted">
-        A2A {card.protocol_version} over {card.protocol_binding === 'JSONRPC' ? 'JSON-RPC' : 'HTTP+JSON'} · version {card.version || '—'} · fetched {when(card.fetched_at)}
+        A2A {card.protocol_version} over {card.protocol_binding === 'JSONRPC' ? 'JSON-RPC' : 'HTTP+JSON'} · version{' '}
+        {card.version || '—'} · fetched {when(card.fetched_at)}
       </p>
       {card.description ? <p>{card.description}</p> : null}
       <p>
@@ -157,16 +171,18 @@ function RobotContract() {
     <details class="contract">
       <summary>The request your robot receives, and the answer it gives</summary>
       <p>
-        One POST per execution. Verify the three <code>webhook-*</code> headers with your signing secret (Standard Webhooks; the npm <code>standardwebhooks</code> library does it), and refuse
-        anything else. Fields with nothing to say are left out; <code>memory</code> is the conversation's earlier turns, when the caller allows it.
+        One POST per execution. Verify the three <code>webhook-*</code> headers with your signing secret (Standard
+        Webhooks; the npm <code>standardwebhooks</code> library does it), and refuse anything else. Fields with nothing
+        to say are left out; <code>memory</code> is the conversation's earlier turns, when the caller allows it.
       </p>
       <pre>
         <code>{ROBOT_REQUEST}</code>
       </pre>
       <p>
-        Answer within your timeout with JSON: <code>output</code> (an object, required) is returned to API callers; <code>reply</code> is what a widget visitor reads (needed for chat);{' '}
-        <code>usage</code> lines are added to the caller's <code>usage_applications</code>. Any other answer, a status other than 2xx, or a redirect counts as a failure, and the next provider
-        or an expert takes over.
+        Answer within your timeout with JSON: <code>output</code> (an object, required) is returned to API callers;{' '}
+        <code>reply</code> is what a widget visitor reads (needed for chat); <code>usage</code> lines are added to the
+        caller's <code>usage_applications</code>. Any other answer, a status other than 2xx, or a redirect counts as a
+        failure, and the next provider or an expert takes over.
       </p>
       <pre>
         <code>{ROBOT_ANSWER}</code>
@@ -177,7 +193,8 @@ function RobotContract() {
 
 function StepForm({ props }: { props: OnboardingProps }) {
   const { profile, step, errors = {}, values = {} } = props;
-  const value = (name: string, current: string | number | null) => values[name] ?? (current === null ? '' : String(current));
+  const value = (name: string, current: string | number | null) =>
+    values[name] ?? (current === null ? '' : String(current));
   const action = `/provider/onboarding/${step}`;
   const save = (label = 'Save and continue') => (
     <button type="submit" class="button primary">
@@ -194,9 +211,21 @@ function StepForm({ props }: { props: OnboardingProps }) {
           checked={[values.kind ?? profile.kind ?? 'expert']}
           errors={errors}
           options={[
-            { value: 'expert', label: KIND_LABELS.expert!, description: 'I claim leads in the workbench and follow up with people myself.' },
-            { value: 'agent', label: KIND_LABELS.agent!, description: 'An A2A agent answers executions; you give its agent card URL.' },
-            { value: 'robot', label: KIND_LABELS.robot!, description: 'Your HTTPS endpoint answers executions, signed by the platform.' },
+            {
+              value: 'expert',
+              label: KIND_LABELS.expert!,
+              description: 'I claim leads in the workbench and follow up with people myself.',
+            },
+            {
+              value: 'agent',
+              label: KIND_LABELS.agent!,
+              description: 'An A2A agent answers executions; you give its agent card URL.',
+            },
+            {
+              value: 'robot',
+              label: KIND_LABELS.robot!,
+              description: 'Your HTTPS endpoint answers executions, signed by the platform.',
+            },
           ]}
         />
         {save()}
@@ -207,12 +236,43 @@ function StepForm({ props }: { props: OnboardingProps }) {
     const kind = profile.kind ?? 'expert';
     return (
       <form method="post" action={action} class="stack">
-        <Field name="display_name" label="Display name" value={value('display_name', profile.display_name)} errors={errors} required maxlength={80} hint="What site owners and visitors see, such as your name or your firm's." />
-        <Field name="headline" label="Headline" value={value('headline', profile.headline)} errors={errors} required maxlength={140} hint="One line: what you help with." />
-        <Field name="bio" label="About (optional)" value={value('bio', profile.bio)} errors={errors} multiline maxlength={2000} />
+        <Field
+          name="display_name"
+          label="Display name"
+          value={value('display_name', profile.display_name)}
+          errors={errors}
+          required
+          maxlength={80}
+          hint="What site owners and visitors see, such as your name or your firm's."
+        />
+        <Field
+          name="headline"
+          label="Headline"
+          value={value('headline', profile.headline)}
+          errors={errors}
+          required
+          maxlength={140}
+          hint="One line: what you help with."
+        />
+        <Field
+          name="bio"
+          label="About (optional)"
+          value={value('bio', profile.bio)}
+          errors={errors}
+          multiline
+          maxlength={2000}
+        />
         {kind === 'robot' ? (
           <>
-            <Field name="endpoint_url" label="Endpoint URL" type="url" value={value('endpoint_url', profile.endpoint_url)} errors={errors} required hint="A public https URL on the default port. The platform POSTs each execution there, signed (Standard Webhooks)." />
+            <Field
+              name="endpoint_url"
+              label="Endpoint URL"
+              type="url"
+              value={value('endpoint_url', profile.endpoint_url)}
+              errors={errors}
+              required
+              hint="A public https URL on the default port. The platform POSTs each execution there, signed (Standard Webhooks)."
+            />
             <RobotContract />
           </>
         ) : null}
@@ -250,7 +310,14 @@ function StepForm({ props }: { props: OnboardingProps }) {
         ) : null}
         {kind !== 'expert' ? (
           <>
-            <Field name="priority" label="Priority (0 to 100)" type="number" value={value('priority', profile.priority)} errors={errors} hint="Agents and robots of a domain are tried highest first." />
+            <Field
+              name="priority"
+              label="Priority (0 to 100)"
+              type="number"
+              value={value('priority', profile.priority)}
+              errors={errors}
+              hint="Agents and robots of a domain are tried highest first."
+            />
             <Field
               name="timeout_seconds"
               label="Timeout (seconds, 1 to 25)"
@@ -275,7 +342,11 @@ function StepForm({ props }: { props: OnboardingProps }) {
           checked={values.domains !== undefined ? values.domains.split('\n') : profile.accepted_scope.domains}
           errors={errors}
           hint="Demand arrives by domain. Pick at least one."
-          options={props.domains.map((domain) => ({ value: domain.domain, label: domain.name, ...(domain.description ? { description: domain.description } : {}) }))}
+          options={props.domains.map((domain) => ({
+            value: domain.domain,
+            label: domain.name,
+            ...(domain.description ? { description: domain.description } : {}),
+          }))}
         />
         <Field
           name="topics"
@@ -291,8 +362,22 @@ function StepForm({ props }: { props: OnboardingProps }) {
   if (step === 'reach') {
     return (
       <form method="post" action={action} class="stack">
-        <Field name="languages" label="Languages" value={values.languages ?? joinList(profile.languages)} errors={errors} required hint="Language codes, comma-separated: en, de, pt-BR." />
-        <Field name="regions" label="Regions" value={values.regions ?? joinList(profile.regions)} errors={errors} required hint="Two-letter country codes, comma-separated (DE, US), or global." />
+        <Field
+          name="languages"
+          label="Languages"
+          value={values.languages ?? joinList(profile.languages)}
+          errors={errors}
+          required
+          hint="Language codes, comma-separated: en, de, pt-BR."
+        />
+        <Field
+          name="regions"
+          label="Regions"
+          value={values.regions ?? joinList(profile.regions)}
+          errors={errors}
+          required
+          hint="Two-letter country codes, comma-separated (DE, US), or global."
+        />
         {save()}
       </form>
     );
@@ -310,7 +395,12 @@ function StepForm({ props }: { props: OnboardingProps }) {
     ...(profile.kind === 'agent'
       ? ([
           ['Agent card', profile.agent_card_url ?? '—'],
-          ['Agent', profile.agent_card ? `${profile.agent_card.name} (A2A ${profile.agent_card.protocol_version}, ${profile.agent_card.skills.length} skills)` : 'not fetched yet'],
+          [
+            'Agent',
+            profile.agent_card
+              ? `${profile.agent_card.name} (A2A ${profile.agent_card.protocol_version}, ${profile.agent_card.skills.length} skills)`
+              : 'not fetched yet',
+          ],
         ] as [string, Child][])
       : []),
     ...(profile.kind === 'agent' || profile.kind === 'robot'
@@ -320,13 +410,23 @@ function StepForm({ props }: { props: OnboardingProps }) {
         ] as [string, Child][])
       : []),
   ];
-  const canSubmit = profile.missing_fields.length === 0 && ['registered', 'profile_incomplete', 'suspended'].includes(profile.status);
+  const canSubmit =
+    profile.missing_fields.length === 0 && ['registered', 'profile_incomplete', 'suspended'].includes(profile.status);
   return (
     <div class="stack">
-      <DataTable headless rows={rows} columns={[{ header: 'Field', rowHeader: true, cell: ([label]) => label }, { header: 'Value', class: 'message', cell: ([, shown]) => shown }]} />
+      <DataTable
+        headless
+        rows={rows}
+        columns={[
+          { header: 'Field', rowHeader: true, cell: ([label]) => label },
+          { header: 'Value', class: 'message', cell: ([, shown]) => shown },
+        ]}
+      />
       {profile.missing_fields.length > 0 ? (
         <div class="alert" role="status">
-          Still missing: {profile.missing_fields.map((field) => field.replace('accepted_scope.', '').replace('_', ' ')).join(', ')}. Fill them in, then submit.
+          Still missing:{' '}
+          {profile.missing_fields.map((field) => field.replace('accepted_scope.', '').replace('_', ' ')).join(', ')}.
+          Fill them in, then submit.
         </div>
       ) : null}
       {canSubmit ? (
@@ -347,7 +447,13 @@ export function ProviderOnboardingPage(props: OnboardingProps) {
   const { profile } = props;
   const title = ONBOARDING_STEPS.find((item) => item.id === props.step)!.title;
   return (
-    <ConsoleLayout title="Provider onboarding" user={props.user} nav={providerNav('onboarding', profile)} notice={props.notice} error={props.error}>
+    <ConsoleLayout
+      title="Provider onboarding"
+      user={props.user}
+      nav={providerNav('onboarding', profile)}
+      notice={props.notice}
+      error={props.error}
+    >
       <div class="narrow">
         <InvitationsBanner count={props.pendingInvitations} />
         <p class="eyebrow">Provider onboarding</p>
@@ -395,7 +501,9 @@ function LeadCard({ lead }: { lead: LeadView }) {
         <span class="lead-summary">{lead.summary || '(contact details only)'}</span>
       </a>
       <span class="lead-meta">
-        <StatusPill status={lead.status} /> <span class={`pill urgency-${lead.urgency}`}>{URGENCY_LABEL[lead.urgency]}</span> <span class="pill">{lead.topic}</span>{' '}
+        <StatusPill status={lead.status} />{' '}
+        <span class={`pill urgency-${lead.urgency}`}>{URGENCY_LABEL[lead.urgency]}</span>{' '}
+        <span class="pill">{lead.topic}</span>{' '}
         <span class="muted">
           {lead.reference} · {lead.channel_name ?? 'API'} · {when(lead.created_at)}
         </span>
@@ -422,16 +530,27 @@ export function WorkbenchPage(props: WorkbenchProps) {
     { id: 'mine', label: 'Mine' },
   ] as const;
   return (
-    <ConsoleLayout title="Workbench" user={props.user} nav={providerNav('workbench', props.profile)} notice={props.notice} error={props.error} scripts={['/embed/workbench.js']}>
+    <ConsoleLayout
+      title="Workbench"
+      user={props.user}
+      nav={providerNav('workbench', props.profile)}
+      notice={props.notice}
+      error={props.error}
+      scripts={['/embed/workbench.js']}
+    >
       <h1>Workbench</h1>
       <p class="lead">
         Leads in {props.profile.accepted_scope.domains.join(', ')}
-        {props.profile.accepted_scope.topics.length ? ` about ${props.profile.accepted_scope.topics.join(', ')}` : ''}. New ones appear here by themselves.
+        {props.profile.accepted_scope.topics.length ? ` about ${props.profile.accepted_scope.topics.join(', ')}` : ''}.
+        New ones appear here by themselves.
       </p>
       <nav class="tabs" aria-label="Leads">
         {tabs.map((tab) => (
           <a href={`/provider/workbench?tab=${tab.id}`} aria-current={props.tab === tab.id ? 'page' : undefined}>
-            {tab.label} <span class="count" data-count={tab.id}>{props.counts[tab.id]}</span>
+            {tab.label}{' '}
+            <span class="count" data-count={tab.id}>
+              {props.counts[tab.id]}
+            </span>
           </a>
         ))}
       </nav>
@@ -440,7 +559,9 @@ export function WorkbenchPage(props: WorkbenchProps) {
           {props.tab === 'available' ? 'Available leads' : 'My leads'}
         </h2>
         <p class="muted empty" hidden={props.leads.length > 0}>
-          {props.tab === 'available' ? 'No open leads in your scope right now. This list refreshes by itself.' : 'You have not claimed any lead yet.'}
+          {props.tab === 'available'
+            ? 'No open leads in your scope right now. This list refreshes by itself.'
+            : 'You have not claimed any lead yet.'}
         </p>
         <ul class="lead-list" data-tab={props.tab}>
           {props.leads.map((lead) => (
@@ -449,7 +570,11 @@ export function WorkbenchPage(props: WorkbenchProps) {
         </ul>
         {props.hasMore ? (
           <p>
-            <a href={`/provider/workbench?tab=${props.tab}&after=${props.leads[props.leads.length - 1]?.lead_id ?? ''}`}>Older leads</a>
+            <a
+              href={`/provider/workbench?tab=${props.tab}&after=${props.leads[props.leads.length - 1]?.lead_id ?? ''}`}
+            >
+              Older leads
+            </a>
           </p>
         ) : null}
       </section>
@@ -458,15 +583,35 @@ export function WorkbenchPage(props: WorkbenchProps) {
 }
 
 /** The statuses a claimer may move a lead to next (release is its own button). */
-const NEXT_STATUSES: Partial<Record<LeadStatus, LeadStatus[]>> = { claimed: ['contacted'], contacted: ['qualified'], qualified: ['won', 'lost'] };
+const NEXT_STATUSES: Partial<Record<LeadStatus, LeadStatus[]>> = {
+  claimed: ['contacted'],
+  contacted: ['qualified'],
+  qualified: ['won', 'lost'],
+};
 
 /** One lead: the conversation, where it came from, its history, and what the expert can do with it. */
-export function LeadPage({ user, lead, notice, error }: { user: SessionUser; lead: LeadDetail; notice?: string; error?: string }) {
+export function LeadPage({
+  user,
+  lead,
+  notice,
+  error,
+}: {
+  user: SessionUser;
+  lead: LeadDetail;
+  notice?: string;
+  error?: string;
+}) {
   const mine = lead.contact !== undefined;
   const next = NEXT_STATUSES[lead.status] ?? [];
   const base = `/provider/workbench/leads/${lead.lead_id}`;
   return (
-    <ConsoleLayout title={`Lead ${lead.reference}`} user={user} nav={providerNav('workbench', { status: 'active', kind: 'expert' })} notice={notice} error={error}>
+    <ConsoleLayout
+      title={`Lead ${lead.reference}`}
+      user={user}
+      nav={providerNav('workbench', { status: 'active', kind: 'expert' })}
+      notice={notice}
+      error={error}
+    >
       <p class="eyebrow">
         <a href={`/provider/workbench?tab=${mine ? 'mine' : 'available'}`}>Workbench</a> / {lead.reference}
       </p>
@@ -482,7 +627,15 @@ export function LeadPage({ user, lead, notice, error }: { user: SessionUser; lea
             <ol class="transcript">
               {lead.messages.map((message) => (
                 <li class={`turn ${message.role}`}>
-                  <span class="speaker">{message.role === 'visitor' ? 'Visitor' : message.role === 'system' ? 'Platform' : message.role === 'agent' ? 'Agent' : 'Expert'}</span>
+                  <span class="speaker">
+                    {message.role === 'visitor'
+                      ? 'Visitor'
+                      : message.role === 'system'
+                        ? 'Platform'
+                        : message.role === 'agent'
+                          ? 'Agent'
+                          : 'Expert'}
+                  </span>
                   <span class="when">{when(message.created_at)}</span>
                   <p>{message.text}</p>
                 </li>
@@ -533,7 +686,13 @@ export function LeadPage({ user, lead, notice, error }: { user: SessionUser; lea
                     ))}
                   </select>
                 </div>
-                <Field name="note" label="Note (optional)" multiline maxlength={1000} hint="Kept in the lead's history." />
+                <Field
+                  name="note"
+                  label="Note (optional)"
+                  multiline
+                  maxlength={1000}
+                  hint="Kept in the lead's history."
+                />
                 <button type="submit" class="button primary">
                   Update status
                 </button>
@@ -578,7 +737,8 @@ export function LeadPage({ user, lead, notice, error }: { user: SessionUser; lea
             <ol class="history">
               {lead.history.map((entry) => (
                 <li>
-                  <span class="when">{when(entry.at)}</span> {entry.from ? `${entry.from} → ${entry.to}` : `created (${entry.to})`}
+                  <span class="when">{when(entry.at)}</span>{' '}
+                  {entry.from ? `${entry.from} → ${entry.to}` : `created (${entry.to})`}
                   {entry.by_you ? <span class="muted"> by you</span> : null}
                   {entry.note ? <p class="note">{entry.note}</p> : null}
                 </li>
@@ -596,11 +756,25 @@ export function LeadPage({ user, lead, notice, error }: { user: SessionUser; lea
  * What a provider sees on a page its state or kind does not open (the same policy as the
  * provider API): why, and where to go instead. Answered with 403.
  */
-export function ProviderClosedPage({ user, profile, area }: { user: SessionUser; profile: ProviderProfileView; area: 'workbench' | 'operations' }) {
+export function ProviderClosedPage({
+  user,
+  profile,
+  area,
+}: {
+  user: SessionUser;
+  profile: ProviderProfileView;
+  area: 'workbench' | 'operations';
+}) {
   // A provider who has not chosen a kind yet is told the next step, not that the kind is wrong.
-  const wrongKind = profile.kind !== null && (area === 'workbench' ? profile.kind !== 'expert' : profile.kind !== 'agent' && profile.kind !== 'robot');
+  const wrongKind =
+    profile.kind !== null &&
+    (area === 'workbench' ? profile.kind !== 'expert' : profile.kind !== 'agent' && profile.kind !== 'robot');
   return (
-    <ConsoleLayout title={area === 'workbench' ? 'Workbench' : 'Operations'} user={user} nav={providerNav(area, profile)}>
+    <ConsoleLayout
+      title={area === 'workbench' ? 'Workbench' : 'Operations'}
+      user={user}
+      nav={providerNav(area, profile)}
+    >
       <div class="narrow">
         <h1>{area === 'workbench' ? 'The workbench is not open to you yet' : 'Operations are not open to you'}</h1>
         <p>
@@ -640,17 +814,25 @@ interface OperationsProps {
 export function OperationsPage({ user, profile, health, shownSecret, notice, error }: OperationsProps) {
   const secret = profile.signing_secret;
   return (
-    <ConsoleLayout title="Operations" user={user} nav={providerNav('operations', profile)} notice={notice} error={error}>
+    <ConsoleLayout
+      title="Operations"
+      user={user}
+      nav={providerNav('operations', profile)}
+      notice={notice}
+      error={error}
+    >
       <h1>Operations</h1>
       <p class="lead">
-        {profile.display_name ?? `Your ${profile.kind ?? 'provider'}`} is <StatusPill status={profile.status} />. {profile.status === 'active' ? 'Executions in your domains are sent to you.' : 'It receives no executions now.'}
+        {profile.display_name ?? `Your ${profile.kind ?? 'provider'}`} is <StatusPill status={profile.status} />.{' '}
+        {profile.status === 'active' ? 'Executions in your domains are sent to you.' : 'It receives no executions now.'}
       </p>
       <div class="grid-2">
         <section class="card" aria-labelledby="secret-title">
           <h2 id="secret-title">Signing secret</h2>
           <p>
-            Every call carries <code>webhook-id</code>, <code>webhook-timestamp</code> and <code>webhook-signature</code> (Standard Webhooks) over its exact body. Verify them and refuse
-            anything else.
+            Every call carries <code>webhook-id</code>, <code>webhook-timestamp</code> and{' '}
+            <code>webhook-signature</code> (Standard Webhooks) over its exact body. Verify them and refuse anything
+            else.
           </p>
           {shownSecret ? (
             <div class="alert success" role="status">
@@ -660,17 +842,29 @@ export function OperationsPage({ user, profile, health, shownSecret, notice, err
               <p>
                 <code class="secret">{shownSecret.value}</code>
               </p>
-              {shownSecret.previousValidUntil ? <p>Your previous secret also signs until {when(shownSecret.previousValidUntil)}.</p> : null}
+              {shownSecret.previousValidUntil ? (
+                <p>Your previous secret also signs until {when(shownSecret.previousValidUntil)}.</p>
+              ) : null}
             </div>
           ) : null}
           {!secret.issued ? <p class="muted">It is issued when the platform team approves you.</p> : null}
           {secret.issued ? (
             <form method="post" action="/provider/operations/secret/rotate" class="stack">
-              {secret.previous_valid_until && !shownSecret ? <p class="muted">A rotation is under way: the previous secret also signs until {when(secret.previous_valid_until)}.</p> : null}
-              {!shownSecret ? (
-                <p>The secret issued at your approval was shown once, to the platform team who approved you. Rotate it to get one that only you have seen.</p>
+              {secret.previous_valid_until && !shownSecret ? (
+                <p class="muted">
+                  A rotation is under way: the previous secret also signs until {when(secret.previous_valid_until)}.
+                </p>
               ) : null}
-              <p class="muted">Rotating issues a new secret, shown once; for 24 hours calls are signed with both the old and the new one, so you can deploy it without missing one.</p>
+              {!shownSecret ? (
+                <p>
+                  The secret issued at your approval was shown once, to the platform team who approved you. Rotate it to
+                  get one that only you have seen.
+                </p>
+              ) : null}
+              <p class="muted">
+                Rotating issues a new secret, shown once; for 24 hours calls are signed with both the old and the new
+                one, so you can deploy it without missing one.
+              </p>
               <button type="submit" class="button ghost">
                 Rotate the secret
               </button>

@@ -24,7 +24,15 @@ import type { FieldErrors } from '../shared/forms';
 import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { userAuditContext } from '../shared/workspace';
-import { LeadPage, ONBOARDING_STEPS, OperationsPage, ProviderClosedPage, ProviderOnboardingPage, WorkbenchPage, type OnboardingStep } from './pages';
+import {
+  LeadPage,
+  ONBOARDING_STEPS,
+  OperationsPage,
+  ProviderClosedPage,
+  ProviderOnboardingPage,
+  WorkbenchPage,
+  type OnboardingStep,
+} from './pages';
 
 /**
  * The one provider gate of the console's pages, over the same policy as the provider API
@@ -32,7 +40,10 @@ import { LeadPage, ONBOARDING_STEPS, OperationsPage, ProviderClosedPage, Provide
  * whose state or kind does not allow the area gets a page that says why (403), and a change
  * (POST) the same problem as the API answers.
  */
-function providerPage(action: ProviderAction, area: 'onboarding' | 'workbench' | 'operations'): MiddlewareHandler<AppEnv> {
+function providerPage(
+  action: ProviderAction,
+  area: 'onboarding' | 'workbench' | 'operations',
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const user = currentUser(c);
     const provider = user.role === 'provider' ? await providerOf(c.var.db, user.id) : undefined;
@@ -40,19 +51,24 @@ function providerPage(action: ProviderAction, area: 'onboarding' | 'workbench' |
     const refusal = providerRefusal(provider, action);
     if (refusal) {
       if (c.req.method !== 'GET' || area === 'onboarding') throw providerRefusalError(provider, action, refusal);
-      return c.html(<ProviderClosedPage user={user} profile={await describeProvider(c.var.db, provider)} area={area} />, 403);
+      return c.html(
+        <ProviderClosedPage user={user} profile={await describeProvider(c.var.db, provider)} area={area} />,
+        403,
+      );
     }
     c.set('provider', provider);
     await next();
   };
 }
 
-const isStep = (value: string | undefined): value is OnboardingStep => ONBOARDING_STEPS.some((step) => step.id === value);
+const isStep = (value: string | undefined): value is OnboardingStep =>
+  ONBOARDING_STEPS.some((step) => step.id === value);
 
 /** The first step that still needs something, else review. */
 function firstOpenStep(missing: string[]): OnboardingStep {
   if (missing.includes('kind')) return 'kind';
-  if (missing.some((field) => ['display_name', 'headline', 'endpoint_url', 'agent_card_url'].includes(field))) return 'profile';
+  if (missing.some((field) => ['display_name', 'headline', 'endpoint_url', 'agent_card_url'].includes(field)))
+    return 'profile';
   if (missing.includes('accepted_scope.domains')) return 'scope';
   if (missing.includes('languages') || missing.includes('regions')) return 'reach';
   return 'review';
@@ -72,9 +88,15 @@ function stepInput(step: OnboardingStep, form: Record<string, string>): Record<s
         ...('endpoint_url' in form ? { endpoint_url: optional(form.endpoint_url) } : {}),
         ...('agent_card_url' in form ? { agent_card_url: optional(form.agent_card_url) } : {}),
         ...('priority' in form && form.priority !== '' ? { priority: Number(form.priority) } : {}),
-        ...('timeout_seconds' in form && form.timeout_seconds !== '' ? { timeout_ms: Math.round(Number(form.timeout_seconds) * 1000) } : {}),
+        ...('timeout_seconds' in form && form.timeout_seconds !== ''
+          ? { timeout_ms: Math.round(Number(form.timeout_seconds) * 1000) }
+          : {}),
         // A bearer token is write-only: a new value replaces it, the box removes it, an empty field keeps it.
-        ...(form.remove_bearer_token ? { agent_bearer_token: null } : form.agent_bearer_token?.trim() ? { agent_bearer_token: form.agent_bearer_token } : {}),
+        ...(form.remove_bearer_token
+          ? { agent_bearer_token: null }
+          : form.agent_bearer_token?.trim()
+            ? { agent_bearer_token: form.agent_bearer_token }
+            : {}),
       };
     case 'scope':
       return { accepted_scope: { domains: formList(form, 'domains'), topics: formList(form, 'topics') } };
@@ -87,7 +109,12 @@ function stepInput(step: OnboardingStep, form: Record<string, string>): Record<s
 
 /** Field names on the pages for the API's pointers (`/accepted_scope/domains/0` is the domains field). */
 function pageFieldErrors(errors: Record<string, string>): FieldErrors {
-  return Object.fromEntries(Object.entries(errors).map(([name, detail]) => [name === 'timeout_ms' ? 'timeout_seconds' : name.replace(/^accepted_scope\./, ''), detail]));
+  return Object.fromEntries(
+    Object.entries(errors).map(([name, detail]) => [
+      name === 'timeout_ms' ? 'timeout_seconds' : name.replace(/^accepted_scope\./, ''),
+      detail,
+    ]),
+  );
 }
 
 function fieldErrorsOf(errors: FieldError[]): FieldErrors {
@@ -100,9 +127,19 @@ function fieldErrorsOf(errors: FieldError[]): FieldErrors {
   return pageFieldErrors(named);
 }
 
-async function renderOnboarding(c: Context<AppEnv>, provider: ProviderRow, step: OnboardingStep | undefined, extra: { errors?: FieldErrors; values?: Record<string, string>; error?: string } = {}, status: 200 | 409 | 422 = 200) {
+async function renderOnboarding(
+  c: Context<AppEnv>,
+  provider: ProviderRow,
+  step: OnboardingStep | undefined,
+  extra: { errors?: FieldErrors; values?: Record<string, string>; error?: string } = {},
+  status: 200 | 409 | 422 = 200,
+) {
   const user = currentUser(c);
-  const [profile, domains, invitations] = await Promise.all([describeProvider(c.var.db, provider), listDomainEntries(c.var.db), listOpenInvitations(c.var.db, { email: user.email })]);
+  const [profile, domains, invitations] = await Promise.all([
+    describeProvider(c.var.db, provider),
+    listDomainEntries(c.var.db),
+    listOpenInvitations(c.var.db, { email: user.email }),
+  ]);
   return c.html(
     <ProviderOnboardingPage
       user={user}
@@ -119,23 +156,67 @@ async function renderOnboarding(c: Context<AppEnv>, provider: ProviderRow, step:
 }
 
 /** Saves a change through the provider service; what it refuses is shown on the step's page. */
-async function saveOrShow(c: Context<AppEnv>, provider: ProviderRow, step: OnboardingStep, input: ProfileInput, values: Record<string, string>, then: string) {
+async function saveOrShow(
+  c: Context<AppEnv>,
+  provider: ProviderRow,
+  step: OnboardingStep,
+  input: ProfileInput,
+  values: Record<string, string>,
+  then: string,
+) {
   try {
-    await saveProviderProfile(c.var.db, provider, input, { egress: egressPolicy(c.var.settings), secretsKey: c.var.settings.SECRETS_KEY }, c.var.requestId);
+    await saveProviderProfile(
+      c.var.db,
+      provider,
+      input,
+      { egress: egressPolicy(c.var.settings), secretsKey: c.var.settings.SECRETS_KEY },
+      c.var.requestId,
+    );
   } catch (error) {
-    if (!(error instanceof ApiError) || !['validation_failed', 'profile_incomplete', 'invalid_transition', 'conflict'].includes(error.code)) throw error;
-    return renderOnboarding(c, provider, step, { errors: fieldErrorsOf(error.options.errors ?? []), values, error: error.detail }, error.status as 409 | 422);
+    if (
+      !(error instanceof ApiError) ||
+      !['validation_failed', 'profile_incomplete', 'invalid_transition', 'conflict'].includes(error.code)
+    )
+      throw error;
+    return renderOnboarding(
+      c,
+      provider,
+      step,
+      { errors: fieldErrorsOf(error.options.errors ?? []), values, error: error.detail },
+      error.status as 409 | 422,
+    );
   }
   return c.redirect(then, 303);
 }
 
-async function renderWorkbench(c: Context<AppEnv>, provider: ProviderRow, extra: { error?: string } = {}, status: 200 | 409 = 200) {
+async function renderWorkbench(
+  c: Context<AppEnv>,
+  provider: ProviderRow,
+  extra: { error?: string } = {},
+  status: 200 | 409 = 200,
+) {
   const user = currentUser(c);
   const profile = await describeProvider(c.var.db, provider);
   const tab = c.req.query('tab') === 'mine' ? 'mine' : 'available';
   const after = c.req.query('after');
-  const page = await listLeadsForProvider(c.var.db, provider, { scope: tab, limit: 25, ...(after?.startsWith('lead_') ? { startingAfter: after } : {}) });
-  return c.html(<WorkbenchPage user={user} profile={profile} tab={tab} leads={page.data} counts={page.counts} hasMore={page.has_more} notice={noticeOf(c)} {...extra} />, status);
+  const page = await listLeadsForProvider(c.var.db, provider, {
+    scope: tab,
+    limit: 25,
+    ...(after?.startsWith('lead_') ? { startingAfter: after } : {}),
+  });
+  return c.html(
+    <WorkbenchPage
+      user={user}
+      profile={profile}
+      tab={tab}
+      leads={page.data}
+      counts={page.counts}
+      hasMore={page.has_more}
+      notice={noticeOf(c)}
+      {...extra}
+    />,
+    status,
+  );
 }
 
 /** The provider's pages. */
@@ -156,7 +237,16 @@ export function providerPageRoutes() {
     return renderOnboarding(c, requireProviderRow(c), isStep(step) ? step : undefined);
   });
 
-  app.post('/provider/onboarding/submit', async (c) => saveOrShow(c, requireProviderRow(c), 'review', { submit: true }, {}, '/provider/onboarding?step=review&notice=submitted'));
+  app.post('/provider/onboarding/submit', async (c) =>
+    saveOrShow(
+      c,
+      requireProviderRow(c),
+      'review',
+      { submit: true },
+      {},
+      '/provider/onboarding?step=review&notice=submitted',
+    ),
+  );
 
   app.post('/provider/onboarding/:step', async (c) => {
     const provider = requireProviderRow(c);
@@ -164,7 +254,14 @@ export function providerPageRoutes() {
     if (!isStep(step) || step === 'review') throw new ApiError('not_found', 'No such onboarding step.');
     const form = await readForm(c);
     const parsed = profileInputSchema.safeParse(stepInput(step, form));
-    if (!parsed.success) return renderOnboarding(c, provider, step, { errors: pageFieldErrors(formErrors(parsed.error)), values: form, error: 'Please check the form.' }, 422);
+    if (!parsed.success)
+      return renderOnboarding(
+        c,
+        provider,
+        step,
+        { errors: pageFieldErrors(formErrors(parsed.error)), values: form, error: 'Please check the form.' },
+        422,
+      );
     const next = ONBOARDING_STEPS[ONBOARDING_STEPS.findIndex((item) => item.id === step) + 1]!.id;
     return saveOrShow(c, provider, step, parsed.data, form, `/provider/onboarding?step=${next}&notice=saved`);
   });
@@ -182,7 +279,13 @@ export function providerPageRoutes() {
     try {
       await claimLead(c.var.db, provider, leadId, userAuditContext(c));
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'already_claimed') return renderWorkbench(c, provider, { error: 'Another expert claimed this lead first. It has left your Available list.' }, 409);
+      if (error instanceof ApiError && error.code === 'already_claimed')
+        return renderWorkbench(
+          c,
+          provider,
+          { error: 'Another expert claimed this lead first. It has left your Available list.' },
+          409,
+        );
       throw error;
     }
     return c.redirect(`/provider/workbench/leads/${leadId}?notice=claimed`, 303);
@@ -195,7 +298,9 @@ export function providerPageRoutes() {
     if (!status.success) throw new ApiError('validation_failed', 'Choose a status.');
     const note = form.note?.trim().slice(0, 1000) || null;
     await changeLeadStatus(c.var.db, requireProviderRow(c), leadId, status.data, note, userAuditContext(c));
-    return status.data === 'open' ? c.redirect('/provider/workbench?notice=released', 303) : c.redirect(`/provider/workbench/leads/${leadId}?notice=status`, 303);
+    return status.data === 'open'
+      ? c.redirect('/provider/workbench?notice=released', 303)
+      : c.redirect(`/provider/workbench/leads/${leadId}?notice=status`, 303);
   });
 
   app.get('/provider/operations', async (c) => renderOperations(c, requireProviderRow(c)));
@@ -204,10 +309,19 @@ export function providerPageRoutes() {
   app.post('/provider/operations/secret/rotate', async (c) => {
     const provider = requireProviderRow(c);
     try {
-      const secret = await rotateSigningSecret(c.var.db, userAuditContext(c), provider.id, c.var.settings.SECRETS_KEY, Date.now());
-      return renderOperations(c, provider, { shownSecret: { value: secret.signing_secret, previousValidUntil: secret.previous_secret_valid_until } });
+      const secret = await rotateSigningSecret(
+        c.var.db,
+        userAuditContext(c),
+        provider.id,
+        c.var.settings.SECRETS_KEY,
+        Date.now(),
+      );
+      return renderOperations(c, provider, {
+        shownSecret: { value: secret.signing_secret, previousValidUntil: secret.previous_secret_valid_until },
+      });
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'conflict') return renderOperations(c, provider, { error: error.detail }, 409);
+      if (error instanceof ApiError && error.code === 'conflict')
+        return renderOperations(c, provider, { error: error.detail }, 409);
       throw error;
     }
   });
@@ -215,10 +329,21 @@ export function providerPageRoutes() {
   return app;
 }
 
-async function renderOperations(c: Context<AppEnv>, provider: ProviderRow, extra: { shownSecret?: { value: string; previousValidUntil: string | null }; error?: string } = {}, status: 200 | 409 = 200) {
+async function renderOperations(
+  c: Context<AppEnv>,
+  provider: ProviderRow,
+  extra: { shownSecret?: { value: string; previousValidUntil: string | null }; error?: string } = {},
+  status: 200 | 409 = 200,
+) {
   // Re-read: a reveal or rotation just changed the row.
   const fresh = (await providerOf(c.var.db, provider.userId)) ?? provider;
-  const [profile, health] = await Promise.all([describeProvider(c.var.db, fresh), agentHealth(c.var.db, fresh.id, Date.now())]);
+  const [profile, health] = await Promise.all([
+    describeProvider(c.var.db, fresh),
+    agentHealth(c.var.db, fresh.id, Date.now()),
+  ]);
   c.header('Cache-Control', 'no-store');
-  return c.html(<OperationsPage user={currentUser(c)} profile={profile} health={health} notice={noticeOf(c)} {...extra} />, status);
+  return c.html(
+    <OperationsPage user={currentUser(c)} profile={profile} health={health} notice={noticeOf(c)} {...extra} />,
+    status,
+  );
 }

@@ -11,15 +11,15 @@ import { jsonForScriptBlock } from '../shared/security';
 export function HostedInboxPage({ config }: { config: PublicWidgetConfig }) {
   return (
     <Document title={`${config.copy.title} · ${config.brand.name}`} bodyClass="inbox-body" noIndex>
-        <main id="egw-inbox" aria-label={config.copy.title}>
-          <noscript>
-            <p class="page">This chat needs JavaScript. Please enable it, or contact {config.brand.name} another way.</p>
-          </noscript>
-        </main>
-        <script type="application/json" id="egw-config">
-          {raw(jsonForScriptBlock(config))}
-        </script>
-        <script src="/embed/panel.js" defer></script>
+      <main id="egw-inbox" aria-label={config.copy.title}>
+        <noscript>
+          <p class="page">This chat needs JavaScript. Please enable it, or contact {config.brand.name} another way.</p>
+        </noscript>
+      </main>
+      <script type="application/json" id="egw-config">
+        {raw(jsonForScriptBlock(config))}
+      </script>
+      <script src="/embed/panel.js" defer></script>
     </Document>
   );
 }

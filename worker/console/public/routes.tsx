@@ -25,7 +25,10 @@ export function publicPageRoutes(root: OpenAPIHono<AppEnv>) {
   );
 
   app.get('/docs', (c) => {
-    const document = buildOpenApiDocument(root, resolvePlatformUrls(c.var.settings, c.req.url).baseUrl) as unknown as DocsDocument;
+    const document = buildOpenApiDocument(
+      root,
+      resolvePlatformUrls(c.var.settings, c.req.url).baseUrl,
+    ) as unknown as DocsDocument;
     setPageSecurityHeaders(c);
     return c.html(<DocsPage document={document} />);
   });
@@ -45,7 +48,13 @@ export function publicPageRoutes(root: OpenAPIHono<AppEnv>) {
     if (!channel) return c.notFound();
     const urls = resolvePlatformUrls(c.var.settings, c.req.url);
     setPageSecurityHeaders(c);
-    return c.html(<DemoSitePage snippet={snippetFor(urls, DEMO_CHANNEL_KEY)} consoleUrl={urls.consoleUrl} channelKey={DEMO_CHANNEL_KEY} />);
+    return c.html(
+      <DemoSitePage
+        snippet={snippetFor(urls, DEMO_CHANNEL_KEY)}
+        consoleUrl={urls.consoleUrl}
+        channelKey={DEMO_CHANNEL_KEY}
+      />,
+    );
   });
 
   app.get('/', (c) => c.redirect('/docs'));

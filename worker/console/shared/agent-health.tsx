@@ -20,7 +20,8 @@ const OUTCOME_LABELS: Record<string, string> = {
 };
 
 const percent = (rate: number | null) => (rate === null ? '—' : `${Math.round(rate * 1000) / 10} %`);
-const millis = (value: number | null) => (value === null ? '—' : value >= 1000 ? `${(value / 1000).toFixed(1)} s` : `${value} ms`);
+const millis = (value: number | null) =>
+  value === null ? '—' : value >= 1000 ? `${(value / 1000).toFixed(1)} s` : `${value} ms`;
 
 /** Calls, success rate, latency and the circuit breaker. */
 export function AgentHealthSummary({ health }: { health: AgentHealth }) {
@@ -34,7 +35,12 @@ export function AgentHealthSummary({ health }: { health: AgentHealth }) {
           ['Success rate', percent(health.success_rate)],
           ['Latency p50', millis(health.p50_ms)],
           ['Latency p95', millis(health.p95_ms)],
-          ['Circuit breaker', health.circuit.state === 'open' ? `open until ${when(health.circuit.open_until)}` : `closed (${health.circuit.consecutive_failures} failures in a row)`],
+          [
+            'Circuit breaker',
+            health.circuit.state === 'open'
+              ? `open until ${when(health.circuit.open_until)}`
+              : `closed (${health.circuit.consecutive_failures} failures in a row)`,
+          ],
           ['Skipped while open', String(health.skipped)],
         ]}
         columns={[

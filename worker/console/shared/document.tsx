@@ -2,7 +2,17 @@
 import type { Child } from 'hono/jsx';
 
 /** The HTML shell every server-rendered page shares: one stylesheet, no inline script or style. */
-export function Document({ title, bodyClass, children, noIndex }: { title: string; bodyClass?: string; children: Child; noIndex?: boolean }) {
+export function Document({
+  title,
+  bodyClass,
+  children,
+  noIndex,
+}: {
+  title: string;
+  bodyClass?: string;
+  children: Child;
+  noIndex?: boolean;
+}) {
   return (
     <html lang="en">
       <head>

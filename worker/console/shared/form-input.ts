@@ -15,7 +15,10 @@ export const requireFormBody = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.method === 'POST') {
     const type = (c.req.header('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (!FORM_TYPES.has(type)) {
-      throw new ApiError('unsupported_media_type', 'This page takes a form (application/x-www-form-urlencoded). Use the API for JSON.');
+      throw new ApiError(
+        'unsupported_media_type',
+        'This page takes a form (application/x-www-form-urlencoded). Use the API for JSON.',
+      );
     }
   }
   await next();

@@ -22,7 +22,8 @@ export function Field(props: {
 }) {
   const id = props.id ?? `f-${props.name.replace(/[^a-z0-9]+/gi, '-')}`;
   const error = props.errors?.[props.name];
-  const describedBy = [props.hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  const describedBy =
+    [props.hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   const common = {
     id,
     name: props.name,
@@ -42,7 +43,11 @@ export function Field(props: {
           {props.value ?? ''}
         </textarea>
       ) : (
-        <input {...common} type={props.type ?? 'text'} value={props.value === null || props.value === undefined ? '' : String(props.value)} />
+        <input
+          {...common}
+          type={props.type ?? 'text'}
+          value={props.value === null || props.value === undefined ? '' : String(props.value)}
+        />
       )}
       {props.hint ? (
         <p class="hint" id={`${id}-hint`}>
@@ -75,7 +80,6 @@ export function Select(props: { name: string; label: string; value: string; opti
   );
 }
 
-
 /** A group of choices in a fieldset: radio buttons (one) or checkboxes (several), each with a description. */
 export function ChoiceGroup(props: {
   name: string;
@@ -89,7 +93,12 @@ export function ChoiceGroup(props: {
   const error = props.errors?.[props.name];
   const id = `f-${props.name.replace(/[^a-z0-9]+/gi, '-')}`;
   return (
-    <fieldset class="choice" aria-describedby={[props.hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined}>
+    <fieldset
+      class="choice"
+      aria-describedby={
+        [props.hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined
+      }
+    >
       <legend>{props.legend}</legend>
       {props.hint ? (
         <p class="hint" id={`${id}-hint`}>
@@ -98,7 +107,12 @@ export function ChoiceGroup(props: {
       ) : null}
       {props.options.map((option) => (
         <label class="option">
-          <input type={props.type} name={props.name} value={option.value} checked={props.checked.includes(option.value)} />
+          <input
+            type={props.type}
+            name={props.name}
+            value={option.value}
+            checked={props.checked.includes(option.value)}
+          />
           <span>
             <strong>{option.label}</strong>
             {option.description ? <span class="muted"> · {option.description}</span> : null}

@@ -28,7 +28,15 @@ export function workspaceNav(current: MembershipView, active: WorkspaceArea | un
   return [
     { href: `/integrations${wsQuery(current.workspaceId)}`, label: 'Channels', current: active === 'channels' },
     { href: `/integrations/team${wsQuery(current.workspaceId)}`, label: 'Team', current: active === 'team' },
-    ...(roleMay(current.role, 'webhooks.read') ? [{ href: `/integrations/webhooks${wsQuery(current.workspaceId)}`, label: 'Webhooks', current: active === 'webhooks' }] : []),
+    ...(roleMay(current.role, 'webhooks.read')
+      ? [
+          {
+            href: `/integrations/webhooks${wsQuery(current.workspaceId)}`,
+            label: 'Webhooks',
+            current: active === 'webhooks',
+          },
+        ]
+      : []),
     { href: '/docs', label: 'API docs' },
   ];
 }
@@ -50,7 +58,17 @@ interface LayoutProps {
 }
 
 /** The frame of every signed-in page. */
-export function ConsoleLayout({ title, user, nav = [], memberships = [], current, notice, error, scripts = [], children }: LayoutProps) {
+export function ConsoleLayout({
+  title,
+  user,
+  nav = [],
+  memberships = [],
+  current,
+  notice,
+  error,
+  scripts = [],
+  children,
+}: LayoutProps) {
   return (
     <Document title={`${title} · Edge Gateway`}>
       <a class="skip" href="#main">
@@ -130,7 +148,19 @@ export interface WorkspacePageProps {
 }
 
 /** The frame of a page of one workspace: its navigation (with `active` marked) and the switcher. */
-export function WorkspaceLayout({ page, title, active, scripts, children }: { page: WorkspacePageProps; title: string; active: WorkspaceArea; scripts?: string[]; children: Child }) {
+export function WorkspaceLayout({
+  page,
+  title,
+  active,
+  scripts,
+  children,
+}: {
+  page: WorkspacePageProps;
+  title: string;
+  active: WorkspaceArea;
+  scripts?: string[];
+  children: Child;
+}) {
   return (
     <ConsoleLayout
       title={title}
@@ -157,7 +187,8 @@ export function InvitationsBanner({ count }: { count: number }) {
   if (count === 0) return null;
   return (
     <div class="alert" role="status">
-      You have {count === 1 ? 'an invitation' : `${count} invitations`} to join a workspace. <a href="/invitations">Review {count === 1 ? 'it' : 'them'}</a>
+      You have {count === 1 ? 'an invitation' : `${count} invitations`} to join a workspace.{' '}
+      <a href="/invitations">Review {count === 1 ? 'it' : 'them'}</a>
     </div>
   );
 }
@@ -172,7 +203,17 @@ export interface Column<Row> {
 }
 
 /** A table that scrolls sideways on narrow screens rather than squeezing its columns. */
-export function DataTable<Row>({ columns, rows, rowId, headless }: { columns: Column<Row>[]; rows: Row[]; rowId?: (row: Row) => string; headless?: boolean }) {
+export function DataTable<Row>({
+  columns,
+  rows,
+  rowId,
+  headless,
+}: {
+  columns: Column<Row>[];
+  rows: Row[];
+  rowId?: (row: Row) => string;
+  headless?: boolean;
+}) {
   return (
     <div class="table-scroll">
       <table>

@@ -24,5 +24,8 @@ export function setPageSecurityHeaders(c: Context, csp: string = pageCsp()): voi
 
 /** JSON for a <script type="application/json"> block: `<` is escaped so no tag can close it. */
 export function jsonForScriptBlock(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }

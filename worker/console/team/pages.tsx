@@ -4,7 +4,15 @@ import { roleMay, WORKSPACE_ROLES, type WorkspaceRole } from '../../platform/acc
 import type { InvitationView } from '../../platform/identity/memberships';
 import type { SessionUser } from '../../platform/identity/sessions';
 import { Field, Select, type FieldErrors } from '../shared/forms';
-import { ConsoleLayout, DataTable, when, WorkspaceLayout, wsQuery, type Column, type WorkspacePageProps } from '../shared/layout';
+import {
+  ConsoleLayout,
+  DataTable,
+  when,
+  WorkspaceLayout,
+  wsQuery,
+  type Column,
+  type WorkspacePageProps,
+} from '../shared/layout';
 
 export interface TeamPageProps extends WorkspacePageProps {
   members: { userId: string; email: string; role: WorkspaceRole; since: number }[];
@@ -72,7 +80,11 @@ export function TeamPage(props: TeamPageProps) {
     invitationColumns.push({
       header: 'Change',
       cell: (invitation) => (
-        <form method="post" action={`/integrations/team/invitations/${invitation.invitationId}/revoke${ws}`} class="inline">
+        <form
+          method="post"
+          action={`/integrations/team/invitations/${invitation.invitationId}/revoke${ws}`}
+          class="inline"
+        >
           <button type="submit" class="button small ghost">
             Withdraw
           </button>
@@ -100,7 +112,10 @@ export function TeamPage(props: TeamPageProps) {
       {canManage ? (
         <section class="card narrow" aria-labelledby="invite-title">
           <h2 id="invite-title">Invite someone</h2>
-          <p class="muted">They accept the invitation in the console after signing in with this address (or after signing up with it). It expires in 7 days.</p>
+          <p class="muted">
+            They accept the invitation in the console after signing in with this address (or after signing up with it).
+            It expires in 7 days.
+          </p>
           <form method="post" action={`/integrations/team/invite${ws}`} class="stack">
             <Field name="email" label="Email" type="email" errors={props.errors} required />
             <Select name="role" label="Role" value="member" options={ROLE_OPTIONS} />
@@ -115,7 +130,15 @@ export function TeamPage(props: TeamPageProps) {
 }
 
 /** The invitations waiting for the signed-in user: accept or decline each. */
-export function InvitationsPage({ user, invitations, notice }: { user: SessionUser; invitations: InvitationView[]; notice?: string }) {
+export function InvitationsPage({
+  user,
+  invitations,
+  notice,
+}: {
+  user: SessionUser;
+  invitations: InvitationView[];
+  notice?: string;
+}) {
   return (
     <ConsoleLayout title="Invitations" user={user} notice={notice}>
       <div class="narrow">
@@ -127,7 +150,11 @@ export function InvitationsPage({ user, invitations, notice }: { user: SessionUs
             {invitations.map((invitation) => (
               <li class="card">
                 <p>
-                  Join <strong>{invitation.organizationName} / {invitation.workspaceName}</strong> as <span class="pill">{invitation.role}</span>
+                  Join{' '}
+                  <strong>
+                    {invitation.organizationName} / {invitation.workspaceName}
+                  </strong>{' '}
+                  as <span class="pill">{invitation.role}</span>
                 </p>
                 <p class="muted">Expires {when(invitation.expiresAt)}</p>
                 <div class="row-actions">

@@ -25,29 +25,49 @@ import { InvitationsPage, TeamPage } from './pages';
 const roleSchema = z.enum(WORKSPACE_ROLES);
 const ws = (context: MemberWorkspaces) => `ws=${encodeURIComponent(context.current.workspaceId)}`;
 
-async function renderTeam(c: Context<AppEnv>, context: MemberWorkspaces, extra: { errors?: FieldErrors; error?: string } = {}, status: 200 | 404 | 409 | 422 = 200) {
+async function renderTeam(
+  c: Context<AppEnv>,
+  context: MemberWorkspaces,
+  extra: { errors?: FieldErrors; error?: string } = {},
+  status: 200 | 404 | 409 | 422 = 200,
+) {
   const [members, invitations] = await Promise.all([
     listMembers(c.var.db, context.current.workspaceId),
     listOpenInvitations(c.var.db, { workspaceId: context.current.workspaceId }),
   ]);
-  return c.html(<TeamPage user={currentUser(c)} {...context} members={members} invitations={invitations} notice={noticeOf(c)} {...extra} />, status);
+  return c.html(
+    <TeamPage
+      user={currentUser(c)}
+      {...context}
+      members={members}
+      invitations={invitations}
+      notice={noticeOf(c)}
+      {...extra}
+    />,
+    status,
+  );
 }
 
 /** The team and invitation pages. */
 export function teamRoutes() {
   const app = newApp('page');
-  for (const path of ['/integrations/team', '/integrations/team/*', '/invitations', '/invitations/*']) app.use(path, ...consolePageGuards);
+  for (const path of ['/integrations/team', '/integrations/team/*', '/invitations', '/invitations/*'])
+    app.use(path, ...consolePageGuards);
 
   app.get('/integrations/team', async (c) => renderTeam(c, await workspaceContext(c, 'team.read')));
 
   app.post('/integrations/team/invite', async (c) => {
     const context = await workspaceContext(c, 'team.read');
-    const parsed = z.object({ email: z.email('Enter a valid email address.'), role: roleSchema }).safeParse(await readForm(c));
-    if (!parsed.success) return renderTeam(c, context, { errors: formErrors(parsed.error), error: 'Please check the form.' }, 422);
+    const parsed = z
+      .object({ email: z.email('Enter a valid email address.'), role: roleSchema })
+      .safeParse(await readForm(c));
+    if (!parsed.success)
+      return renderTeam(c, context, { errors: formErrors(parsed.error), error: 'Please check the form.' }, 422);
     try {
       await inviteMember(c.var.db, context.current, currentUser(c).id, parsed.data, c.var.requestId);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'conflict') return renderTeam(c, context, { error: error.detail }, 409);
+      if (error instanceof ApiError && error.code === 'conflict')
+        return renderTeam(c, context, { error: error.detail }, 409);
       throw error;
     }
     return c.redirect(`/integrations/team?${ws(context)}&notice=invited`, 303);
@@ -69,9 +89,17 @@ export function teamRoutes() {
         role = parsed.data;
       }
       try {
-        await changeMembership(c.var.db, context.current, currentUser(c).id, c.req.param('userId'), role, c.var.requestId);
+        await changeMembership(
+          c.var.db,
+          context.current,
+          currentUser(c).id,
+          c.req.param('userId'),
+          role,
+          c.var.requestId,
+        );
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'last_owner') return renderTeam(c, context, { error: error.detail }, 409);
+        if (error instanceof ApiError && error.code === 'last_owner')
+          return renderTeam(c, context, { error: error.detail }, 409);
         throw error;
       }
       // Removing yourself leaves the workspace: go wherever you still belong.
@@ -82,14 +110,27 @@ export function teamRoutes() {
 
   app.get('/invitations', async (c) => {
     const user = currentUser(c);
-    return c.html(<InvitationsPage user={user} invitations={await listOpenInvitations(c.var.db, { email: user.email })} notice={noticeOf(c)} />);
+    return c.html(
+      <InvitationsPage
+        user={user}
+        invitations={await listOpenInvitations(c.var.db, { email: user.email })}
+        notice={noticeOf(c)}
+      />,
+    );
   });
 
   for (const answer of ['accept', 'decline'] as const) {
     app.post(`/invitations/:invitationId/${answer}`, async (c) => {
       const user = currentUser(c);
-      const { workspaceId } = await answerInvitation(c.var.db, user, c.req.param('invitationId'), answer === 'accept' ? 'accepted' : 'declined', c.var.requestId);
-      if (answer === 'accept' && user.role === 'business') return c.redirect(`/integrations?ws=${encodeURIComponent(workspaceId)}&notice=accepted`, 303);
+      const { workspaceId } = await answerInvitation(
+        c.var.db,
+        user,
+        c.req.param('invitationId'),
+        answer === 'accept' ? 'accepted' : 'declined',
+        c.var.requestId,
+      );
+      if (answer === 'accept' && user.role === 'business')
+        return c.redirect(`/integrations?ws=${encodeURIComponent(workspaceId)}&notice=accepted`, 303);
       return c.redirect(`/invitations?notice=${answer === 'accept' ? 'accepted' : 'declined'}`, 303);
     });
   }

@@ -18,7 +18,8 @@ function stateNote(endpoint: EndpointView): string | null {
   if (endpoint.status === 'disabled') {
     return `Disabled ${when(endpoint.disabled_at)} ${DISABLED_BECAUSE[endpoint.disabled_reason ?? 'admin']}. Nothing is sent to it meanwhile: its events wait, and go out when the platform team enables it again (within 3 days of each event).`;
   }
-  if (endpoint.failing_since) return `Failing since ${when(endpoint.failing_since)}: deliveries are retried for 3 days, then the endpoint is disabled.`;
+  if (endpoint.failing_since)
+    return `Failing since ${when(endpoint.failing_since)}: deliveries are retried for 3 days, then the endpoint is disabled.`;
   return null;
 }
 
@@ -29,12 +30,15 @@ export function WebhooksPage(props: WorkspacePageProps & { endpoints: EndpointVi
     <WorkspaceLayout page={props} title="Webhooks" active="webhooks">
       <h1>Webhooks</h1>
       <p class="lead">
-        Your systems hear about leads, executions and conversations as they happen: each event is POSTed to your endpoints, signed (Standard Webhooks), at least once, and retried for
-        about 3 days. The platform team sets endpoints up for you; this page shows them and their deliveries.
+        Your systems hear about leads, executions and conversations as they happen: each event is POSTed to your
+        endpoints, signed (Standard Webhooks), at least once, and retried for about 3 days. The platform team sets
+        endpoints up for you; this page shows them and their deliveries.
       </p>
       {props.endpoints.length === 0 ? (
         <section class="card">
-          <p>No endpoints yet. Ask the platform team to add one: give them the https URL and the event types you want.</p>
+          <p>
+            No endpoints yet. Ask the platform team to add one: give them the https URL and the event types you want.
+          </p>
         </section>
       ) : (
         props.endpoints.map((endpoint) => {
@@ -42,9 +46,7 @@ export function WebhooksPage(props: WorkspacePageProps & { endpoints: EndpointVi
           return (
             <section class="card" aria-labelledby={`endpoint-${endpoint.webhook_id}`}>
               <div class="title-row">
-                <h2 id={`endpoint-${endpoint.webhook_id}`}>
-                  {endpoint.url}
-                </h2>
+                <h2 id={`endpoint-${endpoint.webhook_id}`}>{endpoint.url}</h2>
                 <StatusPill status={endpoint.status} />
               </div>
               {note ? (
@@ -66,8 +68,10 @@ export function WebhooksPage(props: WorkspacePageProps & { endpoints: EndpointVi
       <section class="card" aria-labelledby="receiving-title">
         <h2 id="receiving-title">Receiving events</h2>
         <p>
-          Verify <code>webhook-id</code>, <code>webhook-timestamp</code> and <code>webhook-signature</code> with your endpoint’s <code>whsec_</code> secret (the npm <code>standardwebhooks</code>{' '}
-          library does it). Delivery is at least once and may arrive out of order: keep the <code>webhook-id</code>s you have handled and ignore repeats. See <a href="/docs#webhooks">the docs</a>.
+          Verify <code>webhook-id</code>, <code>webhook-timestamp</code> and <code>webhook-signature</code> with your
+          endpoint’s <code>whsec_</code> secret (the npm <code>standardwebhooks</code> library does it). Delivery is at
+          least once and may arrive out of order: keep the <code>webhook-id</code>s you have handled and ignore repeats.
+          See <a href="/docs#webhooks">the docs</a>.
         </p>
       </section>
     </WorkspaceLayout>
@@ -93,7 +97,9 @@ function AttemptResult({ entry }: { entry: LogEntry }) {
   const detail = entry.error && entry.error !== `${status}.` ? entry.error : null;
   return (
     <>
-      <span class={entry.status_code !== null && entry.status_code < 300 ? 'ok' : 'bad'}>{entry.status_code !== null && entry.status_code < 300 ? `✓ ${status}` : `✗ ${status}`}</span>
+      <span class={entry.status_code !== null && entry.status_code < 300 ? 'ok' : 'bad'}>
+        {entry.status_code !== null && entry.status_code < 300 ? `✓ ${status}` : `✗ ${status}`}
+      </span>
       {detail ? (
         <>
           <br />

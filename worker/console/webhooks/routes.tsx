@@ -22,7 +22,9 @@ export function webhookPageRoutes() {
     const context = await workspaceContext(c, 'webhooks.read');
     const endpoint = await endpointOfWorkspace(c.var.db, context.current.workspaceId, c.req.param('webhookId'));
     const log = await deliveryLog(c.var.db, endpoint.webhook_id, { limit: 50 });
-    return c.html(<DeliveryLogPage user={currentUser(c)} {...context} endpoint={endpoint} log={log.data} notice={noticeOf(c)} />);
+    return c.html(
+      <DeliveryLogPage user={currentUser(c)} {...context} endpoint={endpoint} log={log.data} notice={noticeOf(c)} />,
+    );
   });
 
   return app;

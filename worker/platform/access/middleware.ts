@@ -55,7 +55,8 @@ export function requireBearer(allowed: 'admin_or_api_key' | 'admin', options: { 
   return createMiddleware<AppEnv>(async (c, next) => {
     const actor = await resolveActor(c.var.db, c.req.header('Authorization'), c.var.settings, Date.now(), options);
     c.set('actor', actor);
-    if (allowed === 'admin' && actor.kind !== 'admin') throw new ApiError('admin_required', 'This route takes an administrator token.');
+    if (allowed === 'admin' && actor.kind !== 'admin')
+      throw new ApiError('admin_required', 'This route takes an administrator token.');
     await next();
   });
 }
@@ -106,18 +107,30 @@ export function requireWorkspaceAccess(action: WorkspaceAction) {
     const actor = await resolveActor(c.var.db, c.req.header('Authorization'), c.var.settings);
     c.set('actor', actor);
     if (actor.kind !== 'api_key') {
-      throw new ApiError('admin_required', 'Use an API key of the workspace for this route; administrators use /api/admin/.');
+      throw new ApiError(
+        'admin_required',
+        'Use an API key of the workspace for this route; administrators use /api/admin/.',
+      );
     }
     const { key } = actor;
     const scope = scopeFor(action);
     if (!scope || !key.scopes.includes(scope)) {
       const missing = scope ? [scope] : [];
-      throw new ApiError('insufficient_scope', scope ? `The key lacks the scope: ${scope}.` : 'API keys cannot do this; use the console.', {
-        extensions: { missing_scopes: missing },
-      });
+      throw new ApiError(
+        'insufficient_scope',
+        scope ? `The key lacks the scope: ${scope}.` : 'API keys cannot do this; use the console.',
+        {
+          extensions: { missing_scopes: missing },
+        },
+      );
     }
     if (!key.workspaceActive) throw workspaceInactive();
-    c.set('workspace', { workspaceId: key.workspaceId, organizationId: key.organizationId, actorKind: 'api_key', actorId: key.id });
+    c.set('workspace', {
+      workspaceId: key.workspaceId,
+      organizationId: key.organizationId,
+      actorKind: 'api_key',
+      actorId: key.id,
+    });
     await next();
   });
 }
@@ -133,11 +146,16 @@ export function requireWorkspace(c: Context<AppEnv>): WorkspaceAccess {
  * A signed-in console session for an API route: the user, after the same-origin check that every
  * cookie-authenticated change must pass. Without a valid session: 401 `session_required`.
  */
-async function requireSessionProvider(c: Context<AppEnv>): Promise<{ user: SessionUser; provider: ProviderRow | undefined }> {
+async function requireSessionProvider(
+  c: Context<AppEnv>,
+): Promise<{ user: SessionUser; provider: ProviderRow | undefined }> {
   const token = readSessionToken(c);
   // The session and its provider record, in one round trip.
-  const session = token ? await validateSession(c.var.db, token, Date.now(), (userId) => providerByUserQuery(c.var.db, userId)) : undefined;
-  if (!session) throw new ApiError('session_required', 'Sign in to the console first; this route takes a console session.');
+  const session = token
+    ? await validateSession(c.var.db, token, Date.now(), (userId) => providerByUserQuery(c.var.db, userId))
+    : undefined;
+  if (!session)
+    throw new ApiError('session_required', 'Sign in to the console first; this route takes a console session.');
   if (!SAFE_METHODS.has(c.req.method) && !isSameOriginRequest(c)) {
     throw new ApiError('csrf_rejected', 'Cookie-authenticated changes must come from the console itself.');
   }
@@ -146,14 +164,28 @@ async function requireSessionProvider(c: Context<AppEnv>): Promise<{ user: Sessi
 }
 
 /** What a refused provider is told, for the API and the console alike. */
-export function providerRefusalError(provider: ProviderRow, action: ProviderAction, refusal: 'state' | 'kind'): ApiError {
+export function providerRefusalError(
+  provider: ProviderRow,
+  action: ProviderAction,
+  refusal: 'state' | 'kind',
+): ApiError {
   const extensions = { status: provider.status };
   if (refusal === 'kind') {
     return action === 'agent.operate'
-      ? new ApiError('forbidden', 'This is for agents and robots: experts claim leads in the workbench instead.', { extensions })
-      : new ApiError('provider_inactive', 'The workbench is for experts; agents and robots answer executions instead.', { extensions });
+      ? new ApiError('forbidden', 'This is for agents and robots: experts claim leads in the workbench instead.', {
+          extensions,
+        })
+      : new ApiError(
+          'provider_inactive',
+          'The workbench is for experts; agents and robots answer executions instead.',
+          { extensions },
+        );
   }
-  return new ApiError('provider_inactive', `Your provider account is ${provider.status.replace('_', ' ')}; it cannot do this in that state.`, { extensions });
+  return new ApiError(
+    'provider_inactive',
+    `Your provider account is ${provider.status.replace('_', ' ')}; it cannot do this in that state.`,
+    { extensions },
+  );
 }
 
 /**
@@ -164,7 +196,8 @@ export function providerRefusalError(provider: ProviderRow, action: ProviderActi
 export function requireProvider(action: ProviderAction) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const { user, provider } = await requireSessionProvider(c);
-    if (user.role !== 'provider' || !provider) throw new ApiError('provider_required', 'This route is for provider accounts (experts, agents and robots).');
+    if (user.role !== 'provider' || !provider)
+      throw new ApiError('provider_required', 'This route is for provider accounts (experts, agents and robots).');
     const refusal = providerRefusal(provider, action);
     if (refusal) throw providerRefusalError(provider, action, refusal);
     c.set('provider', provider);

@@ -7,7 +7,15 @@
 import { z } from '@hono/zod-openapi';
 import type { ProviderKind } from '../vocabulary';
 
-export const KNOWN_SCOPES = ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write', 'channels:read', 'channels:write'] as const;
+export const KNOWN_SCOPES = [
+  'execute',
+  'leads:write',
+  'agents:invoke',
+  'memory:read',
+  'memory:write',
+  'channels:read',
+  'channels:write',
+] as const;
 
 export const scopeSchema = z.enum(KNOWN_SCOPES).openapi('Scope', {
   description: 'A permission an API key can hold. `execute` is needed for /api/execute.',
@@ -70,7 +78,10 @@ export const PROVIDER_POLICY = {
 export type ProviderAction = keyof typeof PROVIDER_POLICY;
 
 /** Why a provider may not take an action: its state, or its kind; undefined when it may. */
-export function providerRefusal(provider: { status: ProviderStatus; kind: ProviderKind | null }, action: ProviderAction): 'state' | 'kind' | undefined {
+export function providerRefusal(
+  provider: { status: ProviderStatus; kind: ProviderKind | null },
+  action: ProviderAction,
+): 'state' | 'kind' | undefined {
   const rule: ProviderRule = PROVIDER_POLICY[action];
   if (rule.kinds && (!provider.kind || !rule.kinds.includes(provider.kind))) return 'kind';
   if (!rule.states.includes(provider.status)) return 'state';

@@ -16,35 +16,73 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'post',
       path: '/api/admin/domains',
-      body: z.strictObject({ domain: domainSlugSchema, name: nameSchema, description: z.string().trim().max(500).optional() }),
+      body: z.strictObject({
+        domain: domainSlugSchema,
+        name: nameSchema,
+        description: z.string().trim().max(500).optional(),
+      }),
       status: 201,
       description: 'The new catalog domain.',
     },
-    ({ body }, c) => createDomain(c.var.db, adminAuditContext(c), { domain: body.domain, name: body.name, ...(body.description ? { description: body.description } : {}) }),
+    ({ body }, c) =>
+      createDomain(c.var.db, adminAuditContext(c), {
+        domain: body.domain,
+        name: body.name,
+        ...(body.description ? { description: body.description } : {}),
+      }),
   );
-  defineAdminRoute(app, { method: 'get', path: '/api/admin/domains', status: 200, description: 'The domain catalog.' }, async (_input, c) => ({
-    data: await listDomainEntries(c.var.db),
-  }));
+  defineAdminRoute(
+    app,
+    { method: 'get', path: '/api/admin/domains', status: 200, description: 'The domain catalog.' },
+    async (_input, c) => ({
+      data: await listDomainEntries(c.var.db),
+    }),
+  );
 
   defineAdminRoute(
     app,
-    { method: 'get', path: '/api/admin/users', query: z.object({ email: z.string().trim().min(3).max(254) }), status: 200, description: 'The user with that email.' },
+    {
+      method: 'get',
+      path: '/api/admin/users',
+      query: z.object({ email: z.string().trim().min(3).max(254) }),
+      status: 200,
+      description: 'The user with that email.',
+    },
     ({ query }, c) => findUserByEmail(c.var.db, query.email),
   );
   defineAdminRoute(
     app,
-    { method: 'patch', path: '/api/admin/users/{user_id}', params: idParam('user_id', 'usr'), body: z.strictObject({ platform_admin: z.boolean() }), status: 200, description: 'The user.' },
+    {
+      method: 'patch',
+      path: '/api/admin/users/{user_id}',
+      params: idParam('user_id', 'usr'),
+      body: z.strictObject({ platform_admin: z.boolean() }),
+      status: 200,
+      description: 'The user.',
+    },
     ({ params, body }, c) => setPlatformAdmin(c.var.db, adminAuditContext(c), params.user_id, body.platform_admin),
   );
 
   defineAdminRoute(
     app,
-    { method: 'get', path: '/api/admin/providers', query: z.object({ status: z.enum(PROVIDER_STATUSES).optional() }), status: 200, description: 'Providers, newest submission first.' },
+    {
+      method: 'get',
+      path: '/api/admin/providers',
+      query: z.object({ status: z.enum(PROVIDER_STATUSES).optional() }),
+      status: 200,
+      description: 'Providers, newest submission first.',
+    },
     async ({ query }, c) => ({ data: await listProvidersForReview(c.var.db, query.status) }),
   );
   defineAdminRoute(
     app,
-    { method: 'get', path: '/api/admin/providers/{provider_id}', params: idParam('provider_id', 'prv'), status: 200, description: 'The provider, with its profile and history.' },
+    {
+      method: 'get',
+      path: '/api/admin/providers/{provider_id}',
+      params: idParam('provider_id', 'prv'),
+      status: 200,
+      description: 'The provider, with its profile and history.',
+    },
     ({ params }, c) => providerForReview(c.var.db, params.provider_id),
   );
   defineAdminRoute(
@@ -59,11 +97,17 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
       noStore: true,
     },
     async ({ params, body }, c) => {
-      const { row, signingSecret } = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, 'approve', {
-        note: null,
-        version: body.version,
-        secretsKey: c.var.settings.SECRETS_KEY,
-      });
+      const { row, signingSecret } = await reviewProvider(
+        c.var.db,
+        adminAuditContext(c),
+        params.provider_id,
+        'approve',
+        {
+          note: null,
+          version: body.version,
+          secretsKey: c.var.settings.SECRETS_KEY,
+        },
+      );
       // Agents and robots: the signing secret, in this answer only (PRODUCT.md section 12).
       return { provider_id: row.id, status: row.status, ...(signingSecret ? { signing_secret: signingSecret } : {}) };
     },
@@ -75,7 +119,8 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
       path: '/api/admin/providers/{provider_id}/health',
       params: idParam('provider_id', 'prv'),
       status: 200,
-      description: 'An agent’s or robot’s last 24 hours: success rate, p50 and p95 latency, circuit breaker, last errors.',
+      description:
+        'An agent’s or robot’s last 24 hours: success rate, p50 and p95 latency, circuit breaker, last errors.',
     },
     async ({ params }, c) => {
       await providerForReview(c.var.db, params.provider_id);
@@ -85,9 +130,19 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
   for (const decision of ['reject', 'suspend'] as const) {
     defineAdminRoute(
       app,
-      { method: 'post', path: `/api/admin/providers/{provider_id}/${decision}`, params: idParam('provider_id', 'prv'), body: reviewNoteSchema, status: 200, description: `The provider after the decision; the note is shown to them.` },
+      {
+        method: 'post',
+        path: `/api/admin/providers/{provider_id}/${decision}`,
+        params: idParam('provider_id', 'prv'),
+        body: reviewNoteSchema,
+        status: 200,
+        description: `The provider after the decision; the note is shown to them.`,
+      },
       async ({ params, body }, c) => {
-        const { row } = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, decision, { note: body.note, secretsKey: c.var.settings.SECRETS_KEY });
+        const { row } = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, decision, {
+          note: body.note,
+          secretsKey: c.var.settings.SECRETS_KEY,
+        });
         return { provider_id: row.id, status: row.status, review_note: row.reviewNote };
       },
     );

@@ -3,7 +3,14 @@ import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
 import { setOf } from '../../lib/openapi';
 import { KNOWN_SCOPES, scopeSchema } from '../access/policy';
-import { issueApiKey, listAdminTokens, listApiKeys, mintAdminToken, revokeAdminToken, revokeApiKey } from '../identity/service';
+import {
+  issueApiKey,
+  listAdminTokens,
+  listApiKeys,
+  mintAdminToken,
+  revokeAdminToken,
+  revokeApiKey,
+} from '../identity/service';
 import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
 
 const issueApiKeyBody = z.strictObject({
@@ -22,7 +29,14 @@ const issueApiKeyBody = z.strictObject({
 export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
   defineAdminRoute(
     app,
-    { method: 'post', path: '/api/admin/api-keys', body: issueApiKeyBody, status: 201, description: 'The key, with its token shown this once.', noStore: true },
+    {
+      method: 'post',
+      path: '/api/admin/api-keys',
+      body: issueApiKeyBody,
+      status: 201,
+      description: 'The key, with its token shown this once.',
+      noStore: true,
+    },
     ({ body }, c) =>
       issueApiKey(c.var.db, adminAuditContext(c), {
         workspaceId: body.workspace_id,
@@ -35,25 +49,54 @@ export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
   );
   defineAdminRoute(
     app,
-    { method: 'get', path: '/api/admin/api-keys', query: z.object({ workspace_id: z.string().startsWith('ws_') }), status: 200, description: 'Keys of the workspace, without tokens.' },
+    {
+      method: 'get',
+      path: '/api/admin/api-keys',
+      query: z.object({ workspace_id: z.string().startsWith('ws_') }),
+      status: 200,
+      description: 'Keys of the workspace, without tokens.',
+    },
     async ({ query }, c) => ({ data: await listApiKeys(c.var.db, query.workspace_id) }),
   );
   defineAdminRoute(
     app,
-    { method: 'post', path: '/api/admin/api-keys/{key_id}/revoke', params: idParam('key_id', 'key'), status: 200, description: 'The revoked key.' },
+    {
+      method: 'post',
+      path: '/api/admin/api-keys/{key_id}/revoke',
+      params: idParam('key_id', 'key'),
+      status: 200,
+      description: 'The revoked key.',
+    },
     ({ params }, c) => revokeApiKey(c.var.db, adminAuditContext(c), params.key_id),
   );
   defineAdminRoute(
     app,
-    { method: 'post', path: '/api/admin/admin-tokens', body: z.strictObject({ name: nameSchema }), status: 201, description: 'The admin token, shown this once.', noStore: true },
+    {
+      method: 'post',
+      path: '/api/admin/admin-tokens',
+      body: z.strictObject({ name: nameSchema }),
+      status: 201,
+      description: 'The admin token, shown this once.',
+      noStore: true,
+    },
     ({ body }, c) => mintAdminToken(c.var.db, adminAuditContext(c), body.name),
   );
-  defineAdminRoute(app, { method: 'get', path: '/api/admin/admin-tokens', status: 200, description: 'Admin tokens, without secrets.' }, async (_input, c) => ({
-    data: await listAdminTokens(c.var.db),
-  }));
   defineAdminRoute(
     app,
-    { method: 'post', path: '/api/admin/admin-tokens/{admin_token_id}/revoke', params: idParam('admin_token_id', 'adm'), status: 200, description: 'The revoked admin token.' },
+    { method: 'get', path: '/api/admin/admin-tokens', status: 200, description: 'Admin tokens, without secrets.' },
+    async (_input, c) => ({
+      data: await listAdminTokens(c.var.db),
+    }),
+  );
+  defineAdminRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/admin/admin-tokens/{admin_token_id}/revoke',
+      params: idParam('admin_token_id', 'adm'),
+      status: 200,
+      description: 'The revoked admin token.',
+    },
     ({ params }, c) => revokeAdminToken(c.var.db, adminAuditContext(c), params.admin_token_id),
   );
 }

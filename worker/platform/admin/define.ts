@@ -78,6 +78,7 @@ export function adminAuditContext(c: Context<AppEnv>): AuditContext {
 }
 
 /** A path parameter holding a public id with this prefix. */
-export const idParam = <N extends string>(name: N, prefix: string) => z.object({ [name]: z.string().startsWith(`${prefix}_`).max(64) } as Record<N, z.ZodString>);
+export const idParam = <N extends string>(name: N, prefix: string) =>
+  z.object({ [name]: z.string().startsWith(`${prefix}_`).max(64) } as Record<N, z.ZodString>);
 
 export const nameSchema = z.string().trim().min(1).max(120);

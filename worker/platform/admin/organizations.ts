@@ -17,15 +17,28 @@ export function registerOrganizationRoutes(app: OpenAPIHono<AppEnv>): void {
       status: 201,
       description: 'The organisation and its first workspace.',
     },
-    ({ body }, c) => createOrganization(c.var.db, adminAuditContext(c), { name: body.name, workspaceName: body.workspace_name }),
+    ({ body }, c) =>
+      createOrganization(c.var.db, adminAuditContext(c), { name: body.name, workspaceName: body.workspace_name }),
   );
-  defineAdminRoute(app, { method: 'get', path: '/api/admin/organizations', status: 200, description: 'Organisations, newest first.' }, async (_input, c) => ({
-    data: await listOrganizations(c.var.db),
-  }));
   defineAdminRoute(
     app,
-    { method: 'patch', path: '/api/admin/organizations/{organization_id}', params: idParam('organization_id', 'org'), body: statusBody, status: 200, description: 'The new status.' },
-    ({ params, body }, c) => setStatus(c.var.db, adminAuditContext(c), { kind: 'organization', id: params.organization_id }, body.status),
+    { method: 'get', path: '/api/admin/organizations', status: 200, description: 'Organisations, newest first.' },
+    async (_input, c) => ({
+      data: await listOrganizations(c.var.db),
+    }),
+  );
+  defineAdminRoute(
+    app,
+    {
+      method: 'patch',
+      path: '/api/admin/organizations/{organization_id}',
+      params: idParam('organization_id', 'org'),
+      body: statusBody,
+      status: 200,
+      description: 'The new status.',
+    },
+    ({ params, body }, c) =>
+      setStatus(c.var.db, adminAuditContext(c), { kind: 'organization', id: params.organization_id }, body.status),
   );
   defineAdminRoute(
     app,
@@ -36,16 +49,31 @@ export function registerOrganizationRoutes(app: OpenAPIHono<AppEnv>): void {
       status: 201,
       description: 'The new workspace.',
     },
-    ({ body }, c) => createWorkspace(c.var.db, adminAuditContext(c), { organizationId: body.organization_id, name: body.name }),
+    ({ body }, c) =>
+      createWorkspace(c.var.db, adminAuditContext(c), { organizationId: body.organization_id, name: body.name }),
   );
   defineAdminRoute(
     app,
-    { method: 'get', path: '/api/admin/workspaces', query: z.object({ organization_id: z.string().startsWith('org_').optional() }), status: 200, description: 'Workspaces, newest first.' },
+    {
+      method: 'get',
+      path: '/api/admin/workspaces',
+      query: z.object({ organization_id: z.string().startsWith('org_').optional() }),
+      status: 200,
+      description: 'Workspaces, newest first.',
+    },
     async ({ query }, c) => ({ data: await listWorkspaces(c.var.db, query.organization_id) }),
   );
   defineAdminRoute(
     app,
-    { method: 'patch', path: '/api/admin/workspaces/{workspace_id}', params: idParam('workspace_id', 'ws'), body: statusBody, status: 200, description: 'The new status.' },
-    ({ params, body }, c) => setStatus(c.var.db, adminAuditContext(c), { kind: 'workspace', id: params.workspace_id }, body.status),
+    {
+      method: 'patch',
+      path: '/api/admin/workspaces/{workspace_id}',
+      params: idParam('workspace_id', 'ws'),
+      body: statusBody,
+      status: 200,
+      description: 'The new status.',
+    },
+    ({ params, body }, c) =>
+      setStatus(c.var.db, adminAuditContext(c), { kind: 'workspace', id: params.workspace_id }, body.status),
   );
 }

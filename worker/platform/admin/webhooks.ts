@@ -7,13 +7,23 @@ import type { AppEnv } from '../../env';
 import { egressPolicy } from '../../lib/egress';
 import { setOf } from '../../lib/openapi';
 import { EVENT_TYPES, eventTypeSchema } from '../webhooks/schemas';
-import { createEndpoint, deliveryLog, listEndpoints, redeliver, rotateEndpointSecret, setEndpointEnabled } from '../webhooks/service';
+import {
+  createEndpoint,
+  deliveryLog,
+  listEndpoints,
+  redeliver,
+  rotateEndpointSecret,
+  setEndpointEnabled,
+} from '../webhooks/service';
 import { adminAuditContext, defineAdminRoute, idParam } from './define';
 
 const createBody = z.strictObject({
   workspace_id: z.string().startsWith('ws_'),
   url: z.string().trim().max(500),
-  event_types: setOf(eventTypeSchema, EVENT_TYPES.length).refine((types) => types.length > 0, 'Subscribe to at least one event type.'),
+  event_types: setOf(eventTypeSchema, EVENT_TYPES.length).refine(
+    (types) => types.length > 0,
+    'Subscribe to at least one event type.',
+  ),
   description: z.string().trim().max(200).optional(),
 });
 
@@ -23,32 +33,65 @@ const webhookParam = idParam('webhook_id', 'whk');
 export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
   defineAdminRoute(
     app,
-    { method: 'post', path: '/api/admin/webhooks', body: createBody, status: 201, description: 'The endpoint, with its whsec_ secret shown this once.', noStore: true },
+    {
+      method: 'post',
+      path: '/api/admin/webhooks',
+      body: createBody,
+      status: 201,
+      description: 'The endpoint, with its whsec_ secret shown this once.',
+      noStore: true,
+    },
     ({ body }, c) =>
       createEndpoint(
         c.var.db,
         adminAuditContext(c),
-        { workspaceId: body.workspace_id, url: body.url, eventTypes: body.event_types, ...(body.description ? { description: body.description } : {}) },
+        {
+          workspaceId: body.workspace_id,
+          url: body.url,
+          eventTypes: body.event_types,
+          ...(body.description ? { description: body.description } : {}),
+        },
         egressPolicy(c.var.settings),
         c.var.settings.SECRETS_KEY,
       ),
   );
   defineAdminRoute(
     app,
-    { method: 'get', path: '/api/admin/webhooks', query: z.object({ workspace_id: z.string().startsWith('ws_') }), status: 200, description: 'The workspace’s endpoints, without secrets.' },
+    {
+      method: 'get',
+      path: '/api/admin/webhooks',
+      query: z.object({ workspace_id: z.string().startsWith('ws_') }),
+      status: 200,
+      description: 'The workspace’s endpoints, without secrets.',
+    },
     async ({ query }, c) => ({ data: await listEndpoints(c.var.db, query.workspace_id) }),
   );
   for (const action of ['disable', 'enable'] as const) {
     defineAdminRoute(
       app,
-      { method: 'post', path: `/api/admin/webhooks/{webhook_id}/${action}`, params: webhookParam, status: 200, description: `The endpoint, ${action}d.` },
-      ({ params }, c) => setEndpointEnabled(c.var.db, c.env.EVENTS, adminAuditContext(c), params.webhook_id, action === 'enable'),
+      {
+        method: 'post',
+        path: `/api/admin/webhooks/{webhook_id}/${action}`,
+        params: webhookParam,
+        status: 200,
+        description: `The endpoint, ${action}d.`,
+      },
+      ({ params }, c) =>
+        setEndpointEnabled(c.var.db, c.env.EVENTS, adminAuditContext(c), params.webhook_id, action === 'enable'),
     );
   }
   defineAdminRoute(
     app,
-    { method: 'post', path: '/api/admin/webhooks/{webhook_id}/rotate-secret', params: webhookParam, status: 200, description: 'The new secret, shown this once; the old one signs for 24 h more.', noStore: true },
-    ({ params }, c) => rotateEndpointSecret(c.var.db, adminAuditContext(c), params.webhook_id, c.var.settings.SECRETS_KEY),
+    {
+      method: 'post',
+      path: '/api/admin/webhooks/{webhook_id}/rotate-secret',
+      params: webhookParam,
+      status: 200,
+      description: 'The new secret, shown this once; the old one signs for 24 h more.',
+      noStore: true,
+    },
+    ({ params }, c) =>
+      rotateEndpointSecret(c.var.db, adminAuditContext(c), params.webhook_id, c.var.settings.SECRETS_KEY),
   );
   defineAdminRoute(
     app,
@@ -56,18 +99,28 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
       method: 'get',
       path: '/api/admin/webhooks/{webhook_id}/deliveries',
       params: webhookParam,
-      query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(50), starting_after: z.string().startsWith('att_').optional() }),
+      query: z.object({
+        limit: z.coerce.number().int().min(1).max(100).default(50),
+        starting_after: z.string().startsWith('att_').optional(),
+      }),
       status: 200,
       description: 'The delivery log: every attempt, newest first.',
     },
-    ({ params, query }, c) => deliveryLog(c.var.db, params.webhook_id, { limit: query.limit, ...(query.starting_after ? { startingAfter: query.starting_after } : {}) }),
+    ({ params, query }, c) =>
+      deliveryLog(c.var.db, params.webhook_id, {
+        limit: query.limit,
+        ...(query.starting_after ? { startingAfter: query.starting_after } : {}),
+      }),
   );
   defineAdminRoute(
     app,
     {
       method: 'post',
       path: '/api/admin/webhooks/{webhook_id}/deliveries/{event_id}/redeliver',
-      params: z.object({ webhook_id: z.string().startsWith('whk_').max(64), event_id: z.string().startsWith('evt_').max(64) }),
+      params: z.object({
+        webhook_id: z.string().startsWith('whk_').max(64),
+        event_id: z.string().startsWith('evt_').max(64),
+      }),
       status: 200,
       description: 'The delivery, pending again: the event is sent again now, with the same webhook-id.',
     },

@@ -48,18 +48,31 @@ export function validateAgentCard(raw: unknown, egress: EgressPolicy, now = Date
   try {
     normalised = new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }).normalizeAgentCard(raw);
   } catch (error) {
-    return failed(`The card is not a valid A2A agent card: ${error instanceof Error ? error.message : 'it could not be read'}.`);
+    return failed(
+      `The card is not a valid A2A agent card: ${error instanceof Error ? error.message : 'it could not be read'}.`,
+    );
   }
   const parsed = normalisedCardSchema.safeParse(normalised);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return failed(issue.code === 'custom' || issue.message.startsWith('The card') ? issue.message : `The card is not a valid A2A agent card: ${issue.path.join('.') || 'card'}: ${issue.message}.`);
+    return failed(
+      issue.code === 'custom' || issue.message.startsWith('The card')
+        ? issue.message
+        : `The card is not a valid A2A agent card: ${issue.path.join('.') || 'card'}: ${issue.message}.`,
+    );
   }
   const card = parsed.data;
-  const spoken = card.supportedInterfaces.filter((item) => (SPOKEN_BINDINGS as readonly string[]).includes(item.protocolBinding) && spokenVersion(item.protocolVersion));
+  const spoken = card.supportedInterfaces.filter(
+    (item) =>
+      (SPOKEN_BINDINGS as readonly string[]).includes(item.protocolBinding) && spokenVersion(item.protocolVersion),
+  );
   if (spoken.length === 0) {
-    const offered = card.supportedInterfaces.map((item) => `${item.protocolBinding} ${item.protocolVersion || '?'}`).join(', ');
-    return failed(`The card offers no interface the platform speaks (JSON-RPC or HTTP+JSON, A2A 1.0 or 0.3); it offers ${offered}.`);
+    const offered = card.supportedInterfaces
+      .map((item) => `${item.protocolBinding} ${item.protocolVersion || '?'}`)
+      .join(', ');
+    return failed(
+      `The card offers no interface the platform speaks (JSON-RPC or HTTP+JSON, A2A 1.0 or 0.3); it offers ${offered}.`,
+    );
   }
   // The first 1.0 interface the platform speaks, else the first one. It is stored exactly, shown
   // to the provider and the reviewer, and it is the only one the client is ever built from
@@ -91,7 +104,12 @@ export function validateAgentCard(raw: unknown, egress: EgressPolicy, now = Date
  * that lists only it, so an interface added to the card later is never called unseen.
  */
 export function calledInterface(summary: AgentCardSummary) {
-  return { url: summary.endpoint, protocolBinding: summary.protocol_binding, protocolVersion: summary.protocol_version, tenant: summary.tenant ?? '' };
+  return {
+    url: summary.endpoint,
+    protocolBinding: summary.protocol_binding,
+    protocolVersion: summary.protocol_version,
+    tenant: summary.tenant ?? '',
+  };
 }
 
 /** Whether two validated cards call the same thing (a change of it is material: back to review). */
@@ -101,7 +119,12 @@ export function sameCalledInterface(a: AgentCardSummary | undefined, b: AgentCar
 }
 
 /** Fetches an agent card through the egress guard and validates it (the timeout is 10 s). */
-export async function fetchAgentCard(url: string, egress: EgressPolicy, now = Date.now(), options: { timeoutMs?: number } = {}): Promise<CardCheck> {
+export async function fetchAgentCard(
+  url: string,
+  egress: EgressPolicy,
+  now = Date.now(),
+  options: { timeoutMs?: number } = {},
+): Promise<CardCheck> {
   const timeoutMs = options.timeoutMs ?? CARD_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
   const tooSlow = `The card URL did not send the card within ${timeoutMs / 1000} s.`;
@@ -110,7 +133,8 @@ export async function fetchAgentCard(url: string, egress: EgressPolicy, now = Da
     response = await guardedFetch(url, { method: 'GET', headers: { Accept: 'application/json' }, timeoutMs }, egress);
   } catch (error) {
     if (error instanceof EgressRefused) return failed(error.message);
-    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return failed(tooSlow);
+    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+      return failed(tooSlow);
     return failed('The card URL could not be reached (the connection failed).');
   }
   if (!response.ok) {

@@ -60,10 +60,24 @@ function signedFetch(target: CallTarget, egress: EgressPolicy, deadline: number,
     const url = typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url;
     const body = typeof init?.body === 'string' ? init.body : '';
     const headers = new Headers(init?.headers);
-    const signature = await signStandardWebhook(target.signingSecrets, newId('call'), Math.floor(Date.now() / 1000), body);
+    const signature = await signStandardWebhook(
+      target.signingSecrets,
+      newId('call'),
+      Math.floor(Date.now() / 1000),
+      body,
+    );
     for (const [name, value] of Object.entries(signature)) headers.set(name, value);
     if (target.bearerToken) headers.set('Authorization', `Bearer ${target.bearerToken}`);
-    const response = await guardedFetch(url, { method: init?.method ?? 'POST', headers, ...(body ? { body } : {}), timeoutMs: Math.max(1, deadline - Date.now()) }, egress);
+    const response = await guardedFetch(
+      url,
+      {
+        method: init?.method ?? 'POST',
+        headers,
+        ...(body ? { body } : {}),
+        timeoutMs: Math.max(1, deadline - Date.now()),
+      },
+      egress,
+    );
     probe.status = response.status;
     // Read as a stream and cut at the limit and the deadline, whatever length the answer declares.
     const answer = await readBoundedBody(response, ANSWER_LIMIT_BYTES, deadline);
@@ -74,7 +88,10 @@ function signedFetch(target: CallTarget, egress: EgressPolicy, deadline: number,
       throw new Error(`answer ${answer.reason}`);
     }
     probe.body = answer.text;
-    return new Response(response.status === 204 ? null : answer.text, { status: response.status, headers: response.headers });
+    return new Response(response.status === 204 ? null : answer.text, {
+      status: response.status,
+      headers: response.headers,
+    });
   };
 }
 
@@ -111,18 +128,40 @@ const parsesAsJson = (body: string | undefined) => {
 
 /** Tells apart why a call failed, from the error and what the probe saw. */
 function classifyError(error: unknown, probe: Probe, started: number): Failure {
-  if (error instanceof EgressRefused) return failure('refused', `Refused by the egress guard: ${error.message}`, null, started);
-  if (error instanceof CallTimeout || (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))) {
+  if (error instanceof EgressRefused)
+    return failure('refused', `Refused by the egress guard: ${error.message}`, null, started);
+  if (
+    error instanceof CallTimeout ||
+    (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+  ) {
     return failure('timeout', 'No answer within the timeout.', probe.status, started);
   }
-  if (probe.tooLarge) return failure('invalid_answer', `The answer is larger than ${ANSWER_LIMIT_BYTES / 1024} KB.`, probe.status, started);
-  if (probe.broken) return failure('network_error', 'The connection broke off during the answer.', probe.status, started);
+  if (probe.tooLarge)
+    return failure(
+      'invalid_answer',
+      `The answer is larger than ${ANSWER_LIMIT_BYTES / 1024} KB.`,
+      probe.status,
+      started,
+    );
+  if (probe.broken)
+    return failure('network_error', 'The connection broke off during the answer.', probe.status, started);
   if (probe.status === null) return failure('network_error', 'The connection failed.', null, started);
   const rpcError = isJsonRpcError(probe.body);
-  if (rpcError) return failure('rpc_error', `JSON-RPC error ${String(rpcError.code ?? '?')}: ${String(rpcError.message ?? '').slice(0, 200)}`, probe.status, started);
+  if (rpcError)
+    return failure(
+      'rpc_error',
+      `JSON-RPC error ${String(rpcError.code ?? '?')}: ${String(rpcError.message ?? '').slice(0, 200)}`,
+      probe.status,
+      started,
+    );
   if (probe.status >= 400) return failure('http_error', `HTTP ${probe.status}.`, probe.status, started);
   if (!parsesAsJson(probe.body)) return failure('invalid_answer', 'The answer is not JSON.', probe.status, started);
-  return failure('invalid_answer', `The answer is not a valid A2A response: ${error instanceof Error ? error.message.slice(0, 200) : 'unreadable'}.`, probe.status, started);
+  return failure(
+    'invalid_answer',
+    `The answer is not a valid A2A response: ${error instanceof Error ? error.message.slice(0, 200) : 'unreadable'}.`,
+    probe.status,
+    started,
+  );
 }
 
 /** The text of a part list (the reply) and the merged data parts (the output). */
@@ -130,14 +169,30 @@ function collectParts(parts: Part[], into: { texts: string[]; output: Record<str
   for (const part of parts) {
     const content = part.content;
     if (content?.$case === 'text') into.texts.push(content.value);
-    else if (content?.$case === 'data' && content.value && typeof content.value === 'object' && !Array.isArray(content.value)) Object.assign(into.output, content.value);
+    else if (
+      content?.$case === 'data' &&
+      content.value &&
+      typeof content.value === 'object' &&
+      !Array.isArray(content.value)
+    )
+      Object.assign(into.output, content.value);
   }
 }
 
 /** Task states, as the SDK's enum numbers them (A2A v1.0). */
 const TASK_COMPLETED = 3;
 const TASK_REJECTED = 7;
-const TASK_STATE_NAMES: Record<number, string> = { 0: 'unspecified', 1: 'submitted', 2: 'working', 3: 'completed', 4: 'failed', 5: 'canceled', 6: 'input-required', 7: 'rejected', 8: 'auth-required' };
+const TASK_STATE_NAMES: Record<number, string> = {
+  0: 'unspecified',
+  1: 'submitted',
+  2: 'working',
+  3: 'completed',
+  4: 'failed',
+  5: 'canceled',
+  6: 'input-required',
+  7: 'rejected',
+  8: 'auth-required',
+};
 
 /** The answer of an A2A call: a message, or a completed task; any other state is a failure. */
 function answerOfA2A(result: Message | Task, probe: Probe, started: number): AgentAnswer {
@@ -147,25 +202,59 @@ function answerOfA2A(result: Message | Task, probe: Probe, started: number): Age
   } else {
     const state = result.status?.state ?? 0;
     if (state === TASK_REJECTED) return failure('declined', 'The agent declined the task.', probe.status, started);
-    if (state !== TASK_COMPLETED) return failure('not_completed', `The task is ${TASK_STATE_NAMES[state] ?? 'in an unknown state'}, not completed (execution is sync only).`, probe.status, started);
+    if (state !== TASK_COMPLETED)
+      return failure(
+        'not_completed',
+        `The task is ${TASK_STATE_NAMES[state] ?? 'in an unknown state'}, not completed (execution is sync only).`,
+        probe.status,
+        started,
+      );
     for (const artifact of result.artifacts ?? []) collectParts(artifact.parts ?? [], collected);
     if (result.status?.message) collectParts(result.status.message.parts ?? [], collected);
   }
   const reply = collected.texts.join('\n\n').trim();
-  if (!reply && Object.keys(collected.output).length === 0) return failure('invalid_answer', 'The answer has neither text nor data.', probe.status, started);
-  return { ok: true, reply: reply ? reply.slice(0, REPLY_LIMIT_CHARS) : null, output: collected.output, usage: [], httpStatus: probe.status, durationMs: Date.now() - started };
+  if (!reply && Object.keys(collected.output).length === 0)
+    return failure('invalid_answer', 'The answer has neither text nor data.', probe.status, started);
+  return {
+    ok: true,
+    reply: reply ? reply.slice(0, REPLY_LIMIT_CHARS) : null,
+    output: collected.output,
+    usage: [],
+    httpStatus: probe.status,
+    durationMs: Date.now() - started,
+  };
 }
 
 /** The user message of an A2A call: the text, and a data part with everything else. */
 function userMessage(call: AgentCall): Message {
   const { text, ...context } = call;
   const parts: Part[] = [];
-  if (text !== undefined) parts.push({ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' });
-  parts.push({ content: { $case: 'data', value: context }, metadata: undefined, filename: '', mediaType: 'application/json' });
-  return { messageId: newId('msg'), contextId: '', taskId: '', role: 1, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+  if (text !== undefined)
+    parts.push({ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+  parts.push({
+    content: { $case: 'data', value: context },
+    metadata: undefined,
+    filename: '',
+    mediaType: 'application/json',
+  });
+  return {
+    messageId: newId('msg'),
+    contextId: '',
+    taskId: '',
+    role: 1,
+    parts,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
-async function callAgent(target: CallTarget, call: AgentCall, egress: EgressPolicy, started: number): Promise<AgentAnswer> {
+async function callAgent(
+  target: CallTarget,
+  call: AgentCall,
+  egress: EgressPolicy,
+  started: number,
+): Promise<AgentAnswer> {
   const stored = target.card;
   if (!stored) return failure('invalid_answer', 'The agent has no validated card.', null, started);
   const probe: Probe = { status: null };
@@ -173,13 +262,21 @@ async function callAgent(target: CallTarget, call: AgentCall, egress: EgressPoli
   try {
     return await withinTimeout(target.timeoutMs, async () => {
       const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } }), new RestTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })],
+        transports: [
+          new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } }),
+          new RestTransportFactory({ fetchImpl, legacyCompat: { enabled: true } }),
+        ],
         preferredTransports: [stored.summary.protocol_binding],
       });
       // Only the interface that was validated and shown is called, whatever else the card lists.
       const card = { ...stored.card, supportedInterfaces: [calledInterface(stored.summary)] };
       const client = await new ClientFactory(options).createFromAgentCard(card as never);
-      const result = await client.sendMessage({ tenant: '', message: userMessage(call), configuration: undefined, metadata: undefined });
+      const result = await client.sendMessage({
+        tenant: '',
+        message: userMessage(call),
+        configuration: undefined,
+        metadata: undefined,
+      });
       return answerOfA2A(result, probe, started);
     });
   } catch (error) {
@@ -187,13 +284,22 @@ async function callAgent(target: CallTarget, call: AgentCall, egress: EgressPoli
   }
 }
 
-async function callRobot(target: CallTarget, call: AgentCall, egress: EgressPolicy, started: number): Promise<AgentAnswer> {
+async function callRobot(
+  target: CallTarget,
+  call: AgentCall,
+  egress: EgressPolicy,
+  started: number,
+): Promise<AgentAnswer> {
   if (!target.endpointUrl) return failure('invalid_answer', 'The robot has no endpoint.', null, started);
   const probe: Probe = { status: null };
   const fetchImpl = signedFetch(target, egress, started + target.timeoutMs, probe);
   try {
     return await withinTimeout(target.timeoutMs, async () => {
-      const response = await fetchImpl(target.endpointUrl!, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify(call) });
+      const response = await fetchImpl(target.endpointUrl!, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify(call),
+      });
       if (!response.ok) return failure('http_error', `HTTP ${response.status}.`, response.status, started);
       let json: unknown;
       try {
@@ -204,11 +310,26 @@ async function callRobot(target: CallTarget, call: AgentCall, egress: EgressPoli
       const parsed = robotAnswerSchema.safeParse(json);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
-        return failure('invalid_answer', `The answer does not match {output, reply?, usage?}: ${issue.path.join('.') || 'body'}: ${issue.message}`.slice(0, 300), response.status, started);
+        return failure(
+          'invalid_answer',
+          `The answer does not match {output, reply?, usage?}: ${issue.path.join('.') || 'body'}: ${issue.message}`.slice(
+            0,
+            300,
+          ),
+          response.status,
+          started,
+        );
       }
       const usage: ReportedUsage[] = parsed.data.usage ?? [];
       const reply = parsed.data.reply?.trim();
-      return { ok: true, reply: reply ? reply : null, output: parsed.data.output, usage, httpStatus: response.status, durationMs: Date.now() - started } as const;
+      return {
+        ok: true,
+        reply: reply ? reply : null,
+        output: parsed.data.output,
+        usage,
+        httpStatus: response.status,
+        durationMs: Date.now() - started,
+      } as const;
     });
   } catch (error) {
     return classifyError(error, probe, started);

@@ -24,7 +24,10 @@ export const rotateSecretRoute = createRoute({
     'Every call the platform makes to you carries Standard Webhooks headers signed with your `whsec_` secret; verify them (the npm `standardwebhooks` library does). This issues a new secret, shown once in this answer. For 24 hours calls carry signatures under both the old and the new secret, so you can deploy the new one without missing a call.',
   security,
   middleware: [operate] as const,
-  responses: { 200: jsonContent(signingSecretSchema, 'The new secret. Store it now.'), ...problemResponses([401, 403, 409, 503] as const) },
+  responses: {
+    200: jsonContent(signingSecretSchema, 'The new secret. Store it now.'),
+    ...problemResponses([401, 403, 409, 503] as const),
+  },
 });
 
 export const healthRoute = createRoute({
@@ -33,7 +36,8 @@ export const healthRoute = createRoute({
   operationId: 'getAgentHealth',
   tags: [TAG],
   summary: 'Your agent’s or robot’s last 24 hours',
-  description: 'Calls, success rate, p50 and p95 latency, the circuit breaker (5 failures in a row skip you for a minute) and the last errors, each with its execution id.',
+  description:
+    'Calls, success rate, p50 and p95 latency, the circuit breaker (5 failures in a row skip you for a minute) and the last errors, each with its execution id.',
   security,
   middleware: [operate] as const,
   responses: { 200: jsonContent(agentHealthSchema, 'The health view.'), ...problemResponses([401, 403] as const) },
@@ -44,7 +48,13 @@ export function agentProviderRoutes() {
   const app = newApp('problem');
   app.openapi(rotateSecretRoute, async (c) => {
     const provider = requireProviderRow(c);
-    const rotated = await rotateSigningSecret(c.var.db, { actorKind: 'user', actorId: provider.userId, requestId: c.var.requestId }, provider.id, c.var.settings.SECRETS_KEY, Date.now());
+    const rotated = await rotateSigningSecret(
+      c.var.db,
+      { actorKind: 'user', actorId: provider.userId, requestId: c.var.requestId },
+      provider.id,
+      c.var.settings.SECRETS_KEY,
+      Date.now(),
+    );
     c.header('Cache-Control', 'no-store');
     return c.json(rotated, 200);
   });

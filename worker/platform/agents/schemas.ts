@@ -11,9 +11,14 @@ export const agentCardSummarySchema = z
     name: z.string(),
     description: z.string(),
     version: z.string(),
-    protocol_version: z.string().openapi({ example: '1.0', description: 'The A2A protocol version of the interface the platform calls (1.0, or 0.3).' }),
+    protocol_version: z.string().openapi({
+      example: '1.0',
+      description: 'The A2A protocol version of the interface the platform calls (1.0, or 0.3).',
+    }),
     protocol_binding: z.enum(['JSONRPC', 'HTTP+JSON']),
-    endpoint: z.string().openapi({ description: 'Where SendMessage (message/send on 0.3) is sent: the one interface of the card the platform calls.' }),
+    endpoint: z.string().openapi({
+      description: 'Where SendMessage (message/send on 0.3) is sent: the one interface of the card the platform calls.',
+    }),
     tenant: z.string().optional().openapi({ description: 'The tenant the interface names, sent with every call.' }),
     skills: z.array(z.object({ id: z.string(), name: z.string(), description: z.string() })),
     fetched_at: z.string(),
@@ -38,7 +43,10 @@ export const robotAnswerSchema = z.object({
           .string()
           .min(1)
           .max(64)
-          .refine((meter) => !PLATFORM_METERS.includes(meter.trim().toLowerCase()), 'is a meter of the platform’s own; report your usage under a meter of yours'),
+          .refine(
+            (meter) => !PLATFORM_METERS.includes(meter.trim().toLowerCase()),
+            'is a meter of the platform’s own; report your usage under a meter of yours',
+          ),
         quantity: z.number().finite().nonnegative(),
         unit: z.string().min(1).max(32),
       }),
@@ -51,12 +59,26 @@ export const robotAnswerSchema = z.object({
 export const signingSecretSchema = z
   .object({
     signing_secret: z.string().openapi({ example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
-    previous_secret_valid_until: z.string().nullable().openapi({ description: 'After a rotation, the old secret also signs until then (24 h).' }),
+    previous_secret_valid_until: z
+      .string()
+      .nullable()
+      .openapi({ description: 'After a rotation, the old secret also signs until then (24 h).' }),
   })
   .openapi('SigningSecret');
 
 export const attemptOutcomeSchema = z
-  .enum(['success', 'timeout', 'http_error', 'invalid_answer', 'rpc_error', 'not_completed', 'declined', 'network_error', 'refused', 'circuit_open'])
+  .enum([
+    'success',
+    'timeout',
+    'http_error',
+    'invalid_answer',
+    'rpc_error',
+    'not_completed',
+    'declined',
+    'network_error',
+    'refused',
+    'circuit_open',
+  ])
   .openapi('AttemptOutcome');
 
 /** An agent's or robot's last 24 hours. */
@@ -69,7 +91,10 @@ export const agentHealthSchema = z
     success_rate: z.number().nullable().openapi({ description: 'Successes per call, 0 to 1; null without calls.' }),
     p50_ms: z.number().int().nullable(),
     p95_ms: z.number().int().nullable(),
-    skipped: z.number().int().openapi({ description: 'Executions that skipped it while its circuit breaker was open.' }),
+    skipped: z
+      .number()
+      .int()
+      .openapi({ description: 'Executions that skipped it while its circuit breaker was open.' }),
     circuit: z.object({
       state: z.enum(['closed', 'open']),
       consecutive_failures: z.number().int(),

@@ -6,7 +6,14 @@
  */
 import { and, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { BREAKER_OPEN_MS, BREAKER_THRESHOLD, countsAsFailure, type AgentAttempt, type AgentCandidate, type MemoryTurn } from '../../brain';
+import {
+  BREAKER_OPEN_MS,
+  BREAKER_THRESHOLD,
+  countsAsFailure,
+  type AgentAttempt,
+  type AgentCandidate,
+  type MemoryTurn,
+} from '../../brain';
 import { insertRows, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -56,8 +63,16 @@ const NOT_FAILURES = sql.raw(`('success', 'declined', 'circuit_open')`);
 
 /** The active agents and robots of the pool that accept a domain (over provider_domains joined to providers). */
 function agentsAccepting(domain: string, pool: AgentPool) {
-  const inPool = pool.kind === 'workspace' ? sql`${providers.userId} IN (SELECT ${memberships.userId} FROM ${memberships} WHERE ${memberships.workspaceId} = ${pool.workspaceId})` : undefined;
-  return and(eq(providerDomains.domain, domain), eq(providers.status, 'active'), inArray(providers.kind, ['agent', 'robot']), inPool);
+  const inPool =
+    pool.kind === 'workspace'
+      ? sql`${providers.userId} IN (SELECT ${memberships.userId} FROM ${memberships} WHERE ${memberships.workspaceId} = ${pool.workspaceId})`
+      : undefined;
+  return and(
+    eq(providerDomains.domain, domain),
+    eq(providers.status, 'active'),
+    inArray(providers.kind, ['agent', 'robot']),
+    inPool,
+  );
 }
 
 /**
@@ -140,7 +155,15 @@ export function forgetAgentSupply(): void {
 
 async function callTarget(row: CandidateRow, secretsKey: string | undefined, now: number): Promise<CallTarget> {
   const key = requireSecretsKey(secretsKey);
-  const signingSecrets = await signingSecretsInForce({ current: row.signing_secret, previous: row.previous_signing_secret, previousUntil: row.previous_signing_secret_until }, key, now);
+  const signingSecrets = await signingSecretsInForce(
+    {
+      current: row.signing_secret,
+      previous: row.previous_signing_secret,
+      previousUntil: row.previous_signing_secret_until,
+    },
+    key,
+    now,
+  );
   return {
     providerId: row.id,
     kind: row.kind,
@@ -154,7 +177,11 @@ async function callTarget(row: CandidateRow, secretsKey: string | undefined, now
 
 /** SECRETS_KEY is required once secrets are stored: without it they cannot be read or made. */
 export function requireSecretsKey(secretsKey: string | undefined): string {
-  if (!secretsKey) throw new ApiError('service_unavailable', 'Agents and robots need the SECRETS_KEY secret, which is not configured.');
+  if (!secretsKey)
+    throw new ApiError(
+      'service_unavailable',
+      'Agents and robots need the SECRETS_KEY secret, which is not configured.',
+    );
   return secretsKey;
 }
 
@@ -162,7 +189,13 @@ export function requireSecretsKey(secretsKey: string | undefined): string {
  * The rows an execution's attempts become, for its batch: one per attempt, and each call's
  * effect on the breaker (a failure counts up and opens it at the threshold; an answer closes it).
  */
-export function attemptWrites(db: Database, executionId: string, workspaceId: string, attempts: AgentAttempt[], now: number): BatchItem<'sqlite'>[] {
+export function attemptWrites(
+  db: Database,
+  executionId: string,
+  workspaceId: string,
+  attempts: AgentAttempt[],
+  now: number,
+): BatchItem<'sqlite'>[] {
   if (attempts.length === 0) return [];
   const writes: BatchItem<'sqlite'>[] = [
     insertRows(
@@ -202,7 +235,10 @@ export function attemptWrites(db: Database, executionId: string, workspaceId: st
         db
           .insert(providerHealth)
           .values({ providerId: attempt.providerId, consecutiveFailures: 0, openUntil: 0, updatedAt: now })
-          .onConflictDoUpdate({ target: providerHealth.providerId, set: { consecutiveFailures: 0, openUntil: 0, updatedAt: now } }),
+          .onConflictDoUpdate({
+            target: providerHealth.providerId,
+            set: { consecutiveFailures: 0, openUntil: 0, updatedAt: now },
+          }),
       );
     }
   }
@@ -220,7 +256,9 @@ export function conversationMemoryQuery(db: Database, conversationId: string) {
 }
 
 /** The memory that `conversationMemoryQuery`'s rows (newest first) give: oldest first, within MEMORY_BYTES. */
-export function conversationMemoryOf(rows: Array<{ role: MemoryTurn['role']; text: string; createdAt: number }>): MemoryTurn[] {
+export function conversationMemoryOf(
+  rows: Array<{ role: MemoryTurn['role']; text: string; createdAt: number }>,
+): MemoryTurn[] {
   const encoder = new TextEncoder();
   const kept: MemoryTurn[] = [];
   let bytes = 0;
@@ -244,7 +282,10 @@ export async function signingSecretOnApproval(
 ): Promise<{ fields: { signingSecret: string; signingSecretShownAt: number }; secret: string } | undefined> {
   if ((kind !== 'agent' && kind !== 'robot') || hasSecret) return undefined;
   const secret = newWebhookSecret();
-  return { fields: { signingSecret: await encryptSecret(secret, requireSecretsKey(secretsKey)), signingSecretShownAt: now }, secret };
+  return {
+    fields: { signingSecret: await encryptSecret(secret, requireSecretsKey(secretsKey)), signingSecretShownAt: now },
+    secret,
+  };
 }
 
 const iso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
@@ -253,32 +294,70 @@ const iso = (time: number | null) => (time === null ? null : new Date(time).toIS
  * A new signing secret, shown once in the answer. The old one keeps signing for 24 hours, so a
  * provider can deploy the new one without missing a call. Only from the secret the caller saw.
  */
-export async function rotateSigningSecret(db: Database, audit: AuditContext, providerId: string, secretsKey: string | undefined, now: number) {
+export async function rotateSigningSecret(
+  db: Database,
+  audit: AuditContext,
+  providerId: string,
+  secretsKey: string | undefined,
+  now: number,
+) {
   const key = requireSecretsKey(secretsKey);
-  const current = await db.select({ secret: providers.signingSecret }).from(providers).where(eq(providers.id, providerId)).get();
-  if (!current?.secret) throw new ApiError('conflict', 'There is no signing secret to rotate yet: it is issued when the provider is approved.');
+  const current = await db
+    .select({ secret: providers.signingSecret })
+    .from(providers)
+    .where(eq(providers.id, providerId))
+    .get();
+  if (!current?.secret)
+    throw new ApiError(
+      'conflict',
+      'There is no signing secret to rotate yet: it is issued when the provider is approved.',
+    );
   const fresh = newWebhookSecret();
   const until = now + SIGNING_SECRET_OVERLAP_MS;
   const [updated] = await db.batch([
     db
       .update(providers)
-      .set({ signingSecret: await encryptSecret(fresh, key), previousSigningSecret: current.secret, previousSigningSecretUntil: until, signingSecretShownAt: now, updatedAt: now })
+      .set({
+        signingSecret: await encryptSecret(fresh, key),
+        previousSigningSecret: current.secret,
+        previousSigningSecretUntil: until,
+        signingSecretShownAt: now,
+        updatedAt: now,
+      })
       .where(and(eq(providers.id, providerId), eq(providers.signingSecret, current.secret)))
       .returning({ id: providers.id }),
-    auditInsert(db, audit, { action: 'provider.signing_secret_rotated', targetId: providerId, metadata: { previous_valid_until: iso(until) } }, now),
+    auditInsert(
+      db,
+      audit,
+      {
+        action: 'provider.signing_secret_rotated',
+        targetId: providerId,
+        metadata: { previous_valid_until: iso(until) },
+      },
+      now,
+    ),
   ]);
-  if (updated.length === 0) throw new ApiError('conflict', 'The secret was rotated meanwhile. Rotate again if you need a new one.');
+  if (updated.length === 0)
+    throw new ApiError('conflict', 'The secret was rotated meanwhile. Rotate again if you need a new one.');
   return { signing_secret: fresh, previous_secret_valid_until: iso(until) };
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /** The last 24 hours of one agent or robot: success rate, latency percentiles, breaker, last errors. */
 export async function agentHealth(db: Database, providerId: string, now: number): Promise<AgentHealth> {
   const since = now - 24 * 60 * 60 * 1000;
   const [attempts, breaker] = await db.batch([
     db
-      .select({ executionId: agentAttempts.executionId, outcome: agentAttempts.outcome, httpStatus: agentAttempts.httpStatus, durationMs: agentAttempts.durationMs, error: agentAttempts.error, createdAt: agentAttempts.createdAt })
+      .select({
+        executionId: agentAttempts.executionId,
+        outcome: agentAttempts.outcome,
+        httpStatus: agentAttempts.httpStatus,
+        durationMs: agentAttempts.durationMs,
+        error: agentAttempts.error,
+        createdAt: agentAttempts.createdAt,
+      })
       .from(agentAttempts)
       .where(and(eq(agentAttempts.providerId, providerId), gt(agentAttempts.createdAt, since)))
       .orderBy(desc(agentAttempts.createdAt))
@@ -299,10 +378,20 @@ export async function agentHealth(db: Database, providerId: string, now: number)
     p50_ms: percentile(durations, 50),
     p95_ms: percentile(durations, 95),
     skipped: attempts.length - calls.length,
-    circuit: { state: open ? 'open' : 'closed', consecutive_failures: state?.consecutiveFailures ?? 0, open_until: open ? iso(state!.openUntil) : null },
+    circuit: {
+      state: open ? 'open' : 'closed',
+      consecutive_failures: state?.consecutiveFailures ?? 0,
+      open_until: open ? iso(state!.openUntil) : null,
+    },
     last_errors: attempts
       .filter((attempt) => attempt.outcome !== 'success')
       .slice(0, 10)
-      .map((attempt) => ({ at: new Date(attempt.createdAt).toISOString(), execution_id: attempt.executionId, outcome: attempt.outcome, http_status: attempt.httpStatus, error: attempt.error })),
+      .map((attempt) => ({
+        at: new Date(attempt.createdAt).toISOString(),
+        execution_id: attempt.executionId,
+        outcome: attempt.outcome,
+        http_status: attempt.httpStatus,
+        error: attempt.error,
+      })),
   };
 }

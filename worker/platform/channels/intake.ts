@@ -32,12 +32,19 @@ export async function runIntake(db: Database, command: IntakeCommand): Promise<I
   const { channel, request } = command;
   if (request.trigger === 'lead_capture' && !request.website) {
     const missing = missingContactFields(channel, request);
-    if (missing.length > 0) throw new ApiError('validation_failed', 'Some contact details are required.', { errors: missing });
+    if (missing.length > 0)
+      throw new ApiError('validation_failed', 'Some contact details are required.', { errors: missing });
   }
 
   const outcome = await runExecution(
     db,
-    { kind: 'channel', channel, clientIp: command.clientIp, origin: command.origin, ...(request.session_id ? { visitorToken: request.session_id } : {}) },
+    {
+      kind: 'channel',
+      channel,
+      clientIp: command.clientIp,
+      origin: command.origin,
+      ...(request.session_id ? { visitorToken: request.session_id } : {}),
+    },
     {
       domain: channel.domain,
       text: request.message?.text,
@@ -54,7 +61,10 @@ export async function runIntake(db: Database, command: IntakeCommand): Promise<I
   const next: IntakeResponse['next'] =
     request.trigger === 'lead_capture'
       ? 'done'
-      : plan.path === 'lead' && plan.disposition === 'routed' && asksForContact(channel) && !outcome.conversation!.contactKnown
+      : plan.path === 'lead' &&
+          plan.disposition === 'routed' &&
+          asksForContact(channel) &&
+          !outcome.conversation!.contactKnown
         ? 'collect_contact'
         : 'continue';
   return {

@@ -17,7 +17,14 @@ import { ApiError } from '../../lib/errors';
 import { problemResponses } from '../../lib/openapi';
 import { runIntake } from './intake';
 import { intakeRequestSchema, intakeResponseSchema, publicWidgetConfigSchema } from './schemas';
-import { findActiveChannel, findActiveChannelForIntake, forgetChannel, isOriginAllowed, publicWidgetConfig, type ActiveChannel } from './service';
+import {
+  findActiveChannel,
+  findActiveChannelForIntake,
+  forgetChannel,
+  isOriginAllowed,
+  publicWidgetConfig,
+  type ActiveChannel,
+} from './service';
 
 const TAG = 'Widget (public)';
 const INTAKE_MAX_BYTES = 16 * 1024;
@@ -26,7 +33,8 @@ const INTAKE_MAX_BYTES = 16 * 1024;
 function pageOriginOf(c: Context<AppEnv>): string | undefined {
   const origin = c.req.header('Origin');
   if (origin) return origin;
-  if (c.req.header('Sec-Fetch-Site') === 'same-origin') return consoleOrigin(resolvePlatformUrls(c.var.settings, c.req.url));
+  if (c.req.header('Sec-Fetch-Site') === 'same-origin')
+    return consoleOrigin(resolvePlatformUrls(c.var.settings, c.req.url));
   return undefined;
 }
 
@@ -43,12 +51,17 @@ function channelGate(param: string, options: { requireOrigin: boolean; forIntake
     const admit = (channel: ActiveChannel | undefined) => {
       if (!channel) throw new ApiError('not_found', 'No such channel, or it is disabled.');
       if (origin === undefined ? options.requireOrigin : !isOriginAllowed(channel, urls, origin)) {
-        throw new ApiError('origin_not_allowed', 'This site is not allowed to use this channel. Add its origin to the channel’s allowed origins.');
+        throw new ApiError(
+          'origin_not_allowed',
+          'This site is not allowed to use this channel. Add its origin to the channel’s allowed origins.',
+        );
       }
       return channel;
     };
     // Intake may take the channel from the cache: its execution batch guards the channel's state and origins.
-    const found = options.forIntake ? await findActiveChannelForIntake(c.var.db, channelKey) : { channel: await findActiveChannel(c.var.db, channelKey), fromCache: false };
+    const found = options.forIntake
+      ? await findActiveChannelForIntake(c.var.db, channelKey)
+      : { channel: await findActiveChannel(c.var.db, channelKey), fromCache: false };
     c.set('channel', admit(found?.channel));
     c.set('pageOrigin', origin);
     c.set('channelOriginToGuard', origin === undefined || origin === consoleOrigin(urls) ? null : origin);
@@ -84,8 +97,18 @@ interface PublicPaths {
 }
 
 const PATHS: PublicPaths[] = [
-  { param: 'channelKey', config: '/api/public/channels/{channelKey}/widget-config', intake: '/api/public/channels/{channelKey}/intake', idSuffix: '' },
-  { param: 'channel_key', config: '/api/public/widget/{channel_key}/config', intake: '/api/public/widget/{channel_key}/intake', idSuffix: 'ByWidgetPath' },
+  {
+    param: 'channelKey',
+    config: '/api/public/channels/{channelKey}/widget-config',
+    intake: '/api/public/channels/{channelKey}/intake',
+    idSuffix: '',
+  },
+  {
+    param: 'channel_key',
+    config: '/api/public/widget/{channel_key}/config',
+    intake: '/api/public/widget/{channel_key}/intake',
+    idSuffix: 'ByWidgetPath',
+  },
 ];
 
 const honoPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
@@ -109,13 +132,20 @@ export function publicWidgetRoutes() {
         middleware: [channelGate(paths.param, { requireOrigin: false })],
         request: { params },
         responses: {
-          200: { description: 'The configuration.', content: { 'application/json': { schema: publicWidgetConfigSchema } } },
+          200: {
+            description: 'The configuration.',
+            content: { 'application/json': { schema: publicWidgetConfigSchema } },
+          },
           304: { description: 'Not modified (If-None-Match).' },
           ...problemResponses([403, 404] as const),
         },
       }),
       async (c) => {
-        const config = publicWidgetConfig(admitted(c), resolvePlatformUrls(c.var.settings, c.req.url), c.var.pageOrigin);
+        const config = publicWidgetConfig(
+          admitted(c),
+          resolvePlatformUrls(c.var.settings, c.req.url),
+          c.var.pageOrigin,
+        );
         const body = JSON.stringify(config);
         const etag = `"${(await sha256Hex(body)).slice(0, 32)}"`;
         c.header('ETag', etag);
@@ -135,7 +165,11 @@ export function publicWidgetRoutes() {
         description:
           'Starts or continues a visitor session and answers with the reply to show. Admission: active channel, allowed origin, a rate limit per channel and client, a honeypot, and 4,000 characters per message. The demand then runs through the same executor as /api/execute.',
         security: [],
-        middleware: [channelGate(paths.param, { requireOrigin: true, forIntake: true }), readJsonBody(INTAKE_MAX_BYTES), parseJsonBody],
+        middleware: [
+          channelGate(paths.param, { requireOrigin: true, forIntake: true }),
+          readJsonBody(INTAKE_MAX_BYTES),
+          parseJsonBody,
+        ],
         request: {
           params,
           body: {
@@ -149,7 +183,10 @@ export function publicWidgetRoutes() {
           },
         },
         responses: {
-          200: { description: 'What to show the visitor next.', content: { 'application/json': { schema: intakeResponseSchema } } },
+          200: {
+            description: 'What to show the visitor next.',
+            content: { 'application/json': { schema: intakeResponseSchema } },
+          },
           ...problemResponses([400, 403, 404, 413, 415, 422, 429, 503] as const),
         },
       }),
@@ -164,7 +201,11 @@ export function publicWidgetRoutes() {
             requestId: c.var.requestId,
             traceId: c.var.traceId,
             now: Date.now(),
-            limits: { defaultRateLimitPerMinute: settings.DEFAULT_RATE_LIMIT_PER_MINUTE, intakeRateLimitPerMinute: settings.INTAKE_RATE_LIMIT_PER_MINUTE, agentChainMs: settings.AGENT_CHAIN_DEADLINE_MS },
+            limits: {
+              defaultRateLimitPerMinute: settings.DEFAULT_RATE_LIMIT_PER_MINUTE,
+              intakeRateLimitPerMinute: settings.INTAKE_RATE_LIMIT_PER_MINUTE,
+              agentChainMs: settings.AGENT_CHAIN_DEADLINE_MS,
+            },
             egress: egressPolicy(settings),
             secretsKey: settings.SECRETS_KEY,
           },

@@ -15,7 +15,11 @@ const TAG = 'Channels';
 /** A workspace API key, or a console session of a member. */
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { consoleSession: [] }];
 const channelKeyParam = z.object({
-  channelKey: z.string().min(1).max(64).openapi({ param: { name: 'channelKey', in: 'path' }, example: 'ch_demo' }),
+  channelKey: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: 'channelKey', in: 'path' }, example: 'ch_demo' }),
 });
 
 const writeMiddleware = [readJsonBody(), requireWorkspaceAccess('channels.write'), parseJsonBody];
@@ -23,7 +27,12 @@ const readMiddleware = [requireWorkspaceAccess('channels.read')];
 
 function auditFrom(c: Context<AppEnv>): AuditContext {
   const workspace = requireWorkspace(c);
-  return { actorKind: workspace.actorKind, actorId: workspace.actorId, requestId: c.var.requestId, traceId: c.var.traceId };
+  return {
+    actorKind: workspace.actorKind,
+    actorId: workspace.actorId,
+    requestId: c.var.requestId,
+    traceId: c.var.traceId,
+  };
 }
 
 const intakeEntrySchema = z
@@ -47,7 +56,8 @@ export function channelRoutes() {
       operationId: 'createChannel',
       tags: [TAG],
       summary: 'Create a channel (widget and hosted inbox)',
-      description: 'Needs an API key with `channels:write`. The answer carries the ready-to-paste snippet and the hosted inbox URL.',
+      description:
+        'Needs an API key with `channels:write`. The answer carries the ready-to-paste snippet and the hosted inbox URL.',
       security,
       middleware: writeMiddleware,
       request: {
@@ -61,7 +71,10 @@ export function channelRoutes() {
           },
         },
       },
-      responses: { 201: json(channelSchema, 'The new channel.'), ...problemResponses([400, 401, 403, 413, 415, 422] as const) },
+      responses: {
+        201: json(channelSchema, 'The new channel.'),
+        ...problemResponses([400, 401, 403, 413, 415, 422] as const),
+      },
     }),
     async (c) => {
       const workspace = requireWorkspace(c);
@@ -118,21 +131,37 @@ export function channelRoutes() {
       operationId: 'updateChannel',
       tags: [TAG],
       summary: 'Update a channel: name, domain, origins, status, widget configuration',
-      description: '`widget` is merged section by section, so `{"widget":{"colors":{"primary":"#0a7"}}}` changes one colour.',
+      description:
+        '`widget` is merged section by section, so `{"widget":{"colors":{"primary":"#0a7"}}}` changes one colour.',
       security,
       middleware: writeMiddleware,
       request: {
         params: channelKeyParam,
         body: {
           required: true,
-          content: { 'application/json': { schema: updateChannelSchema, example: { widget: { colors: { primary: '#0b6e4f' } } } } },
+          content: {
+            'application/json': {
+              schema: updateChannelSchema,
+              example: { widget: { colors: { primary: '#0b6e4f' } } },
+            },
+          },
         },
       },
-      responses: { 200: json(channelSchema, 'The updated channel.'), ...problemResponses([400, 401, 403, 404, 413, 415, 422] as const) },
+      responses: {
+        200: json(channelSchema, 'The updated channel.'),
+        ...problemResponses([400, 401, 403, 404, 413, 415, 422] as const),
+      },
     }),
     async (c) => {
       const urls = resolvePlatformUrls(c.var.settings, c.req.url);
-      const row = await updateChannel(c.var.db, requireWorkspace(c), auditFrom(c), c.req.valid('param').channelKey, c.req.valid('json'), urls);
+      const row = await updateChannel(
+        c.var.db,
+        requireWorkspace(c),
+        auditFrom(c),
+        c.req.valid('param').channelKey,
+        c.req.valid('json'),
+        urls,
+      );
       return c.json(describeChannel(row, urls), 200);
     },
   );
@@ -144,7 +173,8 @@ export function channelRoutes() {
       operationId: 'listChannelIntake',
       tags: [TAG],
       summary: 'Recent demand and leads captured by a channel',
-      description: 'Newest first, with attribution. Visitor contact details are not included; `contact_fields` says which were given.',
+      description:
+        'Newest first, with attribution. Visitor contact details are not included; `contact_fields` says which were given.',
       security,
       middleware: readMiddleware,
       request: {

@@ -32,7 +32,11 @@ export const widgetConfigSchema = z
   .strictObject({
     brand: z.strictObject({
       name: z.string().trim().min(1).max(60),
-      logo_url: z.url({ protocol: /^https$/ }).max(500).nullable().default(null),
+      logo_url: z
+        .url({ protocol: /^https$/ })
+        .max(500)
+        .nullable()
+        .default(null),
     }),
     colors: z.strictObject({ primary: hexColorSchema, on_primary: hexColorSchema }),
     position: z.strictObject({
@@ -81,7 +85,8 @@ export type WidgetConfigPatch = z.infer<typeof widgetConfigPatchSchema>;
 const domainSchema = z.string().trim().min(1).max(100).openapi({ example: 'consultation' });
 
 export const routingPoolSchema = z.enum(['platform', 'workspace']).openapi('RoutingPool', {
-  description: 'Who may see this channel’s leads: `platform` (every matching active provider, the default) or `workspace` (only providers who are members of this workspace).',
+  description:
+    'Who may see this channel’s leads: `platform` (every matching active provider, the default) or `workspace` (only providers who are members of this workspace).',
 });
 
 export const createChannelSchema = z
@@ -172,13 +177,21 @@ export type Attribution = z.infer<typeof attributionSchema>;
 
 export const intakeRequestSchema = z
   .strictObject({
-    session_id: z.string().max(100).optional().openapi({ description: 'Issued by the first intake; send it back to continue.' }),
+    session_id: z
+      .string()
+      .max(100)
+      .optional()
+      .openapi({ description: 'Issued by the first intake; send it back to continue.' }),
     message: z.strictObject({ text: z.string().trim().min(1).max(INTAKE_TEXT_LIMIT) }).optional(),
     trigger: intakeTriggerSchema.default('consultation'),
     contact: z
       .strictObject({
         name: shortText(120).optional(),
-        email: z.email().max(254).optional().or(z.literal('').transform(() => undefined)),
+        email: z
+          .email()
+          .max(254)
+          .optional()
+          .or(z.literal('').transform(() => undefined)),
         phone: z
           .string()
           .trim()
@@ -204,8 +217,14 @@ export const intakeResponseSchema = z
   .object({
     session_id: z.string(),
     reply: z.string().openapi({ description: 'What to show the visitor.' }),
-    demand_id: z.string().optional().openapi({ description: 'The conversation’s one demand: the same for every message of it.' }),
-    reference: z.string().optional().openapi({ example: 'D-8S5BSX', description: 'The reference the visitor sees, the same for the whole conversation.' }),
+    demand_id: z
+      .string()
+      .optional()
+      .openapi({ description: 'The conversation’s one demand: the same for every message of it.' }),
+    reference: z.string().optional().openapi({
+      example: 'D-8S5BSX',
+      description: 'The reference the visitor sees, the same for the whole conversation.',
+    }),
     lead_id: z.string().optional(),
     answered_by: z
       .object({ kind: z.enum(['agent', 'robot']), name: z.string() })

@@ -94,7 +94,10 @@ export function mergeWidgetConfig(base: WidgetConfig, patch: WidgetConfigPatch |
     provider_entry: { ...base.provider_entry, ...patch.provider_entry },
   };
   const checked = widgetConfigSchema.safeParse(merged);
-  if (!checked.success) throw new ApiError('validation_failed', 'The widget configuration is not valid.', { errors: fieldErrorsFromZod(checked.error) });
+  if (!checked.success)
+    throw new ApiError('validation_failed', 'The widget configuration is not valid.', {
+      errors: fieldErrorsFromZod(checked.error),
+    });
   return checked.data;
 }
 
@@ -154,7 +157,17 @@ export async function createChannel(
   assertConfigBudget({ id: 0, ...values }, urls);
   const [inserted] = await db.batch([
     db.insert(channels).values(values).returning(),
-    auditInsert(db, audit, { organizationId: scope.organizationId, workspaceId: scope.workspaceId, action: 'channel.created', targetId: channelKey }, now),
+    auditInsert(
+      db,
+      audit,
+      {
+        organizationId: scope.organizationId,
+        workspaceId: scope.workspaceId,
+        action: 'channel.created',
+        targetId: channelKey,
+      },
+      now,
+    ),
   ]);
   const row = inserted[0];
   if (!row) throw new Error('channel insert returned no row');
@@ -218,7 +231,10 @@ export async function updateChannel(
       {
         organizationId: scope.organizationId,
         workspaceId: scope.workspaceId,
-        action: input.status && input.status !== existing.status ? `channel.${input.status === 'active' ? 'enabled' : 'disabled'}` : 'channel.updated',
+        action:
+          input.status && input.status !== existing.status
+            ? `channel.${input.status === 'active' ? 'enabled' : 'disabled'}`
+            : 'channel.updated',
         targetId: channelKey,
         metadata: { fields: Object.keys(input) },
       },
@@ -253,7 +269,11 @@ const activeChannelCache = new TtlCache<ActiveChannel>(10_000, 1000);
  * and a refusal before the batch re-checks it fresh (public-routes.ts), so a disabled channel or
  * a removed origin never gets through; the cache only spares the lookup's round trip.
  */
-export async function findActiveChannelForIntake(db: Database, channelKey: string, now = Date.now()): Promise<{ channel: ActiveChannel; fromCache: boolean } | undefined> {
+export async function findActiveChannelForIntake(
+  db: Database,
+  channelKey: string,
+  now = Date.now(),
+): Promise<{ channel: ActiveChannel; fromCache: boolean } | undefined> {
   const cached = activeChannelCache.peek(channelKey, now);
   if (cached) return { channel: cached, fromCache: true };
   const channel = await findActiveChannel(db, channelKey);
@@ -277,7 +297,11 @@ export function isOriginAllowed(row: ChannelRow, urls: PlatformUrls, origin: str
 }
 
 /** The public widget configuration, with provider_entry resolved for the requesting origin. */
-export function publicWidgetConfig(row: ChannelRow, urls: PlatformUrls, origin: string | undefined): PublicWidgetConfig {
+export function publicWidgetConfig(
+  row: ChannelRow,
+  urls: PlatformUrls,
+  origin: string | undefined,
+): PublicWidgetConfig {
   const config = widgetConfigOf(row);
   const mode = config.provider_entry.mode;
   const enabled = mode === 'on' || (mode === 'auto' && isFirstPartyOrigin(row, urls, origin));

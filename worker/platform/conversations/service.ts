@@ -60,13 +60,27 @@ async function findConversation(db: Database, where: ReturnType<typeof and>): Pr
 }
 
 /** The conversation a visitor token opens on this channel; a token of another channel opens nothing. */
-export async function findChannelConversation(db: Database, channelId: number, token: string): Promise<ConversationState | undefined> {
-  return findConversation(db, and(eq(conversations.tokenHash, await sha256Hex(token)), eq(conversations.channelId, channelId)));
+export async function findChannelConversation(
+  db: Database,
+  channelId: number,
+  token: string,
+): Promise<ConversationState | undefined> {
+  return findConversation(
+    db,
+    and(eq(conversations.tokenHash, await sha256Hex(token)), eq(conversations.channelId, channelId)),
+  );
 }
 
 /** The conversation of an API `session_id` in this workspace; another workspace's finds nothing. */
-export async function findApiConversation(db: Database, workspaceId: string, sessionId: string): Promise<ConversationState | undefined> {
-  return findConversation(db, and(eq(conversations.workspaceId, workspaceId), eq(conversations.externalSessionId, sessionId)));
+export async function findApiConversation(
+  db: Database,
+  workspaceId: string,
+  sessionId: string,
+): Promise<ConversationState | undefined> {
+  return findConversation(
+    db,
+    and(eq(conversations.workspaceId, workspaceId), eq(conversations.externalSessionId, sessionId)),
+  );
 }
 
 /** How a conversation starts: on a channel (with the visitor's token), or for an API caller. */
@@ -98,29 +112,50 @@ export interface StoredMessage {
 }
 
 /** The writes of one turn: the conversation (new, or touched), the visitor's message and the reply; and the messages stored. */
-export function conversationTurnWrites(db: Database, turn: ConversationTurn): { writes: BatchItem<'sqlite'>[]; messages: StoredMessage[] } {
+export function conversationTurnWrites(
+  db: Database,
+  turn: ConversationTurn,
+): { writes: BatchItem<'sqlite'>[]; messages: StoredMessage[] } {
   const { conversationId, now } = turn;
   const start = turn.start;
   const stored: Array<typeof messages.$inferInsert> = [];
-  if (turn.visitorText !== undefined) stored.push({ id: newId('msg', now), conversationId, role: 'visitor', text: turn.visitorText, executionId: turn.executionId, createdAt: now });
+  if (turn.visitorText !== undefined)
+    stored.push({
+      id: newId('msg', now),
+      conversationId,
+      role: 'visitor',
+      text: turn.visitorText,
+      executionId: turn.executionId,
+      createdAt: now,
+    });
   if (turn.reply) {
-    stored.push({ id: newId('msg', now), conversationId, role: turn.reply.role, text: turn.reply.text, authorId: turn.reply.authorId ?? null, executionId: turn.executionId, createdAt: now });
+    stored.push({
+      id: newId('msg', now),
+      conversationId,
+      role: turn.reply.role,
+      text: turn.reply.text,
+      authorId: turn.reply.authorId ?? null,
+      executionId: turn.executionId,
+      createdAt: now,
+    });
   }
   const writes: BatchItem<'sqlite'>[] = [
     start
-      ? insertRows(db, conversations, [{
-          id: conversationId,
-          workspaceId: start.workspaceId,
-          kind: start.kind,
-          channelId: start.kind === 'channel' ? start.channelId : null,
-          tokenHash: start.kind === 'channel' ? start.tokenHash : null,
-          externalSessionId: start.kind === 'api' ? start.externalSessionId : null,
-          attribution: start.kind === 'channel' ? start.attribution : null,
-          demandId: turn.demandId,
-          leadId: turn.leadId,
-          createdAt: now,
-          lastSeenAt: now,
-        }])
+      ? insertRows(db, conversations, [
+          {
+            id: conversationId,
+            workspaceId: start.workspaceId,
+            kind: start.kind,
+            channelId: start.kind === 'channel' ? start.channelId : null,
+            tokenHash: start.kind === 'channel' ? start.tokenHash : null,
+            externalSessionId: start.kind === 'api' ? start.externalSessionId : null,
+            attribution: start.kind === 'channel' ? start.attribution : null,
+            demandId: turn.demandId,
+            leadId: turn.leadId,
+            createdAt: now,
+            lastSeenAt: now,
+          },
+        ])
       : db
           .update(conversations)
           .set({ lastSeenAt: now, ...(turn.leadId ? { leadId: turn.leadId } : {}) })
@@ -128,7 +163,16 @@ export function conversationTurnWrites(db: Database, turn: ConversationTurn): { 
     ...(stored.length > 0 ? [insertRows(db, messages, stored)] : []),
   ];
   const iso = new Date(now).toISOString();
-  return { writes, messages: stored.map((row) => ({ message_id: row.id, conversation_id: conversationId, role: row.role, text: row.text, created_at: iso })) };
+  return {
+    writes,
+    messages: stored.map((row) => ({
+      message_id: row.id,
+      conversation_id: conversationId,
+      role: row.role,
+      text: row.text,
+      created_at: iso,
+    })),
+  };
 }
 
 export interface MessageView {
@@ -140,10 +184,20 @@ export interface MessageView {
 
 /** The query of a conversation's messages in order (the first `limit`), to run alone or in a batch. */
 export function messagesQuery(db: Database, conversationId: string, limit = 500) {
-  return db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(asc(messages.id)).limit(limit);
+  return db
+    .select()
+    .from(messages)
+    .where(eq(messages.conversationId, conversationId))
+    .orderBy(asc(messages.id))
+    .limit(limit);
 }
 
 /** Message rows as the API shows them. */
 export function toMessageViews(rows: (typeof messages.$inferSelect)[]): MessageView[] {
-  return rows.map((row) => ({ message_id: row.id, role: row.role, text: row.text, created_at: new Date(row.createdAt).toISOString() }));
+  return rows.map((row) => ({
+    message_id: row.id,
+    role: row.role,
+    text: row.text,
+    created_at: new Date(row.createdAt).toISOString(),
+  }));
 }

@@ -7,7 +7,13 @@ import type { Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import type { ActiveChannel } from '../channels/service';
 import { assertKnownDomain } from '../domains/service';
-import { findKeyContext, keyInactiveReason, workspaceInactive, type Actor, type KeyContext } from '../identity/credentials';
+import {
+  findKeyContext,
+  keyInactiveReason,
+  workspaceInactive,
+  type Actor,
+  type KeyContext,
+} from '../identity/credentials';
 
 /** An API request's principal: the bearer actor, and the `key_id` it named (if any). */
 export interface KeyPrincipal {
@@ -33,10 +39,15 @@ async function resolveExecutingKey(db: Database, principal: KeyPrincipal, now: n
     });
   }
   const key = await findKeyContext(db, { keyId });
-  if (!key) throw new ApiError('unknown_key_id', `No API key ${keyId}.`, { errors: [{ pointer: '/key_id', detail: 'No such key.' }] });
+  if (!key)
+    throw new ApiError('unknown_key_id', `No API key ${keyId}.`, {
+      errors: [{ pointer: '/key_id', detail: 'No such key.' }],
+    });
   const inactive = keyInactiveReason(key, now);
   if (inactive) {
-    throw new ApiError('key_inactive', `API key ${key.id} is ${inactive}.`, { errors: [{ pointer: '/key_id', detail: `The key is ${inactive}.` }] });
+    throw new ApiError('key_inactive', `API key ${key.id} is ${inactive}.`, {
+      errors: [{ pointer: '/key_id', detail: `The key is ${inactive}.` }],
+    });
   }
   return key;
 }
@@ -45,15 +56,25 @@ async function resolveExecutingKey(db: Database, principal: KeyPrincipal, now: n
 function grantScopes(key: KeyContext, requiredScopes: string[]): string[] {
   if (!key.workspaceActive) throw workspaceInactive();
   const held = new Set(key.scopes);
-  const missing = ['execute', ...requiredScopes].filter((scope, index, all) => !held.has(scope) && all.indexOf(scope) === index);
+  const missing = ['execute', ...requiredScopes].filter(
+    (scope, index, all) => !held.has(scope) && all.indexOf(scope) === index,
+  );
   if (missing.length > 0) {
-    throw new ApiError('insufficient_scope', `The key lacks the scope(s): ${missing.join(', ')}.`, { extensions: { missing_scopes: missing } });
+    throw new ApiError('insufficient_scope', `The key lacks the scope(s): ${missing.join(', ')}.`, {
+      extensions: { missing_scopes: missing },
+    });
   }
   return requiredScopes.length > 0 ? [...new Set(requiredScopes)] : key.scopes;
 }
 
 /** Admits an API request: its executing key, its tenant, its scopes and its domain. */
-export async function admitKey(db: Database, principal: KeyPrincipal, domain: string, requiredScopes: string[], now: number) {
+export async function admitKey(
+  db: Database,
+  principal: KeyPrincipal,
+  domain: string,
+  requiredScopes: string[],
+  now: number,
+) {
   const key = await resolveExecutingKey(db, principal, now);
   const grantedScopes = grantScopes(key, requiredScopes);
   await assertKnownDomain(db, domain);

@@ -10,9 +10,22 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { insertRowsSql, isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { forgetChannel } from '../channels/service';
-import { EXECUTIONS_METER, forgetCachedKeys, freshKeyRefusal, quotaPeriod, workspaceInactive, type KeyContext } from '../identity/credentials';
+import {
+  EXECUTIONS_METER,
+  forgetCachedKeys,
+  freshKeyRefusal,
+  quotaPeriod,
+  workspaceInactive,
+  type KeyContext,
+} from '../identity/credentials';
 import { claimIdempotencyKey, storedOutcome, storedRecord } from './idempotency';
-import { RATE_LIMIT_WINDOW_MS, readWindows, windowIncrement, type RateLimitOutcome, type WindowGuard } from './rate-limit';
+import {
+  RATE_LIMIT_WINDOW_MS,
+  readWindows,
+  windowIncrement,
+  type RateLimitOutcome,
+  type WindowGuard,
+} from './rate-limit';
 import type { ExecuteResponse } from './schemas';
 
 const { usageMeters, idempotencyRecords } = schema;
@@ -47,7 +60,9 @@ interface GuardTarget {
  */
 function guardValues(target: GuardTarget, now: number): WindowGuard {
   return {
-    keyUsable: target.keyId ? sql`coalesce((SELECT revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}) FROM api_keys WHERE id = ${target.keyId}), 0)` : null,
+    keyUsable: target.keyId
+      ? sql`coalesce((SELECT revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}) FROM api_keys WHERE id = ${target.keyId}), 0)`
+      : null,
     tenantActive: sql`coalesce((SELECT w.status = 'active' AND o.status = 'active' FROM workspaces w JOIN organizations o ON o.id = w.organization_id WHERE w.id = ${target.workspaceId}), 0)`,
     channelActive: target.channel ? channelAdmits(target.channel.id, target.channel.origin) : null,
     quotaLeft: target.checkQuota && target.keyId ? quotaLeftAfter(target.keyId, now) : null,
@@ -69,7 +84,11 @@ function quotaLeftAfter(keyId: string, now: number): SQL {
 }
 
 /** The headers' view of a committed rate-limit statement's row. */
-export function rateLimitOutcome(row: { count: number; windowStart: number } | undefined, limit: number, now: number): RateLimitOutcome {
+export function rateLimitOutcome(
+  row: { count: number; windowStart: number } | undefined,
+  limit: number,
+  now: number,
+): RateLimitOutcome {
   const count = row?.count ?? 1;
   const windowStart = row?.windowStart ?? now;
   return {
@@ -138,12 +157,19 @@ export class BatchAdmission {
   private rateLimit({ checkQuota = false, increment = 1 }: { checkQuota?: boolean; increment?: 0 | 1 } = {}) {
     const { key, workspaceId, channel, rateLimit } = this.subject;
     const guard = guardValues({ keyId: key?.id ?? null, workspaceId, channel, checkQuota }, this.now);
-    return windowIncrement(this.db, rateLimit.subject, this.now, RATE_LIMIT_WINDOW_MS, rateLimit.perMinute, { guard, increment });
+    return windowIncrement(this.db, rateLimit.subject, this.now, RATE_LIMIT_WINDOW_MS, rateLimit.perMinute, {
+      guard,
+      increment,
+    });
   }
 
   private claim(result: Parameters<typeof claimIdempotencyKey>[2]) {
     const { subject, idempotency, now } = this;
-    return claimIdempotencyKey(this.db, { keyId: subject.key!.id, idempotencyKey: idempotency!.key, fingerprint: idempotency!.fingerprint, now }, result);
+    return claimIdempotencyKey(
+      this.db,
+      { keyId: subject.key!.id, idempotencyKey: idempotency!.key, fingerprint: idempotency!.fingerprint, now },
+      result,
+    );
   }
 
   /**
@@ -154,7 +180,11 @@ export class BatchAdmission {
     if (this.preflightRateLimit) throw new Error('preflight runs once per execution');
     const { subject, idempotency, now } = this;
     const reserving = Boolean(subject.key && idempotency);
-    const items: BatchItem<'sqlite'>[] = [this.rateLimit({ checkQuota: true }), ...(reserving ? [this.claim({ state: 'in_progress' })] : []), ...reads];
+    const items: BatchItem<'sqlite'>[] = [
+      this.rateLimit({ checkQuota: true }),
+      ...(reserving ? [this.claim({ state: 'in_progress' })] : []),
+      ...reads,
+    ];
     const results = await this.run(items);
     this.preflightRateLimit = rateLimitOutcome((results[0] as WindowRow[])[0], subject.rateLimit.perMinute, now);
     this.reserved = reserving;
@@ -168,7 +198,10 @@ export class BatchAdmission {
    * after the charge, so it carries the exact remaining quota; RETURNING hands back the very
    * bytes a replay will send.
    */
-  async commit(writes: BatchItem<'sqlite'>[], envelope: ExecuteResponse): Promise<{ body: string; rateLimit: RateLimitOutcome }> {
+  async commit(
+    writes: BatchItem<'sqlite'>[],
+    envelope: ExecuteResponse,
+  ): Promise<{ body: string; rateLimit: RateLimitOutcome }> {
     const { db, subject, idempotency, now } = this;
     const key = subject.key;
     // After a preflight, the guard is checked again (the key may have been revoked during the
@@ -179,13 +212,20 @@ export class BatchAdmission {
     let storedAt = -1;
     if (key && idempotency) {
       const template = JSON.stringify(envelope);
-      const responseBody = key.monthlyQuota === null ? sql`${template}` : sql`json_set(${template}, '$.usage_applications[0].remaining', ${quotaLeftAfter(key.id, now)})`;
-      const store = this.reserved ? completeReservation(db, key.id, idempotency.key, responseBody) : this.claim({ state: 'completed', responseBody });
+      const responseBody =
+        key.monthlyQuota === null
+          ? sql`${template}`
+          : sql`json_set(${template}, '$.usage_applications[0].remaining', ${quotaLeftAfter(key.id, now)})`;
+      const store = this.reserved
+        ? completeReservation(db, key.id, idempotency.key, responseBody)
+        : this.claim({ state: 'completed', responseBody });
       storedAt = items.push(store) - 1;
     }
     items.push(...writes);
     const results = await this.run(items);
-    const rateLimit = this.preflightRateLimit ?? rateLimitOutcome((results[rateLimitAt] as WindowRow[])[0], subject.rateLimit.perMinute, now);
+    const rateLimit =
+      this.preflightRateLimit ??
+      rateLimitOutcome((results[rateLimitAt] as WindowRow[])[0], subject.rateLimit.perMinute, now);
     if (storedAt >= 0) {
       const stored = (results[storedAt] as Array<{ body: string | null }>)[0];
       return { body: stored?.body ?? JSON.stringify(envelope), rateLimit };
@@ -223,16 +263,31 @@ export class BatchAdmission {
       case 'rate_limit': {
         const [window] = await readWindows(db, [subject.rateLimit.subject], now, RATE_LIMIT_WINDOW_MS);
         const retryAfter = Math.max(1, Math.ceil(((window?.resetAt ?? now + RATE_LIMIT_WINDOW_MS) - now) / 1000));
-        const detail = subject.channel ? 'Too many messages from this connection. Try again in a minute.' : `This key allows ${subject.rateLimit.perMinute} requests per minute.`;
+        const detail = subject.channel
+          ? 'Too many messages from this connection. Try again in a minute.'
+          : `This key allows ${subject.rateLimit.perMinute} requests per minute.`;
         return new ApiError('rate_limited', detail, { headers: { 'Retry-After': String(retryAfter) } });
       }
       case 'quota':
-        return new ApiError('quota_exceeded', `This key's monthly quota of ${subject.key?.monthlyQuota ?? null} executions is used up.`);
+        return new ApiError(
+          'quota_exceeded',
+          `This key's monthly quota of ${subject.key?.monthlyQuota ?? null} executions is used up.`,
+        );
       case 'idempotency': {
         // The key is taken. A replay still counts against the rate limit, as any request does.
-        const [counted, records] = await this.run([this.rateLimit(), storedRecord(db, subject.key!.id, idempotency!.key)]);
-        const stored = storedOutcome((records as Array<typeof idempotencyRecords.$inferSelect>)[0], idempotency!.fingerprint);
-        return new IdempotentReplay(stored.status, stored.body, rateLimitOutcome((counted as WindowRow[])[0], subject.rateLimit.perMinute, now));
+        const [counted, records] = await this.run([
+          this.rateLimit(),
+          storedRecord(db, subject.key!.id, idempotency!.key),
+        ]);
+        const stored = storedOutcome(
+          (records as Array<typeof idempotencyRecords.$inferSelect>)[0],
+          idempotency!.fingerprint,
+        );
+        return new IdempotentReplay(
+          stored.status,
+          stored.body,
+          rateLimitOutcome((counted as WindowRow[])[0], subject.rateLimit.perMinute, now),
+        );
       }
       default:
         return error;

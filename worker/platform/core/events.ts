@@ -41,7 +41,15 @@ export function executionEvents(facts: ExecutionFacts): NewEvent[] {
         demand_id: plan.demand.id,
         disposition: plan.disposition,
         path: plan.path,
-        ...(plan.handledBy ? { handled_by: { kind: plan.handledBy.kind, provider_id: plan.handledBy.providerId, name: plan.handledBy.name } } : {}),
+        ...(plan.handledBy
+          ? {
+              handled_by: {
+                kind: plan.handledBy.kind,
+                provider_id: plan.handledBy.providerId,
+                name: plan.handledBy.name,
+              },
+            }
+          : {}),
         ...(plan.lead ? { lead_id: plan.lead.id } : {}),
         created_at: at,
       },
@@ -65,9 +73,19 @@ export function executionEvents(facts: ExecutionFacts): NewEvent[] {
       },
     });
   }
-  for (const message of facts.messages) list.push({ type: 'conversation.message_created', workspaceId, data: { ...message } });
+  for (const message of facts.messages)
+    list.push({ type: 'conversation.message_created', workspaceId, data: { ...message } });
   if (plan.lead?.action === 'create') {
-    list.push({ type: 'lead.created', workspaceId, data: leadCreatedData(plan, { domain: facts.domain, channelKey: facts.channel?.channelKey ?? null, summaryText: facts.text, now: facts.now }) });
+    list.push({
+      type: 'lead.created',
+      workspaceId,
+      data: leadCreatedData(plan, {
+        domain: facts.domain,
+        channelKey: facts.channel?.channelKey ?? null,
+        summaryText: facts.text,
+        now: facts.now,
+      }),
+    });
   }
   return list;
 }

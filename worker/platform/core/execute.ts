@@ -8,7 +8,15 @@
  * and its events. The lead path is one round trip. Routes are thin adapters over it.
  */
 import type { BatchItem } from 'drizzle-orm/batch';
-import { planExecution, type AgentAnswer, type AgentAttempt, type BrainPorts, type ExecutedPlan, type MemoryTurn, type VisitorContact } from '../../brain';
+import {
+  planExecution,
+  type AgentAnswer,
+  type AgentAttempt,
+  type BrainPorts,
+  type ExecutedPlan,
+  type MemoryTurn,
+  type VisitorContact,
+} from '../../brain';
 import { sha256Hex } from '../../lib/crypto';
 import type { EgressPolicy } from '../../lib/egress';
 import { insertRows, isConstraintViolation, schema, type Database } from '../../lib/db';
@@ -126,7 +134,12 @@ async function admit(db: Database, principal: Principal, demand: Demand, context
   if (principal.kind === 'channel') {
     const admitted = await admitChannel(db, principal.channel);
     const clientHash = (await sha256Hex(principal.clientIp)).slice(0, 24);
-    return { ...admitted, key: null, rateLimitSubject: `intake:${principal.channel.id}:${clientHash}`, rateLimitPerMinute: context.limits.intakeRateLimitPerMinute };
+    return {
+      ...admitted,
+      key: null,
+      rateLimitSubject: `intake:${principal.channel.id}:${clientHash}`,
+      rateLimitPerMinute: context.limits.intakeRateLimitPerMinute,
+    };
   }
   const admitted = await admitKey(db, principal, demand.domain, demand.requiredScopes ?? [], context.now);
   return {
@@ -153,7 +166,15 @@ interface AgentMemo {
  * the rate limit, the quota check and the idempotency reservation), and the candidates and the
  * conversation's memory are read in the same round trip.
  */
-function brainPorts(db: Database, admission: BatchAdmission, pool: RoutingPool, conversationId: string | undefined, readsMemory: boolean, context: ExecutionContext, memo: AgentMemo): BrainPorts {
+function brainPorts(
+  db: Database,
+  admission: BatchAdmission,
+  pool: RoutingPool,
+  conversationId: string | undefined,
+  readsMemory: boolean,
+  context: ExecutionContext,
+  memo: AgentMemo,
+): BrainPorts {
   return {
     workspacePolicy: () => workspaceRiskPolicy(db, admission.workspaceId),
     expertPool: (domain) => expertPool(db, domain, pool),
@@ -161,7 +182,10 @@ function brainPorts(db: Database, admission: BatchAdmission, pool: RoutingPool, 
       if (memo.supply) return memo.supply.candidates;
       if (!(await hasAgentSupply(db, domain, pool))) return [];
       const withMemory = readsMemory && conversationId !== undefined;
-      const [rows, memoryRows] = await admission.preflight([agentSupplyQuery(db, domain, pool, context.now), ...(withMemory ? [conversationMemoryQuery(db, conversationId)] : [])]);
+      const [rows, memoryRows] = await admission.preflight([
+        agentSupplyQuery(db, domain, pool, context.now),
+        ...(withMemory ? [conversationMemoryQuery(db, conversationId)] : []),
+      ]);
       memo.supply = agentSupplyOf(rows as Parameters<typeof agentSupplyOf>[0], context.secretsKey, context.now);
       if (withMemory) memo.memory = conversationMemoryOf(memoryRows as Parameters<typeof conversationMemoryOf>[0]);
       return memo.supply.candidates;
@@ -175,15 +199,33 @@ function brainPorts(db: Database, admission: BatchAdmission, pool: RoutingPool, 
         target = await memo.supply!.target(providerId);
       } catch (error) {
         // Its secrets cannot be read (SECRETS_KEY unset or changed): skip it, and let the next one or an expert answer.
-        console.error(JSON.stringify({ level: 'error', message: 'provider secrets unreadable', provider_id: providerId, error: error instanceof Error ? error.name : 'unknown' }));
-        return { ok: false, outcome: 'refused', httpStatus: null, durationMs: 0, error: 'The platform cannot read this provider’s signing secret (SECRETS_KEY).' };
+        console.error(
+          JSON.stringify({
+            level: 'error',
+            message: 'provider secrets unreadable',
+            provider_id: providerId,
+            error: error instanceof Error ? error.name : 'unknown',
+          }),
+        );
+        return {
+          ok: false,
+          outcome: 'refused',
+          httpStatus: null,
+          durationMs: 0,
+          error: 'The platform cannot read this provider’s signing secret (SECRETS_KEY).',
+        };
       }
       // Its own timeout, cut to what is left of the chain's deadline.
-      const answer = await callProvider({ ...target, timeoutMs: Math.min(target.timeoutMs, Math.max(1, withinMs)) }, call, context.egress);
+      const answer = await callProvider(
+        { ...target, timeoutMs: Math.min(target.timeoutMs, Math.max(1, withinMs)) },
+        call,
+        context.egress,
+      );
       memo.answers.set(providerId, answer);
       return answer;
     },
-    conversationMemory: async () => memo.memory ?? (conversationId ? conversationMemoryOf(await conversationMemoryQuery(db, conversationId)) : []),
+    conversationMemory: async () =>
+      memo.memory ?? (conversationId ? conversationMemoryOf(await conversationMemoryQuery(db, conversationId)) : []),
   };
 }
 
@@ -193,15 +235,25 @@ function brainPorts(db: Database, admission: BatchAdmission, pool: RoutingPool, 
  * so; the execution then runs again as a turn of what the other request made.
  */
 function lostConversationRace(error: unknown): boolean {
-  return ['conversations.workspace_id', 'leads.conversation_id', 'demands.conversation_id'].some((constraint) => isConstraintViolation(error, constraint));
+  return ['conversations.workspace_id', 'leads.conversation_id', 'demands.conversation_id'].some((constraint) =>
+    isConstraintViolation(error, constraint),
+  );
 }
 
 /** How many times an execution tries, when concurrent turns of its conversation race (see lostConversationRace). */
 const CONVERSATION_TRIES = 3;
 
 /** The conversation this message continues: a channel's by the visitor's token, an API caller's by its session_id. */
-async function existingConversation(db: Database, principal: Principal, admitted: Admitted, context: ExecutionContext): Promise<ConversationState | undefined> {
-  if (principal.kind === 'channel') return principal.visitorToken ? findChannelConversation(db, principal.channel.id, principal.visitorToken) : undefined;
+async function existingConversation(
+  db: Database,
+  principal: Principal,
+  admitted: Admitted,
+  context: ExecutionContext,
+): Promise<ConversationState | undefined> {
+  if (principal.kind === 'channel')
+    return principal.visitorToken
+      ? findChannelConversation(db, principal.channel.id, principal.visitorToken)
+      : undefined;
   const sessionId = context.correlation?.sessionId;
   return sessionId ? findApiConversation(db, admitted.workspaceId, sessionId) : undefined;
 }
@@ -213,7 +265,12 @@ async function existingConversation(db: Database, principal: Principal, admitted
  * nothing of it is written; it runs again as a turn of the conversation the winner made, with the
  * same execution id, without a second admission or a second call to any agent.
  */
-export async function runExecution(db: Database, principal: Principal, demand: Demand, context: ExecutionContext): Promise<ExecutionOutcome> {
+export async function runExecution(
+  db: Database,
+  principal: Principal,
+  demand: Demand,
+  context: ExecutionContext,
+): Promise<ExecutionOutcome> {
   const { now } = context;
   const admitted = await admit(db, principal, demand, context);
   const key = admitted.key;
@@ -224,13 +281,22 @@ export async function runExecution(db: Database, principal: Principal, demand: D
     {
       key,
       workspaceId: admitted.workspaceId,
-      channel: principal.kind === 'channel' ? { id: principal.channel.id, channelKey: principal.channel.channelKey, origin: principal.origin } : null,
+      channel:
+        principal.kind === 'channel'
+          ? { id: principal.channel.id, channelKey: principal.channel.channelKey, origin: principal.origin }
+          : null,
       rateLimit: { subject: admitted.rateLimitSubject, perMinute: admitted.rateLimitPerMinute },
     },
     idempotency,
     now,
   );
-  const run: ExecutionRun = { admitted, admission, executionId: newId('exe', now), memo: { answers: new Map() }, earlierAttempts: [] };
+  const run: ExecutionRun = {
+    admitted,
+    admission,
+    executionId: newId('exe', now),
+    memo: { answers: new Map() },
+    earlierAttempts: [],
+  };
   try {
     for (let tries = 1; ; tries++) {
       try {
@@ -241,7 +307,8 @@ export async function runExecution(db: Database, principal: Principal, demand: D
       }
     }
   } catch (error) {
-    if (error instanceof IdempotentReplay) return { status: error.status, body: error.body, replayed: true, rateLimit: error.rateLimit };
+    if (error instanceof IdempotentReplay)
+      return { status: error.status, body: error.body, replayed: true, rateLimit: error.rateLimit };
     // A reservation taken before an agent call is freed, so a retry can run.
     if (admission.reserved && key && idempotency) await releaseIdempotencyKey(db, key.id, idempotency.key);
     throw error;
@@ -259,13 +326,22 @@ interface ExecutionRun {
 }
 
 /** One try: read the conversation, plan, and write everything in one batch. */
-async function executeOnce(db: Database, principal: Principal, demand: Demand, context: ExecutionContext, run: ExecutionRun): Promise<ExecutionOutcome> {
+async function executeOnce(
+  db: Database,
+  principal: Principal,
+  demand: Demand,
+  context: ExecutionContext,
+  run: ExecutionRun,
+): Promise<ExecutionOutcome> {
   const { now } = context;
   const { admitted, admission, executionId } = run;
   const conversation = await existingConversation(db, principal, admitted, context);
   const visitor = principal.kind === 'channel' ? principal : undefined;
   const channel = visitor?.channel;
-  const pool: RoutingPool = channel?.routingPool === 'workspace' ? { kind: 'workspace', workspaceId: channel.workspaceId } : { kind: 'platform' };
+  const pool: RoutingPool =
+    channel?.routingPool === 'workspace'
+      ? { kind: 'workspace', workspaceId: channel.workspaceId }
+      : { kind: 'platform' };
   const contactKnown = Boolean(conversation?.contactKnown || demand.contact?.email || demand.contact?.phone);
   const plan = await planExecution(
     {
@@ -288,11 +364,27 @@ async function executeOnce(db: Database, principal: Principal, demand: Demand, c
             honeypot: demand.honeypot ?? false,
           }
         : { kind: 'api' },
-      ...(conversation?.demandId ? { conversation: { demandId: conversation.demandId, leadId: conversation.leadId, disposition: conversation.disposition } } : {}),
+      ...(conversation?.demandId
+        ? {
+            conversation: {
+              demandId: conversation.demandId,
+              leadId: conversation.leadId,
+              disposition: conversation.disposition,
+            },
+          }
+        : {}),
       now,
       agentChainMs: context.limits.agentChainMs,
     },
-    brainPorts(db, admission, pool, conversation?.id, admitted.grantedScopes.includes('memory:read'), context, run.memo),
+    brainPorts(
+      db,
+      admission,
+      pool,
+      conversation?.id,
+      admitted.grantedScopes.includes('memory:read'),
+      context,
+      run.memo,
+    ),
   );
   const attempts = plan.attempts.length > 0 ? plan.attempts : run.earlierAttempts;
   run.earlierAttempts = attempts;
@@ -300,13 +392,27 @@ async function executeOnce(db: Database, principal: Principal, demand: Demand, c
   const auditId = newId('aud', now);
   if (plan.outcome === 'agent_unavailable') {
     const [first, ...rest] = [
-      ...executionRecordWrites(db, { executionId, auditId, admitted, demand, context, outcome: { status: 'failed', attempts: attempts.length } }),
+      ...executionRecordWrites(db, {
+        executionId,
+        auditId,
+        admitted,
+        demand,
+        context,
+        outcome: { status: 'failed', attempts: attempts.length },
+      }),
       ...attemptWrites(db, executionId, admitted.workspaceId, attempts, now),
     ];
     await db.batch([first!, ...rest]);
-    throw new ApiError('agent_unavailable', `No agent or robot for ${demand.domain} answered (${attempts.length} tried), and this execution may not create a lead (it needs leads:write).`, {
-      extensions: { execution_id: executionId, attempts: attempts.map((attempt) => ({ provider_id: attempt.providerId, outcome: attempt.outcome })) },
-    });
+    throw new ApiError(
+      'agent_unavailable',
+      `No agent or robot for ${demand.domain} answered (${attempts.length} tried), and this execution may not create a lead (it needs leads:write).`,
+      {
+        extensions: {
+          execution_id: executionId,
+          attempts: attempts.map((attempt) => ({ provider_id: attempt.providerId, outcome: attempt.outcome })),
+        },
+      },
+    );
   }
   // A channel's visitor, or an API caller's session_id, forms a conversation (PRODUCT.md section
   // 5); a one-off API call without session_id is a demand of its own, with nothing to continue.
@@ -320,7 +426,13 @@ async function executeOnce(db: Database, principal: Principal, demand: Demand, c
     conversation || !conversationId
       ? undefined
       : channel
-        ? { kind: 'channel', workspaceId: admitted.workspaceId, channelId: channel.id, tokenHash: await sha256Hex(token!), attribution }
+        ? {
+            kind: 'channel',
+            workspaceId: admitted.workspaceId,
+            channelId: channel.id,
+            tokenHash: await sha256Hex(token!),
+            attribution,
+          }
         : { kind: 'api', workspaceId: admitted.workspaceId, externalSessionId: context.correlation?.sessionId ?? null };
   const origin: DemandOrigin = {
     workspaceId: admitted.workspaceId,
@@ -329,7 +441,9 @@ async function executeOnce(db: Database, principal: Principal, demand: Demand, c
     conversationId,
     actor: { kind: admitted.actorKind, id: admitted.actorId },
     routingPool: pool.kind,
-    ...(channel ? { channel: { channelId: channel.id, attribution, ...(demand.contact ? { contact: demand.contact } : {}) } } : {}),
+    ...(channel
+      ? { channel: { channelId: channel.id, attribution, ...(demand.contact ? { contact: demand.contact } : {}) } }
+      : {}),
   };
   const turn = conversationId
     ? conversationTurnWrites(db, {
@@ -341,7 +455,9 @@ async function executeOnce(db: Database, principal: Principal, demand: Demand, c
         ...(plan.storeTurn
           ? {
               ...(demand.text !== undefined ? { visitorText: demand.text } : {}),
-              reply: plan.handledBy ? { role: 'agent' as const, text: plan.reply, authorId: plan.handledBy.providerId } : { role: 'system' as const, text: plan.reply },
+              reply: plan.handledBy
+                ? { role: 'agent' as const, text: plan.reply, authorId: plan.handledBy.providerId }
+                : { role: 'system' as const, text: plan.reply },
             }
           : {}),
         now,
@@ -354,7 +470,9 @@ async function executeOnce(db: Database, principal: Principal, demand: Demand, c
     requestId: context.outputRequestId,
     traceId: context.traceId,
     plan,
-    ...(channel ? { channel: { channelKey: channel.channelKey, trigger: demand.trigger ?? 'consultation', attribution } } : {}),
+    ...(channel
+      ? { channel: { channelKey: channel.channelKey, trigger: demand.trigger ?? 'consultation', attribution } }
+      : {}),
     ...(demand.text !== undefined ? { text: demand.text } : {}),
     messages: turn.messages,
     now,
@@ -362,14 +480,28 @@ async function executeOnce(db: Database, principal: Principal, demand: Demand, c
   const writes: BatchItem<'sqlite'>[] = [
     ...turn.writes,
     ...planWrites(db, plan, origin, demand, now),
-    ...executionRecordWrites(db, { executionId, auditId, admitted, demand, context, outcome: { status: 'completed', sourceRecord: plan.sourceRecord } }),
+    ...executionRecordWrites(db, {
+      executionId,
+      auditId,
+      admitted,
+      demand,
+      context,
+      outcome: { status: 'completed', sourceRecord: plan.sourceRecord },
+    }),
     ...attemptWrites(db, executionId, admitted.workspaceId, attempts, now),
     ...eventWrites(db, events, now),
   ];
 
   const envelope = envelopeOf(executionId, auditId, admitted, demand, context, plan);
   const { body, rateLimit } = await admission.commit(writes, envelope);
-  return { status: 200, body, replayed: false, rateLimit, plan, ...(token ? { conversation: { token, contactKnown } } : {}) };
+  return {
+    status: 200,
+    body,
+    replayed: false,
+    rateLimit,
+    plan,
+    ...(token ? { conversation: { token, contactKnown } } : {}),
+  };
 }
 
 interface RecordInput {
@@ -387,56 +519,71 @@ interface RecordInput {
 }
 
 /** The execution row and its one audit record. */
-function executionRecordWrites(db: Database, { executionId, auditId, admitted, demand, context, outcome }: RecordInput): BatchItem<'sqlite'>[] {
+function executionRecordWrites(
+  db: Database,
+  { executionId, auditId, admitted, demand, context, outcome }: RecordInput,
+): BatchItem<'sqlite'>[] {
   const completed = outcome.status === 'completed';
   const sourceRecord = completed ? outcome.sourceRecord : executionId;
   return [
-    insertRows(db, executions, [{
-      id: executionId,
-      organizationId: admitted.organizationId,
-      workspaceId: admitted.workspaceId,
-      keyId: admitted.key?.id ?? null,
-      actorKind: admitted.actorKind,
-      actorId: admitted.actorId,
-      domain: demand.domain,
-      status: outcome.status,
-      requestId: context.outputRequestId,
-      traceId: context.traceId,
-      // A failed execution frees its idempotency key, so it does not name it.
-      idempotencyKey: completed ? (context.idempotency?.key ?? null) : null,
-      projectId: context.correlation?.projectId ?? null,
-      userId: context.correlation?.userId ?? null,
-      sessionId: context.correlation?.sessionId ?? null,
-      grantedScopes: admitted.grantedScopes,
-      exactBridge: context.exactBridge ?? null,
-      sourceRecord,
-      auditId,
-      createdAt: context.now,
-    }]),
-    insertRows(db, auditLog, [{
-      id: auditId,
-      organizationId: admitted.organizationId,
-      workspaceId: admitted.workspaceId,
-      actorKind: admitted.actorKind,
-      actorId: admitted.actorId,
-      keyId: admitted.key?.id ?? null,
-      action: `execution.${outcome.status}`,
-      targetId: executionId,
-      requestId: context.requestId,
-      traceId: context.traceId,
-      metadata: completed
-        ? { domain: demand.domain, source_record: sourceRecord, scopes: admitted.grantedScopes }
-        : { domain: demand.domain, reason: 'agent_unavailable', attempts: outcome.attempts },
-      createdAt: context.now,
-    }]),
+    insertRows(db, executions, [
+      {
+        id: executionId,
+        organizationId: admitted.organizationId,
+        workspaceId: admitted.workspaceId,
+        keyId: admitted.key?.id ?? null,
+        actorKind: admitted.actorKind,
+        actorId: admitted.actorId,
+        domain: demand.domain,
+        status: outcome.status,
+        requestId: context.outputRequestId,
+        traceId: context.traceId,
+        // A failed execution frees its idempotency key, so it does not name it.
+        idempotencyKey: completed ? (context.idempotency?.key ?? null) : null,
+        projectId: context.correlation?.projectId ?? null,
+        userId: context.correlation?.userId ?? null,
+        sessionId: context.correlation?.sessionId ?? null,
+        grantedScopes: admitted.grantedScopes,
+        exactBridge: context.exactBridge ?? null,
+        sourceRecord,
+        auditId,
+        createdAt: context.now,
+      },
+    ]),
+    insertRows(db, auditLog, [
+      {
+        id: auditId,
+        organizationId: admitted.organizationId,
+        workspaceId: admitted.workspaceId,
+        actorKind: admitted.actorKind,
+        actorId: admitted.actorId,
+        keyId: admitted.key?.id ?? null,
+        action: `execution.${outcome.status}`,
+        targetId: executionId,
+        requestId: context.requestId,
+        traceId: context.traceId,
+        metadata: completed
+          ? { domain: demand.domain, source_record: sourceRecord, scopes: admitted.grantedScopes }
+          : { domain: demand.domain, reason: 'agent_unavailable', attempts: outcome.attempts },
+        createdAt: context.now,
+      },
+    ]),
   ];
 }
 
 /** The envelope of PRODUCT.md section 2, step 8. */
-function envelopeOf(executionId: string, auditId: string, admitted: Admitted, demand: Demand, context: ExecutionContext, plan: ExecutedPlan): ExecuteResponse {
+function envelopeOf(
+  executionId: string,
+  auditId: string,
+  admitted: Admitted,
+  demand: Demand,
+  context: ExecutionContext,
+  plan: ExecutedPlan,
+): ExecuteResponse {
   const usage: UsageApplication = { meter: EXECUTIONS_METER, quantity: 1, unit: 'execution', source: 'platform' };
   // A placeholder keeps `remaining` in its place; the batch fills in the exact value.
-  if (admitted.key && admitted.key.monthlyQuota !== null) Object.assign(usage, { limit: admitted.key.monthlyQuota, remaining: 0 });
+  if (admitted.key && admitted.key.monthlyQuota !== null)
+    Object.assign(usage, { limit: admitted.key.monthlyQuota, remaining: 0 });
   return {
     output: {
       request_id: context.outputRequestId,
@@ -448,7 +595,14 @@ function envelopeOf(executionId: string, auditId: string, admitted: Admitted, de
     },
     // The execution's own charge first (the batch fills in its `remaining`), then what a robot
     // reported about itself, marked as such.
-    usage_applications: [usage, ...plan.reportedUsage.map((line) => ({ ...line, source: 'provider' as const, provider_id: plan.handledBy!.providerId }))],
+    usage_applications: [
+      usage,
+      ...plan.reportedUsage.map((line) => ({
+        ...line,
+        source: 'provider' as const,
+        provider_id: plan.handledBy!.providerId,
+      })),
+    ],
     exact_bridge: {
       contract_id: context.exactBridge?.contract_id ?? '',
       escrow_id: context.exactBridge?.escrow_id ?? '',

@@ -53,7 +53,18 @@ export function claimIdempotencyKey(
   return db.all<{ body: string | null }>(
     insertRowsSql(
       idempotencyRecords,
-      [{ keyId, idempotencyKey, fingerprint, state: result.state, responseStatus, responseBody, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS }],
+      [
+        {
+          keyId,
+          idempotencyKey,
+          fingerprint,
+          state: result.state,
+          responseStatus,
+          responseBody,
+          createdAt: now,
+          expiresAt: now + IDEMPOTENCY_TTL_MS,
+        },
+      ],
       sql`ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
         fingerprint = ${fingerprint},
         state = CASE WHEN ${free} THEN ${result.state} ELSE 'taken' END,
@@ -75,7 +86,10 @@ export function storedRecord(db: Database, keyId: string, idempotencyKey: string
 }
 
 /** What a taken key answers: a replay of the stored response, 422 for another body, 409 while it still runs. */
-export function storedOutcome(existing: typeof idempotencyRecords.$inferSelect | undefined, fingerprint: string): { status: number; body: string } {
+export function storedOutcome(
+  existing: typeof idempotencyRecords.$inferSelect | undefined,
+  fingerprint: string,
+): { status: number; body: string } {
   if (existing && existing.fingerprint !== fingerprint) {
     throw new ApiError(
       'idempotency_key_reused',
@@ -87,9 +101,13 @@ export function storedOutcome(existing: typeof idempotencyRecords.$inferSelect |
     return { status: existing.responseStatus, body: existing.responseBody };
   }
   // Still running, or released since the batch failed: either way, try again shortly.
-  throw new ApiError('idempotency_in_progress', 'A request with this idempotency_key is still in progress. Retry shortly.', {
-    headers: { 'Retry-After': '1' },
-  });
+  throw new ApiError(
+    'idempotency_in_progress',
+    'A request with this idempotency_key is still in progress. Retry shortly.',
+    {
+      headers: { 'Retry-After': '1' },
+    },
+  );
 }
 
 /** Frees a reservation whose execution failed, so a retry can run. */

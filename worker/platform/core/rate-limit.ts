@@ -55,7 +55,12 @@ export async function readWindows(db: Database, subjects: string[], now: number,
   const rows = await db.select().from(rateLimitWindows).where(inArray(rateLimitWindows.keyId, subjects));
   return rows
     .filter((row) => now - row.windowStart < windowMs)
-    .map((row) => ({ subject: row.keyId, count: row.count, maxCount: row.maxCount, resetAt: row.windowStart + windowMs }));
+    .map((row) => ({
+      subject: row.keyId,
+      count: row.count,
+      maxCount: row.maxCount,
+      resetAt: row.windowStart + windowMs,
+    }));
 }
 
 /** Ends a subject's window (a successful sign-in forgives the account's earlier failures). */
@@ -84,7 +89,12 @@ export interface RateLimitOutcome {
  * `rate_limited` with `Retry-After` and `detail`. For limits on single actions, such as a
  * provider's card fetches; a refused attempt leaves no trace.
  */
-export async function takeSlotOrRefuse(db: Database, subject: string, now: number, limit: { windowMs: number; max: number; detail: string }): Promise<void> {
+export async function takeSlotOrRefuse(
+  db: Database,
+  subject: string,
+  now: number,
+  limit: { windowMs: number; max: number; detail: string },
+): Promise<void> {
   try {
     await windowIncrement(db, subject, now, limit.windowMs, limit.max);
   } catch (error) {

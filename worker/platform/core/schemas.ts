@@ -22,7 +22,10 @@ export const attachmentSchema = z
   .strictObject({
     attachment_id: z.string().min(1).max(200),
     kind: z.string().min(1).max(100).openapi({ example: 'image' }),
-    url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .optional(),
     metadata: jsonObject.optional(),
   })
   .openapi('Attachment');
@@ -42,13 +45,18 @@ export const executeRequestSchema = z
     execution_mode: z.literal('sync').openapi({ description: 'Only `sync` is supported.' }),
     required_scopes: setOf(scopeSchema, KNOWN_SCOPES.length).openapi({
       description:
-        'The minimal scopes this request needs. Must be a subset of the key\'s scopes. Empty means all of the key\'s scopes.',
+        "The minimal scopes this request needs. Must be a subset of the key's scopes. Empty means all of the key's scopes.",
       example: ['execute'],
     }),
     key_id: z.string().min(1).max(64).optional().openapi({
       description: 'The API key to act as. Mandatory for administrators; an API key may only name itself.',
     }),
-    text: z.string().min(1).max(100_000).optional().openapi({ example: 'I need help choosing a CRM for 20 sales reps.' }),
+    text: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .optional()
+      .openapi({ example: 'I need help choosing a CRM for 20 sales reps.' }),
     structured_input: jsonObject.optional().openapi({
       description: 'Richer structured context. Protocol objects (Demand, Envelope, AuthorizationGrant) go in here.',
     }),
@@ -74,12 +82,15 @@ export type ExecuteRequest = z.infer<typeof executeRequestSchema>;
 export const usageApplicationSchema = z
   .object({
     meter: z.string().openapi({ example: 'executions' }),
-    quantity: z.number().openapi({ description: 'An integer for the platform’s own meters; a provider may report fractions.' }),
+    quantity: z
+      .number()
+      .openapi({ description: 'An integer for the platform’s own meters; a provider may report fractions.' }),
     unit: z.string().openapi({ example: 'execution' }),
     limit: z.number().int().optional(),
     remaining: z.number().int().optional(),
     source: z.enum(USAGE_SOURCES).openapi({
-      description: '`platform`: the platform’s own charge. `provider`: usage that the robot or agent which answered reported about itself (never a platform meter).',
+      description:
+        '`platform`: the platform’s own charge. `provider`: usage that the robot or agent which answered reported about itself (never a platform meter).',
     }),
     provider_id: z.string().optional().openapi({ description: 'For `source: provider`: who reported it.' }),
   })
@@ -98,10 +109,12 @@ export const EXACT_BRIDGE_FIELDS = [
 ] as const;
 
 export const exactBridgeSchema = z
-  .object(Object.fromEntries(EXACT_BRIDGE_FIELDS.map((field) => [field, z.string()])) as Record<
-    (typeof EXACT_BRIDGE_FIELDS)[number],
-    z.ZodString
-  >)
+  .object(
+    Object.fromEntries(EXACT_BRIDGE_FIELDS.map((field) => [field, z.string()])) as Record<
+      (typeof EXACT_BRIDGE_FIELDS)[number],
+      z.ZodString
+    >,
+  )
   .openapi('ExactBridge', { description: 'Always all eight fields, always strings ("" when not applicable).' });
 export type ExactBridge = z.infer<typeof exactBridgeSchema>;
 

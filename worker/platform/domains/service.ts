@@ -24,7 +24,12 @@ const catalogCache = new TtlCache<DomainEntry[]>(30_000, 1);
 export async function listDomainEntries(db: Database): Promise<DomainEntry[]> {
   return catalogCache.get('all', async () => {
     const rows = await db.select().from(domains).orderBy(asc(domains.slug));
-    return rows.map((row) => ({ domain: row.slug, name: row.name, description: row.description, created_at: new Date(row.createdAt).toISOString() }));
+    return rows.map((row) => ({
+      domain: row.slug,
+      name: row.name,
+      description: row.description,
+      created_at: new Date(row.createdAt).toISOString(),
+    }));
   });
 }
 
@@ -41,18 +46,33 @@ export async function isKnownDomain(db: Database, domain: string): Promise<boole
 /** Refuses a domain outside the catalog with 422 `unknown_domain`, naming the field. */
 export async function assertKnownDomain(db: Database, domain: string, pointer = '/domain'): Promise<void> {
   if (await isKnownDomain(db, domain)) return;
-  throw new ApiError('unknown_domain', `No domain "${domain}" in the catalog. Known: ${(await listDomains(db)).join(', ')}.`, {
-    errors: [{ pointer, detail: 'Unknown domain.' }],
-  });
+  throw new ApiError(
+    'unknown_domain',
+    `No domain "${domain}" in the catalog. Known: ${(await listDomains(db)).join(', ')}.`,
+    {
+      errors: [{ pointer, detail: 'Unknown domain.' }],
+    },
+  );
 }
 
 /** Adds a domain to the catalog; an existing slug is 409. */
-export async function createDomain(db: Database, audit: AuditContext, input: { domain: string; name: string; description?: string }, now = Date.now()): Promise<DomainEntry> {
-  const conflict = () => new ApiError('conflict', `The catalog already has the domain "${input.domain}".`, { errors: [{ pointer: '/domain', detail: 'Already in the catalog.' }] });
-  if (await db.select({ slug: domains.slug }).from(domains).where(eq(domains.slug, input.domain)).get()) throw conflict();
+export async function createDomain(
+  db: Database,
+  audit: AuditContext,
+  input: { domain: string; name: string; description?: string },
+  now = Date.now(),
+): Promise<DomainEntry> {
+  const conflict = () =>
+    new ApiError('conflict', `The catalog already has the domain "${input.domain}".`, {
+      errors: [{ pointer: '/domain', detail: 'Already in the catalog.' }],
+    });
+  if (await db.select({ slug: domains.slug }).from(domains).where(eq(domains.slug, input.domain)).get())
+    throw conflict();
   try {
     await db.batch([
-      db.insert(domains).values({ slug: input.domain, name: input.name, description: input.description ?? null, createdAt: now }),
+      db
+        .insert(domains)
+        .values({ slug: input.domain, name: input.name, description: input.description ?? null, createdAt: now }),
       auditInsert(db, audit, { action: 'domain.created', targetId: input.domain, metadata: { name: input.name } }, now),
     ]);
   } catch (error) {
@@ -60,5 +80,10 @@ export async function createDomain(db: Database, audit: AuditContext, input: { d
     throw error;
   }
   catalogCache.clear();
-  return { domain: input.domain, name: input.name, description: input.description ?? null, created_at: new Date(now).toISOString() };
+  return {
+    domain: input.domain,
+    name: input.name,
+    description: input.description ?? null,
+    created_at: new Date(now).toISOString(),
+  };
 }

@@ -36,7 +36,8 @@ export interface SignUpInput {
 export async function signUp(db: Database, pepper: string, input: SignUpInput, now = Date.now()) {
   const email = normalizeEmail(input.email);
   const problem = passwordProblem(input.password, email);
-  if (problem) throw new ApiError('validation_failed', problem, { errors: [{ pointer: '/password', detail: problem }] });
+  if (problem)
+    throw new ApiError('validation_failed', problem, { errors: [{ pointer: '/password', detail: problem }] });
   const existing = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
   if (existing) {
     throw new ApiError('email_taken', 'This email cannot be used to sign up. If it is yours, sign in instead.', {
@@ -65,7 +66,8 @@ export async function signUp(db: Database, pepper: string, input: SignUpInput, n
     ]);
   } catch (error) {
     // Two sign-ups racing for one address: the unique index decides, the loser is told as above.
-    if (String(error).includes('UNIQUE')) throw new ApiError('email_taken', 'This email cannot be used to sign up. If it is yours, sign in instead.');
+    if (String(error).includes('UNIQUE'))
+      throw new ApiError('email_taken', 'This email cannot be used to sign up. If it is yours, sign in instead.');
     throw error;
   }
   return { id: userId, email, role: input.role, isPlatformAdmin: false };
@@ -86,7 +88,11 @@ const invalidCredentials = () => new ApiError('invalid_credentials', 'Email or p
  * password is checked. The window table's CHECK refuses the slot past the limit, so a burst of
  * parallel attempts gets exactly the limit's worth of guesses; the rest are told to wait.
  */
-async function takeSignInSlots(db: Database, subjects: { account: string; client: string }, now: number): Promise<void> {
+async function takeSignInSlots(
+  db: Database,
+  subjects: { account: string; client: string },
+  now: number,
+): Promise<void> {
   try {
     await db.batch([
       windowIncrement(db, subjects.account, now, SIGN_IN_WINDOW_MS, ACCOUNT_FAILURE_LIMIT),
@@ -98,9 +104,13 @@ async function takeSignInSlots(db: Database, subjects: { account: string; client
     const full = windows.filter((window) => window.maxCount !== null && window.count >= window.maxCount);
     const resetAt = Math.max(now + 1000, ...full.map((window) => window.resetAt));
     const minutes = Math.ceil((resetAt - now) / 60_000);
-    throw new ApiError('too_many_attempts', `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
-      headers: { 'Retry-After': String(Math.ceil((resetAt - now) / 1000)) },
-    });
+    throw new ApiError(
+      'too_many_attempts',
+      `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      {
+        headers: { 'Retry-After': String(Math.ceil((resetAt - now) / 1000)) },
+      },
+    );
   }
 }
 
@@ -109,11 +119,20 @@ async function takeSignInSlots(db: Database, subjects: { account: string; client
  * it, so the account allows 5 and the client 20 failures per window. A success forgives the
  * account's failures and gives the client its slot back.
  */
-export async function signIn(db: Database, pepper: string, input: { email: string; password: string; clientIp: string }, now = Date.now()) {
+export async function signIn(
+  db: Database,
+  pepper: string,
+  input: { email: string; password: string; clientIp: string },
+  now = Date.now(),
+) {
   const subjects = await throttleSubjects(input.email, input.clientIp);
   await takeSignInSlots(db, subjects, now);
 
-  const user = await db.select().from(users).where(eq(users.email, normalizeEmail(input.email))).get();
+  const user = await db
+    .select()
+    .from(users)
+    .where(eq(users.email, normalizeEmail(input.email)))
+    .get();
   // An unknown email costs the same work as a known one, so timing says nothing about it.
   if (!user) await burnVerification(input.password, pepper);
   const verdict = user ? await verifyPassword(input.password, user.passwordHash, pepper) : undefined;
@@ -127,4 +146,3 @@ export async function signIn(db: Database, pepper: string, input: { email: strin
   ]);
   return { id: user.id, email: user.email, role: user.role, isPlatformAdmin: user.isPlatformAdmin };
 }
-

@@ -18,7 +18,10 @@ export interface AuditContext {
   traceId?: string;
 }
 
-type AuditEntry = Omit<typeof auditLog.$inferInsert, 'id' | 'createdAt' | 'actorKind' | 'actorId' | 'requestId' | 'traceId' | 'targetId' | 'workspaceId'> & {
+type AuditEntry = Omit<
+  typeof auditLog.$inferInsert,
+  'id' | 'createdAt' | 'actorKind' | 'actorId' | 'requestId' | 'traceId' | 'targetId' | 'workspaceId'
+> & {
   /** The record acted on; SQL when its id is only known inside the batch. */
   targetId?: string | SQL | null;
   /** Its workspace; SQL when only the batch knows it. */
@@ -38,7 +41,12 @@ function auditValues(context: AuditContext, entry: AuditEntry, now: number) {
 }
 
 /** An audit record of `context`'s action, for the change's own batch. */
-export function auditInsert(db: Database, context: AuditContext, entry: AuditEntry & { workspaceId?: string | null }, now: number) {
+export function auditInsert(
+  db: Database,
+  context: AuditContext,
+  entry: AuditEntry & { workspaceId?: string | null },
+  now: number,
+) {
   return db.insert(auditLog).values(auditValues(context, entry, now) as typeof auditLog.$inferInsert);
 }
 

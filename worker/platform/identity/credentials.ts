@@ -42,7 +42,10 @@ export function quotaPeriod(now: number): string {
 }
 
 /** A key by its token's hash or by its id, with its tenant's state. */
-export async function findKeyContext(db: Database, where: { tokenHash: string } | { keyId: string }): Promise<KeyContext | undefined> {
+export async function findKeyContext(
+  db: Database,
+  where: { tokenHash: string } | { keyId: string },
+): Promise<KeyContext | undefined> {
   const row = await db
     .select({
       id: apiKeys.id,
@@ -110,9 +113,15 @@ export function workspaceInactive(): ApiError {
  * order of checks (the bearer's 401 first, then, when `tenant` is asked, the suspended tenant's
  * 403), or undefined when it still may execute. A refusal forgets the cached contexts.
  */
-export async function freshKeyRefusal(db: Database, keyId: string, now: number, options: { tenant: boolean }): Promise<ApiError | undefined> {
+export async function freshKeyRefusal(
+  db: Database,
+  keyId: string,
+  now: number,
+  options: { tenant: boolean },
+): Promise<ApiError | undefined> {
   const fresh = await findKeyContext(db, { keyId });
-  const refused = bearerKeyRefusal(fresh, now) ?? (options.tenant && !fresh!.workspaceActive ? workspaceInactive() : undefined);
+  const refused =
+    bearerKeyRefusal(fresh, now) ?? (options.tenant && !fresh!.workspaceActive ? workspaceInactive() : undefined);
   if (refused) forgetCachedKeys();
   return refused;
 }
@@ -148,7 +157,8 @@ export async function resolveActor(
     const tokenHash = await sha256Hex(token);
     const cached = options.cachedKeys ? keyContextCache.peek(tokenHash, now) : undefined;
     // A key's expiry never changes, so the cached copy can tell it; revocation is the guard's.
-    if (cached && keyInactiveReason(cached, now) === undefined) return { kind: 'api_key', key: cached, fromCache: true };
+    if (cached && keyInactiveReason(cached, now) === undefined)
+      return { kind: 'api_key', key: cached, fromCache: true };
     const key = await findKeyContext(db, { tokenHash });
     const refused = bearerKeyRefusal(key, now);
     if (refused) throw refused;

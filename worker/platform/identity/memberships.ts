@@ -48,9 +48,14 @@ export interface MemberWorkspaces {
  * is "not found", like another tenant's record), else their first. Undefined when they belong to
  * none. The console and the session-authenticated API both resolve workspaces through here.
  */
-export async function resolveMemberWorkspace(db: Database, userId: string, wanted: string | undefined): Promise<MemberWorkspaces | undefined> {
+export async function resolveMemberWorkspace(
+  db: Database,
+  userId: string,
+  wanted: string | undefined,
+): Promise<MemberWorkspaces | undefined> {
   const all = await listMemberships(db, userId);
-  if (wanted && !all.some((membership) => membership.workspaceId === wanted)) throw new ApiError('not_found', `No workspace ${wanted}.`);
+  if (wanted && !all.some((membership) => membership.workspaceId === wanted))
+    throw new ApiError('not_found', `No workspace ${wanted}.`);
   const current = all.find((membership) => membership.workspaceId === wanted) ?? all[0];
   return current ? { memberships: all, current } : undefined;
 }
@@ -72,10 +77,19 @@ export async function createOrganizationForUser(
   const workspaceId = newId('ws', now);
   const audit: AuditContext = { actorKind: 'user', actorId: userId, requestId };
   await db.batch([
-    db.insert(organizations).values({ id: organizationId, name: input.organizationName, status: 'active', createdAt: now }),
-    db.insert(workspaces).values({ id: workspaceId, organizationId, name: input.workspaceName, status: 'active', createdAt: now }),
+    db
+      .insert(organizations)
+      .values({ id: organizationId, name: input.organizationName, status: 'active', createdAt: now }),
+    db
+      .insert(workspaces)
+      .values({ id: workspaceId, organizationId, name: input.workspaceName, status: 'active', createdAt: now }),
     db.insert(memberships).values({ userId, workspaceId, role: 'owner', createdAt: now }),
-    auditInsert(db, audit, { organizationId, workspaceId, action: 'organization.created', targetId: organizationId }, now),
+    auditInsert(
+      db,
+      audit,
+      { organizationId, workspaceId, action: 'organization.created', targetId: organizationId },
+      now,
+    ),
   ]);
   return { organizationId, workspaceId };
 }
@@ -101,7 +115,14 @@ export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
  * unknown addresses get the same answer, so the form reveals nothing about who has an account.
  * Inviting an address again refreshes its open invitation (role and expiry).
  */
-export async function inviteMember(db: Database, actor: MembershipView, actorUserId: string, input: { email: string; role: WorkspaceRole }, requestId: string, now = Date.now()) {
+export async function inviteMember(
+  db: Database,
+  actor: MembershipView,
+  actorUserId: string,
+  input: { email: string; role: WorkspaceRole },
+  requestId: string,
+  now = Date.now(),
+) {
   requireTeamManager(actor);
   const email = normalizeEmail(input.email);
   const member = await db
@@ -116,7 +137,16 @@ export async function inviteMember(db: Database, actor: MembershipView, actorUse
   await db.batch([
     db
       .insert(invitations)
-      .values({ id: newId('inv', now), workspaceId: actor.workspaceId, email, role: input.role, status: 'pending', invitedBy: actorUserId, createdAt: now, expiresAt: now + INVITATION_TTL_MS })
+      .values({
+        id: newId('inv', now),
+        workspaceId: actor.workspaceId,
+        email,
+        role: input.role,
+        status: 'pending',
+        invitedBy: actorUserId,
+        createdAt: now,
+        expiresAt: now + INVITATION_TTL_MS,
+      })
       .onConflictDoUpdate({
         target: [invitations.workspaceId, invitations.email],
         targetWhere: sql`status = 'pending'`,
@@ -125,7 +155,13 @@ export async function inviteMember(db: Database, actor: MembershipView, actorUse
     auditInsert(
       db,
       { actorKind: 'user', actorId: actorUserId, requestId },
-      { organizationId: actor.organizationId, workspaceId: actor.workspaceId, action: 'invitation.created', targetId: pendingId, metadata: { role: input.role } },
+      {
+        organizationId: actor.organizationId,
+        workspaceId: actor.workspaceId,
+        action: 'invitation.created',
+        targetId: pendingId,
+        metadata: { role: input.role },
+      },
       now,
     ),
   ]);
@@ -152,11 +188,17 @@ const invitationFields = {
 };
 
 /** Open invitations (pending and not expired), to a workspace or to an address. */
-export async function listOpenInvitations(db: Database, where: { workspaceId: string } | { email: string }, now = Date.now()): Promise<InvitationView[]> {
+export async function listOpenInvitations(
+  db: Database,
+  where: { workspaceId: string } | { email: string },
+  now = Date.now(),
+): Promise<InvitationView[]> {
   return joinTenant(db.select(invitationFields).from(invitations).$dynamic(), invitations.workspaceId)
     .where(
       and(
-        'workspaceId' in where ? eq(invitations.workspaceId, where.workspaceId) : eq(invitations.email, normalizeEmail(where.email)),
+        'workspaceId' in where
+          ? eq(invitations.workspaceId, where.workspaceId)
+          : eq(invitations.email, normalizeEmail(where.email)),
         eq(invitations.status, 'pending'),
         gt(invitations.expiresAt, now),
       ),
@@ -178,9 +220,15 @@ export async function answerInvitation(
   requestId: string,
   now = Date.now(),
 ): Promise<{ workspaceId: string }> {
-  const [open] = (await listOpenInvitations(db, { email: user.email }, now)).filter((invitation) => invitation.invitationId === invitationId);
+  const [open] = (await listOpenInvitations(db, { email: user.email }, now)).filter(
+    (invitation) => invitation.invitationId === invitationId,
+  );
   if (!open) throw new ApiError('not_found', 'This invitation does not exist, has expired, or was already answered.');
-  const workspace = await db.select({ organizationId: workspaces.organizationId }).from(workspaces).where(eq(workspaces.id, open.workspaceId)).get();
+  const workspace = await db
+    .select({ organizationId: workspaces.organizationId })
+    .from(workspaces)
+    .where(eq(workspaces.id, open.workspaceId))
+    .get();
   const [answered] = await db.batch([
     db
       .update(invitations)
@@ -197,7 +245,13 @@ export async function answerInvitation(
     auditInsert(
       db,
       { actorKind: 'user', actorId: user.id, requestId },
-      { organizationId: workspace?.organizationId ?? null, workspaceId: open.workspaceId, action: `invitation.${answer}`, targetId: invitationId, metadata: { role: open.role } },
+      {
+        organizationId: workspace?.organizationId ?? null,
+        workspaceId: open.workspaceId,
+        action: `invitation.${answer}`,
+        targetId: invitationId,
+        metadata: { role: open.role },
+      },
       now,
     ),
   ]);
@@ -206,24 +260,48 @@ export async function answerInvitation(
 }
 
 /** An owner withdraws an open invitation of their workspace. */
-export async function revokeInvitation(db: Database, actor: MembershipView, actorUserId: string, invitationId: string, requestId: string, now = Date.now()) {
+export async function revokeInvitation(
+  db: Database,
+  actor: MembershipView,
+  actorUserId: string,
+  invitationId: string,
+  requestId: string,
+  now = Date.now(),
+) {
   requireTeamManager(actor);
   const open = await db
     .select({ id: invitations.id })
     .from(invitations)
-    .where(and(eq(invitations.id, invitationId), eq(invitations.workspaceId, actor.workspaceId), eq(invitations.status, 'pending')))
+    .where(
+      and(
+        eq(invitations.id, invitationId),
+        eq(invitations.workspaceId, actor.workspaceId),
+        eq(invitations.status, 'pending'),
+      ),
+    )
     .get();
   if (!open) throw new ApiError('not_found', 'No open invitation with that id in this workspace.');
   const [revoked] = await db.batch([
     db
       .update(invitations)
       .set({ status: 'revoked', respondedAt: now })
-      .where(and(eq(invitations.id, invitationId), eq(invitations.workspaceId, actor.workspaceId), eq(invitations.status, 'pending')))
+      .where(
+        and(
+          eq(invitations.id, invitationId),
+          eq(invitations.workspaceId, actor.workspaceId),
+          eq(invitations.status, 'pending'),
+        ),
+      )
       .returning({ id: invitations.id }),
     auditInsert(
       db,
       { actorKind: 'user', actorId: actorUserId, requestId },
-      { organizationId: actor.organizationId, workspaceId: actor.workspaceId, action: 'invitation.revoked', targetId: invitationId },
+      {
+        organizationId: actor.organizationId,
+        workspaceId: actor.workspaceId,
+        action: 'invitation.revoked',
+        targetId: invitationId,
+      },
       now,
     ),
   ]);
@@ -253,7 +331,11 @@ export async function changeMembership(
   const changed =
     role === null
       ? await db.delete(memberships).where(and(isTarget, guard)).returning({ userId: memberships.userId })
-      : await db.update(memberships).set({ role }).where(and(isTarget, guard)).returning({ userId: memberships.userId });
+      : await db
+          .update(memberships)
+          .set({ role })
+          .where(and(isTarget, guard))
+          .returning({ userId: memberships.userId });
   if (changed.length === 0) {
     const exists = await db.select({ role: memberships.role }).from(memberships).where(isTarget).get();
     if (!exists) throw new ApiError('not_found', 'No such member of this workspace.');
@@ -262,7 +344,13 @@ export async function changeMembership(
   await auditInsert(
     db,
     { actorKind: 'user', actorId: actorUserId, requestId },
-    { organizationId: actor.organizationId, workspaceId, action: role === null ? 'membership.removed' : 'membership.changed', targetId: targetUserId, metadata: { role } },
+    {
+      organizationId: actor.organizationId,
+      workspaceId,
+      action: role === null ? 'membership.removed' : 'membership.changed',
+      targetId: targetUserId,
+      metadata: { role },
+    },
     now,
   );
 }

@@ -16,11 +16,28 @@ export { workspaceRiskPolicy } from './tenants';
 const { organizations, workspaces, apiKeys, adminTokens, users } = schema;
 
 /** Sets the words and phrases that hold a demand of this workspace for review. */
-export async function setBlockedTerms(db: Database, context: AuditContext, scope: { workspaceId: string; organizationId: string }, terms: string[], now = Date.now()) {
+export async function setBlockedTerms(
+  db: Database,
+  context: AuditContext,
+  scope: { workspaceId: string; organizationId: string },
+  terms: string[],
+  now = Date.now(),
+) {
   const cleaned = [...new Set(terms.map((term) => term.trim().toLowerCase()).filter(Boolean))];
   await db.batch([
     db.update(workspaces).set({ blockedTerms: cleaned }).where(eq(workspaces.id, scope.workspaceId)),
-    auditInsert(db, context, { organizationId: scope.organizationId, workspaceId: scope.workspaceId, action: 'workspace.blocked_terms_changed', targetId: scope.workspaceId, metadata: { count: cleaned.length } }, now),
+    auditInsert(
+      db,
+      context,
+      {
+        organizationId: scope.organizationId,
+        workspaceId: scope.workspaceId,
+        action: 'workspace.blocked_terms_changed',
+        targetId: scope.workspaceId,
+        metadata: { count: cleaned.length },
+      },
+      now,
+    ),
   ]);
   forgetRiskPolicy(scope.workspaceId);
   return cleaned;
@@ -28,7 +45,13 @@ export async function setBlockedTerms(db: Database, context: AuditContext, scope
 
 /** A user as an administrator sees them. */
 function describeUser(row: typeof users.$inferSelect) {
-  return { user_id: row.id, email: row.email, role: row.role, platform_admin: row.isPlatformAdmin, created_at: iso(row.createdAt) };
+  return {
+    user_id: row.id,
+    email: row.email,
+    role: row.role,
+    platform_admin: row.isPlatformAdmin,
+    created_at: iso(row.createdAt),
+  };
 }
 
 /** Finds a user by email (the admin API's "find by email"). */
@@ -39,10 +62,22 @@ export async function findUserByEmail(db: Database, email: string) {
 }
 
 /** Grants or removes platform admin (who reviews providers in the console). */
-export async function setPlatformAdmin(db: Database, context: AuditContext, userId: string, granted: boolean, now = Date.now()) {
+export async function setPlatformAdmin(
+  db: Database,
+  context: AuditContext,
+  userId: string,
+  granted: boolean,
+  now = Date.now(),
+) {
   const [updated] = await db.batch([
     db.update(users).set({ isPlatformAdmin: granted, updatedAt: now }).where(eq(users.id, userId)).returning(),
-    auditInsertWhere(db, context, { action: granted ? 'user.platform_admin_granted' : 'user.platform_admin_removed', targetId: userId }, sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${userId})`, now),
+    auditInsertWhere(
+      db,
+      context,
+      { action: granted ? 'user.platform_admin_granted' : 'user.platform_admin_removed', targetId: userId },
+      sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${userId})`,
+      now,
+    ),
   ]);
   const row = updated[0];
   if (!row) throw new ApiError('not_found', `No user ${userId}.`);
@@ -65,8 +100,15 @@ export async function createOrganization(
   const workspaceName = input.workspaceName ?? 'Default';
   await db.batch([
     db.insert(organizations).values({ id: organizationId, name: input.name, status: 'active', createdAt: now }),
-    db.insert(workspaces).values({ id: workspaceId, organizationId, name: workspaceName, status: 'active', createdAt: now }),
-    auditInsert(db, context, { organizationId, workspaceId, action: 'organization.created', targetId: organizationId }, now),
+    db
+      .insert(workspaces)
+      .values({ id: workspaceId, organizationId, name: workspaceName, status: 'active', createdAt: now }),
+    auditInsert(
+      db,
+      context,
+      { organizationId, workspaceId, action: 'organization.created', targetId: organizationId },
+      now,
+    ),
   ]);
   return {
     organization_id: organizationId,
@@ -81,7 +123,12 @@ export async function createOrganization(
 /** Organisations, newest first. */
 export async function listOrganizations(db: Database) {
   const rows = await db.select().from(organizations).orderBy(desc(organizations.id)).limit(500);
-  return rows.map((row) => ({ organization_id: row.id, name: row.name, status: row.status, created_at: iso(row.createdAt) }));
+  return rows.map((row) => ({
+    organization_id: row.id,
+    name: row.name,
+    status: row.status,
+    created_at: iso(row.createdAt),
+  }));
 }
 
 /** Adds a workspace to an organisation. */
@@ -91,14 +138,35 @@ export async function createWorkspace(
   input: { organizationId: string; name: string },
   now = Date.now(),
 ) {
-  const organization = await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, input.organizationId)).get();
+  const organization = await db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(eq(organizations.id, input.organizationId))
+    .get();
   if (!organization) throw new ApiError('not_found', `No organisation ${input.organizationId}.`);
   const workspaceId = newId('ws', now);
   await db.batch([
-    db.insert(workspaces).values({ id: workspaceId, organizationId: input.organizationId, name: input.name, status: 'active', createdAt: now }),
-    auditInsert(db, context, { organizationId: input.organizationId, workspaceId, action: 'workspace.created', targetId: workspaceId }, now),
+    db.insert(workspaces).values({
+      id: workspaceId,
+      organizationId: input.organizationId,
+      name: input.name,
+      status: 'active',
+      createdAt: now,
+    }),
+    auditInsert(
+      db,
+      context,
+      { organizationId: input.organizationId, workspaceId, action: 'workspace.created', targetId: workspaceId },
+      now,
+    ),
   ]);
-  return { workspace_id: workspaceId, organization_id: input.organizationId, name: input.name, status: 'active' as const, created_at: iso(now) };
+  return {
+    workspace_id: workspaceId,
+    organization_id: input.organizationId,
+    name: input.name,
+    status: 'active' as const,
+    created_at: iso(now),
+  };
 }
 
 /** Workspaces, of one organisation or all, newest first. */
@@ -150,7 +218,8 @@ export async function setStatus(
 type ApiKeyRow = typeof apiKeys.$inferSelect;
 
 function describeApiKey(row: ApiKeyRow, organizationId: string, now = Date.now()) {
-  const state = row.revokedAt !== null ? 'revoked' : row.expiresAt !== null && row.expiresAt <= now ? 'expired' : 'active';
+  const state =
+    row.revokedAt !== null ? 'revoked' : row.expiresAt !== null && row.expiresAt <= now ? 'expired' : 'active';
   return {
     key_id: row.id,
     name: row.name,
@@ -246,7 +315,13 @@ export async function revokeApiKey(db: Database, context: AuditContext, keyId: s
     auditInsert(
       db,
       context,
-      { organizationId: found.organizationId, workspaceId: found.key.workspaceId, keyId, action: 'api_key.revoked', targetId: keyId },
+      {
+        organizationId: found.organizationId,
+        workspaceId: found.key.workspaceId,
+        keyId,
+        action: 'api_key.revoked',
+        targetId: keyId,
+      },
       now,
     ),
   ]);
@@ -304,4 +379,3 @@ export async function revokeAdminToken(db: Database, context: AuditContext, admi
   ]);
   return describeAdminToken({ ...row, revokedAt: now });
 }
-

@@ -40,7 +40,11 @@ export function readSessionToken(c: Context): string | undefined {
 }
 
 /** A new session for the user: a fresh random token, of which D1 keeps only the hash. */
-export async function createSession(db: Database, userId: string, now = Date.now()): Promise<{ token: string; expiresAt: number }> {
+export async function createSession(
+  db: Database,
+  userId: string,
+  now = Date.now(),
+): Promise<{ token: string; expiresAt: number }> {
   const token = base58(crypto.getRandomValues(new Uint8Array(32)));
   const expiresAt = now + SESSION_TTL_MS;
   await db.insert(userSessions).values({ tokenHash: await sha256Hex(token), userId, createdAt: now, expiresAt });
@@ -54,7 +58,8 @@ export interface ValidSession {
 }
 
 /** The user of the session a token names, whoever's user id a companion query may look up by. */
-const sessionUserId = (tokenHash: string) => sql`(SELECT ${userSessions.userId} FROM ${userSessions} WHERE ${userSessions.tokenHash} = ${tokenHash})`;
+const sessionUserId = (tokenHash: string) =>
+  sql`(SELECT ${userSessions.userId} FROM ${userSessions} WHERE ${userSessions.tokenHash} = ${tokenHash})`;
 
 /**
  * The session's user, extending the session when it is past half its life; undefined when
@@ -69,11 +74,19 @@ export async function validateSession<C extends BatchItem<'sqlite'> = never>(
 ): Promise<(ValidSession & { companion: C extends { _: { result: infer R } } ? R : Awaited<C> }) | undefined> {
   const tokenHash = await sha256Hex(token);
   const sessionQuery = db
-    .select({ expiresAt: userSessions.expiresAt, id: users.id, email: users.email, role: users.role, isPlatformAdmin: users.isPlatformAdmin })
+    .select({
+      expiresAt: userSessions.expiresAt,
+      id: users.id,
+      email: users.email,
+      role: users.role,
+      isPlatformAdmin: users.isPlatformAdmin,
+    })
     .from(userSessions)
     .innerJoin(users, eq(users.id, userSessions.userId))
     .where(eq(userSessions.tokenHash, tokenHash));
-  const [rows, companionResult] = companion ? await db.batch([sessionQuery, companion(sessionUserId(tokenHash))]) : [await sessionQuery, undefined];
+  const [rows, companionResult] = companion
+    ? await db.batch([sessionQuery, companion(sessionUserId(tokenHash))])
+    : [await sessionQuery, undefined];
   const row = rows[0];
   if (!row) return undefined;
   if (row.expiresAt <= now) {

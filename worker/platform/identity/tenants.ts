@@ -24,7 +24,11 @@ const riskPolicyCache = new TtlCache<{ blockedTerms: string[] }>(10_000, 1000);
 /** A workspace's risk settings (its blocked terms), cached briefly: they guard no access decision. */
 export async function workspaceRiskPolicy(db: Database, workspaceId: string): Promise<{ blockedTerms: string[] }> {
   return riskPolicyCache.get(workspaceId, async () => {
-    const row = await db.select({ blockedTerms: workspaces.blockedTerms }).from(workspaces).where(eq(workspaces.id, workspaceId)).get();
+    const row = await db
+      .select({ blockedTerms: workspaces.blockedTerms })
+      .from(workspaces)
+      .where(eq(workspaces.id, workspaceId))
+      .get();
     return { blockedTerms: row?.blockedTerms ?? [] };
   });
 }

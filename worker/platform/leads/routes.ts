@@ -12,7 +12,13 @@ import { changeLeadStatus, claimLead, leadDetailForProvider, listLeadsForProvide
 
 const TAG = 'Workbench';
 const security: Record<string, string[]>[] = [{ consoleSession: [] }];
-const leadIdParam = z.object({ leadId: z.string().startsWith('lead_').max(64).openapi({ param: { name: 'leadId', in: 'path' }, example: 'lead_01m83…' }) });
+const leadIdParam = z.object({
+  leadId: z
+    .string()
+    .startsWith('lead_')
+    .max(64)
+    .openapi({ param: { name: 'leadId', in: 'path' }, example: 'lead_01m83…' }),
+});
 const workbench = requireProvider('workbench.use');
 
 function providerAudit(c: Context<AppEnv>): AuditContext {
@@ -30,7 +36,10 @@ export const listLeadsRoute = createRoute({
   security,
   middleware: [workbench] as const,
   request: { query: leadListQuerySchema },
-  responses: { 200: jsonContent(leadListSchema, 'A page of leads, and the count of each tab.'), ...problemResponses([401, 403, 422] as const) },
+  responses: {
+    200: jsonContent(leadListSchema, 'A page of leads, and the count of each tab.'),
+    ...problemResponses([401, 403, 422] as const),
+  },
 });
 
 export const leadDetailRoute = createRoute({
@@ -52,11 +61,15 @@ export const claimLeadRoute = createRoute({
   operationId: 'claimLead',
   tags: [TAG],
   summary: 'Claim a lead',
-  description: 'Atomic: when several experts claim one lead at once, exactly one wins and the others get 409 `already_claimed`. The answer carries the contact details.',
+  description:
+    'Atomic: when several experts claim one lead at once, exactly one wins and the others get 409 `already_claimed`. The answer carries the contact details.',
   security,
   middleware: [workbench] as const,
   request: { params: leadIdParam },
-  responses: { 200: jsonContent(leadDetailSchema, 'The claimed lead, with contact details.'), ...problemResponses([401, 403, 404, 409] as const) },
+  responses: {
+    200: jsonContent(leadDetailSchema, 'The claimed lead, with contact details.'),
+    ...problemResponses([401, 403, 404, 409] as const),
+  },
 });
 
 export const leadStatusRoute = createRoute({
@@ -69,8 +82,14 @@ export const leadStatusRoute = createRoute({
     '`claimed → contacted → qualified → won | lost`; `open` releases the lead (from claimed, contacted or qualified) back to the pool. Only the claimer may (else 403 `not_claimer`); any other change is 409 `invalid_transition`. The note goes into the history.',
   security,
   middleware: [readJsonBody(), workbench, parseJsonBody] as const,
-  request: { params: leadIdParam, body: jsonBody(leadStatusBodySchema, { status: 'contacted', note: 'Called, meeting on Tuesday.' }) },
-  responses: { 200: jsonContent(leadDetailSchema, 'The lead after the change.'), ...problemResponses([400, 401, 403, 404, 409, 413, 415, 422] as const) },
+  request: {
+    params: leadIdParam,
+    body: jsonBody(leadStatusBodySchema, { status: 'contacted', note: 'Called, meeting on Tuesday.' }),
+  },
+  responses: {
+    200: jsonContent(leadDetailSchema, 'The lead after the change.'),
+    ...problemResponses([400, 401, 403, 404, 409, 413, 415, 422] as const),
+  },
 });
 
 /** The workbench routes. */
@@ -98,7 +117,17 @@ export function workbenchRoutes() {
   app.openapi(leadStatusRoute, async (c) => {
     const { status, note } = c.req.valid('json');
     c.header('Cache-Control', 'no-store');
-    return c.json(await changeLeadStatus(c.var.db, requireProviderRow(c), c.req.valid('param').leadId, status, note ?? null, providerAudit(c)), 200);
+    return c.json(
+      await changeLeadStatus(
+        c.var.db,
+        requireProviderRow(c),
+        c.req.valid('param').leadId,
+        status,
+        note ?? null,
+        providerAudit(c),
+      ),
+      200,
+    );
   });
   return app;
 }

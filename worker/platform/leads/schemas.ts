@@ -34,7 +34,12 @@ export type LeadView = z.infer<typeof leadSchema>;
 export const leadDetailSchema = leadSchema
   .extend({
     messages: z.array(
-      z.object({ message_id: z.string(), role: z.enum(['visitor', 'provider', 'agent', 'system']), text: z.string(), created_at: z.string() }),
+      z.object({
+        message_id: z.string(),
+        role: z.enum(['visitor', 'provider', 'agent', 'system']),
+        text: z.string(),
+        created_at: z.string(),
+      }),
     ),
     history: z.array(
       z.object({
@@ -51,10 +56,18 @@ export const leadDetailSchema = leadSchema
 export type LeadDetail = z.infer<typeof leadDetailSchema>;
 
 export const leadListQuerySchema = z.object({
-  scope: z.enum(['available', 'mine']).default('available').openapi({ description: '`available`: open leads in your scope; `mine`: the leads you claimed.' }),
+  scope: z
+    .enum(['available', 'mine'])
+    .default('available')
+    .openapi({ description: '`available`: open leads in your scope; `mine`: the leads you claimed.' }),
   status: leadStatusSchema.optional(),
   limit: z.coerce.number().int().min(1).max(100).default(25),
-  starting_after: z.string().startsWith('lead_').max(64).optional().openapi({ description: 'Cursor: the last lead_id of the previous page.' }),
+  starting_after: z
+    .string()
+    .startsWith('lead_')
+    .max(64)
+    .optional()
+    .openapi({ description: 'Cursor: the last lead_id of the previous page.' }),
 });
 
 export const leadListSchema = z

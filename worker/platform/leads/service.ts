@@ -54,30 +54,38 @@ const rank = (urgency: Urgency) => ({ low: 0, normal: 1, high: 2 })[urgency];
  * continues), and the lead (new, or updated with a stronger trigger, contact details and a
  * higher urgency), with the lead's history.
  */
-export function planWrites(db: Database, plan: ExecutedPlan, origin: DemandOrigin, content: DemandContent, now: number): BatchItem<'sqlite'>[] {
+export function planWrites(
+  db: Database,
+  plan: ExecutedPlan,
+  origin: DemandOrigin,
+  content: DemandContent,
+  now: number,
+): BatchItem<'sqlite'>[] {
   const writes: BatchItem<'sqlite'>[] = [];
   const channel = origin.channel;
   if (plan.demand.action === 'create') {
     writes.push(
-      insertRows(db, demands, [{
-        id: plan.demand.id,
-        workspaceId: origin.workspaceId,
-        executionId: origin.executionId,
-        channelId: channel?.channelId ?? null,
-        conversationId: origin.conversationId,
-        trigger: channel ? plan.trigger : null,
-        attribution: channel?.attribution ?? null,
-        domain: origin.domain,
-        text: content.text ?? null,
-        structuredInput: content.structuredInput ?? null,
-        attachments: content.attachments ?? null,
-        status: 'open',
-        disposition: plan.disposition,
-        reasons: plan.reasons,
-        topic: plan.topic,
-        urgency: plan.urgency,
-        createdAt: now,
-      }]),
+      insertRows(db, demands, [
+        {
+          id: plan.demand.id,
+          workspaceId: origin.workspaceId,
+          executionId: origin.executionId,
+          channelId: channel?.channelId ?? null,
+          conversationId: origin.conversationId,
+          trigger: channel ? plan.trigger : null,
+          attribution: channel?.attribution ?? null,
+          domain: origin.domain,
+          text: content.text ?? null,
+          structuredInput: content.structuredInput ?? null,
+          attachments: content.attachments ?? null,
+          status: 'open',
+          disposition: plan.disposition,
+          reasons: plan.reasons,
+          topic: plan.topic,
+          urgency: plan.urgency,
+          createdAt: now,
+        },
+      ]),
     );
   }
   const lead = plan.lead;
@@ -90,27 +98,40 @@ export function planWrites(db: Database, plan: ExecutedPlan, origin: DemandOrigi
   };
   if (lead.action === 'create') {
     writes.push(
-      insertRows(db, leads, [{
-        id: lead.id,
-        workspaceId: origin.workspaceId,
-        demandId: plan.demand.id,
-        conversationId: origin.conversationId,
-        channelId: channel?.channelId ?? null,
-        status: 'open',
-        trigger: plan.trigger,
-        contactName: contact?.name ?? null,
-        contactEmail: contact?.email ?? null,
-        contactPhone: contact?.phone ?? null,
-        attribution: channel?.attribution ?? null,
-        domain: origin.domain,
-        topic: plan.topic,
-        urgency: plan.urgency,
-        routingPool: origin.routingPool,
-        summary: summaryOf(content.text),
-        updatedAt: now,
-        createdAt: now,
-      }]),
-      insertRows(db, leadEvents, [{ id: newId('lev', now), leadId: lead.id, fromStatus: null, toStatus: 'open', actorKind: origin.actor.kind, actorId: origin.actor.id, note: null, createdAt: now }]),
+      insertRows(db, leads, [
+        {
+          id: lead.id,
+          workspaceId: origin.workspaceId,
+          demandId: plan.demand.id,
+          conversationId: origin.conversationId,
+          channelId: channel?.channelId ?? null,
+          status: 'open',
+          trigger: plan.trigger,
+          contactName: contact?.name ?? null,
+          contactEmail: contact?.email ?? null,
+          contactPhone: contact?.phone ?? null,
+          attribution: channel?.attribution ?? null,
+          domain: origin.domain,
+          topic: plan.topic,
+          urgency: plan.urgency,
+          routingPool: origin.routingPool,
+          summary: summaryOf(content.text),
+          updatedAt: now,
+          createdAt: now,
+        },
+      ]),
+      insertRows(db, leadEvents, [
+        {
+          id: newId('lev', now),
+          leadId: lead.id,
+          fromStatus: null,
+          toStatus: 'open',
+          actorKind: origin.actor.kind,
+          actorId: origin.actor.id,
+          note: null,
+          createdAt: now,
+        },
+      ]),
     );
     return writes;
   }
@@ -121,7 +142,9 @@ export function planWrites(db: Database, plan: ExecutedPlan, origin: DemandOrigi
       .update(leads)
       .set({
         ...contactFields,
-        ...(plan.trigger !== 'consultation' ? { trigger: sql`CASE WHEN ${leads.trigger} = 'lead_capture' THEN 'lead_capture' ELSE ${plan.trigger} END` } : {}),
+        ...(plan.trigger !== 'consultation'
+          ? { trigger: sql`CASE WHEN ${leads.trigger} = 'lead_capture' THEN 'lead_capture' ELSE ${plan.trigger} END` }
+          : {}),
         urgency: sql`CASE WHEN ${URGENCY_RANK} < ${rank(plan.urgency)} THEN ${plan.urgency} ELSE ${leads.urgency} END`,
         updatedAt: now,
       })
@@ -131,7 +154,10 @@ export function planWrites(db: Database, plan: ExecutedPlan, origin: DemandOrigi
 }
 
 /** A new lead as `lead.created` reports it: its public shape, without contact details. */
-export function leadCreatedData(plan: ExecutedPlan, facts: { domain: string; channelKey: string | null; summaryText?: string; now: number }): Record<string, unknown> {
+export function leadCreatedData(
+  plan: ExecutedPlan,
+  facts: { domain: string; channelKey: string | null; summaryText?: string; now: number },
+): Record<string, unknown> {
   return {
     lead_id: plan.lead!.id,
     demand_id: plan.demand.id,
@@ -192,7 +218,11 @@ export interface LeadListQuery {
  */
 export async function listLeadsForProvider(db: Database, provider: ProviderRow, query: LeadListQuery) {
   const scope = query.scope === 'available' ? availableTo(provider) : claimedBy(provider);
-  const conditions = [scope, ...(query.status ? [eq(leads.status, query.status)] : []), ...(query.startingAfter ? [lt(leads.id, query.startingAfter)] : [])];
+  const conditions = [
+    scope,
+    ...(query.status ? [eq(leads.status, query.status)] : []),
+    ...(query.startingAfter ? [lt(leads.id, query.startingAfter)] : []),
+  ];
   const [rows, available, mine] = await db.batch([
     db
       .select(leadColumns)
@@ -213,14 +243,23 @@ export async function listLeadsForProvider(db: Database, provider: ProviderRow, 
 
 /** A lead (with its channel's name) by id, when `visible` holds for it. */
 function leadQuery(db: Database, leadId: string, visible: SQL = sql`1`) {
-  return db.select(leadColumns).from(leads).leftJoin(channels, eq(channels.id, leads.channelId)).where(and(eq(leads.id, leadId), visible));
+  return db
+    .select(leadColumns)
+    .from(leads)
+    .leftJoin(channels, eq(channels.id, leads.channelId))
+    .where(and(eq(leads.id, leadId), visible));
 }
 
 /**
  * A lead's detail view (its whole conversation and its history), when `visible` holds for it:
  * the lead, its messages and its events in one round trip.
  */
-async function leadDetail(db: Database, provider: ProviderRow, leadId: string, visible?: SQL): Promise<LeadDetail | undefined> {
+async function leadDetail(
+  db: Database,
+  provider: ProviderRow,
+  leadId: string,
+  visible?: SQL,
+): Promise<LeadDetail | undefined> {
   const conversationOf = sql`(SELECT ${leads.conversationId} FROM ${leads} WHERE ${leads.id} = ${leadId})`;
   const [rows, messageRows, events] = await db.batch([
     leadQuery(db, leadId, visible),
@@ -252,7 +291,11 @@ export async function leadDetailForProvider(db: Database, provider: ProviderRow,
 
 /** Whether the lead exists in the provider's scope at all (whatever its status): the 403/409 cases. */
 async function leadInScope(db: Database, provider: ProviderRow, leadId: string) {
-  return db.select({ status: leads.status, claimedBy: leads.claimedBy }).from(leads).where(and(eq(leads.id, leadId), inScope(provider))).get();
+  return db
+    .select({ status: leads.status, claimedBy: leads.claimedBy })
+    .from(leads)
+    .where(and(eq(leads.id, leadId), inScope(provider)))
+    .get();
 }
 
 /**
@@ -260,14 +303,21 @@ async function leadInScope(db: Database, provider: ProviderRow, leadId: string) 
  * which the change's history, audit and event rows are written. Concurrent changes that lost the
  * race write nothing, even in the same millisecond.
  */
-const changeApplied = (leadId: string, changeId: string) => sql`EXISTS (SELECT 1 FROM ${leads} WHERE ${leads.id} = ${leadId} AND ${leads.changeId} = ${changeId})`;
+const changeApplied = (leadId: string, changeId: string) =>
+  sql`EXISTS (SELECT 1 FROM ${leads} WHERE ${leads.id} = ${leadId} AND ${leads.changeId} = ${changeId})`;
 
 /**
  * Claims a lead: one conditional UPDATE, so when many providers claim at once exactly one wins
  * and the others get 409 `already_claimed`. Its history and audit rows are written in the same
  * batch, and only with the claim.
  */
-export async function claimLead(db: Database, provider: ProviderRow, leadId: string, audit: AuditContext, now = Date.now()): Promise<LeadDetail> {
+export async function claimLead(
+  db: Database,
+  provider: ProviderRow,
+  leadId: string,
+  audit: AuditContext,
+  now = Date.now(),
+): Promise<LeadDetail> {
   const changeId = newId('lev', now);
   const applied = changeApplied(leadId, changeId);
   const [claimed] = await db.batch([
@@ -276,17 +326,48 @@ export async function claimLead(db: Database, provider: ProviderRow, leadId: str
       .set({ status: 'claimed', claimedBy: provider.id, claimedAt: now, changeId, updatedAt: now })
       .where(and(eq(leads.id, leadId), availableTo(provider)))
       .returning({ id: leads.id, workspaceId: leads.workspaceId }),
-    insertWhere(db, leadEvents, { id: changeId, leadId, fromStatus: 'open', toStatus: 'claimed', actorKind: 'provider', actorId: provider.id, note: null, createdAt: now }, applied),
-    auditInsertWhere(db, audit, { action: 'lead.claimed', targetId: leadId, metadata: { provider_id: provider.id } }, applied, now),
+    insertWhere(
+      db,
+      leadEvents,
+      {
+        id: changeId,
+        leadId,
+        fromStatus: 'open',
+        toStatus: 'claimed',
+        actorKind: 'provider',
+        actorId: provider.id,
+        note: null,
+        createdAt: now,
+      },
+      applied,
+    ),
+    auditInsertWhere(
+      db,
+      audit,
+      { action: 'lead.claimed', targetId: leadId, metadata: { provider_id: provider.id } },
+      applied,
+      now,
+    ),
     // Every claim reveals the visitor's contact details to this expert: each reveal is audited
     // with the expert's id (the details themselves never enter the audit log).
-    auditInsertWhere(db, audit, { action: 'lead.contact_revealed', targetId: leadId, metadata: { provider_id: provider.id } }, applied, now),
+    auditInsertWhere(
+      db,
+      audit,
+      { action: 'lead.contact_revealed', targetId: leadId, metadata: { provider_id: provider.id } },
+      applied,
+      now,
+    ),
     eventWriteWhere(
       db,
       {
         type: 'lead.claimed',
         workspaceId: sql`(SELECT ${leads.workspaceId} FROM ${leads} WHERE ${leads.id} = ${leadId})`,
-        data: { lead_id: leadId, status: 'claimed', claimed_by: { provider_id: provider.id, name: provider.displayName }, claimed_at: new Date(now).toISOString() },
+        data: {
+          lead_id: leadId,
+          status: 'claimed',
+          claimed_by: { provider_id: provider.id, name: provider.displayName },
+          claimed_at: new Date(now).toISOString(),
+        },
       },
       applied,
       now,
@@ -306,12 +387,28 @@ export async function claimLead(db: Database, provider: ProviderRow, leadId: str
  * back to `open`. The change is conditional on the status it starts from, so two changes at once
  * cannot both apply. Others in scope get 403 `not_claimer`; out of scope, 404.
  */
-export async function changeLeadStatus(db: Database, provider: ProviderRow, leadId: string, to: LeadStatus, note: string | null, audit: AuditContext, now = Date.now()): Promise<LeadDetail> {
-  const current = await db.select({ status: leads.status, claimedBy: leads.claimedBy, workspaceId: leads.workspaceId }).from(leads).where(eq(leads.id, leadId)).get();
-  if (!current || (current.claimedBy !== provider.id && !(await leadInScope(db, provider, leadId)))) throw new ApiError('not_found', `No lead ${leadId} for you.`);
-  if (current.claimedBy !== provider.id) throw new ApiError('not_claimer', 'Only the expert who claimed this lead can change its status.');
+export async function changeLeadStatus(
+  db: Database,
+  provider: ProviderRow,
+  leadId: string,
+  to: LeadStatus,
+  note: string | null,
+  audit: AuditContext,
+  now = Date.now(),
+): Promise<LeadDetail> {
+  const current = await db
+    .select({ status: leads.status, claimedBy: leads.claimedBy, workspaceId: leads.workspaceId })
+    .from(leads)
+    .where(eq(leads.id, leadId))
+    .get();
+  if (!current || (current.claimedBy !== provider.id && !(await leadInScope(db, provider, leadId))))
+    throw new ApiError('not_found', `No lead ${leadId} for you.`);
+  if (current.claimedBy !== provider.id)
+    throw new ApiError('not_claimer', 'Only the expert who claimed this lead can change its status.');
   if (!leadTransitionAllowed(current.status, to)) {
-    throw new ApiError('invalid_transition', `A lead cannot go from ${current.status} to ${to}.`, { extensions: { status: current.status } });
+    throw new ApiError('invalid_transition', `A lead cannot go from ${current.status} to ${to}.`, {
+      extensions: { status: current.status },
+    });
   }
   const release = to === 'open';
   const changeId = newId('lev', now);
@@ -322,20 +419,51 @@ export async function changeLeadStatus(db: Database, provider: ProviderRow, lead
       .set({ status: to, changeId, updatedAt: now, ...(release ? { claimedBy: null, claimedAt: null } : {}) })
       .where(and(eq(leads.id, leadId), eq(leads.status, current.status), claimedBy(provider)))
       .returning({ id: leads.id }),
-    insertWhere(db, leadEvents, { id: changeId, leadId, fromStatus: current.status, toStatus: to, actorKind: 'provider', actorId: provider.id, note, createdAt: now }, applied),
-    auditInsertWhere(db, audit, { action: release ? 'lead.released' : 'lead.status_changed', targetId: leadId, metadata: { from: current.status, to } }, applied, now),
+    insertWhere(
+      db,
+      leadEvents,
+      {
+        id: changeId,
+        leadId,
+        fromStatus: current.status,
+        toStatus: to,
+        actorKind: 'provider',
+        actorId: provider.id,
+        note,
+        createdAt: now,
+      },
+      applied,
+    ),
+    auditInsertWhere(
+      db,
+      audit,
+      {
+        action: release ? 'lead.released' : 'lead.status_changed',
+        targetId: leadId,
+        metadata: { from: current.status, to },
+      },
+      applied,
+      now,
+    ),
     eventWriteWhere(
       db,
       {
         type: 'lead.status_changed',
         workspaceId: current.workspaceId,
-        data: { lead_id: leadId, from: current.status, to, changed_by: { provider_id: provider.id, name: provider.displayName }, changed_at: new Date(now).toISOString() },
+        data: {
+          lead_id: leadId,
+          from: current.status,
+          to,
+          changed_by: { provider_id: provider.id, name: provider.displayName },
+          changed_at: new Date(now).toISOString(),
+        },
       },
       applied,
       now,
     ),
   ]);
-  if (changed.length === 0) throw new ApiError('invalid_transition', 'The lead changed meanwhile. Reload it and try again.');
+  if (changed.length === 0)
+    throw new ApiError('invalid_transition', 'The lead changed meanwhile. Reload it and try again.');
   return (await leadDetail(db, provider, leadId))!;
 }
 
@@ -379,9 +507,12 @@ export async function listChannelIntake(db: Database, channelId: number, limit: 
           lead_id: lead.id,
           status: lead.status,
           claimed_by: lead.claimedBy ? (claimer ?? 'An expert') : null,
-          contact_fields: [lead.contactName && 'name', lead.contactEmail && 'email', lead.contactPhone && 'phone'].filter((field): field is string => Boolean(field)),
+          contact_fields: [
+            lead.contactName && 'name',
+            lead.contactEmail && 'email',
+            lead.contactPhone && 'phone',
+          ].filter((field): field is string => Boolean(field)),
         }
       : null,
   }));
 }
-

@@ -3,7 +3,16 @@ import { LEAD_STATUSES } from './schemas';
 import { leadTransitionAllowed } from './transitions';
 
 /** PRODUCT.md section 9, written out: every move a claimer may make. Anything else is 409. */
-const ALLOWED = ['open>claimed', 'claimed>contacted', 'contacted>qualified', 'qualified>won', 'qualified>lost', 'claimed>open', 'contacted>open', 'qualified>open'];
+const ALLOWED = [
+  'open>claimed',
+  'claimed>contacted',
+  'contacted>qualified',
+  'qualified>won',
+  'qualified>lost',
+  'claimed>open',
+  'contacted>open',
+  'qualified>open',
+];
 
 describe('the lead status table', () => {
   for (const from of LEAD_STATUSES) {

@@ -18,7 +18,8 @@ export const getProfileRoute = createRoute({
   operationId: 'getProviderProfile',
   tags: [TAG],
   summary: 'Read your provider profile, its state and what it still needs',
-  description: 'Needs a signed-in provider (a business account gets 403 `provider_required`). `missing_fields` lists what must be filled in before submitting; `history` is every change of state.',
+  description:
+    'Needs a signed-in provider (a business account gets 403 `provider_required`). `missing_fields` lists what must be filled in before submitting; `history` is every change of state.',
   security,
   middleware: [requireProvider('profile.manage')] as const,
   responses: { 200: jsonContent(providerProfileSchema, 'The profile.'), ...problemResponses([401, 403] as const) },
@@ -44,7 +45,10 @@ export const saveProfileRoute = createRoute({
       regions: ['US'],
     }),
   },
-  responses: { 200: jsonContent(providerProfileSchema, 'The saved profile.'), ...problemResponses([400, 401, 403, 409, 413, 415, 422] as const) },
+  responses: {
+    200: jsonContent(providerProfileSchema, 'The saved profile.'),
+    ...problemResponses([400, 401, 403, 409, 413, 415, 422] as const),
+  },
 });
 
 /** The provider profile routes. */
@@ -55,7 +59,13 @@ export function providerProfileRoutes() {
     return c.json(await describeProvider(c.var.db, requireProviderRow(c)), 200);
   });
   app.openapi(saveProfileRoute, async (c) => {
-    const saved = await saveProviderProfile(c.var.db, requireProviderRow(c), c.req.valid('json'), { egress: egressPolicy(c.var.settings), secretsKey: c.var.settings.SECRETS_KEY }, c.var.requestId);
+    const saved = await saveProviderProfile(
+      c.var.db,
+      requireProviderRow(c),
+      c.req.valid('json'),
+      { egress: egressPolicy(c.var.settings), secretsKey: c.var.settings.SECRETS_KEY },
+      c.var.requestId,
+    );
     c.header('Cache-Control', 'no-store');
     return c.json(await describeProvider(c.var.db, saved), 200);
   });

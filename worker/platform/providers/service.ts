@@ -40,12 +40,21 @@ export async function providerOf(db: Database, userId: string): Promise<Provider
 }
 
 const invalidTransition = (current: ProviderStatus, event: ProviderEvent) =>
-  new ApiError('invalid_transition', `A provider in state ${current} cannot be ${event === 'submit' ? 'submitted' : event === 'material_change' ? 'changed that way' : `${event}d`}.`, {
-    extensions: { status: current },
-  });
+  new ApiError(
+    'invalid_transition',
+    `A provider in state ${current} cannot be ${event === 'submit' ? 'submitted' : event === 'material_change' ? 'changed that way' : `${event}d`}.`,
+    {
+      extensions: { status: current },
+    },
+  );
 
 /** The fields a profile must have before it can be submitted. */
-export function missingFields(row: Pick<ProviderRow, 'kind' | 'displayName' | 'headline' | 'acceptedDomains' | 'languages' | 'regions' | 'endpointUrl' | 'agentCardUrl'>): string[] {
+export function missingFields(
+  row: Pick<
+    ProviderRow,
+    'kind' | 'displayName' | 'headline' | 'acceptedDomains' | 'languages' | 'regions' | 'endpointUrl' | 'agentCardUrl'
+  >,
+): string[] {
   const missing: string[] = [];
   if (!row.kind) missing.push('kind');
   if (!row.displayName) missing.push('display_name');
@@ -65,7 +74,11 @@ export const storedCardOf = (row: Pick<ProviderRow, 'agentCard'>) => (row.agentC
 
 /** A provider's profile, with what is missing and its whole history. */
 export async function describeProvider(db: Database, row: ProviderRow, now = Date.now()): Promise<ProviderProfileView> {
-  const history = await db.select().from(providerTransitions).where(eq(providerTransitions.providerId, row.id)).orderBy(providerTransitions.id);
+  const history = await db
+    .select()
+    .from(providerTransitions)
+    .where(eq(providerTransitions.providerId, row.id))
+    .orderBy(providerTransitions.id);
   return {
     provider_id: row.id,
     status: row.status,
@@ -86,12 +99,21 @@ export async function describeProvider(db: Database, row: ProviderRow, now = Dat
     signing_secret: {
       issued: row.signingSecret !== null,
       shown: row.signingSecretShownAt !== null,
-      previous_valid_until: row.previousSigningSecretUntil && row.previousSigningSecretUntil > now ? iso(row.previousSigningSecretUntil) : null,
+      previous_valid_until:
+        row.previousSigningSecretUntil && row.previousSigningSecretUntil > now
+          ? iso(row.previousSigningSecretUntil)
+          : null,
     },
     missing_fields: missingFields(row),
     review_note: row.reviewNote,
     submitted_at: iso(row.submittedAt),
-    history: history.map((entry) => ({ from: entry.fromStatus, to: entry.toStatus, actor: entry.actorKind, note: entry.note, at: new Date(entry.createdAt).toISOString() })),
+    history: history.map((entry) => ({
+      from: entry.fromStatus,
+      to: entry.toStatus,
+      actor: entry.actorKind,
+      note: entry.note,
+      at: new Date(entry.createdAt).toISOString(),
+    })),
   };
 }
 
@@ -99,16 +121,41 @@ export async function describeProvider(db: Database, row: ProviderRow, now = Dat
  * This change (`changeId`) is the provider's last: the condition under which its history, audit
  * and event rows are written. A change that lost a race to another writes none of them.
  */
-const changeApplied = (providerId: string, changeId: string) => sql`EXISTS (SELECT 1 FROM ${providers} WHERE ${providers.id} = ${providerId} AND ${providers.changeId} = ${changeId})`;
+const changeApplied = (providerId: string, changeId: string) =>
+  sql`EXISTS (SELECT 1 FROM ${providers} WHERE ${providers.id} = ${providerId} AND ${providers.changeId} = ${changeId})`;
 
 /**
  * `provider.status_changed` for each workspace the provider belongs to (their team's site owners
  * hear of it), written only if the transition happened.
  */
-async function providerEventWrites(db: Database, row: ProviderRow, from: ProviderStatus, to: ProviderStatus, changeId: string, now: number): Promise<BatchItem<'sqlite'>[]> {
-  const teams = await db.select({ workspaceId: memberships.workspaceId }).from(memberships).where(eq(memberships.userId, row.userId));
-  const data = { provider_id: row.id, kind: row.kind, display_name: row.displayName, from, to, changed_at: new Date(now).toISOString() };
-  return teams.map((team) => eventWriteWhere(db, { type: 'provider.status_changed', workspaceId: team.workspaceId, data }, changeApplied(row.id, changeId), now));
+async function providerEventWrites(
+  db: Database,
+  row: ProviderRow,
+  from: ProviderStatus,
+  to: ProviderStatus,
+  changeId: string,
+  now: number,
+): Promise<BatchItem<'sqlite'>[]> {
+  const teams = await db
+    .select({ workspaceId: memberships.workspaceId })
+    .from(memberships)
+    .where(eq(memberships.userId, row.userId));
+  const data = {
+    provider_id: row.id,
+    kind: row.kind,
+    display_name: row.displayName,
+    from,
+    to,
+    changed_at: new Date(now).toISOString(),
+  };
+  return teams.map((team) =>
+    eventWriteWhere(
+      db,
+      { type: 'provider.status_changed', workspaceId: team.workspaceId, data },
+      changeApplied(row.id, changeId),
+      now,
+    ),
+  );
 }
 
 /** The row that records one transition (or an edit under review), written only with its change. */
@@ -123,7 +170,16 @@ function transitionInsert(
   return insertWhere(
     db,
     providerTransitions,
-    { id: newId('ptr', now), providerId, fromStatus: change.from, toStatus: change.to, actorKind: actor.kind, actorId: actor.id, note, createdAt: now },
+    {
+      id: newId('ptr', now),
+      providerId,
+      fromStatus: change.from,
+      toStatus: change.to,
+      actorKind: actor.kind,
+      actorId: actor.id,
+      note,
+      createdAt: now,
+    },
     changeApplied(providerId, change.id),
   );
 }
@@ -146,7 +202,11 @@ async function validateChange(db: Database, input: ProfileInput, egress: EgressP
   if (input.accepted_scope) {
     const catalog = await listDomains(db);
     input.accepted_scope.domains.forEach((domain, index) => {
-      if (!catalog.includes(domain)) errors.push({ pointer: `/accepted_scope/domains/${index}`, detail: `"${domain}" is not in the domain catalog.` });
+      if (!catalog.includes(domain))
+        errors.push({
+          pointer: `/accepted_scope/domains/${index}`,
+          detail: `"${domain}" is not in the domain catalog.`,
+        });
     });
   }
   if (errors.length > 0) throw new ApiError('validation_failed', 'Some profile fields are not valid.', { errors });
@@ -172,7 +232,9 @@ const REVIEWED_FIELDS: Array<[label: string, read: (row: ProviderRow) => unknown
 
 /** The fields that differ between two versions of a profile. */
 function changedFields(before: ProviderRow, after: ProviderRow): string[] {
-  return REVIEWED_FIELDS.filter(([, read]) => JSON.stringify(read(before)) !== JSON.stringify(read(after))).map(([label]) => label);
+  return REVIEWED_FIELDS.filter(([, read]) => JSON.stringify(read(before)) !== JSON.stringify(read(after))).map(
+    ([label]) => label,
+  );
 }
 
 /** Whether a change alters what a provider is reviewed for: its kind, its accepted scope, or what the platform calls. */
@@ -188,7 +250,11 @@ function isMaterial(before: ProviderRow, after: ProviderRow): boolean {
 }
 
 /** Card fetches per provider: each one is an outbound request the provider can trigger. */
-const CARD_FETCH_LIMIT = { windowMs: 10 * 60_000, max: 10, detail: 'The agent card can be fetched at most 10 times in 10 minutes. Try again later.' };
+const CARD_FETCH_LIMIT = {
+  windowMs: 10 * 60_000,
+  max: 10,
+  detail: 'The agent card can be fetched at most 10 times in 10 minutes. Try again later.',
+};
 
 /**
  * Saves a provider's own profile (any of its fields), and submits it when asked. The state
@@ -199,7 +265,14 @@ const CARD_FETCH_LIMIT = { windowMs: 10 * 60_000, max: 10, detail: 'The agent ca
  * fails once the profile changed. Everything is written in one batch, only if nobody changed the
  * profile meanwhile.
  */
-export async function saveProviderProfile(db: Database, row: ProviderRow, input: ProfileInput, options: ProfileSaveOptions, requestId: string, now = Date.now()): Promise<ProviderRow> {
+export async function saveProviderProfile(
+  db: Database,
+  row: ProviderRow,
+  input: ProfileInput,
+  options: ProfileSaveOptions,
+  requestId: string,
+  now = Date.now(),
+): Promise<ProviderRow> {
   await validateChange(db, input, options.egress);
   const { submit, ...fields } = input;
   const kind = fields.kind !== undefined ? fields.kind : row.kind;
@@ -211,18 +284,27 @@ export async function saveProviderProfile(db: Database, row: ProviderRow, input:
   else if (fields.agent_card_url !== undefined || fields.kind !== undefined || !row.agentCard) {
     await takeSlotOrRefuse(db, `card-fetch:${row.id}`, now, CARD_FETCH_LIMIT);
     const check = await fetchAgentCard(cardUrl, options.egress, now);
-    if (!check.ok) throw new ApiError('validation_failed', 'The agent card could not be used.', { errors: [{ pointer: '/agent_card_url', detail: check.detail }] });
+    if (!check.ok)
+      throw new ApiError('validation_failed', 'The agent card could not be used.', {
+        errors: [{ pointer: '/agent_card_url', detail: check.detail }],
+      });
     agentCard = check.stored as unknown as Record<string, unknown>;
   }
   const bearerToken =
-    fields.agent_bearer_token === undefined ? row.bearerToken : fields.agent_bearer_token === null ? null : await encryptSecret(fields.agent_bearer_token, requireSecretsKey(options.secretsKey));
+    fields.agent_bearer_token === undefined
+      ? row.bearerToken
+      : fields.agent_bearer_token === null
+        ? null
+        : await encryptSecret(fields.agent_bearer_token, requireSecretsKey(options.secretsKey));
   const next: ProviderRow = {
     ...row,
     ...(fields.kind !== undefined ? { kind: fields.kind } : {}),
     ...(fields.display_name !== undefined ? { displayName: fields.display_name } : {}),
     ...(fields.headline !== undefined ? { headline: fields.headline } : {}),
     ...(fields.bio !== undefined ? { bio: fields.bio } : {}),
-    ...(fields.accepted_scope !== undefined ? { acceptedDomains: fields.accepted_scope.domains, acceptedTopics: fields.accepted_scope.topics } : {}),
+    ...(fields.accepted_scope !== undefined
+      ? { acceptedDomains: fields.accepted_scope.domains, acceptedTopics: fields.accepted_scope.topics }
+      : {}),
     ...(fields.languages !== undefined ? { languages: fields.languages } : {}),
     ...(fields.regions !== undefined ? { regions: fields.regions } : {}),
     ...(fields.endpoint_url !== undefined ? { endpointUrl: fields.endpoint_url } : {}),
@@ -243,7 +325,10 @@ export async function saveProviderProfile(db: Database, row: ProviderRow, input:
     const missing = missingFields(next);
     if (missing.length > 0) {
       throw new ApiError('profile_incomplete', `Complete the profile before submitting it: ${missing.join(', ')}.`, {
-        errors: missing.map((field) => ({ pointer: `/${field.replace('.', '/')}`, detail: 'Required before submitting.' })),
+        errors: missing.map((field) => ({
+          pointer: `/${field.replace('.', '/')}`,
+          detail: 'Required before submitting.',
+        })),
       });
     }
   } else if (row.status === 'registered') {
@@ -266,12 +351,21 @@ export async function saveProviderProfile(db: Database, row: ProviderRow, input:
     db
       .update(providers)
       .set(next)
-      .where(and(eq(providers.id, row.id), eq(providers.status, row.status), eq(providers.profileVersion, row.profileVersion)))
+      .where(
+        and(
+          eq(providers.id, row.id),
+          eq(providers.status, row.status),
+          eq(providers.profileVersion, row.profileVersion),
+        ),
+      )
       .returning({ id: providers.id }),
   ];
   if (fields.accepted_scope !== undefined) {
     writes.push(db.delete(providerDomains).where(eq(providerDomains.providerId, row.id)));
-    if (next.acceptedDomains.length > 0) writes.push(db.insert(providerDomains).values(next.acceptedDomains.map((domain) => ({ providerId: row.id, domain }))));
+    if (next.acceptedDomains.length > 0)
+      writes.push(
+        db.insert(providerDomains).values(next.acceptedDomains.map((domain) => ({ providerId: row.id, domain }))),
+      );
   }
   if (recorded) {
     const change = { from: row.status, to, id: next.changeId! };
@@ -283,16 +377,28 @@ export async function saveProviderProfile(db: Database, row: ProviderRow, input:
         db,
         { actorKind: 'user', actorId: row.userId, requestId },
         editedUnderReview
-          ? { action: 'provider.edited_under_review', targetId: row.id, metadata: { fields: edited, version: next.profileVersion } }
-          : { action: 'provider.status_changed', targetId: row.id, metadata: { from: row.status, to, version: next.profileVersion } },
+          ? {
+              action: 'provider.edited_under_review',
+              targetId: row.id,
+              metadata: { fields: edited, version: next.profileVersion },
+            }
+          : {
+              action: 'provider.status_changed',
+              targetId: row.id,
+              metadata: { from: row.status, to, version: next.profileVersion },
+            },
         changeApplied(row.id, change.id),
         now,
       ),
     );
   }
-  const [updated] = (await db.batch(writes as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as [unknown[], ...unknown[]];
+  const [updated] = (await db.batch(writes as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as [
+    unknown[],
+    ...unknown[],
+  ];
   // Someone else (an admin's decision, or another save) changed the profile in between: nothing was written.
-  if (updated.length === 0) throw new ApiError('conflict', 'The profile changed meanwhile (a review decision?). Reload and try again.');
+  if (updated.length === 0)
+    throw new ApiError('conflict', 'The profile changed meanwhile (a review decision?). Reload and try again.');
   expertPoolCache.clear();
   forgetAgentSupply();
   return next;
@@ -318,19 +424,36 @@ export async function reviewProvider(
   const to = nextProviderStatus(row.status, decision);
   if (!to) throw invalidTransition(row.status, decision);
   // An approval is of the version the reviewer read: an edit since then needs a new reading.
-  if (decision === 'approve' && options.version !== row.profileVersion) throw profileChanged(row.profileVersion, options.version);
+  if (decision === 'approve' && options.version !== row.profileVersion)
+    throw profileChanged(row.profileVersion, options.version);
   const reviewNote = decision === 'approve' ? null : options.note;
   // An approved agent or robot also gets its signing secret now; the approval's answer shows it once.
-  const issued = decision === 'approve' ? await signingSecretOnApproval(row.kind, row.signingSecret !== null, options.secretsKey, now) : undefined;
+  const issued =
+    decision === 'approve'
+      ? await signingSecretOnApproval(row.kind, row.signingSecret !== null, options.secretsKey, now)
+      : undefined;
   const secret = issued?.fields ?? {};
   const changeId = newId('ptr', now);
   const [updated] = await db.batch([
     db
       .update(providers)
       .set({ status: to, reviewNote, ...secret, changeId, updatedAt: now })
-      .where(and(eq(providers.id, providerId), eq(providers.status, row.status), eq(providers.profileVersion, row.profileVersion)))
+      .where(
+        and(
+          eq(providers.id, providerId),
+          eq(providers.status, row.status),
+          eq(providers.profileVersion, row.profileVersion),
+        ),
+      )
       .returning({ id: providers.id }),
-    transitionInsert(db, providerId, { from: row.status, to, id: changeId }, { kind: 'admin', id: audit.actorId }, options.note, now),
+    transitionInsert(
+      db,
+      providerId,
+      { from: row.status, to, id: changeId },
+      { kind: 'admin', id: audit.actorId },
+      options.note,
+      now,
+    ),
     auditInsertWhere(
       db,
       audit,
@@ -345,19 +468,32 @@ export async function reviewProvider(
     ...(await providerEventWrites(db, row, row.status, to, changeId, now)),
   ]);
   if (updated.length === 0) {
-    const fresh = await db.select({ status: providers.status, version: providers.profileVersion }).from(providers).where(eq(providers.id, providerId)).get();
+    const fresh = await db
+      .select({ status: providers.status, version: providers.profileVersion })
+      .from(providers)
+      .where(eq(providers.id, providerId))
+      .get();
     if (decision === 'approve' && fresh?.status === row.status) throw profileChanged(fresh.version, options.version);
     throw invalidTransition(fresh?.status ?? row.status, decision);
   }
   expertPoolCache.clear();
   forgetAgentSupply();
-  return { row: { ...row, status: to, reviewNote, ...secret, changeId, updatedAt: now }, ...(issued ? { signingSecret: issued.secret } : {}) };
+  return {
+    row: { ...row, status: to, reviewNote, ...secret, changeId, updatedAt: now },
+    ...(issued ? { signingSecret: issued.secret } : {}),
+  };
 }
 
 const profileChanged = (current: number, approved: number | undefined) =>
-  new ApiError('profile_changed', approved === undefined ? `Name the profile version you approve (it is ${current}).` : `The profile changed since version ${approved}: read version ${current} before you approve it.`, {
-    extensions: { version: current },
-  });
+  new ApiError(
+    'profile_changed',
+    approved === undefined
+      ? `Name the profile version you approve (it is ${current}).`
+      : `The profile changed since version ${approved}: read version ${current} before you approve it.`,
+    {
+      extensions: { version: current },
+    },
+  );
 
 /** The providers an admin reviews, newest submission first, optionally of one state. */
 export async function listProvidersForReview(db: Database, status?: ProviderStatus) {
@@ -382,7 +518,12 @@ export async function listProvidersForReview(db: Database, status?: ProviderStat
 
 /** One provider with its profile, history and account email, for an admin. */
 export async function providerForReview(db: Database, providerId: string) {
-  const found = await db.select({ provider: providers, email: users.email }).from(providers).innerJoin(users, eq(users.id, providers.userId)).where(eq(providers.id, providerId)).get();
+  const found = await db
+    .select({ provider: providers, email: users.email })
+    .from(providers)
+    .innerJoin(users, eq(users.id, providers.userId))
+    .where(eq(providers.id, providerId))
+    .get();
   if (!found) throw new ApiError('not_found', `No provider ${providerId}.`);
   return { ...(await describeProvider(db, found.provider)), user_id: found.provider.userId, email: found.email };
 }
@@ -406,7 +547,10 @@ const expertPoolCache = new TtlCache<ExpertPool>(10_000, 500);
 export async function expertPool(db: Database, domain: string, pool: RoutingPool): Promise<ExpertPool> {
   const key = pool.kind === 'platform' ? `platform:${domain}` : `workspace:${pool.workspaceId}:${domain}`;
   return expertPoolCache.get(key, async () => {
-    const inPool = pool.kind === 'workspace' ? sql`AND p.user_id IN (SELECT ${memberships.userId} FROM ${memberships} WHERE ${memberships.workspaceId} = ${pool.workspaceId})` : sql``;
+    const inPool =
+      pool.kind === 'workspace'
+        ? sql`AND p.user_id IN (SELECT ${memberships.userId} FROM ${memberships} WHERE ${memberships.workspaceId} = ${pool.workspaceId})`
+        : sql``;
     const rows = await db.all<{ topic: string | null; providers: number }>(sql`
       SELECT t.value AS topic, COUNT(DISTINCT p.id) AS providers
       FROM ${providerDomains} d JOIN ${providers} p ON p.id = d.provider_id
@@ -426,6 +570,9 @@ export async function expertPool(db: Database, domain: string, pool: RoutingPool
 /** The active providers of these ids (for names shown beside leads). */
 export async function providerNames(db: Database, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.select({ id: providers.id, name: providers.displayName }).from(providers).where(inArray(providers.id, ids));
+  const rows = await db
+    .select({ id: providers.id, name: providers.displayName })
+    .from(providers)
+    .where(inArray(providers.id, ids));
   return new Map(rows.map((row) => [row.id, row.name ?? 'An expert']));
 }

@@ -8,7 +8,11 @@ import type { ProviderStatus } from '../access/policy';
 export type ProviderEvent = 'save' | 'submit' | 'approve' | 'reject' | 'suspend' | 'material_change';
 
 /** PRODUCT.md section 8, as data: every allowed transition. Anything else is 409 `invalid_transition`. */
-export const PROVIDER_TRANSITIONS: readonly { from: readonly ProviderStatus[]; event: ProviderEvent; to: ProviderStatus }[] = [
+export const PROVIDER_TRANSITIONS: readonly {
+  from: readonly ProviderStatus[];
+  event: ProviderEvent;
+  to: ProviderStatus;
+}[] = [
   { from: ['registered'], event: 'save', to: 'profile_incomplete' },
   { from: ['registered', 'profile_incomplete'], event: 'submit', to: 'pending_review' },
   { from: ['pending_review'], event: 'approve', to: 'active' },

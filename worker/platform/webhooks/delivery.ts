@@ -48,7 +48,9 @@ export class EndpointLimiter {
   /** Runs `task` when the endpoint has a free slot. */
   async run<T>(endpointId: string, task: () => Promise<T>): Promise<T> {
     if ((this.running.get(endpointId) ?? 0) >= this.perEndpoint) {
-      await new Promise<void>((resolve) => this.waiting.set(endpointId, [...(this.waiting.get(endpointId) ?? []), resolve]));
+      await new Promise<void>((resolve) =>
+        this.waiting.set(endpointId, [...(this.waiting.get(endpointId) ?? []), resolve]),
+      );
     }
     this.running.set(endpointId, (this.running.get(endpointId) ?? 0) + 1);
     try {
@@ -90,42 +92,76 @@ type Endpoint = typeof webhookEndpoints.$inferSelect;
 type EventRow = typeof events.$inferSelect;
 
 /** What one attempt ended with. */
-type AttemptResult = { kind: 'delivered'; status: number } | { kind: 'gone'; status: number } | { kind: 'failed'; status: number | null; error: string; retryAfterMs?: number };
+type AttemptResult =
+  | { kind: 'delivered'; status: number }
+  | { kind: 'gone'; status: number }
+  | { kind: 'failed'; status: number | null; error: string; retryAfterMs?: number };
 
 /** The exact body every attempt of an event sends: the event envelope of PRODUCT.md section 10. */
 export function eventBody(event: EventRow): string {
-  return JSON.stringify({ id: event.id, type: event.type, created_at: new Date(event.createdAt).toISOString(), workspace_id: event.workspaceId, data: event.data });
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    created_at: new Date(event.createdAt).toISOString(),
+    workspace_id: event.workspaceId,
+    data: event.data,
+  });
 }
 
 /** One POST of an event to an endpoint. */
-async function attempt(env: DeliveryEnvironment, endpoint: Endpoint, event: EventRow, now: number): Promise<AttemptResult> {
+async function attempt(
+  env: DeliveryEnvironment,
+  endpoint: Endpoint,
+  event: EventRow,
+  now: number,
+): Promise<AttemptResult> {
   if (!env.secretsKey) return { kind: 'failed', status: null, error: 'SECRETS_KEY is not configured.' };
   const body = eventBody(event);
   let headers: Record<string, string>;
   try {
     const secrets = await signingSecretsInForce(
-      { current: endpoint.signingSecret, previous: endpoint.previousSigningSecret, previousUntil: endpoint.previousSigningSecretUntil },
+      {
+        current: endpoint.signingSecret,
+        previous: endpoint.previousSigningSecret,
+        previousUntil: endpoint.previousSigningSecretUntil,
+      },
       env.secretsKey,
       now,
     );
     headers = await signStandardWebhook(secrets, event.id, Math.floor(now / 1000), body);
   } catch {
-    return { kind: 'failed', status: null, error: 'The endpoint’s signing secret cannot be read (SECRETS_KEY changed?).' };
+    return {
+      kind: 'failed',
+      status: null,
+      error: 'The endpoint’s signing secret cannot be read (SECRETS_KEY changed?).',
+    };
   }
   try {
     const response = await guardedFetch(
       endpoint.url,
-      { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json', 'User-Agent': 'EdgeGateway-Webhooks/1' }, body, timeoutMs: DELIVERY_TIMEOUT_MS },
+      {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json', 'User-Agent': 'EdgeGateway-Webhooks/1' },
+        body,
+        timeoutMs: DELIVERY_TIMEOUT_MS,
+      },
       env.egress,
     );
     await response.body?.cancel();
     if (response.ok) return { kind: 'delivered', status: response.status };
     if (response.status === 410) return { kind: 'gone', status: 410 };
     const retryAfter = retryAfterMs(response.headers.get('Retry-After'), now);
-    return { kind: 'failed', status: response.status, error: `HTTP ${response.status}.`, ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}) };
+    return {
+      kind: 'failed',
+      status: response.status,
+      error: `HTTP ${response.status}.`,
+      ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
+    };
   } catch (error) {
-    if (error instanceof EgressRefused) return { kind: 'failed', status: null, error: `Refused by the egress guard: ${error.message}` };
-    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return { kind: 'failed', status: null, error: `No answer within ${DELIVERY_TIMEOUT_MS / 1000} s.` };
+    if (error instanceof EgressRefused)
+      return { kind: 'failed', status: null, error: `Refused by the egress guard: ${error.message}` };
+    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+      return { kind: 'failed', status: null, error: `No answer within ${DELIVERY_TIMEOUT_MS / 1000} s.` };
     return { kind: 'failed', status: null, error: 'The connection failed.' };
   }
 }
@@ -140,7 +176,10 @@ function outcomeWrites(
 ): { writes: BatchItem<'sqlite'>[]; retryInMs?: number } {
   const now = Date.now();
   const number = delivery.attempts + 1;
-  const key = and(eq(webhookDeliveries.eventId, delivery.eventId), eq(webhookDeliveries.endpointId, delivery.endpointId));
+  const key = and(
+    eq(webhookDeliveries.eventId, delivery.eventId),
+    eq(webhookDeliveries.endpointId, delivery.endpointId),
+  );
   const writes: BatchItem<'sqlite'>[] = [
     db.insert(webhookAttempts).values({
       id: newId('att', now),
@@ -155,7 +194,17 @@ function outcomeWrites(
   ];
   if (result.kind === 'delivered') {
     writes.push(
-      db.update(webhookDeliveries).set({ status: 'delivered', attempts: number, lastStatus: result.status, lastError: null, deliveredAt: now, updatedAt: now }).where(key),
+      db
+        .update(webhookDeliveries)
+        .set({
+          status: 'delivered',
+          attempts: number,
+          lastStatus: result.status,
+          lastError: null,
+          deliveredAt: now,
+          updatedAt: now,
+        })
+        .where(key),
       db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, delivery.endpointId)),
     );
     return { writes };
@@ -164,7 +213,16 @@ function outcomeWrites(
     // 410 Gone: the receiver says the endpoint is no more. It is disabled, and this event and
     // everything still due for it wait (paused) until someone enables it again.
     writes.push(
-      db.update(webhookDeliveries).set({ status: 'paused', attempts: number, lastStatus: 410, lastError: 'The endpoint answered 410 Gone and was disabled; this event goes out when it is enabled again.', updatedAt: now }).where(key),
+      db
+        .update(webhookDeliveries)
+        .set({
+          status: 'paused',
+          attempts: number,
+          lastStatus: 410,
+          lastError: 'The endpoint answered 410 Gone and was disabled; this event goes out when it is enabled again.',
+          updatedAt: now,
+        })
+        .where(key),
       ...disableWrites(db, delivery.endpointId, 'gone', now),
     );
     return { writes };
@@ -177,8 +235,20 @@ function outcomeWrites(
       .update(webhookDeliveries)
       .set(
         givesUp
-          ? { status: 'failed', attempts: number, lastStatus: result.status, lastError: `${result.error} No more retries after 3 days.`, updatedAt: now }
-          : { attempts: number, lastStatus: result.status, lastError: result.error, nextAttemptAt: now + wait, updatedAt: now },
+          ? {
+              status: 'failed',
+              attempts: number,
+              lastStatus: result.status,
+              lastError: `${result.error} No more retries after 3 days.`,
+              updatedAt: now,
+            }
+          : {
+              attempts: number,
+              lastStatus: result.status,
+              lastError: result.error,
+              nextAttemptAt: now + wait,
+              updatedAt: now,
+            },
       )
       .where(key),
     // An endpoint that has failed without a single success for 3 days is disabled; the console says so.
@@ -186,7 +256,13 @@ function outcomeWrites(
       .update(webhookEndpoints)
       .set({ failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${now})` })
       .where(eq(webhookEndpoints.id, delivery.endpointId)),
-    ...disableWrites(db, delivery.endpointId, 'failing', now, lte(webhookEndpoints.failingSince, now - RETRY_WINDOW_MS)),
+    ...disableWrites(
+      db,
+      delivery.endpointId,
+      'failing',
+      now,
+      lte(webhookEndpoints.failingSince, now - RETRY_WINDOW_MS),
+    ),
   );
   return givesUp ? { writes } : { writes, retryInMs: wait };
 }
@@ -196,7 +272,14 @@ function outcomeWrites(
  * paused, and the audit record, all written only with this change, so two failures that each
  * disable it record it once. Its workspace's owners see it in the console.
  */
-export function disableWrites(db: Database, endpointId: string, reason: 'admin' | 'gone' | 'failing', now: number, condition?: SQL, audit?: AuditContext): BatchItem<'sqlite'>[] {
+export function disableWrites(
+  db: Database,
+  endpointId: string,
+  reason: 'admin' | 'gone' | 'failing',
+  now: number,
+  condition?: SQL,
+  audit?: AuditContext,
+): BatchItem<'sqlite'>[] {
   const changeId = newId('evt', now);
   const applied = sql`EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${endpointId} AND ${webhookEndpoints.changeId} = ${changeId})`;
   return [
@@ -234,7 +317,11 @@ export interface DeliveryBatchContext {
  * finds nothing to do. Attempts run concurrently within the per-endpoint bound; each outcome is
  * written in its own batch as soon as it is known, and its retry goes back on the queue.
  */
-export async function deliverEvents(env: DeliveryEnvironment, message: DeliverMessage, shared: DeliveryBatchContext = { limiter: new EndpointLimiter() }): Promise<{ attempted: number }> {
+export async function deliverEvents(
+  env: DeliveryEnvironment,
+  message: DeliverMessage,
+  shared: DeliveryBatchContext = { limiter: new EndpointLimiter() },
+): Promise<{ attempted: number }> {
   const { db } = env;
   const now = Date.now();
   const leased = await db
@@ -248,7 +335,12 @@ export async function deliverEvents(env: DeliveryEnvironment, message: DeliverMe
         lte(webhookDeliveries.nextAttemptAt, now),
       ),
     )
-    .returning({ eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId, attempts: webhookDeliveries.attempts, createdAt: webhookDeliveries.createdAt });
+    .returning({
+      eventId: webhookDeliveries.eventId,
+      endpointId: webhookDeliveries.endpointId,
+      attempts: webhookDeliveries.attempts,
+      createdAt: webhookDeliveries.createdAt,
+    });
   if (leased.length === 0) return { attempted: 0 };
   const [endpointRows, eventRows] = await db.batch([
     db
@@ -268,14 +360,20 @@ export async function deliverEvents(env: DeliveryEnvironment, message: DeliverMe
       shared.limiter.run(delivery.endpointId, async () => {
         const endpoint = endpoints.get(delivery.endpointId);
         const event = eventsById.get(delivery.eventId);
-        const key = and(eq(webhookDeliveries.eventId, delivery.eventId), eq(webhookDeliveries.endpointId, delivery.endpointId));
+        const key = and(
+          eq(webhookDeliveries.eventId, delivery.eventId),
+          eq(webhookDeliveries.endpointId, delivery.endpointId),
+        );
         if (!endpoint || !event) {
           await db.update(webhookDeliveries).set({ status: 'cancelled', updatedAt: Date.now() }).where(key);
           return;
         }
         if (endpoint.status !== 'active') {
           // Disabled meanwhile: nothing is sent; the delivery waits for the endpoint to be enabled.
-          await db.update(webhookDeliveries).set({ status: 'paused', updatedAt: Date.now() }).where(and(key, eq(webhookDeliveries.status, 'pending')));
+          await db
+            .update(webhookDeliveries)
+            .set({ status: 'paused', updatedAt: Date.now() })
+            .where(and(key, eq(webhookDeliveries.status, 'pending')));
           return;
         }
         const startedAt = Date.now();
@@ -284,7 +382,11 @@ export async function deliverEvents(env: DeliveryEnvironment, message: DeliverMe
         await db.batch(writes as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
         // A retry goes back on the queue with its delay; one longer than a queue message may wait is the sweep's.
         if (retryInMs !== undefined && retryInMs / 1000 <= QUEUE_MAX_DELAY_SECONDS) {
-          await enqueueDeliveries(env.queue, [{ kind: 'webhook.deliver', event_ids: [delivery.eventId], endpoint_id: delivery.endpointId }], Math.max(1, Math.ceil(retryInMs / 1000))).catch(() => undefined);
+          await enqueueDeliveries(
+            env.queue,
+            [{ kind: 'webhook.deliver', event_ids: [delivery.eventId], endpoint_id: delivery.endpointId }],
+            Math.max(1, Math.ceil(retryInMs / 1000)),
+          ).catch(() => undefined);
         }
       }),
     ),

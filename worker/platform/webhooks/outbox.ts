@@ -68,7 +68,13 @@ export function forgetEndpoints(workspaceId: string): void {
 /** The writes of some events, for the change's own batch (one statement for all of them). */
 export function eventWrites(db: Database, list: NewEvent[], now: number): BatchItem<'sqlite'>[] {
   if (list.length === 0) return [];
-  const rows = list.map((event) => ({ id: newId('evt', now), workspaceId: event.workspaceId, type: event.type, data: event.data, createdAt: now }));
+  const rows = list.map((event) => ({
+    id: newId('evt', now),
+    workspaceId: event.workspaceId,
+    type: event.type,
+    data: event.data,
+    createdAt: now,
+  }));
   remember(
     db,
     rows.map((row) => ({ id: row.id, workspaceId: row.workspaceId })),
@@ -80,10 +86,20 @@ export function eventWrites(db: Database, list: NewEvent[], now: number): BatchI
  * One event written only if `condition` holds inside the batch (the change it reports happened);
  * its workspace may be SQL, when only the batch knows it.
  */
-export function eventWriteWhere(db: Database, event: Omit<NewEvent, 'workspaceId'> & { workspaceId: string | SQL }, condition: SQL, now: number): BatchItem<'sqlite'> {
+export function eventWriteWhere(
+  db: Database,
+  event: Omit<NewEvent, 'workspaceId'> & { workspaceId: string | SQL },
+  condition: SQL,
+  now: number,
+): BatchItem<'sqlite'> {
   const id = newId('evt', now);
   remember(db, [{ id, workspaceId: typeof event.workspaceId === 'string' ? event.workspaceId : null }]);
-  return insertWhere(db, events, { id, workspaceId: event.workspaceId, type: event.type, data: event.data, createdAt: now }, condition);
+  return insertWhere(
+    db,
+    events,
+    { id, workspaceId: event.workspaceId, type: event.type, data: event.data, createdAt: now },
+    condition,
+  );
 }
 
 /**
@@ -93,21 +109,30 @@ export function eventWriteWhere(db: Database, event: Omit<NewEvent, 'workspaceId
 export async function takeWrittenEvents(db: Database): Promise<string[]> {
   const entries = written.get(db) ?? [];
   written.delete(db);
-  const wanted = await Promise.all(entries.map((entry) => (entry.workspaceId === null ? true : hasEndpoints(db, entry.workspaceId))));
+  const wanted = await Promise.all(
+    entries.map((entry) => (entry.workspaceId === null ? true : hasEndpoints(db, entry.workspaceId))),
+  );
   return entries.filter((_, index) => wanted[index]).map((entry) => entry.id);
 }
 
 /** Sends delivery messages, at most 100 per call (the Queues limit), 50 events each. */
-export async function enqueueDeliveries(queue: Queue<unknown>, messages: DeliverMessage[], delaySeconds = 0): Promise<void> {
+export async function enqueueDeliveries(
+  queue: Queue<unknown>,
+  messages: DeliverMessage[],
+  delaySeconds = 0,
+): Promise<void> {
   for (let start = 0; start < messages.length; start += 100) {
-    await queue.sendBatch(messages.slice(start, start + 100).map((body) => ({ body, ...(delaySeconds > 0 ? { delaySeconds } : {}) })));
+    await queue.sendBatch(
+      messages.slice(start, start + 100).map((body) => ({ body, ...(delaySeconds > 0 ? { delaySeconds } : {}) })),
+    );
   }
 }
 
 /** Messages for a list of event ids. */
 export function deliverMessages(eventIds: string[]): DeliverMessage[] {
   const messages: DeliverMessage[] = [];
-  for (let start = 0; start < eventIds.length; start += 50) messages.push({ kind: 'webhook.deliver', event_ids: eventIds.slice(start, start + 50) });
+  for (let start = 0; start < eventIds.length; start += 50)
+    messages.push({ kind: 'webhook.deliver', event_ids: eventIds.slice(start, start + 50) });
   return messages;
 }
 
@@ -129,7 +154,12 @@ export const outboxKick = createMiddleware<AppEnv>(async (c, next) => {
     takeWrittenEvents(db)
       .then((ids) => (ids.length > 0 ? enqueueDeliveries(c.env.EVENTS, deliverMessages(ids)) : undefined))
       .catch((error: unknown) =>
-        logLine({ level: 'warn', message: 'outbox_enqueue_failed', request_id: c.var.requestId, error: error instanceof Error ? error.message : String(error) }),
+        logLine({
+          level: 'warn',
+          message: 'outbox_enqueue_failed',
+          request_id: c.var.requestId,
+          error: error instanceof Error ? error.message : String(error),
+        }),
       ),
   );
 });

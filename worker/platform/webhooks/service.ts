@@ -36,7 +36,10 @@ export function endpointView(row: EndpointRow, now = Date.now()) {
     disabled_reason: row.disabledReason,
     disabled_at: iso(row.disabledAt),
     failing_since: iso(row.failingSince),
-    previous_secret_valid_until: row.previousSigningSecretUntil && row.previousSigningSecretUntil > now ? iso(row.previousSigningSecretUntil) : null,
+    previous_secret_valid_until:
+      row.previousSigningSecretUntil && row.previousSigningSecretUntil > now
+        ? iso(row.previousSigningSecretUntil)
+        : null,
     created_at: iso(row.createdAt),
   };
 }
@@ -50,11 +53,25 @@ export interface NewEndpoint {
 }
 
 /** Creates an endpoint; its secret is in this answer only. */
-export async function createEndpoint(db: Database, audit: AuditContext, input: NewEndpoint, egress: EgressPolicy, secretsKey: string | undefined, now = Date.now()) {
+export async function createEndpoint(
+  db: Database,
+  audit: AuditContext,
+  input: NewEndpoint,
+  egress: EgressPolicy,
+  secretsKey: string | undefined,
+  now = Date.now(),
+) {
   const check = checkEgressUrl(input.url, egress);
-  if (!check.ok) throw new ApiError('validation_failed', 'The URL cannot be used.', { errors: [{ pointer: '/url', detail: check.detail }] });
+  if (!check.ok)
+    throw new ApiError('validation_failed', 'The URL cannot be used.', {
+      errors: [{ pointer: '/url', detail: check.detail }],
+    });
   const key = requireSecretsKey(secretsKey);
-  const workspace = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, input.workspaceId)).get();
+  const workspace = await db
+    .select({ id: workspaces.id })
+    .from(workspaces)
+    .where(eq(workspaces.id, input.workspaceId))
+    .get();
   if (!workspace) throw new ApiError('not_found', `No workspace ${input.workspaceId}.`);
   const secret = newWebhookSecret();
   const row: EndpointRow = {
@@ -76,7 +93,17 @@ export async function createEndpoint(db: Database, audit: AuditContext, input: N
   };
   await db.batch([
     db.insert(webhookEndpoints).values(row),
-    auditInsert(db, audit, { action: 'webhook.created', targetId: row.id, workspaceId: row.workspaceId, metadata: { url: row.url, event_types: row.eventTypes } }, now),
+    auditInsert(
+      db,
+      audit,
+      {
+        action: 'webhook.created',
+        targetId: row.id,
+        workspaceId: row.workspaceId,
+        metadata: { url: row.url, event_types: row.eventTypes },
+      },
+      now,
+    ),
   ]);
   forgetEndpoints(row.workspaceId);
   return { ...endpointView(row, now), secret };
@@ -90,7 +117,12 @@ async function endpointById(db: Database, webhookId: string): Promise<EndpointRo
 
 /** A workspace's endpoints, newest first. */
 export async function listEndpoints(db: Database, workspaceId: string) {
-  const rows = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.workspaceId, workspaceId)).orderBy(desc(webhookEndpoints.id)).limit(100);
+  const rows = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.workspaceId, workspaceId))
+    .orderBy(desc(webhookEndpoints.id))
+    .limit(100);
   return rows.map((row) => endpointView(row));
 }
 
@@ -106,35 +138,62 @@ export async function endpointOfWorkspace(db: Database, workspaceId: string, web
  * enabling sends what was paused (events raised while it was disabled included) if they are
  * still within the 3-day retry window, and gives up on older ones, saying so in the log.
  */
-export async function setEndpointEnabled(db: Database, queue: Queue<unknown>, audit: AuditContext, webhookId: string, enabled: boolean, now = Date.now()) {
+export async function setEndpointEnabled(
+  db: Database,
+  queue: Queue<unknown>,
+  audit: AuditContext,
+  webhookId: string,
+  enabled: boolean,
+  now = Date.now(),
+) {
   const row = await endpointById(db, webhookId);
   if (!enabled) {
-    await db.batch(disableWrites(db, webhookId, 'admin', now, undefined, audit) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+    await db.batch(
+      disableWrites(db, webhookId, 'admin', now, undefined, audit) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]],
+    );
     forgetEndpoints(row.workspaceId);
-    return endpointView((await endpointById(db, webhookId)), now);
+    return endpointView(await endpointById(db, webhookId), now);
   }
   const paused = and(eq(webhookDeliveries.endpointId, webhookId), eq(webhookDeliveries.status, 'paused'));
   const [, expired, resumed] = await db.batch([
-    db.update(webhookEndpoints).set({ status: 'active', disabledReason: null, disabledAt: null, failingSince: null, updatedAt: now }).where(eq(webhookEndpoints.id, webhookId)),
+    db
+      .update(webhookEndpoints)
+      .set({ status: 'active', disabledReason: null, disabledAt: null, failingSince: null, updatedAt: now })
+      .where(eq(webhookEndpoints.id, webhookId)),
     db
       .update(webhookDeliveries)
-      .set({ status: 'failed', lastError: 'Not delivered: its endpoint was disabled for longer than the 3-day retry window.', updatedAt: now })
+      .set({
+        status: 'failed',
+        lastError: 'Not delivered: its endpoint was disabled for longer than the 3-day retry window.',
+        updatedAt: now,
+      })
       .where(and(paused, lt(webhookDeliveries.createdAt, now - RETRY_WINDOW_MS)))
       .returning({ eventId: webhookDeliveries.eventId }),
-    db.update(webhookDeliveries).set({ status: 'pending', nextAttemptAt: now, updatedAt: now }).where(paused).returning({ eventId: webhookDeliveries.eventId }),
+    db
+      .update(webhookDeliveries)
+      .set({ status: 'pending', nextAttemptAt: now, updatedAt: now })
+      .where(paused)
+      .returning({ eventId: webhookDeliveries.eventId }),
     auditInsert(db, audit, { action: 'webhook.enabled', targetId: webhookId, workspaceId: row.workspaceId }, now),
   ]);
   forgetEndpoints(row.workspaceId);
   // What waited goes out now, oldest first; anything not enqueued here the cron sweep finds.
   const ids = resumed.map((delivery) => delivery.eventId).sort();
   const messages: DeliverMessage[] = [];
-  for (let start = 0; start < ids.length; start += 50) messages.push({ kind: 'webhook.deliver', event_ids: ids.slice(start, start + 50), endpoint_id: webhookId });
+  for (let start = 0; start < ids.length; start += 50)
+    messages.push({ kind: 'webhook.deliver', event_ids: ids.slice(start, start + 50), endpoint_id: webhookId });
   await enqueueDeliveries(queue, messages).catch(() => undefined);
-  return { ...endpointView((await endpointById(db, webhookId)), now), replayed: resumed.length, expired: expired.length };
+  return { ...endpointView(await endpointById(db, webhookId), now), replayed: resumed.length, expired: expired.length };
 }
 
 /** A new secret, in this answer only; the old one keeps signing for 24 hours. */
-export async function rotateEndpointSecret(db: Database, audit: AuditContext, webhookId: string, secretsKey: string | undefined, now = Date.now()) {
+export async function rotateEndpointSecret(
+  db: Database,
+  audit: AuditContext,
+  webhookId: string,
+  secretsKey: string | undefined,
+  now = Date.now(),
+) {
   const key = requireSecretsKey(secretsKey);
   const row = await endpointById(db, webhookId);
   const secret = newWebhookSecret();
@@ -142,23 +201,50 @@ export async function rotateEndpointSecret(db: Database, audit: AuditContext, we
   const [updated] = await db.batch([
     db
       .update(webhookEndpoints)
-      .set({ signingSecret: await encryptSecret(secret, key), previousSigningSecret: row.signingSecret, previousSigningSecretUntil: until, updatedAt: now })
+      .set({
+        signingSecret: await encryptSecret(secret, key),
+        previousSigningSecret: row.signingSecret,
+        previousSigningSecretUntil: until,
+        updatedAt: now,
+      })
       .where(and(eq(webhookEndpoints.id, webhookId), eq(webhookEndpoints.signingSecret, row.signingSecret)))
       .returning({ id: webhookEndpoints.id }),
-    auditInsert(db, audit, { action: 'webhook.secret_rotated', targetId: webhookId, workspaceId: row.workspaceId }, now),
+    auditInsert(
+      db,
+      audit,
+      { action: 'webhook.secret_rotated', targetId: webhookId, workspaceId: row.workspaceId },
+      now,
+    ),
   ]);
-  if (updated.length === 0) throw new ApiError('conflict', 'The secret was rotated meanwhile. Rotate again if you need a new one.');
+  if (updated.length === 0)
+    throw new ApiError('conflict', 'The secret was rotated meanwhile. Rotate again if you need a new one.');
   return { webhook_id: webhookId, secret, previous_secret_valid_until: iso(until) };
 }
 
 /** The delivery log of an endpoint: its attempts, newest first, with the event and the delivery's state. */
 export async function deliveryLog(db: Database, webhookId: string, options: { limit: number; startingAfter?: string }) {
   const rows = await db
-    .select({ attempt: webhookAttempts, type: events.type, deliveryStatus: webhookDeliveries.status, nextAttemptAt: webhookDeliveries.nextAttemptAt })
+    .select({
+      attempt: webhookAttempts,
+      type: events.type,
+      deliveryStatus: webhookDeliveries.status,
+      nextAttemptAt: webhookDeliveries.nextAttemptAt,
+    })
     .from(webhookAttempts)
     .innerJoin(events, eq(events.id, webhookAttempts.eventId))
-    .innerJoin(webhookDeliveries, and(eq(webhookDeliveries.eventId, webhookAttempts.eventId), eq(webhookDeliveries.endpointId, webhookAttempts.endpointId)))
-    .where(and(eq(webhookAttempts.endpointId, webhookId), options.startingAfter ? lt(webhookAttempts.id, options.startingAfter) : undefined))
+    .innerJoin(
+      webhookDeliveries,
+      and(
+        eq(webhookDeliveries.eventId, webhookAttempts.eventId),
+        eq(webhookDeliveries.endpointId, webhookAttempts.endpointId),
+      ),
+    )
+    .where(
+      and(
+        eq(webhookAttempts.endpointId, webhookId),
+        options.startingAfter ? lt(webhookAttempts.id, options.startingAfter) : undefined,
+      ),
+    )
     .orderBy(desc(webhookAttempts.id))
     .limit(options.limit + 1);
   return {
@@ -179,7 +265,14 @@ export async function deliveryLog(db: Database, webhookId: string, options: { li
 }
 
 /** Delivers one event to an endpoint again (the same `webhook-id`), now. */
-export async function redeliver(db: Database, queue: Queue<unknown>, audit: AuditContext, webhookId: string, eventId: string, now = Date.now()) {
+export async function redeliver(
+  db: Database,
+  queue: Queue<unknown>,
+  audit: AuditContext,
+  webhookId: string,
+  eventId: string,
+  now = Date.now(),
+) {
   const endpoint = await endpointById(db, webhookId);
   if (endpoint.status !== 'active') throw new ApiError('conflict', 'The endpoint is disabled; enable it first.');
   const key = and(eq(webhookDeliveries.eventId, eventId), eq(webhookDeliveries.endpointId, webhookId));
@@ -187,7 +280,17 @@ export async function redeliver(db: Database, queue: Queue<unknown>, audit: Audi
   if (!delivery) throw new ApiError('not_found', `Event ${eventId} was never due at ${webhookId}.`);
   await db.batch([
     db.update(webhookDeliveries).set({ status: 'pending', nextAttemptAt: now, updatedAt: now }).where(key),
-    auditInsert(db, audit, { action: 'webhook.redelivered', targetId: webhookId, workspaceId: endpoint.workspaceId, metadata: { event_id: eventId, was: delivery.status } }, now),
+    auditInsert(
+      db,
+      audit,
+      {
+        action: 'webhook.redelivered',
+        targetId: webhookId,
+        workspaceId: endpoint.workspaceId,
+        metadata: { event_id: eventId, was: delivery.status },
+      },
+      now,
+    ),
   ]);
   await enqueueDeliveries(queue, [{ kind: 'webhook.deliver', event_ids: [eventId], endpoint_id: webhookId }]);
   return { webhook_id: webhookId, event_id: eventId, status: 'pending' as const };
