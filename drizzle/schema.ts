@@ -102,7 +102,10 @@ export const rateLimitWindows = sqliteTable(
     tenantActive: integer('tenant_active'),
     /** 1 when the channel is active and the page origin still on its lists. */
     channelActive: integer('channel_active'),
-    /** The key's executions left this month (the agent path checks it before calling out); null when unlimited or not checked. */
+    /**
+     * The key's executions left this month (the agent path checks it before calling out); null when unlimited or not
+     * checked.
+     */
     quotaLeft: integer('quota_left'),
   },
   (table) => [
@@ -355,7 +358,10 @@ export const leads = sqliteTable(
     summary: text('summary').notNull().default(''),
     claimedBy: text('claimed_by'),
     claimedAt: integer('claimed_at'),
-    /** The id of the last change (a claim, a status move, a release): its history, audit and event rows are written only with it. */
+    /**
+     * The id of the last change (a claim, a status move, a release): its history, audit and event rows are written only
+     * with it.
+     */
     changeId: text('change_id'),
     updatedAt: integer('updated_at').notNull().default(0),
     createdAt: createdAt(),

@@ -176,7 +176,8 @@ const commands = {
   'webhooks rotate': () => ['POST', `/api/admin/webhooks/${need(target, 'WHK_ID')}/rotate-secret`],
   'webhooks deliveries': () => [
     'GET',
-    `/api/admin/webhooks/${need(target, 'WHK_ID')}/deliveries${query({ limit: options.limit, starting_after: options.after })}`,
+    `/api/admin/webhooks/${need(target, 'WHK_ID')}/deliveries` +
+      query({ limit: options.limit, starting_after: options.after }),
   ],
   'webhooks redeliver': () => [
     'POST',
@@ -184,7 +185,13 @@ const commands = {
   ],
   audit: () => [
     'GET',
-    `/api/admin/audit-log${query({ workspace_id: options.workspace, organization_id: options.org, action: options.action, limit: options.limit, starting_after: options.after })}`,
+    `/api/admin/audit-log${query({
+      workspace_id: options.workspace,
+      organization_id: options.org,
+      action: options.action,
+      limit: options.limit,
+      starting_after: options.after,
+    })}`,
   ],
 };
 

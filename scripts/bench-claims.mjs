@@ -73,7 +73,8 @@ export async function benchClaims(worker, adminCall) {
   }
   durations.sort((a, b) => a - b);
   console.log(
-    `Claims: ${ROUNDS} rounds of ${CLAIMERS} concurrent claims on one lead; exactly one winner each: ${held ? 'yes' : 'NO'}; a round took p50 ${durations[ROUNDS >> 1]} ms, max ${durations.at(-1)} ms`,
+    `Claims: ${ROUNDS} rounds of ${CLAIMERS} concurrent claims on one lead; exactly one winner each: ` +
+      `${held ? 'yes' : 'NO'}; a round took p50 ${durations[ROUNDS >> 1]} ms, max ${durations.at(-1)} ms`,
   );
   return held;
 }

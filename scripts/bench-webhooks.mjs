@@ -93,8 +93,10 @@ export async function benchWebhooks(worker, adminCall) {
     const retried = ids.filter((id) => receiver.attempts.get(id) > 1).length;
     const expectedRetries = ids.filter(failsFirst).length;
     console.log(
-      `Webhooks: ${EVENTS} events written in ${((written - started) / 1000).toFixed(1)} s; all delivered ${((done - started) / 1000).toFixed(1)} s after the first write; ` +
-        `${receiver.delivered.size} delivered, ${retried} retried after a failed first attempt (expected ${expectedRetries}), ${receiver.rejected()} signatures refused`,
+      `Webhooks: ${EVENTS} events written in ${((written - started) / 1000).toFixed(1)} s; all delivered ` +
+        `${((done - started) / 1000).toFixed(1)} s after the first write; ` +
+        `${receiver.delivered.size} delivered, ${retried} retried after a failed first attempt (expected ` +
+        `${expectedRetries}), ${receiver.rejected()} signatures refused`,
     );
     const held = receiver.delivered.size === EVENTS && receiver.rejected() === 0 && retried === expectedRetries;
     if (!held) console.error('FAIL: not every event arrived exactly as expected.');

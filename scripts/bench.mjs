@@ -201,7 +201,8 @@ const overRounds = (summaries) => ({
 });
 
 console.log(
-  `Starting the Worker locally (local D1, ${values.inspector ? 'wrangler dev with its inspector' : 'without the devtools inspector'})…`,
+  `Starting the Worker locally (local D1, ` +
+    `${values.inspector ? 'wrangler dev with its inspector' : 'without the devtools inspector'})…`,
 );
 const worker = await startLocalWorker({ vars: { EXPOSE_DB_METRICS: '1' }, inspector: values.inspector });
 let failed = false;
@@ -246,7 +247,8 @@ async function benchGateway() {
     for (const [name, target] of Object.entries(targets)) runs[name].push(summarize(await load(target)));
     const [h, b, e] = [runs.healthz, runs.d1Batch, runs.execute].map((list) => list.at(-1).requestsPerSecond);
     console.log(
-      `  round ${round + 1}: healthz ${h.toFixed(0)}, one batch ${b.toFixed(0)}, execute ${e.toFixed(0)} req/s; execute/healthz ${(e / h).toFixed(3)}`,
+      `  round ${round + 1}: healthz ${h.toFixed(0)}, one batch ${b.toFixed(0)}, execute ${e.toFixed(0)} req/s; ` +
+        `execute/healthz ${(e / h).toFixed(3)}`,
     );
   }
   const [healthz, d1Batch, execute] = [runs.healthz, runs.d1Batch, runs.execute].map(overRounds);
@@ -280,32 +282,41 @@ async function benchGateway() {
   const agents = await agentPathWork(worker, organization.workspace_id);
 
   const row = (name, s) =>
-    `${name.padEnd(14)} ${s.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${String(s.p50).padStart(4)} ms   p99 ${String(s.p99).padStart(4)} ms   ${s.total} requests, ${s.non2xx} non-2xx, ${s.errors} errors`;
+    `${name.padEnd(14)} ${s.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${String(s.p50).padStart(4)} ms   ` +
+    `p99 ${String(s.p99).padStart(4)} ms   ${s.total} requests, ${s.non2xx} non-2xx, ${s.errors} errors`;
   console.log('');
   console.log(row('GET /healthz', healthz));
   console.log(row('one D1 batch', d1Batch));
   console.log(row('POST /execute', execute));
   console.log(
-    `ratio execute/healthz: throughput ${ratioTo(runs.healthz).toFixed(3)} (median of the rounds), p50 latency ${(execute.p50 / Math.max(healthz.p50, 1)).toFixed(2)}x`,
+    `ratio execute/healthz: throughput ${ratioTo(runs.healthz).toFixed(3)} (median of the rounds), p50 latency ` +
+      `${(execute.p50 / Math.max(healthz.p50, 1)).toFixed(2)}x`,
   );
   console.log(
-    `ratio execute/one D1 batch: throughput ${ratioTo(runs.d1Batch).toFixed(3)}, p50 latency ${(execute.p50 / Math.max(d1Batch.p50, 1)).toFixed(2)}x`,
+    `ratio execute/one D1 batch: throughput ${ratioTo(runs.d1Batch).toFixed(3)}, p50 latency ` +
+      `${(execute.p50 / Math.max(d1Batch.p50, 1)).toFixed(2)}x`,
   );
   console.log(
     `D1 per execute: ${d1Before.roundTrips} round trips (${d1Before.statements} statements) on a warm key; ` +
-      `${d1After.roundTrips} round trips (${d1After.statements} statements) after ${execute.total} more executions, 100 more keys and 100 more channels`,
+      `${d1After.roundTrips} round trips (${d1After.statements} statements) after ${execute.total} more executions, ` +
+      `100 more keys and 100 more channels`,
   );
   console.log(
-    `D1 per workbench list: ${workbench.before.list} round trips with ${workbench.leadsBefore} leads, ${workbench.after.list} with ${workbench.leadsAfter}; ` +
+    `D1 per workbench list: ${workbench.before.list} round trips with ${workbench.leadsBefore} leads, ` +
+      `${workbench.after.list} with ${workbench.leadsAfter}; ` +
       `per claim: ${workbench.before.claim} and ${workbench.after.claim}`,
   );
   console.log(
-    `Agent path (reference agent on loopback): p50 ${agents.agentPath.p50} ms, ${agents.agentPath.requestsPerSecond.toFixed(0)} req/s; the agent's own time p50 ${agents.agentP50} ms ` +
-      `(as the gateway timed its calls); lead path p50 ${agents.leadPath.p50} ms, ${agents.leadPath.requestsPerSecond.toFixed(0)} req/s`,
+    `Agent path (reference agent on loopback): p50 ${agents.agentPath.p50} ms, ` +
+      `${agents.agentPath.requestsPerSecond.toFixed(0)} req/s; the agent's own time p50 ${agents.agentP50} ms ` +
+      `(as the gateway timed its calls); lead path p50 ${agents.leadPath.p50} ms, ` +
+      `${agents.leadPath.requestsPerSecond.toFixed(0)} req/s`,
   );
   console.log(
-    `Gateway overhead on the agent path: ${agents.overhead} ms = ${(agents.overhead / Math.max(agents.leadPath.p50, 1)).toFixed(2)}x the lead path's p50; ` +
-      `D1 per agent execute on a warm key: ${agents.d1.roundTrips} round trips (${agents.d1.statements} statements: the preflight before the call, the batch after it)`,
+    `Gateway overhead on the agent path: ${agents.overhead} ms = ` +
+      `${(agents.overhead / Math.max(agents.leadPath.p50, 1)).toFixed(2)}x the lead path's p50; ` +
+      `D1 per agent execute on a warm key: ${agents.d1.roundTrips} round trips (${agents.d1.statements} statements: ` +
+      `the preflight before the call, the batch after it)`,
   );
   if (agents.agentPath.non2xx > 0 || agents.agentPath.errors > 0 || agents.leadPath.non2xx > 0) {
     console.error('FAIL: some agent-path or lead-path executions did not succeed.');

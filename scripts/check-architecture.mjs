@@ -29,11 +29,11 @@ if (cruise.status !== 0) {
   failed = true;
 }
 
-function sourceFiles(directory) {
+function sourceFiles(directory, pattern = /\.tsx?$/) {
   return readdirSync(directory).flatMap((name) => {
     const path = join(directory, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.tsx?$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+    if (statSync(path).isDirectory()) return sourceFiles(path, pattern);
+    return pattern.test(name) && !name.endsWith('.d.ts') ? [path] : [];
   });
 }
 
@@ -78,5 +78,23 @@ if (undocumented.length > 0) {
   failed = true;
 } else {
   console.log('✔ every exported function has a JSDoc comment');
+}
+// Lines of 120 characters at most in every source file (the formatter keeps code there; strings
+// and comments are wrapped by hand).
+const LINE_LIMIT = 120;
+const sourceRoots = ['worker', 'widget', 'scripts', 'test', 'drizzle'].map((folder) => join(ROOT, folder));
+const longLines = [];
+for (const file of sourceRoots.flatMap((root) => sourceFiles(root, /\.(tsx?|mjs|cjs)$/))) {
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, index) => {
+      if (line.length > LINE_LIMIT) longLines.push(`${relative(ROOT, file)}:${index + 1} (${line.length})`);
+    });
+}
+if (longLines.length > 0) {
+  console.error(`Lines over ${LINE_LIMIT} characters (${longLines.length}):\n  ${longLines.join('\n  ')}`);
+  failed = true;
+} else {
+  console.log(`✔ no line over ${LINE_LIMIT} characters`);
 }
 process.exit(failed ? 1 : 0);

@@ -14,7 +14,8 @@ try {
   const path = join(outdir, bundle);
   const gzip = gzipSync(readFileSync(path)).length;
   console.log(
-    `wrangler deploy --dry-run: ok (${bundle}: ${(statSync(path).size / 1024).toFixed(1)} KiB, ${(gzip / 1024).toFixed(1)} KiB gzip)`,
+    `wrangler deploy --dry-run: ok (${bundle}: ${(statSync(path).size / 1024).toFixed(1)} KiB, ` +
+      `${(gzip / 1024).toFixed(1)} KiB gzip)`,
   );
 } finally {
   rmSync(outdir, { recursive: true, force: true });

@@ -18,7 +18,8 @@ const missing = Object.keys(example).filter((name) => !(name in readVars(devVars
 if (missing.length > 0) {
   appendFileSync(
     devVarsPath,
-    `\n# Added by npm run dev from .dev.vars.example\n${missing.map((name) => `${name}=${example[name]}`).join('\n')}\n`,
+    `\n# Added by npm run dev from ` +
+      `.dev.vars.example\n${missing.map((name) => `${name}=${example[name]}`).join('\n')}\n`,
   );
   console.log(`Added ${missing.join(', ')} to .dev.vars (new in .dev.vars.example).`);
 }
@@ -63,7 +64,8 @@ Demo tenant ready (local only):
 
 Try it:
   curl -s ${base}/api/execute -H "Authorization: Bearer ${vars.DEMO_API_KEY}" -H "Content-Type: application/json" \\
-    -d '{"domain":"consultation","execution_mode":"sync","required_scopes":["execute"],"text":"I need help choosing a CRM."}'
+    -d '{"domain":"consultation","execution_mode":"sync","required_scopes":["execute"],"text":"I need help choosing ' +
+      'a CRM."}'
 `);
 
 const child = spawn(process.execPath, [WRANGLER, ...devArgs], { cwd: ROOT, stdio: 'inherit' });

@@ -21,19 +21,22 @@ export const FAQ = [
     id: 'about',
     words: ['who are you', 'are you a bot', 'are you human', 'are you real', 'what are you', 'ai', 'robot', 'bot'],
     answer:
-      'I am Northwind’s FAQ agent: a small rules-based program (no AI model), running locally for this demo. I answer common questions about our services; for anything else I hand you to one of our bookkeeping experts.',
+      'I am Northwind’s FAQ agent: a small rules-based program (no AI model), running locally for this demo. I ' +
+      'answer common questions about our services; for anything else I hand you to one of our bookkeeping experts.',
   },
   {
     id: 'hours',
     words: ['opening hours', 'hours', 'are you open', 'open on', 'office hours', 'weekend', 'saturday', 'sunday'],
     answer:
-      'Our team works Monday to Friday, 9:00 to 17:00 (CET). You can write here at any time; an expert replies on the next working day.',
+      'Our team works Monday to Friday, 9:00 to 17:00 (CET). You can write here at any time; an expert replies on ' +
+      'the next working day.',
   },
   {
     id: 'pricing',
     words: ['price', 'prices', 'pricing', 'cost', 'costs', 'how much', 'fee', 'fees', 'plans'],
     answer:
-      'Bookkeeping starts at €149 a month for up to 50 transactions, and payroll is €12 per employee a month. VAT returns are included in every plan. For anything larger an expert will quote for you.',
+      'Bookkeeping starts at €149 a month for up to 50 transactions, and payroll is €12 per employee a month. VAT ' +
+      'returns are included in every plan. For anything larger an expert will quote for you.',
   },
   {
     id: 'services',
@@ -53,13 +56,15 @@ export const FAQ = [
       'new client',
     ],
     answer:
-      'To get started we need your last three months of bank statements, your open invoices and your VAT number. Switching from another accountant takes about two weeks, and we contact them for you.',
+      'To get started we need your last three months of bank statements, your open invoices and your VAT number. ' +
+      'Switching from another accountant takes about two weeks, and we contact them for you.',
   },
   {
     id: 'security',
     words: ['secure', 'security', 'data security', 'my data', 'privacy', 'gdpr', 'confidential'],
     answer:
-      'Your documents are stored encrypted in the EU, only your accountant sees them, and you can ask us to delete them at any time.',
+      'Your documents are stored encrypted in the EU, only your accountant sees them, and you can ask us to delete ' +
+      'them at any time.',
   },
 ];
 
@@ -84,7 +89,8 @@ export function referenceAgentCard(baseUrl) {
   return {
     name: 'Northwind FAQ agent',
     description:
-      'Answers common questions about Northwind Bookkeeping (hours, prices, services, getting started, data security). Rules-based, no AI model; local demo only.',
+      'Answers common questions about Northwind Bookkeeping (hours, prices, services, getting started, data ' +
+      'security). Rules-based, no AI model; local demo only.',
     version: '1.0.0',
     supportedInterfaces: [
       { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },

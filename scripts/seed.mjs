@@ -87,7 +87,8 @@ const demoWidget = {
     ...widgetDefaults.copy,
     title: 'Ask Northwind',
     greeting:
-      'Hi! Ask us anything about Northwind. Our FAQ assistant answers common questions at once, and a bookkeeping expert takes over whenever you like.',
+      'Hi! Ask us anything about Northwind. Our FAQ assistant answers common questions at once, and a bookkeeping ' +
+      'expert takes over whenever you like.',
     placeholder: 'Type your question…',
     launcher_label: 'Chat with Northwind',
     success_message: 'Thanks! An expert will get back to you within one business day.',
@@ -126,50 +127,81 @@ export function seedSql({ demoApiKey, demoPassword, pepper, secretsKey, referenc
   ]);
   const agentBase = `http://127.0.0.1:${referenceAgent.port}`;
   return `
-INSERT INTO organizations (id, name, status, created_at) VALUES (${quote(DEMO.organizationId)}, 'Demo Company', 'active', ${now})
+INSERT INTO organizations (id, name, status, created_at) VALUES (${quote(DEMO.organizationId)}, 'Demo Company',
+  'active', ${now})
   ON CONFLICT(id) DO NOTHING;
-INSERT INTO workspaces (id, organization_id, name, status, created_at) VALUES (${quote(DEMO.workspaceId)}, ${quote(DEMO.organizationId)}, 'Demo workspace', 'active', ${now})
+INSERT INTO workspaces (id, organization_id, name, status, created_at) VALUES (${quote(DEMO.workspaceId)},
+  ${quote(DEMO.organizationId)}, 'Demo workspace', 'active', ${now})
   ON CONFLICT(id) DO NOTHING;
 INSERT INTO api_keys (id, workspace_id, name, token_hash, token_prefix, scopes, created_by, created_at)
-  VALUES (${quote(DEMO.keyId)}, ${quote(DEMO.workspaceId)}, 'Demo key (local)', ${quote(sha256Hex(demoApiKey))}, ${quote(demoApiKey.slice(0, 10))}, ${quote(scopes)}, 'seed', ${now})
+  VALUES (${quote(DEMO.keyId)}, ${quote(DEMO.workspaceId)}, 'Demo key (local)', ${quote(sha256Hex(demoApiKey))},
+    ${quote(demoApiKey.slice(0, 10))}, ${quote(scopes)}, 'seed', ${now})
   ON CONFLICT(id) DO UPDATE SET token_hash = excluded.token_hash, token_prefix = excluded.token_prefix
   WHERE api_keys.token_hash <> excluded.token_hash;
-INSERT INTO channels (channel_key, workspace_id, name, domain, allowed_origins, first_party_origins, status, widget_config, created_at, updated_at)
-  VALUES (${quote(DEMO.channelKey)}, ${quote(DEMO.workspaceId)}, 'Demo website', 'faq', '[]', '[]', 'active', ${quote(JSON.stringify(demoWidget))}, ${now}, ${now})
+INSERT INTO channels (channel_key, workspace_id, name, domain, allowed_origins, first_party_origins, status,
+  widget_config, created_at, updated_at)
+  VALUES (${quote(DEMO.channelKey)}, ${quote(DEMO.workspaceId)}, 'Demo website', 'faq', '[]', '[]', 'active',
+    ${quote(JSON.stringify(demoWidget))}, ${now}, ${now})
   ON CONFLICT(channel_key) DO NOTHING;
-INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('usr_demo_owner', ${quote(DEMO.ownerEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'business', ${now}, ${now})
+INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('usr_demo_owner',
+  ${quote(DEMO.ownerEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'business', ${now}, ${now})
   ON CONFLICT(id) DO NOTHING;
-INSERT INTO memberships (user_id, workspace_id, role, created_at) VALUES ('usr_demo_owner', ${quote(DEMO.workspaceId)}, 'owner', ${now})
+INSERT INTO memberships (user_id, workspace_id, role, created_at) VALUES ('usr_demo_owner',
+  ${quote(DEMO.workspaceId)}, 'owner', ${now})
   ON CONFLICT DO NOTHING;
-INSERT INTO domains (slug, name, description, created_at) VALUES ('consultation', 'Consultation', 'General requests for expert help.', ${now}), ('faq', 'Frequently asked questions', 'Questions an agent can answer at once.', ${now})
+INSERT INTO domains (slug, name, description, created_at) VALUES ('consultation', 'Consultation', 'General requests ' +
+  'for expert help.', ${now}), ('faq', 'Frequently asked questions', 'Questions an agent can answer at once.', ${now})
   ON CONFLICT(slug) DO NOTHING;
-INSERT INTO users (id, email, password_hash, role, is_platform_admin, created_at, updated_at) VALUES ('usr_demo_admin', ${quote(DEMO.adminEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'business', 1, ${now}, ${now})
+INSERT INTO users (id, email, password_hash, role, is_platform_admin, created_at, updated_at) VALUES
+  ('usr_demo_admin', ${quote(DEMO.adminEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'business', 1, ${now},
+    ${now})
   ON CONFLICT(id) DO NOTHING;
 ${DEMO_EXPERTS.map(
   (
     expert,
-  ) => `INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES (${quote(expert.userId)}, ${quote(expert.email)}, ${quote(hashPassword(demoPassword, pepper))}, 'provider', ${now}, ${now})
+  ) => `INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES (${quote(expert.userId)},
+    ${quote(expert.email)}, ${quote(hashPassword(demoPassword, pepper))}, 'provider', ${now}, ${now})
   ON CONFLICT(id) DO NOTHING;
-INSERT INTO providers (id, user_id, status, referred_by_channel_key, kind, display_name, headline, bio, accepted_domains, accepted_topics, languages, regions, priority, submitted_at, created_at, updated_at)
-  VALUES (${quote(expert.providerId)}, ${quote(expert.userId)}, 'active', NULL, 'expert', ${quote(expert.displayName)}, ${quote(expert.headline)}, ${quote(expert.bio)}, ${quote(JSON.stringify(expert.domains))}, ${quote(JSON.stringify(expert.topics))}, '["en"]', '["global"]', 0, ${now}, ${now}, ${now})
-  ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, display_name = excluded.display_name, headline = excluded.headline, bio = excluded.bio,
-    accepted_domains = excluded.accepted_domains, accepted_topics = excluded.accepted_topics, languages = excluded.languages, regions = excluded.regions
+INSERT INTO providers (id, user_id, status, referred_by_channel_key, kind, display_name, headline, bio,
+  accepted_domains, accepted_topics, languages, regions, priority, submitted_at, created_at, updated_at)
+  VALUES (${quote(expert.providerId)}, ${quote(expert.userId)}, 'active', NULL, 'expert',
+    ${quote(expert.displayName)}, ${quote(expert.headline)}, ${quote(expert.bio)},
+      ${quote(JSON.stringify(expert.domains))}, ${quote(JSON.stringify(expert.topics))}, '["en"]', '["global"]', 0,
+        ${now}, ${now}, ${now})
+  ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, display_name = excluded.display_name, headline =
+    excluded.headline, bio = excluded.bio,
+    accepted_domains = excluded.accepted_domains, accepted_topics = excluded.accepted_topics, languages =
+      excluded.languages, regions = excluded.regions
   WHERE providers.kind IS NULL;
-INSERT INTO provider_domains (provider_id, domain) VALUES ${expert.domains.map((domain) => `(${quote(expert.providerId)}, ${quote(domain)})`).join(', ')} ON CONFLICT DO NOTHING;
+INSERT INTO provider_domains (provider_id, domain) VALUES
+  ${expert.domains.map((domain) => `(${quote(expert.providerId)}, ${quote(domain)})`).join(', ')} ON CONFLICT DO
+    NOTHING;
 INSERT INTO provider_transitions (id, provider_id, from_status, to_status, actor_kind, actor_id, note, created_at)
-  VALUES (${quote(`ptr_seed_${expert.providerId}`)}, ${quote(expert.providerId)}, NULL, 'active', 'system', NULL, 'Seeded as an active demo expert.', ${now})
+  VALUES (${quote(`ptr_seed_${expert.providerId}`)}, ${quote(expert.providerId)}, NULL, 'active', 'system', NULL,
+    'Seeded as an active demo expert.', ${now})
   ON CONFLICT(id) DO NOTHING;`,
 ).join('\n')}
-INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('usr_demo_agent', ${quote(DEMO.agentEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'provider', ${now}, ${now})
+INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('usr_demo_agent',
+  ${quote(DEMO.agentEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'provider', ${now}, ${now})
   ON CONFLICT(id) DO NOTHING;
-INSERT INTO providers (id, user_id, status, kind, display_name, headline, bio, accepted_domains, accepted_topics, languages, regions, agent_card_url, agent_card, signing_secret, signing_secret_shown_at, timeout_ms, priority, submitted_at, created_at, updated_at)
-  VALUES (${quote(DEMO.agentProviderId)}, 'usr_demo_agent', 'active', 'agent', 'Northwind FAQ agent', 'Answers common questions at once', 'The local reference agent (scripts/reference-agent.mjs): rules-based, A2A 1.0.', '["faq"]', '[]', '["en"]', '["global"]',
-    ${quote(`${agentBase}/.well-known/agent-card.json`)}, ${quote(JSON.stringify(storedReferenceCard(agentBase, now)))}, ${quote(encryptSecret(referenceAgent.secret, secretsKey))}, ${now}, 5000, 10, ${now}, ${now}, ${now})
-  ON CONFLICT(id) DO UPDATE SET agent_card_url = excluded.agent_card_url, agent_card = excluded.agent_card, signing_secret = excluded.signing_secret
+INSERT INTO providers (id, user_id, status, kind, display_name, headline, bio, accepted_domains, accepted_topics,
+  languages, regions, agent_card_url, agent_card, signing_secret, signing_secret_shown_at, timeout_ms, priority,
+    submitted_at, created_at, updated_at)
+  VALUES (${quote(DEMO.agentProviderId)}, 'usr_demo_agent', 'active', 'agent', 'Northwind FAQ agent',
+    'Answers common questions at once',
+      'The local reference agent (scripts/reference-agent.mjs): rules-based, A2A 1.0.', '["faq"]', '[]', '["en"]',
+        '["global"]',
+    ${quote(`${agentBase}/.well-known/agent-card.json`)},
+      ${quote(JSON.stringify(storedReferenceCard(agentBase, now)))},
+        ${quote(encryptSecret(referenceAgent.secret, secretsKey))}, ${now}, 5000, 10, ${now}, ${now}, ${now})
+  ON CONFLICT(id) DO UPDATE SET agent_card_url = excluded.agent_card_url, agent_card = excluded.agent_card,
+    signing_secret = excluded.signing_secret
   WHERE providers.agent_card_url IS NOT excluded.agent_card_url;
-INSERT INTO provider_domains (provider_id, domain) VALUES (${quote(DEMO.agentProviderId)}, 'faq') ON CONFLICT DO NOTHING;
+INSERT INTO provider_domains (provider_id, domain) VALUES (${quote(DEMO.agentProviderId)}, 'faq') ON CONFLICT DO
+  NOTHING;
 INSERT INTO provider_transitions (id, provider_id, from_status, to_status, actor_kind, actor_id, note, created_at)
-  VALUES ('ptr_seed_prv_demo_agent', ${quote(DEMO.agentProviderId)}, NULL, 'active', 'system', NULL, 'Seeded as the active reference agent.', ${now})
+  VALUES ('ptr_seed_prv_demo_agent', ${quote(DEMO.agentProviderId)}, NULL, 'active', 'system', NULL, 'Seeded as the ' +
+    'active reference agent.', ${now})
   ON CONFLICT(id) DO NOTHING;
 `;
 }

@@ -24,7 +24,8 @@ for (const { name, file, gzipBudget } of budgets) {
   const ok = gzip <= gzipBudget;
   over ||= !ok;
   console.log(
-    `${ok ? 'ok  ' : 'OVER'} ${name}: ${bytes.length} B raw, ${gzip} B gzip, ${brotli} B brotli (budget ${gzipBudget} B gzip, ${((gzip / gzipBudget) * 100).toFixed(0)}% used)`,
+    `${ok ? 'ok  ' : 'OVER'} ${name}: ${bytes.length} B raw, ${gzip} B gzip, ${brotli} B brotli (budget ` +
+      `${gzipBudget} B gzip, ${((gzip / gzipBudget) * 100).toFixed(0)}% used)`,
   );
 }
 if (over) {

@@ -60,7 +60,8 @@ type Queue = ((command: Command) => void) & { q?: IArguments[] };
   launcher.setAttribute('aria-label', 'Open chat');
   // A fixed, trusted icon; nothing from the network goes through innerHTML.
   launcher.innerHTML =
-    '<svg viewBox="0 0 24 24" width="28" height="28" aria-hidden="true" focusable="false"><path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2zm3 6v2h2v-2zm4 0v2h2v-2zm4 0v2h2v-2z"/></svg>';
+    '<svg viewBox="0 0 24 24" width="28" height="28" aria-hidden="true" focusable="false"><path fill="currentColor" ' +
+    'd="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2zm3 6v2h2v-2zm4 0v2h2v-2zm4 0v2h2v-2z"/></svg>';
   const panelBox = d.createElement('div');
   panelBox.hidden = true;
   shadow.append(panelBox, launcher);
@@ -74,8 +75,9 @@ type Queue = ((command: Command) => void) & { q?: IArguments[] };
 
   const style = (side: string, x: number, y: number, primary: string, onPrimary: string) => {
     sheet.replaceSync(
-      `:host{all:initial}.l{all:initial;position:fixed;${side}:${x}px;bottom:${y}px;z-index:2147483000;width:56px;height:56px;border-radius:50%;` +
-        `background:${primary};color:${onPrimary};display:flex;align-items:center;justify-content:center;cursor:pointer;` +
+      `:host{all:initial}.l{all:initial;position:fixed;${side}:${x}px;bottom:${y}px;z-index:2147483000;` +
+        `width:56px;height:56px;border-radius:50%;background:${primary};color:${onPrimary};display:flex;` +
+        `align-items:center;justify-content:center;cursor:pointer;` +
         `box-shadow:0 4px 16px rgba(0,0,0,.25)}.l:focus-visible{outline:3px solid ${primary};outline-offset:3px}` +
         `.l:hover{filter:brightness(1.08)}[hidden]{display:none!important}` +
         // On a narrow screen the open panel is full screen and has its own close button.

@@ -43,11 +43,16 @@ describe.skipIf(!browserAvailable)('chatting with the reference agent in Chromiu
     expect(response.status).toBe(201);
     const { channel_key: channelKey } = (await response.json()) as { channel_key: string };
     pages['/help.html'] = {
-      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Northwind help</title><link rel="icon" href="data:,"></head>
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport"
+        content="width=device-width, initial-scale=1"><title>Northwind help</title><link rel="icon"
+          href="data:,"></head>
 <body><main><h1>Northwind Bookkeeping</h1><p>Questions? Ask below.</p></main>
-<script async src="${worker}/embed/widget.js" data-channel-id="${channelKey}" data-console-origin="${worker}"></script></body></html>`,
+<script async src="${worker}/embed/widget.js" data-channel-id="${channelKey}"
+  data-console-origin="${worker}"></script></body></html>`,
       headers: {
-        'Content-Security-Policy': `default-src 'none'; script-src ${worker}; connect-src ${worker}; style-src 'self'; img-src 'self' data:`,
+        'Content-Security-Policy':
+          `default-src 'none'; script-src ${worker}; connect-src ${worker}; style-src ` +
+          `'self'; img-src 'self' data:`,
       },
     };
   });

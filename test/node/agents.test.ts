@@ -200,23 +200,26 @@ describe('a real A2A server built with @a2a-js/sdk', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it('is registered through the onboarding API with its card, and answers /api/execute with a signed SendMessage', async () => {
-    const response = await api('/api/execute', {
-      token: apiKey,
-      body: { domain, execution_mode: 'sync', required_scopes: [], text: 'Is this interoperable?' },
-    });
-    expect(response.status, response.text).toBe(200);
-    expect(response.body.output.result).toMatchObject({
-      disposition: 'routed',
-      handled_by: { kind: 'agent', name: 'Interop provider' },
-      reply: 'Echo: Is this interoperable?',
-      output: { echoed_execution: response.body.output.execution_id, length: 22 },
-    });
-    const call = received.at(-1)!;
-    expect(call.verified).toBe(true);
-    expect(call.body.method).toBe('SendMessage');
-    expect(call.headers['a2a-version']).toBe('1.0');
-  });
+  it(
+    'is registered through the onboarding API with its card, and answers /api/execute with a signed ' + 'SendMessage',
+    async () => {
+      const response = await api('/api/execute', {
+        token: apiKey,
+        body: { domain, execution_mode: 'sync', required_scopes: [], text: 'Is this interoperable?' },
+      });
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.output.result).toMatchObject({
+        disposition: 'routed',
+        handled_by: { kind: 'agent', name: 'Interop provider' },
+        reply: 'Echo: Is this interoperable?',
+        output: { echoed_execution: response.body.output.execution_id, length: 22 },
+      });
+      const call = received.at(-1)!;
+      expect(call.verified).toBe(true);
+      expect(call.body.method).toBe('SendMessage');
+      expect(call.headers['a2a-version']).toBe('1.0');
+    },
+  );
 });
 
 describe('a robot that verifies every call with standardwebhooks', () => {

@@ -18,7 +18,9 @@ export const SCREENSHOT_DIR = join(process.cwd(), 'test-results', 'screenshots')
  */
 export const browserAvailable = existsSync(CHROMIUM_PATH);
 if (!browserAvailable) {
-  const message = `Chromium not found at ${CHROMIUM_PATH}: install it with "apt-get install -y chromium" to run the browser tests.`;
+  const message =
+    `Chromium not found at ${CHROMIUM_PATH}: install it with "apt-get install -y chromium" to run the ` +
+    `browser tests.`;
   if (process.env.CI) throw new Error(message);
   console.warn(`SKIPPING browser tests. ${message}`);
 }

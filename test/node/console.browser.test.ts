@@ -29,73 +29,81 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     await site?.close();
   });
 
-  it('a site owner signs up, creates an organisation and a channel, restyles the widget, and the pasted snippet shows it', async () => {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: worker });
-    const page = await context.newPage();
+  it(
+    'a site owner signs up, creates an organisation and a channel, restyles the widget, and the pasted snippet ' +
+      'shows it',
+    async () => {
+      const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: worker });
+      const page = await context.newPage();
 
-    await signUp(page, 'business', uniqueEmail('owner'));
-    await page.waitForURL(`${worker}/onboarding/workspace`);
-    await page.getByLabel('Organisation name').fill('Brightline Dental');
-    await page.getByRole('button', { name: 'Create organisation' }).click();
-    await page.waitForURL(/\/integrations\?ws=ws_/);
-    await page.screenshot({ path: screenshotPath('console-integrations-empty'), fullPage: true });
+      await signUp(page, 'business', uniqueEmail('owner'));
+      await page.waitForURL(`${worker}/onboarding/workspace`);
+      await page.getByLabel('Organisation name').fill('Brightline Dental');
+      await page.getByRole('button', { name: 'Create organisation' }).click();
+      await page.waitForURL(/\/integrations\?ws=ws_/);
+      await page.screenshot({ path: screenshotPath('console-integrations-empty'), fullPage: true });
 
-    await page.getByLabel('Name', { exact: true }).fill('Clinic website');
-    await page.getByLabel('Sites that may embed the widget').fill(site.origin);
-    await page.getByRole('button', { name: 'Create channel' }).click();
-    await page.waitForURL(/\/integrations\/channels\/ch_/);
-    expect(await page.getByRole('status').first().textContent()).toContain('Channel created');
+      await page.getByLabel('Name', { exact: true }).fill('Clinic website');
+      await page.getByLabel('Sites that may embed the widget').fill(site.origin);
+      await page.getByRole('button', { name: 'Create channel' }).click();
+      await page.waitForURL(/\/integrations\/channels\/ch_/);
+      expect(await page.getByRole('status').first().textContent()).toContain('Channel created');
 
-    await page.getByLabel('Main colour', { exact: true }).fill('#7a1fa2');
-    await page.getByLabel('Greeting', { exact: true }).fill('Welcome to Brightline! Ask about appointments.');
-    // The live preview is the real panel, and follows the form before saving.
-    const previewGreeting = page.locator('#widget-preview .bubble.assistant').first();
-    await expect.poll(() => previewGreeting.textContent()).toBe('Welcome to Brightline! Ask about appointments.');
-    await page.screenshot({ path: screenshotPath('console-channel-editor'), fullPage: true });
-    await page.getByRole('button', { name: 'Save widget' }).click();
-    await page.waitForURL(/notice=saved/);
+      await page.getByLabel('Main colour', { exact: true }).fill('#7a1fa2');
+      await page.getByLabel('Greeting', { exact: true }).fill('Welcome to Brightline! Ask about appointments.');
+      // The live preview is the real panel, and follows the form before saving.
+      const previewGreeting = page.locator('#widget-preview .bubble.assistant').first();
+      await expect.poll(() => previewGreeting.textContent()).toBe('Welcome to Brightline! Ask about appointments.');
+      await page.screenshot({ path: screenshotPath('console-channel-editor'), fullPage: true });
+      await page.getByRole('button', { name: 'Save widget' }).click();
+      await page.waitForURL(/notice=saved/);
 
-    await page.getByRole('button', { name: 'Copy snippet' }).click();
-    await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
-    const snippet = await page.evaluate(() => navigator.clipboard.readText());
-    expect(snippet).toMatch(
-      /^<script async src="[^"]+\/embed\/widget\.js" data-channel-id="ch_[0-9a-z]+" data-console-origin="[^"]+"><\/script>$/,
-    );
-    await page.getByRole('button', { name: 'Copy link' }).click();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(/\/widget\/ch_/);
+      await page.getByRole('button', { name: 'Copy snippet' }).click();
+      await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
+      const snippet = await page.evaluate(() => navigator.clipboard.readText());
+      const snippetShape =
+        String.raw`^<script async src="[^"]+/embed/widget\.js" data-channel-id="ch_[0-9a-z]+" ` +
+        String.raw`data-console-origin="[^"]+"></script>$`;
+      expect(snippet).toMatch(new RegExp(snippetShape));
+      await page.getByRole('button', { name: 'Copy link' }).click();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(/\/widget\/ch_/);
 
-    // Paste it into the owner's site, another origin.
-    pages['/clinic.html'] = {
-      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Brightline Dental</title></head><body><h1>Brightline Dental</h1>${snippet}</body></html>`,
-    };
-    const visitor = await browser.newPage();
-    await visitor.goto(`${site.origin}/clinic.html`);
-    const launcher = visitor.locator('div[data-egw] button.l');
-    await launcher.waitFor();
-    await expect
-      .poll(() => launcher.evaluate((element) => getComputedStyle(element).backgroundColor))
-      .toBe('rgb(122, 31, 162)');
-    await launcher.click();
-    await visitor
-      .locator('div[data-egw] .bubble.assistant', { hasText: 'Welcome to Brightline! Ask about appointments.' })
-      .waitFor();
-    expect(
-      await visitor.locator('div[data-egw] .head').evaluate((element) => getComputedStyle(element).backgroundColor),
-    ).toBe('rgb(122, 31, 162)');
-    await visitor.screenshot({ path: screenshotPath('console-snippet-on-site') });
-    await visitor.close();
+      // Paste it into the owner's site, another origin.
+      pages['/clinic.html'] = {
+        body:
+          `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" ` +
+          `content="width=device-width, initial-scale=1"><title>Brightline Dental</title></head><body><h1>Brightline ` +
+          `Dental</h1>${snippet}</body></html>`,
+      };
+      const visitor = await browser.newPage();
+      await visitor.goto(`${site.origin}/clinic.html`);
+      const launcher = visitor.locator('div[data-egw] button.l');
+      await launcher.waitFor();
+      await expect
+        .poll(() => launcher.evaluate((element) => getComputedStyle(element).backgroundColor))
+        .toBe('rgb(122, 31, 162)');
+      await launcher.click();
+      await visitor
+        .locator('div[data-egw] .bubble.assistant', { hasText: 'Welcome to Brightline! Ask about appointments.' })
+        .waitFor();
+      expect(
+        await visitor.locator('div[data-egw] .head').evaluate((element) => getComputedStyle(element).backgroundColor),
+      ).toBe('rgb(122, 31, 162)');
+      await visitor.screenshot({ path: screenshotPath('console-snippet-on-site') });
+      await visitor.close();
 
-    const narrow = await context.newPage();
-    await narrow.setViewportSize({ width: 375, height: 812 });
-    await narrow.goto(page.url());
-    await narrow.screenshot({ path: screenshotPath('console-channel-375'), fullPage: true });
-    const overflow = await narrow.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    expect(overflow).toBeLessThanOrEqual(0);
-    await context.close();
-  });
+      const narrow = await context.newPage();
+      await narrow.setViewportSize({ width: 375, height: 812 });
+      await narrow.goto(page.url());
+      await narrow.screenshot({ path: screenshotPath('console-channel-375'), fullPage: true });
+      const overflow = await narrow.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      expect(overflow).toBeLessThanOrEqual(0);
+      await context.close();
+    },
+  );
 
   it('the widget’s provider link leads to sign-up with the role preselected, then to provider onboarding', async () => {
     const context = await browser.newContext();
@@ -151,37 +159,41 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     await context.close();
   });
 
-  it('an owner invites a colleague, who accepts at /invitations after signing up (axe on both pages, 375 and 1440 px)', async () => {
-    const ownerContext = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    const owner = await ownerContext.newPage();
-    await signUp(owner, 'business', uniqueEmail('inviter'));
-    await owner.getByLabel('Organisation name').fill('Invite & Co');
-    await owner.getByRole('button', { name: 'Create organisation' }).click();
-    await owner.waitForURL(/\/integrations\?ws=/);
-    await owner.getByRole('link', { name: 'Team' }).click();
-    const inviteeEmail = uniqueEmail('invitee');
-    await owner.getByLabel('Email', { exact: true }).fill(inviteeEmail);
-    await owner.getByLabel('Role', { exact: true }).selectOption('admin');
-    await owner.getByRole('button', { name: 'Send invitation' }).click();
-    await owner.waitForURL(/notice=invited/);
-    expect(await owner.textContent('main')).toContain(inviteeEmail);
-    expect(await axeSeriousViolations(owner)).toEqual([]);
-    await owner.screenshot({ path: screenshotPath('console-team-invitation'), fullPage: true });
+  it(
+    'an owner invites a colleague, who accepts at /invitations after signing up (axe on both pages, 375 and 1440 ' +
+      'px)',
+    async () => {
+      const ownerContext = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+      const owner = await ownerContext.newPage();
+      await signUp(owner, 'business', uniqueEmail('inviter'));
+      await owner.getByLabel('Organisation name').fill('Invite & Co');
+      await owner.getByRole('button', { name: 'Create organisation' }).click();
+      await owner.waitForURL(/\/integrations\?ws=/);
+      await owner.getByRole('link', { name: 'Team' }).click();
+      const inviteeEmail = uniqueEmail('invitee');
+      await owner.getByLabel('Email', { exact: true }).fill(inviteeEmail);
+      await owner.getByLabel('Role', { exact: true }).selectOption('admin');
+      await owner.getByRole('button', { name: 'Send invitation' }).click();
+      await owner.waitForURL(/notice=invited/);
+      expect(await owner.textContent('main')).toContain(inviteeEmail);
+      expect(await axeSeriousViolations(owner)).toEqual([]);
+      await owner.screenshot({ path: screenshotPath('console-team-invitation'), fullPage: true });
 
-    const inviteeContext = await browser.newContext({ viewport: { width: 375, height: 812 } });
-    const invitee = await inviteeContext.newPage();
-    await signUp(invitee, 'business', inviteeEmail);
-    await invitee.waitForURL(`${worker}/onboarding/workspace`);
-    await invitee.getByRole('link', { name: 'Review it' }).click();
-    await invitee.waitForURL(`${worker}/invitations`);
-    expect(await axeSeriousViolations(invitee)).toEqual([]);
-    await invitee.screenshot({ path: screenshotPath('console-invitations-375'), fullPage: true });
-    await invitee.getByRole('button', { name: 'Accept' }).click();
-    await invitee.waitForURL(/\/integrations\?ws=ws_.*notice=accepted/);
-    expect(await invitee.textContent('main')).toContain('Invite & Co');
-    await ownerContext.close();
-    await inviteeContext.close();
-  });
+      const inviteeContext = await browser.newContext({ viewport: { width: 375, height: 812 } });
+      const invitee = await inviteeContext.newPage();
+      await signUp(invitee, 'business', inviteeEmail);
+      await invitee.waitForURL(`${worker}/onboarding/workspace`);
+      await invitee.getByRole('link', { name: 'Review it' }).click();
+      await invitee.waitForURL(`${worker}/invitations`);
+      expect(await axeSeriousViolations(invitee)).toEqual([]);
+      await invitee.screenshot({ path: screenshotPath('console-invitations-375'), fullPage: true });
+      await invitee.getByRole('button', { name: 'Accept' }).click();
+      await invitee.waitForURL(/\/integrations\?ws=ws_.*notice=accepted/);
+      expect(await invitee.textContent('main')).toContain('Invite & Co');
+      await ownerContext.close();
+      await inviteeContext.close();
+    },
+  );
 
   it('the console can be used from the keyboard: skip link, then the create-channel form', async () => {
     const context = await browser.newContext();

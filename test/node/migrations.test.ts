@@ -18,12 +18,23 @@ beforeAll(async () => {
   await db.batch(
     [
       "INSERT INTO organizations VALUES ('org_m', 'Migrated', 'active', 1)",
-      "INSERT INTO workspaces (id, organization_id, name, status, created_at) VALUES ('ws_m', 'org_m', 'W', 'active', 1)",
-      `INSERT INTO channels (channel_key, workspace_id, name, domain, allowed_origins, first_party_origins, status, widget_config, created_at, updated_at) VALUES ('ch_m', 'ws_m', 'C', 'consultation', '[]', '[]', 'active', '{}', 1, 1)`,
-      `INSERT INTO visitor_sessions VALUES ('vs_m1', 1, 'ws_m', 'hash-m1', '{"source_site":"https://shop.example.com"}', 'lead_m1', 10, 30)`,
-      "INSERT INTO visitor_messages VALUES ('msg_m1', 'vs_m1', 'visitor', 'Hello there', 10), ('msg_m2', 'vs_m1', 'assistant', 'Thanks, D-AAAAAA is in.', 11), ('msg_m3', 'vs_m1', 'visitor', 'Can I talk to someone?', 20)",
-      "INSERT INTO demands (id, workspace_id, execution_id, channel_id, visitor_session_id, trigger, domain, text, status, created_at) VALUES ('dem_m1', 'ws_m', 'exe_m1', 1, 'vs_m1', 'consultation', 'consultation', 'Hello there', 'open', 10), ('dem_m2', 'ws_m', 'exe_m2', 1, 'vs_m1', 'handoff', 'consultation', 'Can I talk to someone?', 'open', 20), ('dem_m3', 'ws_m', 'exe_m3', NULL, NULL, NULL, 'consultation', 'From the API', 'open', 25)",
-      "INSERT INTO leads (id, workspace_id, demand_id, channel_id, visitor_session_id, status, trigger, contact_name, contact_email, contact_phone, created_at) VALUES ('lead_m1', 'ws_m', 'dem_m2', 1, 'vs_m1', 'open', 'handoff', 'Ada', 'ada@example.com', NULL, 20)",
+      "INSERT INTO workspaces (id, organization_id, name, status, created_at) VALUES ('ws_m', 'org_m', 'W', " +
+        "'active', 1)",
+      `INSERT INTO channels (channel_key, workspace_id, name, domain, allowed_origins, first_party_origins, status, ` +
+        `widget_config, created_at, updated_at) VALUES ('ch_m', 'ws_m', 'C', 'consultation', '[]', '[]', 'active', ` +
+        `'{}', 1, 1)`,
+      `INSERT INTO visitor_sessions VALUES ('vs_m1', 1, 'ws_m', 'hash-m1', ` +
+        `'{"source_site":"https://shop.example.com"}', 'lead_m1', 10, 30)`,
+      "INSERT INTO visitor_messages VALUES ('msg_m1', 'vs_m1', 'visitor', 'Hello there', 10), ('msg_m2', 'vs_m1', " +
+        "'assistant', 'Thanks, D-AAAAAA is in.', 11), ('msg_m3', 'vs_m1', 'visitor', 'Can I talk to someone?', 20)",
+      'INSERT INTO demands (id, workspace_id, execution_id, channel_id, visitor_session_id, trigger, domain, text, ' +
+        "status, created_at) VALUES ('dem_m1', 'ws_m', 'exe_m1', 1, 'vs_m1', 'consultation', 'consultation', 'Hello " +
+        "there', 'open', 10), ('dem_m2', 'ws_m', 'exe_m2', 1, 'vs_m1', 'handoff', 'consultation', 'Can I talk to " +
+        "someone?', 'open', 20), ('dem_m3', 'ws_m', 'exe_m3', NULL, NULL, NULL, 'consultation', 'From the API', " +
+        "'open', 25)",
+      'INSERT INTO leads (id, workspace_id, demand_id, channel_id, visitor_session_id, status, trigger, ' +
+        "contact_name, contact_email, contact_phone, created_at) VALUES ('lead_m1', 'ws_m', 'dem_m2', 1, 'vs_m1', " +
+        "'open', 'handoff', 'Ada', 'ada@example.com', NULL, 20)",
     ].map((statement) => db.prepare(statement)),
   );
   for (const file of files.filter((name) => name >= '0005')) await apply(file);

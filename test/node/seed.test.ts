@@ -43,7 +43,8 @@ async function dumpDatabase(): Promise<string> {
   const tables = (
     await db
       .prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name",
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' " +
+          'ORDER BY name',
       )
       .all<{ name: string }>()
   ).results;

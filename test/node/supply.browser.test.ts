@@ -60,7 +60,11 @@ describe.skipIf(!browserAvailable)('the supply side in Chromium', () => {
     });
     channelKey = ((await channel.json()) as { channel_key: string }).channel_key;
     pages['/shop.html'] = {
-      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Garden Shop</title></head><body><main><h1>Garden Shop</h1></main><script async src="${worker}/embed/widget.js" data-channel-id="${channelKey}" data-console-origin="${worker}"></script></body></html>`,
+      body:
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" ` +
+        `content="width=device-width, initial-scale=1"><title>Garden Shop</title></head><body><main><h1>Garden ` +
+        `Shop</h1></main><script async src="${worker}/embed/widget.js" data-channel-id="${channelKey}" ` +
+        `data-console-origin="${worker}"></script></body></html>`,
       headers: {
         'Content-Security-Policy': `default-src 'none'; script-src ${worker}; connect-src ${worker}; style-src 'self'`,
       },
@@ -114,132 +118,135 @@ describe.skipIf(!browserAvailable)('the supply side in Chromium', () => {
     expect(await page.textContent('main')).toContain('pending review');
   }
 
-  it('onboarding, approval, a widget message, the live workbench, the claim, won, and a second expert watching', async () => {
-    // 1. A provider signs up and completes onboarding (their name carries an XSS payload).
-    const expertPage = await (await newContext()).newPage();
-    const expertEmail = unique('expert');
-    await onboard(expertPage, expertEmail, `Robin ${XSS}`, true);
-    await screenshotBoth(expertPage, 'provider-onboarding-submitted');
+  it(
+    'onboarding, approval, a widget message, the live workbench, the claim, won, and a second expert ' + 'watching',
+    async () => {
+      // 1. A provider signs up and completes onboarding (their name carries an XSS payload).
+      const expertPage = await (await newContext()).newPage();
+      const expertEmail = unique('expert');
+      await onboard(expertPage, expertEmail, `Robin ${XSS}`, true);
+      await screenshotBoth(expertPage, 'provider-onboarding-submitted');
 
-    // A second provider, for the "sees it leave Available" part.
-    const secondPage = await (await newContext()).newPage();
-    await onboard(secondPage, unique('second'), 'Sky Gardner');
+      // A second provider, for the "sees it leave Available" part.
+      const secondPage = await (await newContext()).newPage();
+      await onboard(secondPage, unique('second'), 'Sky Gardner');
 
-    // 2. A platform admin approves both in /admin/providers.
-    const adminPage = await (await newContext()).newPage();
-    const adminEmail = unique('admin');
-    await signUp(adminPage, 'business', adminEmail);
-    const found = await adminApi(`/api/admin/users?email=${encodeURIComponent(adminEmail)}`);
-    await adminApi(`/api/admin/users/${found.user_id}`, {
-      method: 'PATCH',
-      body: JSON.stringify({ platform_admin: true }),
-    });
-    await adminPage.goto(`${worker}/admin/providers`);
-    await expectAccessible(adminPage, 'admin providers');
-    // The payload in the provider's name is text in the queue.
-    expect(await adminPage.locator('main').textContent()).toContain(`Robin ${XSS}`);
-    expect(await adminPage.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
-    await screenshotBoth(adminPage, 'admin-providers-queue');
-    for (const name of [`Robin ${XSS}`, 'Sky Gardner']) {
+      // 2. A platform admin approves both in /admin/providers.
+      const adminPage = await (await newContext()).newPage();
+      const adminEmail = unique('admin');
+      await signUp(adminPage, 'business', adminEmail);
+      const found = await adminApi(`/api/admin/users?email=${encodeURIComponent(adminEmail)}`);
+      await adminApi(`/api/admin/users/${found.user_id}`, {
+        method: 'PATCH',
+        body: JSON.stringify({ platform_admin: true }),
+      });
       await adminPage.goto(`${worker}/admin/providers`);
-      await adminPage.getByRole('link', { name }).click();
-      if (name === 'Sky Gardner') {
-        await expectAccessible(adminPage, 'admin provider review');
-        await screenshotBoth(adminPage, 'admin-provider-review');
+      await expectAccessible(adminPage, 'admin providers');
+      // The payload in the provider's name is text in the queue.
+      expect(await adminPage.locator('main').textContent()).toContain(`Robin ${XSS}`);
+      expect(await adminPage.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+      await screenshotBoth(adminPage, 'admin-providers-queue');
+      for (const name of [`Robin ${XSS}`, 'Sky Gardner']) {
+        await adminPage.goto(`${worker}/admin/providers`);
+        await adminPage.getByRole('link', { name }).click();
+        if (name === 'Sky Gardner') {
+          await expectAccessible(adminPage, 'admin provider review');
+          await screenshotBoth(adminPage, 'admin-provider-review');
+        }
+        await adminPage.getByRole('button', { name: 'Approve' }).click();
+        await adminPage.waitForURL(/notice=approved/);
+        expect(await adminPage.textContent('main')).toContain('active');
       }
-      await adminPage.getByRole('button', { name: 'Approve' }).click();
-      await adminPage.waitForURL(/notice=approved/);
-      expect(await adminPage.textContent('main')).toContain('active');
-    }
 
-    // The experts open their workbench before anything arrives.
-    await expertPage.goto(`${worker}/provider/workbench`);
-    await secondPage.goto(`${worker}/provider/workbench`);
-    await expectAccessible(expertPage, 'workbench (empty)');
-    const expertList = expertPage.locator('ul.lead-list li.lead-card');
-    expect(await expertList.count()).toBe(0);
+      // The experts open their workbench before anything arrives.
+      await expertPage.goto(`${worker}/provider/workbench`);
+      await secondPage.goto(`${worker}/provider/workbench`);
+      await expectAccessible(expertPage, 'workbench (empty)');
+      const expertList = expertPage.locator('ul.lead-list li.lead-card');
+      expect(await expertList.count()).toBe(0);
 
-    // 3. A visitor writes through the widget on the customer's site, with a payload in the message and the name.
-    const visitor = await (await newContext()).newPage();
-    await visitor.goto(`${site.origin}/shop.html`);
-    await visitor.locator('div[data-egw] button.l').click();
-    await visitor.locator('div[data-egw] textarea').fill(`My hedge needs trimming today ${XSS}`);
-    await visitor.keyboard.press('Enter');
-    await visitor.locator('div[data-egw] .bubble.assistant', { hasText: 'Leave your email' }).waitFor();
-    await visitor.locator('div[data-egw] input[name="name"]').fill(`Pat ${XSS}`);
-    await visitor.locator('div[data-egw] input[name="email"]').fill('pat.gardens@example.com');
-    await visitor.locator('div[data-egw] form.card button[type="submit"]').click();
-    await visitor.locator('div[data-egw] .card.success').waitFor();
+      // 3. A visitor writes through the widget on the customer's site, with a payload in the message and the name.
+      const visitor = await (await newContext()).newPage();
+      await visitor.goto(`${site.origin}/shop.html`);
+      await visitor.locator('div[data-egw] button.l').click();
+      await visitor.locator('div[data-egw] textarea').fill(`My hedge needs trimming today ${XSS}`);
+      await visitor.keyboard.press('Enter');
+      await visitor.locator('div[data-egw] .bubble.assistant', { hasText: 'Leave your email' }).waitFor();
+      await visitor.locator('div[data-egw] input[name="name"]').fill(`Pat ${XSS}`);
+      await visitor.locator('div[data-egw] input[name="email"]').fill('pat.gardens@example.com');
+      await visitor.locator('div[data-egw] form.card button[type="submit"]').click();
+      await visitor.locator('div[data-egw] .card.success').waitFor();
 
-    // 4. The lead appears in both workbenches without a reload.
-    const card = expertPage.locator('ul.lead-list li.lead-card', { hasText: 'My hedge needs trimming' });
-    await card.waitFor({ timeout: 15_000 });
-    await secondPage
-      .locator('ul.lead-list li.lead-card', { hasText: 'My hedge needs trimming' })
-      .waitFor({ timeout: 15_000 });
-    expect(await card.textContent()).toContain(XSS);
-    expect(await expertPage.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
-    expect(await expertPage.locator('[data-count="available"]').textContent()).toBe('1');
-    await expectAccessible(expertPage, 'workbench (one lead)');
-    await screenshotBoth(expertPage, 'workbench-available');
+      // 4. The lead appears in both workbenches without a reload.
+      const card = expertPage.locator('ul.lead-list li.lead-card', { hasText: 'My hedge needs trimming' });
+      await card.waitFor({ timeout: 15_000 });
+      await secondPage
+        .locator('ul.lead-list li.lead-card', { hasText: 'My hedge needs trimming' })
+        .waitFor({ timeout: 15_000 });
+      expect(await card.textContent()).toContain(XSS);
+      expect(await expertPage.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+      expect(await expertPage.locator('[data-count="available"]').textContent()).toBe('1');
+      await expectAccessible(expertPage, 'workbench (one lead)');
+      await screenshotBoth(expertPage, 'workbench-available');
 
-    // 5. The expert opens it, claims it, sees the contact details, and works it to won.
-    await card.locator('a').click();
-    await expertPage.waitForURL(/\/provider\/workbench\/leads\/lead_/);
-    expect(await expertPage.locator('main').textContent()).not.toContain('pat.gardens@example.com');
-    await expectAccessible(expertPage, 'lead (open)');
-    await expertPage.getByRole('button', { name: 'Claim this lead' }).click();
-    await expertPage.waitForURL(/notice=claimed/);
-    const main = expertPage.locator('main');
-    expect(await main.textContent()).toContain('pat.gardens@example.com');
-    expect(await main.textContent()).toContain(`Pat ${XSS}`);
-    expect(await main.textContent()).toContain(`My hedge needs trimming today ${XSS}`);
-    expect(await expertPage.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
-    await expectAccessible(expertPage, 'lead (claimed)');
-    await screenshotBoth(expertPage, 'workbench-lead-claimed');
-    for (const status of ['contacted', 'qualified', 'won']) {
-      await expertPage.getByLabel('Next status').selectOption(status);
-      await expertPage.getByLabel('Note (optional)').fill(`Moved to ${status}.`);
-      await expertPage.getByRole('button', { name: 'Update status' }).click();
-      await expertPage.waitForURL(/notice=status/);
-      expect(await expertPage.locator('.title-row .pill').first().textContent()).toBe(status);
-    }
-    expect(await expertPage.locator('.history').textContent()).toContain('Moved to won.');
-    await screenshotBoth(expertPage, 'workbench-lead-won');
+      // 5. The expert opens it, claims it, sees the contact details, and works it to won.
+      await card.locator('a').click();
+      await expertPage.waitForURL(/\/provider\/workbench\/leads\/lead_/);
+      expect(await expertPage.locator('main').textContent()).not.toContain('pat.gardens@example.com');
+      await expectAccessible(expertPage, 'lead (open)');
+      await expertPage.getByRole('button', { name: 'Claim this lead' }).click();
+      await expertPage.waitForURL(/notice=claimed/);
+      const main = expertPage.locator('main');
+      expect(await main.textContent()).toContain('pat.gardens@example.com');
+      expect(await main.textContent()).toContain(`Pat ${XSS}`);
+      expect(await main.textContent()).toContain(`My hedge needs trimming today ${XSS}`);
+      expect(await expertPage.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+      await expectAccessible(expertPage, 'lead (claimed)');
+      await screenshotBoth(expertPage, 'workbench-lead-claimed');
+      for (const status of ['contacted', 'qualified', 'won']) {
+        await expertPage.getByLabel('Next status').selectOption(status);
+        await expertPage.getByLabel('Note (optional)').fill(`Moved to ${status}.`);
+        await expertPage.getByRole('button', { name: 'Update status' }).click();
+        await expertPage.waitForURL(/notice=status/);
+        expect(await expertPage.locator('.title-row .pill').first().textContent()).toBe(status);
+      }
+      expect(await expertPage.locator('.history').textContent()).toContain('Moved to won.');
+      await screenshotBoth(expertPage, 'workbench-lead-won');
 
-    // 6. The second expert watched it leave Available, without a reload.
-    await expect
-      .poll(() => secondPage.locator('ul.lead-list li.lead-card', { hasText: 'My hedge needs trimming' }).count(), {
-        timeout: 15_000,
-      })
-      .toBe(0);
-    expect(await secondPage.locator('[data-count="available"]').textContent()).toBe('0');
-    await screenshotBoth(secondPage, 'workbench-second-expert');
+      // 6. The second expert watched it leave Available, without a reload.
+      await expect
+        .poll(() => secondPage.locator('ul.lead-list li.lead-card', { hasText: 'My hedge needs trimming' }).count(), {
+          timeout: 15_000,
+        })
+        .toBe(0);
+      expect(await secondPage.locator('[data-count="available"]').textContent()).toBe('0');
+      await screenshotBoth(secondPage, 'workbench-second-expert');
 
-    // The expert's Mine tab has it, won.
-    await expertPage.goto(`${worker}/provider/workbench?tab=mine`);
-    expect(await expertPage.locator('ul.lead-list li.lead-card').first().textContent()).toContain('won');
+      // The expert's Mine tab has it, won.
+      await expertPage.goto(`${worker}/provider/workbench?tab=mine`);
+      expect(await expertPage.locator('ul.lead-list li.lead-card').first().textContent()).toContain('won');
 
-    // 7. A lead from a one-off API call (no session, so no chat) shows the request it made.
-    const executed = await fetch(`${worker}/api/execute`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        domain,
-        execution_mode: 'sync',
-        required_scopes: [],
-        text: `Quote for a new lawn, about 80 m² ${XSS}`,
-      }),
-    });
-    const leadId = ((await executed.json()) as { output: { result: { lead_id: string } } }).output.result.lead_id;
-    await expertPage.goto(`${worker}/provider/workbench/leads/${leadId}`);
-    const conversation = expertPage.locator('section[aria-labelledby="conversation-title"]');
-    expect(await conversation.textContent()).toContain('Sent through the API as one request');
-    expect(await conversation.textContent()).toContain(`Quote for a new lawn, about 80 m² ${XSS}`);
-    expect(await expertPage.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
-    await expectAccessible(expertPage, 'lead (API request)');
-    await screenshotBoth(expertPage, 'workbench-lead-api');
-  });
+      // 7. A lead from a one-off API call (no session, so no chat) shows the request it made.
+      const executed = await fetch(`${worker}/api/execute`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          domain,
+          execution_mode: 'sync',
+          required_scopes: [],
+          text: `Quote for a new lawn, about 80 m² ${XSS}`,
+        }),
+      });
+      const leadId = ((await executed.json()) as { output: { result: { lead_id: string } } }).output.result.lead_id;
+      await expertPage.goto(`${worker}/provider/workbench/leads/${leadId}`);
+      const conversation = expertPage.locator('section[aria-labelledby="conversation-title"]');
+      expect(await conversation.textContent()).toContain('Sent through the API as one request');
+      expect(await conversation.textContent()).toContain(`Quote for a new lawn, about 80 m² ${XSS}`);
+      expect(await expertPage.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+      await expectAccessible(expertPage, 'lead (API request)');
+      await screenshotBoth(expertPage, 'workbench-lead-api');
+    },
+  );
 
   it('a provider not yet active sees why, and what to do next', async () => {
     const page = await (await newContext()).newPage();

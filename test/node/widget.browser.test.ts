@@ -34,11 +34,13 @@ function snippetPage(
     <p id="host-text">We fix pipes. Ask us anything.</p>
     <button id="host-button" type="button">A host button</button>
   </main>
-  <script async src="${worker}/embed/widget.js" data-channel-id="${channelKey}" data-console-origin="${worker}"></script>
+  <script async src="${worker}/embed/widget.js" data-channel-id="${channelKey}"
+    data-console-origin="${worker}"></script>
 </body>
 </html>`;
   // The strictest policy a customer could have: the console origin for script and connect, nothing inline.
-  const policy = `default-src 'none'; script-src ${worker}; connect-src ${worker}; style-src 'self'; img-src 'self' data:`;
+  const policy =
+    `default-src 'none'; script-src ${worker}; connect-src ${worker}; style-src 'self'; img-src 'self' ` + `data:`;
   return { body, headers: csp ? { 'Content-Security-Policy': policy } : {} };
 }
 
@@ -100,89 +102,92 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
     await site?.close();
   });
 
-  it('on a cross-origin page with a strict CSP and hostile CSS: chat, lead form, lead and attribution stored', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    const consoleErrors: string[] = [];
-    page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
-    const requests: string[] = [];
-    page.on('request', (request) => requests.push(request.url()));
+  it(
+    'on a cross-origin page with a strict CSP and hostile CSS: chat, lead form, lead and attribution ' + 'stored',
+    async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      const consoleErrors: string[] = [];
+      page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
+      const requests: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
 
-    const configLoaded = page.waitForResponse(
-      (response) => response.url().includes('/config') && response.status() === 200,
-    );
-    await page.goto(`${site.origin}/landing.html?utm_source=newsletter&utm_medium=email&utm_campaign=spring`);
-    await configLoaded;
-    const button = await launcher(page);
-    const hostButtonBefore = await page.evaluate(
-      () => getComputedStyle(document.getElementById('host-button')!).backgroundColor,
-    );
+      const configLoaded = page.waitForResponse(
+        (response) => response.url().includes('/config') && response.status() === 200,
+      );
+      await page.goto(`${site.origin}/landing.html?utm_source=newsletter&utm_medium=email&utm_campaign=spring`);
+      await configLoaded;
+      const button = await launcher(page);
+      const hostButtonBefore = await page.evaluate(
+        () => getComputedStyle(document.getElementById('host-button')!).backgroundColor,
+      );
 
-    // Before opening: the loader and one config request, nothing else from the console.
-    const fromWorker = requests.filter((url) => url.startsWith(worker)).map((url) => new URL(url).pathname);
-    expect(fromWorker).toEqual(['/embed/widget.js', `/api/public/widget/${channelKey}/config`]);
-    expect(requests.some((url) => url.includes('panel.js'))).toBe(false);
+      // Before opening: the loader and one config request, nothing else from the console.
+      const fromWorker = requests.filter((url) => url.startsWith(worker)).map((url) => new URL(url).pathname);
+      expect(fromWorker).toEqual(['/embed/widget.js', `/api/public/widget/${channelKey}/config`]);
+      expect(requests.some((url) => url.includes('panel.js'))).toBe(false);
 
-    // The launcher is drawn in the configured colour despite the hostile stylesheet.
-    const launcherStyle = await button.evaluate((element) => {
-      const style = getComputedStyle(element);
-      return { background: style.backgroundColor, position: style.position, width: style.width };
-    });
-    expect(launcherStyle).toEqual({ background: 'rgb(11, 110, 79)', position: 'fixed', width: '56px' });
-    await page.screenshot({ path: screenshotPath('widget-launcher') });
-
-    await button.click();
-    const dialog = page.locator('div[data-egw] [role="dialog"]');
-    await dialog.waitFor();
-    expect(requests.some((url) => url.includes('/embed/panel.js?v='))).toBe(true);
-    await expect(dialog.getAttribute('aria-labelledby')).resolves.toBeTruthy();
-    // Host styles do not leak in: the greeting is not red Comic Sans.
-    const bubbleStyle = await page
-      .locator('div[data-egw] .bubble.assistant')
-      .first()
-      .evaluate((element) => {
+      // The launcher is drawn in the configured colour despite the hostile stylesheet.
+      const launcherStyle = await button.evaluate((element) => {
         const style = getComputedStyle(element);
-        return { color: style.color, font: style.fontFamily };
+        return { background: style.backgroundColor, position: style.position, width: style.width };
       });
-    expect(bubbleStyle.color).toBe('rgb(29, 35, 48)');
-    expect(bubbleStyle.font).not.toContain('Comic Sans');
+      expect(launcherStyle).toEqual({ background: 'rgb(11, 110, 79)', position: 'fixed', width: '56px' });
+      await page.screenshot({ path: screenshotPath('widget-launcher') });
 
-    await page.locator('div[data-egw] textarea').fill('Our boiler leaks. Can someone come this week?');
-    await page.keyboard.press('Enter');
-    await page.locator('div[data-egw] .bubble.assistant', { hasText: 'Thanks, your request' }).waitFor();
-    await page.locator('div[data-egw] form.card').waitFor();
-    await page.screenshot({ path: screenshotPath('widget-open-desktop') });
+      await button.click();
+      const dialog = page.locator('div[data-egw] [role="dialog"]');
+      await dialog.waitFor();
+      expect(requests.some((url) => url.includes('/embed/panel.js?v='))).toBe(true);
+      await expect(dialog.getAttribute('aria-labelledby')).resolves.toBeTruthy();
+      // Host styles do not leak in: the greeting is not red Comic Sans.
+      const bubbleStyle = await page
+        .locator('div[data-egw] .bubble.assistant')
+        .first()
+        .evaluate((element) => {
+          const style = getComputedStyle(element);
+          return { color: style.color, font: style.fontFamily };
+        });
+      expect(bubbleStyle.color).toBe('rgb(29, 35, 48)');
+      expect(bubbleStyle.font).not.toContain('Comic Sans');
 
-    // Validation: the required email is asked for before anything is sent.
-    await page.locator('div[data-egw] form.card button[type="submit"]').click();
-    await page.locator('div[data-egw] .field-error', { hasText: 'email' }).waitFor();
-    await page.locator('div[data-egw] input[name="name"]').fill('Ada Lovelace');
-    await page.locator('div[data-egw] input[name="email"]').fill('ada@example.com');
-    await page.locator('div[data-egw] form.card button[type="submit"]').click();
-    await page.locator('div[data-egw] .card.success').waitFor();
-    await page.screenshot({ path: screenshotPath('widget-success') });
+      await page.locator('div[data-egw] textarea').fill('Our boiler leaks. Can someone come this week?');
+      await page.keyboard.press('Enter');
+      await page.locator('div[data-egw] .bubble.assistant', { hasText: 'Thanks, your request' }).waitFor();
+      await page.locator('div[data-egw] form.card').waitFor();
+      await page.screenshot({ path: screenshotPath('widget-open-desktop') });
 
-    // The widget's styles do not leak out either.
-    const hostButtonAfter = await page.evaluate(
-      () => getComputedStyle(document.getElementById('host-button')!).backgroundColor,
-    );
-    expect(hostButtonAfter).toBe(hostButtonBefore);
-    expect(consoleErrors.filter((text) => /Content Security Policy|Refused/.test(text))).toEqual([]);
+      // Validation: the required email is asked for before anything is sent.
+      await page.locator('div[data-egw] form.card button[type="submit"]').click();
+      await page.locator('div[data-egw] .field-error', { hasText: 'email' }).waitFor();
+      await page.locator('div[data-egw] input[name="name"]').fill('Ada Lovelace');
+      await page.locator('div[data-egw] input[name="email"]').fill('ada@example.com');
+      await page.locator('div[data-egw] form.card button[type="submit"]').click();
+      await page.locator('div[data-egw] .card.success').waitFor();
+      await page.screenshot({ path: screenshotPath('widget-success') });
 
-    const intake = await api(`/api/integrations/channels/${channelKey}/intake`);
-    const lead = intake.data.find((entry: { lead: unknown }) => entry.lead);
-    expect(lead.lead).toMatchObject({ status: 'open', contact_fields: ['name', 'email'] });
-    expect(lead.attribution).toMatchObject({
-      source_site: site.origin,
-      page_url: `${site.origin}/landing.html?utm_source=newsletter&utm_medium=email&utm_campaign=spring`,
-      campaign: { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: 'spring' },
-    });
-    // One conversation: its first message, its lead (with the strongest trigger it saw).
-    expect(intake.data.filter((entry: { text: string | null }) => entry.text?.includes('boiler'))).toHaveLength(1);
-    expect(lead.text).toContain('boiler');
-    expect(lead.trigger).toBe('lead_capture');
-    await context.close();
-  });
+      // The widget's styles do not leak out either.
+      const hostButtonAfter = await page.evaluate(
+        () => getComputedStyle(document.getElementById('host-button')!).backgroundColor,
+      );
+      expect(hostButtonAfter).toBe(hostButtonBefore);
+      expect(consoleErrors.filter((text) => /Content Security Policy|Refused/.test(text))).toEqual([]);
+
+      const intake = await api(`/api/integrations/channels/${channelKey}/intake`);
+      const lead = intake.data.find((entry: { lead: unknown }) => entry.lead);
+      expect(lead.lead).toMatchObject({ status: 'open', contact_fields: ['name', 'email'] });
+      expect(lead.attribution).toMatchObject({
+        source_site: site.origin,
+        page_url: `${site.origin}/landing.html?utm_source=newsletter&utm_medium=email&utm_campaign=spring`,
+        campaign: { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: 'spring' },
+      });
+      // One conversation: its first message, its lead (with the strongest trigger it saw).
+      expect(intake.data.filter((entry: { text: string | null }) => entry.text?.includes('boiler'))).toHaveLength(1);
+      expect(lead.text).toContain('boiler');
+      expect(lead.trigger).toBe('lead_capture');
+      await context.close();
+    },
+  );
 
   it('keeps the session across page loads on the same site', async () => {
     const context = await browser.newContext();
@@ -305,7 +310,8 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
     pages['/queue.html'] = {
       body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Queue</title></head><body>
 <script>window.egw = window.egw || function () { (egw.q = egw.q || []).push(arguments) }; egw('open');</script>
-<script async src="${worker}/embed/widget.js" data-channel-id="${channelKey}" data-console-origin="${worker}"></script></body></html>`,
+<script async src="${worker}/embed/widget.js" data-channel-id="${channelKey}"
+  data-console-origin="${worker}"></script></body></html>`,
     };
     const page = await browser.newPage();
     await page.goto(`${site.origin}/queue.html`);
@@ -337,25 +343,28 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
     await page.close();
   });
 
-  it('shows the provider entry on a first-party page, opening sign-up in a new tab; not on a third-party embed', async () => {
-    const page = await browser.newPage();
-    await page.goto(`${worker}/demo`);
-    await (await launcher(page)).click();
-    const link = page.locator('div[data-egw] a.provider');
-    await link.waitFor();
-    expect(await link.textContent()).toBe('Become an expert');
-    expect(await link.getAttribute('href')).toBe(`${worker}/auth/sign-up?role=provider&ref=ch_demo`);
-    expect(await link.getAttribute('target')).toBe('_blank');
-    expect(await page.locator('div[data-egw] input[type="password"]').count()).toBe(0);
+  it(
+    'shows the provider entry on a first-party page, opening sign-up in a new tab; not on a third-party ' + 'embed',
+    async () => {
+      const page = await browser.newPage();
+      await page.goto(`${worker}/demo`);
+      await (await launcher(page)).click();
+      const link = page.locator('div[data-egw] a.provider');
+      await link.waitFor();
+      expect(await link.textContent()).toBe('Become an expert');
+      expect(await link.getAttribute('href')).toBe(`${worker}/auth/sign-up?role=provider&ref=ch_demo`);
+      expect(await link.getAttribute('target')).toBe('_blank');
+      expect(await page.locator('div[data-egw] input[type="password"]').count()).toBe(0);
 
-    const embed = await browser.newPage();
-    await embed.goto(`${site.origin}/plain.html`);
-    await (await launcher(embed)).click();
-    await embed.locator('div[data-egw] [role="dialog"]').waitFor();
-    expect(await embed.locator('div[data-egw] a.provider').count()).toBe(0);
-    await page.close();
-    await embed.close();
-  });
+      const embed = await browser.newPage();
+      await embed.goto(`${site.origin}/plain.html`);
+      await (await launcher(embed)).click();
+      await embed.locator('div[data-egw] [role="dialog"]').waitFor();
+      expect(await embed.locator('div[data-egw] a.provider').count()).toBe(0);
+      await page.close();
+      await embed.close();
+    },
+  );
 
   it('the hosted inbox of an unknown channel is a real 404 page', async () => {
     const response = await fetch(`${worker}/widget/ch_unknown`);

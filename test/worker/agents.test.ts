@@ -195,25 +195,29 @@ describe('a robot answers', () => {
     });
   });
 
-  it('a robot cannot forge the platform’s charge: a usage line under a platform meter makes the answer invalid, and the caller is charged once', async () => {
-    const domain = await newDomain();
-    const endpoint = 'https://robot-forger.example.com/execute';
-    const robot = await createActiveRobot(endpoint, { domain });
-    remotes.set(endpoint, () =>
-      jsonResponse({
-        output: {},
-        reply: 'Done.',
-        usage: [{ meter: 'executions', quantity: 999999, unit: 'execution' }],
-      }),
-    );
-    const envelope = await json(await run(domain));
-    expect(envelope.usage_applications).toEqual([
-      { meter: 'executions', quantity: 1, unit: 'execution', source: 'platform' },
-    ]);
-    const [attempt] = await attemptsOf(envelope.output.execution_id);
-    expect(attempt).toMatchObject({ provider_id: robot.providerId, outcome: 'invalid_answer' });
-    expect(attempt!.error).toMatch(/usage\.0\.meter: is a meter of the platform/);
-  });
+  it(
+    'a robot cannot forge the platform’s charge: a usage line under a platform meter makes the answer invalid, and ' +
+      'the caller is charged once',
+    async () => {
+      const domain = await newDomain();
+      const endpoint = 'https://robot-forger.example.com/execute';
+      const robot = await createActiveRobot(endpoint, { domain });
+      remotes.set(endpoint, () =>
+        jsonResponse({
+          output: {},
+          reply: 'Done.',
+          usage: [{ meter: 'executions', quantity: 999999, unit: 'execution' }],
+        }),
+      );
+      const envelope = await json(await run(domain));
+      expect(envelope.usage_applications).toEqual([
+        { meter: 'executions', quantity: 1, unit: 'execution', source: 'platform' },
+      ]);
+      const [attempt] = await attemptsOf(envelope.output.execution_id);
+      expect(attempt).toMatchObject({ provider_id: robot.providerId, outcome: 'invalid_answer' });
+      expect(attempt!.error).toMatch(/usage\.0\.meter: is a meter of the platform/);
+    },
+  );
 
   it('an answer that is not {output, reply?, usage?} is invalid', async () => {
     const domain = await newDomain();
@@ -324,7 +328,8 @@ describe('failover', () => {
     }
     // flaky failed once in the last hour; steady never did.
     await env.DB.prepare(
-      "INSERT INTO agent_attempts (id, execution_id, provider_id, workspace_id, outcome, http_status, duration_ms, error, created_at) VALUES ('att_seed_flaky', 'exe_seed', ?, ?, 'http_error', 500, 5, NULL, ?)",
+      'INSERT INTO agent_attempts (id, execution_id, provider_id, workspace_id, outcome, http_status, duration_ms, ' +
+        "error, created_at) VALUES ('att_seed_flaky', 'exe_seed', ?, ?, 'http_error', 500, 5, NULL, ?)",
     )
       .bind(flaky.providerId, tenant.workspaceId, Date.now() - 10 * 60 * 1000)
       .run();
@@ -336,44 +341,50 @@ describe('failover', () => {
     ]);
   });
 
-  it('when every agent fails, the demand becomes a lead for experts; without leads:write the answer is 502 agent_unavailable', async () => {
-    const domain = await newDomain();
-    await createActiveExpert({ domains: [domain] });
-    const agent = await createActiveAgent('https://agent-down.example.com', { domain });
-    remotes.set('https://agent-down.example.com/a2a', () => new Response('nope', { status: 500 }));
+  it(
+    'when every agent fails, the demand becomes a lead for experts; without leads:write the answer is 502 ' +
+      'agent_unavailable',
+    async () => {
+      const domain = await newDomain();
+      await createActiveExpert({ domains: [domain] });
+      const agent = await createActiveAgent('https://agent-down.example.com', { domain });
+      remotes.set('https://agent-down.example.com/a2a', () => new Response('nope', { status: 500 }));
 
-    const withLeads = await json(await run(domain));
-    expect(withLeads.output.result).toMatchObject({ disposition: 'routed', matched_providers: 1 });
-    expect(withLeads.output.result.lead_id).toMatch(/^lead_/);
-    expect(withLeads.output.result.handled_by).toBeUndefined();
-    expect(await attemptsOf(withLeads.output.execution_id)).toMatchObject([
-      { provider_id: agent.providerId, outcome: 'http_error' },
-    ]);
+      const withLeads = await json(await run(domain));
+      expect(withLeads.output.result).toMatchObject({ disposition: 'routed', matched_providers: 1 });
+      expect(withLeads.output.result.lead_id).toMatch(/^lead_/);
+      expect(withLeads.output.result.handled_by).toBeUndefined();
+      expect(await attemptsOf(withLeads.output.execution_id)).toMatchObject([
+        { provider_id: agent.providerId, outcome: 'http_error' },
+      ]);
 
-    const narrow = await createTenant({ scopes: ['execute', 'agents:invoke'] });
-    const response = await run(domain, { idempotency_key: 'agents-down-1' }, narrow.token);
-    const problem = await expectProblem(response, 502, 'agent_unavailable');
-    expect(problem.attempts).toEqual([{ provider_id: agent.providerId, outcome: 'http_error' }]);
-    const execution = await env.DB.prepare('SELECT status FROM executions WHERE id = ?')
-      .bind(problem.execution_id)
-      .first();
-    expect(execution).toEqual({ status: 'failed' });
-    expect(await attemptsOf(problem.execution_id)).toHaveLength(1);
-    // Nothing charged, no demand, and the idempotency key is free for a retry.
-    expect(
-      await env.DB.prepare('SELECT COUNT(*) AS n FROM usage_meters WHERE key_id = ?').bind(narrow.keyId).first(),
-    ).toEqual({ n: 0 });
-    expect(
-      await env.DB.prepare('SELECT COUNT(*) AS n FROM demands WHERE workspace_id = ?').bind(narrow.workspaceId).first(),
-    ).toEqual({ n: 0 });
-    remotes.set(
-      'https://agent-down.example.com/a2a',
-      rpcAgent(() => messageResult('Back up.')),
-    );
-    const retried = await run(domain, { idempotency_key: 'agents-down-1' }, narrow.token);
-    expect(retried.status).toBe(200);
-    expect((await json(retried)).output.result.reply).toBe('Back up.');
-  });
+      const narrow = await createTenant({ scopes: ['execute', 'agents:invoke'] });
+      const response = await run(domain, { idempotency_key: 'agents-down-1' }, narrow.token);
+      const problem = await expectProblem(response, 502, 'agent_unavailable');
+      expect(problem.attempts).toEqual([{ provider_id: agent.providerId, outcome: 'http_error' }]);
+      const execution = await env.DB.prepare('SELECT status FROM executions WHERE id = ?')
+        .bind(problem.execution_id)
+        .first();
+      expect(execution).toEqual({ status: 'failed' });
+      expect(await attemptsOf(problem.execution_id)).toHaveLength(1);
+      // Nothing charged, no demand, and the idempotency key is free for a retry.
+      expect(
+        await env.DB.prepare('SELECT COUNT(*) AS n FROM usage_meters WHERE key_id = ?').bind(narrow.keyId).first(),
+      ).toEqual({ n: 0 });
+      expect(
+        await env.DB.prepare('SELECT COUNT(*) AS n FROM demands WHERE workspace_id = ?')
+          .bind(narrow.workspaceId)
+          .first(),
+      ).toEqual({ n: 0 });
+      remotes.set(
+        'https://agent-down.example.com/a2a',
+        rpcAgent(() => messageResult('Back up.')),
+      );
+      const retried = await run(domain, { idempotency_key: 'agents-down-1' }, narrow.token);
+      expect(retried.status).toBe(200);
+      expect((await json(retried)).output.result.reply).toBe('Back up.');
+    },
+  );
 
   it('without agents:invoke no agent is called: the lead path answers', async () => {
     const domain = await newDomain();
@@ -497,35 +508,38 @@ describe('memory', () => {
     return { agent, memoryOf };
   }
 
-  it('memory:write keeps the turns of a session; memory:read hands them to the agent; each needs its own scope', async () => {
-    const domain = await newDomain();
-    const { memoryOf } = await memoryAgent(domain, 'https://agent-memory.example.com');
-    const both = await createTenant({ scopes: ['execute', 'agents:invoke', 'memory:read', 'memory:write'] });
-    await run(domain, { session_id: 's-1', text: 'My order is 4411.' }, both.token);
-    const second = await json(await run(domain, { session_id: 's-1', text: 'Where is it?' }, both.token));
-    expect(second.output.result.reply).toBe('turns:2');
-    expect(memoryOf(1)).toMatchObject([
-      { role: 'visitor', text: 'My order is 4411.' },
-      { role: 'agent', text: 'turns:0' },
-    ]);
+  it(
+    'memory:write keeps the turns of a session; memory:read hands them to the agent; each needs its own ' + 'scope',
+    async () => {
+      const domain = await newDomain();
+      const { memoryOf } = await memoryAgent(domain, 'https://agent-memory.example.com');
+      const both = await createTenant({ scopes: ['execute', 'agents:invoke', 'memory:read', 'memory:write'] });
+      await run(domain, { session_id: 's-1', text: 'My order is 4411.' }, both.token);
+      const second = await json(await run(domain, { session_id: 's-1', text: 'Where is it?' }, both.token));
+      expect(second.output.result.reply).toBe('turns:2');
+      expect(memoryOf(1)).toMatchObject([
+        { role: 'visitor', text: 'My order is 4411.' },
+        { role: 'agent', text: 'turns:0' },
+      ]);
 
-    // Without memory:read, nothing is handed over (the turns are still kept).
-    await run(
-      domain,
-      { session_id: 's-1', text: 'Third.', required_scopes: ['execute', 'agents:invoke', 'memory:write'] },
-      both.token,
-    );
-    expect(memoryOf(2)).toBeUndefined();
-    // Without memory:write, the turn is not kept: the next read does not see it.
-    await run(
-      domain,
-      { session_id: 's-1', text: 'Not remembered.', required_scopes: ['execute', 'agents:invoke', 'memory:read'] },
-      both.token,
-    );
-    await run(domain, { session_id: 's-1', text: 'What do you remember?' }, both.token);
-    expect(memoryOf(4)!.map((turn) => turn.text)).not.toContain('Not remembered.');
-    expect(memoryOf(4)!.map((turn) => turn.text)).toContain('Third.');
-  });
+      // Without memory:read, nothing is handed over (the turns are still kept).
+      await run(
+        domain,
+        { session_id: 's-1', text: 'Third.', required_scopes: ['execute', 'agents:invoke', 'memory:write'] },
+        both.token,
+      );
+      expect(memoryOf(2)).toBeUndefined();
+      // Without memory:write, the turn is not kept: the next read does not see it.
+      await run(
+        domain,
+        { session_id: 's-1', text: 'Not remembered.', required_scopes: ['execute', 'agents:invoke', 'memory:read'] },
+        both.token,
+      );
+      await run(domain, { session_id: 's-1', text: 'What do you remember?' }, both.token);
+      expect(memoryOf(4)!.map((turn) => turn.text)).not.toContain('Not remembered.');
+      expect(memoryOf(4)!.map((turn) => turn.text)).toContain('Third.');
+    },
+  );
 
   it('memory belongs to one workspace: another workspace’s session id finds nothing', async () => {
     const domain = await newDomain();
@@ -634,18 +648,21 @@ describe('connecting an agent', () => {
   const save = (cookie: string) =>
     sessionCall(cookie, '/api/provider/profile', { body: { kind: 'agent', agent_card_url: cardUrl } });
 
-  it('fetches and validates the card when the profile is saved, and shows its name, skills and protocol version', async () => {
-    const provider = await signUpProvider();
-    remotes.set(cardUrl, () => jsonResponse(agentCard('https://agent-card.example.com', { name: 'Billing agent' })));
-    const profile = await json(await save(provider.cookie));
-    expect(profile.agent_card).toMatchObject({
-      name: 'Billing agent',
-      protocol_version: '1.0',
-      protocol_binding: 'JSONRPC',
-      endpoint: 'https://agent-card.example.com/a2a',
-      skills: [{ id: 'faq', name: 'FAQ', description: 'Answers frequent questions.' }],
-    });
-  });
+  it(
+    'fetches and validates the card when the profile is saved, and shows its name, skills and protocol ' + 'version',
+    async () => {
+      const provider = await signUpProvider();
+      remotes.set(cardUrl, () => jsonResponse(agentCard('https://agent-card.example.com', { name: 'Billing agent' })));
+      const profile = await json(await save(provider.cookie));
+      expect(profile.agent_card).toMatchObject({
+        name: 'Billing agent',
+        protocol_version: '1.0',
+        protocol_binding: 'JSONRPC',
+        endpoint: 'https://agent-card.example.com/a2a',
+        skills: [{ id: 'faq', name: 'FAQ', description: 'Answers frequent questions.' }],
+      });
+    },
+  );
 
   const broken: Array<[string, () => Response, RegExp]> = [
     ['a 404', () => new Response('not here', { status: 404 }), /HTTP 404/],
@@ -740,19 +757,27 @@ describe('remote bodies are read as streams and cut at their limit (issue 17)', 
     expect(seen.cancelled).toBe(true);
   });
 
-  it('a robot answer of 16 MB without a declared length fails as invalid_answer after 1 MB, and is not read further', async () => {
-    const domain = await newDomain();
-    const endpoint = 'https://robot-huge.example.com/run';
-    const robot = await createActiveRobot(endpoint, { domain });
-    const { stream, seen } = chunkedBody(16 * 1024 * 1024);
-    remotes.set(endpoint, () => new Response(stream, { headers: { 'Content-Type': 'application/json' } }));
-    const envelope = await json(await run(domain));
-    expect(await attemptsOf(envelope.output.execution_id)).toMatchObject([
-      { provider_id: robot.providerId, outcome: 'invalid_answer', error: expect.stringMatching(/larger than 1024 KB/) },
-    ]);
-    expect(seen.pulled).toBeLessThanOrEqual(1024 * 1024 + 2 * 64 * 1024);
-    expect(seen.cancelled).toBe(true);
-  });
+  it(
+    'a robot answer of 16 MB without a declared length fails as invalid_answer after 1 MB, and is not read ' +
+      'further',
+    async () => {
+      const domain = await newDomain();
+      const endpoint = 'https://robot-huge.example.com/run';
+      const robot = await createActiveRobot(endpoint, { domain });
+      const { stream, seen } = chunkedBody(16 * 1024 * 1024);
+      remotes.set(endpoint, () => new Response(stream, { headers: { 'Content-Type': 'application/json' } }));
+      const envelope = await json(await run(domain));
+      expect(await attemptsOf(envelope.output.execution_id)).toMatchObject([
+        {
+          provider_id: robot.providerId,
+          outcome: 'invalid_answer',
+          error: expect.stringMatching(/larger than 1024 KB/),
+        },
+      ]);
+      expect(seen.pulled).toBeLessThanOrEqual(1024 * 1024 + 2 * 64 * 1024);
+      expect(seen.cancelled).toBe(true);
+    },
+  );
 
   it('a card that sends its headers and then one byte a second gets a 422 reason, not a 500', async () => {
     const { fetchAgentCard } = await import('../../worker/platform/agents/card');
@@ -828,48 +853,51 @@ describe('the reviewed endpoint is the called endpoint (issue 17)', () => {
     expect(connectionsTo(`${origin}/other`)).toEqual([]);
   });
 
-  it('an interface added to the card later is never called; a card that changes what is called goes back to review', async () => {
-    const domain = await newDomain();
-    const cardUrl = `${origin}/.well-known/agent-card.json`;
-    const agent = await createActiveAgent(origin, { domain, card: twoInterfaces('/reviewed', '/other') });
-    remotes.set(
-      `${origin}/reviewed`,
-      rpcAgent(() => messageResult('Reviewed.')),
-    );
-    remotes.set(
-      `${origin}/added`,
-      rpcAgent(() => messageResult('Unseen.')),
-    );
+  it(
+    'an interface added to the card later is never called; a card that changes what is called goes back to ' + 'review',
+    async () => {
+      const domain = await newDomain();
+      const cardUrl = `${origin}/.well-known/agent-card.json`;
+      const agent = await createActiveAgent(origin, { domain, card: twoInterfaces('/reviewed', '/other') });
+      remotes.set(
+        `${origin}/reviewed`,
+        rpcAgent(() => messageResult('Reviewed.')),
+      );
+      remotes.set(
+        `${origin}/added`,
+        rpcAgent(() => messageResult('Unseen.')),
+      );
 
-    // A new interface at the end: what is called is unchanged, so the agent stays active and nothing else is called.
-    remotes.set(cardUrl, () =>
-      jsonResponse(
-        agentCard(origin, {
-          supportedInterfaces: [
-            ...twoInterfaces('/reviewed', '/other').supportedInterfaces,
-            { url: `${origin}/added`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-          ],
-        }),
-      ),
-    );
-    expect(
-      (await json(await sessionCall(agent.cookie, '/api/provider/profile', { body: { agent_card_url: cardUrl } })))
-        .status,
-    ).toBe('active');
-    expect((await json(await run(domain))).output.result.reply).toBe('Reviewed.');
-    expect(connectionsTo(`${origin}/added`)).toEqual([]);
+      // A new interface at the end: what is called is unchanged, so the agent stays active and nothing else is called.
+      remotes.set(cardUrl, () =>
+        jsonResponse(
+          agentCard(origin, {
+            supportedInterfaces: [
+              ...twoInterfaces('/reviewed', '/other').supportedInterfaces,
+              { url: `${origin}/added`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+            ],
+          }),
+        ),
+      );
+      expect(
+        (await json(await sessionCall(agent.cookie, '/api/provider/profile', { body: { agent_card_url: cardUrl } })))
+          .status,
+      ).toBe('active');
+      expect((await json(await run(domain))).output.result.reply).toBe('Reviewed.');
+      expect(connectionsTo(`${origin}/added`)).toEqual([]);
 
-    // A new first interface changes what would be called: material, back to review, and no longer called.
-    remotes.set(cardUrl, () => jsonResponse(twoInterfaces('/added', '/reviewed')));
-    const saved = await json(
-      await sessionCall(agent.cookie, '/api/provider/profile', { body: { agent_card_url: cardUrl } }),
-    );
-    expect(saved.status).toBe('pending_review');
-    expect(saved.agent_card.endpoint).toBe(`${origin}/added`);
-    const envelope = await json(await run(domain));
-    expect(envelope.output.result.handled_by).toBeUndefined();
-    expect(connectionsTo(`${origin}/added`)).toEqual([]);
-  });
+      // A new first interface changes what would be called: material, back to review, and no longer called.
+      remotes.set(cardUrl, () => jsonResponse(twoInterfaces('/added', '/reviewed')));
+      const saved = await json(
+        await sessionCall(agent.cookie, '/api/provider/profile', { body: { agent_card_url: cardUrl } }),
+      );
+      expect(saved.status).toBe('pending_review');
+      expect(saved.agent_card.endpoint).toBe(`${origin}/added`);
+      const envelope = await json(await run(domain));
+      expect(envelope.output.result.handled_by).toBeUndefined();
+      expect(connectionsTo(`${origin}/added`)).toEqual([]);
+    },
+  );
 });
 
 describe('secrets', () => {
@@ -954,59 +982,63 @@ describe('secrets', () => {
 });
 
 describe('operations', () => {
-  it('the health view shows calls, success rate, p50 and p95, the breaker and the last errors, to the provider and to admins', async () => {
-    const domain = await newDomain();
-    const origin = 'https://agent-health.example.com';
-    const agent = await createActiveAgent(origin, { domain });
-    let calls = 0;
-    remotes.set(
-      `${origin}/a2a`,
-      rpcAgent(() => {
-        calls++;
-        if (calls % 4 === 0) throw new Error('unreachable');
-        return messageResult(`Answer ${calls}`);
-      }),
-    );
-    // 3 answers, then the 4th call fails (the handler throws: a broken connection).
-    for (let i = 0; i < 4; i++) await run(domain);
-    const mine = await json(await sessionCall(agent.cookie, '/api/provider/health'));
-    expect(mine).toMatchObject({
-      provider_id: agent.providerId,
-      window_hours: 24,
-      calls: 4,
-      successes: 3,
-      success_rate: 0.75,
-      skipped: 0,
-      circuit: { state: 'closed', consecutive_failures: 1 },
-    });
-    expect(mine.p50_ms).toBeGreaterThanOrEqual(0);
-    expect(mine.p95_ms).toBeGreaterThanOrEqual(mine.p50_ms);
-    expect(mine.last_errors).toHaveLength(1);
-    expect(mine.last_errors[0]).toMatchObject({
-      outcome: 'network_error',
-      execution_id: expect.stringMatching(/^exe_/),
-    });
-    const admins = await json(await call(`/api/admin/providers/${agent.providerId}/health`, { token: ADMIN_TOKEN }));
-    expect(admins).toEqual(mine);
-    // …and on the admin console's review page.
-    const platformAdmin = await signUpUser('business');
-    const adminId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?')
-      .bind(platformAdmin.email)
-      .first<{ id: string }>())!.id;
-    expect(
-      (
-        await call(`/api/admin/users/${adminId}`, {
-          method: 'PATCH',
-          token: ADMIN_TOKEN,
-          body: { platform_admin: true },
-        })
-      ).status,
-    ).toBe(200);
-    const reviewPage = await (await getPage(`/admin/providers/${agent.providerId}`, platformAdmin.cookie)).text();
-    expect(reviewPage).toContain('Last 24 hours');
-    expect(reviewPage).toContain('75 %');
-    expect(reviewPage).toContain('connection failed');
-  });
+  it(
+    'the health view shows calls, success rate, p50 and p95, the breaker and the last errors, to the provider and ' +
+      'to admins',
+    async () => {
+      const domain = await newDomain();
+      const origin = 'https://agent-health.example.com';
+      const agent = await createActiveAgent(origin, { domain });
+      let calls = 0;
+      remotes.set(
+        `${origin}/a2a`,
+        rpcAgent(() => {
+          calls++;
+          if (calls % 4 === 0) throw new Error('unreachable');
+          return messageResult(`Answer ${calls}`);
+        }),
+      );
+      // 3 answers, then the 4th call fails (the handler throws: a broken connection).
+      for (let i = 0; i < 4; i++) await run(domain);
+      const mine = await json(await sessionCall(agent.cookie, '/api/provider/health'));
+      expect(mine).toMatchObject({
+        provider_id: agent.providerId,
+        window_hours: 24,
+        calls: 4,
+        successes: 3,
+        success_rate: 0.75,
+        skipped: 0,
+        circuit: { state: 'closed', consecutive_failures: 1 },
+      });
+      expect(mine.p50_ms).toBeGreaterThanOrEqual(0);
+      expect(mine.p95_ms).toBeGreaterThanOrEqual(mine.p50_ms);
+      expect(mine.last_errors).toHaveLength(1);
+      expect(mine.last_errors[0]).toMatchObject({
+        outcome: 'network_error',
+        execution_id: expect.stringMatching(/^exe_/),
+      });
+      const admins = await json(await call(`/api/admin/providers/${agent.providerId}/health`, { token: ADMIN_TOKEN }));
+      expect(admins).toEqual(mine);
+      // …and on the admin console's review page.
+      const platformAdmin = await signUpUser('business');
+      const adminId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?')
+        .bind(platformAdmin.email)
+        .first<{ id: string }>())!.id;
+      expect(
+        (
+          await call(`/api/admin/users/${adminId}`, {
+            method: 'PATCH',
+            token: ADMIN_TOKEN,
+            body: { platform_admin: true },
+          })
+        ).status,
+      ).toBe(200);
+      const reviewPage = await (await getPage(`/admin/providers/${agent.providerId}`, platformAdmin.cookie)).text();
+      expect(reviewPage).toContain('Last 24 hours');
+      expect(reviewPage).toContain('75 %');
+      expect(reviewPage).toContain('connection failed');
+    },
+  );
 
   it('an admin can suspend a failing agent: it is not called from the next execution on', async () => {
     const domain = await newDomain();
@@ -1024,67 +1056,75 @@ describe('operations', () => {
 });
 
 describe('chat with an agent in the widget', () => {
-  it('the agent answers the visitor with memory; a handoff makes a lead that carries the whole conversation, agent turns included', async () => {
-    const domain = await newDomain();
-    const origin = 'https://agent-widget.example.com';
-    const owner = await createTenant({ scopes: ['execute', 'leads:write', 'channels:read', 'channels:write'] });
-    const channel = await createChannel(owner.token, { domain });
-    const expert = await createActiveExpert({ domains: [domain] });
-    const agent = await createActiveAgent(origin, { domain, name: 'Northwind FAQ agent' });
-    remotes.set(
-      `${origin}/a2a`,
-      rpcAgent((rpc) => {
-        const { text, data } = partsOf(rpc);
-        return messageResult(
-          text?.includes('hours')
-            ? 'We are open 9–17, Monday to Friday.'
-            : `You asked before: ${(data.memory ?? [])[0]?.text ?? 'nothing'}`,
-        );
-      }),
-    );
+  it(
+    'the agent answers the visitor with memory; a handoff makes a lead that carries the whole conversation, agent ' +
+      'turns included',
+    async () => {
+      const domain = await newDomain();
+      const origin = 'https://agent-widget.example.com';
+      const owner = await createTenant({ scopes: ['execute', 'leads:write', 'channels:read', 'channels:write'] });
+      const channel = await createChannel(owner.token, { domain });
+      const expert = await createActiveExpert({ domains: [domain] });
+      const agent = await createActiveAgent(origin, { domain, name: 'Northwind FAQ agent' });
+      remotes.set(
+        `${origin}/a2a`,
+        rpcAgent((rpc) => {
+          const { text, data } = partsOf(rpc);
+          return messageResult(
+            text?.includes('hours')
+              ? 'We are open 9–17, Monday to Friday.'
+              : `You asked before: ${(data.memory ?? [])[0]?.text ?? 'nothing'}`,
+          );
+        }),
+      );
 
-    const first = await visitorSays(channel, { message: { text: 'What are your opening hours?' } });
-    expect(first).toMatchObject({
-      reply: 'We are open 9–17, Monday to Friday.',
-      answered_by: { kind: 'agent', name: 'Northwind FAQ agent' },
-      next: 'continue',
-    });
-    expect(first.lead_id).toBeUndefined();
-    const second = await visitorSays(channel, { session_id: first.session_id, message: { text: 'And on Saturday?' } });
-    expect(second.reply).toBe('You asked before: What are your opening hours?');
-    expect(second.reference).toBe(first.reference);
+      const first = await visitorSays(channel, { message: { text: 'What are your opening hours?' } });
+      expect(first).toMatchObject({
+        reply: 'We are open 9–17, Monday to Friday.',
+        answered_by: { kind: 'agent', name: 'Northwind FAQ agent' },
+        next: 'continue',
+      });
+      expect(first.lead_id).toBeUndefined();
+      const second = await visitorSays(channel, {
+        session_id: first.session_id,
+        message: { text: 'And on Saturday?' },
+      });
+      expect(second.reply).toBe('You asked before: What are your opening hours?');
+      expect(second.reference).toBe(first.reference);
 
-    // The visitor asks for a person: no agent is called, the lead is made, and it shows every turn.
-    const callsBefore = connectionsTo(`${origin}/a2a`).length;
-    const handoff = await visitorSays(channel, {
-      session_id: first.session_id,
-      trigger: 'handoff',
-      message: { text: 'I would like to talk to a person.' },
-    });
-    expect(handoff.answered_by).toBeUndefined();
-    expect(handoff.lead_id).toMatch(/^lead_/);
-    const after = await visitorSays(channel, { session_id: first.session_id, message: { text: 'Are you there?' } });
-    expect(after.answered_by).toBeUndefined();
-    expect(connectionsTo(`${origin}/a2a`).length).toBe(callsBefore);
+      // The visitor asks for a person: no agent is called, the lead is made, and it shows every turn.
+      const callsBefore = connectionsTo(`${origin}/a2a`).length;
+      const handoff = await visitorSays(channel, {
+        session_id: first.session_id,
+        trigger: 'handoff',
+        message: { text: 'I would like to talk to a person.' },
+      });
+      expect(handoff.answered_by).toBeUndefined();
+      expect(handoff.lead_id).toMatch(/^lead_/);
+      const after = await visitorSays(channel, { session_id: first.session_id, message: { text: 'Are you there?' } });
+      expect(after.answered_by).toBeUndefined();
+      expect(connectionsTo(`${origin}/a2a`).length).toBe(callsBefore);
 
-    const lead = await json(await sessionCall(expert.cookie, `/api/provider/workbench/leads/${handoff.lead_id}`));
-    expect(lead.messages.map((message: { role: string; text: string }) => [message.role, message.text])).toEqual([
-      ['visitor', 'What are your opening hours?'],
-      ['agent', 'We are open 9–17, Monday to Friday.'],
-      ['visitor', 'And on Saturday?'],
-      ['agent', 'You asked before: What are your opening hours?'],
-      ['visitor', 'I would like to talk to a person.'],
-      ['system', handoff.reply],
-      ['visitor', 'Are you there?'],
-      ['system', after.reply],
-    ]);
-    const authors = await env.DB.prepare(
-      "SELECT DISTINCT author_id FROM messages WHERE role = 'agent' AND conversation_id = (SELECT conversation_id FROM leads WHERE id = ?)",
-    )
-      .bind(handoff.lead_id)
-      .all();
-    expect(authors.results).toEqual([{ author_id: agent.providerId }]);
-  });
+      const lead = await json(await sessionCall(expert.cookie, `/api/provider/workbench/leads/${handoff.lead_id}`));
+      expect(lead.messages.map((message: { role: string; text: string }) => [message.role, message.text])).toEqual([
+        ['visitor', 'What are your opening hours?'],
+        ['agent', 'We are open 9–17, Monday to Friday.'],
+        ['visitor', 'And on Saturday?'],
+        ['agent', 'You asked before: What are your opening hours?'],
+        ['visitor', 'I would like to talk to a person.'],
+        ['system', handoff.reply],
+        ['visitor', 'Are you there?'],
+        ['system', after.reply],
+      ]);
+      const authors = await env.DB.prepare(
+        "SELECT DISTINCT author_id FROM messages WHERE role = 'agent' AND conversation_id = (SELECT conversation_id " +
+          'FROM leads WHERE id = ?)',
+      )
+        .bind(handoff.lead_id)
+        .all();
+      expect(authors.results).toEqual([{ author_id: agent.providerId }]);
+    },
+  );
 
   it('an agent answer without text is not enough for a visitor: the next agent or the lead path answers', async () => {
     const domain = await newDomain();
@@ -1106,45 +1146,51 @@ describe('chat with an agent in the widget', () => {
 });
 
 describe('the provider console for agents and robots', () => {
-  it('the profile step fetches the agent card and shows its name, skills and protocol; a broken card names the reason', async () => {
-    const provider = await signUpProvider();
-    expect((await postForm('/provider/onboarding/kind', { kind: 'agent' }, { cookie: provider.cookie })).status).toBe(
-      303,
-    );
-    const cardUrl = 'https://agent-console.example.com/.well-known/agent-card.json';
-    remotes.set(cardUrl, () => jsonResponse(agentCard('https://agent-console.example.com', { name: 'Console agent' })));
-    const fields = {
-      display_name: 'Console agent',
-      headline: 'Answers from the console',
-      agent_card_url: cardUrl,
-      priority: '3',
-      timeout_seconds: '8',
-      agent_bearer_token: 'console-token-123',
-    };
-    expect((await postForm('/provider/onboarding/profile', fields, { cookie: provider.cookie })).status).toBe(303);
-    const page = await (await getPage('/provider/onboarding?step=profile', provider.cookie)).text();
-    expect(page).toContain('Card found: Console agent');
-    expect(page).toContain('A2A 1.0 over JSON-RPC');
-    expect(page).toContain('Answers frequent questions.');
-    expect(page).toContain('A token is stored, encrypted');
-    expect(page).not.toContain('console-token-123');
-    const row = await env.DB.prepare('SELECT timeout_ms, priority FROM providers WHERE id = ?')
-      .bind(provider.providerId)
-      .first();
-    expect(row).toEqual({ timeout_ms: 8000, priority: 3 });
+  it(
+    'the profile step fetches the agent card and shows its name, skills and protocol; a broken card names the ' +
+      'reason',
+    async () => {
+      const provider = await signUpProvider();
+      expect((await postForm('/provider/onboarding/kind', { kind: 'agent' }, { cookie: provider.cookie })).status).toBe(
+        303,
+      );
+      const cardUrl = 'https://agent-console.example.com/.well-known/agent-card.json';
+      remotes.set(cardUrl, () =>
+        jsonResponse(agentCard('https://agent-console.example.com', { name: 'Console agent' })),
+      );
+      const fields = {
+        display_name: 'Console agent',
+        headline: 'Answers from the console',
+        agent_card_url: cardUrl,
+        priority: '3',
+        timeout_seconds: '8',
+        agent_bearer_token: 'console-token-123',
+      };
+      expect((await postForm('/provider/onboarding/profile', fields, { cookie: provider.cookie })).status).toBe(303);
+      const page = await (await getPage('/provider/onboarding?step=profile', provider.cookie)).text();
+      expect(page).toContain('Card found: Console agent');
+      expect(page).toContain('A2A 1.0 over JSON-RPC');
+      expect(page).toContain('Answers frequent questions.');
+      expect(page).toContain('A token is stored, encrypted');
+      expect(page).not.toContain('console-token-123');
+      const row = await env.DB.prepare('SELECT timeout_ms, priority FROM providers WHERE id = ?')
+        .bind(provider.providerId)
+        .first();
+      expect(row).toEqual({ timeout_ms: 8000, priority: 3 });
 
-    remotes.set(cardUrl, () => new Response('gone', { status: 410 }));
-    const refused = await postForm('/provider/onboarding/profile', fields, { cookie: provider.cookie });
-    expect(refused.status).toBe(422);
-    expect(await refused.text()).toContain('The card URL answered HTTP 410');
-    const tooSlow = await postForm(
-      '/provider/onboarding/profile',
-      { ...fields, timeout_seconds: '40' },
-      { cookie: provider.cookie },
-    );
-    expect(tooSlow.status).toBe(422);
-    expect(await tooSlow.text()).toContain('At most 25 seconds');
-  });
+      remotes.set(cardUrl, () => new Response('gone', { status: 410 }));
+      const refused = await postForm('/provider/onboarding/profile', fields, { cookie: provider.cookie });
+      expect(refused.status).toBe(422);
+      expect(await refused.text()).toContain('The card URL answered HTTP 410');
+      const tooSlow = await postForm(
+        '/provider/onboarding/profile',
+        { ...fields, timeout_seconds: '40' },
+        { cookie: provider.cookie },
+      );
+      expect(tooSlow.status).toBe(422);
+      expect(await tooSlow.text()).toContain('At most 25 seconds');
+    },
+  );
 
   it('the robot profile step shows the exact request and answer formats', async () => {
     const provider = await signUpProvider();
@@ -1161,58 +1207,62 @@ describe('the provider console for agents and robots', () => {
       expect(page).toContain(fragment);
   });
 
-  it('operations: the approval shows the secret once, the provider rotates it for one only they have seen, and the health is there', async () => {
-    const domain = await newDomain();
-    const provider = await signUpProvider();
-    const saved = await sessionCall(provider.cookie, '/api/provider/profile', {
-      body: {
-        ...completeProfile({ kind: 'robot', domains: [domain] }),
-        endpoint_url: 'https://robot-ops.example.com/run',
-        submit: true,
-      },
-    });
-    expect(saved.status).toBe(200);
-    const before = await (await getPage('/provider/operations', provider.cookie)).text();
-    expect(before).toContain('It is issued when the platform team approves you.');
+  it(
+    'operations: the approval shows the secret once, the provider rotates it for one only they have seen, and the ' +
+      'health is there',
+    async () => {
+      const domain = await newDomain();
+      const provider = await signUpProvider();
+      const saved = await sessionCall(provider.cookie, '/api/provider/profile', {
+        body: {
+          ...completeProfile({ kind: 'robot', domains: [domain] }),
+          endpoint_url: 'https://robot-ops.example.com/run',
+          submit: true,
+        },
+      });
+      expect(saved.status).toBe(200);
+      const before = await (await getPage('/provider/operations', provider.cookie)).text();
+      expect(before).toContain('It is issued when the platform team approves you.');
 
-    // A platform admin approves in the console: the answer shows the secret, once.
-    const platformAdmin = await signUpUser('business');
-    const adminId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?')
-      .bind(platformAdmin.email)
-      .first<{ id: string }>())!.id;
-    expect(
-      (
-        await call(`/api/admin/users/${adminId}`, {
-          method: 'PATCH',
-          token: ADMIN_TOKEN,
-          body: { platform_admin: true },
-        })
-      ).status,
-    ).toBe(200);
-    const approval = await postForm(
-      `/admin/providers/${provider.providerId}/approve`,
-      { version: String(await profileVersion(provider.providerId)) },
-      { cookie: platformAdmin.cookie },
-    );
-    expect(approval.status).toBe(200);
-    expect(approval.headers.get('Cache-Control')).toBe('no-store');
-    const secret = /whsec_[A-Za-z0-9+/=]+/.exec(await approval.text())![0];
-    expect(await (await getPage(`/admin/providers/${provider.providerId}`, platformAdmin.cookie)).text()).not.toContain(
-      'whsec_',
-    );
-    expect(await (await getPage('/provider/operations', provider.cookie)).text()).not.toContain('whsec_');
+      // A platform admin approves in the console: the answer shows the secret, once.
+      const platformAdmin = await signUpUser('business');
+      const adminId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?')
+        .bind(platformAdmin.email)
+        .first<{ id: string }>())!.id;
+      expect(
+        (
+          await call(`/api/admin/users/${adminId}`, {
+            method: 'PATCH',
+            token: ADMIN_TOKEN,
+            body: { platform_admin: true },
+          })
+        ).status,
+      ).toBe(200);
+      const approval = await postForm(
+        `/admin/providers/${provider.providerId}/approve`,
+        { version: String(await profileVersion(provider.providerId)) },
+        { cookie: platformAdmin.cookie },
+      );
+      expect(approval.status).toBe(200);
+      expect(approval.headers.get('Cache-Control')).toBe('no-store');
+      const secret = /whsec_[A-Za-z0-9+/=]+/.exec(await approval.text())![0];
+      expect(
+        await (await getPage(`/admin/providers/${provider.providerId}`, platformAdmin.cookie)).text(),
+      ).not.toContain('whsec_');
+      expect(await (await getPage('/provider/operations', provider.cookie)).text()).not.toContain('whsec_');
 
-    const rotated = await (
-      await postForm('/provider/operations/secret/rotate', {}, { cookie: provider.cookie })
-    ).text();
-    const fresh = /whsec_[A-Za-z0-9+/=]+/.exec(rotated)![0];
-    expect(fresh).not.toBe(secret);
-    expect(rotated).toContain('Your previous secret also signs until');
+      const rotated = await (
+        await postForm('/provider/operations/secret/rotate', {}, { cookie: provider.cookie })
+      ).text();
+      const fresh = /whsec_[A-Za-z0-9+/=]+/.exec(rotated)![0];
+      expect(fresh).not.toBe(secret);
+      expect(rotated).toContain('Your previous secret also signs until');
 
-    remotes.set('https://robot-ops.example.com/run', () => new Response('no', { status: 503 }));
-    await run(domain);
-    const health = await (await getPage('/provider/operations', provider.cookie)).text();
-    expect(health).toContain('HTTP error');
-    expect(health).toContain('0 %');
-  });
+      remotes.set('https://robot-ops.example.com/run', () => new Response('no', { status: 503 }));
+      await run(domain);
+      const health = await (await getPage('/provider/operations', provider.cookie)).text();
+      expect(health).toContain('HTTP error');
+      expect(health).toContain('0 %');
+    },
+  );
 });

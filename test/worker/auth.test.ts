@@ -44,34 +44,37 @@ const errorText = async (response: Response) =>
   /<div class="alert error" role="alert">([^<]*)<\/div>/.exec(await response.text())?.[1];
 
 describe('sign-up', () => {
-  it('creates the account, a session cookie with the right attributes, and lands a business on onboarding', async () => {
-    const email = uniqueEmail();
-    const response = await postForm('/auth/sign-up', {
-      email: email.toUpperCase(),
-      password: 'correct horse battery staple',
-      role: 'business',
-    });
-    expect(response.status).toBe(303);
-    expect(response.headers.get('Location')).toBe('/onboarding/workspace');
-    const setCookie = setCookies(response).find((cookie) => cookie.startsWith('egw_session='))!;
-    expect(setCookie).toMatch(/HttpOnly/);
-    expect(setCookie).toMatch(/SameSite=Lax/);
-    expect(setCookie).toMatch(/Path=\//);
-    const token = sessionCookieFrom(response)!;
-    expect(token.length).toBeGreaterThanOrEqual(40);
-    const user = await env.DB.prepare('SELECT id, role FROM users WHERE email = ?')
-      .bind(email)
-      .first<{ id: string; role: string }>();
-    expect(user?.role).toBe('business');
-    const session = await env.DB.prepare('SELECT token_hash, user_id FROM user_sessions WHERE token_hash = ?')
-      .bind(await sha256Hex(token))
-      .first();
-    expect(session).toEqual({ token_hash: await sha256Hex(token), user_id: user!.id });
-    const leaked = await env.DB.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
-      .bind(token)
-      .first<{ n: number }>();
-    expect(leaked?.n).toBe(0);
-  });
+  it(
+    'creates the account, a session cookie with the right attributes, and lands a business on ' + 'onboarding',
+    async () => {
+      const email = uniqueEmail();
+      const response = await postForm('/auth/sign-up', {
+        email: email.toUpperCase(),
+        password: 'correct horse battery staple',
+        role: 'business',
+      });
+      expect(response.status).toBe(303);
+      expect(response.headers.get('Location')).toBe('/onboarding/workspace');
+      const setCookie = setCookies(response).find((cookie) => cookie.startsWith('egw_session='))!;
+      expect(setCookie).toMatch(/HttpOnly/);
+      expect(setCookie).toMatch(/SameSite=Lax/);
+      expect(setCookie).toMatch(/Path=\//);
+      const token = sessionCookieFrom(response)!;
+      expect(token.length).toBeGreaterThanOrEqual(40);
+      const user = await env.DB.prepare('SELECT id, role FROM users WHERE email = ?')
+        .bind(email)
+        .first<{ id: string; role: string }>();
+      expect(user?.role).toBe('business');
+      const session = await env.DB.prepare('SELECT token_hash, user_id FROM user_sessions WHERE token_hash = ?')
+        .bind(await sha256Hex(token))
+        .first();
+      expect(session).toEqual({ token_hash: await sha256Hex(token), user_id: user!.id });
+      const leaked = await env.DB.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
+        .bind(token)
+        .first<{ n: number }>();
+      expect(leaked?.n).toBe(0);
+    },
+  );
 
   it('refuses a duplicate email', async () => {
     const { email } = await signUpUser();
@@ -104,22 +107,26 @@ describe('sign-up', () => {
     expect((await postForm('/auth/sign-up', { email, password: 'x1'.repeat(32), role: 'business' })).status).toBe(303);
   });
 
-  it('a provider sign-up keeps the referring channel, creates the provider as registered, and lands on onboarding', async () => {
-    const page = await (await getPage('/auth/sign-up?role=provider&ref=ch_demo')).text();
-    expect(page).toMatch(/value="provider" checked=""/);
-    expect(page).toContain('name="ref" value="ch_demo"');
-    const user = await signUpUser('provider', { ref: 'ch_demo' });
-    expect(user.location).toBe('/provider/onboarding');
-    const provider = await env.DB.prepare(
-      'SELECT p.status, p.referred_by_channel_key FROM providers p JOIN users u ON u.id = p.user_id WHERE u.email = ?',
-    )
-      .bind(user.email)
-      .first();
-    expect(provider).toEqual({ status: 'registered', referred_by_channel_key: 'ch_demo' });
-    const landing = await getPage('/provider/onboarding', user.cookie);
-    expect(landing.status).toBe(200);
-    expect(await landing.text()).toContain('registered');
-  });
+  it(
+    'a provider sign-up keeps the referring channel, creates the provider as registered, and lands on ' + 'onboarding',
+    async () => {
+      const page = await (await getPage('/auth/sign-up?role=provider&ref=ch_demo')).text();
+      expect(page).toMatch(/value="provider" checked=""/);
+      expect(page).toContain('name="ref" value="ch_demo"');
+      const user = await signUpUser('provider', { ref: 'ch_demo' });
+      expect(user.location).toBe('/provider/onboarding');
+      const provider = await env.DB.prepare(
+        'SELECT p.status, p.referred_by_channel_key FROM providers p JOIN users u ON u.id = p.user_id WHERE ' +
+          'u.email = ?',
+      )
+        .bind(user.email)
+        .first();
+      expect(provider).toEqual({ status: 'registered', referred_by_channel_key: 'ch_demo' });
+      const landing = await getPage('/provider/onboarding', user.cookie);
+      expect(landing.status).toBe(200);
+      expect(await landing.text()).toContain('registered');
+    },
+  );
 });
 
 describe('secrets', () => {
@@ -272,37 +279,45 @@ describe('sign-in throttling under concurrency', () => {
       ),
     );
 
-  it(`40 parallel wrong guesses at one account: exactly ${ACCOUNT_FAILURE_LIMIT} are checked, the rest get 429, and then even the right password waits`, async () => {
-    const { email, password } = await signUpUser();
-    // Every attempt from its own address, so only the account's limit is in play. Each takes its
-    // slot before its password is checked, and a failure keeps it: the count is exact.
-    const attempts = Array.from({ length: 40 }, (_, i) => ({
-      email,
-      password: `wrong guess ${i}`,
-      ip: `198.51.100.${i + 1}`,
-    }));
-    const statuses = (await burst(attempts)).map((response) => response.status);
-    expect(statuses.filter((status) => status === 401)).toHaveLength(ACCOUNT_FAILURE_LIMIT);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(40 - ACCOUNT_FAILURE_LIMIT);
-    expect((await postForm('/auth/sign-in', { email, password }, { ip: '203.0.113.200' })).status).toBe(429);
-  });
+  it(
+    `40 parallel wrong guesses at one account: exactly ${ACCOUNT_FAILURE_LIMIT} are checked, the rest get 429, and ` +
+      `then even the right password waits`,
+    async () => {
+      const { email, password } = await signUpUser();
+      // Every attempt from its own address, so only the account's limit is in play. Each takes its
+      // slot before its password is checked, and a failure keeps it: the count is exact.
+      const attempts = Array.from({ length: 40 }, (_, i) => ({
+        email,
+        password: `wrong guess ${i}`,
+        ip: `198.51.100.${i + 1}`,
+      }));
+      const statuses = (await burst(attempts)).map((response) => response.status);
+      expect(statuses.filter((status) => status === 401)).toHaveLength(ACCOUNT_FAILURE_LIMIT);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(40 - ACCOUNT_FAILURE_LIMIT);
+      expect((await postForm('/auth/sign-in', { email, password }, { ip: '203.0.113.200' })).status).toBe(429);
+    },
+  );
 
-  it(`40 parallel wrong guesses from one client across many accounts: exactly ${CLIENT_FAILURE_LIMIT} are checked; the client is then refused even a right password, and the account is not locked`, async () => {
-    const victim = await signUpUser();
-    const ip = '203.0.114.9';
-    const attempts = Array.from({ length: 40 }, () => ({ email: uniqueEmail('spray'), password: 'guess guess', ip }));
-    const statuses = (await burst(attempts)).map((response) => response.status);
-    expect(statuses.filter((status) => status === 401)).toHaveLength(CLIENT_FAILURE_LIMIT);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(40 - CLIENT_FAILURE_LIMIT);
-    expect((await postForm('/auth/sign-in', { email: victim.email, password: victim.password }, { ip })).status).toBe(
-      429,
-    );
-    // The victim, from elsewhere, is not locked out.
-    expect(
-      (await postForm('/auth/sign-in', { email: victim.email, password: victim.password }, { ip: '203.0.114.10' }))
-        .status,
-    ).toBe(303);
-  });
+  it(
+    `40 parallel wrong guesses from one client across many accounts: exactly ${CLIENT_FAILURE_LIMIT} are checked; ` +
+      `the client is then refused even a right password, and the account is not locked`,
+    async () => {
+      const victim = await signUpUser();
+      const ip = '203.0.114.9';
+      const attempts = Array.from({ length: 40 }, () => ({ email: uniqueEmail('spray'), password: 'guess guess', ip }));
+      const statuses = (await burst(attempts)).map((response) => response.status);
+      expect(statuses.filter((status) => status === 401)).toHaveLength(CLIENT_FAILURE_LIMIT);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(40 - CLIENT_FAILURE_LIMIT);
+      expect((await postForm('/auth/sign-in', { email: victim.email, password: victim.password }, { ip })).status).toBe(
+        429,
+      );
+      // The victim, from elsewhere, is not locked out.
+      expect(
+        (await postForm('/auth/sign-in', { email: victim.email, password: victim.password }, { ip: '203.0.114.10' }))
+          .status,
+      ).toBe(303);
+    },
+  );
 
   it('a successful sign-in gives its slot back: a client that signs in often is never throttled', async () => {
     const { email, password } = await signUpUser();

@@ -25,7 +25,8 @@ describe('channel API', () => {
     const channel = await createChannel(tenant, { first_party_origins: ['https://www.acme.test'] });
     expect(channel.channel_key).toMatch(/^ch_[0-9a-z]{26}$/);
     expect(channel.snippet).toBe(
-      `<script async src="http://gateway.test/embed/widget.js" data-channel-id="${channel.channel_key}" data-console-origin="http://gateway.test"></script>`,
+      `<script async src="http://gateway.test/embed/widget.js" data-channel-id="${channel.channel_key}" ` +
+        `data-console-origin="http://gateway.test"></script>`,
     );
     expect(channel.hosted_inbox_url).toBe(`http://gateway.test/widget/${channel.channel_key}`);
     expect(channel).toMatchObject({

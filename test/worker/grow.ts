@@ -71,7 +71,8 @@ export async function growEveryTable(rows: number): Promise<string[]> {
     });
     await env.DB.prepare(
       `WITH RECURSIVE seq(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM seq WHERE x < ${rows})
-       INSERT INTO "${table}" (${columns.map((column) => `"${column.name}"`).join(', ')}) SELECT ${values.join(', ')} FROM seq`,
+       INSERT INTO "${table}" (${columns.map((column) => `"${column.name}"`).join(', ')}) SELECT ${values.join(', ')}
+         FROM seq`,
     ).run();
   }
   return ordered;

@@ -261,32 +261,35 @@ describe('invitations need the invitee’s consent', () => {
     expect((await postForm(`/invitations/${id}/accept`, {}, { cookie: invitee.cookie })).status).toBe(404);
   });
 
-  it('the inviter gets the same answer for a known and an unknown address; an unknown one waits for that sign-up', async () => {
-    const owner = await signUpOwner();
-    const known = await signUpUser('business');
-    const unknownEmail = `later.${Date.now()}@example.com`;
-    const answers = [];
-    for (const email of [known.email, unknownEmail]) {
-      const response = await postForm(
-        `/integrations/team/invite?ws=${owner.workspaceId}`,
-        { email, role: 'member' },
-        { cookie: owner.cookie },
-      );
-      answers.push({ status: response.status, location: response.headers.get('Location') });
-    }
-    expect(answers[0]).toEqual(answers[1]);
-    // The address signs up later, and finds the invitation.
-    const signUp = await postForm('/auth/sign-up', {
-      email: unknownEmail,
-      password: 'correct horse battery staple',
-      role: 'business',
-    });
-    const cookie = /egw_session=([^;]+)/.exec(signUp.headers.get('Set-Cookie') ?? '')![1]!;
-    const [id] = await invitationIds(cookie);
-    expect(id).toMatch(/^inv_/);
-    expect((await postForm(`/invitations/${id}/accept`, {}, { cookie })).status).toBe(303);
-    expect((await getPage(`/integrations?ws=${owner.workspaceId}`, cookie)).status).toBe(200);
-  });
+  it(
+    'the inviter gets the same answer for a known and an unknown address; an unknown one waits for that ' + 'sign-up',
+    async () => {
+      const owner = await signUpOwner();
+      const known = await signUpUser('business');
+      const unknownEmail = `later.${Date.now()}@example.com`;
+      const answers = [];
+      for (const email of [known.email, unknownEmail]) {
+        const response = await postForm(
+          `/integrations/team/invite?ws=${owner.workspaceId}`,
+          { email, role: 'member' },
+          { cookie: owner.cookie },
+        );
+        answers.push({ status: response.status, location: response.headers.get('Location') });
+      }
+      expect(answers[0]).toEqual(answers[1]);
+      // The address signs up later, and finds the invitation.
+      const signUp = await postForm('/auth/sign-up', {
+        email: unknownEmail,
+        password: 'correct horse battery staple',
+        role: 'business',
+      });
+      const cookie = /egw_session=([^;]+)/.exec(signUp.headers.get('Set-Cookie') ?? '')![1]!;
+      const [id] = await invitationIds(cookie);
+      expect(id).toMatch(/^inv_/);
+      expect((await postForm(`/invitations/${id}/accept`, {}, { cookie })).status).toBe(303);
+      expect((await getPage(`/integrations?ws=${owner.workspaceId}`, cookie)).status).toBe(200);
+    },
+  );
 
   it('only the addressee may answer; declined, revoked and expired invitations cannot be accepted', async () => {
     const owner = await signUpOwner();

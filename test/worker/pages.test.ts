@@ -50,14 +50,17 @@ describe('the /demo page', () => {
     expect((await call('/demo')).status).toBe(404);
     const { tenant } = await channelFor();
     await env.DB.prepare(
-      "INSERT INTO channels (channel_key, workspace_id, name, domain, allowed_origins, first_party_origins, status, widget_config, created_at, updated_at) SELECT 'ch_demo', workspace_id, 'Demo', domain, '[]', '[]', 'active', widget_config, 0, 0 FROM channels WHERE workspace_id = ?",
+      'INSERT INTO channels (channel_key, workspace_id, name, domain, allowed_origins, first_party_origins, status, ' +
+        "widget_config, created_at, updated_at) SELECT 'ch_demo', workspace_id, 'Demo', domain, '[]', '[]', " +
+        "'active', widget_config, 0, 0 FROM channels WHERE workspace_id = ?",
     )
       .bind(tenant.workspaceId)
       .run();
     const response = await call('/demo');
     expect(response.status).toBe(200);
     expect(await response.text()).toContain(
-      '<script async="" src="http://gateway.test/embed/widget.js" data-channel-id="ch_demo" data-console-origin="http://gateway.test"></script>',
+      '<script async="" src="http://gateway.test/embed/widget.js" data-channel-id="ch_demo" ' +
+        'data-console-origin="http://gateway.test"></script>',
     );
   });
 });

@@ -88,30 +88,35 @@ beforeAll(async () => {
 
 describe('the console twin of every state-gated provider API route', () => {
   for (const twin of TWINS) {
-    it(`${twin.page.method} ${twin.page.path.replace(LEAD, '/:leadId')} refuses exactly whom ${twin.api.method} ${twin.api.path.replace(LEAD, '/:leadId')} refuses`, async () => {
-      const outcomes: string[] = [];
-      for (const [who, provider] of providers) {
-        const api = await sessionCall(provider.cookie, twin.api.path, {
-          method: twin.api.method,
-          ...(twin.api.body ? { body: twin.api.body } : {}),
-        });
-        const page =
-          twin.page.method === 'GET'
-            ? await getPage(twin.page.path, provider.cookie)
-            : await postForm(twin.page.path, twin.page.form ?? {}, { cookie: provider.cookie });
-        const pageText = await page.text();
-        outcomes.push(
-          `${who}: api ${api.status === 403 ? 'refused' : 'allowed'}, page ${page.status === 403 ? 'refused' : 'allowed'}`,
-        );
-        expect(page.status === 403, `${who}: API ${api.status}, page ${page.status}`).toBe(api.status === 403);
-        // A refused page never shows a secret.
-        if (page.status === 403) expect(pageText).not.toContain('whsec_');
-      }
-      // Each route refuses someone and admits someone, or it proves nothing about the gate.
-      if (twin.api.path !== '/api/provider/profile') {
-        expect(outcomes.some((line) => line.includes('api refused'))).toBe(true);
-        expect(outcomes.some((line) => line.includes('api allowed'))).toBe(true);
-      }
-    });
+    it(
+      `${twin.page.method} ${twin.page.path.replace(LEAD, '/:leadId')} refuses exactly whom ${twin.api.method} ` +
+        `${twin.api.path.replace(LEAD, '/:leadId')} refuses`,
+      async () => {
+        const outcomes: string[] = [];
+        for (const [who, provider] of providers) {
+          const api = await sessionCall(provider.cookie, twin.api.path, {
+            method: twin.api.method,
+            ...(twin.api.body ? { body: twin.api.body } : {}),
+          });
+          const page =
+            twin.page.method === 'GET'
+              ? await getPage(twin.page.path, provider.cookie)
+              : await postForm(twin.page.path, twin.page.form ?? {}, { cookie: provider.cookie });
+          const pageText = await page.text();
+          outcomes.push(
+            `${who}: api ${api.status === 403 ? 'refused' : 'allowed'}, page ` +
+              `${page.status === 403 ? 'refused' : 'allowed'}`,
+          );
+          expect(page.status === 403, `${who}: API ${api.status}, page ${page.status}`).toBe(api.status === 403);
+          // A refused page never shows a secret.
+          if (page.status === 403) expect(pageText).not.toContain('whsec_');
+        }
+        // Each route refuses someone and admits someone, or it proves nothing about the gate.
+        if (twin.api.path !== '/api/provider/profile') {
+          expect(outcomes.some((line) => line.includes('api refused'))).toBe(true);
+          expect(outcomes.some((line) => line.includes('api allowed'))).toBe(true);
+        }
+      },
+    );
   }
 });

@@ -240,25 +240,33 @@ describe('the provider state machine', () => {
     expect((await json(await saveProfile(provider, { submit: true }))).status).toBe('pending_review');
   });
 
-  it('active → pending_review when the provider changes kind, accepted scope or endpoint; other edits keep it active', async () => {
-    const provider = await providerIn('active');
-    expect(
-      (await json(await saveProfile(provider, { headline: 'A better headline', languages: ['en', 'de'] }))).status,
-    ).toBe('active');
-    expect(
-      (await json(await saveProfile(provider, { accepted_scope: { domains: ['consultation'], topics: ['payroll'] } })))
-        .status,
-    ).toBe('pending_review');
-    const kind = await providerIn('active');
-    expect(
-      (await json(await saveProfile(kind, { kind: 'robot', endpoint_url: 'https://robot.example.com/run' }))).status,
-    ).toBe('pending_review');
-  });
+  it(
+    'active → pending_review when the provider changes kind, accepted scope or endpoint; other edits keep it ' +
+      'active',
+    async () => {
+      const provider = await providerIn('active');
+      expect(
+        (await json(await saveProfile(provider, { headline: 'A better headline', languages: ['en', 'de'] }))).status,
+      ).toBe('active');
+      expect(
+        (
+          await json(
+            await saveProfile(provider, { accepted_scope: { domains: ['consultation'], topics: ['payroll'] } }),
+          )
+        ).status,
+      ).toBe('pending_review');
+      const kind = await providerIn('active');
+      expect(
+        (await json(await saveProfile(kind, { kind: 'robot', endpoint_url: 'https://robot.example.com/run' }))).status,
+      ).toBe('pending_review');
+    },
+  );
 
   it('every transition is kept with its actor, time and note', async () => {
     const provider = await providerIn('suspended');
     const history = await env.DB.prepare(
-      'SELECT from_status, to_status, actor_kind, note, created_at FROM provider_transitions WHERE provider_id = ? ORDER BY id',
+      'SELECT from_status, to_status, actor_kind, note, created_at FROM provider_transitions WHERE provider_id = ? ' +
+        'ORDER BY id',
     )
       .bind(provider.providerId)
       .all<Record<string, unknown>>();
@@ -295,24 +303,28 @@ describe('the provider state machine', () => {
     ['suspended', 'suspend'],
   ];
   for (const [status, event] of forbidden) {
-    it(`${status} cannot be ${event === 'submit' ? 'submitted' : `${event}d`}: 409 invalid_transition, nothing changes`, async () => {
-      const provider = await providerIn(status);
-      const before = await env.DB.prepare('SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ?')
-        .bind(provider.providerId)
-        .first<{ n: number }>();
-      const response =
-        event === 'submit'
-          ? await saveProfile(provider, { submit: true })
-          : await review(provider.providerId, event, event === 'approve' ? undefined : 'A note.');
-      const problem = await expectProblem(response, 409, 'invalid_transition');
-      expect(problem.status).toBe(409);
-      expect(await statusOf(provider.providerId)).toBe(status);
-      expect(
-        await env.DB.prepare('SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ?')
+    it(
+      `${status} cannot be ${event === 'submit' ? 'submitted' : `${event}d`}: 409 invalid_transition, nothing ` +
+        `changes`,
+      async () => {
+        const provider = await providerIn(status);
+        const before = await env.DB.prepare('SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ?')
           .bind(provider.providerId)
-          .first(),
-      ).toEqual(before);
-    });
+          .first<{ n: number }>();
+        const response =
+          event === 'submit'
+            ? await saveProfile(provider, { submit: true })
+            : await review(provider.providerId, event, event === 'approve' ? undefined : 'A note.');
+        const problem = await expectProblem(response, 409, 'invalid_transition');
+        expect(problem.status).toBe(409);
+        expect(await statusOf(provider.providerId)).toBe(status);
+        expect(
+          await env.DB.prepare('SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ?')
+            .bind(provider.providerId)
+            .first(),
+        ).toEqual(before);
+      },
+    );
   }
 
   it('reject and suspend need a note', async () => {
@@ -346,52 +358,56 @@ describe('the provider state machine', () => {
 });
 
 describe('edits under review (issue 17)', () => {
-  it('an edit while pending_review is kept in the history and makes a new version; approving the version read before fails', async () => {
-    const provider = await providerIn('pending_review');
-    const read = (await json(await call(`/api/admin/providers/${provider.providerId}`, { token: ADMIN_TOKEN })))
-      .version as number;
-    const widened = await json(
-      await saveProfile(provider, {
-        accepted_scope: { domains: ['consultation'], topics: ['payroll'] },
-        kind: 'expert',
-      }),
-    );
-    expect(widened.status).toBe('pending_review');
-    expect(widened.version).toBe(read + 1);
-    expect(widened.history.at(-1)).toMatchObject({
-      from: 'pending_review',
-      to: 'pending_review',
-      actor: 'provider',
-      note: 'Edited during review: accepted scope.',
-    });
+  it(
+    'an edit while pending_review is kept in the history and makes a new version; approving the version read before ' +
+      'fails',
+    async () => {
+      const provider = await providerIn('pending_review');
+      const read = (await json(await call(`/api/admin/providers/${provider.providerId}`, { token: ADMIN_TOKEN })))
+        .version as number;
+      const widened = await json(
+        await saveProfile(provider, {
+          accepted_scope: { domains: ['consultation'], topics: ['payroll'] },
+          kind: 'expert',
+        }),
+      );
+      expect(widened.status).toBe('pending_review');
+      expect(widened.version).toBe(read + 1);
+      expect(widened.history.at(-1)).toMatchObject({
+        from: 'pending_review',
+        to: 'pending_review',
+        actor: 'provider',
+        note: 'Edited during review: accepted scope.',
+      });
 
-    const stale = await expectProblem(
-      await review(provider.providerId, 'approve', undefined, read),
-      409,
-      'profile_changed',
-    );
-    expect(stale.version).toBe(read + 1);
-    expect(await statusOf(provider.providerId)).toBe('pending_review');
-    await expectProblem(
-      await call(`/api/admin/providers/${provider.providerId}/approve`, { token: ADMIN_TOKEN, body: {} }),
-      422,
-      'validation_failed',
-    );
+      const stale = await expectProblem(
+        await review(provider.providerId, 'approve', undefined, read),
+        409,
+        'profile_changed',
+      );
+      expect(stale.version).toBe(read + 1);
+      expect(await statusOf(provider.providerId)).toBe('pending_review');
+      await expectProblem(
+        await call(`/api/admin/providers/${provider.providerId}/approve`, { token: ADMIN_TOKEN, body: {} }),
+        422,
+        'validation_failed',
+      );
 
-    expect(await json(await review(provider.providerId, 'approve', undefined, read + 1))).toEqual({
-      provider_id: provider.providerId,
-      status: 'active',
-    });
-    const audit = await env.DB.prepare('SELECT action, metadata FROM audit_log WHERE target_id = ? ORDER BY id')
-      .bind(provider.providerId)
-      .all<{ action: string; metadata: string }>();
-    expect(audit.results.map((row) => row.action)).toEqual([
-      'provider.status_changed',
-      'provider.edited_under_review',
-      'provider.approved',
-    ]);
-    expect(JSON.parse(audit.results[2]!.metadata)).toMatchObject({ version: read + 1 });
-  });
+      expect(await json(await review(provider.providerId, 'approve', undefined, read + 1))).toEqual({
+        provider_id: provider.providerId,
+        status: 'active',
+      });
+      const audit = await env.DB.prepare('SELECT action, metadata FROM audit_log WHERE target_id = ? ORDER BY id')
+        .bind(provider.providerId)
+        .all<{ action: string; metadata: string }>();
+      expect(audit.results.map((row) => row.action)).toEqual([
+        'provider.status_changed',
+        'provider.edited_under_review',
+        'provider.approved',
+      ]);
+      expect(JSON.parse(audit.results[2]!.metadata)).toMatchObject({ version: read + 1 });
+    },
+  );
 
   it('a save that changes nothing makes no version and no history entry', async () => {
     const provider = await providerIn('pending_review');

@@ -272,16 +272,19 @@ describe('a warm cache never outlives a refusal (issue 13)', () => {
     expect(await writeFootprint(tenant.workspaceId, tenant.keyId)).toMatchObject({ executions: 3 });
   });
 
-  it('the guard is answered before the rate limit: a revoked key, or a suspended workspace, over its limit', async () => {
-    const tenant = await createTenant({ rate_limit_per_minute: 2 });
-    for (let i = 0; i < 2; i++) expect((await execute(tenant.token, executeBody())).status).toBe(200);
-    await expectProblem(await execute(tenant.token, executeBody()), 429, 'rate_limited');
-    await sql(`UPDATE workspaces SET status = 'suspended' WHERE id = ?`, tenant.workspaceId);
-    await expectProblem(await execute(tenant.token, executeBody()), 403, 'workspace_inactive');
-    await sql('UPDATE api_keys SET revoked_at = ? WHERE id = ?', Date.now(), tenant.keyId);
-    await expectProblem(await execute(tenant.token, executeBody()), 401, 'key_revoked');
-    expect(await countRows('executions', tenant.workspaceId)).toBe(2);
-  });
+  it(
+    'the guard is answered before the rate limit: a revoked key, or a suspended workspace, over its ' + 'limit',
+    async () => {
+      const tenant = await createTenant({ rate_limit_per_minute: 2 });
+      for (let i = 0; i < 2; i++) expect((await execute(tenant.token, executeBody())).status).toBe(200);
+      await expectProblem(await execute(tenant.token, executeBody()), 429, 'rate_limited');
+      await sql(`UPDATE workspaces SET status = 'suspended' WHERE id = ?`, tenant.workspaceId);
+      await expectProblem(await execute(tenant.token, executeBody()), 403, 'workspace_inactive');
+      await sql('UPDATE api_keys SET revoked_at = ? WHERE id = ?', Date.now(), tenant.keyId);
+      await expectProblem(await execute(tenant.token, executeBody()), 401, 'key_revoked');
+      expect(await countRows('executions', tenant.workspaceId)).toBe(2);
+    },
+  );
 
   it('a suspended workspace, or organisation, is refused on the very next request', async () => {
     for (const [table, column] of [

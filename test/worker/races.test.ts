@@ -70,66 +70,73 @@ beforeAll(async () => {
 });
 
 describe('one lead per conversation', () => {
-  it(`${BURST} concurrent turns after an agent-answered first turn make exactly one lead, in each of ${ROUNDS} rounds (API)`, async () => {
-    // The stubs live per test: install this domain's agent again.
-    const origin = (await env.DB.prepare(
-      "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains d ON d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
-    )
-      .bind(domain)
-      .first<{ endpoint: string }>())!.endpoint;
-    remotes.set(
-      origin,
-      rpcAgent((rpc) =>
-        /hours/i.test(partsOf(rpc).text ?? '')
-          ? messageResult('We are open 9 to 5.')
-          : taskResult('TASK_STATE_REJECTED'),
-      ),
-    );
-    for (let round = 0; round < ROUNDS; round++) {
-      const sessionId = `lead-race-${round}-${Math.random().toString(36).slice(2)}`;
-      const first = await json(
-        await execute(
-          tenant.token,
-          executeBody({ domain, session_id: sessionId, text: 'What are your opening hours?' }),
-        ),
-      );
-      expect(first.output.result.handled_by).toBeDefined();
-      const answers = await Promise.all(
-        Array.from({ length: BURST }, (_, index) =>
-          execute(
-            tenant.token,
-            executeBody({ domain, session_id: sessionId, text: `I need a person, please (${index}).` }),
-          ),
-        ),
-      );
-      expect(answers.map((answer) => answer.status)).toEqual(Array(BURST).fill(200));
-      const envelopes = await Promise.all(answers.map((answer) => json(answer)));
-      const conversation = (await env.DB.prepare(
-        'SELECT id, lead_id FROM conversations WHERE workspace_id = ? AND external_session_id = ?',
+  it(
+    `${BURST} concurrent turns after an agent-answered first turn make exactly one lead, in each of ${ROUNDS} ` +
+      `rounds (API)`,
+    async () => {
+      // The stubs live per test: install this domain's agent again.
+      const origin = (await env.DB.prepare(
+        "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains " +
+          'd ON ' +
+          "d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
       )
-        .bind(tenant.workspaceId, sessionId)
-        .first<{ id: string; lead_id: string }>())!;
-      expect(await count('SELECT COUNT(*) AS n FROM leads WHERE conversation_id = ?', conversation.id)).toBe(1);
-      expect(await count('SELECT COUNT(*) AS n FROM demands WHERE conversation_id = ?', conversation.id)).toBe(1);
-      expect(
-        await count(
-          "SELECT COUNT(*) AS n FROM events WHERE type = 'lead.created' AND json_extract(data, '$.lead_id') = ?",
-          conversation.lead_id,
+        .bind(domain)
+        .first<{ endpoint: string }>())!.endpoint;
+      remotes.set(
+        origin,
+        rpcAgent((rpc) =>
+          /hours/i.test(partsOf(rpc).text ?? '')
+            ? messageResult('We are open 9 to 5.')
+            : taskResult('TASK_STATE_REJECTED'),
         ),
-      ).toBe(1);
-      // Every answer names the one lead, and the one reference.
-      expect(new Set(envelopes.map((envelope) => envelope.output.result.lead_id))).toEqual(
-        new Set([conversation.lead_id]),
       );
-      expect(new Set(envelopes.map((envelope) => envelope.output.result.reference))).toEqual(
-        new Set([first.output.result.reference]),
-      );
-    }
-  });
+      for (let round = 0; round < ROUNDS; round++) {
+        const sessionId = `lead-race-${round}-${Math.random().toString(36).slice(2)}`;
+        const first = await json(
+          await execute(
+            tenant.token,
+            executeBody({ domain, session_id: sessionId, text: 'What are your opening hours?' }),
+          ),
+        );
+        expect(first.output.result.handled_by).toBeDefined();
+        const answers = await Promise.all(
+          Array.from({ length: BURST }, (_, index) =>
+            execute(
+              tenant.token,
+              executeBody({ domain, session_id: sessionId, text: `I need a person, please (${index}).` }),
+            ),
+          ),
+        );
+        expect(answers.map((answer) => answer.status)).toEqual(Array(BURST).fill(200));
+        const envelopes = await Promise.all(answers.map((answer) => json(answer)));
+        const conversation = (await env.DB.prepare(
+          'SELECT id, lead_id FROM conversations WHERE workspace_id = ? AND external_session_id = ?',
+        )
+          .bind(tenant.workspaceId, sessionId)
+          .first<{ id: string; lead_id: string }>())!;
+        expect(await count('SELECT COUNT(*) AS n FROM leads WHERE conversation_id = ?', conversation.id)).toBe(1);
+        expect(await count('SELECT COUNT(*) AS n FROM demands WHERE conversation_id = ?', conversation.id)).toBe(1);
+        expect(
+          await count(
+            "SELECT COUNT(*) AS n FROM events WHERE type = 'lead.created' AND json_extract(data, '$.lead_id') = ?",
+            conversation.lead_id,
+          ),
+        ).toBe(1);
+        // Every answer names the one lead, and the one reference.
+        expect(new Set(envelopes.map((envelope) => envelope.output.result.lead_id))).toEqual(
+          new Set([conversation.lead_id]),
+        );
+        expect(new Set(envelopes.map((envelope) => envelope.output.result.reference))).toEqual(
+          new Set([first.output.result.reference]),
+        );
+      }
+    },
+  );
 
   it(`the same burst through the widget makes exactly one lead, in each of ${ROUNDS} rounds`, async () => {
     const origin = (await env.DB.prepare(
-      "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains d ON d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
+      "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains d ON " +
+        "d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
     )
       .bind(domain)
       .first<{ endpoint: string }>())!.endpoint;
@@ -177,70 +184,79 @@ describe('one lead per conversation', () => {
 });
 
 describe('concurrent first calls of a new session_id', () => {
-  it(`${BURST} at once: no 5xx, one conversation and one demand, every call a turn of it (${ROUNDS} rounds)`, async () => {
-    const origin = (await env.DB.prepare(
-      "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains d ON d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
-    )
-      .bind(domain)
-      .first<{ endpoint: string }>())!.endpoint;
-    remotes.set(
-      origin,
-      rpcAgent((rpc) =>
-        /hours/i.test(partsOf(rpc).text ?? '')
-          ? messageResult('We are open 9 to 5.')
-          : taskResult('TASK_STATE_REJECTED'),
-      ),
-    );
-    for (let round = 0; round < ROUNDS; round++) {
-      const sessionId = `first-calls-${round}-${Math.random().toString(36).slice(2)}`;
-      // Each is answered by the agent after a network round trip, so all of them read "no conversation yet".
-      const answers = await Promise.all(
-        Array.from({ length: BURST }, (_, index) =>
-          execute(
-            tenant.token,
-            executeBody({
-              domain,
-              session_id: sessionId,
-              required_scopes: ['execute', 'agents:invoke', 'memory:write'],
-              text: `Turn ${index}: your opening hours?`,
-            }),
-          ),
+  it(
+    `${BURST} at once: no 5xx, one conversation and one demand, every call a turn of it (${ROUNDS} ` + `rounds)`,
+    async () => {
+      const origin = (await env.DB.prepare(
+        "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains " +
+          'd ON ' +
+          "d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
+      )
+        .bind(domain)
+        .first<{ endpoint: string }>())!.endpoint;
+      remotes.set(
+        origin,
+        rpcAgent((rpc) =>
+          /hours/i.test(partsOf(rpc).text ?? '')
+            ? messageResult('We are open 9 to 5.')
+            : taskResult('TASK_STATE_REJECTED'),
         ),
       );
-      const texts = await Promise.all(answers.map((answer) => answer.text()));
-      expect(
-        answers.map((answer) => answer.status),
-        texts.find((text) => !text.startsWith('{"output"')),
-      ).toEqual(Array(BURST).fill(200));
-      const conversations = await env.DB.prepare(
-        'SELECT id FROM conversations WHERE workspace_id = ? AND external_session_id = ?',
-      )
-        .bind(tenant.workspaceId, sessionId)
-        .all<{ id: string }>();
-      expect(conversations.results).toHaveLength(1);
-      const conversationId = conversations.results[0]!.id;
-      expect(await count('SELECT COUNT(*) AS n FROM demands WHERE conversation_id = ?', conversationId)).toBe(1);
-      // Every turn is in the one conversation, each answered once by the agent.
-      expect(
-        await count(
-          "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'visitor'",
-          conversationId,
-        ),
-      ).toBe(BURST);
-      expect(
-        await count("SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'agent'", conversationId),
-      ).toBe(BURST);
-      expect(texts.every((text) => JSON.parse(text).output.result.handled_by)).toBe(true);
-      // No agent was called twice for one execution.
-      expect(
-        await count(
-          'SELECT COUNT(*) AS n FROM agent_attempts WHERE execution_id IN (SELECT id FROM executions WHERE session_id = ?)',
-          sessionId,
-        ),
-      ).toBe(BURST);
-      expect(new Set(texts.map((text) => JSON.parse(text).output.result.demand_id)).size).toBe(1);
-    }
-  });
+      for (let round = 0; round < ROUNDS; round++) {
+        const sessionId = `first-calls-${round}-${Math.random().toString(36).slice(2)}`;
+        // Each is answered by the agent after a network round trip, so all of them read "no conversation yet".
+        const answers = await Promise.all(
+          Array.from({ length: BURST }, (_, index) =>
+            execute(
+              tenant.token,
+              executeBody({
+                domain,
+                session_id: sessionId,
+                required_scopes: ['execute', 'agents:invoke', 'memory:write'],
+                text: `Turn ${index}: your opening hours?`,
+              }),
+            ),
+          ),
+        );
+        const texts = await Promise.all(answers.map((answer) => answer.text()));
+        expect(
+          answers.map((answer) => answer.status),
+          texts.find((text) => !text.startsWith('{"output"')),
+        ).toEqual(Array(BURST).fill(200));
+        const conversations = await env.DB.prepare(
+          'SELECT id FROM conversations WHERE workspace_id = ? AND external_session_id = ?',
+        )
+          .bind(tenant.workspaceId, sessionId)
+          .all<{ id: string }>();
+        expect(conversations.results).toHaveLength(1);
+        const conversationId = conversations.results[0]!.id;
+        expect(await count('SELECT COUNT(*) AS n FROM demands WHERE conversation_id = ?', conversationId)).toBe(1);
+        // Every turn is in the one conversation, each answered once by the agent.
+        expect(
+          await count(
+            "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'visitor'",
+            conversationId,
+          ),
+        ).toBe(BURST);
+        expect(
+          await count(
+            "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'agent'",
+            conversationId,
+          ),
+        ).toBe(BURST);
+        expect(texts.every((text) => JSON.parse(text).output.result.handled_by)).toBe(true);
+        // No agent was called twice for one execution.
+        expect(
+          await count(
+            'SELECT COUNT(*) AS n FROM agent_attempts WHERE execution_id IN (SELECT id FROM executions WHERE ' +
+              'session_id = ?)',
+            sessionId,
+          ),
+        ).toBe(BURST);
+        expect(new Set(texts.map((text) => JSON.parse(text).output.result.demand_id)).size).toBe(1);
+      }
+    },
+  );
 });
 
 describe('concurrent changes of one lead', () => {
@@ -262,7 +278,8 @@ describe('concurrent changes of one lead', () => {
     count('SELECT COUNT(*) AS n FROM lead_events WHERE lead_id = ? AND to_status = ?', leadId, to);
   const eventsOf = (leadId: string, to: string) =>
     count(
-      "SELECT COUNT(*) AS n FROM events WHERE type = 'lead.status_changed' AND json_extract(data, '$.lead_id') = ? AND json_extract(data, '$.to') = ?",
+      "SELECT COUNT(*) AS n FROM events WHERE type = 'lead.status_changed' AND json_extract(data, '$.lead_id') = ? " +
+        "AND json_extract(data, '$.to') = ?",
       leadId,
       to,
     );

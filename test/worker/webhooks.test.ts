@@ -168,7 +168,8 @@ describe('the outbox', () => {
     // An event written in a batch whose queue message never arrived (the send failed).
     const now = Date.now();
     await env.DB.prepare(
-      'INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, \'execution.completed\', \'{"execution_id":"exe_lost"}\', ?)',
+      "INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', " +
+        '\'{"execution_id":"exe_lost"}\', ?)',
     )
       .bind(`evt_lostmessage${now}`, tenant.workspaceId, now)
       .run();
@@ -230,75 +231,79 @@ describe('retries', () => {
     expect(times[3] - times[2]).toBeGreaterThanOrEqual(1950);
   });
 
-  it('410 Gone disables the endpoint, keeps its backlog paused (events raised meanwhile too), tells the owners, and replays it all on re-enable', async () => {
-    const { signUpOwner } = await import('./console-helpers');
-    const owner = await signUpOwner();
-    const { token } = await import('./helpers').then(({ issueKey }) =>
-      issueKey(owner.workspaceId, { scopes: ['execute'] }),
-    );
-    let gone = true;
-    const hook = receiver(() => new Response(null, { status: gone ? 410 : 204 }));
-    const { webhook_id: webhookId } = await endpoint(owner.workspaceId, hook.url, ['execution.completed']);
-    await execute(token, executeBody({ text: 'The first.' }));
-    await waitFor(
-      async () =>
-        (
-          await env.DB.prepare('SELECT status FROM webhook_endpoints WHERE id = ?')
+  it(
+    '410 Gone disables the endpoint, keeps its backlog paused (events raised meanwhile too), tells the owners, and ' +
+      'replays it all on re-enable',
+    async () => {
+      const { signUpOwner } = await import('./console-helpers');
+      const owner = await signUpOwner();
+      const { token } = await import('./helpers').then(({ issueKey }) =>
+        issueKey(owner.workspaceId, { scopes: ['execute'] }),
+      );
+      let gone = true;
+      const hook = receiver(() => new Response(null, { status: gone ? 410 : 204 }));
+      const { webhook_id: webhookId } = await endpoint(owner.workspaceId, hook.url, ['execution.completed']);
+      await execute(token, executeBody({ text: 'The first.' }));
+      await waitFor(
+        async () =>
+          (
+            await env.DB.prepare('SELECT status FROM webhook_endpoints WHERE id = ?')
+              .bind(webhookId)
+              .first<{ status: string }>()
+          )?.status === 'disabled',
+      );
+      expect(
+        await env.DB.prepare('SELECT disabled_reason FROM webhook_endpoints WHERE id = ?').bind(webhookId).first(),
+      ).toEqual({ disabled_reason: 'gone' });
+      // Raised while it is disabled: nothing is sent, nothing is dropped.
+      for (let index = 0; index < 5; index++) await execute(token, executeBody({ text: `While it is gone ${index}.` }));
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(hook.sent()).toHaveLength(1);
+      const statuses = await env.DB.prepare(
+        'SELECT status, COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? GROUP BY status',
+      )
+        .bind(webhookId)
+        .all();
+      expect(statuses.results).toEqual([{ status: 'paused', n: 6 }]);
+
+      // The disable is audited, and the owners see it on their console's first page.
+      const audit = await json(
+        await call(`/api/admin/audit-log?workspace_id=${owner.workspaceId}&action=webhook.disabled`, {
+          token: ADMIN_TOKEN,
+        }),
+      );
+      expect(audit.data).toMatchObject([
+        { action: 'webhook.disabled', target_id: webhookId, actor_kind: 'system', metadata: { reason: 'gone' } },
+      ]);
+      const console = await (await getPage(`/integrations?ws=${owner.workspaceId}`, owner.cookie)).text();
+      expect(console).toContain('A webhook endpoint was disabled:');
+      expect(console).toContain('answered 410 Gone');
+
+      // Enabled again: the whole backlog goes out, each event once, with its own webhook-id.
+      gone = false;
+      const enabled = await json(
+        await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN }),
+      );
+      expect(enabled).toMatchObject({ status: 'active', replayed: 6, expired: 0 });
+      await waitFor(() => hook.sent().length === 7);
+      const ids = hook
+        .sent()
+        .slice(1)
+        .map((sent) => sent.headers.get('webhook-id'));
+      expect(new Set(ids).size).toBe(6);
+      await waitFor(
+        async () =>
+          (await env.DB.prepare(
+            "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'",
+          )
             .bind(webhookId)
-            .first<{ status: string }>()
-        )?.status === 'disabled',
-    );
-    expect(
-      await env.DB.prepare('SELECT disabled_reason FROM webhook_endpoints WHERE id = ?').bind(webhookId).first(),
-    ).toEqual({ disabled_reason: 'gone' });
-    // Raised while it is disabled: nothing is sent, nothing is dropped.
-    for (let index = 0; index < 5; index++) await execute(token, executeBody({ text: `While it is gone ${index}.` }));
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(hook.sent()).toHaveLength(1);
-    const statuses = await env.DB.prepare(
-      'SELECT status, COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? GROUP BY status',
-    )
-      .bind(webhookId)
-      .all();
-    expect(statuses.results).toEqual([{ status: 'paused', n: 6 }]);
-
-    // The disable is audited, and the owners see it on their console's first page.
-    const audit = await json(
-      await call(`/api/admin/audit-log?workspace_id=${owner.workspaceId}&action=webhook.disabled`, {
-        token: ADMIN_TOKEN,
-      }),
-    );
-    expect(audit.data).toMatchObject([
-      { action: 'webhook.disabled', target_id: webhookId, actor_kind: 'system', metadata: { reason: 'gone' } },
-    ]);
-    const console = await (await getPage(`/integrations?ws=${owner.workspaceId}`, owner.cookie)).text();
-    expect(console).toContain('A webhook endpoint was disabled:');
-    expect(console).toContain('answered 410 Gone');
-
-    // Enabled again: the whole backlog goes out, each event once, with its own webhook-id.
-    gone = false;
-    const enabled = await json(
-      await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN }),
-    );
-    expect(enabled).toMatchObject({ status: 'active', replayed: 6, expired: 0 });
-    await waitFor(() => hook.sent().length === 7);
-    const ids = hook
-      .sent()
-      .slice(1)
-      .map((sent) => sent.headers.get('webhook-id'));
-    expect(new Set(ids).size).toBe(6);
-    await waitFor(
-      async () =>
-        (await env.DB.prepare(
-          "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'",
-        )
-          .bind(webhookId)
-          .first<{ n: number }>())!.n === 6,
-    );
-    expect(await (await getPage(`/integrations?ws=${owner.workspaceId}`, owner.cookie)).text()).not.toContain(
-      'A webhook endpoint was disabled:',
-    );
-  });
+            .first<{ n: number }>())!.n === 6,
+      );
+      expect(await (await getPage(`/integrations?ws=${owner.workspaceId}`, owner.cookie)).text()).not.toContain(
+        'A webhook endpoint was disabled:',
+      );
+    },
+  );
 
   it('a backlog older than the 3-day window is not replayed: it is given up, with the reason', async () => {
     const tenant = await createTenant({ scopes: ['execute'] });
@@ -402,67 +407,71 @@ describe('retries', () => {
 });
 
 describe('one slow endpoint never delays another (issue 17, item 12)', () => {
-  it('a hanging endpoint beside a healthy one in one queue batch: the healthy delivery is sent and recorded while the other still hangs', async () => {
-    const slowTenant = await createTenant({ scopes: ['execute'] });
-    const healthyTenant = await createTenant({ scopes: ['execute'] });
-    // The slow receiver hangs until the test lets it answer (the consumer runs in this test's context).
-    const hanging: Array<() => void> = [];
-    const slow = receiver(
-      () => new Promise<Response>((resolve) => hanging.push(() => resolve(new Response(null, { status: 204 })))),
-    );
-    const healthy = receiver();
-    const { webhook_id: slowId } = await endpoint(slowTenant.workspaceId, slow.url, ['execution.completed']);
-    const { webhook_id: healthyId } = await endpoint(healthyTenant.workspaceId, healthy.url, ['execution.completed']);
-    // Three events for the slow endpoint and one for the healthy one (the outbox's trigger makes
-    // their deliveries), handed to the consumer as one batch, the slow ones first.
-    const eventIds: string[] = [];
-    for (const [index, workspaceId] of [slowTenant, slowTenant, slowTenant, healthyTenant].map(
-      (tenant, i) => [i, tenant.workspaceId] as const,
-    )) {
-      const id = `evt_hang${index}${Date.now().toString(36)}`;
-      await env.DB.prepare(
-        "INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', '{}', ?)",
-      )
-        .bind(id, workspaceId, Date.now() - 1000)
-        .run();
-      eventIds.push(id);
-    }
-    const batch = createMessageBatch(
-      'events',
-      eventIds.map((id, index) => ({
-        id: `m${index}`,
-        timestamp: new Date(),
-        attempts: 1,
-        body: { kind: 'webhook.deliver', event_ids: [id] },
-      })),
-    );
-    const context = createExecutionContext();
-    const consumed = worker.queue!(batch, env, context);
-    await waitFor(
-      async () =>
-        (
-          await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ?')
-            .bind(healthyId)
-            .first<{ status: string }>()
-        )?.status === 'delivered',
-      10_000,
-    );
-    // Delivered and recorded while every slow request is still waiting for its answer.
-    expect(hanging).toHaveLength(3);
-    expect(
-      await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?').bind(slowId).first(),
-    ).toEqual({ n: 0 });
-    for (const answer of hanging) answer();
-    await consumed;
-    expect((await getQueueResult(batch, context)).explicitAcks.sort()).toEqual(['m0', 'm1', 'm2', 'm3']);
-    expect(
-      await env.DB.prepare(
-        "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'",
-      )
-        .bind(slowId)
-        .first(),
-    ).toEqual({ n: 3 });
-  });
+  it(
+    'a hanging endpoint beside a healthy one in one queue batch: the healthy delivery is sent and recorded while ' +
+      'the other still hangs',
+    async () => {
+      const slowTenant = await createTenant({ scopes: ['execute'] });
+      const healthyTenant = await createTenant({ scopes: ['execute'] });
+      // The slow receiver hangs until the test lets it answer (the consumer runs in this test's context).
+      const hanging: Array<() => void> = [];
+      const slow = receiver(
+        () => new Promise<Response>((resolve) => hanging.push(() => resolve(new Response(null, { status: 204 })))),
+      );
+      const healthy = receiver();
+      const { webhook_id: slowId } = await endpoint(slowTenant.workspaceId, slow.url, ['execution.completed']);
+      const { webhook_id: healthyId } = await endpoint(healthyTenant.workspaceId, healthy.url, ['execution.completed']);
+      // Three events for the slow endpoint and one for the healthy one (the outbox's trigger makes
+      // their deliveries), handed to the consumer as one batch, the slow ones first.
+      const eventIds: string[] = [];
+      for (const [index, workspaceId] of [slowTenant, slowTenant, slowTenant, healthyTenant].map(
+        (tenant, i) => [i, tenant.workspaceId] as const,
+      )) {
+        const id = `evt_hang${index}${Date.now().toString(36)}`;
+        await env.DB.prepare(
+          "INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', '{}', ?)",
+        )
+          .bind(id, workspaceId, Date.now() - 1000)
+          .run();
+        eventIds.push(id);
+      }
+      const batch = createMessageBatch(
+        'events',
+        eventIds.map((id, index) => ({
+          id: `m${index}`,
+          timestamp: new Date(),
+          attempts: 1,
+          body: { kind: 'webhook.deliver', event_ids: [id] },
+        })),
+      );
+      const context = createExecutionContext();
+      const consumed = worker.queue!(batch, env, context);
+      await waitFor(
+        async () =>
+          (
+            await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ?')
+              .bind(healthyId)
+              .first<{ status: string }>()
+          )?.status === 'delivered',
+        10_000,
+      );
+      // Delivered and recorded while every slow request is still waiting for its answer.
+      expect(hanging).toHaveLength(3);
+      expect(
+        await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?').bind(slowId).first(),
+      ).toEqual({ n: 0 });
+      for (const answer of hanging) answer();
+      await consumed;
+      expect((await getQueueResult(batch, context)).explicitAcks.sort()).toEqual(['m0', 'm1', 'm2', 'm3']);
+      expect(
+        await env.DB.prepare(
+          "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'",
+        )
+          .bind(slowId)
+          .first(),
+      ).toEqual({ n: 3 });
+    },
+  );
 
   it('the limiter bounds attempts in flight per endpoint, and never across endpoints', async () => {
     const { EndpointLimiter } = await import('../../worker/platform/webhooks/delivery');
@@ -513,56 +522,65 @@ describe('the egress guard', () => {
     ).toEqual({ n: 0 });
   });
 
-  it('refuses again at delivery: a stored URL that no longer passes is never connected to, and a redirect is a failure', async () => {
-    const tenant = await createTenant({ scopes: ['execute'] });
-    const moved = await endpoint(tenant.workspaceId, receiver().url, ['execution.completed']);
-    await env.DB.prepare('UPDATE webhook_endpoints SET url = ? WHERE id = ?')
-      .bind('https://169.254.169.254/latest/meta-data/', moved.webhook_id)
-      .run();
-    const redirects = receiver(() => new Response(null, { status: 302, headers: { Location: 'https://127.0.0.1/' } }));
-    const redirecting = await endpoint(tenant.workspaceId, redirects.url, ['execution.completed']);
-    await execute(tenant.token, executeBody());
-    for (const id of [moved.webhook_id, redirecting.webhook_id]) {
-      await waitFor(
-        async () =>
-          (await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?')
-            .bind(id)
-            .first<{ n: number }>())!.n >= 1,
+  it(
+    'refuses again at delivery: a stored URL that no longer passes is never connected to, and a redirect is a ' +
+      'failure',
+    async () => {
+      const tenant = await createTenant({ scopes: ['execute'] });
+      const moved = await endpoint(tenant.workspaceId, receiver().url, ['execution.completed']);
+      await env.DB.prepare('UPDATE webhook_endpoints SET url = ? WHERE id = ?')
+        .bind('https://169.254.169.254/latest/meta-data/', moved.webhook_id)
+        .run();
+      const redirects = receiver(
+        () => new Response(null, { status: 302, headers: { Location: 'https://127.0.0.1/' } }),
       );
-    }
-    const attempts = await env.DB.prepare(
-      'SELECT endpoint_id, status_code, error FROM webhook_attempts WHERE endpoint_id IN (?, ?)',
-    )
-      .bind(moved.webhook_id, redirecting.webhook_id)
-      .all<{ endpoint_id: string; error: string }>();
-    for (const attempt of attempts.results) expect(attempt.error).toMatch(/egress guard/);
-    expect(connections.filter((connection) => connection.url.includes('169.254'))).toEqual([]);
-    expect(redirects.sent()).toHaveLength(1);
-    expect(connections.filter((connection) => connection.url.startsWith('https://127.0.0.1'))).toEqual([]);
-  });
+      const redirecting = await endpoint(tenant.workspaceId, redirects.url, ['execution.completed']);
+      await execute(tenant.token, executeBody());
+      for (const id of [moved.webhook_id, redirecting.webhook_id]) {
+        await waitFor(
+          async () =>
+            (await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?')
+              .bind(id)
+              .first<{ n: number }>())!.n >= 1,
+        );
+      }
+      const attempts = await env.DB.prepare(
+        'SELECT endpoint_id, status_code, error FROM webhook_attempts WHERE endpoint_id IN (?, ?)',
+      )
+        .bind(moved.webhook_id, redirecting.webhook_id)
+        .all<{ endpoint_id: string; error: string }>();
+      for (const attempt of attempts.results) expect(attempt.error).toMatch(/egress guard/);
+      expect(connections.filter((connection) => connection.url.includes('169.254'))).toEqual([]);
+      expect(redirects.sent()).toHaveLength(1);
+      expect(connections.filter((connection) => connection.url.startsWith('https://127.0.0.1'))).toEqual([]);
+    },
+  );
 });
 
 describe('a slow or failing receiver never holds up the change', () => {
-  it('the request that made the change answers while the receiver is still busy, and the change is committed', async () => {
-    const tenant = await createTenant({ scopes: ['execute', 'leads:write'] });
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const hook = receiver(async () => {
-      await held;
-      return new Response('finally', { status: 500 });
-    });
-    await endpoint(tenant.workspaceId, hook.url, ['execution.completed', 'lead.created']);
-    const response = await execute(tenant.token, executeBody({ text: 'Slow receivers do not matter.' }));
-    expect(response.status).toBe(200);
-    const envelope = await json(response);
-    // The receiver has the request but has not answered; the lead is already there.
-    await waitFor(() => hook.sent().length >= 1);
-    expect(
-      await env.DB.prepare('SELECT status FROM leads WHERE id = ?').bind(envelope.output.result.lead_id).first(),
-    ).toEqual({ status: 'open' });
-    expect((await execute(tenant.token, executeBody({ text: 'And the next request too.' }))).status).toBe(200);
-    release();
-  });
+  it(
+    'the request that made the change answers while the receiver is still busy, and the change is ' + 'committed',
+    async () => {
+      const tenant = await createTenant({ scopes: ['execute', 'leads:write'] });
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const hook = receiver(async () => {
+        await held;
+        return new Response('finally', { status: 500 });
+      });
+      await endpoint(tenant.workspaceId, hook.url, ['execution.completed', 'lead.created']);
+      const response = await execute(tenant.token, executeBody({ text: 'Slow receivers do not matter.' }));
+      expect(response.status).toBe(200);
+      const envelope = await json(response);
+      // The receiver has the request but has not answered; the lead is already there.
+      await waitFor(() => hook.sent().length >= 1);
+      expect(
+        await env.DB.prepare('SELECT status FROM leads WHERE id = ?').bind(envelope.output.result.lead_id).first(),
+      ).toEqual({ status: 'open' });
+      expect((await execute(tenant.token, executeBody({ text: 'And the next request too.' }))).status).toBe(200);
+      release();
+    },
+  );
 });
 
 describe('lead events from the workbench', () => {
@@ -608,36 +626,40 @@ describe('lead events from the workbench', () => {
 });
 
 describe('signatures, checked by the npm standardwebhooks library', () => {
-  it('what we send verifies; a tampered body, a wrong secret and an old timestamp fail; both secrets verify during a rotation', async () => {
-    const tenant = await createTenant({ scopes: ['execute'] });
-    const hook = receiver();
-    const { webhook_id: webhookId, secret } = await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
-    await execute(tenant.token, executeBody());
-    await waitFor(() => hook.sent().length === 1);
-    const [sent] = hook.sent();
-    const headers = headersOf(sent!);
-    expect(() => new Webhook(secret).verify(sent!.body, headers)).not.toThrow();
-    expect(() => new Webhook(secret).verify(sent!.body.replace('completed', 'c0mpleted'), headers)).toThrow();
-    expect(() => new Webhook(`whsec_${btoa('a different secret, 24 b')}`).verify(sent!.body, headers)).toThrow();
-    const stale = await signStandardWebhook(
-      [secret],
-      headers['webhook-id']!,
-      Math.floor(Date.now() / 1000) - 10 * 60,
-      sent!.body,
-    );
-    expect(() => new Webhook(secret).verify(sent!.body, stale)).toThrow(/too old/i);
+  it(
+    'what we send verifies; a tampered body, a wrong secret and an old timestamp fail; both secrets verify during a ' +
+      'rotation',
+    async () => {
+      const tenant = await createTenant({ scopes: ['execute'] });
+      const hook = receiver();
+      const { webhook_id: webhookId, secret } = await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
+      await execute(tenant.token, executeBody());
+      await waitFor(() => hook.sent().length === 1);
+      const [sent] = hook.sent();
+      const headers = headersOf(sent!);
+      expect(() => new Webhook(secret).verify(sent!.body, headers)).not.toThrow();
+      expect(() => new Webhook(secret).verify(sent!.body.replace('completed', 'c0mpleted'), headers)).toThrow();
+      expect(() => new Webhook(`whsec_${btoa('a different secret, 24 b')}`).verify(sent!.body, headers)).toThrow();
+      const stale = await signStandardWebhook(
+        [secret],
+        headers['webhook-id']!,
+        Math.floor(Date.now() / 1000) - 10 * 60,
+        sent!.body,
+      );
+      expect(() => new Webhook(secret).verify(sent!.body, stale)).toThrow(/too old/i);
 
-    const rotated = await json(
-      await call(`/api/admin/webhooks/${webhookId}/rotate-secret`, { method: 'POST', token: ADMIN_TOKEN }),
-    );
-    expect(rotated.secret).toMatch(/^whsec_/);
-    await execute(tenant.token, executeBody({ text: 'After the rotation.' }));
-    await waitFor(() => hook.sent().length === 2);
-    const after = hook.sent()[1]!;
-    expect(after.headers.get('webhook-signature')!.split(' ')).toHaveLength(2);
-    expect(() => new Webhook(secret).verify(after.body, headersOf(after))).not.toThrow();
-    expect(() => new Webhook(rotated.secret).verify(after.body, headersOf(after))).not.toThrow();
-  });
+      const rotated = await json(
+        await call(`/api/admin/webhooks/${webhookId}/rotate-secret`, { method: 'POST', token: ADMIN_TOKEN }),
+      );
+      expect(rotated.secret).toMatch(/^whsec_/);
+      await execute(tenant.token, executeBody({ text: 'After the rotation.' }));
+      await waitFor(() => hook.sent().length === 2);
+      const after = hook.sent()[1]!;
+      expect(after.headers.get('webhook-signature')!.split(' ')).toHaveLength(2);
+      expect(() => new Webhook(secret).verify(after.body, headersOf(after))).not.toThrow();
+      expect(() => new Webhook(rotated.secret).verify(after.body, headersOf(after))).not.toThrow();
+    },
+  );
 });
 
 describe('endpoints: admin API and the owners’ console', () => {
@@ -646,103 +668,110 @@ describe('endpoints: admin API and the owners’ console', () => {
     tenant = await createTenant({ scopes: ['execute'] });
   });
 
-  it('create shows the secret once; list never does; disable pauses deliveries; enable sends what waited; redeliver sends the same event again', async () => {
-    const hook = receiver();
-    const created = await call('/api/admin/webhooks', {
-      token: ADMIN_TOKEN,
-      body: { workspace_id: tenant.workspaceId, url: hook.url, event_types: ['execution.completed'] },
-    });
-    expect(created.headers.get('Cache-Control')).toBe('no-store');
-    const { webhook_id: webhookId, secret } = await json(created);
-    const listed = await (
-      await call(`/api/admin/webhooks?workspace_id=${tenant.workspaceId}`, { token: ADMIN_TOKEN })
-    ).text();
-    expect(listed).not.toContain(secret);
-    expect(
-      JSON.stringify(await env.DB.prepare('SELECT * FROM webhook_endpoints WHERE id = ?').bind(webhookId).first()),
-    ).not.toContain(secret.slice(6, 20));
+  it(
+    'create shows the secret once; list never does; disable pauses deliveries; enable sends what waited; redeliver ' +
+      'sends the same event again',
+    async () => {
+      const hook = receiver();
+      const created = await call('/api/admin/webhooks', {
+        token: ADMIN_TOKEN,
+        body: { workspace_id: tenant.workspaceId, url: hook.url, event_types: ['execution.completed'] },
+      });
+      expect(created.headers.get('Cache-Control')).toBe('no-store');
+      const { webhook_id: webhookId, secret } = await json(created);
+      const listed = await (
+        await call(`/api/admin/webhooks?workspace_id=${tenant.workspaceId}`, { token: ADMIN_TOKEN })
+      ).text();
+      expect(listed).not.toContain(secret);
+      expect(
+        JSON.stringify(await env.DB.prepare('SELECT * FROM webhook_endpoints WHERE id = ?').bind(webhookId).first()),
+      ).not.toContain(secret.slice(6, 20));
 
-    await execute(tenant.token, executeBody());
-    await waitFor(() => hook.sent().length === 1);
-    expect(
-      (await call(`/api/admin/webhooks/${webhookId}/disable`, { method: 'POST', token: ADMIN_TOKEN })).status,
-    ).toBe(200);
-    await execute(tenant.token, executeBody({ text: 'While disabled.' }));
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(hook.sent()).toHaveLength(1);
-    expect((await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN })).status).toBe(
-      200,
-    );
-    await waitFor(() => hook.sent().length === 2);
+      await execute(tenant.token, executeBody());
+      await waitFor(() => hook.sent().length === 1);
+      expect(
+        (await call(`/api/admin/webhooks/${webhookId}/disable`, { method: 'POST', token: ADMIN_TOKEN })).status,
+      ).toBe(200);
+      await execute(tenant.token, executeBody({ text: 'While disabled.' }));
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(hook.sent()).toHaveLength(1);
+      expect(
+        (await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN })).status,
+      ).toBe(200);
+      await waitFor(() => hook.sent().length === 2);
 
-    const eventId = hook.sent()[0]!.headers.get('webhook-id')!;
-    const again = await call(`/api/admin/webhooks/${webhookId}/deliveries/${eventId}/redeliver`, {
-      method: 'POST',
-      token: ADMIN_TOKEN,
-    });
-    expect(await json(again)).toEqual({ webhook_id: webhookId, event_id: eventId, status: 'pending' });
-    await waitFor(() => hook.sent().length === 3);
-    expect(hook.sent()[2]!.headers.get('webhook-id')).toBe(eventId);
-    await expectProblem(
-      await call(`/api/admin/webhooks/${webhookId}/deliveries/evt_neverhere/redeliver`, {
+      const eventId = hook.sent()[0]!.headers.get('webhook-id')!;
+      const again = await call(`/api/admin/webhooks/${webhookId}/deliveries/${eventId}/redeliver`, {
         method: 'POST',
         token: ADMIN_TOKEN,
-      }),
-      404,
-      'not_found',
-    );
-    await expectProblem(
-      await call(`/api/admin/webhooks`, {
-        token: ADMIN_TOKEN,
-        body: { workspace_id: tenant.workspaceId, url: hook.url, event_types: ['lead.teleported'] },
-      }),
-      422,
-      'validation_failed',
-    );
-    await expectProblem(
-      await call(`/api/admin/webhooks`, {
-        token: ADMIN_TOKEN,
-        body: { workspace_id: 'ws_doesnotexist', url: hook.url, event_types: ['lead.created'] },
-      }),
-      404,
-      'not_found',
-    );
-  });
+      });
+      expect(await json(again)).toEqual({ webhook_id: webhookId, event_id: eventId, status: 'pending' });
+      await waitFor(() => hook.sent().length === 3);
+      expect(hook.sent()[2]!.headers.get('webhook-id')).toBe(eventId);
+      await expectProblem(
+        await call(`/api/admin/webhooks/${webhookId}/deliveries/evt_neverhere/redeliver`, {
+          method: 'POST',
+          token: ADMIN_TOKEN,
+        }),
+        404,
+        'not_found',
+      );
+      await expectProblem(
+        await call(`/api/admin/webhooks`, {
+          token: ADMIN_TOKEN,
+          body: { workspace_id: tenant.workspaceId, url: hook.url, event_types: ['lead.teleported'] },
+        }),
+        422,
+        'validation_failed',
+      );
+      await expectProblem(
+        await call(`/api/admin/webhooks`, {
+          token: ADMIN_TOKEN,
+          body: { workspace_id: 'ws_doesnotexist', url: hook.url, event_types: ['lead.created'] },
+        }),
+        404,
+        'not_found',
+      );
+    },
+  );
 
-  it('owners read their endpoints and delivery log in the console; members cannot; another workspace’s is 404', async () => {
-    const { signUpOwner } = await import('./console-helpers');
-    const owner = await signUpOwner();
-    const hook = receiver((attempt) => new Response(null, { status: attempt === 1 ? 500 : 204 }));
-    const { webhook_id: webhookId } = await endpoint(owner.workspaceId, hook.url, [
-      'provider.status_changed',
-      'lead.created',
-    ]);
-    const page = await (await getPage(`/integrations/webhooks?ws=${owner.workspaceId}`, owner.cookie)).text();
-    expect(page).toContain(hook.url);
-    expect(page).toContain('provider.status_changed, lead.created');
-    expect(page).not.toMatch(/whsec_[A-Za-z0-9+/]{16,}/);
-    const gone = await endpoint(owner.workspaceId, receiver(() => new Response(null, { status: 410 })).url, [
-      'lead.created',
-    ]);
-    await env.DB.prepare(
-      "UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'failing', disabled_at = ? WHERE id = ?",
-    )
-      .bind(Date.now(), gone.webhook_id)
-      .run();
-    expect(await (await getPage(`/integrations/webhooks?ws=${owner.workspaceId}`, owner.cookie)).text()).toContain(
-      'because every delivery to it failed for 3 days',
-    );
+  it(
+    'owners read their endpoints and delivery log in the console; members cannot; another workspace’s ' + 'is 404',
+    async () => {
+      const { signUpOwner } = await import('./console-helpers');
+      const owner = await signUpOwner();
+      const hook = receiver((attempt) => new Response(null, { status: attempt === 1 ? 500 : 204 }));
+      const { webhook_id: webhookId } = await endpoint(owner.workspaceId, hook.url, [
+        'provider.status_changed',
+        'lead.created',
+      ]);
+      const page = await (await getPage(`/integrations/webhooks?ws=${owner.workspaceId}`, owner.cookie)).text();
+      expect(page).toContain(hook.url);
+      expect(page).toContain('provider.status_changed, lead.created');
+      expect(page).not.toMatch(/whsec_[A-Za-z0-9+/]{16,}/);
+      const gone = await endpoint(owner.workspaceId, receiver(() => new Response(null, { status: 410 })).url, [
+        'lead.created',
+      ]);
+      await env.DB.prepare(
+        "UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'failing', disabled_at = ? WHERE id = ?",
+      )
+        .bind(Date.now(), gone.webhook_id)
+        .run();
+      expect(await (await getPage(`/integrations/webhooks?ws=${owner.workspaceId}`, owner.cookie)).text()).toContain(
+        'because every delivery to it failed for 3 days',
+      );
 
-    const log = await getPage(`/integrations/webhooks/${webhookId}?ws=${owner.workspaceId}`, owner.cookie);
-    expect(log.status).toBe(200);
-    const other = await signUpOwner();
-    expect((await getPage(`/integrations/webhooks/${webhookId}?ws=${other.workspaceId}`, other.cookie)).status).toBe(
-      404,
-    );
-    // There is nothing to change here: changes go through provisioning.
-    expect(
-      (await postForm(`/integrations/webhooks/${webhookId}?ws=${owner.workspaceId}`, {}, { cookie: owner.cookie }))
-        .status,
-    ).toBe(404);
-  });
+      const log = await getPage(`/integrations/webhooks/${webhookId}?ws=${owner.workspaceId}`, owner.cookie);
+      expect(log.status).toBe(200);
+      const other = await signUpOwner();
+      expect((await getPage(`/integrations/webhooks/${webhookId}?ws=${other.workspaceId}`, other.cookie)).status).toBe(
+        404,
+      );
+      // There is nothing to change here: changes go through provisioning.
+      expect(
+        (await postForm(`/integrations/webhooks/${webhookId}?ws=${owner.workspaceId}`, {}, { cookie: owner.cookie }))
+          .status,
+      ).toBe(404);
+    },
+  );
 });

@@ -162,48 +162,51 @@ describe('public intake', () => {
     campaign,
   };
 
-  it('happy path: a message starts a conversation, its demand and its lead, and answers what happens next', async () => {
-    const response = await intake(key, { message: { text: 'Do you do payroll audits?' }, attribution });
-    expect(response.status, await response.clone().text()).toBe(200);
-    expect(response.headers.get('Access-Control-Allow-Origin')).toBe(THIRD_PARTY);
-    expect(response.headers.get('Vary')).toContain('Origin');
-    const body = await json(response);
-    expect(body.session_id).toMatch(/^egv_[1-9A-HJ-NP-Za-km-z]{20,}$/);
-    expect(body.next).toBe('collect_contact');
-    expect(body.reference).toBe(`D-${body.demand_id.slice(-6).toUpperCase()}`);
-    expect(body.reply).toContain(body.reference);
-    expect(body.reply).toContain('Leave your email');
-    expect(body.lead_id).toMatch(/^lead_/);
+  it(
+    'happy path: a message starts a conversation, its demand and its lead, and answers what happens ' + 'next',
+    async () => {
+      const response = await intake(key, { message: { text: 'Do you do payroll audits?' }, attribution });
+      expect(response.status, await response.clone().text()).toBe(200);
+      expect(response.headers.get('Access-Control-Allow-Origin')).toBe(THIRD_PARTY);
+      expect(response.headers.get('Vary')).toContain('Origin');
+      const body = await json(response);
+      expect(body.session_id).toMatch(/^egv_[1-9A-HJ-NP-Za-km-z]{20,}$/);
+      expect(body.next).toBe('collect_contact');
+      expect(body.reference).toBe(`D-${body.demand_id.slice(-6).toUpperCase()}`);
+      expect(body.reply).toContain(body.reference);
+      expect(body.reply).toContain('Leave your email');
+      expect(body.lead_id).toMatch(/^lead_/);
 
-    const demand = await env.DB.prepare('SELECT * FROM demands WHERE id = ?')
-      .bind(body.demand_id)
-      .first<Record<string, string>>();
-    expect(demand).toMatchObject({
-      text: 'Do you do payroll audits?',
-      trigger: 'consultation',
-      workspace_id: tenant.workspaceId,
-      disposition: 'routed',
-    });
-    expect(JSON.parse(demand!.attribution!)).toEqual(attribution);
-    const execution = await env.DB.prepare(
-      'SELECT actor_kind, actor_id, key_id, source_record FROM executions WHERE id = ?',
-    )
-      .bind(demand!.execution_id)
-      .first();
-    expect(execution).toEqual({ actor_kind: 'channel', actor_id: key, key_id: null, source_record: body.lead_id });
-    const messages = await env.DB.prepare('SELECT role, text FROM messages WHERE conversation_id = ? ORDER BY id')
-      .bind(demand!.conversation_id)
-      .all();
-    expect(messages.results).toEqual([
-      { role: 'visitor', text: 'Do you do payroll audits?' },
-      { role: 'system', text: body.reply },
-    ]);
-    const conversation = await env.DB.prepare('SELECT token_hash, demand_id, lead_id FROM conversations WHERE id = ?')
-      .bind(demand!.conversation_id)
-      .first<Record<string, string>>();
-    expect(conversation).toMatchObject({ demand_id: body.demand_id, lead_id: body.lead_id });
-    expect(conversation!.token_hash).not.toContain(body.session_id);
-  });
+      const demand = await env.DB.prepare('SELECT * FROM demands WHERE id = ?')
+        .bind(body.demand_id)
+        .first<Record<string, string>>();
+      expect(demand).toMatchObject({
+        text: 'Do you do payroll audits?',
+        trigger: 'consultation',
+        workspace_id: tenant.workspaceId,
+        disposition: 'routed',
+      });
+      expect(JSON.parse(demand!.attribution!)).toEqual(attribution);
+      const execution = await env.DB.prepare(
+        'SELECT actor_kind, actor_id, key_id, source_record FROM executions WHERE id = ?',
+      )
+        .bind(demand!.execution_id)
+        .first();
+      expect(execution).toEqual({ actor_kind: 'channel', actor_id: key, key_id: null, source_record: body.lead_id });
+      const messages = await env.DB.prepare('SELECT role, text FROM messages WHERE conversation_id = ? ORDER BY id')
+        .bind(demand!.conversation_id)
+        .all();
+      expect(messages.results).toEqual([
+        { role: 'visitor', text: 'Do you do payroll audits?' },
+        { role: 'system', text: body.reply },
+      ]);
+      const conversation = await env.DB.prepare('SELECT token_hash, demand_id, lead_id FROM conversations WHERE id = ?')
+        .bind(demand!.conversation_id)
+        .first<Record<string, string>>();
+      expect(conversation).toMatchObject({ demand_id: body.demand_id, lead_id: body.lead_id });
+      expect(conversation!.token_hash).not.toContain(body.session_id);
+    },
+  );
 
   it('serves both intake paths with one handler: a conversation started on one continues on the other', async () => {
     const [pathA, pathB] = intakePaths(key);
@@ -359,20 +362,23 @@ describe('public intake', () => {
     expect(again.demand_id).toBe(first.demand_id);
   });
 
-  it('a filled honeypot answers like any message, stores a rejected demand for audit, and offers it to no one', async () => {
-    const response = await intake(key, { message: { text: 'Cheap pills' }, website: 'http://spam.example' });
-    expect(response.status).toBe(200);
-    const body = await json(response);
-    expect(body.reply).toBeTypeOf('string');
-    expect(body.lead_id).toBeUndefined();
-    const demand = await env.DB.prepare('SELECT disposition, reasons FROM demands WHERE id = ?')
-      .bind(body.demand_id)
-      .first<{ disposition: string; reasons: string }>();
-    expect(demand).toEqual({ disposition: 'rejected', reasons: '["honeypot"]' });
-    expect(
-      await env.DB.prepare('SELECT COUNT(*) AS n FROM leads WHERE demand_id = ?').bind(body.demand_id).first(),
-    ).toEqual({ n: 0 });
-  });
+  it(
+    'a filled honeypot answers like any message, stores a rejected demand for audit, and offers it to ' + 'no one',
+    async () => {
+      const response = await intake(key, { message: { text: 'Cheap pills' }, website: 'http://spam.example' });
+      expect(response.status).toBe(200);
+      const body = await json(response);
+      expect(body.reply).toBeTypeOf('string');
+      expect(body.lead_id).toBeUndefined();
+      const demand = await env.DB.prepare('SELECT disposition, reasons FROM demands WHERE id = ?')
+        .bind(body.demand_id)
+        .first<{ disposition: string; reasons: string }>();
+      expect(demand).toEqual({ disposition: 'rejected', reasons: '["honeypot"]' });
+      expect(
+        await env.DB.prepare('SELECT COUNT(*) AS n FROM leads WHERE demand_id = ?').bind(body.demand_id).first(),
+      ).toEqual({ n: 0 });
+    },
+  );
 
   it('refuses a message over 4,000 characters (422) and a body over 16 KiB (413)', async () => {
     const long = await expectProblem(

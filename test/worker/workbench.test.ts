@@ -99,15 +99,18 @@ describe('routing: who sees a demand', () => {
     expect(await availableIds(payrollInX)).not.toContain(answer.lead_id);
   });
 
-  it('judgement: a demand that names a provider topic gets that topic, and reaches the experts of that topic too', async () => {
-    const channel = await createChannel(tenant.token, { domain: domainX });
-    const answer = await say(channel, { message: { text: 'Our PAYROLL run failed; we need help today.' } });
-    const lead = await env.DB.prepare('SELECT topic, urgency FROM leads WHERE id = ?').bind(answer.lead_id).first();
-    expect(lead).toEqual({ topic: 'payroll', urgency: 'high' });
-    expect(await availableIds(payrollInX)).toContain(answer.lead_id);
-    expect(await availableIds(inX)).toContain(answer.lead_id);
-    expect(answer.reply).toContain('An expert in payroll will follow up');
-  });
+  it(
+    'judgement: a demand that names a provider topic gets that topic, and reaches the experts of that ' + 'topic too',
+    async () => {
+      const channel = await createChannel(tenant.token, { domain: domainX });
+      const answer = await say(channel, { message: { text: 'Our PAYROLL run failed; we need help today.' } });
+      const lead = await env.DB.prepare('SELECT topic, urgency FROM leads WHERE id = ?').bind(answer.lead_id).first();
+      expect(lead).toEqual({ topic: 'payroll', urgency: 'high' });
+      expect(await availableIds(payrollInX)).toContain(answer.lead_id);
+      expect(await availableIds(inX)).toContain(answer.lead_id);
+      expect(answer.reply).toContain('An expert in payroll will follow up');
+    },
+  );
 
   it('matched_providers counts the active experts who may see it, by pool and topic', async () => {
     const platform = json(
@@ -171,46 +174,61 @@ describe('routing: who sees a demand', () => {
 });
 
 describe('API conversations (session_id)', () => {
-  it('executions with one session_id form one conversation: one demand, one lead; another workspace’s session finds nothing', async () => {
-    const tenant = await createTenant({ scopes: [...SCOPES, 'memory:write'] });
-    const other = await createTenant({ scopes: SCOPES });
-    const first = await json(await execute(tenant.token, executeBody({ session_id: 'chat-42', text: 'First turn.' })));
-    const second = await json(
-      await execute(tenant.token, executeBody({ session_id: 'chat-42', text: 'Second turn.' })),
-    );
-    expect(second.output.result.demand_id).toBe(first.output.result.demand_id);
-    expect(second.output.result.lead_id).toBe(first.output.result.lead_id);
-    const elsewhere = await json(
-      await execute(other.token, executeBody({ session_id: 'chat-42', text: 'Same id, other workspace.' })),
-    );
-    expect(elsewhere.output.result.demand_id).not.toBe(first.output.result.demand_id);
-    const messages = await env.DB.prepare(
-      "SELECT m.role, m.text FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.workspace_id = ? AND c.external_session_id = 'chat-42' ORDER BY m.id",
-    )
-      .bind(tenant.workspaceId)
-      .all();
-    expect(messages.results.filter((row) => row.role === 'visitor').map((row) => row.text)).toEqual([
-      'First turn.',
-      'Second turn.',
-    ]);
-  });
+  it(
+    'executions with one session_id form one conversation: one demand, one lead; another workspace’s session finds ' +
+      'nothing',
+    async () => {
+      const tenant = await createTenant({ scopes: [...SCOPES, 'memory:write'] });
+      const other = await createTenant({ scopes: SCOPES });
+      const first = await json(
+        await execute(tenant.token, executeBody({ session_id: 'chat-42', text: 'First turn.' })),
+      );
+      const second = await json(
+        await execute(tenant.token, executeBody({ session_id: 'chat-42', text: 'Second turn.' })),
+      );
+      expect(second.output.result.demand_id).toBe(first.output.result.demand_id);
+      expect(second.output.result.lead_id).toBe(first.output.result.lead_id);
+      const elsewhere = await json(
+        await execute(other.token, executeBody({ session_id: 'chat-42', text: 'Same id, other workspace.' })),
+      );
+      expect(elsewhere.output.result.demand_id).not.toBe(first.output.result.demand_id);
+      const messages = await env.DB.prepare(
+        'SELECT m.role, m.text FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE ' +
+          'c.workspace_id = ' +
+          "? AND c.external_session_id = 'chat-42' ORDER BY m.id",
+      )
+        .bind(tenant.workspaceId)
+        .all();
+      expect(messages.results.filter((row) => row.role === 'visitor').map((row) => row.text)).toEqual([
+        'First turn.',
+        'Second turn.',
+      ]);
+    },
+  );
 
-  it('a one-off call without session_id forms no conversation: its demand and lead stand alone, and the lead opens in the workbench', async () => {
-    const tenant = await createTenant({ scopes: [...SCOPES, 'memory:write'] });
-    const envelope = await json(await execute(tenant.token, executeBody({ text: 'One question, no session.' })));
-    const conversations = await env.DB.prepare('SELECT COUNT(*) AS n FROM conversations WHERE workspace_id = ?')
-      .bind(tenant.workspaceId)
-      .first<{ n: number }>();
-    expect(conversations!.n).toBe(0);
-    const demand = await env.DB.prepare('SELECT conversation_id, text FROM demands WHERE id = ?')
-      .bind(envelope.output.result.demand_id)
-      .first();
-    expect(demand).toEqual({ conversation_id: null, text: 'One question, no session.' });
-    const expert = await createActiveExpert({ domains: ['consultation'] });
-    const detail = await sessionCall(expert.cookie, `/api/provider/workbench/leads/${envelope.output.result.lead_id}`);
-    expect(detail.status).toBe(200);
-    expect((await json(detail)).messages).toEqual([]);
-  });
+  it(
+    'a one-off call without session_id forms no conversation: its demand and lead stand alone, and the lead opens ' +
+      'in the workbench',
+    async () => {
+      const tenant = await createTenant({ scopes: [...SCOPES, 'memory:write'] });
+      const envelope = await json(await execute(tenant.token, executeBody({ text: 'One question, no session.' })));
+      const conversations = await env.DB.prepare('SELECT COUNT(*) AS n FROM conversations WHERE workspace_id = ?')
+        .bind(tenant.workspaceId)
+        .first<{ n: number }>();
+      expect(conversations!.n).toBe(0);
+      const demand = await env.DB.prepare('SELECT conversation_id, text FROM demands WHERE id = ?')
+        .bind(envelope.output.result.demand_id)
+        .first();
+      expect(demand).toEqual({ conversation_id: null, text: 'One question, no session.' });
+      const expert = await createActiveExpert({ domains: ['consultation'] });
+      const detail = await sessionCall(
+        expert.cookie,
+        `/api/provider/workbench/leads/${envelope.output.result.lead_id}`,
+      );
+      expect(detail.status).toBe(200);
+      expect((await json(detail)).messages).toEqual([]);
+    },
+  );
 });
 
 describe('claiming', () => {
@@ -225,118 +243,129 @@ describe('claiming', () => {
   }, 120_000);
 
   // 3 rounds here; `npm run bench -- claims` runs 20 rounds of the same race.
-  it('20 concurrent claims on one lead, 3 times over: exactly one 200 each time, and one claimer in the table', async () => {
-    const channel = await createChannel(tenant.token, { domain });
-    for (let round = 0; round < 3; round++) {
-      const lead = await say(channel, { message: { text: `Race ${round}` } });
-      const responses = await Promise.all(claimers.map((claimer) => claim(claimer, lead.lead_id)));
-      const statuses = responses.map((response) => response.status);
-      expect(statuses.filter((status) => status === 200)).toHaveLength(1);
-      expect(statuses.filter((status) => status === 409)).toHaveLength(19);
-      for (const response of responses.filter((r) => r.status === 409))
-        expect(((await response.json()) as { code: string }).code).toBe('already_claimed');
-      const winner = claimers[statuses.indexOf(200)]!;
-      const row = await env.DB.prepare('SELECT status, claimed_by FROM leads WHERE id = ?').bind(lead.lead_id).first();
-      expect(row).toEqual({ status: 'claimed', claimed_by: winner.providerId });
-      const events = await env.DB.prepare(
-        "SELECT COUNT(*) AS n FROM lead_events WHERE lead_id = ? AND to_status = 'claimed'",
-      )
-        .bind(lead.lead_id)
-        .first();
-      expect(events).toEqual({ n: 1 });
-      const audits = await env.DB.prepare(
-        "SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'lead.claimed'",
-      )
-        .bind(lead.lead_id)
-        .first();
-      expect(audits).toEqual({ n: 1 });
+  it(
+    '20 concurrent claims on one lead, 3 times over: exactly one 200 each time, and one claimer in the ' + 'table',
+    async () => {
+      const channel = await createChannel(tenant.token, { domain });
+      for (let round = 0; round < 3; round++) {
+        const lead = await say(channel, { message: { text: `Race ${round}` } });
+        const responses = await Promise.all(claimers.map((claimer) => claim(claimer, lead.lead_id)));
+        const statuses = responses.map((response) => response.status);
+        expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+        expect(statuses.filter((status) => status === 409)).toHaveLength(19);
+        for (const response of responses.filter((r) => r.status === 409))
+          expect(((await response.json()) as { code: string }).code).toBe('already_claimed');
+        const winner = claimers[statuses.indexOf(200)]!;
+        const row = await env.DB.prepare('SELECT status, claimed_by FROM leads WHERE id = ?')
+          .bind(lead.lead_id)
+          .first();
+        expect(row).toEqual({ status: 'claimed', claimed_by: winner.providerId });
+        const events = await env.DB.prepare(
+          "SELECT COUNT(*) AS n FROM lead_events WHERE lead_id = ? AND to_status = 'claimed'",
+        )
+          .bind(lead.lead_id)
+          .first();
+        expect(events).toEqual({ n: 1 });
+        const audits = await env.DB.prepare(
+          "SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'lead.claimed'",
+        )
+          .bind(lead.lead_id)
+          .first();
+        expect(audits).toEqual({ n: 1 });
+      }
+    },
+  );
+
+  it(
+    'a claimed lead leaves Available for everyone else; the claimer sees it in Mine, with the contact ' + 'details',
+    async () => {
+      const channel = await createChannel(tenant.token, { domain });
+      const lead = await say(channel, { message: { text: 'Please call me.' } });
+      await say(channel, {
+        session_id: lead.session_id,
+        trigger: 'lead_capture',
+        contact: { name: 'Ada', email: 'ada.claim@example.com' },
+      });
+      const [winner, other] = claimers as [TestProvider, TestProvider];
+      const claimed = await json(await claim(winner, lead.lead_id));
+      expect(claimed.contact).toEqual({ name: 'Ada', email: 'ada.claim@example.com', phone: null });
+      expect(claimed.claimed_at).toBeTypeOf('string');
+      expect(await availableIds(other)).not.toContain(lead.lead_id);
+      const mine = await json(await sessionCall(winner.cookie, '/api/provider/workbench/leads?scope=mine&limit=100'));
+      expect(mine.data.find((entry: { lead_id: string }) => entry.lead_id === lead.lead_id).contact.email).toBe(
+        'ada.claim@example.com',
+      );
+      // Claiming again is harmless for the claimer, and 409 for anyone else.
+      expect((await claim(winner, lead.lead_id)).status).toBe(200);
+      await expectProblem(await claim(other, lead.lead_id), 409, 'already_claimed');
+      // Only the claimer changes its status; another expert in scope gets 403.
+      await expectProblem(await setStatus(other, lead.lead_id, 'contacted'), 403, 'not_claimer');
+    },
+  );
+});
+
+describe(
+  'lead status changes through the API (the whole table is a unit test: ' + 'platform/leads/transitions.test.ts)',
+  () => {
+    let tenant: Tenant;
+    let channel: string;
+    let expert: TestProvider;
+    let domain: string;
+
+    beforeAll(async () => {
+      tenant = await createTenant({ scopes: SCOPES });
+      domain = await newDomain();
+      channel = await createChannel(tenant.token, { domain });
+      expert = await createActiveExpert({ domains: [domain] });
+    }, 60_000);
+
+    /** A lead claimed by the expert and moved along `steps`. */
+    async function claimedLead(steps: string[] = []): Promise<string> {
+      const lead = await say(channel, { message: { text: `Lead to move along ${steps.join(' ')}` } });
+      expect((await claim(expert, lead.lead_id)).status).toBe(200);
+      for (const step of steps) expect((await setStatus(expert, lead.lead_id, step)).status).toBe(200);
+      return lead.lead_id;
     }
-  });
 
-  it('a claimed lead leaves Available for everyone else; the claimer sees it in Mine, with the contact details', async () => {
-    const channel = await createChannel(tenant.token, { domain });
-    const lead = await say(channel, { message: { text: 'Please call me.' } });
-    await say(channel, {
-      session_id: lead.session_id,
-      trigger: 'lead_capture',
-      contact: { name: 'Ada', email: 'ada.claim@example.com' },
+    it('an allowed move answers the lead, with the note in its history', async () => {
+      const leadId = await claimedLead(['contacted']);
+      const moved = await json(await setStatus(expert, leadId, 'qualified', 'Note for the history.'));
+      expect(moved.status).toBe('qualified');
+      expect(moved.history.at(-1)).toMatchObject({
+        from: 'contacted',
+        to: 'qualified',
+        actor: 'provider',
+        by_you: true,
+        note: 'Note for the history.',
+      });
     });
-    const [winner, other] = claimers as [TestProvider, TestProvider];
-    const claimed = await json(await claim(winner, lead.lead_id));
-    expect(claimed.contact).toEqual({ name: 'Ada', email: 'ada.claim@example.com', phone: null });
-    expect(claimed.claimed_at).toBeTypeOf('string');
-    expect(await availableIds(other)).not.toContain(lead.lead_id);
-    const mine = await json(await sessionCall(winner.cookie, '/api/provider/workbench/leads?scope=mine&limit=100'));
-    expect(mine.data.find((entry: { lead_id: string }) => entry.lead_id === lead.lead_id).contact.email).toBe(
-      'ada.claim@example.com',
-    );
-    // Claiming again is harmless for the claimer, and 409 for anyone else.
-    expect((await claim(winner, lead.lead_id)).status).toBe(200);
-    await expectProblem(await claim(other, lead.lead_id), 409, 'already_claimed');
-    // Only the claimer changes its status; another expert in scope gets 403.
-    await expectProblem(await setStatus(other, lead.lead_id, 'contacted'), 403, 'not_claimer');
-  });
-});
 
-describe('lead status changes through the API (the whole table is a unit test: platform/leads/transitions.test.ts)', () => {
-  let tenant: Tenant;
-  let channel: string;
-  let expert: TestProvider;
-  let domain: string;
-
-  beforeAll(async () => {
-    tenant = await createTenant({ scopes: SCOPES });
-    domain = await newDomain();
-    channel = await createChannel(tenant.token, { domain });
-    expert = await createActiveExpert({ domains: [domain] });
-  }, 60_000);
-
-  /** A lead claimed by the expert and moved along `steps`. */
-  async function claimedLead(steps: string[] = []): Promise<string> {
-    const lead = await say(channel, { message: { text: `Lead to move along ${steps.join(' ')}` } });
-    expect((await claim(expert, lead.lead_id)).status).toBe(200);
-    for (const step of steps) expect((await setStatus(expert, lead.lead_id, step)).status).toBe(200);
-    return lead.lead_id;
-  }
-
-  it('an allowed move answers the lead, with the note in its history', async () => {
-    const leadId = await claimedLead(['contacted']);
-    const moved = await json(await setStatus(expert, leadId, 'qualified', 'Note for the history.'));
-    expect(moved.status).toBe('qualified');
-    expect(moved.history.at(-1)).toMatchObject({
-      from: 'contacted',
-      to: 'qualified',
-      actor: 'provider',
-      by_you: true,
-      note: 'Note for the history.',
+    it('a move the table refuses is 409 invalid_transition and changes nothing; won is final', async () => {
+      const leadId = await claimedLead();
+      await expectProblem(await setStatus(expert, leadId, 'won'), 409, 'invalid_transition');
+      expect(await env.DB.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
+        status: 'claimed',
+      });
+      const won = await claimedLead(['contacted', 'qualified', 'won']);
+      await expectProblem(await setStatus(expert, won, 'open'), 409, 'invalid_transition');
+      await expectProblem(await setStatus(expert, won, 'lost'), 409, 'invalid_transition');
     });
-  });
 
-  it('a move the table refuses is 409 invalid_transition and changes nothing; won is final', async () => {
-    const leadId = await claimedLead();
-    await expectProblem(await setStatus(expert, leadId, 'won'), 409, 'invalid_transition');
-    expect(await env.DB.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
-      status: 'claimed',
+    it('a release returns the lead to open, unclaimed, and back in Available', async () => {
+      const leadId = await claimedLead(['contacted']);
+      expect((await json(await setStatus(expert, leadId, 'open'))).status).toBe('open');
+      expect(await env.DB.prepare('SELECT claimed_by FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
+        claimed_by: null,
+      });
+      expect(await availableIds(expert)).toContain(leadId);
     });
-    const won = await claimedLead(['contacted', 'qualified', 'won']);
-    await expectProblem(await setStatus(expert, won, 'open'), 409, 'invalid_transition');
-    await expectProblem(await setStatus(expert, won, 'lost'), 409, 'invalid_transition');
-  });
 
-  it('a release returns the lead to open, unclaimed, and back in Available', async () => {
-    const leadId = await claimedLead(['contacted']);
-    expect((await json(await setStatus(expert, leadId, 'open'))).status).toBe('open');
-    expect(await env.DB.prepare('SELECT claimed_by FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
-      claimed_by: null,
+    it('an open lead is claimed, not moved by status: 403 not_claimer', async () => {
+      const lead = await say(channel, { message: { text: 'Still open' } });
+      await expectProblem(await setStatus(expert, lead.lead_id, 'contacted'), 403, 'not_claimer');
     });
-    expect(await availableIds(expert)).toContain(leadId);
-  });
-
-  it('an open lead is claimed, not moved by status: 403 not_claimer', async () => {
-    const lead = await say(channel, { message: { text: 'Still open' } });
-    await expectProblem(await setStatus(expert, lead.lead_id, 'contacted'), 403, 'not_claimer');
-  });
-});
+  },
+);
 
 describe('contact details reach the claimer only', () => {
   it('absent from the list, the detail, the console and the logs for everyone but the claimer', async () => {
@@ -426,42 +455,46 @@ describe('workbench pagination', () => {
 });
 
 describe('D1 work of the workbench', () => {
-  it('listing and claiming take the same number of round trips with 3 or 400 more leads and more providers', async () => {
-    const tenant = await createTenant({ scopes: SCOPES });
-    const domain = await newDomain();
-    const channel = await createChannel(tenant.token, { domain });
-    const expert = await createActiveExpert({ domains: [domain] });
-    const trips = (response: Response) => Number(response.headers.get('X-D1-Queries'));
-    const measure = async () => {
-      const lead = await say(channel, { message: { text: 'Measure me' } });
-      const listed = await sessionCall(expert.cookie, '/api/provider/workbench/leads?scope=available&limit=25');
-      const available = (await json(listed)).counts.available as number;
-      const claimTrips = trips(await claim(expert, lead.lead_id));
-      return { trips: { list: trips(listed), claim: claimTrips }, available };
-    };
-    for (let i = 0; i < 2; i++) await say(channel, { message: { text: `Before ${i}` } });
-    const before = await measure();
-    // Growth written straight into the tables (as many rows as the API would make, without the API's time).
-    const template = (await env.DB.prepare(
-      'SELECT * FROM leads WHERE id = (SELECT MAX(id) FROM leads WHERE domain = ?)',
-    )
-      .bind(domain)
-      .first<Record<string, unknown>>())!;
-    const columns = Object.keys(template).filter(
-      (column) => !['id', 'conversation_id', 'status', 'claimed_by', 'claimed_at'].includes(column),
-    );
-    await env.DB.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
-       INSERT INTO leads (id, status, ${columns.join(', ')}) SELECT 'lead_growth' || printf('%04d', i) || ?, 'open', ${columns.join(', ')} FROM n, (SELECT * FROM leads WHERE id = ?)`,
-    )
-      .bind(domain, template.id)
-      .run();
-    for (let i = 0; i < 3; i++) await createActiveExpert({ domains: [domain] });
-    const after = await measure();
-    expect(after.available).toBeGreaterThanOrEqual(before.available + 400);
-    expect(after.trips).toEqual(before.trips);
-    expect(before.trips.list).toBeLessThanOrEqual(3);
-  });
+  it(
+    'listing and claiming take the same number of round trips with 3 or 400 more leads and more ' + 'providers',
+    async () => {
+      const tenant = await createTenant({ scopes: SCOPES });
+      const domain = await newDomain();
+      const channel = await createChannel(tenant.token, { domain });
+      const expert = await createActiveExpert({ domains: [domain] });
+      const trips = (response: Response) => Number(response.headers.get('X-D1-Queries'));
+      const measure = async () => {
+        const lead = await say(channel, { message: { text: 'Measure me' } });
+        const listed = await sessionCall(expert.cookie, '/api/provider/workbench/leads?scope=available&limit=25');
+        const available = (await json(listed)).counts.available as number;
+        const claimTrips = trips(await claim(expert, lead.lead_id));
+        return { trips: { list: trips(listed), claim: claimTrips }, available };
+      };
+      for (let i = 0; i < 2; i++) await say(channel, { message: { text: `Before ${i}` } });
+      const before = await measure();
+      // Growth written straight into the tables (as many rows as the API would make, without the API's time).
+      const template = (await env.DB.prepare(
+        'SELECT * FROM leads WHERE id = (SELECT MAX(id) FROM leads WHERE domain = ?)',
+      )
+        .bind(domain)
+        .first<Record<string, unknown>>())!;
+      const columns = Object.keys(template).filter(
+        (column) => !['id', 'conversation_id', 'status', 'claimed_by', 'claimed_at'].includes(column),
+      );
+      await env.DB.prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
+       INSERT INTO leads (id, status, ${columns.join(', ')}) SELECT 'lead_growth' || printf('%04d', i) || ?, 'open',
+         ${columns.join(', ')} FROM n, (SELECT * FROM leads WHERE id = ?)`,
+      )
+        .bind(domain, template.id)
+        .run();
+      for (let i = 0; i < 3; i++) await createActiveExpert({ domains: [domain] });
+      const after = await measure();
+      expect(after.available).toBeGreaterThanOrEqual(before.available + 400);
+      expect(after.trips).toEqual(before.trips);
+      expect(before.trips.list).toBeLessThanOrEqual(3);
+    },
+  );
 });
 
 describe('provider sign-up to first lead, end to end through the API', () => {

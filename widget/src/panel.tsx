@@ -277,7 +277,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
   };
 
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: the role is dialog (or region) at run time; Escape closes the dialog.
+    // biome-ignore lint/a11y/noStaticElementInteractions: a dialog (or region) at run time; Escape closes it.
     // biome-ignore lint/a11y/useAriaPropsSupportedByRole: dialog and region both take aria-labelledby.
     <div
       class={`panel ${mode}`}
@@ -397,7 +397,10 @@ function themeCss(config: WidgetConfig): string {
   const side = config.position.side === 'bottom-left' ? 'left' : 'right';
   const x = Math.min(Math.max(Number(config.position.offset_x) || 0, 0), 200);
   const y = Math.min(Math.max(Number(config.position.offset_y) || 0, 0), 200);
-  return `:host,:root{--egw-primary:${primary};--egw-on-primary:${onPrimary};--egw-accent:${accent}}.panel.embedded{${side}:${x}px;bottom:${y + 68}px}`;
+  return (
+    `:host,:root{--egw-primary:${primary};--egw-on-primary:${onPrimary};--egw-accent:${accent}}` +
+    `.panel.embedded{${side}:${x}px;bottom:${y + 68}px}`
+  );
 }
 
 function mount(container: HTMLElement, root: ShadowRoot | Document, options: PanelOptions): PanelController {

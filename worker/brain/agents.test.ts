@@ -71,19 +71,22 @@ const answers = {
 };
 
 describe('the agent chain', () => {
-  it('ends at its total deadline: eight hanging agents cost 20 s, not 80 s, and no agent is called after it', async () => {
-    const ids = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8'];
-    const { ports, calls, elapsed } = portsWith(Object.fromEntries(ids.map((id) => [id, hangs])));
-    const run = await runAgents(
-      input(),
-      ids.map((id) => candidate(id)),
-      ports,
-    );
-    expect(run.answered).toBeUndefined();
-    expect(elapsed()).toBe(20_000);
-    expect(calls.map((call) => call.withinMs)).toEqual([20_000, 10_000]);
-    expect(run.attempts.map((attempt) => attempt.outcome)).toEqual(['timeout', 'timeout']);
-  });
+  it(
+    'ends at its total deadline: eight hanging agents cost 20 s, not 80 s, and no agent is called ' + 'after it',
+    async () => {
+      const ids = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8'];
+      const { ports, calls, elapsed } = portsWith(Object.fromEntries(ids.map((id) => [id, hangs])));
+      const run = await runAgents(
+        input(),
+        ids.map((id) => candidate(id)),
+        ports,
+      );
+      expect(run.answered).toBeUndefined();
+      expect(elapsed()).toBe(20_000);
+      expect(calls.map((call) => call.withinMs)).toEqual([20_000, 10_000]);
+      expect(run.attempts.map((attempt) => attempt.outcome)).toEqual(['timeout', 'timeout']);
+    },
+  );
 
   it('gives each agent only what is left of the deadline', async () => {
     const { ports, calls } = portsWith({ slow: { ...hangs, takesMs: 15_000 }, next: answers });

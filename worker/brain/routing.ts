@@ -76,8 +76,10 @@ function callerReply(facts: ReplyFacts): string {
   if (!facts.lead) return `Your request was recorded as ${demandId} (${reference}).`;
   const experts = facts.matchedProviders === 1 ? '1 expert' : `${facts.matchedProviders} experts`;
   return facts.matchedProviders > 0
-    ? `Your request was recorded as ${demandId} (${reference}) and offered to ${experts}${inTopic(facts.topic)}; one will pick it up.`
-    : `Your request was recorded as ${demandId} (${reference}); it waits for an expert who covers ${facts.topic === 'general' ? 'this domain' : facts.topic}.`;
+    ? `Your request was recorded as ${demandId} (${reference}) and offered to ${experts}${inTopic(facts.topic)}; one ` +
+        `will pick it up.`
+    : `Your request was recorded as ${demandId} (${reference}); it waits for an expert who covers ` +
+        `${facts.topic === 'general' ? 'this domain' : facts.topic}.`;
 }
 
 /** What risk control and judgement decide about a message, whichever path answers it. */

@@ -48,7 +48,9 @@ export interface BrainInput {
   origin: DemandOrigin;
   conversation?: ConversationContext;
   now: number;
-  /** The whole chain of agent calls must end within this many ms (20 s by default); then the lead path or 502 answers. */
+  /**
+   * The whole chain of agent calls must end within this many ms (20 s by default); then the lead path or 502 answers.
+   */
   agentChainMs: number;
 }
 

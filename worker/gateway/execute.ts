@@ -77,7 +77,10 @@ export const executeRoute = createRoute({
   tags: ['Gateway'],
   summary: 'Run one synchronous execution',
   description:
-    'Checks run in a fixed order: content type and size, bearer, body, key_id, admission (scopes), rate limit and quota, idempotency, then execution. The answer is a completed envelope. With `agents:invoke`, the domain’s agents and robots answer first (`result.handled_by`, `result.output`); when none answers, the demand becomes a lead (`leads:write`) or the answer is 502 `agent_unavailable`.',
+    'Checks run in a fixed order: content type and size, bearer, body, key_id, admission (scopes), rate limit and ' +
+    'quota, idempotency, then execution. The answer is a completed envelope. With `agents:invoke`, the domain’s ' +
+    'agents and robots answer first (`result.handled_by`, `result.output`); when none answers, the demand becomes a ' +
+    'lead (`leads:write`) or the answer is 502 `agent_unavailable`.',
   security: [{ bearerAuth: [] }],
   ...executeRouteContract,
   middleware: [
@@ -109,7 +112,8 @@ export const executeRoute = createRoute({
         'X-Request-Id': {
           schema: { type: 'string' },
           description:
-            'Our id of this request (`req_…`); quote it to support. Your own `request_id` comes back in `output.request_id`.',
+            'Our id of this request (`req_…`); quote it to support. Your own `request_id` comes back in ' +
+            '`output.request_id`.',
         },
         'Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] }, description: 'Present on a replay.' },
         'RateLimit-Limit': { schema: { type: 'integer' } },

@@ -26,7 +26,8 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, baseUrl: string):
       in: 'cookie',
       name: 'egw_session',
       description:
-        'A signed-in console session (the cookie is `__Host-egw_session` on https). Send the workspace in `X-Workspace-Id`; changes must come from the console origin.',
+        'A signed-in console session (the cookie is `__Host-egw_session` on https). Send the workspace in ' +
+        '`X-Workspace-Id`; changes must come from the console origin.',
     });
     document = app.getOpenAPI31Document({
       openapi: '3.1.0',
@@ -34,7 +35,8 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, baseUrl: string):
         title: 'Edge Execution Gateway',
         version: SERVICE_VERSION,
         description:
-          'A synchronous execution gateway. Send one JSON request to POST /api/execute with a bearer key and get a completed execution envelope back. Errors are RFC 9457 problem+json with a stable `code`.',
+          'A synchronous execution gateway. Send one JSON request to POST /api/execute with a bearer key and get a ' +
+          'completed execution envelope back. Errors are RFC 9457 problem+json with a stable `code`.',
       },
       tags: [{ name: 'Gateway', description: 'The public execution gateway.' }],
     });

@@ -113,7 +113,10 @@ export function isConstraintViolation(error: unknown, constraint: string): boole
 
 type InsertValues<T extends SQLiteTable> = { [K in keyof T['$inferInsert']]?: T['$inferInsert'][K] | SQL };
 
-/** Per table, row count and column set, the SQL text around the values of a plain INSERT (see insertRows); bounded by the shapes the code writes. */
+/**
+ * Per table, row count and column set, the SQL text around the values of a plain INSERT (see insertRows); bounded by
+ * the shapes the code writes.
+ */
 const insertTexts = new Map<string, TemplateStringsArray>();
 
 function insertText(table: SQLiteTable, columnNames: string[], rowCount: number): TemplateStringsArray {

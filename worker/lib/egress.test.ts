@@ -3,7 +3,10 @@ import { checkEgressUrl, normaliseHostname, readBoundedBody } from './egress';
 
 const production = { allowLoopback: false };
 
-/** A body of `total` bytes in 64 KB chunks, made only as they are read; it counts what was pulled and whether it was cancelled. */
+/**
+ * A body of `total` bytes in 64 KB chunks, made only as they are read; it counts what was pulled and whether it was
+ * cancelled.
+ */
 function lazyBody(total: number, chunk = 64 * 1024) {
   const seen = { pulled: 0, cancelled: false };
   const stream = new ReadableStream<Uint8Array>({

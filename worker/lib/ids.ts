@@ -23,7 +23,10 @@ export type IdPrefix =
   | 'cnv'
   | 'lev'
   | 'ptr'
-  /** Internal only: conversation messages, agent attempts, the webhook-id of each signed call, and an execution batch's guard row. */
+  /**
+   * Internal only: conversation messages, agent attempts, the webhook-id of each signed call, and an execution batch's
+   * guard row.
+   */
   | 'msg'
   | 'att'
   | 'call'

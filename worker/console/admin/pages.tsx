@@ -112,7 +112,9 @@ export function ProviderReviewPage({
       ? ([
           [
             'Agent',
-            `${provider.agent_card.name} (A2A ${provider.agent_card.protocol_version}) at ${provider.agent_card.endpoint}; skills: ${provider.agent_card.skills.map((skill) => skill.name).join(', ') || 'none'}`,
+            `${provider.agent_card.name} (A2A ${provider.agent_card.protocol_version}) at ` +
+              `${provider.agent_card.endpoint}; skills: ` +
+              `${provider.agent_card.skills.map((skill) => skill.name).join(', ') || 'none'}`,
           ],
         ] as [string, string][])
       : []),

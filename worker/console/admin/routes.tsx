@@ -104,10 +104,8 @@ export function adminPageRoutes() {
       }
       // An approved agent or robot's signing secret is shown in this answer only.
       if (issuedSecret) return renderReview(c, providerId, { issuedSecret });
-      return c.redirect(
-        `/admin/providers/${providerId}?notice=${decision === 'approve' ? 'approved' : decision === 'reject' ? 'rejected' : 'suspended'}`,
-        303,
-      );
+      const notice = { approve: 'approved', reject: 'rejected', suspend: 'suspended' }[decision];
+      return c.redirect(`/admin/providers/${providerId}?notice=${notice}`, 303);
     });
   }
 

@@ -93,9 +93,9 @@ export function curlExample(baseUrl: string, method: string, path: string, opera
   const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
   const bearer = schemes.includes('bearerAuth');
   const sessionOnly = !bearer && schemes.includes('consoleSession');
-  const lines = [
-    `curl -s${method === 'get' || (method === 'post' && (example !== undefined || !sessionOnly)) ? '' : ` -X ${method.toUpperCase()}`} ${url}`,
-  ];
+  // GET, and a POST with a body (curl's default with -d), need no -X.
+  const impliedMethod = method === 'get' || (method === 'post' && (example !== undefined || !sessionOnly));
+  const lines = [`curl -s${impliedMethod ? '' : ` -X ${method.toUpperCase()}`} ${url}`];
   if (bearer) lines.push('  -H "Authorization: Bearer $EGW_API_KEY"');
   // Console-session routes take the session cookie, and changes must come from the console's origin.
   if (sessionOnly) lines.push('  -H "Cookie: egw_session=$EGW_SESSION"', `  -H "Origin: ${baseUrl}"`);

@@ -239,7 +239,8 @@ export function IntegrationsPage(props: IntegrationsProps) {
               {
                 header: 'Limits',
                 cell: (key) =>
-                  `${key.rate_limit_per_minute ?? 'default'} / min${key.monthly_quota !== null ? `, ${key.monthly_quota} / month` : ''}`,
+                  `${key.rate_limit_per_minute ?? 'default'} / ` +
+                  `min${key.monthly_quota !== null ? `, ${key.monthly_quota} / month` : ''}`,
               },
               { header: 'State', cell: (key) => <StatusPill status={key.state} /> },
               { header: 'Created', cell: (key) => when(key.created_at) },

@@ -50,19 +50,30 @@ export function nextStepText(profile: ProviderProfileView): string {
   const executes = profile.kind === 'agent' || profile.kind === 'robot';
   switch (profile.status) {
     case 'registered':
-      return 'Tell us what you do, in five short steps. Nothing is shown to anyone until you submit your profile for review.';
+      return (
+        'Tell us what you do, in five short steps. Nothing is shown to anyone until you submit your profile for ' +
+        'review.'
+      );
     case 'profile_incomplete':
       return profile.review_note
         ? 'Your profile came back from review. Read the note, update your profile, and submit it again.'
         : 'Complete the steps, then submit your profile for review by the platform team.';
     case 'pending_review':
-      return 'Your profile is with the platform team. The decision appears here. You can still edit your profile meanwhile.';
+      return (
+        'Your profile is with the platform team. The decision appears here. You can still edit your profile ' +
+        'meanwhile.'
+      );
     case 'active':
       return executes
-        ? 'You are active: executions in your domains are sent to your endpoint. Changing your kind, scope or endpoint sends your profile back to review.'
-        : 'You are active: leads in your scope appear in your workbench. Changing your kind or scope sends your profile back to review.';
+        ? 'You are active: executions in your domains are sent to your endpoint. Changing your kind, scope or ' +
+            'endpoint sends your profile back to review.'
+        : 'You are active: leads in your scope appear in your workbench. Changing your kind or scope sends your ' +
+            'profile back to review.';
     case 'suspended':
-      return 'Your account is suspended: you receive no leads or executions. Read the note, update your profile, and resubmit it for review.';
+      return (
+        'Your account is suspended: you receive no leads or executions. Read the note, update your profile, and ' +
+        'resubmit it for review.'
+      );
   }
 }
 
@@ -271,7 +282,10 @@ function StepForm({ props }: { props: OnboardingProps }) {
               value={value('endpoint_url', profile.endpoint_url)}
               errors={errors}
               required
-              hint="A public https URL on the default port. The platform POSTs each execution there, signed (Standard Webhooks)."
+              hint={
+                'A public https URL on the default port. The platform POSTs each execution there, signed ' +
+                '(Standard Webhooks).'
+              }
             />
             <RobotContract />
           </>
@@ -285,7 +299,10 @@ function StepForm({ props }: { props: OnboardingProps }) {
               value={value('agent_card_url', profile.agent_card_url)}
               errors={errors}
               required
-              hint="The https URL of your A2A agent card (A2A 1.0, or 0.3), such as https://agent.example.com/.well-known/agent-card.json. We fetch and check it when you save."
+              hint={
+                'The https URL of your A2A agent card (A2A 1.0, or 0.3), such as ' +
+                'https://agent.example.com/.well-known/agent-card.json. We fetch and check it when you save.'
+              }
             />
             {profile.agent_card ? <AgentCardPanel card={profile.agent_card} /> : null}
             <Field
@@ -353,7 +370,10 @@ function StepForm({ props }: { props: OnboardingProps }) {
           label="Topics (optional)"
           value={values.topics ?? joinList(profile.accepted_scope.topics)}
           errors={errors}
-          hint="Comma-separated, such as payroll, vat returns. With topics you see only demand about them; without, every demand of your domains."
+          hint={
+            'Comma-separated, such as payroll, vat returns. With topics you see only demand about them; without, ' +
+            'every demand of your domains.'
+          }
         />
         {save()}
       </form>
@@ -398,7 +418,8 @@ function StepForm({ props }: { props: OnboardingProps }) {
           [
             'Agent',
             profile.agent_card
-              ? `${profile.agent_card.name} (A2A ${profile.agent_card.protocol_version}, ${profile.agent_card.skills.length} skills)`
+              ? `${profile.agent_card.name} (A2A ${profile.agent_card.protocol_version}, ` +
+                `${profile.agent_card.skills.length} skills)`
               : 'not fetched yet',
           ],
         ] as [string, Child][])
@@ -785,7 +806,8 @@ export function ProviderClosedPage({
           {wrongKind
             ? area === 'workbench'
               ? 'The workbench is where experts claim leads; agents and robots answer executions instead.'
-              : 'Operations are for agents and robots: their signing secret and their health. Experts claim leads in the workbench.'
+              : 'Operations are for agents and robots: their signing secret and their health. Experts claim leads in ' +
+                'the workbench.'
             : area === 'workbench'
               ? nextStepText(profile)
               : 'Operations open once your profile is submitted for review.'}

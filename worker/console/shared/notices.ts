@@ -8,7 +8,8 @@ const NOTICES: Record<string, string> = {
   enabled: 'Channel enabled.',
   disabled: 'Channel disabled: the widget and hosted inbox are off.',
   invited:
-    'Invitation sent. They accept it in the console after signing in (or once they sign up with that address); it expires in 7 days.',
+    'Invitation sent. They accept it in the console after signing in (or once they sign up with that address); it ' +
+    'expires in 7 days.',
   revoked: 'Invitation withdrawn.',
   accepted: 'Invitation accepted: welcome to the workspace.',
   declined: 'Invitation declined.',

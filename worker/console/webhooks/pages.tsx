@@ -16,10 +16,17 @@ const DISABLED_BECAUSE: Record<string, string> = {
 /** Why an endpoint is in its state, in a sentence. */
 function stateNote(endpoint: EndpointView): string | null {
   if (endpoint.status === 'disabled') {
-    return `Disabled ${when(endpoint.disabled_at)} ${DISABLED_BECAUSE[endpoint.disabled_reason ?? 'admin']}. Nothing is sent to it meanwhile: its events wait, and go out when the platform team enables it again (within 3 days of each event).`;
+    return (
+      `Disabled ${when(endpoint.disabled_at)} ${DISABLED_BECAUSE[endpoint.disabled_reason ?? 'admin']}. Nothing ` +
+      `is sent to it meanwhile: its events wait, and go out when the platform team enables it again (within 3 days ` +
+      `of each event).`
+    );
   }
   if (endpoint.failing_since)
-    return `Failing since ${when(endpoint.failing_since)}: deliveries are retried for 3 days, then the endpoint is disabled.`;
+    return (
+      `Failing since ${when(endpoint.failing_since)}: deliveries are retried for 3 days, then the endpoint is ` +
+      `disabled.`
+    );
   return null;
 }
 

@@ -312,10 +312,8 @@ async function callRobot(
         const issue = parsed.error.issues[0]!;
         return failure(
           'invalid_answer',
-          `The answer does not match {output, reply?, usage?}: ${issue.path.join('.') || 'body'}: ${issue.message}`.slice(
-            0,
-            300,
-          ),
+          `The answer does not match {output, reply?, usage?}: ${issue.path.join('.') || 'body'}: ` +
+            `${issue.message}`.slice(0, 300),
           response.status,
           started,
         );

@@ -21,7 +21,10 @@ export const rotateSecretRoute = createRoute({
   tags: [TAG],
   summary: 'Rotate the signing secret',
   description:
-    'Every call the platform makes to you carries Standard Webhooks headers signed with your `whsec_` secret; verify them (the npm `standardwebhooks` library does). This issues a new secret, shown once in this answer. For 24 hours calls carry signatures under both the old and the new secret, so you can deploy the new one without missing a call.',
+    'Every call the platform makes to you carries Standard Webhooks headers signed with your `whsec_` secret; verify ' +
+    'them (the npm `standardwebhooks` library does). This issues a new secret, shown once in this answer. For 24 ' +
+    'hours calls carry signatures under both the old and the new secret, so you can deploy the new one without ' +
+    'missing a call.',
   security,
   middleware: [operate] as const,
   responses: {
@@ -37,7 +40,8 @@ export const healthRoute = createRoute({
   tags: [TAG],
   summary: 'Your agent’s or robot’s last 24 hours',
   description:
-    'Calls, success rate, p50 and p95 latency, the circuit breaker (5 failures in a row skip you for a minute) and the last errors, each with its execution id.',
+    'Calls, success rate, p50 and p95 latency, the circuit breaker (5 failures in a row skip you for a minute) and ' +
+    'the last errors, each with its execution id.',
   security,
   middleware: [operate] as const,
   responses: { 200: jsonContent(agentHealthSchema, 'The health view.'), ...problemResponses([401, 403] as const) },

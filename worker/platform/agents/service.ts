@@ -65,7 +65,8 @@ const NOT_FAILURES = sql.raw(`('success', 'declined', 'circuit_open')`);
 function agentsAccepting(domain: string, pool: AgentPool) {
   const inPool =
     pool.kind === 'workspace'
-      ? sql`${providers.userId} IN (SELECT ${memberships.userId} FROM ${memberships} WHERE ${memberships.workspaceId} = ${pool.workspaceId})`
+      ? sql`${providers.userId} IN (SELECT ${memberships.userId} FROM ${memberships} WHERE
+        ${memberships.workspaceId} = ${pool.workspaceId})`
       : undefined;
   return and(
     eq(providerDomains.domain, domain),
@@ -81,7 +82,8 @@ function agentsAccepting(domain: string, pool: AgentPool) {
  * opened breaker counts from the next execution on.
  */
 export function agentSupplyQuery(db: Database, domain: string, pool: AgentPool, now: number) {
-  // The query builder, not raw SQL: drizzle can batch only built queries, and this one travels in the agent path's preflight batch.
+  // The query builder, not raw SQL: drizzle can batch only built queries, and this one travels in the agent path's
+  // preflight batch.
   return db
     .select({
       id: sql<string>`${providers.id}`,
@@ -96,7 +98,8 @@ export function agentSupplyQuery(db: Database, domain: string, pool: AgentPool, 
       bearer_token: providers.bearerToken,
       timeout_ms: providers.timeoutMs,
       open_until: sql<number>`coalesce(${providerHealth.openUntil}, 0)`,
-      failures: sql<number>`(SELECT count(*) FROM ${agentAttempts} a WHERE a.provider_id = ${providers.id} AND a.created_at > ${now - FAILURE_WINDOW_MS} AND a.outcome NOT IN ${NOT_FAILURES})`,
+      failures: sql<number>`(SELECT count(*) FROM ${agentAttempts} a WHERE a.provider_id = ${providers.id} AND 
+        a.created_at > ${now - FAILURE_WINDOW_MS} AND a.outcome NOT IN ${NOT_FAILURES})`,
     })
     .from(providerDomains)
     .innerJoin(providers, eq(providers.id, providerDomains.providerId))
@@ -225,7 +228,8 @@ export function attemptWrites(
             target: providerHealth.providerId,
             set: {
               consecutiveFailures: sql`${providerHealth.consecutiveFailures} + 1`,
-              openUntil: sql`CASE WHEN ${providerHealth.consecutiveFailures} + 1 >= ${BREAKER_THRESHOLD} THEN ${now + BREAKER_OPEN_MS} ELSE ${providerHealth.openUntil} END`,
+              openUntil: sql`CASE WHEN ${providerHealth.consecutiveFailures} + 1 >= ${BREAKER_THRESHOLD} THEN
+                ${now + BREAKER_OPEN_MS} ELSE ${providerHealth.openUntil} END`,
               updatedAt: now,
             },
           }),

@@ -127,7 +127,8 @@ export function publicWidgetRoutes() {
         tags: [TAG],
         summary: 'Public widget configuration of a channel',
         description:
-          '`provider_entry.enabled` is resolved for the requesting page: on for first-party origins under `auto`, off for third-party embeds unless the channel forces it on. Cached briefly, with an ETag.',
+          '`provider_entry.enabled` is resolved for the requesting page: on for first-party origins under `auto`, ' +
+          'off for third-party embeds unless the channel forces it on. Cached briefly, with an ETag.',
         security: [],
         middleware: [channelGate(paths.param, { requireOrigin: false })],
         request: { params },
@@ -163,7 +164,9 @@ export function publicWidgetRoutes() {
         tags: [TAG],
         summary: 'Send a visitor message, handoff or contact details',
         description:
-          'Starts or continues a visitor session and answers with the reply to show. Admission: active channel, allowed origin, a rate limit per channel and client, a honeypot, and 4,000 characters per message. The demand then runs through the same executor as /api/execute.',
+          'Starts or continues a visitor session and answers with the reply to show. Admission: active channel, ' +
+          'allowed origin, a rate limit per channel and client, a honeypot, and 4,000 characters per message. The ' +
+          'demand then runs through the same executor as /api/execute.',
         security: [],
         middleware: [
           channelGate(paths.param, { requireOrigin: true, forIntake: true }),

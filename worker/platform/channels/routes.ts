@@ -57,7 +57,8 @@ export function channelRoutes() {
       tags: [TAG],
       summary: 'Create a channel (widget and hosted inbox)',
       description:
-        'Needs an API key with `channels:write`. The answer carries the ready-to-paste snippet and the hosted inbox URL.',
+        'Needs an API key with `channels:write`. The answer carries the ready-to-paste snippet and the hosted inbox ' +
+        'URL.',
       security,
       middleware: writeMiddleware,
       request: {
@@ -174,7 +175,8 @@ export function channelRoutes() {
       tags: [TAG],
       summary: 'Recent demand and leads captured by a channel',
       description:
-        'Newest first, with attribution. Visitor contact details are not included; `contact_fields` says which were given.',
+        'Newest first, with attribution. Visitor contact details are not included; `contact_fields` says which were ' +
+        'given.',
       security,
       middleware: readMiddleware,
       request: {

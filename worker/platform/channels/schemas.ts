@@ -17,7 +17,8 @@ export const originSchema = z
     } catch {
       return false;
     }
-  }, 'Must be an exact origin such as https://www.example.com (scheme, host, optional port; no path or trailing slash).')
+  }, 'Must be an exact origin such as https://www.example.com (scheme, host, optional port; no path or trailing ' +
+    'slash).')
   .openapi({ example: 'https://www.example.com' });
 
 export const hexColorSchema = z
@@ -86,7 +87,8 @@ const domainSchema = z.string().trim().min(1).max(100).openapi({ example: 'consu
 
 export const routingPoolSchema = z.enum(['platform', 'workspace']).openapi('RoutingPool', {
   description:
-    'Who may see this channel’s leads: `platform` (every matching active provider, the default) or `workspace` (only providers who are members of this workspace).',
+    'Who may see this channel’s leads: `platform` (every matching active provider, the default) or `workspace` (only ' +
+    'providers who are members of this workspace).',
 });
 
 export const createChannelSchema = z

@@ -28,7 +28,10 @@ declare module 'hono' {
     channel: ActiveChannel;
     /** The page origin a public widget request comes from (undefined: not a browser page). */
     pageOrigin: string | undefined;
-    /** The origin intake's execution batch re-checks against the channel's lists (null: the console's own pages, always allowed). */
+    /**
+     * The origin intake's execution batch re-checks against the channel's lists (null: the console's own pages, always
+     * allowed).
+     */
     channelOriginToGuard: string | null;
   }
 }
@@ -60,7 +63,10 @@ export function hostedInboxUrl(urls: PlatformUrls, channelKey: string): string {
 
 /** The ready-to-paste snippet (SPEC "Widget snippet attributes"). */
 export function snippetFor(urls: PlatformUrls, channelKey: string): string {
-  return `<script async src="${urls.consoleUrl}/embed/widget.js" data-channel-id="${channelKey}" data-console-origin="${urls.consoleUrl}"></script>`;
+  return (
+    `<script async src="${urls.consoleUrl}/embed/widget.js" data-channel-id="${channelKey}" ` +
+    `data-console-origin="${urls.consoleUrl}"></script>`
+  );
 }
 
 /** The public shape of a channel, with its snippet and hosted inbox link. */
@@ -108,7 +114,9 @@ export const PUBLIC_CONFIG_BUDGET_BYTES = 1024;
 function assertConfigBudget(row: ChannelRow, urls: PlatformUrls): void {
   const size = new TextEncoder().encode(JSON.stringify(publicWidgetConfig(row, urls, consoleOrigin(urls)))).byteLength;
   if (size > PUBLIC_CONFIG_BUDGET_BYTES) {
-    const detail = `The widget configuration would be ${size} bytes; it must stay within ${PUBLIC_CONFIG_BUDGET_BYTES} so the widget loads fast. Shorten the copy or the logo URL.`;
+    const detail =
+      `The widget configuration would be ${size} bytes; it must stay within ` +
+      `${PUBLIC_CONFIG_BUDGET_BYTES} so the widget loads fast. Shorten the copy or the logo URL.`;
     throw new ApiError('validation_failed', detail, { errors: [{ pointer: '/widget', detail }] });
   }
 }

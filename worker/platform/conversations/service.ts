@@ -111,7 +111,10 @@ export interface StoredMessage {
   created_at: string;
 }
 
-/** The writes of one turn: the conversation (new, or touched), the visitor's message and the reply; and the messages stored. */
+/**
+ * The writes of one turn: the conversation (new, or touched), the visitor's message and the reply; and the messages
+ * stored.
+ */
 export function conversationTurnWrites(
   db: Database,
   turn: ConversationTurn,

@@ -47,7 +47,9 @@ interface GuardTarget {
   workspaceId: string;
   /** A channel's demand: the channel, and the page origin it came from (null: the console's own, always allowed). */
   channel: { id: number; origin: string | null } | null;
-  /** Also refuse when the key's monthly quota is already used up (before an agent call, which the charge comes after). */
+  /**
+   * Also refuse when the key's monthly quota is already used up (before an agent call, which the charge comes after).
+   */
   checkQuota?: boolean;
 }
 
@@ -61,9 +63,11 @@ interface GuardTarget {
 function guardValues(target: GuardTarget, now: number): WindowGuard {
   return {
     keyUsable: target.keyId
-      ? sql`coalesce((SELECT revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}) FROM api_keys WHERE id = ${target.keyId}), 0)`
+      ? sql`coalesce((SELECT revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}) FROM api_keys WHERE
+        id = ${target.keyId}), 0)`
       : null,
-    tenantActive: sql`coalesce((SELECT w.status = 'active' AND o.status = 'active' FROM workspaces w JOIN organizations o ON o.id = w.organization_id WHERE w.id = ${target.workspaceId}), 0)`,
+    tenantActive: sql`coalesce((SELECT w.status = 'active' AND o.status = 'active' FROM workspaces w JOIN
+      organizations o ON o.id = w.organization_id WHERE w.id = ${target.workspaceId}), 0)`,
     channelActive: target.channel ? channelAdmits(target.channel.id, target.channel.origin) : null,
     quotaLeft: target.checkQuota && target.keyId ? quotaLeftAfter(target.keyId, now) : null,
   };
@@ -74,13 +78,15 @@ function channelAdmits(channelId: number, origin: string | null) {
   const originAllowed =
     origin === null
       ? sql`1`
-      : sql`(EXISTS (SELECT 1 FROM json_each(allowed_origins) WHERE value = ${origin}) OR EXISTS (SELECT 1 FROM json_each(first_party_origins) WHERE value = ${origin}))`;
+      : sql`(EXISTS (SELECT 1 FROM json_each(allowed_origins) WHERE value = ${origin}) OR EXISTS (SELECT 1 FROM
+        json_each(first_party_origins) WHERE value = ${origin}))`;
   return sql`coalesce((SELECT status = 'active' AND ${originAllowed} FROM channels WHERE id = ${channelId}), 0)`;
 }
 
 /** The key's executions left this month (null when unlimited or not yet charged), read inside the batch. */
 function quotaLeftAfter(keyId: string, now: number): SQL {
-  return sql`(SELECT quota - used FROM usage_meters WHERE key_id = ${keyId} AND meter = ${EXECUTIONS_METER} AND period = ${quotaPeriod(now)})`;
+  return sql`(SELECT quota - used FROM usage_meters WHERE key_id = ${keyId} AND meter = ${EXECUTIONS_METER} AND
+    period = ${quotaPeriod(now)})`;
 }
 
 /** The headers' view of a committed rate-limit statement's row. */
@@ -301,7 +307,8 @@ function chargeUsage(db: Database, key: KeyContext, now: number) {
     insertRowsSql(
       usageMeters,
       [{ keyId: key.id, meter: EXECUTIONS_METER, period: quotaPeriod(now), used: 1, quota: key.monthlyQuota }],
-      sql`ON CONFLICT (key_id, meter, period) DO UPDATE SET used = used + 1, quota = ${key.monthlyQuota} RETURNING used, quota`,
+      sql`ON CONFLICT (key_id, meter, period) DO UPDATE SET used = used + 1, quota = ${key.monthlyQuota} RETURNING
+        used, quota`,
     ),
   );
 }

@@ -321,7 +321,10 @@ interface ExecutionRun {
   admission: BatchAdmission;
   executionId: string;
   memo: AgentMemo;
-  /** The agent attempts of an earlier try, kept when a later one no longer calls agents (a person has the conversation now). */
+  /**
+   * The agent attempts of an earlier try, kept when a later one no longer calls agents (a person has the conversation
+   * now).
+   */
   earlierAttempts: AgentAttempt[];
 }
 
@@ -405,7 +408,8 @@ async function executeOnce(
     await db.batch([first!, ...rest]);
     throw new ApiError(
       'agent_unavailable',
-      `No agent or robot for ${demand.domain} answered (${attempts.length} tried), and this execution may not create a lead (it needs leads:write).`,
+      `No agent or robot for ${demand.domain} answered (${attempts.length} tried), and this execution may not create ` +
+        `a lead (it needs leads:write).`,
       {
         extensions: {
           execution_id: executionId,

@@ -5,7 +5,10 @@ import { ApiError } from '../../lib/errors';
 const { rateLimitWindows } = schema;
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
-/** An execution's guard, as SQL read fresh inside the statement (see GuardTarget in batch-admission.ts); null: not involved. */
+/**
+ * An execution's guard, as SQL read fresh inside the statement (see GuardTarget in batch-admission.ts); null: not
+ * involved.
+ */
 export interface WindowGuard {
   keyUsable: SQL | null;
   tenantActive: SQL | null;

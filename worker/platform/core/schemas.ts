@@ -45,7 +45,8 @@ export const executeRequestSchema = z
     execution_mode: z.literal('sync').openapi({ description: 'Only `sync` is supported.' }),
     required_scopes: setOf(scopeSchema, KNOWN_SCOPES.length).openapi({
       description:
-        "The minimal scopes this request needs. Must be a subset of the key's scopes. Empty means all of the key's scopes.",
+        "The minimal scopes this request needs. Must be a subset of the key's scopes. Empty means all of the key's " +
+        'scopes.',
       example: ['execute'],
     }),
     key_id: z.string().min(1).max(64).optional().openapi({
@@ -90,7 +91,8 @@ export const usageApplicationSchema = z
     remaining: z.number().int().optional(),
     source: z.enum(USAGE_SOURCES).openapi({
       description:
-        '`platform`: the platform’s own charge. `provider`: usage that the robot or agent which answered reported about itself (never a platform meter).',
+        '`platform`: the platform’s own charge. `provider`: usage that the robot or agent which answered reported ' +
+        'about itself (never a platform meter).',
     }),
     provider_id: z.string().optional().openapi({ description: 'For `source: provider`: who reported it.' }),
   })

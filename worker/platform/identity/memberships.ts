@@ -133,7 +133,8 @@ export async function inviteMember(
     .get();
   // The owner sees the member list anyway, so saying this reveals nothing new.
   if (member) throw new ApiError('conflict', 'That person is already a member of this workspace.');
-  const pendingId = sql`(SELECT ${invitations.id} FROM ${invitations} WHERE ${invitations.workspaceId} = ${actor.workspaceId} AND ${invitations.email} = ${email} AND ${invitations.status} = 'pending')`;
+  const pendingId = sql`(SELECT ${invitations.id} FROM ${invitations} WHERE ${invitations.workspaceId} =
+    ${actor.workspaceId} AND ${invitations.email} = ${email} AND ${invitations.status} = 'pending')`;
   await db.batch([
     db
       .insert(invitations)
@@ -239,7 +240,8 @@ export async function answerInvitation(
       .insert(memberships)
       .select(
         sql`SELECT ${user.id}, ${invitations.workspaceId}, ${invitations.role}, ${now} FROM ${invitations}
-          WHERE ${invitations.id} = ${invitationId} AND ${invitations.status} = 'accepted' AND ${invitations.respondedAt} = ${now}`,
+          WHERE ${invitations.id} = ${invitationId} AND ${invitations.status} = 'accepted' AND
+            ${invitations.respondedAt} = ${now}`,
       )
       .onConflictDoNothing(),
     auditInsert(
@@ -324,7 +326,8 @@ export async function changeMembership(
 ) {
   requireTeamManager(actor);
   const workspaceId = actor.workspaceId;
-  const otherOwnerRemains = sql`EXISTS (SELECT 1 FROM ${memberships} m WHERE m.workspace_id = ${workspaceId} AND m.role = 'owner' AND m.user_id <> ${targetUserId})`;
+  const otherOwnerRemains = sql`EXISTS (SELECT 1 FROM ${memberships} m WHERE m.workspace_id = ${workspaceId} AND
+    m.role = 'owner' AND m.user_id <> ${targetUserId})`;
   const isTarget = and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, targetUserId));
   // Allowed when the target is not an owner, stays an owner, or another owner remains.
   const guard = role === 'owner' ? sql`1` : sql`(${memberships.role} <> 'owner' OR ${otherOwnerRemains})`;

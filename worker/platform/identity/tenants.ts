@@ -10,7 +10,9 @@ import { TtlCache } from '../../lib/ttl-cache';
 const { workspaces, organizations } = schema;
 
 /** 1 when both the workspace and its organisation are active, else 0 (the tenant is joined). */
-export const tenantIsActive: SQL<number> = sql<number>`(${workspaces.status} = 'active' AND ${organizations.status} = 'active')`;
+export const tenantIsActive: SQL<number> = sql<number>`(
+  ${workspaces.status} = 'active' AND ${organizations.status} = 'active'
+)`;
 
 /** Joins the workspace named by `workspaceId`, and its organisation, to a dynamic query. */
 export function joinTenant<T extends SQLiteSelect>(query: T, workspaceId: AnySQLiteColumn) {

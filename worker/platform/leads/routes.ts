@@ -32,7 +32,8 @@ export const listLeadsRoute = createRoute({
   tags: [TAG],
   summary: 'List leads: open ones in your scope, or the ones you claimed',
   description:
-    'Newest first, with cursor pagination (`starting_after` = the last `lead_id` you have), so leads that arrive meanwhile never shift a page. `contact` appears only on leads you claimed. Needs an active expert.',
+    'Newest first, with cursor pagination (`starting_after` = the last `lead_id` you have), so leads that arrive ' +
+    'meanwhile never shift a page. `contact` appears only on leads you claimed. Needs an active expert.',
   security,
   middleware: [workbench] as const,
   request: { query: leadListQuerySchema },
@@ -62,7 +63,8 @@ export const claimLeadRoute = createRoute({
   tags: [TAG],
   summary: 'Claim a lead',
   description:
-    'Atomic: when several experts claim one lead at once, exactly one wins and the others get 409 `already_claimed`. The answer carries the contact details.',
+    'Atomic: when several experts claim one lead at once, exactly one wins and the others get 409 `already_claimed`. ' +
+    'The answer carries the contact details.',
   security,
   middleware: [workbench] as const,
   request: { params: leadIdParam },
@@ -79,7 +81,9 @@ export const leadStatusRoute = createRoute({
   tags: [TAG],
   summary: 'Move a lead you claimed along, or release it',
   description:
-    '`claimed → contacted → qualified → won | lost`; `open` releases the lead (from claimed, contacted or qualified) back to the pool. Only the claimer may (else 403 `not_claimer`); any other change is 409 `invalid_transition`. The note goes into the history.',
+    '`claimed → contacted → qualified → won | lost`; `open` releases the lead (from claimed, contacted or qualified) ' +
+    'back to the pool. Only the claimer may (else 403 `not_claimer`); any other change is 409 ' +
+    '`invalid_transition`. The note goes into the history.',
   security,
   middleware: [readJsonBody(), workbench, parseJsonBody] as const,
   request: {

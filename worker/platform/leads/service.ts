@@ -176,7 +176,8 @@ export function leadCreatedData(
 /** The provider's accepted scope and routing pool, as a condition on leads. */
 function inScope(provider: ProviderRow): SQL {
   const topics = provider.acceptedTopics.length > 0 ? inArray(leads.topic, provider.acceptedTopics) : sql`1`;
-  const pool = sql`(${leads.routingPool} = 'platform' OR EXISTS (SELECT 1 FROM ${memberships} WHERE ${memberships.workspaceId} = ${leads.workspaceId} AND ${memberships.userId} = ${provider.userId}))`;
+  const pool = sql`(${leads.routingPool} = 'platform' OR EXISTS (SELECT 1 FROM ${memberships} WHERE
+    ${memberships.workspaceId} = ${leads.workspaceId} AND ${memberships.userId} = ${provider.userId}))`;
   return and(inArray(leads.domain, provider.acceptedDomains), topics, pool)!;
 }
 

@@ -19,7 +19,8 @@ export const getProfileRoute = createRoute({
   tags: [TAG],
   summary: 'Read your provider profile, its state and what it still needs',
   description:
-    'Needs a signed-in provider (a business account gets 403 `provider_required`). `missing_fields` lists what must be filled in before submitting; `history` is every change of state.',
+    'Needs a signed-in provider (a business account gets 403 `provider_required`). `missing_fields` lists what must ' +
+    'be filled in before submitting; `history` is every change of state.',
   security,
   middleware: [requireProvider('profile.manage')] as const,
   responses: { 200: jsonContent(providerProfileSchema, 'The profile.'), ...problemResponses([401, 403] as const) },
@@ -32,7 +33,10 @@ export const saveProfileRoute = createRoute({
   tags: [TAG],
   summary: 'Save your provider profile, and submit it for review',
   description:
-    'Send any of the fields; the rest stay as they are. `submit: true` sends a complete profile to review (`pending_review`). States follow PRODUCT.md section 8: an active provider who changes kind, accepted scope or endpoint goes back to review; any other change of state is 409 `invalid_transition`. URLs must be public https (the egress guard).',
+    'Send any of the fields; the rest stay as they are. `submit: true` sends a complete profile to review ' +
+    '(`pending_review`). States follow PRODUCT.md section 8: an active provider who changes kind, accepted scope ' +
+    'or endpoint goes back to review; any other change of state is 409 `invalid_transition`. URLs must be public ' +
+    'https (the egress guard).',
   security,
   middleware: [readJsonBody(), requireProvider('profile.manage'), parseJsonBody] as const,
   request: {

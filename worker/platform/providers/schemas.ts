@@ -91,7 +91,8 @@ export const profileInputSchema = z
       .nullable()
       .openapi({
         description:
-          'Agents that need one: the token sent as `Authorization: Bearer`. Stored encrypted and never shown again; null removes it.',
+          'Agents that need one: the token sent as `Authorization: Bearer`. Stored encrypted and never shown again; ' +
+          'null removes it.',
       }),
     timeout_ms: z
       .number()
@@ -136,10 +137,15 @@ export const providerProfileSchema = z
       .boolean()
       .openapi({ description: 'Whether a bearer token is stored (it is never shown).' }),
     timeout_ms: z.number().int(),
-    version: z.number().int().openapi({
-      description:
-        'Counts every change of the profile. A reviewer approves one version; an edit during review makes a new one, which must be read before it can be approved.',
-    }),
+    version: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          'Counts every change of the profile. A reviewer approves one version; an edit during review makes a new ' +
+          'one, ' +
+          'which must be read before it can be approved.',
+      }),
     signing_secret: z
       .object({
         issued: z.boolean(),
@@ -174,8 +180,14 @@ export const reviewNoteSchema = z.strictObject({
 
 /** An admin's approval: of the profile version the reviewer read. */
 export const approvalSchema = z.strictObject({
-  version: z.number().int().min(1).openapi({
-    description:
-      'The profile version you read (`version` of the provider). An edit since then makes the approval fail with 409 `profile_changed`.',
-  }),
+  version: z
+    .number()
+    .int()
+    .min(1)
+    .openapi({
+      description:
+        'The profile version you read (`version` of the provider). An edit since then makes the approval fail with ' +
+        '409 ' +
+        '`profile_changed`.',
+    }),
 });

@@ -42,7 +42,8 @@ export async function providerOf(db: Database, userId: string): Promise<Provider
 const invalidTransition = (current: ProviderStatus, event: ProviderEvent) =>
   new ApiError(
     'invalid_transition',
-    `A provider in state ${current} cannot be ${event === 'submit' ? 'submitted' : event === 'material_change' ? 'changed that way' : `${event}d`}.`,
+    `A provider in state ${current} cannot be ` +
+      `${event === 'submit' ? 'submitted' : event === 'material_change' ? 'changed that way' : `${event}d`}.`,
     {
       extensions: { status: current },
     },
@@ -122,7 +123,8 @@ export async function describeProvider(db: Database, row: ProviderRow, now = Dat
  * and event rows are written. A change that lost a race to another writes none of them.
  */
 const changeApplied = (providerId: string, changeId: string) =>
-  sql`EXISTS (SELECT 1 FROM ${providers} WHERE ${providers.id} = ${providerId} AND ${providers.changeId} = ${changeId})`;
+  sql`EXISTS (SELECT 1 FROM ${providers} WHERE ${providers.id} = ${providerId} AND ${providers.changeId} =
+    ${changeId})`;
 
 /**
  * `provider.status_changed` for each workspace the provider belongs to (their team's site owners
@@ -184,7 +186,9 @@ function transitionInsert(
   );
 }
 
-/** What saving a profile needs beyond the database: the egress guard's policy, and the key secrets are encrypted under. */
+/**
+ * What saving a profile needs beyond the database: the egress guard's policy, and the key secrets are encrypted under.
+ */
 export interface ProfileSaveOptions {
   egress: EgressPolicy;
   secretsKey?: string;
@@ -237,7 +241,9 @@ function changedFields(before: ProviderRow, after: ProviderRow): string[] {
   );
 }
 
-/** Whether a change alters what a provider is reviewed for: its kind, its accepted scope, or what the platform calls. */
+/**
+ * Whether a change alters what a provider is reviewed for: its kind, its accepted scope, or what the platform calls.
+ */
 function isMaterial(before: ProviderRow, after: ProviderRow): boolean {
   return (
     after.kind !== before.kind ||
@@ -549,7 +555,8 @@ export async function expertPool(db: Database, domain: string, pool: RoutingPool
   return expertPoolCache.get(key, async () => {
     const inPool =
       pool.kind === 'workspace'
-        ? sql`AND p.user_id IN (SELECT ${memberships.userId} FROM ${memberships} WHERE ${memberships.workspaceId} = ${pool.workspaceId})`
+        ? sql`AND p.user_id IN (SELECT ${memberships.userId} FROM ${memberships} WHERE ${memberships.workspaceId} =
+          ${pool.workspaceId})`
         : sql``;
     const rows = await db.all<{ topic: string | null; providers: number }>(sql`
       SELECT t.value AS topic, COUNT(DISTINCT p.id) AS providers

@@ -281,7 +281,8 @@ export function disableWrites(
   audit?: AuditContext,
 ): BatchItem<'sqlite'>[] {
   const changeId = newId('evt', now);
-  const applied = sql`EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${endpointId} AND ${webhookEndpoints.changeId} = ${changeId})`;
+  const applied = sql`EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${endpointId} AND
+    ${webhookEndpoints.changeId} = ${changeId})`;
   return [
     db
       .update(webhookEndpoints)
@@ -297,7 +298,8 @@ export function disableWrites(
       {
         action: 'webhook.disabled',
         targetId: endpointId,
-        workspaceId: sql`(SELECT ${webhookEndpoints.workspaceId} FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${endpointId})`,
+        workspaceId: sql`(SELECT ${webhookEndpoints.workspaceId} FROM ${webhookEndpoints} WHERE
+          ${webhookEndpoints.id} = ${endpointId})`,
         metadata: { reason },
       },
       applied,
