@@ -1,7 +1,13 @@
 /**
- * The layering rules, checked in `npm test` (scripts/check-architecture.mjs). Data flows one way:
- * route → validation → platform core → brain → D1. Type-only imports count too.
+ * The layering rules, checked in `npm test` (scripts/check-architecture.mjs), on what a file
+ * reaches and not only on what it imports directly. Data flows one way: route → validation →
+ * platform core → brain → D1. Type-only imports count too. test/unit/architecture.test.ts feeds
+ * each rule a violating import and checks that it fires.
  */
+
+/** The shared words: a leaf any layer may use. */
+const VOCABULARY = '^worker/platform/vocabulary\\.ts$';
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -15,30 +21,68 @@ module.exports = {
     {
       name: 'brain-is-pure',
       severity: 'error',
-      comment: 'The brain plans; it never sees Hono, drizzle or the database, and knows nothing of routes or pages.',
+      comment: 'The brain plans; it never reaches Hono, drizzle or the database, nor routes, pages or modules.',
       from: { path: '^worker/brain/' },
       to: {
+        reachable: true,
         path: [
           '^node_modules/(hono|@hono|drizzle-orm|drizzle-kit)/',
           '^worker/lib/db\\.ts$',
           '^drizzle/',
           '^worker/(platform|gateway|console|jobs|live)/',
         ],
+        pathNot: [VOCABULARY],
       },
     },
     {
       name: 'platform-below-routes-and-pages',
       severity: 'error',
-      comment: 'The platform core serves the gateway and the console; it never imports them.',
+      comment: 'The platform core serves the gateway, the console and the jobs; it never reaches them.',
       from: { path: '^worker/platform/' },
-      to: { path: '^worker/(gateway|console)/' },
+      to: { reachable: true, path: ['^worker/(gateway|console|jobs|live)/', '^worker/index\\.ts$'] },
     },
     {
-      name: 'lib-imports-no-domain',
+      name: 'lib-reaches-no-domain',
       severity: 'error',
-      comment: 'lib/ holds shared utilities; it depends on no domain module.',
+      comment:
+        'lib/ holds shared utilities; it reaches no domain module (the vocabulary, through the tables, is a leaf).',
       from: { path: '^worker/lib/' },
-      to: { path: '^worker/(platform|brain|gateway|console|jobs|live)/' },
+      to: { reachable: true, path: '^worker/(platform|brain|gateway|console|jobs|live)/', pathNot: [VOCABULARY] },
+    },
+    {
+      name: 'tables-are-a-leaf',
+      severity: 'error',
+      comment: 'drizzle/schema.ts derives from the vocabulary only; modules give JSON columns their types.',
+      from: { path: '^drizzle/' },
+      to: { path: '^worker/', pathNot: [VOCABULARY] },
+    },
+    {
+      name: 'modules-through-their-face',
+      severity: 'error',
+      comment: 'A module folder is used through its index.ts only (its face); its other files are its own.',
+      from: { path: '^worker/platform/([^/]+)/' },
+      to: { path: '^worker/platform/[^/]+/', pathNot: ['^worker/platform/$1/', '^worker/platform/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'callers-through-module-faces',
+      severity: 'error',
+      comment: 'Routes, pages, jobs and the wiring use a platform module through its index.ts only.',
+      from: { path: '^worker/', pathNot: '^worker/platform/' },
+      to: { path: '^worker/platform/[^/]+/', pathNot: '^worker/platform/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'sql-in-services-only',
+      severity: 'error',
+      comment:
+        "drizzle is used by lib/db and the modules' services; routes, pages, schemas, jobs and the brain ask a service.",
+      from: {
+        path: [
+          '^worker/(gateway|console|jobs|live|brain)/',
+          '^worker/(app|env|index)\\.tsx?$',
+          '^worker/platform/[^/]+/([^/]*routes|schemas|index|gate)\\.tsx?$',
+        ],
+      },
+      to: { path: '^node_modules/drizzle-orm/' },
     },
     {
       name: 'widget-imports-worker-types-only',
@@ -56,6 +100,6 @@ module.exports = {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
     },
-    exclude: { path: ['^test/', '^dist/', '^scripts/'] },
+    exclude: { path: ['^test/', '^dist/', '^scripts/', '\\.test\\.tsx?$'] },
   },
 };

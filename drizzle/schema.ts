@@ -9,9 +9,25 @@
  */
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import type { Attribution } from '../worker/platform/channels/schemas';
+import {
+  DISPOSITIONS,
+  LEAD_STATUSES,
+  MESSAGE_ROLES,
+  PROVIDER_KINDS,
+  PROVIDER_STATUSES,
+  ROUTING_POOLS,
+  TRIGGERS,
+  URGENCIES,
+  WORKSPACE_ROLES,
+} from '../worker/platform/vocabulary';
 
 const createdAt = () => integer('created_at').notNull();
+
+/**
+ * A JSON object column whose shape a zod schema checked before it was written (attribution:
+ * conversations/attribution.ts); the module that reads it gives it its type.
+ */
+type JsonObject = Record<string, unknown>;
 
 export const organizations = sqliteTable('organizations', {
   id: text('id').primaryKey(),
@@ -199,8 +215,8 @@ export const demands = sqliteTable(
     executionId: text('execution_id'),
     /** Set for demand captured by a channel (widget or hosted inbox). */
     channelId: integer('channel_id'),
-    trigger: text('trigger', { enum: ['consultation', 'handoff', 'lead_capture'] }),
-    attribution: text('attribution', { mode: 'json' }).$type<Attribution>(),
+    trigger: text('trigger', { enum: TRIGGERS }),
+    attribution: text('attribution', { mode: 'json' }).$type<JsonObject>(),
     domain: text('domain').notNull(),
     text: text('text'),
     structuredInput: text('structured_input', { mode: 'json' }).$type<Record<string, unknown>>(),
@@ -211,14 +227,10 @@ export const demands = sqliteTable(
     /** The conversation this demand is the subject of (one demand per conversation). */
     conversationId: text('conversation_id'),
     /** Risk control's verdict: offered to providers, held for review, or refused. */
-    disposition: text('disposition', { enum: ['routed', 'held', 'rejected'] })
-      .notNull()
-      .default('routed'),
+    disposition: text('disposition', { enum: DISPOSITIONS }).notNull().default('routed'),
     reasons: text('reasons', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
     topic: text('topic').notNull().default('general'),
-    urgency: text('urgency', { enum: ['low', 'normal', 'high'] })
-      .notNull()
-      .default('normal'),
+    urgency: text('urgency', { enum: URGENCIES }).notNull().default('normal'),
     createdAt: createdAt(),
   },
   (table) => [
@@ -271,9 +283,7 @@ export const channels = sqliteTable(
       .notNull()
       .default('active'),
     /** Who may see this channel's leads: every matching provider, or only the workspace's members. */
-    routingPool: text('routing_pool', { enum: ['platform', 'workspace'] })
-      .notNull()
-      .default('platform'),
+    routingPool: text('routing_pool', { enum: ROUTING_POOLS }).notNull().default('platform'),
     /** WidgetConfig (worker/platform/channels/schemas.ts), validated on write. */
     widgetConfig: text('widget_config', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     createdAt: createdAt(),
@@ -298,7 +308,7 @@ export const conversations = sqliteTable(
     /** API conversations: the caller's `session_id`. */
     externalSessionId: text('external_session_id'),
     /** First-touch attribution, kept for the whole conversation. */
-    attribution: text('attribution', { mode: 'json' }).$type<Attribution>(),
+    attribution: text('attribution', { mode: 'json' }).$type<JsonObject>(),
     demandId: text('demand_id'),
     leadId: text('lead_id'),
     createdAt: createdAt(),
@@ -317,7 +327,7 @@ export const messages = sqliteTable(
   {
     id: text('id').primaryKey(),
     conversationId: text('conversation_id').notNull(),
-    role: text('role', { enum: ['visitor', 'provider', 'agent', 'system'] }).notNull(),
+    role: text('role', { enum: MESSAGE_ROLES }).notNull(),
     text: text('text').notNull(),
     /** The provider who wrote it (role provider or agent). */
     authorId: text('author_id'),
@@ -336,24 +346,18 @@ export const leads = sqliteTable(
     workspaceId: text('workspace_id').notNull(),
     demandId: text('demand_id').notNull(),
     channelId: integer('channel_id'),
-    status: text('status', { enum: ['open', 'claimed', 'contacted', 'qualified', 'won', 'lost'] })
-      .notNull()
-      .default('open'),
-    trigger: text('trigger', { enum: ['consultation', 'handoff', 'lead_capture'] }).notNull(),
+    status: text('status', { enum: LEAD_STATUSES }).notNull().default('open'),
+    trigger: text('trigger', { enum: TRIGGERS }).notNull(),
     contactName: text('contact_name'),
     contactEmail: text('contact_email'),
     contactPhone: text('contact_phone'),
-    attribution: text('attribution', { mode: 'json' }).$type<Attribution>(),
+    attribution: text('attribution', { mode: 'json' }).$type<JsonObject>(),
     conversationId: text('conversation_id'),
     domain: text('domain').notNull().default('consultation'),
     topic: text('topic').notNull().default('general'),
-    urgency: text('urgency', { enum: ['low', 'normal', 'high'] })
-      .notNull()
-      .default('normal'),
+    urgency: text('urgency', { enum: URGENCIES }).notNull().default('normal'),
     /** Who may see it while open: every matching provider, or the workspace's members only. */
-    routingPool: text('routing_pool', { enum: ['platform', 'workspace'] })
-      .notNull()
-      .default('platform'),
+    routingPool: text('routing_pool', { enum: ROUTING_POOLS }).notNull().default('platform'),
     /** The start of the first message, for lists. */
     summary: text('summary').notNull().default(''),
     claimedBy: text('claimed_by'),
@@ -383,8 +387,8 @@ export const leadEvents = sqliteTable(
   {
     id: text('id').primaryKey(),
     leadId: text('lead_id').notNull(),
-    fromStatus: text('from_status', { enum: ['open', 'claimed', 'contacted', 'qualified', 'won', 'lost'] }),
-    toStatus: text('to_status', { enum: ['open', 'claimed', 'contacted', 'qualified', 'won', 'lost'] }).notNull(),
+    fromStatus: text('from_status', { enum: LEAD_STATUSES }),
+    toStatus: text('to_status', { enum: LEAD_STATUSES }).notNull(),
     actorKind: text('actor_kind', { enum: ['provider', 'channel', 'api_key', 'admin', 'system'] }).notNull(),
     actorId: text('actor_id'),
     note: text('note'),
@@ -430,7 +434,7 @@ export const memberships = sqliteTable(
     workspaceId: text('workspace_id')
       .notNull()
       .references(() => workspaces.id),
-    role: text('role', { enum: ['owner', 'admin', 'member'] }).notNull(),
+    role: text('role', { enum: WORKSPACE_ROLES }).notNull(),
     createdAt: createdAt(),
   },
   (table) => [
@@ -446,12 +450,10 @@ export const providers = sqliteTable('providers', {
     .notNull()
     .unique()
     .references(() => users.id),
-  status: text('status', { enum: ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended'] })
-    .notNull()
-    .default('registered'),
+  status: text('status', { enum: PROVIDER_STATUSES }).notNull().default('registered'),
   /** The channel whose "Become an expert" link brought them, if any. */
   referredByChannelKey: text('referred_by_channel_key'),
-  kind: text('kind', { enum: ['expert', 'agent', 'robot'] }),
+  kind: text('kind', { enum: PROVIDER_KINDS }),
   displayName: text('display_name'),
   headline: text('headline'),
   bio: text('bio'),
@@ -551,10 +553,10 @@ export const providerTransitions = sqliteTable(
     id: text('id').primaryKey(),
     providerId: text('provider_id').notNull(),
     fromStatus: text('from_status', {
-      enum: ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended'],
+      enum: PROVIDER_STATUSES,
     }),
     toStatus: text('to_status', {
-      enum: ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended'],
+      enum: PROVIDER_STATUSES,
     }).notNull(),
     actorKind: text('actor_kind', { enum: ['provider', 'admin', 'user', 'system'] }).notNull(),
     actorId: text('actor_id'),
@@ -585,7 +587,7 @@ export const invitations = sqliteTable(
       .references(() => workspaces.id),
     /** Lower-cased and trimmed, as users.email. */
     email: text('email').notNull(),
-    role: text('role', { enum: ['owner', 'admin', 'member'] }).notNull(),
+    role: text('role', { enum: WORKSPACE_ROLES }).notNull(),
     status: text('status', { enum: ['pending', 'accepted', 'declined', 'revoked'] }).notNull(),
     invitedBy: text('invited_by').notNull(),
     createdAt: createdAt(),

@@ -3,6 +3,7 @@
  * (HTTP, the events queue, the cron trigger) and its Durable Object classes.
  */
 import { newApp } from './app';
+import { consoleErrorPages } from './console/shared/app';
 import { adminPageRoutes } from './console/admin/routes';
 import { authRoutes } from './console/auth/routes';
 import { integrationsRoutes } from './console/integrations/routes';
@@ -13,20 +14,21 @@ import { webhookPageRoutes } from './console/webhooks/routes';
 import type { Bindings } from './env';
 import { executeRoutes } from './gateway/execute';
 import { healthzRoutes } from './gateway/healthz';
+import { intakeRoutes } from './gateway/intake';
 import { openApiRoutes } from './gateway/openapi';
 import { handleQueue, handleScheduled } from './jobs';
 import { requestContext } from './lib/request-context';
-import { adminRoutes } from './platform/admin/routes';
-import { agentProviderRoutes } from './platform/agents/routes';
-import { publicWidgetRoutes } from './platform/channels/public-routes';
-import { channelRoutes } from './platform/channels/routes';
-import { workbenchRoutes } from './platform/leads/routes';
-import { providerProfileRoutes } from './platform/providers/routes';
-import { outboxKick } from './platform/webhooks/outbox';
+import { adminRoutes } from './platform/admin';
+import { agentProviderRoutes } from './platform/providers';
+import { publicWidgetRoutes } from './platform/channels';
+import { channelRoutes } from './platform/channels';
+import { workbenchRoutes } from './platform/leads';
+import { providerProfileRoutes } from './platform/providers';
+import { outboxKick } from './platform/webhooks';
 
 export { ConversationRoom } from './live/conversation-room';
 
-export const app = newApp('problem');
+export const app = newApp('problem', consoleErrorPages);
 app.use('*', requestContext);
 // After the response, the events a request wrote go to the events queue (the outbox).
 app.use('*', outboxKick);
@@ -36,6 +38,7 @@ app.route('/', healthzRoutes());
 app.route('/', executeRoutes());
 app.route('/', channelRoutes());
 app.route('/', publicWidgetRoutes());
+app.route('/', intakeRoutes());
 app.route('/', providerProfileRoutes());
 app.route('/', agentProviderRoutes());
 app.route('/', workbenchRoutes());

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createDatabase, insertRows, schema } from '../../worker/lib/db';
-import { windowIncrement } from '../../worker/platform/core/rate-limit';
+import { windowIncrement } from '../../worker/lib/rate-limit';
 
 const { demands, messages, auditLog } = schema;
 

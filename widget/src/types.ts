@@ -3,7 +3,8 @@
  * types (imported as types only, so no worker code reaches the bundle), never written twice.
  */
 import type { ProblemBody } from '../../worker/lib/errors';
-import type { Attribution, IntakeResponse, PublicWidgetConfig } from '../../worker/platform/channels/schemas';
+import type { Attribution } from '../../worker/platform/attribution';
+import type { IntakeResponse, PublicWidgetConfig } from '../../worker/platform/channels/schemas';
 
 export type { Attribution };
 /** What intake answers. */

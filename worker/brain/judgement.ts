@@ -37,10 +37,3 @@ export function judgeUrgency(text: string | undefined, trigger: IntakeTrigger | 
   if (trigger === 'handoff' && urgency === 'low') urgency = 'normal';
   return urgency;
 }
-
-const RANK: Record<Urgency, number> = { low: 0, normal: 1, high: 2 };
-
-/** The more urgent of two: a later, urgent message raises a conversation's urgency. */
-export function moreUrgent(a: Urgency, b: Urgency | undefined): Urgency {
-  return b !== undefined && RANK[b] > RANK[a] ? b : a;
-}

@@ -6,6 +6,7 @@
  * reply tells the visitor or caller what happens next.
  */
 import { newId } from '../lib/ids';
+import { MESSAGE_MAX_CHARS } from '../platform/vocabulary';
 import { judgeTopic, judgeUrgency } from './judgement';
 import { assessRisk, stricter } from './risk';
 import type {
@@ -26,7 +27,7 @@ export function demandReference(demandId: string): string {
 }
 
 /** The longest message a channel takes; API text may be longer (the request schema bounds it). */
-const CHANNEL_TEXT_LIMIT = 4000;
+const CHANNEL_TEXT_LIMIT = MESSAGE_MAX_CHARS;
 const API_TEXT_LIMIT = 100_000;
 
 interface ReplyFacts {

@@ -1,8 +1,9 @@
 /** The brain's input, its ports (the reads it may make) and its plans. Plain data only. */
+import type { Disposition, MessageRole, Trigger, Urgency } from '../platform/vocabulary';
 
-export type IntakeTrigger = 'consultation' | 'handoff' | 'lead_capture';
-export type Disposition = 'routed' | 'held' | 'rejected';
-export type Urgency = 'low' | 'normal' | 'high';
+export type { Disposition, Urgency } from '../platform/vocabulary';
+/** What the visitor did (vocabulary's TRIGGERS). */
+export type IntakeTrigger = Trigger;
 
 export interface VisitorContact {
   name?: string;
@@ -74,7 +75,7 @@ export interface AgentCandidate {
 
 /** One earlier turn of the conversation, as memory hands it to an agent. */
 export interface MemoryTurn {
-  role: 'visitor' | 'provider' | 'agent' | 'system';
+  role: MessageRole;
   text: string;
   created_at: string;
 }

@@ -8,11 +8,11 @@ import { parseJsonBody, readJsonBody } from '../lib/body';
 import { egressPolicy } from '../lib/egress';
 import { ApiError, fieldErrorsFromZod, type ErrorCode } from '../lib/errors';
 import { problemResponses } from '../lib/openapi';
-import { requireActor, requireBearer } from '../platform/access/middleware';
-import { freshKeyRefusal } from '../platform/identity/credentials';
-import { runExecution } from '../platform/core/execute';
-import { requestFingerprint } from '../platform/core/idempotency';
-import { executeRequestSchema, executeResponseSchema } from '../platform/core/schemas';
+import { requireActor, requireBearer } from '../platform/identity';
+import { freshKeyRefusal } from '../platform/identity';
+import { runExecution } from '../platform/core';
+import { requestFingerprint } from '../platform/core';
+import { executeRequestSchema, executeResponseSchema } from '../platform/core';
 
 /** The route contract of SPEC.md "Gateway", carried into the OpenAPI description as x- extensions. */
 export const executeRouteContract = {

@@ -1,6 +1,6 @@
 /** GET /healthz: liveness, and with `?deep=1` readiness of D1. */
+import { pingDatabase } from '../lib/db';
 import { createRoute, z } from '@hono/zod-openapi';
-import { sql } from 'drizzle-orm';
 import packageJson from '../../package.json';
 import { newApp } from '../app';
 import { ApiError } from '../lib/errors';
@@ -37,7 +37,7 @@ export function healthzRoutes() {
     c.header('Cache-Control', 'no-store');
     if (c.req.valid('query').deep !== '1') return c.json({ status: 'ok' as const, version: SERVICE_VERSION }, 200);
     try {
-      await c.var.db.run(sql`SELECT 1`);
+      await pingDatabase(c.var.db);
     } catch {
       throw new ApiError('service_unavailable', 'D1 did not answer.', { extensions: { checks: { d1: 'fail' } } });
     }

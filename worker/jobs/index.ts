@@ -6,13 +6,8 @@ import { readSettings, type Bindings } from '../env';
 import { createDatabase } from '../lib/db';
 import { egressPolicy } from '../lib/egress';
 import { logLine } from '../lib/request-context';
-import {
-  deliverEvents,
-  EndpointLimiter,
-  sweepDueDeliveries,
-  type DeliveryBatchContext,
-} from '../platform/webhooks/delivery';
-import type { DeliverMessage } from '../platform/webhooks/outbox';
+import { deliverEvents, EndpointLimiter, sweepDueDeliveries, type DeliveryBatchContext } from '../platform/webhooks';
+import type { DeliverMessage } from '../platform/webhooks';
 import { purgeExpiredRecords } from './sweeps';
 
 /** A message on the events queue: its kind says which job handles it. */

@@ -218,3 +218,8 @@ export function insertWhere<T extends SQLiteTable>(
   );
   return db.insert(table).select(sql`SELECT ${selected} WHERE ${condition}`);
 }
+
+/** One trivial statement, to tell whether D1 answers at all (`/healthz?deep=1`). */
+export function pingDatabase(db: Database) {
+  return db.run(sql`SELECT 1`);
+}

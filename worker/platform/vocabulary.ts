@@ -1,7 +1,50 @@
 /**
- * The platform's shared words and limits, written once: every module, the zod schemas and the
- * brain read them from here. A leaf: it imports nothing.
+ * The platform's shared words and limits, written once: the tables (drizzle/schema.ts), the zod
+ * schemas, the brain and the pages all read them from here. A leaf: it imports nothing, so any
+ * layer may depend on it.
  */
+
+/** Where a provider is in its review (SPEC.md "Provider states"). */
+export const PROVIDER_STATUSES = ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended'] as const;
+export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
+
+/** What a provider is: a person who claims leads, an A2A agent, or a signed HTTPS endpoint. */
+export const PROVIDER_KINDS = ['expert', 'agent', 'robot'] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+/** A lead's life (PRODUCT.md section 9): `open → claimed → contacted → qualified → won | lost`. */
+export const LEAD_STATUSES = ['open', 'claimed', 'contacted', 'qualified', 'won', 'lost'] as const;
+export type LeadStatus = (typeof LEAD_STATUSES)[number];
+
+/** How urgent a demand is, in rising order (the brain's judgement). */
+export const URGENCIES = ['low', 'normal', 'high'] as const;
+export type Urgency = (typeof URGENCIES)[number];
+
+/** Ranks urgencies: a conversation's urgency only rises. */
+export const URGENCY_RANK: Record<Urgency, number> = { low: 0, normal: 1, high: 2 };
+
+/** What a visitor did: wrote a message, asked for a person, or sent the contact form. */
+export const TRIGGERS = ['consultation', 'handoff', 'lead_capture'] as const;
+export type Trigger = (typeof TRIGGERS)[number];
+
+/** Risk control's verdict on a demand. */
+export const DISPOSITIONS = ['routed', 'held', 'rejected'] as const;
+export type Disposition = (typeof DISPOSITIONS)[number];
+
+/** Who may see a channel's leads: every matching provider, or the channel workspace's members only. */
+export const ROUTING_POOLS = ['platform', 'workspace'] as const;
+export type RoutingPoolKind = (typeof ROUTING_POOLS)[number];
+
+/** Who wrote a message of a conversation. */
+export const MESSAGE_ROLES = ['visitor', 'provider', 'agent', 'system'] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
+
+/** A member's role in a workspace. */
+export const WORKSPACE_ROLES = ['owner', 'admin', 'member'] as const;
+export type WorkspaceRole = (typeof WORKSPACE_ROLES)[number];
+
+/** The longest message a visitor (or a provider) may write. */
+export const MESSAGE_MAX_CHARS = 4000;
 
 /** The meter every execution is charged to, per key and calendar month. */
 export const EXECUTIONS_METER = 'executions';
@@ -14,7 +57,3 @@ export const PLATFORM_METERS: readonly string[] = [EXECUTIONS_METER];
 
 /** Who reported a usage line: the platform's own charge, or the agent or robot that answered. */
 export const USAGE_SOURCES = ['platform', 'provider'] as const;
-
-/** What a provider is: a person who claims leads, an A2A agent, or a signed HTTPS endpoint. */
-export const PROVIDER_KINDS = ['expert', 'agent', 'robot'] as const;
-export type ProviderKind = (typeof PROVIDER_KINDS)[number];

@@ -1,9 +1,9 @@
 /** @jsxImportSource hono/jsx */
 /** /admin/providers: the platform admins' review queue, and one provider's review page. */
-import { PROVIDER_STATUSES } from '../../platform/access/policy';
-import type { AgentHealth } from '../../platform/agents/schemas';
-import type { ProviderProfileView } from '../../platform/providers/schemas';
-import type { SessionUser } from '../../platform/identity/sessions';
+import { PROVIDER_STATUSES } from '../../platform/vocabulary';
+import type { AgentHealth } from '../../platform/agents';
+import type { ProviderProfileView } from '../../platform/providers';
+import type { SessionUser } from '../../platform/identity';
 import { AgentHealthSummary, AgentLastErrors } from '../shared/agent-health';
 import { Field, type FieldErrors } from '../shared/forms';
 import { ConsoleLayout, DataTable, StatusPill, when, type NavItem } from '../shared/layout';

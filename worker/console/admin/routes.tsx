@@ -4,13 +4,13 @@
  * admin API (the same service). Anyone else signed in gets 403.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { newApp } from '../../app';
+import { newPageApp } from '../shared/app';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { PROVIDER_STATUSES, type ProviderStatus } from '../../platform/access/policy';
-import { agentHealth } from '../../platform/agents/service';
-import { reviewNoteSchema } from '../../platform/providers/schemas';
-import { listProvidersForReview, providerForReview, reviewProvider } from '../../platform/providers/service';
+import { PROVIDER_STATUSES, type ProviderStatus } from '../../platform/vocabulary';
+import { agentHealth } from '../../platform/agents';
+import { reviewNoteSchema } from '../../platform/providers';
+import { listProvidersForReview, providerForReview, reviewProvider } from '../../platform/providers';
 import { formErrors, readForm } from '../shared/form-input';
 import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
@@ -52,7 +52,7 @@ async function renderReview(
 
 /** The platform admins' pages. */
 export function adminPageRoutes() {
-  const app = newApp('page');
+  const app = newPageApp();
   for (const path of ['/admin', '/admin/*']) app.use(path, ...consolePageGuards, requirePlatformAdmin);
 
   app.get('/admin', (c) => c.redirect('/admin/providers', 303));

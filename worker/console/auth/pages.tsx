@@ -2,7 +2,7 @@
 /** The auth entry's pages: sign-up, sign-in and sign-out. Plain HTML forms; no script needed. */
 import type { Child } from 'hono/jsx';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../lib/passwords';
-import type { AccountRole } from '../../platform/identity/accounts';
+import type { AccountRole } from '../../platform/identity';
 import { Document } from '../shared/document';
 import { Field } from '../shared/forms';
 

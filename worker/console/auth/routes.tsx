@@ -5,12 +5,12 @@
  */
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { newApp } from '../../app';
+import { newPageApp } from '../shared/app';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { signIn, signUp } from '../../platform/identity/accounts';
-import { listMemberships } from '../../platform/identity/memberships';
-import { providerOf } from '../../platform/providers/service';
+import { signIn, signUp } from '../../platform/identity';
+import { listMemberships } from '../../platform/identity';
+import { providerOf } from '../../platform/providers';
 import {
   clearSessionCookie,
   createSession,
@@ -18,7 +18,7 @@ import {
   revokeSession,
   setSessionCookie,
   type SessionUser,
-} from '../../platform/identity/sessions';
+} from '../../platform/identity';
 import { readForm } from '../shared/form-input';
 import { loadSession, pageGuards, safeReturnTo } from '../shared/session';
 import { SignInPage, SignOutPage, SignUpPage, type SignUpValues } from './pages';
@@ -71,7 +71,7 @@ async function startSession(c: Context<AppEnv>, user: SessionUser): Promise<void
 
 /** The auth entry ({auth_url}, default /auth). */
 export function authRoutes() {
-  const app = newApp('page');
+  const app = newPageApp();
   app.use('/auth/*', async (c, next) => {
     c.header('Cache-Control', 'no-store');
     await next();

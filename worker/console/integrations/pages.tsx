@@ -5,13 +5,13 @@
  * form works without JavaScript, and /embed/console.js only adds copy buttons and the preview.
  */
 import { raw } from 'hono/html';
-import type { ChannelView, PublicWidgetConfig } from '../../platform/channels/schemas';
-import { roleMay } from '../../platform/access/policy';
-import type { InvitationView } from '../../platform/identity/memberships';
-import type { ApiKeyDescription } from '../../platform/identity/service';
-import type { SessionUser } from '../../platform/identity/sessions';
-import type { IntakeEntry } from '../../platform/leads/service';
-import type { EndpointView } from '../../platform/webhooks/service';
+import type { ChannelView, PublicWidgetConfig } from '../../platform/channels';
+import { roleMay } from '../../platform/access';
+import type { InvitationView } from '../../platform/identity';
+import type { ApiKeyDescription } from '../../platform/identity';
+import type { SessionUser } from '../../platform/identity';
+import type { IntakeEntry } from '../../platform/leads';
+import type { EndpointView } from '../../platform/webhooks';
 import { Field, Select, type FieldErrors } from '../shared/forms';
 import {
   ConsoleLayout,

@@ -6,10 +6,10 @@
  */
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { newApp } from '../../app';
+import { newPageApp } from '../shared/app';
 import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { createChannelSchema, updateChannelSchema, widgetConfigPatchSchema } from '../../platform/channels/schemas';
+import { createChannelSchema, updateChannelSchema, widgetConfigPatchSchema } from '../../platform/channels';
 import {
   createChannel,
   describeChannel,
@@ -17,18 +17,18 @@ import {
   listChannels,
   publicWidgetConfig,
   updateChannel,
-} from '../../platform/channels/service';
-import { listDomains } from '../../platform/domains/service';
+} from '../../platform/channels';
+import { listDomains } from '../../platform/domains';
 import {
   createOrganizationForUser,
   listMemberships,
   listOpenInvitations,
   type MemberWorkspaces,
-} from '../../platform/identity/memberships';
-import { listApiKeys, setBlockedTerms, workspaceRiskPolicy } from '../../platform/identity/service';
-import { roleMay } from '../../platform/access/policy';
-import { listChannelIntake } from '../../platform/leads/service';
-import { listEndpoints } from '../../platform/webhooks/service';
+} from '../../platform/identity';
+import { listApiKeys, setBlockedTerms, workspaceRiskPolicy } from '../../platform/identity';
+import { roleMay } from '../../platform/access';
+import { listChannelIntake } from '../../platform/leads';
+import { listEndpoints } from '../../platform/webhooks';
 import { formErrors, readForm } from '../shared/form-input';
 import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
@@ -163,7 +163,7 @@ async function changeChannelOrShow(
 
 /** The site owner's pages. */
 export function integrationsRoutes() {
-  const app = newApp('page');
+  const app = newPageApp();
   for (const path of ['/integrations', '/integrations/*', '/onboarding/*']) app.use(path, ...consolePageGuards);
 
   app.get('/onboarding/workspace', async (c) => {

@@ -6,11 +6,11 @@
  * Visitor text is rendered by JSX, which escapes it: text only.
  */
 import type { Child } from 'hono/jsx';
-import type { DomainEntry } from '../../platform/domains/service';
-import type { AgentCardSummary, AgentHealth } from '../../platform/agents/schemas';
-import type { LeadDetail, LeadStatus, LeadView } from '../../platform/leads/schemas';
-import type { ProviderProfileView } from '../../platform/providers/schemas';
-import type { SessionUser } from '../../platform/identity/sessions';
+import type { DomainEntry } from '../../platform/domains';
+import type { AgentCardSummary, AgentHealth } from '../../platform/agents';
+import type { LeadDetail, LeadStatus, LeadView } from '../../platform/leads';
+import type { ProviderProfileView } from '../../platform/providers';
+import type { SessionUser } from '../../platform/identity';
 import { ChoiceGroup, Field, type FieldErrors } from '../shared/forms';
 import { AgentHealthSummary, AgentLastErrors } from '../shared/agent-health';
 import { ConsoleLayout, DataTable, InvitationsBanner, StatusPill, when, type NavItem } from '../shared/layout';

@@ -5,19 +5,19 @@
  * provider API, so the state machine and the lead rules are the same whichever way one uses.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { newApp } from '../../app';
+import { newPageApp } from '../shared/app';
 import type { AppEnv } from '../../env';
 import { egressPolicy } from '../../lib/egress';
 import { ApiError, type FieldError } from '../../lib/errors';
-import { providerRefusalError, requireProviderRow } from '../../platform/access/middleware';
-import { providerRefusal, type ProviderAction } from '../../platform/access/policy';
-import { agentHealth, rotateSigningSecret } from '../../platform/agents/service';
-import { listDomainEntries } from '../../platform/domains/service';
-import { listOpenInvitations } from '../../platform/identity/memberships';
-import { leadStatusSchema } from '../../platform/leads/schemas';
-import { changeLeadStatus, claimLead, leadDetailForProvider, listLeadsForProvider } from '../../platform/leads/service';
-import { profileInputSchema, type ProfileInput } from '../../platform/providers/schemas';
-import { describeProvider, providerOf, saveProviderProfile, type ProviderRow } from '../../platform/providers/service';
+import { providerRefusalError, requireProviderRow } from '../../platform/providers';
+import { providerRefusal, type ProviderAction } from '../../platform/access';
+import { agentHealth, rotateSigningSecret } from '../../platform/agents';
+import { listDomainEntries } from '../../platform/domains';
+import { listOpenInvitations } from '../../platform/identity';
+import { leadStatusSchema } from '../../platform/leads';
+import { changeLeadStatus, claimLead, leadDetailForProvider, listLeadsForProvider } from '../../platform/leads';
+import { profileInputSchema, type ProfileInput } from '../../platform/providers';
+import { describeProvider, providerOf, saveProviderProfile, type ProviderRow } from '../../platform/providers';
 import { landingFor } from '../auth/routes';
 import { formErrors, formList, readForm } from '../shared/form-input';
 import type { FieldErrors } from '../shared/forms';
@@ -221,7 +221,7 @@ async function renderWorkbench(
 
 /** The provider's pages. */
 export function providerPageRoutes() {
-  const app = newApp('page');
+  const app = newPageApp();
   app.use('/provider/*', ...consolePageGuards);
   for (const [path, action, area] of [
     ['/provider/onboarding', 'profile.manage', 'onboarding'],

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import { raw } from 'hono/html';
-import type { PublicWidgetConfig } from '../../platform/channels/schemas';
+import type { PublicWidgetConfig } from '../../platform/channels';
 import { Document } from '../shared/document';
 import { jsonForScriptBlock } from '../shared/security';
 

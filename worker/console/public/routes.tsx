@@ -4,10 +4,10 @@
  * (/widget/{channel_key}), the local /demo site, and the shared stylesheet.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { newApp } from '../../app';
+import { newPageApp } from '../shared/app';
 import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { buildOpenApiDocument } from '../../gateway/openapi';
-import { findActiveChannel, publicWidgetConfig, snippetFor } from '../../platform/channels/service';
+import { findActiveChannel, publicWidgetConfig, snippetFor } from '../../platform/channels';
 import { DocsPage, type DocsDocument } from '../docs/page';
 import { pageCsp, setPageSecurityHeaders } from '../shared/security';
 import { siteCss } from '../shared/styles';
@@ -19,7 +19,7 @@ export const DEMO_CHANNEL_KEY = 'ch_demo';
 
 /** The public pages; `root` is the app whose routes /docs describes. */
 export function publicPageRoutes(root: OpenAPIHono<AppEnv>) {
-  const app = newApp('page');
+  const app = newPageApp();
   app.get('/assets/site.css', (c) =>
     c.body(siteCss, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }),
   );

@@ -3,7 +3,7 @@
  * An agent's or robot's last 24 hours (the health view of PRODUCT.md section 7), as its provider
  * sees it on /provider/operations and a platform admin on the review page.
  */
-import type { AgentHealth } from '../../platform/agents/schemas';
+import type { AgentHealth } from '../../platform/agents';
 import { DataTable, when } from './layout';
 
 const OUTCOME_LABELS: Record<string, string> = {

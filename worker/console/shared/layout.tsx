@@ -5,9 +5,9 @@
  * rendered by JSX, which escapes it: text only, never markup.
  */
 import type { Child } from 'hono/jsx';
-import { roleMay } from '../../platform/access/policy';
-import type { MembershipView } from '../../platform/identity/memberships';
-import type { SessionUser } from '../../platform/identity/sessions';
+import { roleMay } from '../../platform/access';
+import type { MembershipView } from '../../platform/identity';
+import type { SessionUser } from '../../platform/identity';
 import { Document } from './document';
 
 /** A time as people read it in the console: "2026-11-23 09:41 UTC". */

@@ -4,12 +4,7 @@ import { csrf } from 'hono/csrf';
 import { createMiddleware } from 'hono/factory';
 import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
-import {
-  clearSessionCookie,
-  readSessionToken,
-  setSessionCookie,
-  validateSession,
-} from '../../platform/identity/sessions';
+import { clearSessionCookie, readSessionToken, setSessionCookie, validateSession } from '../../platform/identity';
 import { requireFormBody } from './form-input';
 import { setPageSecurityHeaders } from './security';
 

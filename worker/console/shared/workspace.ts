@@ -2,9 +2,9 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from '../../env';
-import type { WorkspaceAction } from '../../platform/access/policy';
-import type { AuditContext } from '../../platform/identity/audit';
-import { requireRole, resolveMemberWorkspace, type MemberWorkspaces } from '../../platform/identity/memberships';
+import type { WorkspaceAction } from '../../platform/access';
+import type { AuditContext } from '../../platform/identity';
+import { requireRole, resolveMemberWorkspace, type MemberWorkspaces } from '../../platform/identity';
 import { currentUser } from './session';
 
 /**

@@ -1,8 +1,9 @@
 /** @jsxImportSource hono/jsx */
 /** The team page (members, open invitations, invite form) and the invitee's invitations page. */
-import { roleMay, WORKSPACE_ROLES, type WorkspaceRole } from '../../platform/access/policy';
-import type { InvitationView } from '../../platform/identity/memberships';
-import type { SessionUser } from '../../platform/identity/sessions';
+import { roleMay } from '../../platform/access';
+import { WORKSPACE_ROLES, type WorkspaceRole } from '../../platform/vocabulary';
+import type { InvitationView } from '../../platform/identity';
+import type { SessionUser } from '../../platform/identity';
 import { Field, Select, type FieldErrors } from '../shared/forms';
 import {
   ConsoleLayout,

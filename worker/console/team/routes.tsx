@@ -2,10 +2,10 @@
 /** The team pages: members and invitations of a workspace, and the invitee's /invitations page. */
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { newApp } from '../../app';
+import { newPageApp } from '../shared/app';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { WORKSPACE_ROLES, type WorkspaceRole } from '../../platform/access/policy';
+import { WORKSPACE_ROLES, type WorkspaceRole } from '../../platform/vocabulary';
 import {
   answerInvitation,
   changeMembership,
@@ -14,7 +14,7 @@ import {
   listOpenInvitations,
   revokeInvitation,
   type MemberWorkspaces,
-} from '../../platform/identity/memberships';
+} from '../../platform/identity';
 import { formErrors, readForm } from '../shared/form-input';
 import type { FieldErrors } from '../shared/forms';
 import { noticeOf } from '../shared/notices';
@@ -50,7 +50,7 @@ async function renderTeam(
 
 /** The team and invitation pages. */
 export function teamRoutes() {
-  const app = newApp('page');
+  const app = newPageApp();
   for (const path of ['/integrations/team', '/integrations/team/*', '/invitations', '/invitations/*'])
     app.use(path, ...consolePageGuards);
 

@@ -4,7 +4,7 @@
  * endpoints are provisioned by the platform team (SPEC.md: "only through the formal
  * provisioning process"). A disabled endpoint says why.
  */
-import type { EndpointView } from '../../platform/webhooks/service';
+import type { EndpointView } from '../../platform/webhooks';
 import { DataTable, StatusPill, when, WorkspaceLayout, wsQuery, type WorkspacePageProps } from '../shared/layout';
 
 const DISABLED_BECAUSE: Record<string, string> = {

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /** /integrations/webhooks: a workspace owner's read-only view of its endpoints and delivery log. */
-import { newApp } from '../../app';
-import { deliveryLog, endpointOfWorkspace, listEndpoints } from '../../platform/webhooks/service';
+import { newPageApp } from '../shared/app';
+import { deliveryLog, endpointOfWorkspace, listEndpoints } from '../../platform/webhooks';
 import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { workspaceContext } from '../shared/workspace';
@@ -9,7 +9,7 @@ import { DeliveryLogPage, WebhooksPage } from './pages';
 
 /** The webhook pages. */
 export function webhookPageRoutes() {
-  const app = newApp('page');
+  const app = newPageApp();
   for (const path of ['/integrations/webhooks', '/integrations/webhooks/*']) app.use(path, ...consolePageGuards);
 
   app.get('/integrations/webhooks', async (c) => {

@@ -1,11 +1,11 @@
 /**
- * The one access policy: which API-key scope or workspace role may take which action. The API
- * middleware (access/middleware.ts) and the console pages both ask this table, so a rule is
- * written once. Platform administrators use the admin API instead; providers are checked by
- * their state and kind.
+ * The one access policy: which API-key scope or workspace role may take which action, and which
+ * provider states and kinds may take which provider action. Pure data: the identity guards
+ * (identity/guards.ts), the provider gate (providers/gate.ts), the services and the console pages
+ * all ask this table, so a rule is written once. Platform administrators use the admin API.
  */
 import { z } from '@hono/zod-openapi';
-import type { ProviderKind } from '../vocabulary';
+import { PROVIDER_STATUSES, type ProviderKind, type ProviderStatus, type WorkspaceRole } from '../vocabulary';
 
 export const KNOWN_SCOPES = [
   'execute',
@@ -21,9 +21,6 @@ export const scopeSchema = z.enum(KNOWN_SCOPES).openapi('Scope', {
   description: 'A permission an API key can hold. `execute` is needed for /api/execute.',
 });
 export type Scope = z.infer<typeof scopeSchema>;
-
-export const WORKSPACE_ROLES = ['owner', 'admin', 'member'] as const;
-export type WorkspaceRole = (typeof WORKSPACE_ROLES)[number];
 
 interface Rule {
   /** The API-key scope that allows it; null when no API key may. */
@@ -51,9 +48,6 @@ export const WORKSPACE_POLICY = {
 } as const satisfies Record<string, Rule>;
 
 export type WorkspaceAction = keyof typeof WORKSPACE_POLICY;
-
-export const PROVIDER_STATUSES = ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended'] as const;
-export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
 
 interface ProviderRule {
   /** The provider states that allow it (PRODUCT.md section 8: only active providers see or claim leads). */

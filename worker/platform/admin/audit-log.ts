@@ -1,7 +1,7 @@
 /** The admin route for the audit log: newest first, filtered, with cursor pagination. */
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
-import { listAuditLog } from '../identity/audit';
+import { listAuditLog } from '../identity';
 import { defineAdminRoute } from './define';
 
 /** Registers GET /api/admin/audit-log. */

@@ -1,12 +1,12 @@
 /** Admin routes for the domain catalog, users (platform admins) and provider review (PRODUCT.md section 12). */
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
-import { PROVIDER_STATUSES } from '../access/policy';
-import { createDomain, listDomainEntries } from '../domains/service';
-import { findUserByEmail, setPlatformAdmin } from '../identity/service';
-import { approvalSchema, domainSlugSchema, reviewNoteSchema } from '../providers/schemas';
-import { agentHealth } from '../agents/service';
-import { listProvidersForReview, providerForReview, reviewProvider } from '../providers/service';
+import { PROVIDER_STATUSES } from '../vocabulary';
+import { createDomain, listDomainEntries } from '../domains';
+import { findUserByEmail, setPlatformAdmin } from '../identity';
+import { approvalSchema, domainSlugSchema, reviewNoteSchema } from '../providers';
+import { agentHealth } from '../agents';
+import { listProvidersForReview, providerForReview, reviewProvider } from '../providers';
 import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
 
 /** Registers the catalog, user and provider-review routes. */

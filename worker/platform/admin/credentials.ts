@@ -2,15 +2,8 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
 import { setOf } from '../../lib/openapi';
-import { KNOWN_SCOPES, scopeSchema } from '../access/policy';
-import {
-  issueApiKey,
-  listAdminTokens,
-  listApiKeys,
-  mintAdminToken,
-  revokeAdminToken,
-  revokeApiKey,
-} from '../identity/service';
+import { KNOWN_SCOPES, scopeSchema } from '../access';
+import { issueApiKey, listAdminTokens, listApiKeys, mintAdminToken, revokeAdminToken, revokeApiKey } from '../identity';
 import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
 
 const issueApiKeyBody = z.strictObject({

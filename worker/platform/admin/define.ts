@@ -8,8 +8,8 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../env';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { jsonBody, jsonContent } from '../../lib/openapi';
-import { requireAdmin, requireBearer } from '../access/middleware';
-import type { AuditContext } from '../identity/audit';
+import { requireAdmin, requireBearer } from '../identity';
+import type { AuditContext } from '../identity';
 
 const adminJsonMiddleware: MiddlewareHandler<AppEnv>[] = [readJsonBody(), requireBearer('admin'), parseJsonBody];
 const adminMiddleware: MiddlewareHandler<AppEnv>[] = [requireBearer('admin')];

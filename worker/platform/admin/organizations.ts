@@ -1,7 +1,7 @@
 /** Admin routes for organisations and workspaces: create, list, suspend or reactivate. */
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
-import { createOrganization, createWorkspace, listOrganizations, listWorkspaces, setStatus } from '../identity/service';
+import { createOrganization, createWorkspace, listOrganizations, listWorkspaces, setStatus } from '../identity';
 import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
 
 const statusBody = z.strictObject({ status: z.enum(['active', 'suspended']) });

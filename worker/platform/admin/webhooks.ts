@@ -6,7 +6,7 @@ import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
 import { egressPolicy } from '../../lib/egress';
 import { setOf } from '../../lib/openapi';
-import { EVENT_TYPES, eventTypeSchema } from '../webhooks/schemas';
+import { EVENT_TYPES, eventTypeSchema } from '../webhooks';
 import {
   createEndpoint,
   deliveryLog,
@@ -14,7 +14,7 @@ import {
   redeliver,
   rotateEndpointSecret,
   setEndpointEnabled,
-} from '../webhooks/service';
+} from '../webhooks';
 import { adminAuditContext, defineAdminRoute, idParam } from './define';
 
 const createBody = z.strictObject({

@@ -20,7 +20,7 @@ import { newId } from '../../lib/ids';
 import { decryptSecret, encryptSecret, SIGNING_SECRET_OVERLAP_MS, signingSecretsInForce } from '../../lib/secrets';
 import { newWebhookSecret } from '../../lib/standard-webhooks';
 import { TtlCache } from '../../lib/ttl-cache';
-import { auditInsert, type AuditContext } from '../identity/audit';
+import { auditInsert, type AuditContext } from '../identity';
 import type { CallTarget } from './invoke';
 import type { AgentHealth, StoredAgentCard } from './schemas';
 

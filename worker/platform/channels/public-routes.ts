@@ -1,9 +1,10 @@
 /**
  * The public widget routes, each served at both addresses the spec names:
  *   /api/public/channels/{channelKey}/widget-config  and  /api/public/widget/{channel_key}/config
- *   /api/public/channels/{channelKey}/intake         and  /api/public/widget/{channel_key}/intake
- * CORS is an exact-origin allowlist (the channel's allowed and first-party origins, and the
- * console), answered with `Vary: Origin` and never `*`.
+ * and the gate of every public channel route (intake, in gateway/intake.ts, included): the channel
+ * must be active and the page origin on its lists. CORS is an exact-origin allowlist (the
+ * channel's allowed and first-party origins, and the console), answered with `Vary: Origin` and
+ * never `*`.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -15,8 +16,7 @@ import { sha256Hex } from '../../lib/crypto';
 import { egressPolicy } from '../../lib/egress';
 import { ApiError } from '../../lib/errors';
 import { problemResponses } from '../../lib/openapi';
-import { runIntake } from './intake';
-import { intakeRequestSchema, intakeResponseSchema, publicWidgetConfigSchema } from './schemas';
+import { publicWidgetConfigSchema } from './schemas';
 import {
   findActiveChannel,
   findActiveChannelForIntake,
@@ -27,7 +27,6 @@ import {
 } from './service';
 
 const TAG = 'Widget (public)';
-const INTAKE_MAX_BYTES = 16 * 1024;
 
 /** The page origin: the Origin header, or the console itself for a same-origin GET (which sends none). */
 function pageOriginOf(c: Context<AppEnv>): string | undefined {
@@ -42,7 +41,7 @@ function pageOriginOf(c: Context<AppEnv>): string | undefined {
  * Admits a public widget request: the channel must be active, and the page origin on its list.
  * Afterwards, every answer (errors too) carries the exact origin, so the widget can read it.
  */
-function channelGate(param: string, options: { requireOrigin: boolean; forIntake?: boolean }) {
+export function channelGate(param: string, options: { requireOrigin: boolean; forIntake?: boolean }) {
   return createMiddleware<AppEnv>(async (c, next) => {
     c.header('Vary', 'Origin');
     const channelKey = c.req.param(param) ?? '';
@@ -83,20 +82,22 @@ function channelGate(param: string, options: { requireOrigin: boolean; forIntake
   });
 }
 
-function admitted(c: Context<AppEnv>) {
+/** The channel that channelGate admitted. */
+export function admittedChannel(c: Context<AppEnv>) {
   const channel = c.get('channel');
   if (!channel) throw new Error('channelGate must run before this handler');
   return channel;
 }
 
-interface PublicPaths {
+/** The two addresses of each public channel route (SPEC.md names both). */
+export interface PublicPaths {
   param: string;
   config: string;
   intake: string;
   idSuffix: string;
 }
 
-const PATHS: PublicPaths[] = [
+export const PUBLIC_CHANNEL_PATHS: PublicPaths[] = [
   {
     param: 'channelKey',
     config: '/api/public/channels/{channelKey}/widget-config',
@@ -116,7 +117,7 @@ const honoPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 /** The public widget routes, at both addresses each. */
 export function publicWidgetRoutes() {
   const app = newApp('problem');
-  for (const paths of PATHS) {
+  for (const paths of PUBLIC_CHANNEL_PATHS) {
     const params = z.object({ [paths.param]: z.string().min(1).max(64).openapi({ example: 'ch_demo' }) });
 
     app.openapi(
@@ -143,7 +144,7 @@ export function publicWidgetRoutes() {
       }),
       async (c) => {
         const config = publicWidgetConfig(
-          admitted(c),
+          admittedChannel(c),
           resolvePlatformUrls(c.var.settings, c.req.url),
           c.var.pageOrigin,
         );
@@ -153,68 +154,6 @@ export function publicWidgetRoutes() {
         c.header('Cache-Control', 'public, max-age=60, stale-while-revalidate=300');
         if (c.req.header('If-None-Match') === etag) return c.body(null, 304);
         return c.body(body, 200, { 'Content-Type': 'application/json' });
-      },
-    );
-
-    app.openapi(
-      createRoute({
-        method: 'post',
-        path: paths.intake,
-        operationId: `submitIntake${paths.idSuffix}`,
-        tags: [TAG],
-        summary: 'Send a visitor message, handoff or contact details',
-        description:
-          'Starts or continues a visitor session and answers with the reply to show. Admission: active channel, ' +
-          'allowed origin, a rate limit per channel and client, a honeypot, and 4,000 characters per message. The ' +
-          'demand then runs through the same executor as /api/execute.',
-        security: [],
-        middleware: [
-          channelGate(paths.param, { requireOrigin: true, forIntake: true }),
-          readJsonBody(INTAKE_MAX_BYTES),
-          parseJsonBody,
-        ],
-        request: {
-          params,
-          body: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: intakeRequestSchema,
-                example: { trigger: 'consultation', message: { text: 'Do you do payroll audits?' } },
-              },
-            },
-          },
-        },
-        responses: {
-          200: {
-            description: 'What to show the visitor next.',
-            content: { 'application/json': { schema: intakeResponseSchema } },
-          },
-          ...problemResponses([400, 403, 404, 413, 415, 422, 429, 503] as const),
-        },
-      }),
-      async (c) => {
-        const { settings } = c.var;
-        const response = await runIntake(c.var.db, {
-          channel: admitted(c),
-          request: c.req.valid('json'),
-          clientIp: c.req.header('CF-Connecting-IP') ?? 'unknown',
-          origin: c.var.channelOriginToGuard ?? null,
-          context: {
-            requestId: c.var.requestId,
-            traceId: c.var.traceId,
-            now: Date.now(),
-            limits: {
-              defaultRateLimitPerMinute: settings.DEFAULT_RATE_LIMIT_PER_MINUTE,
-              intakeRateLimitPerMinute: settings.INTAKE_RATE_LIMIT_PER_MINUTE,
-              agentChainMs: settings.AGENT_CHAIN_DEADLINE_MS,
-            },
-            egress: egressPolicy(settings),
-            secretsKey: settings.SECRETS_KEY,
-          },
-        });
-        c.header('Cache-Control', 'no-store');
-        return c.json(response, 200);
       },
     );
 

@@ -5,9 +5,9 @@ import { newApp } from '../../app';
 import { resolvePlatformUrls, type AppEnv } from '../../env';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { jsonContent as json, problemResponses } from '../../lib/openapi';
-import { requireWorkspace, requireWorkspaceAccess } from '../access/middleware';
-import type { AuditContext } from '../identity/audit';
-import { listChannelIntake } from '../leads/service';
+import { requireWorkspace, requireWorkspaceAccess } from '../identity';
+import type { AuditContext } from '../identity';
+import { listChannelIntake } from '../leads';
 import { channelSchema, createChannelSchema, updateChannelSchema } from './schemas';
 import { createChannel, describeChannel, getChannel, listChannels, updateChannel } from './service';
 

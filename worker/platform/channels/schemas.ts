@@ -4,6 +4,8 @@
  */
 import { z } from '@hono/zod-openapi';
 import { setOf } from '../../lib/openapi';
+import { attributionSchema } from '../attribution';
+import { MESSAGE_MAX_CHARS, ROUTING_POOLS, TRIGGERS } from '../vocabulary';
 import widgetDefaults from './widget-defaults.json';
 
 /** An exact web origin: scheme, host and optional port, nothing else. */
@@ -85,7 +87,7 @@ export type WidgetConfigPatch = z.infer<typeof widgetConfigPatchSchema>;
 
 const domainSchema = z.string().trim().min(1).max(100).openapi({ example: 'consultation' });
 
-export const routingPoolSchema = z.enum(['platform', 'workspace']).openapi('RoutingPool', {
+export const routingPoolSchema = z.enum(ROUTING_POOLS).openapi('RoutingPool', {
   description:
     'Who may see this channel’s leads: `platform` (every matching active provider, the default) or `workspace` (only ' +
     'providers who are members of this workspace).',
@@ -152,30 +154,11 @@ export const publicWidgetConfigSchema = z
   .openapi('PublicWidgetConfig');
 export type PublicWidgetConfig = z.infer<typeof publicWidgetConfigSchema>;
 
-export const INTAKE_TEXT_LIMIT = 4000;
-export const intakeTriggerSchema = z.enum(['consultation', 'handoff', 'lead_capture']);
+export const INTAKE_TEXT_LIMIT = MESSAGE_MAX_CHARS;
+export const intakeTriggerSchema = z.enum(TRIGGERS);
 export type IntakeTrigger = z.infer<typeof intakeTriggerSchema>;
 
 const shortText = (max: number) => z.string().trim().max(max);
-
-export const attributionSchema = z
-  .strictObject({
-    source_site: shortText(200).optional(),
-    page_url: shortText(2000).optional(),
-    referrer: shortText(2000).optional(),
-    campaign: z
-      .strictObject({
-        utm_source: shortText(200).optional(),
-        utm_medium: shortText(200).optional(),
-        utm_campaign: shortText(200).optional(),
-        utm_term: shortText(200).optional(),
-        utm_content: shortText(200).optional(),
-      })
-      .optional(),
-  })
-  .openapi('Attribution');
-/** Where a visitor came from, as the widget reports it (first touch for UTM fields). */
-export type Attribution = z.infer<typeof attributionSchema>;
 
 export const intakeRequestSchema = z
   .strictObject({

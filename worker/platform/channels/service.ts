@@ -8,9 +8,9 @@ import { schema, type Database } from '../../lib/db';
 import { ApiError, fieldErrorsFromZod } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { TtlCache } from '../../lib/ttl-cache';
-import { assertKnownDomain } from '../domains/service';
-import { auditInsert, type AuditContext } from '../identity/audit';
-import { joinTenant, tenantIsActive } from '../identity/tenants';
+import { assertKnownDomain } from '../domains';
+import { auditInsert, type AuditContext } from '../identity';
+import { joinTenant, tenantIsActive } from '../identity';
 import {
   defaultWidgetConfig,
   widgetConfigSchema,

@@ -9,11 +9,13 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { newSecretToken, sha256Hex } from '../../lib/crypto';
 import { insertRows, schema, type Database } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import type { Attribution } from '../channels/schemas';
+import type { Attribution } from '../attribution';
 
 const { conversations, messages, leads, demands } = schema;
 
-export type MessageRole = (typeof messages.$inferSelect)['role'];
+import type { MessageRole } from '../vocabulary';
+
+export type { MessageRole };
 
 /** What the execution core needs to know of a conversation that already exists. */
 export interface ConversationState {

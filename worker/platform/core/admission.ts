@@ -5,15 +5,9 @@
  */
 import type { Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
-import type { ActiveChannel } from '../channels/service';
-import { assertKnownDomain } from '../domains/service';
-import {
-  findKeyContext,
-  keyInactiveReason,
-  workspaceInactive,
-  type Actor,
-  type KeyContext,
-} from '../identity/credentials';
+import type { ActiveChannel } from '../channels';
+import { assertKnownDomain } from '../domains';
+import { findKeyContext, keyInactiveReason, workspaceInactive, type Actor, type KeyContext } from '../identity';
 
 /** An API request's principal: the bearer actor, and the `key_id` it named (if any). */
 export interface KeyPrincipal {

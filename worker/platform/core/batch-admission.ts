@@ -9,15 +9,9 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { insertRowsSql, isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
-import { forgetChannel } from '../channels/service';
-import {
-  EXECUTIONS_METER,
-  forgetCachedKeys,
-  freshKeyRefusal,
-  quotaPeriod,
-  workspaceInactive,
-  type KeyContext,
-} from '../identity/credentials';
+import { forgetChannel } from '../channels';
+import { EXECUTIONS_METER } from '../vocabulary';
+import { forgetCachedKeys, freshKeyRefusal, quotaPeriod, workspaceInactive, type KeyContext } from '../identity';
 import { claimIdempotencyKey, storedOutcome, storedRecord } from './idempotency';
 import {
   RATE_LIMIT_WINDOW_MS,
@@ -25,7 +19,7 @@ import {
   windowIncrement,
   type RateLimitOutcome,
   type WindowGuard,
-} from './rate-limit';
+} from '../../lib/rate-limit';
 import type { ExecuteResponse } from './schemas';
 
 const { usageMeters, idempotencyRecords } = schema;

@@ -5,9 +5,9 @@
  * public shape of its record: never the visitor's contact details.
  */
 import type { ExecutedPlan } from '../../brain';
-import type { StoredMessage } from '../conversations/service';
-import { leadCreatedData } from '../leads/service';
-import type { NewEvent } from '../webhooks/outbox';
+import type { StoredMessage } from '../conversations';
+import { leadCreatedData } from '../leads';
+import type { NewEvent } from '../webhooks';
 
 export interface ExecutionFacts {
   workspaceId: string;

@@ -22,7 +22,7 @@ import type { EgressPolicy } from '../../lib/egress';
 import { insertRows, isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { callProvider, type CallTarget } from '../agents/invoke';
+import { callProvider, type CallTarget } from '../agents';
 import {
   agentSupplyOf,
   agentSupplyQuery,
@@ -31,9 +31,10 @@ import {
   conversationMemoryQuery,
   hasAgentSupply,
   type AgentSupply,
-} from '../agents/service';
-import type { Attribution, IntakeTrigger } from '../channels/schemas';
-import { asksForContact, type ActiveChannel } from '../channels/service';
+} from '../agents';
+import type { IntakeTrigger } from '../channels';
+import type { Attribution } from '../attribution';
+import { asksForContact, type ActiveChannel } from '../channels';
 import {
   conversationTurnWrites,
   findApiConversation,
@@ -41,17 +42,18 @@ import {
   newVisitorToken,
   type ConversationStart,
   type ConversationState,
-} from '../conversations/service';
-import { EXECUTIONS_METER, type KeyContext } from '../identity/credentials';
-import { workspaceRiskPolicy } from '../identity/service';
-import { planWrites, type DemandOrigin } from '../leads/service';
-import { expertPool, type RoutingPool } from '../providers/service';
-import { eventWrites } from '../webhooks/outbox';
+} from '../conversations';
+import type { KeyContext } from '../identity';
+import { EXECUTIONS_METER } from '../vocabulary';
+import { workspaceRiskPolicy } from '../identity';
+import { planWrites, type DemandOrigin } from '../leads';
+import { expertPool, type RoutingPool } from '../providers';
+import { eventWrites } from '../webhooks';
 import { admitChannel, admitKey, type KeyPrincipal } from './admission';
 import { BatchAdmission, IdempotentReplay } from './batch-admission';
 import { executionEvents } from './events';
 import { releaseIdempotencyKey } from './idempotency';
-import type { RateLimitOutcome } from './rate-limit';
+import type { RateLimitOutcome } from '../../lib/rate-limit';
 import type { ExecuteResponse, UsageApplication } from './schemas';
 
 const { executions, auditLog } = schema;

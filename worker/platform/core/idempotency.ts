@@ -4,7 +4,7 @@
  * response always matches a committed execution and a fresh key costs no extra round trip. The
  * agent path reserves it first (its call has effects outside D1) and completes it in its batch.
  */
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, lt, sql, type SQL } from 'drizzle-orm';
 import { sha256Hex } from '../../lib/crypto';
 import { insertRowsSql, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
@@ -121,4 +121,9 @@ export async function releaseIdempotencyKey(db: Database, keyId: string, idempot
         eq(idempotencyRecords.state, 'in_progress'),
       ),
     );
+}
+
+/** Housekeeping: deletes the records past their 24 hours. */
+export function purgeExpiredIdempotencyRecords(db: Database, now: number) {
+  return db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, now));
 }

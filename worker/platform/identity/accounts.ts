@@ -8,7 +8,7 @@ import { isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { burnVerification, hashPassword, passwordProblem, verifyPassword } from '../../lib/passwords';
-import { clearWindow, readWindows, releaseWindowSlot, windowIncrement } from '../core/rate-limit';
+import { clearWindow, readWindows, releaseWindowSlot, windowIncrement } from '../../lib/rate-limit';
 import { auditInsert, type AuditContext } from './audit';
 
 const { users, providers } = schema;

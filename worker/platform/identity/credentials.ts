@@ -14,8 +14,6 @@ const { apiKeys, adminTokens, workspaces, organizations } = schema;
 /** The bootstrap ADMIN_TOKEN has no row; the audit log records it under this id. */
 export const BOOTSTRAP_ADMIN_ID = 'adm_bootstrap';
 
-export { EXECUTIONS_METER } from '../vocabulary';
-
 /** An API key with everything admission needs, read in one query. */
 export interface KeyContext {
   id: string;

@@ -3,7 +3,7 @@
  * only its SHA-256. Expiry slides (a session in use is extended), the token is new at every
  * sign-in, and sign-out deletes the row, so a copied cookie stops working at once.
  */
-import { eq, sql, type SQL } from 'drizzle-orm';
+import { eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -122,4 +122,9 @@ export function setSessionCookie(c: Context, token: string, expiresAt: number): 
 /** Removes the session cookie from the browser. */
 export function clearSessionCookie(c: Context): void {
   deleteCookie(c, sessionCookieName(c), { path: '/', secure: isSecure(c) });
+}
+
+/** Housekeeping: deletes the sessions that have ended. */
+export function purgeEndedSessions(db: Database, now: number) {
+  return db.delete(userSessions).where(lt(userSessions.expiresAt, now));
 }

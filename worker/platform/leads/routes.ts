@@ -5,8 +5,8 @@ import { newApp } from '../../app';
 import type { AppEnv } from '../../env';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { jsonBody, jsonContent, problemResponses } from '../../lib/openapi';
-import { requireProvider, requireProviderRow } from '../access/middleware';
-import type { AuditContext } from '../identity/audit';
+import { requireProvider, requireProviderRow } from '../providers';
+import type { AuditContext } from '../identity';
 import { leadDetailSchema, leadListQuerySchema, leadListSchema, leadStatusBodySchema } from './schemas';
 import { changeLeadStatus, claimLead, leadDetailForProvider, listLeadsForProvider } from './service';
 

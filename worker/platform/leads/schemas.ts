@@ -1,8 +1,8 @@
 /** Workbench schemas (PRODUCT.md section 9): leads as a provider sees them, and what a provider sends. */
 import { z } from '@hono/zod-openapi';
-import { attributionSchema } from '../channels/schemas';
+import { attributionSchema } from '../attribution';
+import { LEAD_STATUSES, MESSAGE_ROLES, TRIGGERS, URGENCIES } from '../vocabulary';
 
-export const LEAD_STATUSES = ['open', 'claimed', 'contacted', 'qualified', 'won', 'lost'] as const;
 export const leadStatusSchema = z.enum(LEAD_STATUSES).openapi('LeadStatus', {
   description: '`open → claimed → contacted → qualified → won | lost`; the claimer may release a lead back to `open`.',
 });
@@ -18,8 +18,8 @@ export const leadSchema = z
     status: leadStatusSchema,
     domain: z.string(),
     topic: z.string().openapi({ description: 'The provider topic the demand names, or `general`.' }),
-    urgency: z.enum(['low', 'normal', 'high']),
-    trigger: z.enum(['consultation', 'handoff', 'lead_capture']),
+    urgency: z.enum(URGENCIES),
+    trigger: z.enum(TRIGGERS),
     reference: z.string().openapi({ example: 'D-8S5BSX', description: 'The reference the visitor sees.' }),
     summary: z.string().openapi({ description: 'The start of the first message.' }),
     attribution: attributionSchema.nullable(),
@@ -36,7 +36,7 @@ export const leadDetailSchema = leadSchema
     messages: z.array(
       z.object({
         message_id: z.string(),
-        role: z.enum(['visitor', 'provider', 'agent', 'system']),
+        role: z.enum(MESSAGE_ROLES),
         text: z.string(),
         created_at: z.string(),
       }),

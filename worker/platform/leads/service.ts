@@ -10,13 +10,14 @@ import { demandReference } from '../../brain';
 import { insertRows, insertWhere, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import type { Attribution } from '../channels/schemas';
-import { toMessageViews } from '../conversations/service';
-import { auditInsertWhere, type AuditContext } from '../identity/audit';
-import { eventWriteWhere } from '../webhooks/outbox';
-import type { ProviderRow } from '../providers/service';
+import type { Attribution } from '../attribution';
+import { toMessageViews } from '../conversations';
+import { auditInsertWhere, type AuditContext } from '../identity';
+import { eventWriteWhere } from '../webhooks';
+import type { ProviderRow } from '../providers';
 import type { LeadDetail, LeadStatus, LeadView } from './schemas';
 import { leadTransitionAllowed } from './transitions';
+import { URGENCIES, URGENCY_RANK } from '../vocabulary';
 
 export { LEAD_TRANSITIONS, leadTransitionAllowed } from './transitions';
 
@@ -46,8 +47,15 @@ export interface DemandContent {
 /** The start of the first message, for lists and summaries. */
 export const summaryOf = (text: string | undefined) => (text ?? '').replace(/\s+/g, ' ').trim().slice(0, 140);
 
-const URGENCY_RANK = sql`CASE ${leads.urgency} WHEN 'low' THEN 0 WHEN 'normal' THEN 1 ELSE 2 END`;
-const rank = (urgency: Urgency) => ({ low: 0, normal: 1, high: 2 })[urgency];
+/** The lead's urgency as its rank (vocabulary's URGENCY_RANK), for "urgency only rises" inside the UPDATE. */
+const storedUrgencyRank = sql.join(
+  [
+    sql`CASE ${leads.urgency}`,
+    ...URGENCIES.map((urgency) => sql`WHEN ${urgency} THEN ${URGENCY_RANK[urgency]}`),
+    sql`END`,
+  ],
+  sql` `,
+);
 
 /**
  * The rows the brain's plan becomes: the demand (new, or untouched when the conversation
@@ -145,7 +153,9 @@ export function planWrites(
         ...(plan.trigger !== 'consultation'
           ? { trigger: sql`CASE WHEN ${leads.trigger} = 'lead_capture' THEN 'lead_capture' ELSE ${plan.trigger} END` }
           : {}),
-        urgency: sql`CASE WHEN ${URGENCY_RANK} < ${rank(plan.urgency)} THEN ${plan.urgency} ELSE ${leads.urgency} END`,
+        // Concurrent turns may each raise it: decided in the statement, against the stored value.
+        urgency: sql`CASE WHEN ${storedUrgencyRank} < ${URGENCY_RANK[plan.urgency]}
+          THEN ${plan.urgency} ELSE ${leads.urgency} END`,
         updatedAt: now,
       })
       .where(eq(leads.id, lead.id)),

@@ -4,7 +4,7 @@ import { newApp } from '../../app';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { egressPolicy } from '../../lib/egress';
 import { jsonBody, jsonContent, problemResponses } from '../../lib/openapi';
-import { requireProvider, requireProviderRow } from '../access/middleware';
+import { requireProvider, requireProviderRow } from './gate';
 import { profileInputSchema, providerProfileSchema } from './schemas';
 import { describeProvider, saveProviderProfile } from './service';
 

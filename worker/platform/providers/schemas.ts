@@ -4,9 +4,8 @@
  */
 import { z } from '@hono/zod-openapi';
 import { setOf } from '../../lib/openapi';
-import { PROVIDER_STATUSES } from '../access/policy';
-import { agentCardSummarySchema } from '../agents/schemas';
-import { PROVIDER_KINDS } from '../vocabulary';
+import { agentCardSummarySchema } from '../agents';
+import { PROVIDER_KINDS, PROVIDER_STATUSES } from '../vocabulary';
 
 export { PROVIDER_KINDS };
 export const providerKindSchema = z.enum(PROVIDER_KINDS).openapi('ProviderKind', {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PROVIDER_STATUSES } from '../access/policy';
+import { PROVIDER_STATUSES } from '../vocabulary';
 import { nextProviderStatus, type ProviderEvent } from './transitions';
 
 /** PRODUCT.md section 8, written out as "state + event → state". Every other pair is refused. */

@@ -9,14 +9,14 @@
  * of failures. A disabled endpoint's deliveries are paused, not dropped, and go out when it is
  * enabled again (within the 3-day window). The cron sweep re-enqueues whatever is overdue.
  */
-import { and, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, lt, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { schema, type Database } from '../../lib/db';
 import { EgressRefused, guardedFetch, type EgressPolicy } from '../../lib/egress';
 import { newId } from '../../lib/ids';
 import { signingSecretsInForce } from '../../lib/secrets';
 import { signStandardWebhook } from '../../lib/standard-webhooks';
-import { auditInsertWhere, type AuditContext } from '../identity/audit';
+import { auditInsertWhere, type AuditContext } from '../identity';
 import { enqueueDeliveries, type DeliverMessage } from './outbox';
 
 const { webhookEndpoints, webhookDeliveries, webhookAttempts, events } = schema;
@@ -412,4 +412,31 @@ export async function sweepDueDeliveries(db: Database, queue: Queue<unknown>, no
     due.map((row) => ({ kind: 'webhook.deliver', event_ids: [row.eventId], endpoint_id: row.endpointId })),
   );
   return due.length;
+}
+
+/** Events, their deliveries and the delivery log are kept 30 days (retries stop after 3). */
+const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Housekeeping: events, their deliveries and the delivery log after 30 days; and deliveries paused
+ * for longer than the 3-day retry window (their endpoint stayed disabled) are given up, with the
+ * reason. The statements, in order: events, deliveries, attempts, paused given up.
+ */
+export function webhookHousekeeping(db: Database, now: number) {
+  const eventCutoff = now - EVENT_RETENTION_MS;
+  return [
+    db.delete(events).where(lt(events.createdAt, eventCutoff)),
+    db
+      .delete(webhookDeliveries)
+      .where(and(lt(webhookDeliveries.createdAt, eventCutoff), ne(webhookDeliveries.status, 'pending'))),
+    db.delete(webhookAttempts).where(lt(webhookAttempts.createdAt, eventCutoff)),
+    db
+      .update(webhookDeliveries)
+      .set({
+        status: 'failed',
+        lastError: 'Not delivered: its endpoint was disabled for longer than the 3-day retry window.',
+        updatedAt: now,
+      })
+      .where(and(eq(webhookDeliveries.status, 'paused'), lt(webhookDeliveries.createdAt, now - RETRY_WINDOW_MS))),
+  ] as const;
 }

@@ -4,11 +4,11 @@
  * through the same pipeline as /api/execute, and says what the widget should show next.
  * Channel existence and the origin check run before, in the route.
  */
-import type { Database } from '../../lib/db';
-import { ApiError, type FieldError } from '../../lib/errors';
-import { runExecution, type ExecutionContext } from '../core/execute';
-import type { IntakeRequest, IntakeResponse } from './schemas';
-import { asksForContact, widgetConfigOf, type ActiveChannel, type ChannelRow } from './service';
+import type { Database } from '../../../lib/db';
+import { ApiError, type FieldError } from '../../../lib/errors';
+import { runExecution, type ExecutionContext } from '../execute';
+import type { IntakeRequest, IntakeResponse } from '../../channels';
+import { asksForContact, widgetConfigOf, type ActiveChannel, type ChannelRow } from '../../channels';
 
 export interface IntakeCommand {
   channel: ActiveChannel;

@@ -1,15 +1,14 @@
 /**
  * The platform's error model, shared by every route group: one place turns an error into a
  * problem+json answer (machine routes) or an error page (people's pages). Each route group is
- * built with `newApp(style)` and so declares which of the two its errors are.
+ * built with `newApp(style)` and so declares which of the two its errors are; a group of pages
+ * is given the pages to render (the console's, console/shared/app.ts), so this file knows no UI.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
 import { resolvePlatformUrls, type AppEnv } from './env';
-import { ErrorPage, NotFoundPage } from './console/shared/not-found';
-import { setPageSecurityHeaders } from './console/shared/security';
 import { ApiError, fieldErrorsFromZod, problemBody, type ErrorCode } from './lib/errors';
 import { logLine } from './lib/request-context';
 
@@ -51,15 +50,10 @@ function toApiError(error: unknown): ApiError | undefined {
   return undefined;
 }
 
-/** Errors on pages are pages: the same status and message, in HTML, with the request id. */
-function errorPage(c: Context<AppEnv>, error: ApiError): Response | Promise<Response> {
-  setPageSecurityHeaders(c);
-  for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
-  if (error.status === 404) return c.html(<NotFoundPage path={new URL(c.req.url).pathname} />, 404);
-  return c.html(
-    <ErrorPage title={error.title} detail={error.detail} requestId={c.var.requestId} />,
-    error.status as 400,
-  );
+/** How a group of pages shows an error, and a path that does not exist. */
+export interface ErrorPages {
+  error(c: Context<AppEnv>, error: ApiError): Response | Promise<Response>;
+  notFound(c: Context<AppEnv>, path: string): Response | Promise<Response>;
 }
 
 /** Unknown routes: problem+json under /api/ (PRODUCT.md section 3), an HTML page elsewhere. */
@@ -68,15 +62,20 @@ function isApiPath(c: Context<AppEnv>): boolean {
   return path === '/api' || path.startsWith('/api/');
 }
 
-/** A Hono app with the platform's error model; `errors` says how this group's errors look. */
-export function newApp(errors: ErrorStyle = 'problem'): OpenAPIHono<AppEnv> {
+/**
+ * A Hono app with the platform's error model; `errors` says how this group's errors look. A group
+ * of pages needs `pages`; a machine group given `pages` (the root app) shows them for unknown
+ * paths outside /api/.
+ */
+export function newApp(errors: ErrorStyle = 'problem', pages?: ErrorPages): OpenAPIHono<AppEnv> {
+  if (errors === 'page' && !pages) throw new Error('a group of pages needs the pages its errors are shown on');
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error);
     },
   });
   const render = (c: Context<AppEnv>, error: ApiError) =>
-    errors === 'page' ? errorPage(c, error) : problemResponse(c, error);
+    errors === 'page' && pages ? pages.error(c, error) : problemResponse(c, error);
 
   app.onError((error, c) => {
     // A redirect thrown as an HTTPException (console routes do) is answered as is; errors that
@@ -101,9 +100,9 @@ export function newApp(errors: ErrorStyle = 'problem'): OpenAPIHono<AppEnv> {
 
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname;
-    if (isApiPath(c)) return problemResponse(c, new ApiError('not_found', `No route ${c.req.method} ${path}.`));
-    setPageSecurityHeaders(c);
-    return c.html(<NotFoundPage path={path} />, 404);
+    if (isApiPath(c) || !pages)
+      return problemResponse(c, new ApiError('not_found', `No route ${c.req.method} ${path}.`));
+    return pages.notFound(c, path);
   });
 
   return app;

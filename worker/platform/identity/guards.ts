@@ -1,19 +1,19 @@
 /**
- * Access middleware for the API routes, over the one policy (policy.ts):
+ * The identity guards of the API routes, over the one access policy (access/policy.ts):
  * - `requireBearer`: an administrator, or an API key (the gateway; the admin API takes admins only);
  * - `requireWorkspaceAccess(action)`: an API key of the workspace with the action's scope, or a
  *   signed-in member whose role allows it (session cookie plus `X-Workspace-Id`).
+ * Providers pass the one provider gate (providers/gate.ts), over the same policy table.
  * Cookie-authenticated changes must also come from our own pages (an Origin/Sec-Fetch-Site check).
  */
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { resolveActor, workspaceInactive, type Actor } from '../identity/credentials';
-import { requireRole, resolveMemberWorkspace } from '../identity/memberships';
-import { readSessionToken, validateSession, type SessionUser } from '../identity/sessions';
-import { providerByUserQuery, type ProviderRow } from '../providers/service';
-import { providerRefusal, scopeFor, type ProviderAction, type WorkspaceAction } from './policy';
+import { resolveActor, workspaceInactive, type Actor } from './credentials';
+import { requireRole, resolveMemberWorkspace } from './memberships';
+import { readSessionToken, validateSession, type SessionUser } from './sessions';
+import { scopeFor, type WorkspaceAction } from '../access';
 
 /** The workspace a platform-core request acts on, and who acts, for scoping and audit. */
 export interface WorkspaceAccess {
@@ -29,12 +29,11 @@ declare module 'hono' {
     actor: Actor;
     /** Set on platform-core routes: the workspace acted on. */
     workspace: WorkspaceAccess;
-    /** Set on provider routes: the signed-in provider. */
-    provider: ProviderRow;
   }
 }
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Methods that change nothing, so need no same-origin check. */
+export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * The request comes from our own pages: Sec-Fetch-Site says same-origin, or Origin is the console.
@@ -140,74 +139,4 @@ export function requireWorkspace(c: Context<AppEnv>): WorkspaceAccess {
   const workspace = c.get('workspace');
   if (!workspace) throw new Error('requireWorkspaceAccess must run before this handler');
   return workspace;
-}
-
-/**
- * A signed-in console session for an API route: the user, after the same-origin check that every
- * cookie-authenticated change must pass. Without a valid session: 401 `session_required`.
- */
-async function requireSessionProvider(
-  c: Context<AppEnv>,
-): Promise<{ user: SessionUser; provider: ProviderRow | undefined }> {
-  const token = readSessionToken(c);
-  // The session and its provider record, in one round trip.
-  const session = token
-    ? await validateSession(c.var.db, token, Date.now(), (userId) => providerByUserQuery(c.var.db, userId))
-    : undefined;
-  if (!session)
-    throw new ApiError('session_required', 'Sign in to the console first; this route takes a console session.');
-  if (!SAFE_METHODS.has(c.req.method) && !isSameOriginRequest(c)) {
-    throw new ApiError('csrf_rejected', 'Cookie-authenticated changes must come from the console itself.');
-  }
-  c.set('user', session.user);
-  return { user: session.user, provider: session.companion[0] };
-}
-
-/** What a refused provider is told, for the API and the console alike. */
-export function providerRefusalError(
-  provider: ProviderRow,
-  action: ProviderAction,
-  refusal: 'state' | 'kind',
-): ApiError {
-  const extensions = { status: provider.status };
-  if (refusal === 'kind') {
-    return action === 'agent.operate'
-      ? new ApiError('forbidden', 'This is for agents and robots: experts claim leads in the workbench instead.', {
-          extensions,
-        })
-      : new ApiError(
-          'provider_inactive',
-          'The workbench is for experts; agents and robots answer executions instead.',
-          { extensions },
-        );
-  }
-  return new ApiError(
-    'provider_inactive',
-    `Your provider account is ${provider.status.replace('_', ' ')}; it cannot do this in that state.`,
-    { extensions },
-  );
-}
-
-/**
- * Admits a signed-in provider whose state and kind allow the action (access/policy.ts). A
- * business user gets 403 `provider_required`; a provider not allowed, 403 `provider_inactive`
- * (or `forbidden` for the agents' operations).
- */
-export function requireProvider(action: ProviderAction) {
-  return createMiddleware<AppEnv>(async (c, next) => {
-    const { user, provider } = await requireSessionProvider(c);
-    if (user.role !== 'provider' || !provider)
-      throw new ApiError('provider_required', 'This route is for provider accounts (experts, agents and robots).');
-    const refusal = providerRefusal(provider, action);
-    if (refusal) throw providerRefusalError(provider, action, refusal);
-    c.set('provider', provider);
-    await next();
-  });
-}
-
-/** The provider that requireProvider admitted. */
-export function requireProviderRow(c: Context<AppEnv>): ProviderRow {
-  const provider = c.get('provider');
-  if (!provider) throw new Error('requireProvider must run before this handler');
-  return provider;
 }

@@ -1,6 +1,10 @@
-import { inArray, sql, type SQL } from 'drizzle-orm';
-import { insertRowsSql, isConstraintViolation, schema, type Database } from '../../lib/db';
-import { ApiError } from '../../lib/errors';
+/**
+ * Fixed-window counters in D1, for every limit of the platform: API keys, intake, sign-in
+ * failures, card fetches. A limit is a CHECK on the row, so it holds under any concurrency.
+ */
+import { inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { insertRowsSql, isConstraintViolation, schema, type Database } from './db';
+import { ApiError } from './errors';
 
 const { rateLimitWindows } = schema;
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -106,4 +110,12 @@ export async function takeSlotOrRefuse(
     const retryAfter = Math.max(1, Math.ceil(((window?.resetAt ?? now + limit.windowMs) - now) / 1000));
     throw new ApiError('rate_limited', limit.detail, { headers: { 'Retry-After': String(retryAfter) } });
   }
+}
+
+/** No window (per minute, sign-in's 15 minutes, card fetches' 10) outlives a day; older rows count nothing. */
+const WINDOW_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/** Housekeeping: deletes the windows closed long ago. */
+export function purgeOldWindows(db: Database, now: number) {
+  return db.delete(rateLimitWindows).where(lt(rateLimitWindows.windowStart, now - WINDOW_RETENTION_MS));
 }

@@ -6,9 +6,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import { newApp } from '../../app';
 import { jsonContent, problemResponses } from '../../lib/openapi';
-import { requireProvider, requireProviderRow } from '../access/middleware';
-import { agentHealthSchema, signingSecretSchema } from './schemas';
-import { agentHealth, rotateSigningSecret } from './service';
+import { requireProvider, requireProviderRow } from './gate';
+import { agentHealthSchema, signingSecretSchema } from '../agents';
+import { agentHealth, rotateSigningSecret } from '../agents';
 
 const TAG = 'Providers';
 const security: Record<string, string[]>[] = [{ consoleSession: [] }];

@@ -1,0 +1,34 @@
+/**
+ * Channels (PRODUCT.md section 4): a workspace's demand-side entry points, their widget settings,
+ * the public widget configuration, and the gate every public channel route passes.
+ * This file is the module's face: other modules, routes, pages and jobs import only from here.
+ */
+export { admittedChannel, channelGate, PUBLIC_CHANNEL_PATHS, publicWidgetRoutes } from './public-routes';
+export { channelRoutes } from './routes';
+export {
+  type ChannelView,
+  createChannelSchema,
+  type IntakeRequest,
+  intakeRequestSchema,
+  type IntakeResponse,
+  intakeResponseSchema,
+  type IntakeTrigger,
+  type PublicWidgetConfig,
+  updateChannelSchema,
+  widgetConfigPatchSchema,
+} from './schemas';
+export {
+  type ActiveChannel,
+  asksForContact,
+  type ChannelRow,
+  createChannel,
+  describeChannel,
+  findActiveChannel,
+  forgetChannel,
+  getChannel,
+  listChannels,
+  publicWidgetConfig,
+  snippetFor,
+  updateChannel,
+  widgetConfigOf,
+} from './service';

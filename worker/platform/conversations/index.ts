@@ -1,0 +1,15 @@
+/**
+ * Conversations (PRODUCT.md section 5): a visitor's session or an API session_id, its messages,
+ * its one demand and at most one lead, and where its visitor came from.
+ * This file is the module's face: other modules, routes, pages and jobs import only from here.
+ */
+export {
+  type ConversationStart,
+  type ConversationState,
+  conversationTurnWrites,
+  findApiConversation,
+  findChannelConversation,
+  newVisitorToken,
+  type StoredMessage,
+  toMessageViews,
+} from './service';

@@ -1,0 +1,9 @@
+/**
+ * The execution core (PRODUCT.md section 2): the one pipeline every demand runs through, whoever
+ * brings it, and the source adapters that say what differs between callers.
+ * This file is the module's face: other modules, routes, pages and jobs import only from here.
+ */
+export { runExecution } from './execute';
+export { purgeExpiredIdempotencyRecords, requestFingerprint } from './idempotency';
+export { executeRequestSchema, executeResponseSchema } from './schemas';
+export { runIntake } from './sources/channel';

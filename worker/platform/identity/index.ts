@@ -1,0 +1,70 @@
+/**
+ * Identity: users, sessions and sign-in, organisations, workspaces and memberships, API keys and
+ * admin tokens, the audit log, and the guards that authenticate a request against the access policy.
+ * This file is the module's face: other modules, routes, pages and jobs import only from here.
+ */
+export { type AccountRole, signIn, signUp } from './accounts';
+export { type AuditContext, auditInsert, auditInsertWhere, listAuditLog } from './audit';
+export {
+  type Actor,
+  findKeyContext,
+  forgetCachedKeys,
+  freshKeyRefusal,
+  type KeyContext,
+  keyInactiveReason,
+  quotaPeriod,
+  workspaceInactive,
+} from './credentials';
+export {
+  isSameOriginRequest,
+  requireActor,
+  requireAdmin,
+  requireBearer,
+  requireWorkspace,
+  requireWorkspaceAccess,
+  SAFE_METHODS,
+} from './guards';
+export {
+  answerInvitation,
+  changeMembership,
+  createOrganizationForUser,
+  type InvitationView,
+  inviteMember,
+  listMembers,
+  listMemberships,
+  listOpenInvitations,
+  type MembershipView,
+  type MemberWorkspaces,
+  requireRole,
+  resolveMemberWorkspace,
+  revokeInvitation,
+} from './memberships';
+export {
+  type ApiKeyDescription,
+  createOrganization,
+  createWorkspace,
+  findUserByEmail,
+  issueApiKey,
+  listAdminTokens,
+  listApiKeys,
+  listOrganizations,
+  listWorkspaces,
+  mintAdminToken,
+  revokeAdminToken,
+  revokeApiKey,
+  setBlockedTerms,
+  setPlatformAdmin,
+  setStatus,
+  workspaceRiskPolicy,
+} from './service';
+export {
+  clearSessionCookie,
+  createSession,
+  readSessionToken,
+  revokeSession,
+  type SessionUser,
+  setSessionCookie,
+  validateSession,
+} from './sessions';
+export { joinTenant, tenantIsActive } from './tenants';
+export { purgeEndedSessions } from './sessions';

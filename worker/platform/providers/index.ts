@@ -1,0 +1,27 @@
+/**
+ * Providers (PRODUCT.md section 8): experts, agents and robots, their profiles, review and state
+ * machine, the provider gate, and the provider API.
+ * This file is the module's face: other modules, routes, pages and jobs import only from here.
+ */
+export { agentProviderRoutes } from './agent-routes';
+export { providerRefusalError, requireProvider, requireProviderRow } from './gate';
+export { providerProfileRoutes } from './routes';
+export {
+  approvalSchema,
+  domainSlugSchema,
+  type ProfileInput,
+  profileInputSchema,
+  type ProviderProfileView,
+  reviewNoteSchema,
+} from './schemas';
+export {
+  describeProvider,
+  expertPool,
+  listProvidersForReview,
+  providerForReview,
+  providerOf,
+  type ProviderRow,
+  reviewProvider,
+  type RoutingPool,
+  saveProviderProfile,
+} from './service';
