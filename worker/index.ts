@@ -17,6 +17,7 @@ import { healthzRoutes } from './gateway/healthz';
 import { intakeRoutes } from './gateway/intake';
 import { openApiRoutes } from './gateway/openapi';
 import { handleQueue, handleScheduled } from './jobs';
+import { publishAfterResponse } from './jobs/publish';
 import { requestContext } from './lib/request-context';
 import { adminRoutes } from './platform/admin';
 import { agentProviderRoutes } from './platform/providers';
@@ -24,14 +25,13 @@ import { publicWidgetRoutes } from './platform/channels';
 import { channelRoutes } from './platform/channels';
 import { workbenchRoutes } from './platform/leads';
 import { providerProfileRoutes } from './platform/providers';
-import { outboxKick } from './platform/webhooks';
 
 export { ConversationRoom } from './live/conversation-room';
 
 export const app = newApp('problem', consoleErrorPages);
 app.use('*', requestContext);
-// After the response, the events a request wrote go to the events queue (the outbox).
-app.use('*', outboxKick);
+// After the response, the events a request committed go to the events queue (the outbox).
+app.use('*', publishAfterResponse);
 
 // Machine routes: the gateway and the platform core (problem+json errors).
 app.route('/', healthzRoutes());

@@ -1,13 +1,15 @@
 /**
  * The Worker's entry points beyond HTTP: the events queue's consumer and the cron trigger.
- * Each job gets the same database wrapper the HTTP routes use.
+ * Each job gets the same database wrapper the HTTP routes use, and what it commits is published
+ * after it (jobs/publish.ts), as an HTTP request's is after the response.
  */
 import { readSettings, type Bindings } from '../env';
-import { createDatabase } from '../lib/db';
+import { createDatabase, type Database } from '../lib/db';
 import { egressPolicy } from '../lib/egress';
 import { logLine } from '../lib/request-context';
 import { deliverEvents, EndpointLimiter, sweepDueDeliveries, type DeliveryBatchContext } from '../platform/webhooks';
 import type { DeliverMessage } from '../platform/webhooks';
+import { publishCommittedEvents } from './publish';
 import { purgeExpiredRecords } from './sweeps';
 
 /** A message on the events queue: its kind says which job handles it. */
@@ -21,15 +23,15 @@ interface BatchShared {
   delivery: DeliveryBatchContext;
 }
 
-type QueueJob = (body: QueueMessageBody, env: Bindings, shared: BatchShared) => Promise<void>;
+type QueueJob = (body: QueueMessageBody, env: Bindings, db: Database, shared: BatchShared) => Promise<void>;
 
 /** The queue jobs, by message kind. */
 const QUEUE_JOBS: Record<string, QueueJob> = {
-  'webhook.deliver': async (body, env, shared) => {
+  'webhook.deliver': async (body, env, db, shared) => {
     const settings = readSettings(env);
     await deliverEvents(
       {
-        db: createDatabase(env.DB),
+        db,
         queue: env.EVENTS,
         egress: egressPolicy(settings),
         secretsKey: settings.SECRETS_KEY,
@@ -65,8 +67,10 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Bindings): 
         return;
       }
       try {
-        await job(body, env, shared);
+        const db = createDatabase(env.DB);
+        await job(body, env, db, shared);
         message.ack();
+        await publishCommittedEvents(db, env);
       } catch (error) {
         logLine({
           level: 'error',
@@ -99,4 +103,5 @@ export async function handleScheduled(controller: ScheduledController, env: Bind
   }
   const requeued = await sweepDueDeliveries(db, env.EVENTS, controller.scheduledTime);
   logLine({ level: 'info', message: 'scheduled', cron: controller.cron, requeued });
+  await publishCommittedEvents(db, env);
 }

@@ -94,9 +94,24 @@ export function createDatabase(database: D1Database): Database {
       return (query.stmt ?? database.prepare(text)).bind(...params);
     });
     const results = await database.batch(statements);
-    return results.map((result, index) => prepared[index]!.mapResult(result, true));
+    const mapped = results.map((result, index) => prepared[index]!.mapResult(result, true));
+    // The batch committed: each statement's after-commit reader gets its rows (see afterCommit).
+    for (const [index, item] of items.entries()) afterCommitReaders.get(item as object)?.(mapped[index] as unknown[]);
+    return mapped;
   }) as unknown as Database['batch'];
   return db;
+}
+
+const afterCommitReaders = new WeakMap<object, (rows: unknown[]) => void>();
+
+/**
+ * Registers what to do with a batch statement's rows (its RETURNING) once the batch has
+ * committed: a statement of a batch that fails, or a conditional insert that inserted nothing,
+ * reports nothing. The outbox learns its committed event ids this way.
+ */
+export function afterCommit<T extends object>(statement: T, read: (rows: unknown[]) => void): T {
+  afterCommitReaders.set(statement, read);
+  return statement;
 }
 
 export { schema };

@@ -5,7 +5,7 @@
  */
 import type { FC } from 'hono/jsx';
 import { errorCatalog, type ErrorCode } from '../../lib/errors';
-import { EVENT_TYPES } from '../../platform/webhooks';
+import { EVENT_TYPES } from '../../platform/events';
 import { Document } from '../shared/document';
 import { DataTable } from '../shared/layout';
 

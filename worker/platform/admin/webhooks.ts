@@ -6,7 +6,7 @@ import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
 import { egressPolicy } from '../../lib/egress';
 import { setOf } from '../../lib/openapi';
-import { EVENT_TYPES, eventTypeSchema } from '../webhooks';
+import { EVENT_TYPES, eventTypeSchema } from '../events';
 import {
   createEndpoint,
   deliveryLog,

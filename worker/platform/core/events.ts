@@ -7,7 +7,9 @@
 import type { ExecutedPlan } from '../../brain';
 import type { StoredMessage } from '../conversations';
 import { leadCreatedData } from '../leads';
-import type { NewEvent } from '../webhooks';
+import { type NewEvent, newEvent } from '../events';
+import type { Attribution } from '../attribution';
+import type { IntakeTrigger } from '../../brain';
 
 export interface ExecutionFacts {
   workspaceId: string;
@@ -17,7 +19,7 @@ export interface ExecutionFacts {
   traceId: string;
   plan: ExecutedPlan;
   /** The channel that brought the message, and what the visitor did. */
-  channel?: { channelKey: string; trigger: string; attribution: unknown };
+  channel?: { channelKey: string; trigger: IntakeTrigger; attribution: Attribution | null };
   text?: string;
   messages: StoredMessage[];
   now: number;
@@ -27,39 +29,28 @@ export interface ExecutionFacts {
 export function executionEvents(facts: ExecutionFacts): NewEvent[] {
   const { workspaceId, plan } = facts;
   const at = new Date(facts.now).toISOString();
+  const handledBy = plan.handledBy;
   const list: NewEvent[] = [
-    {
-      type: 'execution.completed',
-      workspaceId,
-      data: {
-        execution_id: facts.executionId,
-        domain: facts.domain,
-        status: 'completed',
-        request_id: facts.requestId,
-        trace_id: facts.traceId,
-        source_record: plan.sourceRecord,
-        demand_id: plan.demand.id,
-        disposition: plan.disposition,
-        path: plan.path,
-        ...(plan.handledBy
-          ? {
-              handled_by: {
-                kind: plan.handledBy.kind,
-                provider_id: plan.handledBy.providerId,
-                name: plan.handledBy.name,
-              },
-            }
-          : {}),
-        ...(plan.lead ? { lead_id: plan.lead.id } : {}),
-        created_at: at,
-      },
-    },
+    newEvent('execution.completed', workspaceId, {
+      execution_id: facts.executionId,
+      domain: facts.domain,
+      status: 'completed',
+      request_id: facts.requestId,
+      trace_id: facts.traceId,
+      source_record: plan.sourceRecord,
+      demand_id: plan.demand.id,
+      disposition: plan.disposition,
+      path: plan.path,
+      ...(handledBy
+        ? { handled_by: { kind: handledBy.kind, provider_id: handledBy.providerId, name: handledBy.name } }
+        : {}),
+      ...(plan.lead ? { lead_id: plan.lead.id } : {}),
+      created_at: at,
+    }),
   ];
   if (facts.channel) {
-    list.push({
-      type: 'intake.received',
-      workspaceId,
-      data: {
+    list.push(
+      newEvent('intake.received', workspaceId, {
         channel_key: facts.channel.channelKey,
         demand_id: plan.demand.id,
         reference: plan.result.reference,
@@ -67,25 +58,22 @@ export function executionEvents(facts: ExecutionFacts): NewEvent[] {
         disposition: plan.disposition,
         reasons: plan.reasons,
         text: facts.text ?? null,
-        attribution: facts.channel.attribution ?? null,
+        attribution: facts.channel.attribution,
         ...(plan.lead ? { lead_id: plan.lead.id } : {}),
         created_at: at,
-      },
-    });
+      }),
+    );
   }
   for (const message of facts.messages)
-    list.push({ type: 'conversation.message_created', workspaceId, data: { ...message } });
+    list.push(newEvent('conversation.message_created', workspaceId, { ...message }));
   if (plan.lead?.action === 'create') {
-    list.push({
-      type: 'lead.created',
-      workspaceId,
-      data: leadCreatedData(plan, {
-        domain: facts.domain,
-        channelKey: facts.channel?.channelKey ?? null,
-        summaryText: facts.text,
-        now: facts.now,
-      }),
+    const data = leadCreatedData(plan, {
+      domain: facts.domain,
+      channelKey: facts.channel?.channelKey ?? null,
+      summaryText: facts.text,
+      now: facts.now,
     });
+    list.push(newEvent('lead.created', workspaceId, data));
   }
   return list;
 }

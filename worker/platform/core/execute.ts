@@ -48,7 +48,7 @@ import { EXECUTIONS_METER } from '../vocabulary';
 import { workspaceRiskPolicy } from '../identity';
 import { planWrites, type DemandOrigin } from '../leads';
 import { expertPool, type RoutingPool } from '../providers';
-import { eventWrites } from '../webhooks';
+import { eventInserts } from '../events';
 import { admitChannel, admitKey, type KeyPrincipal } from './admission';
 import { BatchAdmission, IdempotentReplay } from './batch-admission';
 import { executionEvents } from './events';
@@ -495,7 +495,7 @@ async function executeOnce(
       outcome: { status: 'completed', sourceRecord: plan.sourceRecord },
     }),
     ...attemptWrites(db, executionId, admitted.workspaceId, attempts, now),
-    ...eventWrites(db, events, now),
+    ...eventInserts(db, events, now),
   ];
 
   const envelope = envelopeOf(executionId, auditId, admitted, demand, context, plan);

@@ -13,7 +13,7 @@ import { newId } from '../../lib/ids';
 import type { Attribution } from '../attribution';
 import { toMessageViews } from '../conversations';
 import { auditInsertWhere, type AuditContext } from '../identity';
-import { eventWriteWhere } from '../webhooks';
+import { type EventData, eventInsertWhere, newEvent } from '../events';
 import type { ProviderRow } from '../providers';
 import type { LeadDetail, LeadStatus, LeadView } from './schemas';
 import { leadTransitionAllowed } from './transitions';
@@ -167,12 +167,12 @@ export function planWrites(
 export function leadCreatedData(
   plan: ExecutedPlan,
   facts: { domain: string; channelKey: string | null; summaryText?: string; now: number },
-): Record<string, unknown> {
+): EventData<'lead.created'> {
   return {
     lead_id: plan.lead!.id,
     demand_id: plan.demand.id,
     reference: demandReference(plan.demand.id),
-    status: 'open',
+    status: 'open' as const,
     trigger: plan.trigger,
     domain: facts.domain,
     topic: plan.topic,
@@ -368,18 +368,14 @@ export async function claimLead(
       applied,
       now,
     ),
-    eventWriteWhere(
+    eventInsertWhere(
       db,
-      {
-        type: 'lead.claimed',
-        workspaceId: sql`(SELECT ${leads.workspaceId} FROM ${leads} WHERE ${leads.id} = ${leadId})`,
-        data: {
-          lead_id: leadId,
-          status: 'claimed',
-          claimed_by: { provider_id: provider.id, name: provider.displayName },
-          claimed_at: new Date(now).toISOString(),
-        },
-      },
+      newEvent('lead.claimed', sql`(SELECT ${leads.workspaceId} FROM ${leads} WHERE ${leads.id} = ${leadId})`, {
+        lead_id: leadId,
+        status: 'claimed',
+        claimed_by: { provider_id: provider.id, name: provider.displayName },
+        claimed_at: new Date(now).toISOString(),
+      }),
       applied,
       now,
     ),
@@ -456,19 +452,15 @@ export async function changeLeadStatus(
       applied,
       now,
     ),
-    eventWriteWhere(
+    eventInsertWhere(
       db,
-      {
-        type: 'lead.status_changed',
-        workspaceId: current.workspaceId,
-        data: {
-          lead_id: leadId,
-          from: current.status,
-          to,
-          changed_by: { provider_id: provider.id, name: provider.displayName },
-          changed_at: new Date(now).toISOString(),
-        },
-      },
+      newEvent('lead.status_changed', current.workspaceId, {
+        lead_id: leadId,
+        from: current.status,
+        to,
+        changed_by: { provider_id: provider.id, name: provider.displayName },
+        changed_at: new Date(now).toISOString(),
+      }),
       applied,
       now,
     ),

@@ -19,7 +19,7 @@ import { forgetAgentSupply, requireSecretsKey, signingSecretOnApproval } from '.
 import { takeSlotOrRefuse } from '../../lib/rate-limit';
 import { listDomains } from '../domains';
 import { auditInsertWhere, type AuditContext } from '../identity';
-import { eventWriteWhere } from '../webhooks';
+import { type EventData, eventInsertWhere, newEvent } from '../events';
 import type { ProfileInput, ProviderProfileView } from './schemas';
 import { nextProviderStatus, type ProviderEvent } from './transitions';
 
@@ -142,7 +142,7 @@ async function providerEventWrites(
     .select({ workspaceId: memberships.workspaceId })
     .from(memberships)
     .where(eq(memberships.userId, row.userId));
-  const data = {
+  const data: EventData<'provider.status_changed'> = {
     provider_id: row.id,
     kind: row.kind,
     display_name: row.displayName,
@@ -151,9 +151,9 @@ async function providerEventWrites(
     changed_at: new Date(now).toISOString(),
   };
   return teams.map((team) =>
-    eventWriteWhere(
+    eventInsertWhere(
       db,
-      { type: 'provider.status_changed', workspaceId: team.workspaceId, data },
+      newEvent('provider.status_changed', team.workspaceId, data),
       changeApplied(row.id, changeId),
       now,
     ),

@@ -1,6 +1,6 @@
 /**
- * Events and webhooks (PRODUCT.md section 10): the outbox, signed delivery through the queue,
- * retries, the endpoints and their delivery log.
+ * Webhooks (PRODUCT.md section 10): committed events to the queue, signed delivery, retries, the
+ * endpoints and their delivery log. The events themselves are the events module's.
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */
 export {
@@ -9,9 +9,9 @@ export {
   EndpointLimiter,
   RETRY_WINDOW_MS,
   sweepDueDeliveries,
+  webhookHousekeeping,
 } from './delivery';
-export { type DeliverMessage, eventWrites, eventWriteWhere, type NewEvent, outboxKick } from './outbox';
-export { EVENT_TYPES, eventTypeSchema } from './schemas';
+export { type DeliverMessage, enqueueForDelivery } from './outbox';
 export {
   createEndpoint,
   deliveryLog,
@@ -22,4 +22,3 @@ export {
   rotateEndpointSecret,
   setEndpointEnabled,
 } from './service';
-export { webhookHousekeeping } from './delivery';

@@ -1,0 +1,46 @@
+/**
+ * After a commit: the events a request or a job wrote are handed to the events queue, where
+ * webhooks (and next the live rooms and email) pick them up. Every entry point does this after
+ * its work has committed: HTTP after the response (waitUntil), the queue and cron after each job.
+ * A failed send is only logged: the cron sweep finds the deliveries anyway.
+ */
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv, Bindings } from '../env';
+import type { Database } from '../lib/db';
+import { logLine } from '../lib/request-context';
+import { takeCommittedEvents } from '../platform/events';
+import { enqueueForDelivery } from '../platform/webhooks';
+
+/** Hands the events committed through `db` to the queue. */
+export async function publishCommittedEvents(
+  db: Database,
+  env: Pick<Bindings, 'EVENTS'>,
+  requestId?: string,
+): Promise<void> {
+  const committed = takeCommittedEvents(db);
+  if (committed.length === 0) return;
+  try {
+    await enqueueForDelivery(db, env.EVENTS, committed);
+  } catch (error) {
+    logLine({
+      level: 'warn',
+      message: 'outbox_enqueue_failed',
+      ...(requestId ? { request_id: requestId } : {}),
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
+/** The HTTP entry point's part: after the response, the request's committed events. */
+export const publishAfterResponse = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  const db = c.var.db;
+  if (!db) return;
+  let context: { waitUntil(promise: Promise<unknown>): void };
+  try {
+    context = c.executionCtx;
+  } catch {
+    return; // Called without an execution context (app.request in tests): the sweep delivers.
+  }
+  context.waitUntil(publishCommittedEvents(db, c.env, c.var.requestId));
+});

@@ -1,0 +1,120 @@
+/**
+ * Every event type and the shape of its `data` (PRODUCT.md section 10), one zod schema each:
+ * the public shape of its record, never contact details. The envelope is a union discriminated
+ * by `type`, so a consumer that switches on the type gets the data's type. Adding an event type
+ * is one entry here and one `newEvent` call where it happens; the compiler finds the rest.
+ */
+import { z } from '@hono/zod-openapi';
+import { attributionSchema } from '../attribution';
+import {
+  DISPOSITIONS,
+  LEAD_STATUSES,
+  MESSAGE_ROLES,
+  PROVIDER_KINDS,
+  PROVIDER_STATUSES,
+  TRIGGERS,
+  URGENCIES,
+} from '../vocabulary';
+
+const at = z.string().openapi({ description: 'ISO 8601, UTC.' });
+const providerRef = z.object({ provider_id: z.string(), name: z.string().nullable() });
+
+/** The `data` of each event type. */
+export const EVENT_DATA = {
+  'lead.created': z.object({
+    lead_id: z.string(),
+    demand_id: z.string(),
+    reference: z.string(),
+    status: z.literal('open'),
+    trigger: z.enum(TRIGGERS),
+    domain: z.string(),
+    topic: z.string(),
+    urgency: z.enum(URGENCIES),
+    channel_key: z.string().nullable(),
+    summary: z.string(),
+    created_at: at,
+  }),
+  'lead.claimed': z.object({
+    lead_id: z.string(),
+    status: z.literal('claimed'),
+    claimed_by: providerRef,
+    claimed_at: at,
+  }),
+  'lead.status_changed': z.object({
+    lead_id: z.string(),
+    from: z.enum(LEAD_STATUSES),
+    to: z.enum(LEAD_STATUSES),
+    changed_by: providerRef,
+    changed_at: at,
+  }),
+  'execution.completed': z.object({
+    execution_id: z.string(),
+    domain: z.string(),
+    status: z.literal('completed'),
+    request_id: z.string(),
+    trace_id: z.string(),
+    source_record: z.string(),
+    demand_id: z.string(),
+    disposition: z.enum(DISPOSITIONS),
+    path: z.enum(['agent', 'lead']),
+    handled_by: z.object({ kind: z.enum(['agent', 'robot']), provider_id: z.string(), name: z.string() }).optional(),
+    lead_id: z.string().optional(),
+    created_at: at,
+  }),
+  'provider.status_changed': z.object({
+    provider_id: z.string(),
+    kind: z.enum(PROVIDER_KINDS).nullable(),
+    display_name: z.string().nullable(),
+    from: z.enum(PROVIDER_STATUSES),
+    to: z.enum(PROVIDER_STATUSES),
+    changed_at: at,
+  }),
+  'intake.received': z.object({
+    channel_key: z.string(),
+    demand_id: z.string(),
+    reference: z.string(),
+    trigger: z.enum(TRIGGERS),
+    disposition: z.enum(DISPOSITIONS),
+    reasons: z.array(z.string()),
+    text: z.string().nullable(),
+    attribution: attributionSchema.nullable(),
+    lead_id: z.string().optional(),
+    created_at: at,
+  }),
+  'conversation.message_created': z.object({
+    message_id: z.string(),
+    conversation_id: z.string(),
+    role: z.enum(MESSAGE_ROLES),
+    text: z.string(),
+    created_at: at,
+  }),
+} as const;
+
+export type EventType = keyof typeof EVENT_DATA;
+/** The types, in the order the docs list them. */
+export const EVENT_TYPES = Object.keys(EVENT_DATA) as [EventType, ...EventType[]];
+export const eventTypeSchema = z.enum(EVENT_TYPES).openapi('EventType');
+
+/** The data of an event of type `T`. */
+export type EventData<T extends EventType> = z.infer<(typeof EVENT_DATA)[T]>;
+
+/** The envelope every delivery carries, discriminated by `type`. */
+export const eventSchema = z
+  .discriminatedUnion(
+    'type',
+    EVENT_TYPES.map((type) =>
+      z.object({
+        id: z.string().openapi({ example: 'evt_01m83…' }),
+        type: z.literal(type),
+        created_at: z.string(),
+        workspace_id: z.string(),
+        data: EVENT_DATA[type],
+      }),
+    ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  )
+  .openapi('Event');
+
+/** An event as its consumers read it: the union of every type's envelope. */
+export type PlatformEvent = {
+  [T in EventType]: { id: string; type: T; created_at: string; workspace_id: string; data: EventData<T> };
+}[EventType];
