@@ -64,7 +64,7 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
       const snippet = await page.evaluate(() => navigator.clipboard.readText());
       const snippetShape =
         String.raw`^<script async src="[^"]+/embed/widget\.js" data-channel-id="ch_[0-9a-z]+" ` +
-        String.raw`data-console-origin="[^"]+"></script>$`;
+        'data-console-origin="[^"]+"></script>$';
       expect(snippet).toMatch(new RegExp(snippetShape));
       await page.getByRole('button', { name: 'Copy link' }).click();
       expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(/\/widget\/ch_/);

@@ -39,8 +39,13 @@ function snippetPage(
 </body>
 </html>`;
   // The strictest policy a customer could have: the console origin for script and connect, nothing inline.
-  const policy =
-    `default-src 'none'; script-src ${worker}; connect-src ${worker}; style-src 'self'; img-src 'self' ` + `data:`;
+  const policy = [
+    `default-src 'none'`,
+    `script-src ${worker}`,
+    `connect-src ${worker}`,
+    `style-src 'self'`,
+    `img-src 'self' data:`,
+  ].join('; ');
   return { body, headers: csp ? { 'Content-Security-Policy': policy } : {} };
 }
 

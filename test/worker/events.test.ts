@@ -14,7 +14,7 @@ import {
   newEvent,
   takeCommittedEvents,
 } from '../../worker/platform/events';
-import { createTenant, execute, executeBody, json } from './helpers';
+import { createTenant, execute, executeBody } from './helpers';
 import { createActiveExpert, createChannel, review, sessionCall, visitorSays } from './provider-helpers';
 
 describe('every event matches its schema', () => {

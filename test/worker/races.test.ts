@@ -184,79 +184,73 @@ describe('one lead per conversation', () => {
 });
 
 describe('concurrent first calls of a new session_id', () => {
-  it(
-    `${BURST} at once: no 5xx, one conversation and one demand, every call a turn of it (${ROUNDS} ` + `rounds)`,
-    async () => {
-      const origin = (await env.DB.prepare(
-        "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains " +
-          'd ON ' +
-          "d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
-      )
-        .bind(domain)
-        .first<{ endpoint: string }>())!.endpoint;
-      remotes.set(
-        origin,
-        rpcAgent((rpc) =>
-          /hours/i.test(partsOf(rpc).text ?? '')
-            ? messageResult('We are open 9 to 5.')
-            : taskResult('TASK_STATE_REJECTED'),
+  it(`${BURST} at once: no 5xx, one conversation, one demand, each call a turn of it (${ROUNDS} rounds)`, async () => {
+    const origin = (await env.DB.prepare(
+      "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains " +
+        'd ON ' +
+        "d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
+    )
+      .bind(domain)
+      .first<{ endpoint: string }>())!.endpoint;
+    remotes.set(
+      origin,
+      rpcAgent((rpc) =>
+        /hours/i.test(partsOf(rpc).text ?? '')
+          ? messageResult('We are open 9 to 5.')
+          : taskResult('TASK_STATE_REJECTED'),
+      ),
+    );
+    for (let round = 0; round < ROUNDS; round++) {
+      const sessionId = `first-calls-${round}-${Math.random().toString(36).slice(2)}`;
+      // Each is answered by the agent after a network round trip, so all of them read "no conversation yet".
+      const answers = await Promise.all(
+        Array.from({ length: BURST }, (_, index) =>
+          execute(
+            tenant.token,
+            executeBody({
+              domain,
+              session_id: sessionId,
+              required_scopes: ['execute', 'agents:invoke', 'memory:write'],
+              text: `Turn ${index}: your opening hours?`,
+            }),
+          ),
         ),
       );
-      for (let round = 0; round < ROUNDS; round++) {
-        const sessionId = `first-calls-${round}-${Math.random().toString(36).slice(2)}`;
-        // Each is answered by the agent after a network round trip, so all of them read "no conversation yet".
-        const answers = await Promise.all(
-          Array.from({ length: BURST }, (_, index) =>
-            execute(
-              tenant.token,
-              executeBody({
-                domain,
-                session_id: sessionId,
-                required_scopes: ['execute', 'agents:invoke', 'memory:write'],
-                text: `Turn ${index}: your opening hours?`,
-              }),
-            ),
-          ),
-        );
-        const texts = await Promise.all(answers.map((answer) => answer.text()));
-        expect(
-          answers.map((answer) => answer.status),
-          texts.find((text) => !text.startsWith('{"output"')),
-        ).toEqual(Array(BURST).fill(200));
-        const conversations = await env.DB.prepare(
-          'SELECT id FROM conversations WHERE workspace_id = ? AND external_session_id = ?',
-        )
-          .bind(tenant.workspaceId, sessionId)
-          .all<{ id: string }>();
-        expect(conversations.results).toHaveLength(1);
-        const conversationId = conversations.results[0]!.id;
-        expect(await count('SELECT COUNT(*) AS n FROM demands WHERE conversation_id = ?', conversationId)).toBe(1);
-        // Every turn is in the one conversation, each answered once by the agent.
-        expect(
-          await count(
-            "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'visitor'",
-            conversationId,
-          ),
-        ).toBe(BURST);
-        expect(
-          await count(
-            "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'agent'",
-            conversationId,
-          ),
-        ).toBe(BURST);
-        expect(texts.every((text) => JSON.parse(text).output.result.handled_by)).toBe(true);
-        // No agent was called twice for one execution.
-        expect(
-          await count(
-            'SELECT COUNT(*) AS n FROM agent_attempts WHERE execution_id IN (SELECT id FROM executions WHERE ' +
-              'session_id = ?)',
-            sessionId,
-          ),
-        ).toBe(BURST);
-        expect(new Set(texts.map((text) => JSON.parse(text).output.result.demand_id)).size).toBe(1);
-      }
-    },
-  );
+      const texts = await Promise.all(answers.map((answer) => answer.text()));
+      expect(
+        answers.map((answer) => answer.status),
+        texts.find((text) => !text.startsWith('{"output"')),
+      ).toEqual(Array(BURST).fill(200));
+      const conversations = await env.DB.prepare(
+        'SELECT id FROM conversations WHERE workspace_id = ? AND external_session_id = ?',
+      )
+        .bind(tenant.workspaceId, sessionId)
+        .all<{ id: string }>();
+      expect(conversations.results).toHaveLength(1);
+      const conversationId = conversations.results[0]!.id;
+      expect(await count('SELECT COUNT(*) AS n FROM demands WHERE conversation_id = ?', conversationId)).toBe(1);
+      // Every turn is in the one conversation, each answered once by the agent.
+      expect(
+        await count(
+          "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'visitor'",
+          conversationId,
+        ),
+      ).toBe(BURST);
+      expect(
+        await count("SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'agent'", conversationId),
+      ).toBe(BURST);
+      expect(texts.every((text) => JSON.parse(text).output.result.handled_by)).toBe(true);
+      // No agent was called twice for one execution.
+      expect(
+        await count(
+          'SELECT COUNT(*) AS n FROM agent_attempts WHERE execution_id IN (SELECT id FROM executions WHERE ' +
+            'session_id = ?)',
+          sessionId,
+        ),
+      ).toBe(BURST);
+      expect(new Set(texts.map((text) => JSON.parse(text).output.result.demand_id)).size).toBe(1);
+    }
+  });
 });
 
 describe('concurrent changes of one lead', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runAgents } from './agents';
-import type { AgentAnswer, AgentCandidate, BrainInput, BrainPorts } from './types';
+import type { AgentAnswer, AgentCandidate, BrainInput, AgentPorts } from './types';
 
 const candidate = (providerId: string, priority = 0): AgentCandidate => ({
   providerId,
@@ -29,10 +29,7 @@ const input = (overrides: Partial<BrainInput> = {}): BrainInput => ({
 function portsWith(script: Record<string, { takesMs: number; answer: AgentAnswer }>) {
   let clock = 0;
   const calls: Array<{ providerId: string; withinMs: number }> = [];
-  const ports: BrainPorts = {
-    workspacePolicy: async () => ({ blockedTerms: [] }),
-    expertPool: async () => ({ anyTopic: 0, byTopic: {} }),
-    agentCandidates: async () => [],
+  const ports: AgentPorts = {
     conversationMemory: async () => [],
     now: () => clock,
     async invokeAgent(providerId, _call, withinMs) {

@@ -5,14 +5,14 @@
  * circuit breaker). Every call, and every skip, is an attempt recorded on the execution. The
  * whole chain ends at its deadline (BrainInput.agentChainMs), after which no agent is called.
  */
-import { demandReference, storesTurn, type Assessment } from './routing';
+import { storesTurn, type Assessment } from './routing';
 import type {
   AgentAnswer,
   AgentAttempt,
   AgentCall,
   AgentCandidate,
   BrainInput,
-  BrainPorts,
+  AgentPorts,
   ExecutedPlan,
   MemoryTurn,
 } from './types';
@@ -21,16 +21,6 @@ import type {
 export const BREAKER_THRESHOLD = 5;
 /** …and an open breaker skips the provider for this long. */
 export const BREAKER_OPEN_MS = 60_000;
-
-/**
- * Whether this message goes to agents first: the scope allows it, the visitor did not ask for a
- * person (a handoff or contact form goes to experts), and no expert has the conversation yet.
- */
-export function mayCallAgents(input: BrainInput): boolean {
-  if (!input.grantedScopes.includes('agents:invoke')) return false;
-  if (input.origin.kind === 'channel' && input.origin.trigger !== 'consultation') return false;
-  return !input.conversation?.leadId;
-}
 
 /** The stable order: highest priority first, then the fewest failures in the last hour, then the id. */
 export function orderCandidates(candidates: AgentCandidate[]): AgentCandidate[] {
@@ -68,7 +58,7 @@ function agentCall(input: BrainInput, memory: MemoryTurn[] | undefined): AgentCa
 }
 
 /** Calls the candidates in order until one answers; a widget visitor needs a text reply to read. */
-export async function runAgents(input: BrainInput, candidates: AgentCandidate[], ports: BrainPorts): Promise<AgentRun> {
+export async function runAgents(input: BrainInput, candidates: AgentCandidate[], ports: AgentPorts): Promise<AgentRun> {
   const memory =
     input.conversation && input.grantedScopes.includes('memory:read') ? await ports.conversationMemory() : undefined;
   const call = agentCall(input, memory);
@@ -124,9 +114,6 @@ export async function runAgents(input: BrainInput, candidates: AgentCandidate[],
 export function planAgentPath(input: BrainInput, assessment: Assessment, run: Required<AgentRun>): ExecutedPlan {
   const { candidate, answer } = run.answered;
   const { demand, topic, urgency } = assessment;
-  const reference = demandReference(demand.id);
-  const reply = answer.reply ?? '';
-  const handledBy = { kind: candidate.kind, providerId: candidate.providerId, name: candidate.name };
   return {
     outcome: 'executed',
     path: 'agent',
@@ -137,21 +124,12 @@ export function planAgentPath(input: BrainInput, assessment: Assessment, run: Re
     matchedProviders: assessment.matchedProviders,
     demand,
     trigger: input.origin.kind === 'channel' ? input.origin.trigger : 'consultation',
-    reply,
-    handledBy,
+    askForContact: false,
+    handledBy: { kind: candidate.kind, providerId: candidate.providerId, name: candidate.name },
+    agentAnswer: { reply: answer.reply, output: answer.output },
     reportedUsage: answer.usage,
     attempts: run.attempts,
     storeTurn: storesTurn(input),
-    result: {
-      demand_id: demand.id,
-      reference,
-      disposition: 'routed',
-      topic,
-      urgency,
-      handled_by: { kind: candidate.kind, provider_id: candidate.providerId, name: candidate.name },
-      output: answer.output,
-      reply,
-    },
     sourceRecord: demand.id,
   };
 }

@@ -1,34 +1,29 @@
 /**
  * The brain core (SPEC.md: execution, routing, judgement, risk control, memory). It takes a
- * plain description of a demand, reads what it needs through its ports, and returns a plan.
- * It never sees Hono, drizzle or HTTP: the platform core turns the plan into rows, in one
- * D1 batch with the execution, its audit record and its usage charge.
+ * plain description of a demand, reads what it needs through its ports, and returns decisions.
+ * It never sees Hono, drizzle or HTTP, and it writes no copy: the platform core runs its two
+ * phases around admission (core/execute.ts) and turns the plan into rows and words.
+ *
+ * 1. `assessDemand`: risk control, judgement, and whether agents may answer (reads only).
+ * 2. `runAgents`: the domain's agents and robots in a stable order, until one answers (calls).
+ * 3. `decide`: the agent path, the lead path, or no answer at all.
  */
-import { mayCallAgents, planAgentPath, runAgents } from './agents';
-import { assessDemand, planLeadPath } from './routing';
-import type { AgentAttempt, BrainInput, BrainPlan, BrainPorts } from './types';
+import { planAgentPath, type AgentRun } from './agents';
+import { planLeadPath, type Assessment } from './routing';
+import type { BrainInput, BrainPlan } from './types';
 
 export type * from './types';
-export { BREAKER_OPEN_MS, BREAKER_THRESHOLD, countsAsFailure } from './agents';
-export { demandReference } from './routing';
+export { BREAKER_OPEN_MS, BREAKER_THRESHOLD, countsAsFailure, runAgents, type AgentRun } from './agents';
+export { assessDemand, demandReference, type Assessment } from './routing';
 
 /**
- * Plans one execution (PRODUCT.md section 6): risk control and judgement, then routing. Agents
- * first when the scopes allow and some accept the domain; experts otherwise, or when every agent
- * failed. Without `leads:write` and with every agent failed, there is no answer to give.
- * The domain has been admitted by the platform core (it is in the catalog).
+ * The plan of one execution (PRODUCT.md section 6), after assessment and any agents: an agent's
+ * answer; else the lead path for experts; but with agents tried, all failed, and no `leads:write`,
+ * there is no answer to give.
  */
-export async function planExecution(input: BrainInput, ports: BrainPorts): Promise<BrainPlan> {
-  const assessment = await assessDemand(input, ports);
-  let attempts: AgentAttempt[] = [];
-  if (assessment.disposition === 'routed' && mayCallAgents(input)) {
-    const candidates = await ports.agentCandidates(input.domain);
-    if (candidates.length > 0) {
-      const run = await runAgents(input, candidates, ports);
-      if (run.answered) return planAgentPath(input, assessment, { answered: run.answered, attempts: run.attempts });
-      attempts = run.attempts;
-      if (!input.grantedScopes.includes('leads:write')) return { outcome: 'agent_unavailable', attempts };
-    }
-  }
+export function decide(input: BrainInput, assessment: Assessment, run?: AgentRun): BrainPlan {
+  if (run?.answered) return planAgentPath(input, assessment, { answered: run.answered, attempts: run.attempts });
+  const attempts = run?.attempts ?? [];
+  if (run && !input.grantedScopes.includes('leads:write')) return { outcome: 'agent_unavailable', attempts };
   return planLeadPath(input, assessment, attempts);
 }

@@ -5,19 +5,11 @@ export type { Disposition, Urgency } from '../platform/vocabulary';
 /** What the visitor did (vocabulary's TRIGGERS). */
 export type IntakeTrigger = Trigger;
 
-export interface VisitorContact {
-  name?: string;
-  email?: string;
-  phone?: string;
-}
-
 /** Where the demand comes from. */
 export type DemandOrigin =
   | {
       kind: 'channel';
       trigger: IntakeTrigger;
-      /** Contact details sent with this message (a contact form). */
-      contact?: VisitorContact;
       /** Whether the conversation already has a way to reach the visitor (or this message gives one). */
       contactKnown: boolean;
       /** Whether the channel asks visitors for contact details at all. */
@@ -141,18 +133,17 @@ export interface AgentAttempt {
   error: string | null;
 }
 
-/**
- * The reads (and calls) the brain may make; the platform core implements them over D1 for the
- * execution's workspace and routing pool, and over the network for agents and robots.
- */
-export interface BrainPorts {
+/** What assessment reads: the workspace's risk settings and the experts who cover a domain. */
+export interface AssessPorts {
   /** The workspace's risk settings. */
   workspacePolicy(): Promise<{ blockedTerms: string[] }>;
   /** The active experts of the routing pool who cover a domain. */
   expertPool(domain: string): Promise<ExpertPool>;
-  /** The active agents and robots of the routing pool that accept a domain. */
-  agentCandidates(domain: string): Promise<AgentCandidate[]>;
-  /** Calls one agent or robot (signed, through the egress guard), within its own timeout and at most `withinMs`. */
+}
+
+/** What the agent chain needs: calls (signed, through the egress guard), a clock, and memory. */
+export interface AgentPorts {
+  /** Calls one agent or robot, within its own timeout and at most `withinMs`. */
   invokeAgent(providerId: string, call: AgentCall, withinMs: number): Promise<AgentAnswer>;
   /** The clock (ms), for the chain's deadline. */
   now(): number;
@@ -173,6 +164,10 @@ export interface HandledBy {
   name: string;
 }
 
+/**
+ * What the brain decided about one message: decisions and data, never copy or wire shapes. The
+ * source that brought the message (core/sources/) says it to its caller in its own words.
+ */
 export interface ExecutedPlan {
   outcome: 'executed';
   /** `agent`: an agent or robot answered; `lead`: the lead path (experts), after any failed agents. */
@@ -185,25 +180,18 @@ export interface ExecutedPlan {
   matchedProviders: number;
   demand: PlannedDemand;
   lead?: PlannedLead;
-  /** The trigger the lead carries: the strongest the conversation has seen. */
+  /** The trigger of this message (a lead keeps the strongest it has seen). */
   trigger: IntakeTrigger;
-  /** What the visitor or caller reads. */
-  reply: string;
-  /** The agent path: who answered, and the usage a robot reported. */
+  /** Whether to ask the visitor for a way to reach them (decided here, once). */
+  askForContact: boolean;
+  /** The agent path: who answered, with its own reply text and output, and the usage it reported. */
   handledBy?: HandledBy;
+  agentAnswer?: { reply: string | null; output: Record<string, unknown> };
   reportedUsage: ReportedUsage[];
   /** Every call made (or skipped) to an agent or robot, in order. */
   attempts: AgentAttempt[];
   /** Whether the turn (the message and its answer) is stored as conversation memory. */
   storeTurn: boolean;
-  /** The brain's answer, returned to the caller as `output.result`. */
-  result: Record<string, unknown> & {
-    reply: string;
-    demand_id: string;
-    reference: string;
-    lead_id?: string;
-    disposition: Disposition;
-  };
   /** The record this execution produced (`exact_bridge.source_record`). */
   sourceRecord: string;
 }

@@ -10,9 +10,13 @@ import { ApiError, fieldErrorsFromZod, type ErrorCode } from '../lib/errors';
 import { problemResponses } from '../lib/openapi';
 import { requireActor, requireBearer } from '../platform/identity';
 import { freshKeyRefusal } from '../platform/identity';
-import { runExecution } from '../platform/core';
-import { requestFingerprint } from '../platform/core';
-import { executeRequestSchema, executeResponseSchema } from '../platform/core';
+import {
+  apiSource,
+  executeRequestSchema,
+  executeResponseSchema,
+  requestFingerprint,
+  runExecution,
+} from '../platform/core';
 
 /** The route contract of SPEC.md "Gateway", carried into the OpenAPI description as x- extensions. */
 export const executeRouteContract = {
@@ -153,22 +157,25 @@ export function executeRoutes() {
       const now = Date.now();
       const outcome = await runExecution(
         c.var.db,
-        { kind: 'api_key', actor: requireActor(c), ...(body.key_id !== undefined ? { keyId: body.key_id } : {}) },
-        {
+        apiSource({
+          principal: {
+            kind: 'api_key',
+            actor: requireActor(c),
+            ...(body.key_id !== undefined ? { keyId: body.key_id } : {}),
+          },
           domain: body.domain,
-          text: body.text,
-          structuredInput: body.structured_input,
-          attachments: body.attachments,
           requiredScopes: body.required_scopes,
-        },
+          ...(body.session_id !== undefined ? { sessionId: body.session_id } : {}),
+          ...(body.idempotency_key !== undefined
+            ? { idempotency: { key: body.idempotency_key, fingerprint: await requestFingerprint(body) } }
+            : {}),
+        }),
+        { domain: body.domain, text: body.text, structuredInput: body.structured_input, attachments: body.attachments },
         {
           requestId: c.var.requestId,
           outputRequestId: body.request_id ?? c.var.requestId,
           traceId: c.var.traceId,
           now,
-          ...(body.idempotency_key !== undefined
-            ? { idempotency: { key: body.idempotency_key, fingerprint: await requestFingerprint(body) } }
-            : {}),
           correlation: { projectId: body.project_id, userId: body.user_id, sessionId: body.session_id },
           ...(body.exact_bridge ? { exactBridge: body.exact_bridge } : {}),
           limits: {

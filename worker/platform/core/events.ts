@@ -4,7 +4,7 @@
  * turn stores, `conversation.message_created`; and a new lead, `lead.created`. Each carries the
  * public shape of its record: never the visitor's contact details.
  */
-import type { ExecutedPlan } from '../../brain';
+import { demandReference, type ExecutedPlan } from '../../brain';
 import type { StoredMessage } from '../conversations';
 import { leadCreatedData } from '../leads';
 import { type NewEvent, newEvent } from '../events';
@@ -53,7 +53,7 @@ export function executionEvents(facts: ExecutionFacts): NewEvent[] {
       newEvent('intake.received', workspaceId, {
         channel_key: facts.channel.channelKey,
         demand_id: plan.demand.id,
-        reference: plan.result.reference,
+        reference: demandReference(plan.demand.id),
         trigger: facts.channel.trigger,
         disposition: plan.disposition,
         reasons: plan.reasons,

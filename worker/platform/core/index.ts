@@ -6,4 +6,6 @@
 export { runExecution } from './execute';
 export { purgeExpiredIdempotencyRecords, requestFingerprint } from './idempotency';
 export { executeRequestSchema, executeResponseSchema } from './schemas';
+export { apiSource } from './sources/api';
 export { runIntake } from './sources/channel';
+export type { Demand, ExecutionContext, ExecutionOutcome, Source } from './sources/source';

@@ -12,7 +12,7 @@ import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { resolveActor, workspaceInactive, type Actor } from './credentials';
 import { requireRole, resolveMemberWorkspace } from './memberships';
-import { readSessionToken, validateSession, type SessionUser } from './sessions';
+import { readSessionToken, validateSession } from './sessions';
 import { scopeFor, type WorkspaceAction } from '../access';
 
 /** The workspace a platform-core request acts on, and who acts, for scoping and audit. */

@@ -9,6 +9,7 @@ export {
   changeLeadStatus,
   claimLead,
   type DemandOrigin,
+  type VisitorContact,
   type IntakeEntry,
   leadCreatedData,
   leadDetailForProvider,

@@ -5,7 +5,7 @@
  */
 import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { ExecutedPlan, Urgency, VisitorContact } from '../../brain';
+import type { ExecutedPlan } from '../../brain';
 import { demandReference } from '../../brain';
 import { insertRows, insertWhere, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
@@ -24,6 +24,13 @@ export { LEAD_TRANSITIONS, leadTransitionAllowed } from './transitions';
 const { demands, leads, leadEvents, channels, memberships, conversations, providers, messages } = schema;
 
 type LeadRow = typeof leads.$inferSelect;
+
+/** The contact details a visitor left (a contact form): they live on the lead only. */
+export interface VisitorContact {
+  name?: string;
+  email?: string;
+  phone?: string;
+}
 
 /** Where a demand came from, and what the platform core knows of it beyond the brain's plan. */
 export interface DemandOrigin {

@@ -1,14 +1,28 @@
 /**
- * Widget and hosted-inbox intake: a thin adapter over the execution core. It applies the
- * channel's own rules (the honeypot, the contact fields it requires), runs the visitor's message
- * through the same pipeline as /api/execute, and says what the widget should show next.
- * Channel existence and the origin check run before, in the route.
+ * The channel visitor source (widget and hosted-inbox intake): admission by the channel (PRODUCT.md
+ * section 4), a rate limit per channel and client, a guard on the channel's state and the page
+ * origin, a conversation keyed by the visitor's token (a new one gets a new token), first-touch
+ * attribution, and replies worded for a person. runIntake applies the channel's own rules (the
+ * honeypot, the contact fields it requires) and says what the widget shows next. Channel existence
+ * and the origin check run before, in the route (gateway/intake.ts).
  */
+import { demandReference } from '../../../brain';
+import { sha256Hex } from '../../../lib/crypto';
 import type { Database } from '../../../lib/db';
 import { ApiError, type FieldError } from '../../../lib/errors';
-import { runExecution, type ExecutionContext } from '../execute';
-import type { IntakeRequest, IntakeResponse } from '../../channels';
-import { asksForContact, widgetConfigOf, type ActiveChannel, type ChannelRow } from '../../channels';
+import {
+  type ActiveChannel,
+  asksForContact,
+  type ChannelRow,
+  type IntakeRequest,
+  type IntakeResponse,
+  widgetConfigOf,
+} from '../../channels';
+import { findChannelConversation, newVisitorToken } from '../../conversations';
+import { admitChannel } from '../admission';
+import { runExecution } from '../execute';
+import { visitorReply } from '../replies';
+import type { ExecutionContext, Source } from './source';
 
 export interface IntakeCommand {
   channel: ActiveChannel;
@@ -17,7 +31,59 @@ export interface IntakeCommand {
   clientIp: string;
   /** The page origin the channel admitted (null: the console's own pages), re-checked in the execution batch. */
   origin: string | null;
-  context: Omit<ExecutionContext, 'outputRequestId' | 'idempotency' | 'correlation' | 'exactBridge'>;
+  context: Omit<ExecutionContext, 'outputRequestId' | 'correlation' | 'exactBridge'>;
+}
+
+/** A channel's visitor as a source of demand. */
+export function channelSource(command: IntakeCommand): Source {
+  const { channel, request } = command;
+  const visitorToken = request.session_id;
+  const contactGiven = Boolean(request.contact?.email || request.contact?.phone);
+  return {
+    async admit(db, context) {
+      const admitted = await admitChannel(db, channel);
+      const clientHash = (await sha256Hex(command.clientIp)).slice(0, 24);
+      return {
+        ...admitted,
+        key: null,
+        rateLimitSubject: `intake:${channel.id}:${clientHash}`,
+        rateLimitPerMinute: context.limits.intakeRateLimitPerMinute,
+        channelGuard: { id: channel.id, channelKey: channel.channelKey, origin: command.origin },
+        routingPool: { kind: channel.routingPool, workspaceId: channel.workspaceId },
+      };
+    },
+    findConversation: (db) =>
+      visitorToken ? findChannelConversation(db, channel.id, visitorToken) : Promise.resolve(undefined),
+    async newConversation(admitted) {
+      const token = newVisitorToken();
+      const start = {
+        kind: 'channel' as const,
+        workspaceId: admitted.workspaceId,
+        channelId: channel.id,
+        tokenHash: await sha256Hex(token),
+        attribution: request.attribution ?? null,
+      };
+      return { start, token };
+    },
+    brainOrigin: (conversation) => ({
+      kind: 'channel',
+      trigger: request.trigger,
+      contactKnown: Boolean(conversation?.contactKnown || contactGiven),
+      asksForContact: asksForContact(channel),
+      // A filled honeypot is a bot: risk control rejects it (stored for audit, offered to no one),
+      // and the answer looks like any other, so it learns nothing.
+      honeypot: Boolean(request.website),
+    }),
+    channelFacts: (conversation) => ({
+      channelId: channel.id,
+      channelKey: channel.channelKey,
+      trigger: request.trigger,
+      // Attribution is first touch: the conversation keeps what its first message reported.
+      attribution: conversation?.attribution ?? request.attribution ?? null,
+      ...(request.contact ? { contact: request.contact } : {}),
+    }),
+    reply: visitorReply,
+  };
 }
 
 function missingContactFields(channel: ChannelRow, request: IntakeRequest): FieldError[] {
@@ -32,46 +98,25 @@ export async function runIntake(db: Database, command: IntakeCommand): Promise<I
   const { channel, request } = command;
   if (request.trigger === 'lead_capture' && !request.website) {
     const missing = missingContactFields(channel, request);
-    if (missing.length > 0)
+    if (missing.length > 0) {
       throw new ApiError('validation_failed', 'Some contact details are required.', { errors: missing });
+    }
   }
-
   const outcome = await runExecution(
     db,
-    {
-      kind: 'channel',
-      channel,
-      clientIp: command.clientIp,
-      origin: command.origin,
-      ...(request.session_id ? { visitorToken: request.session_id } : {}),
-    },
-    {
-      domain: channel.domain,
-      text: request.message?.text,
-      trigger: request.trigger,
-      ...(request.contact ? { contact: request.contact } : {}),
-      ...(request.attribution ? { attribution: request.attribution } : {}),
-      // A filled honeypot is a bot: risk control rejects it (stored for audit, offered to no one),
-      // and the answer looks like any other, so it learns nothing.
-      honeypot: Boolean(request.website),
-    },
+    channelSource(command),
+    { domain: channel.domain, text: request.message?.text },
     { ...command.context, outputRequestId: command.context.requestId },
   );
   const plan = outcome.plan!;
   const next: IntakeResponse['next'] =
-    request.trigger === 'lead_capture'
-      ? 'done'
-      : plan.path === 'lead' &&
-          plan.disposition === 'routed' &&
-          asksForContact(channel) &&
-          !outcome.conversation!.contactKnown
-        ? 'collect_contact'
-        : 'continue';
+    request.trigger === 'lead_capture' ? 'done' : plan.askForContact ? 'collect_contact' : 'continue';
   return {
-    session_id: outcome.conversation!.token,
-    reply: plan.reply,
+    // A new conversation's new token, or the one the visitor sent.
+    session_id: outcome.conversation?.token ?? request.session_id!,
+    reply: outcome.reply!,
     demand_id: plan.demand.id,
-    reference: plan.result.reference as string,
+    reference: demandReference(plan.demand.id),
     ...(plan.lead ? { lead_id: plan.lead.id } : {}),
     ...(plan.handledBy ? { answered_by: { kind: plan.handledBy.kind, name: plan.handledBy.name } } : {}),
     next,

@@ -1,0 +1,129 @@
+/**
+ * The records of one execution (PRODUCT.md section 2): its row and its one audit record, written
+ * in its batch, and the envelope it answers with (step 8).
+ */
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { ExecutedPlan } from '../../brain';
+import { type Database, insertRows, schema } from '../../lib/db';
+import { EXECUTIONS_METER } from '../vocabulary';
+import { resultOf } from './replies';
+import type { ExecuteResponse, UsageApplication } from './schemas';
+import type { Admitted, Demand, ExecutionContext } from './sources/source';
+
+const { executions, auditLog } = schema;
+
+/** What the execution's own records say. */
+export interface RecordInput {
+  executionId: string;
+  auditId: string;
+  admitted: Admitted;
+  demand: Demand;
+  context: ExecutionContext;
+  /** The caller's idempotency key (API keys), which a completed execution names. */
+  idempotencyKey: string | null;
+  /**
+   * `completed`, with the record it produced; or `failed`: no agent answered and it could not
+   * become a lead, so only the execution, its audit record and its attempts are kept (the caller's
+   * execution id leads somewhere), and nothing is charged.
+   */
+  outcome: { status: 'completed'; sourceRecord: string } | { status: 'failed'; attempts: number };
+}
+
+/** The execution row and its one audit record. */
+export function executionRecordWrites(
+  db: Database,
+  { executionId, auditId, admitted, demand, context, idempotencyKey, outcome }: RecordInput,
+): BatchItem<'sqlite'>[] {
+  const completed = outcome.status === 'completed';
+  const sourceRecord = completed ? outcome.sourceRecord : executionId;
+  return [
+    insertRows(db, executions, [
+      {
+        id: executionId,
+        organizationId: admitted.organizationId,
+        workspaceId: admitted.workspaceId,
+        keyId: admitted.key?.id ?? null,
+        actorKind: admitted.actorKind,
+        actorId: admitted.actorId,
+        domain: demand.domain,
+        status: outcome.status,
+        requestId: context.outputRequestId,
+        traceId: context.traceId,
+        // A failed execution frees its idempotency key, so it does not name it.
+        idempotencyKey: completed ? idempotencyKey : null,
+        projectId: context.correlation?.projectId ?? null,
+        userId: context.correlation?.userId ?? null,
+        sessionId: context.correlation?.sessionId ?? null,
+        grantedScopes: admitted.grantedScopes,
+        exactBridge: context.exactBridge ?? null,
+        sourceRecord,
+        auditId,
+        createdAt: context.now,
+      },
+    ]),
+    insertRows(db, auditLog, [
+      {
+        id: auditId,
+        organizationId: admitted.organizationId,
+        workspaceId: admitted.workspaceId,
+        actorKind: admitted.actorKind,
+        actorId: admitted.actorId,
+        keyId: admitted.key?.id ?? null,
+        action: `execution.${outcome.status}`,
+        targetId: executionId,
+        requestId: context.requestId,
+        traceId: context.traceId,
+        metadata: completed
+          ? { domain: demand.domain, source_record: sourceRecord, scopes: admitted.grantedScopes }
+          : { domain: demand.domain, reason: 'agent_unavailable', attempts: outcome.attempts },
+        createdAt: context.now,
+      },
+    ]),
+  ];
+}
+
+/** The envelope of PRODUCT.md section 2, step 8. */
+export function envelopeOf(
+  ids: { executionId: string; auditId: string },
+  admitted: Admitted,
+  demand: Demand,
+  context: ExecutionContext,
+  plan: ExecutedPlan,
+  reply: string,
+): ExecuteResponse {
+  const { executionId, auditId } = ids;
+  const usage: UsageApplication = { meter: EXECUTIONS_METER, quantity: 1, unit: 'execution', source: 'platform' };
+  // A placeholder keeps `remaining` in its place; the batch fills in the exact value.
+  if (admitted.key && admitted.key.monthlyQuota !== null)
+    Object.assign(usage, { limit: admitted.key.monthlyQuota, remaining: 0 });
+  return {
+    output: {
+      request_id: context.outputRequestId,
+      trace_id: context.traceId,
+      status: 'completed',
+      execution_id: executionId,
+      domain: demand.domain,
+      result: resultOf(plan, reply),
+    },
+    // The execution's own charge first (the batch fills in its `remaining`), then what a robot
+    // reported about itself, marked as such.
+    usage_applications: [
+      usage,
+      ...plan.reportedUsage.map((line) => ({
+        ...line,
+        source: 'provider' as const,
+        provider_id: plan.handledBy!.providerId,
+      })),
+    ],
+    exact_bridge: {
+      contract_id: context.exactBridge?.contract_id ?? '',
+      escrow_id: context.exactBridge?.escrow_id ?? '',
+      org_id: admitted.organizationId,
+      organization_id: admitted.organizationId,
+      workspace_id: admitted.workspaceId,
+      audit_id: auditId,
+      source_layer: 'brain',
+      source_record: plan.sourceRecord,
+    },
+  };
+}

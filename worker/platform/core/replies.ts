@@ -1,0 +1,83 @@
+/**
+ * What a caller reads, in its source's words (the brain decides, it does not write copy): the
+ * sentence a widget visitor reads, the sentence an API caller reads, and the API's `result`.
+ */
+import { demandReference, type ExecutedPlan } from '../../brain';
+
+const inTopic = (topic: string) => (topic === 'general' ? '' : ` in ${topic}`);
+
+/** What a widget or hosted-inbox visitor reads. */
+export function visitorReply(plan: ExecutedPlan): string {
+  if (plan.path === 'agent') return plan.agentAnswer?.reply ?? '';
+  const reference = demandReference(plan.demand.id);
+  const { topic } = plan;
+  if (plan.disposition === 'rejected') return 'Thanks, we got your message.';
+  if (plan.disposition === 'held') {
+    return `Thanks, your message is in (request ${reference}). Our team checks some messages before passing them on.`;
+  }
+  if (plan.trigger === 'lead_capture') {
+    // No name in the reply: it is stored in the transcript, which every expert in scope reads
+    // before anyone claims the lead, and contact details reach the claimer only.
+    return `Thanks! An expert${inTopic(topic)} will follow up on request ${reference}.`;
+  }
+  const who = plan.matchedProviders > 0 ? `an expert${inTopic(topic)}` : 'the right expert';
+  const ask = plan.askForContact ? ' Leave your email so they can reach you.' : '';
+  if (plan.trigger === 'handoff') return `Got it: we are bringing in ${who} for request ${reference}.${ask}`;
+  const next =
+    plan.matchedProviders > 0
+      ? `An expert${inTopic(topic)} will follow up.`
+      : 'We are finding the right expert to follow up.';
+  return `Thanks, your request ${reference} is in. ${next}${ask}`;
+}
+
+/** What an API caller reads. */
+export function callerReply(plan: ExecutedPlan): string {
+  if (plan.path === 'agent') return plan.agentAnswer?.reply ?? '';
+  const demandId = plan.demand.id;
+  const reference = demandReference(demandId);
+  if (plan.disposition === 'rejected')
+    return `Your request was recorded as ${demandId} (${reference}) but not passed on.`;
+  if (plan.disposition === 'held')
+    return `Your request was recorded as ${demandId} (${reference}) and is held for review.`;
+  if (!plan.lead) return `Your request was recorded as ${demandId} (${reference}).`;
+  const experts = plan.matchedProviders === 1 ? '1 expert' : `${plan.matchedProviders} experts`;
+  return plan.matchedProviders > 0
+    ? `Your request was recorded as ${demandId} (${reference}) and offered to ${experts}${inTopic(plan.topic)}; ` +
+        'one will pick it up.'
+    : `Your request was recorded as ${demandId} (${reference}); it waits for an expert who covers ` +
+        `${plan.topic === 'general' ? 'this domain' : plan.topic}.`;
+}
+
+/**
+ * The envelope's `output.result` (PRODUCT.md section 6). The lead path: `{demand_id, reference,
+ * lead_id?, disposition, reasons, topic, urgency, matched_providers, reply}`; the agent path:
+ * `{demand_id, reference, disposition, topic, urgency, handled_by, output, reply}`.
+ */
+export function resultOf(plan: ExecutedPlan, reply: string): Record<string, unknown> {
+  const { demand, topic, urgency, disposition } = plan;
+  const reference = demandReference(demand.id);
+  if (plan.path === 'agent' && plan.handledBy) {
+    const { kind, providerId, name } = plan.handledBy;
+    return {
+      demand_id: demand.id,
+      reference,
+      disposition,
+      topic,
+      urgency,
+      handled_by: { kind, provider_id: providerId, name },
+      output: plan.agentAnswer?.output ?? {},
+      reply,
+    };
+  }
+  return {
+    demand_id: demand.id,
+    reference,
+    ...(plan.lead ? { lead_id: plan.lead.id } : {}),
+    disposition,
+    reasons: plan.reasons,
+    topic,
+    urgency,
+    matched_providers: plan.matchedProviders,
+    reply,
+  };
+}

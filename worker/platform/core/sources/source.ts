@@ -1,0 +1,106 @@
+/**
+ * A source of demand: one adapter per kind of caller (an API key, a channel's visitor, and next
+ * MCP and A2A callers). It owns what differs between them: admission, the conversation's key, the
+ * rate-limit subject, the guard on its channel, where the brain sees the demand come from, the
+ * channel facts its records carry, and the words its caller reads. The execution core
+ * (core/execute.ts) is the same for all of them.
+ */
+import type { BrainInput, ExecutedPlan, IntakeTrigger } from '../../../brain';
+import type { EgressPolicy } from '../../../lib/egress';
+import type { Database } from '../../../lib/db';
+import type { RateLimitOutcome } from '../../../lib/rate-limit';
+import type { Attribution } from '../../attribution';
+import type { ConversationStart, ConversationState } from '../../conversations';
+import type { KeyContext } from '../../identity';
+import type { VisitorContact } from '../../leads';
+import type { RoutingPoolKind } from '../../vocabulary';
+
+/** What is asked: the same fields whoever asks. */
+export interface Demand {
+  domain: string;
+  text?: string;
+  structuredInput?: Record<string, unknown>;
+  attachments?: unknown[];
+}
+
+/** What every execution needs to know of its request and its settings. */
+export interface ExecutionContext {
+  /** Our id of this request, for the audit record. */
+  requestId: string;
+  /** The request id the envelope carries: the caller's `request_id`, else ours. */
+  outputRequestId: string;
+  traceId: string;
+  now: number;
+  /** The caller's own correlation fields, stored with the execution. */
+  correlation?: { projectId?: string; userId?: string; sessionId?: string };
+  /** The request's exact_bridge, kept for the association it asks for. */
+  exactBridge?: Record<string, unknown> & { contract_id?: string; escrow_id?: string };
+  /** The agent chain's total deadline (20 s by default) is the brain's; see BrainInput. */
+  limits: { defaultRateLimitPerMinute: number; intakeRateLimitPerMinute: number; agentChainMs: number };
+  /** Calls to agents and robots: the egress guard's policy, and the key their secrets are encrypted under. */
+  egress: EgressPolicy;
+  secretsKey?: string;
+}
+
+/** Who the execution runs as, after its source admitted it. */
+export interface Admitted {
+  organizationId: string;
+  workspaceId: string;
+  key: KeyContext | null;
+  actorKind: 'admin' | 'api_key' | 'channel';
+  actorId: string;
+  grantedScopes: string[];
+  rateLimitSubject: string;
+  rateLimitPerMinute: number;
+  /** A visitor's channel: the batch's guard re-reads its state and the page origin (null: the console's own pages). */
+  channelGuard: { id: number; channelKey: string; origin: string | null } | null;
+  /** Who may see its leads. */
+  routingPool: { kind: RoutingPoolKind; workspaceId: string };
+}
+
+/** A conversation this message starts: how it is keyed, and the token a visitor gets (a channel's). */
+export interface NewConversation {
+  start: ConversationStart;
+  token?: string;
+}
+
+/** The channel facts a visitor's demand, lead and events carry. */
+export interface ChannelFacts {
+  channelId: number;
+  channelKey: string;
+  trigger: IntakeTrigger;
+  attribution: Attribution | null;
+  contact?: VisitorContact;
+}
+
+/** One kind of caller, as the execution core sees it. */
+export interface Source {
+  /** Admission by this source's rules: the key and its scopes, or the channel. */
+  admit(db: Database, context: ExecutionContext): Promise<Admitted>;
+  /** Per-key idempotency (API keys only): the caller's key and the fingerprint of its request. */
+  idempotency?: { key: string; fingerprint: string };
+  /** The conversation this message continues, if any. */
+  findConversation(db: Database, admitted: Admitted): Promise<ConversationState | undefined>;
+  /** How a conversation starts with this message; null when it forms none (a one-off API call). */
+  newConversation(admitted: Admitted, conversationId: string): Promise<NewConversation | null>;
+  /** Where the message comes from, as the brain sees it. */
+  brainOrigin(conversation: ConversationState | undefined): BrainInput['origin'];
+  /** A visitor's channel facts, for its demand, lead and events. */
+  channelFacts(conversation: ConversationState | undefined): ChannelFacts | undefined;
+  /** What this source's caller reads. */
+  reply(plan: ExecutedPlan): string;
+}
+
+/** What an execution answers. */
+export interface ExecutionOutcome {
+  status: number;
+  /** The JSON text of the envelope; on a replay, exactly the bytes first sent. */
+  body: string;
+  replayed: boolean;
+  rateLimit: RateLimitOutcome;
+  /** The brain's plan and its words; a replay has only its bytes. */
+  plan?: ExecutedPlan;
+  reply?: string;
+  /** A conversation's: its visitor's token (a channel's), and whether a way to reach them is known. */
+  conversation?: { token?: string; contactKnown: boolean };
+}
