@@ -1,15 +1,12 @@
 /** POST /api/execute: a thin adapter from the HTTP request to the platform core's execution pipeline. */
 import { createRoute, type RouteConfigToTypedResponse } from '@hono/zod-openapi';
-import { createMiddleware } from 'hono/factory';
 import type { z } from 'zod';
-import type { AppEnv } from '../env';
 import { newApp, validationError } from '../app';
 import { parseJsonBody, readJsonBody } from '../lib/body';
 import { egressPolicy } from '../lib/egress';
 import { ApiError, fieldErrorsFromZod, type ErrorCode } from '../lib/errors';
 import { problemResponses } from '../lib/openapi';
 import { requireActor, requireBearer } from '../platform/identity';
-import { freshKeyRefusal } from '../platform/identity';
 import {
   apiSource,
   executeRequestSchema,
@@ -28,51 +25,16 @@ export const executeRouteContract = {
   'x-public-phase': 'phase 1',
 } as const;
 
-/** Refusals answered before the workspace check in the order of checks (body, then key_id). */
-const BEFORE_WORKSPACE_CHECK = new Set<ErrorCode>([
+/**
+ * The order of checks (PRODUCT.md section 2): these refusals come before the workspace check, so a
+ * request refused with one on a cached key is re-verified for the key's 401 alone.
+ */
+const REFUSED_BEFORE_TENANT_CHECK = new Set<ErrorCode>([
   'malformed_json',
   'validation_failed',
   'unsupported_execution_mode',
   'key_mismatch',
 ]);
-/**
- * Refusals that need no re-check: the guard's own, and those only a batch can answer, after its
- * guard passed in the same transaction (so a 429 storm costs no extra key lookups).
- */
-const FRESH_REFUSALS = new Set<ErrorCode>([
-  'invalid_token',
-  'key_revoked',
-  'key_expired',
-  'workspace_inactive',
-  'rate_limited',
-  'quota_exceeded',
-  'idempotency_key_reused',
-  'idempotency_in_progress',
-]);
-
-/**
- * A key context from the cache is re-checked by the execution batch's guard. A request refused
- * before its batch (a bad body, a missing scope, a rate limit) gets the same re-check here, fresh
- * from D1, so a revoked key or a suspended tenant gets its own answer first, exactly as the
- * order of checks says, whatever the cache holds. Only refusals pay this round trip.
- */
-const recheckCachedKey = createMiddleware<AppEnv>(async (c, next) => {
-  await next();
-  const actor = c.get('actor');
-  const error = c.error;
-  if (
-    actor?.kind !== 'api_key' ||
-    !actor.fromCache ||
-    !(error instanceof ApiError) ||
-    error.status >= 500 ||
-    FRESH_REFUSALS.has(error.code)
-  )
-    return;
-  const refused = await freshKeyRefusal(c.var.db, actor.key.id, Date.now(), {
-    tenant: !BEFORE_WORKSPACE_CHECK.has(error.code),
-  });
-  if (refused) throw refused;
-});
 
 export const executeRoute = createRoute({
   method: 'post',
@@ -89,8 +51,7 @@ export const executeRoute = createRoute({
   ...executeRouteContract,
   middleware: [
     readJsonBody(),
-    requireBearer('admin_or_api_key', { cachedKeys: true }),
-    recheckCachedKey,
+    requireBearer('admin_or_api_key', { cachedKeys: { refusedBeforeTenantCheck: REFUSED_BEFORE_TENANT_CHECK } }),
     parseJsonBody,
   ] as const,
   request: {

@@ -18,9 +18,9 @@ import { publicWidgetConfigSchema } from './schemas';
 import {
   findActiveChannel,
   findActiveChannelForIntake,
-  forgetChannel,
   isOriginAllowed,
   publicWidgetConfig,
+  reverifyCachedChannel,
   type ActiveChannel,
 } from './service';
 
@@ -56,21 +56,16 @@ export function channelGate(param: string, options: { requireOrigin: boolean; fo
       return channel;
     };
     // Intake may take the channel from the cache: its execution batch guards the channel's state and origins.
-    const found = options.forIntake
+    const read = options.forIntake
       ? await findActiveChannelForIntake(c.var.db, channelKey)
-      : { channel: await findActiveChannel(c.var.db, channelKey), fromCache: false };
-    c.set('channel', admit(found?.channel));
+      : { value: await findActiveChannel(c.var.db, channelKey), fromCache: false };
+    c.set('channel', admit(read.value));
     c.set('pageOrigin', origin);
     c.set('channelOriginToGuard', origin === undefined || origin === consoleOrigin(urls) ? null : origin);
     await next();
-    // A cached channel refused before or by its batch is looked up fresh, so a disabled channel or a
-    // removed origin gets its own answer (404 or 403) whatever the cache held.
-    const error = c.error;
-    // A rate limit is answered by the batch after its guard passed: nothing to re-check.
-    if (found?.fromCache && error instanceof ApiError && error.status < 500 && error.code !== 'rate_limited') {
-      forgetChannel(channelKey);
-      admit(await findActiveChannel(c.var.db, channelKey));
-    }
+    // A disabled channel or a removed origin gets its own answer (404 or 403) whatever the cache held.
+    const refused = await reverifyCachedChannel(c.var.db, read, channelKey, c.error, admit);
+    if (refused) throw refused;
     const requestOrigin = c.req.header('Origin');
     if (requestOrigin) {
       c.header('Access-Control-Allow-Origin', requestOrigin);

@@ -7,7 +7,7 @@ import { consoleOrigin, type PlatformUrls } from '../../env';
 import { schema, type Database } from '../../lib/db';
 import { ApiError, fieldErrorsFromZod } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { TtlCache } from '../../lib/ttl-cache';
+import { AdmissionCache, type AdmissionRead } from '../../lib/admission-cache';
 import { assertKnownDomain } from '../domains';
 import { auditInsert, type AuditContext } from '../identity';
 import { joinTenant, tenantIsActive } from '../identity';
@@ -269,29 +269,47 @@ export async function findActiveChannel(db: Database, channelKey: string): Promi
   return row ? { ...row.channel, organizationId: row.organizationId } : undefined;
 }
 
-const activeChannelCache = new TtlCache<ActiveChannel>(10_000, 1000);
+const activeChannels = new AdmissionCache<ActiveChannel>(10_000, 1000);
 
 /**
  * An active channel for intake, from this isolate's cache when it is there (up to 10 s old).
  * Intake's execution batch guards the channel's current state and origin list (core/batch-admission.ts),
- * and a refusal before the batch re-checks it fresh (public-routes.ts), so a disabled channel or
- * a removed origin never gets through; the cache only spares the lookup's round trip.
+ * and any other refusal re-verifies it (reverifyCachedChannel), so a disabled channel or a removed
+ * origin never gets through; the cache only spares the lookup's round trip.
  */
-export async function findActiveChannelForIntake(
+export function findActiveChannelForIntake(
   db: Database,
   channelKey: string,
   now = Date.now(),
-): Promise<{ channel: ActiveChannel; fromCache: boolean } | undefined> {
-  const cached = activeChannelCache.peek(channelKey, now);
-  if (cached) return { channel: cached, fromCache: true };
-  const channel = await findActiveChannel(db, channelKey);
-  if (channel) activeChannelCache.set(channelKey, channel, now);
-  return channel ? { channel, fromCache: false } : undefined;
+): Promise<AdmissionRead<ActiveChannel>> {
+  return activeChannels.read(channelKey, () => findActiveChannel(db, channelKey), { now });
+}
+
+/**
+ * The refusal a request that ran on a cached channel gets instead of `error`, when the channel's
+ * current state calls for one (`admit` throws it: not found, or the origin off its lists).
+ */
+export function reverifyCachedChannel(
+  db: Database,
+  read: AdmissionRead<ActiveChannel>,
+  channelKey: string,
+  error: unknown,
+  admit: (channel: ActiveChannel | undefined) => unknown,
+): Promise<ApiError | undefined> {
+  return activeChannels.reverify(read, channelKey, error, async () => {
+    try {
+      admit(await findActiveChannel(db, channelKey));
+      return undefined;
+    } catch (refusal) {
+      if (refusal instanceof ApiError) return refusal;
+      throw refusal;
+    }
+  });
 }
 
 /** Forgets a cached channel (after a change through this isolate, or a failed guard). */
 export function forgetChannel(channelKey?: string): void {
-  activeChannelCache.clear(channelKey);
+  activeChannels.forget(channelKey);
 }
 
 /** First-party: the console itself, or one of the channel's own first-party sites. */

@@ -5,8 +5,8 @@
 import { eq } from 'drizzle-orm';
 import { secretsEqual, sha256Hex } from '../../lib/crypto';
 import { schema, type Database } from '../../lib/db';
-import { ApiError } from '../../lib/errors';
-import { TtlCache } from '../../lib/ttl-cache';
+import { ApiError, type ErrorCode } from '../../lib/errors';
+import { AdmissionCache } from '../../lib/admission-cache';
 import { rememberRiskPolicy, tenantIsActive } from './tenants';
 
 const { apiKeys, adminTokens, workspaces, organizations } = schema;
@@ -28,11 +28,13 @@ export interface KeyContext {
 }
 
 /**
- * `fromCache`: the key context came from this isolate's cache, so its state (revoked, tenant
- * suspended) may be up to a minute old; whatever acts on it must re-check it (the execution
- * batch's guard does, in the same round trip).
+ * `cachedAs`: the key context came from this isolate's cache under this token hash, so its state
+ * (revoked, tenant suspended) may be up to a minute old; whatever acts on it must re-check it (the
+ * execution batch's guard does, in the same round trip, and a refusal re-verifies it).
  */
-export type Actor = { kind: 'admin'; adminId: string } | { kind: 'api_key'; key: KeyContext; fromCache?: boolean };
+export type Actor =
+  | { kind: 'admin'; adminId: string }
+  | { kind: 'api_key'; key: KeyContext; cachedAs?: { tokenHash: string } };
 
 /** The UTC calendar month that quotas are counted in, e.g. "2026-11". */
 export function quotaPeriod(now: number): string {
@@ -79,14 +81,41 @@ export function keyInactiveReason(key: KeyContext, now: number): 'revoked' | 'ex
 /**
  * Usable keys of active tenants, by token hash, for /api/execute alone: its batch guards the
  * key's and the tenant's current state, so the cache saves the lookup without a window in which
- * a revoked key or a suspended tenant could execute. Bounded in size and time; a key whose
- * guard fails is forgotten at once.
+ * a revoked key or a suspended tenant could execute, and any other refusal re-verifies the key.
  */
-const keyContextCache = new TtlCache<KeyContext>(60_000, 10_000);
+const keyContexts = new AdmissionCache<KeyContext>(60_000, 10_000);
 
 /** Forgets every cached key context (after a revocation or a tenant's suspension, or a failed guard). */
 export function forgetCachedKeys(): void {
-  keyContextCache.clear();
+  keyContexts.forget();
+}
+
+/** Refusals that already come from the key's current state: re-verifying them would say the same. */
+const FRESH_KEY_REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'invalid_token',
+  'key_revoked',
+  'key_expired',
+  'workspace_inactive',
+]);
+
+/**
+ * The refusal a request that ran on a cached key gets instead of `error`, when the key's current
+ * state calls for one: its 401, or the suspended tenant's 403 unless `error` comes before the
+ * tenant check in the route's order of checks. Undefined: `error` stands.
+ */
+export async function reverifyCachedKey(
+  db: Database,
+  actor: Actor,
+  error: unknown,
+  refusedBeforeTenantCheck: ReadonlySet<ErrorCode>,
+): Promise<ApiError | undefined> {
+  if (actor.kind !== 'api_key' || !actor.cachedAs) return undefined;
+  const read = { value: actor.key, fromCache: true };
+  return keyContexts.reverify(read, actor.cachedAs.tokenHash, error, async (refusal) =>
+    FRESH_KEY_REFUSALS.has(refusal.code)
+      ? undefined
+      : freshKeyRefusal(db, actor.key.id, Date.now(), { tenant: !refusedBeforeTenantCheck.has(refusal.code) }),
+  );
 }
 
 const invalidBearer = (code: 'invalid_token' | 'key_revoked' | 'key_expired', detail: string) =>
@@ -153,15 +182,15 @@ export async function resolveActor(
   }
   if (token.startsWith('egk_')) {
     const tokenHash = await sha256Hex(token);
-    const cached = options.cachedKeys ? keyContextCache.peek(tokenHash, now) : undefined;
+    const load = () => findKeyContext(db, { tokenHash });
     // A key's expiry never changes, so the cached copy can tell it; revocation is the guard's.
-    if (cached && keyInactiveReason(cached, now) === undefined)
-      return { kind: 'api_key', key: cached, fromCache: true };
-    const key = await findKeyContext(db, { tokenHash });
-    const refused = bearerKeyRefusal(key, now);
+    const usable = (key: KeyContext) => keyInactiveReason(key, now) === undefined;
+    const read = options.cachedKeys
+      ? await keyContexts.read(tokenHash, load, { usable, keep: (key) => usable(key) && key.workspaceActive, now })
+      : { value: await load(), fromCache: false };
+    const refused = bearerKeyRefusal(read.value, now);
     if (refused) throw refused;
-    if (options.cachedKeys && key!.workspaceActive) keyContextCache.set(tokenHash, key!, now);
-    return { kind: 'api_key', key: key! };
+    return { kind: 'api_key', key: read.value!, ...(read.fromCache ? { cachedAs: { tokenHash } } : {}) };
   }
   if (settings.ADMIN_TOKEN && (await secretsEqual(token, settings.ADMIN_TOKEN))) {
     return { kind: 'admin', adminId: BOOTSTRAP_ADMIN_ID };

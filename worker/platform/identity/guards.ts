@@ -9,8 +9,8 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
-import { ApiError } from '../../lib/errors';
-import { resolveActor, workspaceInactive, type Actor } from './credentials';
+import { ApiError, type ErrorCode } from '../../lib/errors';
+import { resolveActor, reverifyCachedKey, workspaceInactive, type Actor } from './credentials';
 import { requireRole, resolveMemberWorkspace } from './memberships';
 import { readSessionToken, validateSession } from './sessions';
 import { scopeFor, type WorkspaceAction } from '../access';
@@ -48,15 +48,25 @@ export function isSameOriginRequest(c: Context<AppEnv>): boolean {
 /**
  * Authenticates the bearer and stores the actor; `admin` refuses API keys with 403.
  * `cachedKeys` (for /api/execute only, whose batch guards the key's state) may take the key's
- * context from this isolate's cache instead of D1.
+ * context from this isolate's cache instead of D1; a request refused on a cached key is then
+ * re-verified, so the key's current state gets its own answer in the route's order of checks
+ * (refusals in `refusedBeforeTenantCheck` come before the tenant's suspension).
  */
-export function requireBearer(allowed: 'admin_or_api_key' | 'admin', options: { cachedKeys?: boolean } = {}) {
+export function requireBearer(
+  allowed: 'admin_or_api_key' | 'admin',
+  options: { cachedKeys?: { refusedBeforeTenantCheck: ReadonlySet<ErrorCode> } } = {},
+) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const actor = await resolveActor(c.var.db, c.req.header('Authorization'), c.var.settings, Date.now(), options);
+    const actor = await resolveActor(c.var.db, c.req.header('Authorization'), c.var.settings, Date.now(), {
+      cachedKeys: options.cachedKeys !== undefined,
+    });
     c.set('actor', actor);
     if (allowed === 'admin' && actor.kind !== 'admin')
       throw new ApiError('admin_required', 'This route takes an administrator token.');
     await next();
+    if (!options.cachedKeys) return;
+    const refused = await reverifyCachedKey(c.var.db, actor, c.error, options.cachedKeys.refusedBeforeTenantCheck);
+    if (refused) throw refused;
   });
 }
 
