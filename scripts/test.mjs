@@ -15,7 +15,7 @@ const PARALLEL = [
     name: 'static checks',
     commands: [
       ['node', ['scripts/size.mjs']],
-      npx(['biome', 'check', '.']),
+      npx(['biome', 'check', '--error-on-warnings', '.']),
       npx(['tsc', '--noEmit']),
       npx(['tsc', '--noEmit', '-p', 'tsconfig.node.json']),
       npx(['tsc', '--noEmit', '-p', 'widget/tsconfig.json']),

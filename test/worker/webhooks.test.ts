@@ -472,32 +472,6 @@ describe('one slow endpoint never delays another (issue 17, item 12)', () => {
       ).toEqual({ n: 3 });
     },
   );
-
-  it('the limiter bounds attempts in flight per endpoint, and never across endpoints', async () => {
-    const { EndpointLimiter } = await import('../../worker/platform/webhooks/delivery');
-    const limiter = new EndpointLimiter(2);
-    const inFlight = new Map<string, number>();
-    const peak = new Map<string, number>();
-    const releases: Array<() => void> = [];
-    const task = (endpointId: string) =>
-      limiter.run(endpointId, async () => {
-        inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
-        peak.set(endpointId, Math.max(peak.get(endpointId) ?? 0, inFlight.get(endpointId)!));
-        await new Promise<void>((resolve) => releases.push(resolve));
-        inFlight.set(endpointId, inFlight.get(endpointId)! - 1);
-      });
-    const all = Promise.all([...Array.from({ length: 5 }, () => task('whk_slow')), task('whk_other')]);
-    await vi.waitUntil(() => releases.length === 3);
-    // Two of the slow endpoint's and the other endpoint's one run; three of the slow one's wait.
-    expect(peak.get('whk_other')).toBe(1);
-    while (releases.length > 0) releases.shift()!();
-    await vi.waitUntil(async () => {
-      while (releases.length > 0) releases.shift()!();
-      return inFlight.get('whk_slow') === 0 && [...peak.values()].length === 2;
-    });
-    await all;
-    expect(peak.get('whk_slow')).toBe(2);
-  });
 });
 
 describe('the egress guard', () => {

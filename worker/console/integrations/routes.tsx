@@ -33,7 +33,10 @@ import { formErrors, readForm } from '../shared/form-input';
 import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { userAuditContext, workspaceContext } from '../shared/workspace';
-import { ChannelPage, IntegrationsPage, OnboardingPage, type FieldErrors } from './pages';
+import type { FieldErrors } from '../shared/forms';
+import { ChannelPage } from './channel-page';
+import { IntegrationsPage } from './integrations-page';
+import { OnboardingPage } from './onboarding-page';
 
 /** Entries one per line (a term may contain spaces). */
 const linesOf = (value: string | undefined) =>

@@ -24,15 +24,11 @@ import type { FieldErrors } from '../shared/forms';
 import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { userAuditContext } from '../shared/workspace';
-import {
-  LeadPage,
-  ONBOARDING_STEPS,
-  OperationsPage,
-  ProviderClosedPage,
-  ProviderOnboardingPage,
-  WorkbenchPage,
-  type OnboardingStep,
-} from './pages';
+import { LeadPage } from './lead-page';
+import { ProviderOnboardingPage } from './onboarding-page';
+import { OperationsPage, ProviderClosedPage } from './operations-page';
+import { ONBOARDING_STEPS, type OnboardingStep } from './states';
+import { WorkbenchPage } from './workbench-page';
 
 /**
  * The one provider gate of the console's pages, over the same policy as the provider API

@@ -14,7 +14,6 @@ export {
   type StoredAgentCard,
 } from './schemas';
 export {
-  agentHealth,
   type AgentSupply,
   agentSupplyOf,
   agentSupplyQuery,
@@ -24,6 +23,5 @@ export {
   forgetAgentSupply,
   hasAgentSupply,
   requireSecretsKey,
-  rotateSigningSecret,
-  signingSecretOnApproval,
 } from './service';
+export { agentHealth, rotateSigningSecret, signingSecretOnApproval } from './operations';

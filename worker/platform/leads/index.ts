@@ -5,15 +5,6 @@
  */
 export { workbenchRoutes } from './routes';
 export { type LeadDetail, type LeadStatus, leadStatusSchema, type LeadView } from './schemas';
-export {
-  changeLeadStatus,
-  claimLead,
-  type DemandOrigin,
-  type VisitorContact,
-  type IntakeEntry,
-  leadCreatedData,
-  leadDetailForProvider,
-  listChannelIntake,
-  listLeadsForProvider,
-  planWrites,
-} from './service';
+export { changeLeadStatus, claimLead, leadDetailForProvider, listLeadsForProvider } from './workbench';
+export { type DemandOrigin, type VisitorContact, leadCreatedData, planWrites } from './intake-writes';
+export { type IntakeEntry, listChannelIntake } from './intake-view';

@@ -8,7 +8,7 @@ import { jsonBody, jsonContent, problemResponses } from '../../lib/openapi';
 import { requireProvider, requireProviderRow } from '../providers';
 import type { AuditContext } from '../identity';
 import { leadDetailSchema, leadListQuerySchema, leadListSchema, leadStatusBodySchema } from './schemas';
-import { changeLeadStatus, claimLead, leadDetailForProvider, listLeadsForProvider } from './service';
+import { changeLeadStatus, claimLead, leadDetailForProvider, listLeadsForProvider } from './workbench';
 
 const TAG = 'Workbench';
 const security: Record<string, string[]>[] = [{ consoleSession: [] }];

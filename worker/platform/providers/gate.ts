@@ -11,7 +11,7 @@ import { ApiError } from '../../lib/errors';
 import { isSameOriginRequest, SAFE_METHODS } from '../identity';
 import { providerRefusal, type ProviderAction } from '../access';
 import { readSessionToken, type SessionUser, validateSession } from '../identity';
-import { providerByUserQuery, type ProviderRow } from './service';
+import { providerByUserQuery, type ProviderRow } from './records';
 
 declare module 'hono' {
   interface ContextVariableMap {

@@ -14,14 +14,7 @@ export {
   type ProviderProfileView,
   reviewNoteSchema,
 } from './schemas';
-export {
-  describeProvider,
-  expertPool,
-  listProvidersForReview,
-  providerForReview,
-  providerOf,
-  type ProviderRow,
-  reviewProvider,
-  type RoutingPool,
-  saveProviderProfile,
-} from './service';
+export { describeProvider, providerOf, type ProviderRow } from './records';
+export { saveProviderProfile } from './profile';
+export { listProvidersForReview, providerForReview, reviewProvider } from './review';
+export { expertPool, type RoutingPool } from './pool';

@@ -6,7 +6,8 @@ import { egressPolicy } from '../../lib/egress';
 import { jsonBody, jsonContent, problemResponses } from '../../lib/openapi';
 import { requireProvider, requireProviderRow } from './gate';
 import { profileInputSchema, providerProfileSchema } from './schemas';
-import { describeProvider, saveProviderProfile } from './service';
+import { saveProviderProfile } from './profile';
+import { describeProvider } from './records';
 
 const TAG = 'Providers';
 /** Provider routes take the provider's console session (the cookie of {auth_url}). */

@@ -7,9 +7,9 @@
  * concurrently, at most a few at a time per endpoint, and each outcome is written as soon as it
  * is known, so a hanging endpoint delays no other. A 410 disables the endpoint; so do three days
  * of failures. A disabled endpoint's deliveries are paused, not dropped, and go out when it is
- * enabled again (within the 3-day window). The cron sweep re-enqueues whatever is overdue.
+ * enabled again (within the 3-day window). The cron sweep (sweep.ts) re-enqueues whatever is overdue.
  */
-import { and, eq, inArray, lt, lte, ne, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { schema, type Database } from '../../lib/db';
 import { EgressRefused, guardedFetch, type EgressPolicy } from '../../lib/egress';
@@ -18,68 +18,15 @@ import { signingSecretsInForce } from '../../lib/secrets';
 import { signStandardWebhook } from '../../lib/standard-webhooks';
 import { auditInsertWhere, type AuditContext } from '../identity';
 import { enqueueDeliveries, type DeliverMessage } from './outbox';
+import { EndpointLimiter, RETRY_WINDOW_MS, retryAfterMs, retryDelayMs } from './retry-policy';
 
 const { webhookEndpoints, webhookDeliveries, webhookAttempts, events } = schema;
 
-/** Retries stop, and a failing endpoint is disabled, after this long. */
-export const RETRY_WINDOW_MS = 3 * 24 * 60 * 60 * 1000;
-/** No single wait is longer than this. */
-const MAX_STEP_MS = 6 * 60 * 60 * 1000;
 const DELIVERY_TIMEOUT_MS = 10_000;
 /** An attempt in flight holds its delivery this long (then the sweep may hand it out again). */
 const LEASE_MS = 60_000;
 /** The longest delay a queue message may carry; longer waits are left to the sweep. */
 const QUEUE_MAX_DELAY_SECONDS = 12 * 60 * 60;
-/** The sweep takes deliveries overdue by this much (younger ones are still on their way). */
-const SWEEP_GRACE_MS = 30_000;
-/** At most this many attempts in flight per endpoint (per consumer invocation). */
-const PER_ENDPOINT_CONCURRENCY = 4;
-
-/**
- * Bounds the attempts in flight per endpoint, shared by every message of one queue batch: one
- * endpoint's slow or hanging receiver holds only its own slots, never another endpoint's.
- */
-export class EndpointLimiter {
-  private readonly running = new Map<string, number>();
-  private readonly waiting = new Map<string, Array<() => void>>();
-
-  constructor(private readonly perEndpoint = PER_ENDPOINT_CONCURRENCY) {}
-
-  /** Runs `task` when the endpoint has a free slot. */
-  async run<T>(endpointId: string, task: () => Promise<T>): Promise<T> {
-    if ((this.running.get(endpointId) ?? 0) >= this.perEndpoint) {
-      await new Promise<void>((resolve) =>
-        this.waiting.set(endpointId, [...(this.waiting.get(endpointId) ?? []), resolve]),
-      );
-    }
-    this.running.set(endpointId, (this.running.get(endpointId) ?? 0) + 1);
-    try {
-      return await task();
-    } finally {
-      this.running.set(endpointId, (this.running.get(endpointId) ?? 1) - 1);
-      this.waiting.get(endpointId)?.shift()?.();
-    }
-  }
-}
-
-/**
- * The wait before attempt `attempt + 1`, after `attempt` failures: the base doubled each time,
- * at most 6 hours, with "equal jitter" (half fixed, half random) so retries spread out.
- */
-export function retryDelayMs(failures: number, baseSeconds: number, random: () => number = Math.random): number {
-  const step = Math.min(baseSeconds * 1000 * 2 ** Math.max(0, failures - 1), MAX_STEP_MS);
-  return Math.round(step / 2 + (random() * step) / 2);
-}
-
-/** A `Retry-After` header (seconds, or an HTTP date) as milliseconds from now, if it says anything. */
-export function retryAfterMs(header: string | null, now: number): number | undefined {
-  if (!header) return undefined;
-  const trimmed = header.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 export interface DeliveryEnvironment {
   db: Database;
   queue: Queue<unknown>;
@@ -394,49 +341,4 @@ export async function deliverEvents(
     ),
   );
   return { attempted: leased.length };
-}
-
-/**
- * The cron sweep: every delivery that is overdue (its message was lost, its send failed, its
- * wait was longer than a queue delay, or its consumer died mid-lease) goes back on the queue.
- */
-export async function sweepDueDeliveries(db: Database, queue: Queue<unknown>, now: number): Promise<number> {
-  const due = await db
-    .select({ eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId })
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, now - SWEEP_GRACE_MS)))
-    .orderBy(webhookDeliveries.nextAttemptAt)
-    .limit(1000);
-  await enqueueDeliveries(
-    queue,
-    due.map((row) => ({ kind: 'webhook.deliver', event_ids: [row.eventId], endpoint_id: row.endpointId })),
-  );
-  return due.length;
-}
-
-/** Events, their deliveries and the delivery log are kept 30 days (retries stop after 3). */
-const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
-
-/**
- * Housekeeping: events, their deliveries and the delivery log after 30 days; and deliveries paused
- * for longer than the 3-day retry window (their endpoint stayed disabled) are given up, with the
- * reason. The statements, in order: events, deliveries, attempts, paused given up.
- */
-export function webhookHousekeeping(db: Database, now: number) {
-  const eventCutoff = now - EVENT_RETENTION_MS;
-  return [
-    db.delete(events).where(lt(events.createdAt, eventCutoff)),
-    db
-      .delete(webhookDeliveries)
-      .where(and(lt(webhookDeliveries.createdAt, eventCutoff), ne(webhookDeliveries.status, 'pending'))),
-    db.delete(webhookAttempts).where(lt(webhookAttempts.createdAt, eventCutoff)),
-    db
-      .update(webhookDeliveries)
-      .set({
-        status: 'failed',
-        lastError: 'Not delivered: its endpoint was disabled for longer than the 3-day retry window.',
-        updatedAt: now,
-      })
-      .where(and(eq(webhookDeliveries.status, 'paused'), lt(webhookDeliveries.createdAt, now - RETRY_WINDOW_MS))),
-  ] as const;
 }

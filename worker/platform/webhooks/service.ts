@@ -14,7 +14,8 @@ import { encryptSecret, SIGNING_SECRET_OVERLAP_MS } from '../../lib/secrets';
 import { newWebhookSecret } from '../../lib/standard-webhooks';
 import { requireSecretsKey } from '../agents';
 import { auditInsert, type AuditContext } from '../identity';
-import { disableWrites, RETRY_WINDOW_MS } from './delivery';
+import { disableWrites } from './delivery';
+import { RETRY_WINDOW_MS } from './retry-policy';
 import { enqueueDeliveries, forgetEndpoints, type DeliverMessage } from './outbox';
 import type { EventType } from './schemas';
 

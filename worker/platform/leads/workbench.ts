@@ -1,194 +1,22 @@
 /**
- * Demands and leads (PRODUCT.md sections 5 and 9). A demand records what a conversation asks; a
- * lead is a routed demand offered to experts, worked to an outcome by the one who claims it.
- * Contact details live only on the lead row, and leave the platform only towards its claimer.
+ * The expert's side of leads: the lists and a lead's detail in the expert's scope, the claim, and
+ * the claimer's status changes, each one atomic (`UPDATE … WHERE … RETURNING`).
  */
 import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
-import type { ExecutedPlan } from '../../brain';
 import { demandReference } from '../../brain';
-import { insertRows, insertWhere, schema, type Database } from '../../lib/db';
+import { insertWhere, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import type { Attribution } from '../attribution';
 import { toMessageViews } from '../conversations';
 import { auditInsertWhere, type AuditContext } from '../identity';
-import { type EventData, eventInsertWhere, newEvent } from '../events';
+import { eventInsertWhere, newEvent } from '../events';
 import type { ProviderRow } from '../providers';
 import type { LeadDetail, LeadStatus, LeadView } from './schemas';
 import { leadTransitionAllowed } from './transitions';
-import { URGENCIES, URGENCY_RANK } from '../vocabulary';
 
-export { LEAD_TRANSITIONS, leadTransitionAllowed } from './transitions';
-
-const { demands, leads, leadEvents, channels, memberships, conversations, providers, messages } = schema;
+const { leads, leadEvents, channels, memberships, messages } = schema;
 
 type LeadRow = typeof leads.$inferSelect;
-
-/** The contact details a visitor left (a contact form): they live on the lead only. */
-export interface VisitorContact {
-  name?: string;
-  email?: string;
-  phone?: string;
-}
-
-/** Where a demand came from, and what the platform core knows of it beyond the brain's plan. */
-export interface DemandOrigin {
-  workspaceId: string;
-  executionId: string;
-  domain: string;
-  /** Null for a one-off API call (no session_id), which forms no conversation. */
-  conversationId: string | null;
-  actor: { kind: 'channel' | 'api_key' | 'admin'; id: string };
-  routingPool: 'platform' | 'workspace';
-  channel?: { channelId: number; attribution: Attribution | null; contact?: VisitorContact };
-}
-
-/** The content of the message that opens (or continues) a demand. */
-export interface DemandContent {
-  text?: string;
-  structuredInput?: Record<string, unknown>;
-  attachments?: unknown[];
-}
-
-/** The start of the first message, for lists and summaries. */
-export const summaryOf = (text: string | undefined) => (text ?? '').replace(/\s+/g, ' ').trim().slice(0, 140);
-
-/** The lead's urgency as its rank (vocabulary's URGENCY_RANK), for "urgency only rises" inside the UPDATE. */
-const storedUrgencyRank = sql.join(
-  [
-    sql`CASE ${leads.urgency}`,
-    ...URGENCIES.map((urgency) => sql`WHEN ${urgency} THEN ${URGENCY_RANK[urgency]}`),
-    sql`END`,
-  ],
-  sql` `,
-);
-
-/**
- * The rows the brain's plan becomes: the demand (new, or untouched when the conversation
- * continues), and the lead (new, or updated with a stronger trigger, contact details and a
- * higher urgency), with the lead's history.
- */
-export function planWrites(
-  db: Database,
-  plan: ExecutedPlan,
-  origin: DemandOrigin,
-  content: DemandContent,
-  now: number,
-): BatchItem<'sqlite'>[] {
-  const writes: BatchItem<'sqlite'>[] = [];
-  const channel = origin.channel;
-  if (plan.demand.action === 'create') {
-    writes.push(
-      insertRows(db, demands, [
-        {
-          id: plan.demand.id,
-          workspaceId: origin.workspaceId,
-          executionId: origin.executionId,
-          channelId: channel?.channelId ?? null,
-          conversationId: origin.conversationId,
-          trigger: channel ? plan.trigger : null,
-          attribution: channel?.attribution ?? null,
-          domain: origin.domain,
-          text: content.text ?? null,
-          structuredInput: content.structuredInput ?? null,
-          attachments: content.attachments ?? null,
-          status: 'open',
-          disposition: plan.disposition,
-          reasons: plan.reasons,
-          topic: plan.topic,
-          urgency: plan.urgency,
-          createdAt: now,
-        },
-      ]),
-    );
-  }
-  const lead = plan.lead;
-  if (!lead) return writes;
-  const contact = channel?.contact;
-  const contactFields = {
-    ...(contact?.name ? { contactName: contact.name } : {}),
-    ...(contact?.email ? { contactEmail: contact.email } : {}),
-    ...(contact?.phone ? { contactPhone: contact.phone } : {}),
-  };
-  if (lead.action === 'create') {
-    writes.push(
-      insertRows(db, leads, [
-        {
-          id: lead.id,
-          workspaceId: origin.workspaceId,
-          demandId: plan.demand.id,
-          conversationId: origin.conversationId,
-          channelId: channel?.channelId ?? null,
-          status: 'open',
-          trigger: plan.trigger,
-          contactName: contact?.name ?? null,
-          contactEmail: contact?.email ?? null,
-          contactPhone: contact?.phone ?? null,
-          attribution: channel?.attribution ?? null,
-          domain: origin.domain,
-          topic: plan.topic,
-          urgency: plan.urgency,
-          routingPool: origin.routingPool,
-          summary: summaryOf(content.text),
-          updatedAt: now,
-          createdAt: now,
-        },
-      ]),
-      insertRows(db, leadEvents, [
-        {
-          id: newId('lev', now),
-          leadId: lead.id,
-          fromStatus: null,
-          toStatus: 'open',
-          actorKind: origin.actor.kind,
-          actorId: origin.actor.id,
-          note: null,
-          createdAt: now,
-        },
-      ]),
-    );
-    return writes;
-  }
-  // An existing lead: contact details fill in, a handoff or contact form outranks a plain message,
-  // and urgency only rises.
-  writes.push(
-    db
-      .update(leads)
-      .set({
-        ...contactFields,
-        ...(plan.trigger !== 'consultation'
-          ? { trigger: sql`CASE WHEN ${leads.trigger} = 'lead_capture' THEN 'lead_capture' ELSE ${plan.trigger} END` }
-          : {}),
-        // Concurrent turns may each raise it: decided in the statement, against the stored value.
-        urgency: sql`CASE WHEN ${storedUrgencyRank} < ${URGENCY_RANK[plan.urgency]}
-          THEN ${plan.urgency} ELSE ${leads.urgency} END`,
-        updatedAt: now,
-      })
-      .where(eq(leads.id, lead.id)),
-  );
-  return writes;
-}
-
-/** A new lead as `lead.created` reports it: its public shape, without contact details. */
-export function leadCreatedData(
-  plan: ExecutedPlan,
-  facts: { domain: string; channelKey: string | null; summaryText?: string; now: number },
-): EventData<'lead.created'> {
-  return {
-    lead_id: plan.lead!.id,
-    demand_id: plan.demand.id,
-    reference: demandReference(plan.demand.id),
-    status: 'open' as const,
-    trigger: plan.trigger,
-    domain: facts.domain,
-    topic: plan.topic,
-    urgency: plan.urgency,
-    channel_key: facts.channelKey,
-    summary: summaryOf(facts.summaryText),
-    created_at: new Date(facts.now).toISOString(),
-  };
-}
 
 /** The provider's accepted scope and routing pool, as a condition on leads. */
 function inScope(provider: ProviderRow): SQL {
@@ -475,54 +303,4 @@ export async function changeLeadStatus(
   if (changed.length === 0)
     throw new ApiError('invalid_transition', 'The lead changed meanwhile. Reload it and try again.');
   return (await leadDetail(db, provider, leadId))!;
-}
-
-export interface IntakeEntry {
-  demand_id: string;
-  reference: string;
-  trigger: string | null;
-  text: string | null;
-  disposition: 'routed' | 'held' | 'rejected';
-  topic: string;
-  attribution: Attribution | null;
-  created_at: string;
-  lead: { lead_id: string; status: string; claimed_by: string | null; contact_fields: string[] } | null;
-}
-
-/**
- * Recent conversations of a channel, newest first, each with its demand and its lead's status and
- * claimer. Contact details stay out: only the claimer sees them; here we say which were given.
- */
-export async function listChannelIntake(db: Database, channelId: number, limit: number): Promise<IntakeEntry[]> {
-  const rows = await db
-    .select({ demand: demands, lead: leads, claimer: providers.displayName })
-    .from(conversations)
-    .innerJoin(demands, eq(demands.id, conversations.demandId))
-    .leftJoin(leads, eq(leads.id, conversations.leadId))
-    .leftJoin(providers, eq(providers.id, leads.claimedBy))
-    .where(eq(conversations.channelId, channelId))
-    .orderBy(desc(conversations.id))
-    .limit(limit);
-  return rows.map(({ demand, lead, claimer }) => ({
-    demand_id: demand.id,
-    reference: demandReference(demand.id),
-    trigger: lead?.trigger ?? demand.trigger,
-    text: demand.text,
-    disposition: demand.disposition,
-    topic: demand.topic,
-    attribution: demand.attribution,
-    created_at: new Date(demand.createdAt).toISOString(),
-    lead: lead
-      ? {
-          lead_id: lead.id,
-          status: lead.status,
-          claimed_by: lead.claimedBy ? (claimer ?? 'An expert') : null,
-          contact_fields: [
-            lead.contactName && 'name',
-            lead.contactEmail && 'email',
-            lead.contactPhone && 'phone',
-          ].filter((field): field is string => Boolean(field)),
-        }
-      : null,
-  }));
 }

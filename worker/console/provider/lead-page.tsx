@@ -1,0 +1,180 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * One lead: the conversation, its history, and what the claimer can do. Visitor text is rendered by
+ * JSX, which escapes it: text only.
+ */
+import type { LeadDetail, LeadStatus } from '../../platform/leads';
+import type { SessionUser } from '../../platform/identity';
+import { Field } from '../shared/forms';
+import { ConsoleLayout, DataTable, StatusPill, when } from '../shared/layout';
+import { providerNav } from './states';
+import { URGENCY_LABEL } from './workbench-page';
+
+/** The statuses a claimer may move a lead to next (release is its own button). */
+const NEXT_STATUSES: Partial<Record<LeadStatus, LeadStatus[]>> = {
+  claimed: ['contacted'],
+  contacted: ['qualified'],
+  qualified: ['won', 'lost'],
+};
+
+/** One lead: the conversation, where it came from, its history, and what the expert can do with it. */
+export function LeadPage({
+  user,
+  lead,
+  notice,
+  error,
+}: {
+  user: SessionUser;
+  lead: LeadDetail;
+  notice?: string;
+  error?: string;
+}) {
+  const mine = lead.contact !== undefined;
+  const next = NEXT_STATUSES[lead.status] ?? [];
+  const base = `/provider/workbench/leads/${lead.lead_id}`;
+  return (
+    <ConsoleLayout
+      title={`Lead ${lead.reference}`}
+      user={user}
+      nav={providerNav('workbench', { status: 'active', kind: 'expert' })}
+      notice={notice}
+      error={error}
+    >
+      <p class="eyebrow">
+        <a href={`/provider/workbench?tab=${mine ? 'mine' : 'available'}`}>Workbench</a> / {lead.reference}
+      </p>
+      <div class="title-row">
+        <h1>Lead {lead.reference}</h1>
+        <StatusPill status={lead.status} />
+        <span class={`pill urgency-${lead.urgency}`}>{URGENCY_LABEL[lead.urgency]}</span>
+      </div>
+      <div class="grid-2">
+        <section class="card" aria-labelledby="conversation-title">
+          <h2 id="conversation-title">Conversation</h2>
+          {lead.messages.length > 0 ? (
+            <ol class="transcript">
+              {lead.messages.map((message) => (
+                <li class={`turn ${message.role}`}>
+                  <span class="speaker">
+                    {message.role === 'visitor'
+                      ? 'Visitor'
+                      : message.role === 'system'
+                        ? 'Platform'
+                        : message.role === 'agent'
+                          ? 'Agent'
+                          : 'Expert'}
+                  </span>
+                  <span class="when">{when(message.created_at)}</span>
+                  <p>{message.text}</p>
+                </li>
+              ))}
+            </ol>
+          ) : (
+            // An API call without a session is one request, with no chat to show: show what it asked.
+            <>
+              <p class="muted">Sent through the API as one request, not a chat. It begins:</p>
+              <ol class="transcript">
+                <li class="turn visitor">
+                  <span class="speaker">Request</span>
+                  <span class="when">{when(lead.created_at)}</span>
+                  <p>{lead.summary || '(no text)'}</p>
+                </li>
+              </ol>
+            </>
+          )}
+        </section>
+        <div>
+          <section class="card" aria-labelledby="actions-title">
+            <h2 id="actions-title">{mine ? 'Your lead' : 'Open lead'}</h2>
+            {lead.status === 'open' ? (
+              <form method="post" action={`${base}/claim`}>
+                <p>Claim it to see the contact details and follow up. The first expert to claim it gets it.</p>
+                <button type="submit" class="button primary">
+                  Claim this lead
+                </button>
+              </form>
+            ) : null}
+            {mine && lead.contact ? (
+              <dl class="contact">
+                <dt>Name</dt>
+                <dd>{lead.contact.name ?? '—'}</dd>
+                <dt>Email</dt>
+                <dd>{lead.contact.email ? <a href={`mailto:${lead.contact.email}`}>{lead.contact.email}</a> : '—'}</dd>
+                <dt>Phone</dt>
+                <dd>{lead.contact.phone ?? '—'}</dd>
+              </dl>
+            ) : null}
+            {mine && next.length > 0 ? (
+              <form method="post" action={`${base}/status`} class="stack">
+                <div class="field">
+                  <label for="f-status">Next status</label>
+                  <select id="f-status" name="status">
+                    {next.map((status) => (
+                      <option value={status}>{status}</option>
+                    ))}
+                  </select>
+                </div>
+                <Field
+                  name="note"
+                  label="Note (optional)"
+                  multiline
+                  maxlength={1000}
+                  hint="Kept in the lead's history."
+                />
+                <button type="submit" class="button primary">
+                  Update status
+                </button>
+              </form>
+            ) : null}
+            {mine && next.length > 0 ? (
+              <form method="post" action={`${base}/status`} class="release">
+                <input type="hidden" name="status" value="open" />
+                <button type="submit" class="button ghost">
+                  Release it to other experts
+                </button>
+              </form>
+            ) : null}
+          </section>
+          <section class="card" aria-labelledby="about-title">
+            <h2 id="about-title">About</h2>
+            <DataTable
+              headless
+              rows={[
+                ['Domain', lead.domain],
+                ['Topic', lead.topic],
+                ['Trigger', lead.trigger.replace('_', ' ')],
+                ['Channel', lead.channel_name ?? 'API'],
+                ['Source', lead.attribution?.source_site ?? '—'],
+                ['Page', lead.attribution?.page_url ?? '—'],
+                [
+                  'Campaign',
+                  Object.entries(lead.attribution?.campaign ?? {})
+                    .map(([name, value]) => `${name.replace('utm_', '')}: ${value}`)
+                    .join(', ') || '—',
+                ],
+                ['Created', when(lead.created_at)],
+              ]}
+              columns={[
+                { header: 'Field', rowHeader: true, cell: ([label]) => label },
+                { header: 'Value', class: 'message', cell: ([, shown]) => shown },
+              ]}
+            />
+          </section>
+          <section class="card" aria-labelledby="history-title">
+            <h2 id="history-title">History</h2>
+            <ol class="history">
+              {lead.history.map((entry) => (
+                <li>
+                  <span class="when">{when(entry.at)}</span>{' '}
+                  {entry.from ? `${entry.from} → ${entry.to}` : `created (${entry.to})`}
+                  {entry.by_you ? <span class="muted"> by you</span> : null}
+                  {entry.note ? <p class="note">{entry.note}</p> : null}
+                </li>
+              ))}
+            </ol>
+          </section>
+        </div>
+      </div>
+    </ConsoleLayout>
+  );
+}

@@ -1,0 +1,100 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The workbench: available and claimed leads. /embed/workbench.js only refreshes the lists while visible.
+ */
+import type { LeadView } from '../../platform/leads';
+import type { ProviderProfileView } from '../../platform/providers';
+import type { SessionUser } from '../../platform/identity';
+import { ConsoleLayout, StatusPill, when } from '../shared/layout';
+import { providerNav } from './states';
+
+export const URGENCY_LABEL: Record<string, string> = { high: 'urgent', normal: 'normal', low: 'low' };
+
+/** One lead in a list. The same markup is built by /embed/workbench.js when it refreshes the list. */
+function LeadCard({ lead }: { lead: LeadView }) {
+  return (
+    <li class="lead-card" data-lead-id={lead.lead_id}>
+      <a href={`/provider/workbench/leads/${lead.lead_id}`} class="lead-link">
+        <span class="lead-summary">{lead.summary || '(contact details only)'}</span>
+      </a>
+      <span class="lead-meta">
+        <StatusPill status={lead.status} />{' '}
+        <span class={`pill urgency-${lead.urgency}`}>{URGENCY_LABEL[lead.urgency]}</span>{' '}
+        <span class="pill">{lead.topic}</span>{' '}
+        <span class="muted">
+          {lead.reference} · {lead.channel_name ?? 'API'} · {when(lead.created_at)}
+        </span>
+      </span>
+    </li>
+  );
+}
+
+interface WorkbenchProps {
+  user: SessionUser;
+  profile: ProviderProfileView;
+  tab: 'available' | 'mine';
+  leads: LeadView[];
+  counts: { available: number; mine: number };
+  hasMore: boolean;
+  notice?: string;
+  error?: string;
+}
+
+/** The workbench: open leads in the expert's scope, and the ones they claimed. */
+export function WorkbenchPage(props: WorkbenchProps) {
+  const tabs = [
+    { id: 'available', label: 'Available' },
+    { id: 'mine', label: 'Mine' },
+  ] as const;
+  return (
+    <ConsoleLayout
+      title="Workbench"
+      user={props.user}
+      nav={providerNav('workbench', props.profile)}
+      notice={props.notice}
+      error={props.error}
+      scripts={['/embed/workbench.js']}
+    >
+      <h1>Workbench</h1>
+      <p class="lead">
+        Leads in {props.profile.accepted_scope.domains.join(', ')}
+        {props.profile.accepted_scope.topics.length ? ` about ${props.profile.accepted_scope.topics.join(', ')}` : ''}.
+        New ones appear here by themselves.
+      </p>
+      <nav class="tabs" aria-label="Leads">
+        {tabs.map((tab) => (
+          <a href={`/provider/workbench?tab=${tab.id}`} aria-current={props.tab === tab.id ? 'page' : undefined}>
+            {tab.label}{' '}
+            <span class="count" data-count={tab.id}>
+              {props.counts[tab.id]}
+            </span>
+          </a>
+        ))}
+      </nav>
+      <section class="card" aria-live="polite" aria-labelledby="leads-title">
+        <h2 id="leads-title" class="sr-only">
+          {props.tab === 'available' ? 'Available leads' : 'My leads'}
+        </h2>
+        <p class="muted empty" hidden={props.leads.length > 0}>
+          {props.tab === 'available'
+            ? 'No open leads in your scope right now. This list refreshes by itself.'
+            : 'You have not claimed any lead yet.'}
+        </p>
+        <ul class="lead-list" data-tab={props.tab}>
+          {props.leads.map((lead) => (
+            <LeadCard lead={lead} />
+          ))}
+        </ul>
+        {props.hasMore ? (
+          <p>
+            <a
+              href={`/provider/workbench?tab=${props.tab}&after=${props.leads[props.leads.length - 1]?.lead_id ?? ''}`}
+            >
+              Older leads
+            </a>
+          </p>
+        ) : null}
+      </section>
+    </ConsoleLayout>
+  );
+}
