@@ -59,16 +59,37 @@ module.exports = {
     {
       name: 'modules-through-their-face',
       severity: 'error',
-      comment: 'A module folder is used through its index.ts only (its face); its other files are its own.',
+      comment:
+        'A module folder is used through its index.ts only (its face); its other files are its own. Its schemas.ts ' +
+        '(the wire shapes, a leaf) is public too, so that the widget and other schemas can share them.',
       from: { path: '^worker/platform/([^/]+)/' },
-      to: { path: '^worker/platform/[^/]+/', pathNot: ['^worker/platform/$1/', '^worker/platform/[^/]+/index\\.ts$'] },
+      to: {
+        path: '^worker/platform/[^/]+/',
+        pathNot: ['^worker/platform/$1/', '^worker/platform/[^/]+/(index|schemas)\\.ts$'],
+      },
     },
     {
       name: 'callers-through-module-faces',
       severity: 'error',
       comment: 'Routes, pages, jobs and the wiring use a platform module through its index.ts only.',
       from: { path: '^worker/', pathNot: '^worker/platform/' },
-      to: { path: '^worker/platform/[^/]+/', pathNot: '^worker/platform/[^/]+/index\\.ts$' },
+      to: { path: '^worker/platform/[^/]+/', pathNot: '^worker/platform/[^/]+/(index|schemas)\\.ts$' },
+    },
+    {
+      name: 'schemas-are-leaves',
+      severity: 'error',
+      comment:
+        'A module’s schemas.ts holds wire shapes only: zod, the vocabulary, shared OpenAPI pieces, other schemas.',
+      from: { path: '^worker/platform/[^/]+/schemas\\.ts$' },
+      to: {
+        path: '^worker/',
+        pathNot: [
+          '^worker/platform/[^/]+/schemas\\.ts$',
+          '^worker/platform/(vocabulary|attribution)\\.ts$',
+          '^worker/lib/openapi\\.ts$',
+          '\\.json$',
+        ],
+      },
     },
     {
       name: 'sql-in-services-only',

@@ -18,6 +18,7 @@ import { intakeRoutes } from './gateway/intake';
 import { openApiRoutes } from './gateway/openapi';
 import { handleQueue, handleScheduled } from './jobs';
 import { publishAfterResponse } from './jobs/publish';
+import { liveRoutes } from './live/routes';
 import { requestContext } from './lib/request-context';
 import { adminRoutes } from './platform/admin';
 import { agentProviderRoutes } from './platform/providers';
@@ -42,6 +43,7 @@ app.route('/', intakeRoutes());
 app.route('/', providerProfileRoutes());
 app.route('/', agentProviderRoutes());
 app.route('/', workbenchRoutes());
+app.route('/', liveRoutes());
 app.route('/', adminRoutes());
 app.route('/', openApiRoutes(app));
 // People's pages (HTML errors).

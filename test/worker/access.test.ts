@@ -168,6 +168,27 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
       { who: 'inactive_provider', status: 403, code: 'provider_inactive' },
     ],
   },
+  {
+    method: 'POST',
+    path: '/api/provider/workbench/leads/:leadId/messages',
+    auth: 'provider',
+    tenantScoped: true,
+    body: { text: 'Hello from the access table' },
+    refuses: [
+      { who: 'owner', status: 403, code: 'provider_required' },
+      { who: 'inactive_provider', status: 403, code: 'provider_inactive' },
+    ],
+  },
+  {
+    method: 'POST',
+    path: '/api/provider/workbench/leads/:leadId/live-ticket',
+    auth: 'provider',
+    tenantScoped: true,
+    refuses: [
+      { who: 'owner', status: 403, code: 'provider_required' },
+      { who: 'inactive_provider', status: 403, code: 'provider_inactive' },
+    ],
+  },
   // The site owner's console.
   { method: 'GET', path: '/onboarding/workspace', auth: 'session' },
   {
@@ -419,6 +440,17 @@ const PUBLIC_ROUTES = [
   'OPTIONS /api/public/channels/:channelKey/intake',
   'OPTIONS /api/public/widget/:channel_key/config',
   'OPTIONS /api/public/widget/:channel_key/intake',
+  // The visitor's thread and live ticket: the visitor's egv_ session is checked by the route (live.test.ts).
+  'GET /api/public/channels/:channelKey/messages',
+  'GET /api/public/widget/:channel_key/messages',
+  'POST /api/public/channels/:channelKey/live-ticket',
+  'POST /api/public/widget/:channel_key/live-ticket',
+  'OPTIONS /api/public/channels/:channelKey/messages',
+  'OPTIONS /api/public/channels/:channelKey/live-ticket',
+  'OPTIONS /api/public/widget/:channel_key/messages',
+  'OPTIONS /api/public/widget/:channel_key/live-ticket',
+  // A live socket: the single-use ticket in its URL is checked by the room (live.test.ts).
+  'GET /live/:conversationId',
   'GET /auth',
   'GET /auth/sign-up',
   'POST /auth/sign-up',

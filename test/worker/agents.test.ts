@@ -1101,9 +1101,11 @@ describe('chat with an agent in the widget', () => {
       });
       expect(handoff.answered_by).toBeUndefined();
       expect(handoff.lead_id).toMatch(/^lead_/);
-      const after = await visitorSays(channel, { session_id: first.session_id, message: { text: 'Are you there?' } });
-      expect(after.answered_by).toBeUndefined();
       expect(connectionsTo(`${origin}/a2a`).length).toBe(callsBefore);
+      // Until a person claims the lead, the agent still answers what it can (PRODUCT.md section 11).
+      const after = await visitorSays(channel, { session_id: first.session_id, message: { text: 'Are you there?' } });
+      expect(after.answered_by).toEqual({ kind: 'agent', name: 'Northwind FAQ agent' });
+      expect(connectionsTo(`${origin}/a2a`).length).toBe(callsBefore + 1);
 
       const lead = await json(await sessionCall(expert.cookie, `/api/provider/workbench/leads/${handoff.lead_id}`));
       expect(lead.messages.map((message: { role: string; text: string }) => [message.role, message.text])).toEqual([
@@ -1114,7 +1116,7 @@ describe('chat with an agent in the widget', () => {
         ['visitor', 'I would like to talk to a person.'],
         ['system', handoff.reply],
         ['visitor', 'Are you there?'],
-        ['system', after.reply],
+        ['agent', after.reply],
       ]);
       const authors = await env.DB.prepare(
         "SELECT DISTINCT author_id FROM messages WHERE role = 'agent' AND conversation_id = (SELECT conversation_id " +

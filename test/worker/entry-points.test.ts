@@ -1,6 +1,6 @@
 /**
  * The Worker's entry points beyond HTTP: the events queue (a real send reaches the real
- * consumer), the cron trigger's sweep, and the conversation Durable Object's live fan-out.
+ * consumer) and the cron trigger's sweep. The conversation room has its own file (live.test.ts).
  */
 import {
   createExecutionContext,
@@ -75,34 +75,5 @@ describe('the cron trigger', () => {
     expect(
       await env.DB.prepare('SELECT COUNT(*) AS n FROM rate_limit_windows WHERE key_id = ?').bind(tenant.keyId).first(),
     ).toEqual({ n: 1 });
-  });
-});
-
-describe('the conversation room (Durable Object)', () => {
-  it('accepts WebSockets and fans a message out to every one of them', async () => {
-    const room = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName('cnv_entry_points_test'));
-    const connect = async () => {
-      const response = await room.fetch('http://room/live', { headers: { Upgrade: 'websocket' } });
-      expect(response.status).toBe(101);
-      const socket = response.webSocket!;
-      socket.accept();
-      const received: string[] = [];
-      socket.addEventListener('message', (event) => received.push(String(event.data)));
-      return { socket, received };
-    };
-    const [first, second] = [await connect(), await connect()];
-    const reached = await (room as unknown as { broadcast(message: string): Promise<number> }).broadcast(
-      '{"hello":"world"}',
-    );
-    expect(reached).toBe(2);
-    await vi.waitUntil(() => first.received.length === 1 && second.received.length === 1);
-    expect(first.received).toEqual(['{"hello":"world"}']);
-    first.socket.close();
-    second.socket.close();
-  });
-
-  it('refuses a request that is not an upgrade', async () => {
-    const room = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName('cnv_entry_points_plain'));
-    expect((await room.fetch('http://room/live')).status).toBe(426);
   });
 });

@@ -217,6 +217,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
         session_id: 'preview',
         reply: 'Preview: replies to your visitors appear here.',
         next: 'collect_contact',
+        messages: [],
       };
       setMessages((current) => [...current, { role: 'assistant', text: answer.reply }]);
       return answer;

@@ -125,6 +125,7 @@ export function planAgentPath(input: BrainInput, assessment: Assessment, run: Re
     demand,
     trigger: input.origin.kind === 'channel' ? input.origin.trigger : 'consultation',
     askForContact: false,
+    toClaimer: false,
     handledBy: { kind: candidate.kind, providerId: candidate.providerId, name: candidate.name },
     agentAnswer: { reply: answer.reply, output: answer.output },
     reportedUsage: answer.usage,

@@ -31,12 +31,13 @@ const API_TEXT_LIMIT = 100_000;
 
 /**
  * Whether this message goes to agents first: the scope allows it, the visitor did not ask for a
- * person (a handoff or contact form goes to experts), and no expert has the conversation yet.
+ * person (a handoff or contact form goes to experts), and no person has claimed the conversation's
+ * lead. An open lead does not silence the agents: after a decline they still answer what they can.
  */
 export function mayCallAgents(input: BrainInput): boolean {
   if (!input.grantedScopes.includes('agents:invoke')) return false;
   if (input.origin.kind === 'channel' && input.origin.trigger !== 'consultation') return false;
-  return !input.conversation?.leadId;
+  return !input.conversation?.personHasIt;
 }
 
 /** What risk control and judgement decide about a message, whichever path answers it. */
@@ -101,7 +102,10 @@ export function planLeadPath(input: BrainInput, assessment: Assessment, attempts
     demand,
     ...(lead ? { lead } : {}),
     trigger: channel?.trigger ?? 'consultation',
-    askForContact: Boolean(channel?.asksForContact && !channel.contactKnown && disposition === 'routed'),
+    askForContact: Boolean(
+      channel?.asksForContact && !channel.contactKnown && disposition === 'routed' && !conversation?.personHasIt,
+    ),
+    toClaimer: Boolean(conversation?.personHasIt),
     reportedUsage: [],
     attempts,
     storeTurn: storesTurn(input),

@@ -24,6 +24,8 @@ export interface ConversationContext {
   demandId: string;
   leadId: string | null;
   disposition: Disposition | null;
+  /** A person claimed its lead: the agents stop, and visitor messages go to the claimer (PRODUCT.md section 11). */
+  personHasIt: boolean;
 }
 
 export interface BrainInput {
@@ -184,6 +186,8 @@ export interface ExecutedPlan {
   trigger: IntakeTrigger;
   /** Whether to ask the visitor for a way to reach them (decided here, once). */
   askForContact: boolean;
+  /** The message goes to the person who claimed the lead: nobody answers it automatically. */
+  toClaimer: boolean;
   /** The agent path: who answered, with its own reply text and output, and the usage it reported. */
   handledBy?: HandledBy;
   agentAnswer?: { reply: string | null; output: Record<string, unknown> };

@@ -21,6 +21,11 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, baseUrl: string):
       scheme: 'bearer',
       description: 'An API key (`egk_…`) issued through provisioning, or an administrator token.',
     });
+    app.openAPIRegistry.registerComponent('securitySchemes', 'visitorSession', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'A widget visitor’s session: the `session_id` (`egv_…`) that the first intake answered.',
+    });
     app.openAPIRegistry.registerComponent('securitySchemes', 'consoleSession', {
       type: 'apiKey',
       in: 'cookie',

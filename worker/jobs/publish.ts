@@ -1,34 +1,37 @@
 /**
- * After a commit: the events a request or a job wrote are handed to the events queue, where
- * webhooks (and next the live rooms and email) pick them up. Every entry point does this after
- * its work has committed: HTTP after the response (waitUntil), the queue and cron after each job.
- * A failed send is only logged: the cron sweep finds the deliveries anyway.
+ * After a commit: the events a request or a job wrote go to the live rooms of their conversations
+ * (at once: a person is waiting) and to the events queue, where webhooks pick them up. Every entry
+ * point does this after its work has committed: HTTP after the response (waitUntil), the queue
+ * and cron after each job. A failure is only logged: the cron sweep finds the deliveries anyway,
+ * and a live client resumes from D1.
  */
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv, Bindings } from '../env';
 import type { Database } from '../lib/db';
 import { logLine } from '../lib/request-context';
+import { fanOutLive } from '../live/fan-out';
 import { takeCommittedEvents } from '../platform/events';
 import { enqueueForDelivery } from '../platform/webhooks';
 
 /** Hands the events committed through `db` to the queue. */
 export async function publishCommittedEvents(
   db: Database,
-  env: Pick<Bindings, 'EVENTS'>,
+  env: Pick<Bindings, 'EVENTS' | 'CONVERSATIONS'>,
   requestId?: string,
 ): Promise<void> {
   const committed = takeCommittedEvents(db);
   if (committed.length === 0) return;
-  try {
-    await enqueueForDelivery(db, env.EVENTS, committed);
-  } catch (error) {
+  const warn = (message: string) => (error: unknown) =>
     logLine({
       level: 'warn',
-      message: 'outbox_enqueue_failed',
+      message,
       ...(requestId ? { request_id: requestId } : {}),
       error: error instanceof Error ? error.message : String(error),
     });
-  }
+  await Promise.all([
+    fanOutLive(env.CONVERSATIONS, committed).catch(warn('live_fan_out_failed')),
+    enqueueForDelivery(db, env.EVENTS, committed).catch(warn('outbox_enqueue_failed')),
+  ]);
 }
 
 /** The HTTP entry point's part: after the response, the request's committed events. */

@@ -49,7 +49,7 @@ export function base58(bytes: Uint8Array): string {
  * so a secret is never mistaken for an id, in a log or a form: API keys, admin tokens, visitor
  * session tokens.
  */
-export type SecretPrefix = 'egk_' | 'egadm_' | 'egv_';
+export type SecretPrefix = 'egk_' | 'egadm_' | 'egv_' | 'lvt_';
 
 /** A secret token: prefix + base58 of `bytes` random bytes (24 bytes: 192 bits). */
 export function newSecretToken(prefix: SecretPrefix, bytes = 24): string {

@@ -1,38 +1,232 @@
 /**
- * One Durable Object per conversation, for live fan-out over WebSockets (PRODUCT.md section 11).
+ * One Durable Object per conversation, for live delivery over WebSockets (PRODUCT.md section 11).
  * It uses the hibernation API: sockets stay connected while the object sleeps, so an idle
- * conversation costs nothing. D1 stays the record of every message; this only delivers.
+ * conversation costs nothing. D1 stays the record of every message; this only delivers:
+ * - a socket opens with a single-use ticket that an HTTP route issued after checking who may listen;
+ * - its first frame is `resume`, answered from D1 with every message after the one it names, and
+ *   anything fanned out meanwhile is held and sent after, so nothing is lost and the order holds;
+ * - committed events arrive through `deliver` (jobs/publish.ts) and go to every resumed socket;
+ * - typing and read marks travel between the participants (the last read mark is kept).
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Bindings } from '../env';
+import { newSecretToken } from '../lib/crypto';
+import { createDatabase } from '../lib/db';
+import { threadAfter } from '../platform/conversations';
+import {
+  type ClientFrame,
+  type ClosedReason,
+  clientFrameSchema,
+  LIVE_LIMITS,
+  type ParticipantRole,
+  type ServerFrame,
+} from './frames';
+
+/** Who a ticket admits. */
+export interface Participant {
+  role: ParticipantRole;
+  /** The conversation for a visitor, the provider id for an expert. */
+  id: string;
+}
+
+interface Ticket extends Participant {
+  conversationId: string;
+  expiresAt: number;
+}
+
+/** What each socket carries through hibernation. */
+interface SocketState extends Participant {
+  conversationId: string;
+  resumed: boolean;
+}
+
+/** How long a resumed socket remembers its backlog's ids, against a late fan-out of the same messages. */
+const BACKLOG_MEMORY_MS = 10_000;
+
+const problem = (status: number, code: string, detail: string) =>
+  new Response(JSON.stringify({ type: `about:blank#${code}`, title: code, status, code, detail }), {
+    status,
+    headers: { 'Content-Type': 'application/problem+json' },
+  });
 
 /** The live room of one conversation. */
 export class ConversationRoom extends DurableObject<Bindings> {
-  /** Accepts a WebSocket upgrade (the route in front has already checked who may listen). */
+  /** Sockets answering `resume`: what is fanned out meanwhile waits here, to follow the backlog. */
+  private readonly resuming = new Map<WebSocket, ServerFrame[]>();
+  /**
+   * The messages a resume sent from D1, per socket, for a few seconds: a message committed just
+   * before the resume read is in its backlog and may still be on its way here through `deliver`.
+   */
+  private readonly backlogs = new Map<WebSocket, { ids: Set<string>; until: number }>();
+
+  /** A single-use ticket that opens one socket for this participant within 60 s. */
+  async issueTicket(conversationId: string, participant: Participant): Promise<string> {
+    const now = Date.now();
+    const stale = await this.ctx.storage.list<Ticket>({ prefix: 'ticket:' });
+    const expired = [...stale].filter(([, ticket]) => ticket.expiresAt <= now).map(([key]) => key);
+    if (expired.length > 0) await this.ctx.storage.delete(expired);
+    const ticket = newSecretToken('lvt_', 24);
+    await this.ctx.storage.put<Ticket>(`ticket:${ticket}`, {
+      ...participant,
+      conversationId,
+      expiresAt: now + LIVE_LIMITS.ticketMs,
+    });
+    return ticket;
+  }
+
+  /** Opens a socket for the ticket's participant: the ticket is spent whatever happens next. */
   override async fetch(request: Request): Promise<Response> {
+    const key = `ticket:${new URL(request.url).searchParams.get('ticket') ?? ''}`;
+    const ticket = await this.ctx.storage.get<Ticket>(key);
+    if (ticket) await this.ctx.storage.delete(key);
+    if (!ticket || ticket.expiresAt <= Date.now())
+      return problem(401, 'invalid_token', 'This live ticket is unknown, used or expired. Ask for a new one.');
     if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket')
-      return new Response('Expected a WebSocket upgrade.', { status: 426 });
+      return problem(426, 'upgrade_required', 'Open this URL as a WebSocket.');
+    const tag = `${ticket.role}:${ticket.id}`;
+    if (this.ctx.getWebSockets(tag).length >= LIVE_LIMITS.socketsPerParticipant) {
+      return problem(
+        429,
+        'rate_limited',
+        `At most ${LIVE_LIMITS.socketsPerParticipant} live connections per conversation and participant.`,
+      );
+    }
     const { 0: client, 1: server } = new WebSocketPair();
-    this.ctx.acceptWebSocket(server);
+    this.ctx.acceptWebSocket(server, [ticket.role, tag]);
+    const state: SocketState = {
+      role: ticket.role,
+      id: ticket.id,
+      conversationId: ticket.conversationId,
+      resumed: false,
+    };
+    server.serializeAttachment(state);
     return new Response(null, { status: 101, webSocket: client });
   }
 
-  /** Sends one message to every socket of this conversation; answers how many it reached. */
-  async broadcast(message: string): Promise<number> {
-    const sockets = this.ctx.getWebSockets();
-    for (const socket of sockets) socket.send(message);
-    return sockets.length;
+  /**
+   * Delivers committed frames to every resumed socket (and holds them for those resuming). With
+   * `close`, the given role's sockets get a `closed` frame and are closed: the lead was released,
+   * won or lost, so that live session is over.
+   */
+  async deliver(
+    frames: ServerFrame[],
+    close?: { role: ParticipantRole | 'all'; reason: ClosedReason },
+  ): Promise<number> {
+    let reached = 0;
+    for (const socket of this.ctx.getWebSockets()) {
+      const pending = this.resuming.get(socket);
+      if (pending) {
+        pending.push(...frames);
+        continue;
+      }
+      const state = socket.deserializeAttachment() as SocketState | null;
+      if (!state?.resumed) continue; // Its resume reads D1 after this commit: it will see these.
+      const backlog = this.backlogs.get(socket);
+      if (backlog && backlog.until < Date.now()) this.backlogs.delete(socket);
+      for (const frame of frames) {
+        if (frame.type === 'message' && backlog?.ids.has(frame.message.message_id)) continue;
+        send(socket, frame);
+      }
+      reached++;
+    }
+    if (close) {
+      const closing = close.role === 'all' ? this.ctx.getWebSockets() : this.ctx.getWebSockets(close.role);
+      for (const socket of closing) {
+        send(socket, { type: 'closed', reason: close.reason });
+        socket.close(1000, close.reason);
+      }
+    }
+    return reached;
   }
 
-  /** Clients only listen; anything they send is ignored. */
-  override async webSocketMessage(): Promise<void> {}
+  /** A client's frame: `resume` once, then typing and read marks. Anything else is ignored. */
+  override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
+    if (typeof data !== 'string' || data.length > LIVE_LIMITS.clientFrameBytes) return;
+    let frame: ClientFrame;
+    try {
+      const parsed = clientFrameSchema.safeParse(JSON.parse(data));
+      if (!parsed.success) return;
+      frame = parsed.data;
+    } catch {
+      return;
+    }
+    const state = socket.deserializeAttachment() as SocketState;
+    if (frame.type === 'resume') return this.resume(socket, state, frame.after);
+    if (!state.resumed) return;
+    if (frame.type === 'typing') {
+      this.toOthers(state.role, { type: 'typing', role: state.role, active: frame.active });
+      return;
+    }
+    // A read mark only moves forward; the last one is kept for sockets that resume later.
+    const key = `read:${state.role}`;
+    const previous = await this.ctx.storage.get<string>(key);
+    if (previous && previous >= frame.up_to) return;
+    await this.ctx.storage.put(key, frame.up_to);
+    this.toOthers(state.role, { type: 'read', role: state.role, up_to: frame.up_to });
+  }
 
-  /**
-   * Completes the closing handshake (workerd logs an error without this handler). 1005 and 1006
-   * say "no code was given" and may not be sent back, so those are answered with a plain 1000.
-   */
+  /** Completes the closing handshake (workerd logs an error without this handler). */
   override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
-    if (code === 1005 || code === 1006) socket.close(1000, 'closed');
-    else socket.close(code, reason);
+    this.resuming.delete(socket);
+    this.backlogs.delete(socket);
+    // 1005 and 1006 say "no code was given" and may not be sent back.
+    try {
+      if (code === 1005 || code === 1006) socket.close(1000, 'closed');
+      else socket.close(code, reason);
+    } catch {
+      // Already closed.
+    }
+  }
+
+  /** A socket that failed is forgotten like a closed one. */
+  override async webSocketError(socket: WebSocket): Promise<void> {
+    this.resuming.delete(socket);
+    this.backlogs.delete(socket);
+  }
+
+  /** The backlog from D1, the read marks, then whatever was fanned out meanwhile (each message once). */
+  private async resume(socket: WebSocket, state: SocketState, after: string | null): Promise<void> {
+    if (state.resumed || this.resuming.has(socket)) return;
+    this.resuming.set(socket, []);
+    try {
+      const thread = await threadAfter(createDatabase(this.env.DB), state.conversationId, after);
+      const sent = new Set<string>();
+      for (const message of thread.messages) {
+        sent.add(message.message_id);
+        send(socket, { type: 'message', message });
+      }
+      for (const role of ['visitor', 'provider'] as const) {
+        const upTo = role === state.role ? undefined : await this.ctx.storage.get<string>(`read:${role}`);
+        if (upTo) send(socket, { type: 'read', role, up_to: upTo });
+      }
+      send(socket, { type: 'resumed', lead: thread.lead });
+      for (const frame of this.resuming.get(socket) ?? []) {
+        if (
+          frame.type === 'message' &&
+          (sent.has(frame.message.message_id) || frame.message.message_id <= (after ?? ''))
+        )
+          continue;
+        send(socket, frame);
+      }
+      socket.serializeAttachment({ ...state, resumed: true } satisfies SocketState);
+      this.backlogs.set(socket, { ids: sent, until: Date.now() + BACKLOG_MEMORY_MS });
+    } finally {
+      this.resuming.delete(socket);
+    }
+  }
+
+  private toOthers(role: ParticipantRole, frame: ServerFrame): void {
+    for (const other of this.ctx.getWebSockets()) {
+      const state = other.deserializeAttachment() as SocketState | null;
+      if (state?.resumed && state.role !== role) send(other, frame);
+    }
+  }
+}
+
+function send(socket: WebSocket, frame: ServerFrame): void {
+  try {
+    socket.send(JSON.stringify(frame));
+  } catch {
+    // The socket closed meanwhile: its client resumes from its last message.
   }
 }

@@ -4,23 +4,10 @@
  * (identity/guards.ts), the provider gate (providers/gate.ts), the services and the console pages
  * all ask this table, so a rule is written once. Platform administrators use the admin API.
  */
-import { z } from '@hono/zod-openapi';
 import { PROVIDER_STATUSES, type ProviderKind, type ProviderStatus, type WorkspaceRole } from '../vocabulary';
 
-export const KNOWN_SCOPES = [
-  'execute',
-  'leads:write',
-  'agents:invoke',
-  'memory:read',
-  'memory:write',
-  'channels:read',
-  'channels:write',
-] as const;
-
-export const scopeSchema = z.enum(KNOWN_SCOPES).openapi('Scope', {
-  description: 'A permission an API key can hold. `execute` is needed for /api/execute.',
-});
-export type Scope = z.infer<typeof scopeSchema>;
+export { KNOWN_SCOPES, type Scope, scopeSchema } from './schemas';
+import type { Scope } from './schemas';
 
 interface Rule {
   /** The API-key scope that allows it; null when no API key may. */

@@ -14,6 +14,7 @@ import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { sha256Hex } from '../../lib/crypto';
 import { ApiError } from '../../lib/errors';
 import { problemResponses } from '../../lib/openapi';
+import { visitorThread, visitorThreadSchema } from '../conversations';
 import { publicWidgetConfigSchema } from './schemas';
 import {
   findActiveChannel,
@@ -25,6 +26,7 @@ import {
 } from './service';
 
 const TAG = 'Widget (public)';
+const BEARER = /^Bearer +(egv_[A-Za-z0-9]{1,64}) *$/i;
 
 /** The page origin: the Origin header, or the console itself for a same-origin GET (which sends none). */
 function pageOriginOf(c: Context<AppEnv>): string | undefined {
@@ -87,6 +89,10 @@ export interface PublicPaths {
   param: string;
   config: string;
   intake: string;
+  /** The visitor's thread (PRODUCT.md section 11). */
+  messages: string;
+  /** A ticket for the visitor's live socket. */
+  liveTicket: string;
   idSuffix: string;
 }
 
@@ -95,12 +101,16 @@ export const PUBLIC_CHANNEL_PATHS: PublicPaths[] = [
     param: 'channelKey',
     config: '/api/public/channels/{channelKey}/widget-config',
     intake: '/api/public/channels/{channelKey}/intake',
+    messages: '/api/public/channels/{channelKey}/messages',
+    liveTicket: '/api/public/channels/{channelKey}/live-ticket',
     idSuffix: '',
   },
   {
     param: 'channel_key',
     config: '/api/public/widget/{channel_key}/config',
     intake: '/api/public/widget/{channel_key}/intake',
+    messages: '/api/public/widget/{channel_key}/messages',
+    liveTicket: '/api/public/widget/{channel_key}/live-ticket',
     idSuffix: 'ByWidgetPath',
   },
 ];
@@ -150,11 +160,48 @@ export function publicWidgetRoutes() {
       },
     );
 
+    app.openapi(
+      createRoute({
+        method: 'get',
+        path: paths.messages,
+        operationId: `getVisitorThread${paths.idSuffix}`,
+        tags: [TAG],
+        summary: 'The visitor’s conversation: its messages, oldest first',
+        description:
+          'With `Authorization: Bearer egv_…` (the `session_id` intake issued), so the thread survives a new device ' +
+          'or a cleared store. At most 100 messages after `after`; `has_more` says to read again from the last. A ' +
+          'session of another channel, or none, is 401 `invalid_session`. The polling fallback of the live socket.',
+        security: [{ visitorSession: [] }],
+        middleware: [channelGate(paths.param, { requireOrigin: false })],
+        request: {
+          params,
+          query: z.object({
+            after: z
+              .string()
+              .startsWith('msg_')
+              .max(64)
+              .optional()
+              .openapi({ description: 'The last message you have.' }),
+          }),
+        },
+        responses: {
+          200: { description: 'The thread.', content: { 'application/json': { schema: visitorThreadSchema } } },
+          ...problemResponses([401, 403, 404, 422] as const),
+        },
+      }),
+      async (c) => {
+        c.header('Cache-Control', 'no-store');
+        const token = BEARER.exec(c.req.header('Authorization') ?? '')?.[1];
+        const thread = await visitorThread(c.var.db, admittedChannel(c).id, token, c.req.valid('query').after);
+        return c.json(thread, 200);
+      },
+    );
+
     // CORS preflight: only for admitted origins.
-    for (const path of [paths.config, paths.intake]) {
+    for (const path of [paths.config, paths.intake, paths.messages, paths.liveTicket]) {
       app.options(honoPath(path), channelGate(paths.param, { requireOrigin: true }), (c) => {
         c.header('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-        c.header('Access-Control-Allow-Headers', 'Content-Type');
+        c.header('Access-Control-Allow-Headers', 'Content-Type, Authorization');
         c.header('Access-Control-Max-Age', '600');
         return c.body(null, 204);
       });

@@ -5,6 +5,7 @@
 import { z } from '@hono/zod-openapi';
 import { setOf } from '../../lib/openapi';
 import { attributionSchema } from '../attribution';
+import { messageSchema } from '../conversations/schemas';
 import { MESSAGE_MAX_CHARS, ROUTING_POOLS, TRIGGERS } from '../vocabulary';
 import widgetDefaults from './widget-defaults.json';
 
@@ -217,6 +218,11 @@ export const intakeResponseSchema = z
       .openapi({ description: 'Set when an agent or robot wrote the reply (not a person): the widget says so.' }),
     next: z.enum(['continue', 'collect_contact', 'done']).openapi({
       description: '`collect_contact`: show the contact form; `done`: the lead is captured.',
+    }),
+    messages: z.array(messageSchema).openapi({
+      description:
+        'The messages this turn stored (the visitor’s, and the reply when there is one), with their ids: the thread ' +
+        'and the live socket carry the same ids, so a client shows each once.',
     }),
   })
   .openapi('IntakeResponse');

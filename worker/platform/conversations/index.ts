@@ -11,5 +11,6 @@ export {
   findChannelConversation,
   newVisitorToken,
   type StoredMessage,
-  toMessageViews,
 } from './service';
+export { messageSchema, type MessageView, type VisitorThread, visitorThreadSchema } from './schemas';
+export { THREAD_PAGE, threadAfter, threadQuery, toMessageViews, visitorConversation, visitorThread } from './thread';

@@ -4,7 +4,7 @@
  * later messages are turns of it, and it has at most one lead. A channel's visitor holds a
  * secret token (`egv_…`); D1 keeps only its SHA-256.
  */
-import { and, asc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { newSecretToken, sha256Hex } from '../../lib/crypto';
 import { insertRows, schema, type Database } from '../../lib/db';
@@ -13,7 +13,7 @@ import type { Attribution } from '../attribution';
 
 const { conversations, messages, leads, demands } = schema;
 
-import type { MessageRole } from '../vocabulary';
+import type { LeadStatus, MessageRole } from '../vocabulary';
 
 export type { MessageRole };
 
@@ -27,6 +27,8 @@ export interface ConversationState {
   disposition: 'routed' | 'held' | 'rejected' | null;
   /** Whether its lead already has a way to reach the visitor. */
   contactKnown: boolean;
+  /** Its lead's status (`open` until a person claims it), or null without a lead. */
+  leadStatus: LeadStatus | null;
 }
 
 /** A new visitor token: 128 random bits. */
@@ -44,6 +46,7 @@ async function findConversation(db: Database, where: ReturnType<typeof and>): Pr
       disposition: demands.disposition,
       leadEmail: leads.contactEmail,
       leadPhone: leads.contactPhone,
+      leadStatus: leads.status,
     })
     .from(conversations)
     .leftJoin(leads, eq(leads.id, conversations.leadId))
@@ -58,6 +61,7 @@ async function findConversation(db: Database, where: ReturnType<typeof and>): Pr
     leadId: row.leadId,
     disposition: row.disposition,
     contactKnown: Boolean(row.leadEmail || row.leadPhone),
+    leadStatus: row.leadStatus,
   };
 }
 
@@ -100,7 +104,7 @@ export interface ConversationTurn {
   executionId: string;
   /** The visitor's message and the answer they read (and who gave it): stored as memory when the turn is kept. */
   visitorText?: string;
-  reply?: { role: MessageRole; text: string; authorId?: string | null };
+  reply?: { role: MessageRole; text: string; authorId?: string | null; authorName?: string | null };
   now: number;
 }
 
@@ -109,6 +113,7 @@ export interface StoredMessage {
   message_id: string;
   conversation_id: string;
   role: MessageRole;
+  author_name: string | null;
   text: string;
   created_at: string;
 }
@@ -174,35 +179,9 @@ export function conversationTurnWrites(
       message_id: row.id,
       conversation_id: conversationId,
       role: row.role,
+      author_name: row.role === turn.reply?.role ? (turn.reply.authorName ?? null) : null,
       text: row.text,
       created_at: iso,
     })),
   };
-}
-
-export interface MessageView {
-  message_id: string;
-  role: MessageRole;
-  text: string;
-  created_at: string;
-}
-
-/** The query of a conversation's messages in order (the first `limit`), to run alone or in a batch. */
-export function messagesQuery(db: Database, conversationId: string, limit = 500) {
-  return db
-    .select()
-    .from(messages)
-    .where(eq(messages.conversationId, conversationId))
-    .orderBy(asc(messages.id))
-    .limit(limit);
-}
-
-/** Message rows as the API shows them. */
-export function toMessageViews(rows: (typeof messages.$inferSelect)[]): MessageView[] {
-  return rows.map((row) => ({
-    message_id: row.id,
-    role: row.role,
-    text: row.text,
-    created_at: new Date(row.createdAt).toISOString(),
-  }));
 }

@@ -134,6 +134,7 @@ function brainInput(
             demandId: conversation.demandId,
             leadId: conversation.leadId,
             disposition: conversation.disposition,
+            personHasIt: conversation.leadStatus !== null && conversation.leadStatus !== 'open',
           },
         }
       : {}),
@@ -264,6 +265,7 @@ async function executeOnce(
     rateLimit,
     plan,
     reply,
+    messages: turn.messages,
     ...(conversationId
       ? { conversation: { ...(newConversation?.token ? { token: newConversation.token } : {}), contactKnown } }
       : {}),
@@ -274,9 +276,19 @@ async function executeOnce(
 function storedTurn(plan: ExecutedPlan, demand: Demand, reply: string) {
   return {
     ...(demand.text !== undefined ? { visitorText: demand.text } : {}),
-    reply: plan.handledBy
-      ? { role: 'agent' as const, text: reply, authorId: plan.handledBy.providerId }
-      : { role: 'system' as const, text: reply },
+    // An empty reply (the claimer answers) is not a message.
+    ...(reply === ''
+      ? {}
+      : {
+          reply: plan.handledBy
+            ? {
+                role: 'agent' as const,
+                text: reply,
+                authorId: plan.handledBy.providerId,
+                authorName: plan.handledBy.name,
+              }
+            : { role: 'system' as const, text: reply },
+        }),
   };
 }
 

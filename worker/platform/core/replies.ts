@@ -9,6 +9,8 @@ const inTopic = (topic: string) => (topic === 'general' ? '' : ` in ${topic}`);
 /** What a widget or hosted-inbox visitor reads. */
 export function visitorReply(plan: ExecutedPlan): string {
   if (plan.path === 'agent') return plan.agentAnswer?.reply ?? '';
+  // The claimer answers in the conversation itself: no automatic reply stands between them.
+  if (plan.toClaimer && plan.disposition !== 'rejected') return '';
   const reference = demandReference(plan.demand.id);
   const { topic } = plan;
   if (plan.disposition === 'rejected') return 'Thanks, we got your message.';

@@ -21,12 +21,10 @@ export interface NewEvent<T extends EventType = EventType> {
   data: EventData<T>;
 }
 
-/** An event as the batch committed it. */
-export interface CommittedEvent {
-  id: string;
-  workspaceId: string;
-  type: EventType;
-}
+/** An event as the batch committed it, with its data (the live rooms read it; webhooks read the row). */
+export type CommittedEvent = {
+  [T in EventType]: { id: string; workspaceId: string; type: T; data: EventData<T> };
+}[EventType];
 
 /** The one way to make an event: its data is checked against its type's schema by the compiler. */
 export function newEvent<T extends EventType>(type: T, workspaceId: string | SQL, data: EventData<T>): NewEvent<T> {
@@ -38,7 +36,9 @@ const committed = new WeakMap<Database, CommittedEvent[]>();
 function collect(db: Database) {
   return (rows: unknown[]) => {
     const list = committed.get(db) ?? [];
-    list.push(...(rows as CommittedEvent[]));
+    // A raw statement returns the JSON column as text; drizzle's RETURNING has parsed it already.
+    for (const row of rows as Array<CommittedEvent & { data: unknown }>)
+      list.push({ ...row, data: typeof row.data === 'string' ? JSON.parse(row.data) : row.data } as CommittedEvent);
     committed.set(db, list);
   };
 }
@@ -53,23 +53,39 @@ export function eventInserts(db: Database, list: NewEvent[], now: number): Batch
     data: event.data as Record<string, unknown>,
     createdAt: now,
   }));
-  const statement = db.all(insertRowsSql(events, rows, sql`RETURNING id, workspace_id AS "workspaceId", type`));
+  const statement = db.all(insertRowsSql(events, rows, sql`RETURNING id, workspace_id AS "workspaceId", type, data`));
   return [afterCommit(statement, collect(db))];
 }
 
-/** One event written only if `condition` holds inside the batch (the change it reports happened). */
-export function eventInsertWhere(db: Database, event: NewEvent, condition: SQL, now: number): BatchItem<'sqlite'> {
+/**
+ * One event written only if `condition` holds inside the batch (the change it reports happened).
+ * `fill` sets top-level fields of its data from SQL that only the batch can answer (such as the
+ * lead's conversation), so the event needs no read before its batch.
+ */
+export function eventInsertWhere(
+  db: Database,
+  event: NewEvent,
+  condition: SQL,
+  now: number,
+  fill: Record<string, SQL> = {},
+): BatchItem<'sqlite'> {
+  const json = JSON.stringify(event.data);
+  const filled = Object.entries(fill).reduce<SQL>(
+    (data, [field, value]) => sql`json_set(${data}, ${`$.${field}`}, ${value})`,
+    sql`${json}`,
+  );
   const values = {
     id: newId('evt', now),
     workspaceId: event.workspaceId,
     type: event.type,
-    data: event.data as Record<string, unknown>,
+    data: Object.keys(fill).length > 0 ? filled : (event.data as Record<string, unknown>),
     createdAt: now,
   };
   const statement = insertWhere(db, events, values, condition).returning({
     id: events.id,
     workspaceId: events.workspaceId,
     type: sql<EventType>`${events.type}`,
+    data: events.data,
   });
   return afterCommit(statement, collect(db));
 }

@@ -36,12 +36,14 @@ export const EVENT_DATA = {
   }),
   'lead.claimed': z.object({
     lead_id: z.string(),
+    conversation_id: z.string().nullable(),
     status: z.literal('claimed'),
     claimed_by: providerRef,
     claimed_at: at,
   }),
   'lead.status_changed': z.object({
     lead_id: z.string(),
+    conversation_id: z.string().nullable(),
     from: z.enum(LEAD_STATUSES),
     to: z.enum(LEAD_STATUSES),
     changed_by: providerRef,
@@ -85,6 +87,8 @@ export const EVENT_DATA = {
     message_id: z.string(),
     conversation_id: z.string(),
     role: z.enum(MESSAGE_ROLES),
+    /** Who wrote it: the expert's or the agent's display name (none for the visitor and the platform). */
+    author_name: z.string().nullable(),
     text: z.string(),
     created_at: at,
   }),

@@ -8,3 +8,10 @@ export { type LeadDetail, type LeadStatus, leadStatusSchema, type LeadView } fro
 export { changeLeadStatus, claimLead, leadDetailForProvider, listLeadsForProvider } from './workbench';
 export { type DemandOrigin, type VisitorContact, leadCreatedData, planWrites } from './intake-writes';
 export { type IntakeEntry, listChannelIntake } from './intake-view';
+export {
+  type ClaimedConversation,
+  claimedConversation,
+  REPLIES_PER_MINUTE,
+  replyToLead,
+  WORKING_STATUSES,
+} from './conversation';

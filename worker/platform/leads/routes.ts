@@ -7,7 +7,15 @@ import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { jsonBody, jsonContent, problemResponses } from '../../lib/openapi';
 import { requireProvider, requireProviderRow } from '../providers';
 import type { AuditContext } from '../identity';
-import { leadDetailSchema, leadListQuerySchema, leadListSchema, leadStatusBodySchema } from './schemas';
+import { replyToLead } from './conversation';
+import {
+  leadDetailSchema,
+  leadListQuerySchema,
+  leadListSchema,
+  leadStatusBodySchema,
+  replyBodySchema,
+  replyCreatedSchema,
+} from './schemas';
 import { changeLeadStatus, claimLead, leadDetailForProvider, listLeadsForProvider } from './workbench';
 
 const TAG = 'Workbench';
@@ -96,6 +104,25 @@ export const leadStatusRoute = createRoute({
   },
 });
 
+export const replyRoute = createRoute({
+  method: 'post',
+  path: '/api/provider/workbench/leads/{leadId}/messages',
+  operationId: 'replyToLead',
+  tags: [TAG],
+  summary: 'Write to the visitor in the lead’s conversation',
+  description:
+    'Only the claimer (else 403 `not_claimer`), only while the lead is claimed, contacted or qualified (else 409 ' +
+    '`lead_closed`). The first reply moves a claimed lead to `contacted`. The visitor reads it in the widget or the ' +
+    `hosted inbox within a second. At most 60 replies a minute per provider (429).`,
+  security,
+  middleware: [readJsonBody(), workbench, parseJsonBody] as const,
+  request: { params: leadIdParam, body: jsonBody(replyBodySchema, { text: 'Hi Robin, happy to help. Which CRM?' }) },
+  responses: {
+    201: jsonContent(replyCreatedSchema, 'The reply, stored and on its way.'),
+    ...problemResponses([400, 401, 403, 404, 409, 413, 415, 422, 429] as const),
+  },
+});
+
 /** The workbench routes. */
 export function workbenchRoutes() {
   const app = newApp('problem');
@@ -132,6 +159,12 @@ export function workbenchRoutes() {
       ),
       200,
     );
+  });
+  app.openapi(replyRoute, async (c) => {
+    c.header('Cache-Control', 'no-store');
+    const { text } = c.req.valid('json');
+    const provider = requireProviderRow(c);
+    return c.json(await replyToLead(c.var.db, provider, c.req.valid('param').leadId, text, providerAudit(c)), 201);
   });
   return app;
 }

@@ -1,7 +1,8 @@
 /** Workbench schemas (PRODUCT.md section 9): leads as a provider sees them, and what a provider sends. */
 import { z } from '@hono/zod-openapi';
 import { attributionSchema } from '../attribution';
-import { LEAD_STATUSES, MESSAGE_ROLES, TRIGGERS, URGENCIES } from '../vocabulary';
+import { messageSchema } from '../conversations/schemas';
+import { LEAD_STATUSES, MESSAGE_MAX_CHARS, TRIGGERS, URGENCIES } from '../vocabulary';
 
 export const leadStatusSchema = z.enum(LEAD_STATUSES).openapi('LeadStatus', {
   description: '`open → claimed → contacted → qualified → won | lost`; the claimer may release a lead back to `open`.',
@@ -33,14 +34,7 @@ export type LeadView = z.infer<typeof leadSchema>;
 
 export const leadDetailSchema = leadSchema
   .extend({
-    messages: z.array(
-      z.object({
-        message_id: z.string(),
-        role: z.enum(MESSAGE_ROLES),
-        text: z.string(),
-        created_at: z.string(),
-      }),
-    ),
+    messages: z.array(messageSchema),
     history: z.array(
       z.object({
         from: leadStatusSchema.nullable(),
@@ -84,3 +78,17 @@ export const leadStatusBodySchema = z
     note: z.string().trim().max(1000).optional(),
   })
   .openapi('LeadStatusChange');
+
+export const replyBodySchema = z
+  .strictObject({
+    text: z
+      .string()
+      .max(MESSAGE_MAX_CHARS)
+      .refine((text) => text.trim().length > 0, 'Write something first.')
+      .openapi({ description: `1 to ${MESSAGE_MAX_CHARS} characters of plain text.` }),
+  })
+  .openapi('Reply');
+
+export const replyCreatedSchema = z
+  .object({ message_id: z.string().openapi({ example: 'msg_01m83…' }), created_at: z.string() })
+  .openapi('ReplyCreated');

@@ -7,14 +7,14 @@ import { demandReference } from '../../brain';
 import { insertWhere, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { toMessageViews } from '../conversations';
+import { threadQuery, toMessageViews } from '../conversations';
 import { auditInsertWhere, type AuditContext } from '../identity';
 import { eventInsertWhere, newEvent } from '../events';
 import type { ProviderRow } from '../providers';
 import type { LeadDetail, LeadStatus, LeadView } from './schemas';
 import { leadTransitionAllowed } from './transitions';
 
-const { leads, leadEvents, channels, memberships, messages } = schema;
+const { leads, leadEvents, channels, memberships } = schema;
 
 type LeadRow = typeof leads.$inferSelect;
 
@@ -27,7 +27,8 @@ function inScope(provider: ProviderRow): SQL {
 }
 
 const availableTo = (provider: ProviderRow) => and(eq(leads.status, 'open'), inScope(provider))!;
-const claimedBy = (provider: ProviderRow) => eq(leads.claimedBy, provider.id);
+/** The lead is claimed by this provider (a condition on leads). */
+export const claimedBy = (provider: ProviderRow) => eq(leads.claimedBy, provider.id);
 
 const leadColumns = { lead: leads, channelName: channels.name };
 
@@ -109,7 +110,7 @@ async function leadDetail(
   const conversationOf = sql`(SELECT ${leads.conversationId} FROM ${leads} WHERE ${leads.id} = ${leadId})`;
   const [rows, messageRows, events] = await db.batch([
     leadQuery(db, leadId, visible),
-    db.select().from(messages).where(eq(messages.conversationId, conversationOf)).orderBy(messages.id).limit(500),
+    threadQuery(db, conversationOf, { limit: 500 }),
     db.select().from(leadEvents).where(eq(leadEvents.leadId, leadId)).orderBy(leadEvents.id),
   ]);
   const row = rows[0];
@@ -136,7 +137,7 @@ export async function leadDetailForProvider(db: Database, provider: ProviderRow,
 }
 
 /** Whether the lead exists in the provider's scope at all (whatever its status): the 403/409 cases. */
-async function leadInScope(db: Database, provider: ProviderRow, leadId: string) {
+export async function leadInScope(db: Database, provider: ProviderRow, leadId: string) {
   return db
     .select({ status: leads.status, claimedBy: leads.claimedBy })
     .from(leads)
@@ -149,7 +150,7 @@ async function leadInScope(db: Database, provider: ProviderRow, leadId: string) 
  * which the change's history, audit and event rows are written. Concurrent changes that lost the
  * race write nothing, even in the same millisecond.
  */
-const changeApplied = (leadId: string, changeId: string) =>
+export const changeApplied = (leadId: string, changeId: string) =>
   sql`EXISTS (SELECT 1 FROM ${leads} WHERE ${leads.id} = ${leadId} AND ${leads.changeId} = ${changeId})`;
 
 /**
@@ -207,12 +208,14 @@ export async function claimLead(
       db,
       newEvent('lead.claimed', sql`(SELECT ${leads.workspaceId} FROM ${leads} WHERE ${leads.id} = ${leadId})`, {
         lead_id: leadId,
+        conversation_id: null,
         status: 'claimed',
         claimed_by: { provider_id: provider.id, name: provider.displayName },
         claimed_at: new Date(now).toISOString(),
       }),
       applied,
       now,
+      { conversation_id: sql`(SELECT ${leads.conversationId} FROM ${leads} WHERE ${leads.id} = ${leadId})` },
     ),
   ]);
   if (claimed.length === 0) {
@@ -239,7 +242,12 @@ export async function changeLeadStatus(
   now = Date.now(),
 ): Promise<LeadDetail> {
   const current = await db
-    .select({ status: leads.status, claimedBy: leads.claimedBy, workspaceId: leads.workspaceId })
+    .select({
+      status: leads.status,
+      claimedBy: leads.claimedBy,
+      workspaceId: leads.workspaceId,
+      conversationId: leads.conversationId,
+    })
     .from(leads)
     .where(eq(leads.id, leadId))
     .get();
@@ -291,6 +299,7 @@ export async function changeLeadStatus(
       db,
       newEvent('lead.status_changed', current.workspaceId, {
         lead_id: leadId,
+        conversation_id: current.conversationId,
         from: current.status,
         to,
         changed_by: { provider_id: provider.id, name: provider.displayName },

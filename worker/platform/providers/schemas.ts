@@ -4,7 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { setOf } from '../../lib/openapi';
-import { agentCardSummarySchema } from '../agents';
+import { agentCardSummarySchema } from '../agents/schemas';
 import { PROVIDER_KINDS, PROVIDER_STATUSES } from '../vocabulary';
 
 export { PROVIDER_KINDS };

@@ -120,5 +120,6 @@ export async function runIntake(db: Database, command: IntakeCommand): Promise<I
     ...(plan.lead ? { lead_id: plan.lead.id } : {}),
     ...(plan.handledBy ? { answered_by: { kind: plan.handledBy.kind, name: plan.handledBy.name } } : {}),
     next,
+    messages: (outcome.messages ?? []).map(({ conversation_id: _, ...message }) => message),
   };
 }

@@ -10,7 +10,7 @@ import type { EgressPolicy } from '../../../lib/egress';
 import type { Database } from '../../../lib/db';
 import type { RateLimitOutcome } from '../../../lib/rate-limit';
 import type { Attribution } from '../../attribution';
-import type { ConversationStart, ConversationState } from '../../conversations';
+import type { ConversationStart, ConversationState, StoredMessage } from '../../conversations';
 import type { KeyContext } from '../../identity';
 import type { VisitorContact } from '../../leads';
 import type { RoutingPoolKind } from '../../vocabulary';
@@ -103,4 +103,6 @@ export interface ExecutionOutcome {
   reply?: string;
   /** A conversation's: its visitor's token (a channel's), and whether a way to reach them is known. */
   conversation?: { token?: string; contactKnown: boolean };
+  /** The messages this turn stored (the visitor's and the reply), as the thread shows them. */
+  messages?: StoredMessage[];
 }

@@ -1,0 +1,402 @@
+/**
+ * Live conversation (PRODUCT.md section 11): the claimer's replies, the visitor's thread, the
+ * agent's handoff, and the Durable Object's sockets, with real WebSockets in workerd.
+ */
+import { env, SELF } from 'cloudflare:test';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  createActiveAgent,
+  installRemotes,
+  messageResult,
+  newDomain,
+  partsOf,
+  remotes,
+  rpcAgent,
+  taskResult,
+} from './agent-helpers';
+import { call, createTenant, expectProblem, json } from './helpers';
+import {
+  createActiveExpert,
+  createChannel,
+  review,
+  SITE,
+  sessionCall,
+  type TestProvider,
+  visitorSays,
+} from './provider-helpers';
+
+interface Frame {
+  type: string;
+  [key: string]: any;
+}
+
+/** A live socket through the real Worker and room, with every frame it received. */
+async function openSocket(url: string) {
+  const response = await SELF.fetch(url.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });
+  if (response.status !== 101) throw new Error(`${response.status}: ${await response.text()}`);
+  const socket = response.webSocket!;
+  socket.accept();
+  const frames: Frame[] = [];
+  socket.addEventListener('message', (event) => frames.push(JSON.parse(String(event.data))));
+  const messages = () => frames.filter((frame) => frame.type === 'message').map((frame) => frame.message.text);
+  return { socket, frames, messages, send: (frame: unknown) => socket.send(JSON.stringify(frame)) };
+}
+
+const visitorHeaders = (session: string) => ({ Origin: SITE, Authorization: `Bearer ${session}` });
+
+async function visitorTicket(channelKey: string, session: string) {
+  return call(`/api/public/channels/${channelKey}/live-ticket`, { method: 'POST', headers: visitorHeaders(session) });
+}
+
+async function providerTicket(expert: TestProvider, leadId: string) {
+  return sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/live-ticket`, { method: 'POST' });
+}
+
+const reply = (expert: TestProvider, leadId: string, text: string) =>
+  sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/messages`, { body: { text } });
+
+const thread = (channelKey: string, session: string, after?: string) =>
+  call(`/api/public/widget/${channelKey}/messages${after ? `?after=${after}` : ''}`, {
+    headers: visitorHeaders(session),
+  });
+
+/** A channel of its own domain, an expert for it, and a visitor whose handoff made a lead the expert claimed. */
+async function claimedLead() {
+  const domain = await newDomain('live');
+  const tenant = await createTenant({ scopes: ['execute', 'channels:write'] });
+  const channelKey = await createChannel(tenant.token, { domain });
+  const expert = await createActiveExpert({ domains: [domain] });
+  const first = await visitorSays(channelKey, { message: { text: 'Hello, I need a person.' }, trigger: 'handoff' });
+  const session = first.session_id as string;
+  const leadId = first.lead_id as string;
+  const claimed = await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' });
+  expect(claimed.status).toBe(200);
+  return { domain, tenant, channelKey, expert, session, leadId };
+}
+
+beforeEach(() => installRemotes());
+afterEach(() => vi.restoreAllMocks());
+
+describe('the claimer replies, the visitor reads', () => {
+  it('a reply reaches the thread with its author; the first moves claimed to contacted, once', async () => {
+    const { channelKey, expert, session, leadId } = await claimedLead();
+    const first = await reply(expert, leadId, 'Hi! I can help. <img src=x onerror=alert(1)>');
+    expect(first.status, await first.clone().text()).toBe(201);
+    const { message_id: firstId } = await json(first);
+    expect(firstId).toMatch(/^msg_/);
+    expect((await reply(expert, leadId, 'Which CRM do you use today?')).status).toBe(201);
+
+    const read = await json(await thread(channelKey, session));
+    expect(read.reference).toMatch(/^D-/);
+    expect(read.lead).toEqual({ status: 'contacted', claimed_by_name: 'Test Expert' });
+    expect(read.messages.map((message: any) => [message.role, message.author_name, message.text])).toEqual([
+      ['visitor', null, 'Hello, I need a person.'],
+      ['system', null, expect.stringContaining('bringing in')],
+      ['provider', 'Test Expert', 'Hi! I can help. <img src=x onerror=alert(1)>'],
+      ['provider', 'Test Expert', 'Which CRM do you use today?'],
+    ]);
+    expect(read.has_more).toBe(false);
+    // `after` reads on from a message; the history shows one move to contacted.
+    const after = await json(await thread(channelKey, session, firstId));
+    expect(after.messages.map((message: any) => message.text)).toEqual(['Which CRM do you use today?']);
+    const detail = await json(await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}`));
+    expect(detail.history.filter((entry: any) => entry.to === 'contacted')).toHaveLength(1);
+    expect(detail.messages.at(-1)).toMatchObject({ role: 'provider', author_name: 'Test Expert' });
+  });
+
+  it('after the claim, the visitor’s messages get no automatic reply: the claimer answers', async () => {
+    const { channelKey, session } = await claimedLead();
+    const next = await visitorSays(channelKey, { session_id: session, message: { text: 'Are you there?' } });
+    expect(next.reply).toBe('');
+    expect(next.messages.map((message: any) => message.role)).toEqual(['visitor']);
+    const read = await json(await thread(channelKey, session));
+    expect(read.messages.at(-1)).toMatchObject({ role: 'visitor', text: 'Are you there?' });
+  });
+
+  it('refuses the others: another expert, a released claimer, a suspended one, a closed lead', async () => {
+    const { domain, expert, leadId } = await claimedLead();
+    const other = await createActiveExpert({ domains: [domain] });
+    await expectProblem(await reply(other, leadId, 'Me too'), 403, 'not_claimer');
+    await expectProblem(await providerTicket(other, leadId), 403, 'not_claimer');
+    const outsider = await createActiveExpert({ domains: ['consultation'] });
+    await expectProblem(await reply(outsider, leadId, 'Hi'), 404, 'not_found');
+
+    // Lost: the conversation is closed to its claimer.
+    const move = (status: string) =>
+      sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/status`, { body: { status } });
+    expect((await move('contacted')).status).toBe(200);
+    expect((await move('open')).status).toBe(200);
+    await expectProblem(await reply(expert, leadId, 'Still here'), 403, 'not_claimer');
+    expect(
+      (await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' })).status,
+    ).toBe(200);
+    expect((await move('contacted')).status).toBe(200);
+    expect((await move('qualified')).status).toBe(200);
+    expect((await move('lost')).status).toBe(200);
+    const closed = await expectProblem(await reply(expert, leadId, 'Hello?'), 409, 'lead_closed');
+    expect(closed.status).toBe(409);
+    await expectProblem(await providerTicket(expert, leadId), 409, 'lead_closed');
+
+    const second = await claimedLead();
+    expect((await review(second.expert.providerId, 'suspend', 'Checks')).status).toBe(200);
+    await expectProblem(await reply(second.expert, second.leadId, 'Hi'), 403, 'provider_inactive');
+    await expectProblem(await providerTicket(second.expert, second.leadId), 403, 'provider_inactive');
+  });
+
+  it('bad replies are problems: empty, blank, too long, unknown fields', async () => {
+    const { expert, leadId } = await claimedLead();
+    for (const body of [{ text: '' }, { text: '   ' }, { text: 'x'.repeat(4001) }, { text: 'hi', extra: 1 }, {}]) {
+      const response = await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/messages`, { body });
+      await expectProblem(response, 422, 'validation_failed');
+    }
+    expect((await reply(expert, leadId, 'x'.repeat(4000))).status).toBe(201);
+  });
+
+  it('at most 60 replies a minute per provider', async () => {
+    const { expert, leadId } = await claimedLead();
+    const statuses = await Promise.all(
+      Array.from({ length: 61 }, async (_, index) => (await reply(expert, leadId, `Reply ${index}`)).status),
+    );
+    expect(statuses.filter((status) => status === 201)).toHaveLength(60);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(1);
+    const refused = await reply(expert, leadId, 'One more');
+    await expectProblem(refused, 429, 'rate_limited');
+    expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThan(0);
+  });
+
+  it('the visitor’s thread needs that visitor’s session, on that channel', async () => {
+    const { channelKey, session } = await claimedLead();
+    const elsewhere = await claimedLead();
+    await expectProblem(
+      await call(`/api/public/widget/${channelKey}/messages`, { headers: { Origin: SITE } }),
+      401,
+      'invalid_session',
+    );
+    await expectProblem(await thread(channelKey, 'egv_unknown'), 401, 'invalid_session');
+    await expectProblem(await thread(channelKey, elsewhere.session), 401, 'invalid_session');
+    await expectProblem(await visitorTicket(channelKey, elsewhere.session), 401, 'invalid_session');
+    await expectProblem(
+      await call(`/api/public/widget/${channelKey}/messages`, {
+        headers: { Origin: 'https://evil.example.com', Authorization: `Bearer ${session}` },
+      }),
+      403,
+      'origin_not_allowed',
+    );
+    await expectProblem(await thread(channelKey, session, 'not-a-message'), 422, 'validation_failed');
+  });
+});
+
+describe('the handoff between the agent and a person', () => {
+  it('the agent answers after a decline, and is silent once a person claims the lead', async () => {
+    const domain = await newDomain('handoff');
+    const tenant = await createTenant({ scopes: ['execute', 'channels:write'] });
+    const channelKey = await createChannel(tenant.token, { domain });
+    const expert = await createActiveExpert({ domains: [domain] });
+    await createActiveAgent('https://faq-agent.example.com', { domain, name: 'FAQ agent' });
+    const asked: string[] = [];
+    remotes.set(
+      'https://faq-agent.example.com/a2a',
+      rpcAgent((rpc) => {
+        const text = partsOf(rpc).text ?? '';
+        asked.push(text);
+        return text.includes('hours') ? messageResult('We are open 9 to 5.') : taskResult('TASK_STATE_REJECTED');
+      }),
+    );
+    const first = await visitorSays(channelKey, { message: { text: 'What are your opening hours?' } });
+    expect(first.answered_by).toEqual({ kind: 'agent', name: 'FAQ agent' });
+    const session = first.session_id as string;
+    const declined = await visitorSays(channelKey, { session_id: session, message: { text: 'Do my payroll?' } });
+    expect(declined.answered_by).toBeUndefined();
+    expect(declined.lead_id).toMatch(/^lead_/);
+    // The decline did not silence it: the next question it covers, it answers.
+    const again = await visitorSays(channelKey, { session_id: session, message: { text: 'And hours on Friday?' } });
+    expect(again).toMatchObject({ answered_by: { kind: 'agent' }, reply: 'We are open 9 to 5.' });
+    expect(asked).toHaveLength(3);
+
+    const claimed = await sessionCall(expert.cookie, `/api/provider/workbench/leads/${declined.lead_id}/claim`, {
+      method: 'POST',
+    });
+    expect(claimed.status).toBe(200);
+    const after = await visitorSays(channelKey, { session_id: session, message: { text: 'Your hours again?' } });
+    expect(after.answered_by).toBeUndefined();
+    expect(after.reply).toBe('');
+    expect(asked).toHaveLength(3);
+  });
+});
+
+describe('live sockets (the conversation room)', () => {
+  let setup: Awaited<ReturnType<typeof claimedLead>>;
+  beforeAll(async () => {
+    setup = await claimedLead();
+  });
+
+  async function visitorSocket() {
+    const response = await visitorTicket(setup.channelKey, setup.session);
+    expect(response.status).toBe(200);
+    const { url, expires_in } = await json(response);
+    expect(url).toMatch(/^ws:\/\/gateway\.test\/live\/cnv_[0-9a-z]{26}\?ticket=lvt_/);
+    expect(expires_in).toBe(60);
+    return openSocket(url);
+  }
+
+  async function expertSocket() {
+    const response = await providerTicket(setup.expert, setup.leadId);
+    expect(response.status, await response.clone().text()).toBe(200);
+    return openSocket((await json(response)).url);
+  }
+
+  it('fans each message out to every participant, after the resume backlog, each once', async () => {
+    const visitorA = await visitorSocket();
+    const visitorB = await visitorSocket();
+    const expert = await expertSocket();
+    for (const socket of [visitorA, visitorB, expert]) socket.send({ type: 'resume', after: null });
+    await vi.waitUntil(() => [visitorA, visitorB, expert].every((s) => s.frames.some((f) => f.type === 'resumed')));
+    const backlog = visitorA.messages().length;
+    expect(backlog).toBeGreaterThanOrEqual(2);
+
+    expect((await reply(setup.expert, setup.leadId, 'Live from the expert')).status).toBe(201);
+    await visitorSays(setup.channelKey, { session_id: setup.session, message: { text: 'Live from the visitor' } });
+    for (const socket of [visitorA, visitorB, expert]) {
+      await vi.waitUntil(() => socket.messages().includes('Live from the visitor'));
+      expect(socket.messages().slice(backlog)).toEqual(['Live from the expert', 'Live from the visitor']);
+    }
+    // The first reply moved the lead along: every participant heard.
+    expect(visitorA.frames).toContainEqual({ type: 'lead', status: 'contacted', claimed_by_name: 'Test Expert' });
+    for (const socket of [visitorA, visitorB, expert]) socket.socket.close();
+  });
+
+  it('resumes with nothing lost and nothing twice across a disconnect in the middle of a burst', async () => {
+    const expertSide = await expertSocket();
+    expertSide.send({ type: 'resume', after: null });
+    await vi.waitUntil(() => expertSide.frames.some((frame) => frame.type === 'resumed'));
+    const first = await visitorSocket();
+    first.send({ type: 'resume', after: null });
+    await vi.waitUntil(() => first.frames.some((frame) => frame.type === 'resumed'));
+
+    const burst = Array.from({ length: 20 }, (_, index) => `Burst ${index}`);
+    const sending = (async () => {
+      for (const text of burst) expect((await reply(setup.expert, setup.leadId, text)).status).toBe(201);
+    })();
+    await vi.waitUntil(() => first.messages().includes('Burst 5'));
+    first.socket.close(); // The visitor's network drops mid-burst.
+    const seen = first.frames.filter((frame) => frame.type === 'message').map((frame) => frame.message);
+    const last = seen.at(-1).message_id as string;
+
+    const second = await visitorSocket();
+    second.send({ type: 'resume', after: last });
+    await sending;
+    await vi.waitUntil(() => second.messages().includes('Burst 19'));
+    const union = [
+      ...seen.map((message: any) => message.message_id),
+      ...second.frames.filter((frame) => frame.type === 'message').map((frame) => frame.message.message_id),
+    ];
+    expect(new Set(union).size).toBe(union.length); // Nothing twice.
+    const texts = [...seen.map((message: any) => message.text), ...second.messages()];
+    expect(texts.filter((text) => text.startsWith('Burst '))).toEqual(burst); // Nothing lost, in order.
+    // Polling returns what the socket delivered.
+    const polled = await json(await thread(setup.channelKey, setup.session));
+    expect(
+      polled.messages.map((message: any) => message.text).filter((text: string) => text.startsWith('Burst ')),
+    ).toEqual(burst);
+    second.socket.close();
+    expertSide.socket.close();
+  });
+
+  it('typing and read marks travel between the participants; a later socket gets the last read mark', async () => {
+    const visitor = await visitorSocket();
+    const expert = await expertSocket();
+    for (const socket of [visitor, expert]) socket.send({ type: 'resume', after: null });
+    await vi.waitUntil(() => [visitor, expert].every((s) => s.frames.some((f) => f.type === 'resumed')));
+    visitor.send({ type: 'typing', active: true });
+    await vi.waitUntil(() => expert.frames.some((frame) => frame.type === 'typing'));
+    expect(expert.frames.find((frame) => frame.type === 'typing')).toEqual({
+      type: 'typing',
+      role: 'visitor',
+      active: true,
+    });
+    expect(visitor.frames.some((frame) => frame.type === 'typing')).toBe(false);
+    const lastVisitorMessage = expert.frames
+      .filter((f) => f.type === 'message' && f.message.role === 'visitor')
+      .at(-1)!;
+    expert.send({ type: 'read', up_to: lastVisitorMessage.message.message_id });
+    await vi.waitUntil(() => visitor.frames.some((frame) => frame.type === 'read'));
+    expect(visitor.frames.find((frame) => frame.type === 'read')).toEqual({
+      type: 'read',
+      role: 'provider',
+      up_to: lastVisitorMessage.message.message_id,
+    });
+    // Junk frames are ignored, not fatal.
+    visitor.socket.send('not json');
+    visitor.send({ type: 'typing', active: 'yes' });
+    const later = await visitorSocket();
+    later.send({ type: 'resume', after: null });
+    await vi.waitUntil(() => later.frames.some((frame) => frame.type === 'resumed'));
+    expect(later.frames).toContainEqual({
+      type: 'read',
+      role: 'provider',
+      up_to: lastVisitorMessage.message.message_id,
+    });
+    for (const socket of [visitor, expert, later]) socket.socket.close();
+  });
+
+  it('a ticket opens one socket, once; at most 5 sockets per participant', async () => {
+    const { url } = await json(await visitorTicket(setup.channelKey, setup.session));
+    const opened = await openSocket(url);
+    const again = await SELF.fetch(url.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });
+    await expectProblem(again, 401, 'invalid_token');
+    const forged = await SELF.fetch(`${url.replace(/^ws/, 'http').split('?')[0]}?ticket=lvt_forged`, {
+      headers: { Upgrade: 'websocket' },
+    });
+    expect(forged.status).toBe(401);
+    const sockets = [opened];
+    for (let i = 0; i < 4; i++) sockets.push(await visitorSocket());
+    const { url: sixth } = await json(await visitorTicket(setup.channelKey, setup.session));
+    await expectProblem(
+      await SELF.fetch(sixth.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } }),
+      429,
+      'rate_limited',
+    );
+    // The expert's own five are counted apart.
+    const expert = await expertSocket();
+    for (const socket of [...sockets, expert]) socket.socket.close();
+    expect((await SELF.fetch('http://gateway.test/live/not-a-conversation')).status).toBe(404);
+  });
+
+  it('a lead lost ends the live session politely, with a closed frame', async () => {
+    const own = await claimedLead();
+    const ticket = await json(await providerTicket(own.expert, own.leadId));
+    const expert = await openSocket(ticket.url);
+    const visitor = await openSocket((await json(await visitorTicket(own.channelKey, own.session))).url);
+    for (const socket of [visitor, expert]) socket.send({ type: 'resume', after: null });
+    await vi.waitUntil(() => [visitor, expert].every((s) => s.frames.some((f) => f.type === 'resumed')));
+    const closed = new Promise<number>((resolve) =>
+      expert.socket.addEventListener('close', (event) => resolve(event.code)),
+    );
+    for (const status of ['contacted', 'qualified', 'lost']) {
+      const moved = await sessionCall(own.expert.cookie, `/api/provider/workbench/leads/${own.leadId}/status`, {
+        body: { status },
+      });
+      expect(moved.status).toBe(200);
+    }
+    expect(await closed).toBe(1000);
+    expect(expert.frames.at(-1)).toEqual({ type: 'closed', reason: 'lead_lost' });
+    await vi.waitUntil(() => visitor.frames.some((frame) => frame.type === 'closed'));
+    expect(visitor.frames).toContainEqual({ type: 'lead', status: 'lost', claimed_by_name: 'Test Expert' });
+  });
+});
+
+describe('the events the live rooms read', () => {
+  it('lead events name their conversation; message events name their author', async () => {
+    const { expert, leadId } = await claimedLead();
+    expect((await reply(expert, leadId, 'Named')).status).toBe(201);
+    const rows = await env.DB.prepare(
+      `SELECT type, data FROM events WHERE type IN ('lead.claimed', 'conversation.message_created')
+       AND (json_extract(data, '$.lead_id') = ? OR json_extract(data, '$.text') = 'Named')`,
+    )
+      .bind(leadId)
+      .all<{ type: string; data: string }>();
+    const byType = Object.fromEntries(rows.results.map((row) => [row.type, JSON.parse(row.data)]));
+    expect(byType['lead.claimed'].conversation_id).toMatch(/^cnv_/);
+    expect(byType['conversation.message_created']).toMatchObject({ role: 'provider', author_name: 'Test Expert' });
+  });
+});

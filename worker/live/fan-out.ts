@@ -1,0 +1,64 @@
+/**
+ * Committed events to the live rooms: after a change commits (jobs/publish.ts), each event that a
+ * conversation's participants see becomes frames, one `deliver` call per conversation. D1 already
+ * holds every message, so a failed delivery loses nothing: clients resume from their last message.
+ */
+import type { CommittedEvent } from '../platform/events';
+import type { ConversationRoom } from './conversation-room';
+import type { ClosedReason, ParticipantRole, ServerFrame } from './frames';
+
+interface RoomDelivery {
+  frames: ServerFrame[];
+  close?: { role: ParticipantRole | 'all'; reason: ClosedReason };
+}
+
+/** The frames each conversation's room gets from these events (pure). */
+export function framesByConversation(committed: CommittedEvent[]): Map<string, RoomDelivery> {
+  const rooms = new Map<string, RoomDelivery>();
+  const room = (conversationId: string) => {
+    const delivery = rooms.get(conversationId) ?? { frames: [] };
+    rooms.set(conversationId, delivery);
+    return delivery;
+  };
+  for (const event of committed) {
+    if (event.type === 'conversation.message_created') {
+      const { conversation_id, message_id, role, author_name, text, created_at } = event.data;
+      room(conversation_id).frames.push({
+        type: 'message',
+        message: { message_id, role, author_name, text, created_at },
+      });
+    } else if (event.type === 'lead.claimed' && event.data.conversation_id) {
+      const name = event.data.claimed_by.name ?? 'An expert';
+      room(event.data.conversation_id).frames.push({ type: 'lead', status: 'claimed', claimed_by_name: name });
+    } else if (event.type === 'lead.status_changed' && event.data.conversation_id) {
+      const { to, changed_by } = event.data;
+      const delivery = room(event.data.conversation_id);
+      delivery.frames.push({
+        type: 'lead',
+        status: to,
+        claimed_by_name: to === 'open' ? null : (changed_by.name ?? 'An expert'),
+      });
+      // A released lead ends its former claimer's session; a lead won or lost ends everyone's.
+      if (to === 'open') delivery.close = { role: 'provider', reason: 'released' };
+      if (to === 'won' || to === 'lost')
+        delivery.close = { role: 'all', reason: to === 'won' ? 'lead_won' : 'lead_lost' };
+    }
+  }
+  return rooms;
+}
+
+/** Delivers the frames of these events to their rooms, in parallel; answers how many rooms were told. */
+export async function fanOutLive(namespace: DurableObjectNamespace, committed: CommittedEvent[]): Promise<number> {
+  const rooms = framesByConversation(committed);
+  await Promise.all(
+    [...rooms].map(([conversationId, delivery]) =>
+      roomOf(namespace, conversationId).deliver(delivery.frames, delivery.close),
+    ),
+  );
+  return rooms.size;
+}
+
+/** The room of one conversation (the binding is declared untyped in env.ts, below the live module). */
+export function roomOf(namespace: DurableObjectNamespace, conversationId: string): DurableObjectStub<ConversationRoom> {
+  return namespace.get(namespace.idFromName(conversationId)) as unknown as DurableObjectStub<ConversationRoom>;
+}

@@ -1,0 +1,43 @@
+/**
+ * The JSON frames of a live conversation socket (PRODUCT.md section 11). Sockets only deliver:
+ * messages are sent over HTTP (intake, the reply route) and written to D1 first. The widget and
+ * the workbench import these types (types only).
+ */
+import { z } from 'zod';
+import type { MessageView, VisitorThread } from '../platform/conversations/schemas';
+import type { LeadStatus } from '../platform/vocabulary';
+
+/** Who holds a socket: the visitor of the conversation, or the expert who claimed its lead. */
+export type ParticipantRole = 'visitor' | 'provider';
+
+const messageId = z.string().startsWith('msg_').max(64);
+
+/** What a client may send: `resume` first, then typing and read marks. Anything else is ignored. */
+export const clientFrameSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('resume'), after: messageId.nullable() }),
+  z.object({ type: z.literal('typing'), active: z.boolean() }),
+  z.object({ type: z.literal('read'), up_to: messageId }),
+]);
+export type ClientFrame = z.infer<typeof clientFrameSchema>;
+
+/** Why a live session ended. */
+export type ClosedReason = 'lead_won' | 'lead_lost' | 'released' | 'lead_open';
+
+/** What the server sends. */
+export type ServerFrame =
+  | { type: 'message'; message: MessageView }
+  | { type: 'typing'; role: ParticipantRole; active: boolean }
+  | { type: 'read'; role: ParticipantRole; up_to: string }
+  | { type: 'lead'; status: LeadStatus; claimed_by_name: string | null }
+  | { type: 'resumed'; lead: VisitorThread['lead'] }
+  | { type: 'closed'; reason: ClosedReason };
+
+/** The bounds of a live session. */
+export const LIVE_LIMITS = {
+  /** A ticket opens one socket, within this long. */
+  ticketMs: 60_000,
+  /** Sockets per conversation and participant (a visitor's tabs, an expert's windows). */
+  socketsPerParticipant: 5,
+  /** The largest frame a client may send. */
+  clientFrameBytes: 1024,
+} as const;

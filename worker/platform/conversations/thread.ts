@@ -1,0 +1,130 @@
+/**
+ * A conversation's thread as people read it (PRODUCT.md section 11): each message with who wrote
+ * it, oldest first. The visitor reads theirs with the `egv_` token intake issued; the claimer
+ * reads it on the lead; the site owner reads it in the console. Contact details are not in it.
+ */
+import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
+import { demandReference } from '../../brain';
+import { sha256Hex } from '../../lib/crypto';
+import { schema, type Database } from '../../lib/db';
+import { ApiError } from '../../lib/errors';
+import type { LeadStatus } from '../vocabulary';
+import type { MessageView, VisitorThread } from './schemas';
+
+const { conversations, messages, leads, providers } = schema;
+
+/** The most messages one read answers; `has_more` says to read again from the last one. */
+export const THREAD_PAGE = 100;
+
+/**
+ * The query of a conversation's messages after `after` (a `msg_` id; none: from the start), oldest
+ * first, with their authors' names, at most `limit`. `conversationId` may be SQL, to run in a batch.
+ */
+export function threadQuery(db: Database, conversationId: string | SQL, options: { after?: string; limit: number }) {
+  return db
+    .select({ message: messages, authorName: providers.displayName })
+    .from(messages)
+    .leftJoin(providers, eq(providers.id, messages.authorId))
+    .where(
+      and(
+        eq(messages.conversationId, conversationId),
+        options.after !== undefined ? gt(messages.id, options.after) : undefined,
+      ),
+    )
+    .orderBy(asc(messages.id))
+    .limit(options.limit);
+}
+
+/** Thread rows as people read them. */
+export function toMessageViews(
+  rows: Array<{ message: typeof messages.$inferSelect; authorName: string | null }>,
+): MessageView[] {
+  return rows.map(({ message, authorName }) => ({
+    message_id: message.id,
+    role: message.role,
+    author_name: message.role === 'provider' || message.role === 'agent' ? (authorName ?? null) : null,
+    text: message.text,
+    created_at: new Date(message.createdAt).toISOString(),
+  }));
+}
+
+/** The query of a conversation's demand and its lead's state, with the claimer's name. */
+function leadStateQuery(db: Database, conversationId: string) {
+  return db
+    .select({ demandId: conversations.demandId, status: leads.status, claimer: providers.displayName })
+    .from(conversations)
+    .leftJoin(leads, eq(leads.id, conversations.leadId))
+    .leftJoin(providers, eq(providers.id, leads.claimedBy))
+    .where(eq(conversations.id, conversationId));
+}
+
+function leadStateOf(head: { status: LeadStatus | null; claimer: string | null } | undefined): VisitorThread['lead'] {
+  if (!head?.status) return null;
+  return { status: head.status, claimed_by_name: head.status === 'open' ? null : (head.claimer ?? 'An expert') };
+}
+
+/** The conversation a visitor's token opens on this channel, or 401 `invalid_session`. */
+export async function visitorConversation(db: Database, channelId: number, token: string | undefined) {
+  const row = token
+    ? await db
+        .select({ id: conversations.id })
+        .from(conversations)
+        .where(and(eq(conversations.tokenHash, await sha256Hex(token)), eq(conversations.channelId, channelId)))
+        .get()
+    : undefined;
+  if (!row) {
+    throw new ApiError('invalid_session', 'Send the session_id that intake gave you as "Authorization: Bearer …".', {
+      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+    });
+  }
+  return row.id;
+}
+
+/**
+ * What the visitor reads: the messages after `after`, and the state of the conversation's lead.
+ * Two round trips: the token's conversation, then the page and the lead in one batch.
+ */
+export async function visitorThread(
+  db: Database,
+  channelId: number,
+  token: string | undefined,
+  after: string | undefined,
+): Promise<VisitorThread> {
+  const conversationId = await visitorConversation(db, channelId, token);
+  const [rows, heads] = await db.batch([
+    threadQuery(db, conversationId, { ...(after !== undefined ? { after } : {}), limit: THREAD_PAGE + 1 }),
+    leadStateQuery(db, conversationId),
+  ]);
+  const head = heads[0];
+  return {
+    reference: head?.demandId ? demandReference(head.demandId) : null,
+    lead: leadStateOf(head),
+    messages: toMessageViews(rows.slice(0, THREAD_PAGE)),
+    has_more: rows.length > THREAD_PAGE,
+  };
+}
+
+/**
+ * What a live socket's `resume` answers: every message after `after`, in order (all pages), and
+ * the lead's state. One batch per page; a conversation rarely has more than one.
+ */
+export async function threadAfter(
+  db: Database,
+  conversationId: string,
+  after: string | null,
+): Promise<{ messages: MessageView[]; lead: VisitorThread['lead'] }> {
+  const all: MessageView[] = [];
+  let cursor = after ?? undefined;
+  let lead: VisitorThread['lead'] = null;
+  for (let page = 0; page < 50; page++) {
+    const [rows, heads] = await db.batch([
+      threadQuery(db, conversationId, { ...(cursor !== undefined ? { after: cursor } : {}), limit: THREAD_PAGE + 1 }),
+      leadStateQuery(db, conversationId),
+    ]);
+    lead = leadStateOf(heads[0]);
+    all.push(...toMessageViews(rows.slice(0, THREAD_PAGE)));
+    if (rows.length <= THREAD_PAGE) break;
+    cursor = all.at(-1)!.message_id;
+  }
+  return { messages: all, lead };
+}
