@@ -108,9 +108,11 @@ module.exports = {
     {
       name: 'widget-imports-worker-types-only',
       severity: 'error',
-      comment: "The widget may share the worker's types (inferred from its zod schemas), never its code.",
+      comment:
+        "The widget may share the worker's types (inferred from its zod schemas), never its code, except the one " +
+        'pure, dependency-free module both need to agree on (colour contrast).',
       from: { path: '^widget/' },
-      to: { path: '^(worker|drizzle)/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^(worker|drizzle)/', pathNot: '^worker/lib/contrast\\.ts$', dependencyTypesNot: ['type-only'] },
     },
   ],
   options: {

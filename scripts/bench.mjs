@@ -10,10 +10,12 @@
 //
 // Scenarios: `npm run bench` (this gateway run), `npm run bench -- webhooks` (1,000 events through
 // the outbox, scripts/bench-webhooks.mjs), `npm run bench -- claims` (20 × 20 concurrent claims,
-// scripts/bench-claims.mjs), `npm run bench -- all`.
+// scripts/bench-claims.mjs), `npm run bench -- live` (200 live conversations, scripts/bench-live.mjs),
+// `npm run bench -- all`.
 import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
 import { benchClaims } from './bench-claims.mjs';
+import { benchLive } from './bench-live.mjs';
 import { benchWebhooks } from './bench-webhooks.mjs';
 import { startLocalWorker } from './local-worker.mjs';
 
@@ -30,8 +32,8 @@ const duration = Number(values.duration);
 const connections = Number(values.connections);
 const rounds = Number(values.rounds);
 const scenario = positionals[0] ?? 'gateway';
-if (!['gateway', 'webhooks', 'claims', 'all'].includes(scenario)) {
-  console.error(`Unknown scenario "${scenario}": use gateway (the default), webhooks, claims or all.`);
+if (!['gateway', 'webhooks', 'claims', 'live', 'all'].includes(scenario)) {
+  console.error(`Unknown scenario "${scenario}": use gateway (the default), webhooks, claims, live or all.`);
   process.exit(1);
 }
 
@@ -204,11 +206,16 @@ console.log(
   `Starting the Worker locally (local D1, ` +
     `${values.inspector ? 'wrangler dev with its inspector' : 'without the devtools inspector'})…`,
 );
-const worker = await startLocalWorker({ vars: { EXPOSE_DB_METRICS: '1' }, inspector: values.inspector });
+// The live bench's visitors all come from 127.0.0.1: the per-client intake limit would stop them.
+const worker = await startLocalWorker({
+  vars: { EXPOSE_DB_METRICS: '1', INTAKE_RATE_LIMIT_PER_MINUTE: '1000000' },
+  inspector: values.inspector,
+});
 let failed = false;
 try {
   if (scenario === 'webhooks' || scenario === 'all') failed = !(await benchWebhooks(worker, adminCall)) || failed;
   if (scenario === 'claims' || scenario === 'all') failed = !(await benchClaims(worker, adminCall)) || failed;
+  if (scenario === 'live' || scenario === 'all') failed = !(await benchLive(worker, adminCall)) || failed;
   if (scenario === 'gateway' || scenario === 'all') failed = !(await benchGateway()) || failed;
 } finally {
   await worker.stop();

@@ -40,6 +40,8 @@ await buildEntry('widget/loader.ts', 'widget.js', { __PANEL_VERSION__: JSON.stri
 await buildEntry('widget/console.ts', 'console.js');
 // The workbench's live list (polling while visible).
 await buildEntry('widget/workbench.ts', 'workbench.js');
+// A lead's live conversation, for its claimer.
+await buildEntry('widget/lead.ts', 'lead.js');
 
 // Workers static assets read this file. Short caching for all three: the snippet's loader URL
 // never changes, and the hosted inbox asks for the panel without a version. The loader asks
@@ -56,6 +58,9 @@ writeFileSync(
   Cache-Control: public, max-age=300
   X-Content-Type-Options: nosniff
 /embed/workbench.js
+  Cache-Control: public, max-age=300
+  X-Content-Type-Options: nosniff
+/embed/lead.js
   Cache-Control: public, max-age=300
   X-Content-Type-Options: nosniff
 `,

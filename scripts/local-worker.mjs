@@ -78,7 +78,12 @@ export const REFERENCE_AGENT_TEST_SECRET = 'whsec_dGVzdC1yZWZlcmVuY2UtYWdlbnQtc2
  * (secrets included). `inspector: false` runs it without the devtools inspector (see
  * serve-worker.mjs). Returns its URL, the demo credentials, the agent and stop().
  */
-export async function startLocalWorker({ vars = {}, quiet = true, onAgentCall, inspector = true } = {}) {
+export async function startLocalWorker({
+  vars = {},
+  quiet = process.env.EGW_WORKER_LOGS !== '1',
+  onAgentCall,
+  inspector = true,
+} = {}) {
   if (!existsSync(join(ROOT, 'dist/public/embed/panel.js'))) await buildWidget();
   const persistTo = mkdtempSync(join(tmpdir(), 'egw-worker-'));
   const demoApiKey = 'egk_DemoKey4TheSeededTenantXq7Rs9';

@@ -7,7 +7,7 @@
  *
  * Queue API (Plausible style): window.egw('open'), window.egw('close'), callable before load.
  */
-import { readableOn, safeColor } from './src/contrast';
+import { safeColor } from '../worker/lib/contrast';
 import type { Attribution, PanelController, WidgetConfig } from './src/types';
 
 declare const __PANEL_VERSION__: string;
@@ -56,8 +56,8 @@ type Queue = ((command: Command) => void) & { q?: IArguments[] };
   const launcher = d.createElement('button');
   launcher.type = 'button';
   launcher.className = 'l';
-  launcher.setAttribute('aria-expanded', 'false');
-  launcher.setAttribute('aria-label', 'Open chat');
+  launcher.ariaExpanded = 'false';
+  launcher.ariaLabel = 'Open chat';
   // A fixed, trusted icon; nothing from the network goes through innerHTML.
   launcher.innerHTML =
     '<svg viewBox="0 0 24 24" width="28" height="28" aria-hidden="true" focusable="false"><path fill="currentColor" ' +
@@ -80,6 +80,8 @@ type Queue = ((command: Command) => void) & { q?: IArguments[] };
         `align-items:center;justify-content:center;cursor:pointer;` +
         `box-shadow:0 4px 16px rgba(0,0,0,.25)}.l:focus-visible{outline:3px solid ${primary};outline-offset:3px}` +
         `.l:hover{filter:brightness(1.08)}[hidden]{display:none!important}` +
+        `.l[data-n]::after{content:attr(data-n);position:absolute;top:0;right:0;padding:0 6px;` +
+        `border-radius:9px;background:#b42318;color:#fff}` +
         // On a narrow screen the open panel is full screen and has its own close button.
         `@media (max-width:479px){.l[aria-expanded=true]{display:none}}`,
     );
@@ -90,8 +92,9 @@ type Queue = ((command: Command) => void) & { q?: IArguments[] };
 
   const setOpen = (next: boolean) => {
     open = next;
+    delete launcher.dataset.n;
     panelBox.hidden = !next;
-    launcher.setAttribute('aria-expanded', String(next));
+    launcher.ariaExpanded = String(next);
     if (next) panel?.focus();
     else launcher.focus();
   };
@@ -149,19 +152,37 @@ type Queue = ((command: Command) => void) & { q?: IArguments[] };
         Math.min(+x || 0, 200),
         Math.min(+y || 0, 200),
         primary,
-        readableOn(primary, safeColor(loaded.colors.on_primary, '#ffffff')),
+        // The configuration's text colour is already made readable on the primary (public config).
+        safeColor(loaded.colors.on_primary, '#ffffff'),
       );
-      launcher.setAttribute('aria-label', loaded.copy.launcher_label);
+      launcher.ariaLabel = loaded.copy.launcher_label;
     })
     .catch(() => {
       // Config unavailable: the launcher stays, and opens the hosted inbox.
       configFailed = true;
-      launcher.setAttribute('aria-label', 'Open chat (opens in a new tab)');
+      launcher.ariaLabel = 'Open chat (opens in a new tab)';
     })
     .finally(() => {
       for (const args of queued) run(args[0] as Command);
       if (openWhenReady && !configFailed) openWidget();
     });
+
+  // A returning visitor with a session: the answers that arrived since they last looked, in one request.
+  // No session: localStorage has no entry, JSON.parse throws, and nothing is asked.
+  try {
+    const session = JSON.parse(localStorage[`egw:${key}:session`]);
+    fetch(`${base}/api/public/widget/${keyPath}/messages?after=${localStorage[`egw:${key}:seen`] ?? ''}`, {
+      headers: { Authorization: `Bearer ${session}` },
+    })
+      .then((response) => response.json())
+      .then((thread: { messages: Array<{ role: string }> }) => {
+        const unread = thread.messages.filter((message) => message.role !== 'visitor').length;
+        if (unread && !open) {
+          launcher.dataset.n = String(unread);
+          launcher.ariaLabel += ` (${unread} new)`;
+        }
+      });
+  } catch {}
 
   const attach = () => d.body.append(host);
   if (d.body) attach();

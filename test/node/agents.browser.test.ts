@@ -51,7 +51,8 @@ describe.skipIf(!browserAvailable)('chatting with the reference agent in Chromiu
   data-console-origin="${worker}"></script></body></html>`,
       headers: {
         'Content-Security-Policy':
-          `default-src 'none'; script-src ${worker}; connect-src ${worker}; style-src ` +
+          `default-src 'none'; script-src ${worker}; connect-src ${worker} ${worker.replace(/^http/, 'ws')}; ` +
+          `style-src ` +
           `'self'; img-src 'self' data:`,
       },
     };
@@ -109,11 +110,11 @@ describe.skipIf(!browserAvailable)('chatting with the reference agent in Chromiu
       );
     expect(turns.slice(0, 2)).toEqual([
       ['Visitor', question],
-      ['Agent', expect.stringContaining('Monday to Friday')],
+      ['Agent · Northwind FAQ agent', expect.stringContaining('Monday to Friday')],
     ]);
     expect(turns.map(([speaker]) => speaker)).toEqual([
       'Visitor',
-      'Agent',
+      'Agent · Northwind FAQ agent',
       'Visitor',
       'Platform',
       'Visitor',

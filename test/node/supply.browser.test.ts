@@ -66,7 +66,9 @@ describe.skipIf(!browserAvailable)('the supply side in Chromium', () => {
         `Shop</h1></main><script async src="${worker}/embed/widget.js" data-channel-id="${channelKey}" ` +
         `data-console-origin="${worker}"></script></body></html>`,
       headers: {
-        'Content-Security-Policy': `default-src 'none'; script-src ${worker}; connect-src ${worker}; style-src 'self'`,
+        'Content-Security-Policy':
+          `default-src 'none'; script-src ${worker}; connect-src ${worker} ${worker.replace(/^http/, 'ws')}; ` +
+          `style-src 'self'`,
       },
     };
   });

@@ -42,7 +42,7 @@ function snippetPage(
   const policy = [
     `default-src 'none'`,
     `script-src ${worker}`,
-    `connect-src ${worker}`,
+    `connect-src ${worker} ${worker.replace(/^http/, 'ws')}`,
     `style-src 'self'`,
     `img-src 'self' data:`,
   ].join('; ');

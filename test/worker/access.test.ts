@@ -364,6 +364,15 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
     body: { status: 'contacted' },
     refuses: [{ who: 'inactive_provider', status: 403 }],
   },
+  {
+    method: 'POST',
+    path: '/provider/workbench/leads/:leadId/messages',
+    auth: 'session',
+    sessionOf: 'expert',
+    tenantScoped: true,
+    body: { text: 'Hello from the access table' },
+    refuses: [{ who: 'inactive_provider', status: 403 }],
+  },
   // The platform admins' review pages.
   {
     method: 'GET',

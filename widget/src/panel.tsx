@@ -4,24 +4,64 @@
  */
 import { render } from 'preact';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { readableOn, safeColor } from './contrast';
+import { readableOn, safeColor } from '../../worker/lib/contrast';
+import { connectLive, type LiveConnection } from './live';
 import { panelCss } from './styles';
 import type {
   Attribution,
   FieldRule,
   IntakeAnswer,
+  MessageView,
   PanelController,
   PanelOptions,
   Problem,
+  ServerFrame,
   WidgetConfig,
 } from './types';
 
-type Role = 'visitor' | 'assistant';
+type Role = 'visitor' | 'assistant' | 'provider';
 interface Message {
+  /** The server's `message_id`; a message being sent has none yet. */
+  id?: string;
   role: Role;
   text: string;
   /** Set when an agent or robot wrote it: visitors are told when no person answered. */
   by?: string;
+  /** The expert who wrote it. */
+  author?: string;
+}
+
+/** A message of the thread as the panel shows it. */
+function fromView(view: MessageView): Message {
+  if (view.role === 'visitor') return { id: view.message_id, role: 'visitor', text: view.text };
+  if (view.role === 'provider')
+    return { id: view.message_id, role: 'provider', text: view.text, author: view.author_name ?? 'Expert' };
+  return {
+    id: view.message_id,
+    role: 'assistant',
+    text: view.text,
+    ...(view.role === 'agent' && view.author_name ? { by: view.author_name } : {}),
+  };
+}
+
+/**
+ * Adds messages not shown yet, each once (by id). A visitor message that comes back from the
+ * server takes the place of the same text still being sent.
+ */
+function merge(current: Message[], incoming: MessageView[]): Message[] {
+  const known = new Set(current.map((message) => message.id));
+  let next = current;
+  for (const view of incoming) {
+    if (known.has(view.message_id)) continue;
+    known.add(view.message_id);
+    const pending =
+      view.role === 'visitor' ? next.findIndex((message) => !message.id && message.text === view.text) : -1;
+    next =
+      pending >= 0
+        ? next.map((message, index) => (index === pending ? fromView(view) : message))
+        : [...next, fromView(view)];
+  }
+  return next;
 }
 type ContactField = 'name' | 'email' | 'phone';
 type Contact = Partial<Record<ContactField, string>>;
@@ -194,11 +234,66 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
   const [error, setError] = useState<string | null>(null);
   const [contactOpen, setContactOpen] = useState(false);
   const [contactErrors, setContactErrors] = useState<Partial<Record<ContactField, string>>>({});
+  const [typing, setTyping] = useState(false);
+  const [readUpTo, setReadUpTo] = useState<string | null>(null);
+  const [claimer, setClaimer] = useState<string | null>(null);
+  const [closed, setClosed] = useState(false);
   const composer = useRef<HTMLTextAreaElement>(null);
   const thread = useRef<HTMLDivElement>(null);
+  const live = useRef<LiveConnection>();
+  const latest = useRef(messages);
+  latest.current = messages;
+  const typingSent = useRef(0);
+
+  // The live connection of a visitor who has a session: the thread resumes from the server, so
+  // it survives a new device or a cleared store, and the expert's replies arrive as they are sent.
+  useEffect(() => {
+    if (!sessionId || mode === 'preview') return;
+    let typingTimer: ReturnType<typeof setTimeout> | undefined;
+    const connection = connectLive(config, sessionId, {
+      messages: (incoming) => setMessages((current) => merge(current, incoming)),
+      lastId: () => latest.current.filter((message) => message.id).at(-1)?.id ?? null,
+      frame: (frame: ServerFrame) => {
+        if (frame.type === 'typing' && frame.role === 'provider') {
+          setTyping(frame.active);
+          clearTimeout(typingTimer);
+          typingTimer = setTimeout(() => setTyping(false), 6_000);
+        } else if (frame.type === 'read' && frame.role === 'provider') setReadUpTo(frame.up_to);
+        else if (frame.type === 'lead') setClaimer(frame.status === 'open' ? null : frame.claimed_by_name);
+        else if (frame.type === 'closed') setClosed(true);
+      },
+    });
+    live.current = connection;
+    return () => {
+      clearTimeout(typingTimer);
+      connection.stop();
+    };
+  }, [sessionId]);
+
+  // What the visitor has seen (only while the panel shows): a read mark for the expert, and the
+  // launcher's unread count next time.
+  const markSeen = () => {
+    const last = latest.current.filter((message) => message.id && message.role !== 'visitor').at(-1)?.id;
+    if (!last || document.hidden || !thread.current?.checkVisibility()) return;
+    // Kept as plain text: the loader reads it as is, with no JSON to parse.
+    if (mode !== 'preview') {
+      try {
+        localStorage.setItem(`egw:${config.channel_key}:seen`, last);
+      } catch {}
+    }
+    live.current?.read(last);
+  };
+  useEffect(markSeen, [messages]);
 
   // Layout effect: registered before mount() returns, so the loader's first focus() lands.
-  useLayoutEffect(() => registerFocus(() => composer.current?.focus()), []);
+  useLayoutEffect(
+    () =>
+      registerFocus(() => {
+        composer.current?.focus();
+        markSeen();
+      }),
+    [],
+  );
   useEffect(() => {
     saved.write('thread', messages.slice(-THREAD_LIMIT));
     thread.current?.scrollTo({ top: thread.current.scrollHeight });
@@ -228,10 +323,8 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
     try {
       const answer = await sendIntake(config, { ...body, session_id: sessionId, attribution });
       remember(answer);
-      setMessages((current) => [
-        ...current,
-        { role: 'assistant', text: answer.reply, ...(answer.answered_by ? { by: answer.answered_by.name } : {}) },
-      ]);
+      setClosed(false);
+      setMessages((current) => merge(current, answer.messages));
       return answer;
     } catch (failure) {
       const intakeError =
@@ -248,6 +341,8 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
     const trimmed = text.trim();
     if (!trimmed || busy) return;
     setDraft('');
+    // The message ends this bout of typing: the next keystroke says so again at once.
+    typingSent.current = 0;
     const answer = await send({ trigger, message: { text: trimmed } }, trimmed);
     if (answer?.next === 'collect_contact') setContactOpen(true);
     composer.current?.focus();
@@ -268,6 +363,18 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
       onClose();
     }
   };
+
+  const onDraft = (text: string) => {
+    setDraft(text);
+    // Typing, at most every 2 s while it goes on; the expert's view drops it after a few quiet seconds.
+    if (Date.now() - typingSent.current > 2_000 && text) {
+      typingSent.current = Date.now();
+      live.current?.typing(true);
+    }
+  };
+
+  const lastVisitor = messages.filter((message) => message.role === 'visitor').at(-1);
+  const mark = lastVisitor?.id ? (readUpTo && readUpTo >= lastVisitor.id ? 'Read' : 'Delivered') : null;
 
   const onComposerKey = (event: KeyboardEvent) => {
     // Enter sends; Shift+Enter adds a new line; IME composition is left alone.
@@ -290,7 +397,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
         {config.brand.logo_url ? <img class="logo" src={config.brand.logo_url} alt="" width={32} height={32} /> : null}
         <div class="titles">
           <h2 id={titleId}>{config.copy.title}</h2>
-          <p class="brand">{config.brand.name}</p>
+          <p class="brand">{claimer ? `${claimer} is here to help` : config.brand.name}</p>
         </div>
         {onClose ? (
           <button type="button" class="close" aria-label="Close chat" onClick={onClose}>
@@ -307,16 +414,37 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
       <div class="thread" ref={thread} role="log" aria-live="polite" aria-label="Conversation">
         <p class="bubble assistant">{config.copy.greeting}</p>
         {messages.map((message, index) => (
-          <p class={`bubble ${message.role}`} key={index}>
-            <span class="sr">{message.role === 'visitor' ? 'You: ' : `${message.by ?? config.brand.name}: `}</span>
+          <p class={`bubble ${message.role === 'visitor' ? 'visitor' : 'assistant'}`} key={message.id ?? index}>
+            <span class="sr">
+              {message.role === 'visitor' ? 'You: ' : `${message.author ?? message.by ?? config.brand.name}: `}
+            </span>
             {message.by ? (
               <span class="by" aria-hidden="true">
                 Automated answer · {message.by}
               </span>
+            ) : message.author ? (
+              <span class="by" aria-hidden="true">
+                {message.author} · Expert
+              </span>
             ) : null}
             {message.text}
+            {message === lastVisitor && mark ? <span class="mark">{mark}</span> : null}
           </p>
         ))}
+        {busy ? (
+          <p class="bubble assistant thinking" role="status">
+            Thinking…
+          </p>
+        ) : typing ? (
+          <p class="bubble assistant thinking" role="status">
+            {claimer ?? 'The expert'} is typing…
+          </p>
+        ) : null}
+        {closed ? (
+          <p class="note" role="status">
+            This conversation was closed. Write again any time.
+          </p>
+        ) : null}
         {view === 'success' ? (
           <div class="card success" role="status">
             <p class="card-title">{config.copy.success_message}</p>
@@ -356,7 +484,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
           aria-label={config.copy.placeholder}
           placeholder={config.copy.placeholder}
           value={draft}
-          onInput={(event) => setDraft((event.target as HTMLTextAreaElement).value)}
+          onInput={(event) => onDraft((event.target as HTMLTextAreaElement).value)}
           onKeyDown={onComposerKey}
         />
         <button type="submit" class="send primary" disabled={busy || !draft.trim()} aria-label="Send message">

@@ -60,5 +60,8 @@ border-radius:10px;font-size:15px;line-height:1.35;color:#1d2330;background:#fff
 .send{display:grid;place-items:center;width:44px;height:44px;padding:0;border-radius:10px}
 .actions{display:flex;flex-wrap:wrap;align-items:center;gap:6px 16px;padding:0 14px 12px;background:#fff}
 .provider{margin-left:auto}
+.mark{display:block;margin-top:3px;font-size:11.5px;opacity:.85;text-align:right}
+.thinking{color:#5b6472;font-style:italic}
+.note{margin:4px 0;font-size:12.5px;color:#5b6472;text-align:center}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;

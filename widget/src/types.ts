@@ -4,9 +4,11 @@
  */
 import type { ProblemBody } from '../../worker/lib/errors';
 import type { Attribution } from '../../worker/platform/attribution';
+import type { ServerFrame } from '../../worker/live/frames';
 import type { IntakeResponse, PublicWidgetConfig } from '../../worker/platform/channels/schemas';
+import type { MessageView, VisitorThread } from '../../worker/platform/conversations/schemas';
 
-export type { Attribution };
+export type { Attribution, MessageView, ServerFrame, VisitorThread };
 /** What intake answers. */
 export type IntakeAnswer = IntakeResponse;
 /** An RFC 9457 problem, as every error of the API is. */

@@ -17,6 +17,16 @@ const NEXT_STATUSES: Partial<Record<LeadStatus, LeadStatus[]>> = {
   qualified: ['won', 'lost'],
 };
 
+const WORKING = new Set<LeadStatus>(['claimed', 'contacted', 'qualified']);
+
+/** Who wrote a message, as the expert reads the transcript. */
+function speakerOf(message: LeadDetail['messages'][number]): string {
+  if (message.role === 'visitor') return 'Visitor';
+  if (message.role === 'system') return 'Platform';
+  if (message.role === 'agent') return message.author_name ? `Agent · ${message.author_name}` : 'Agent';
+  return message.author_name ?? 'Expert';
+}
+
 /** One lead: the conversation, where it came from, its history, and what the expert can do with it. */
 export function LeadPage({
   user,
@@ -32,6 +42,8 @@ export function LeadPage({
   const mine = lead.contact !== undefined;
   const next = NEXT_STATUSES[lead.status] ?? [];
   const base = `/provider/workbench/leads/${lead.lead_id}`;
+  // The claimer writes in the conversation while working the lead (PRODUCT.md section 11).
+  const canReply = mine && WORKING.has(lead.status) && lead.messages.length > 0;
   return (
     <ConsoleLayout
       title={`Lead ${lead.reference}`}
@@ -39,6 +51,7 @@ export function LeadPage({
       nav={providerNav('workbench', { status: 'active', kind: 'expert' })}
       notice={notice}
       error={error}
+      scripts={canReply ? ['/embed/lead.js'] : []}
     >
       <p class="eyebrow">
         <a href={`/provider/workbench?tab=${mine ? 'mine' : 'available'}`}>Workbench</a> / {lead.reference}
@@ -52,23 +65,41 @@ export function LeadPage({
         <section class="card" aria-labelledby="conversation-title">
           <h2 id="conversation-title">Conversation</h2>
           {lead.messages.length > 0 ? (
-            <ol class="transcript">
-              {lead.messages.map((message) => (
-                <li class={`turn ${message.role}`}>
-                  <span class="speaker">
-                    {message.role === 'visitor'
-                      ? 'Visitor'
-                      : message.role === 'system'
-                        ? 'Platform'
-                        : message.role === 'agent'
-                          ? 'Agent'
-                          : 'Expert'}
-                  </span>
-                  <span class="when">{when(message.created_at)}</span>
-                  <p>{message.text}</p>
-                </li>
-              ))}
-            </ol>
+            <>
+              <ol
+                class="transcript"
+                id="transcript"
+                data-lead-id={lead.lead_id}
+                data-live={canReply ? 'on' : undefined}
+                aria-live="polite"
+                aria-relevant="additions"
+              >
+                {lead.messages.map((message) => (
+                  <li class={`turn ${message.role}`} data-message-id={message.message_id}>
+                    <span class="speaker">{speakerOf(message)}</span>
+                    <span class="when">{when(message.created_at)}</span>
+                    <p>{message.text}</p>
+                  </li>
+                ))}
+              </ol>
+              {canReply ? (
+                <>
+                  <p class="typing muted" id="typing" role="status" />
+                  <form method="post" action={`${base}/messages`} class="reply stack" id="reply-form">
+                    <Field
+                      name="text"
+                      label="Reply to the visitor"
+                      multiline
+                      maxlength={4000}
+                      hint="They read it in the chat window right away, and find it there when they come back."
+                    />
+                    <button type="submit" class="button primary">
+                      Send reply
+                    </button>
+                  </form>
+                </>
+              ) : null}
+            </>
           ) : (
             // An API call without a session is one request, with no chat to show: show what it asked.
             <>

@@ -15,7 +15,14 @@ import { agentHealth, rotateSigningSecret } from '../../platform/agents';
 import { listDomainEntries } from '../../platform/domains';
 import { listOpenInvitations } from '../../platform/identity';
 import { leadStatusSchema } from '../../platform/leads';
-import { changeLeadStatus, claimLead, leadDetailForProvider, listLeadsForProvider } from '../../platform/leads';
+import {
+  changeLeadStatus,
+  claimLead,
+  leadDetailForProvider,
+  listLeadsForProvider,
+  replyBodySchema,
+  replyToLead,
+} from '../../platform/leads';
 import { profileInputSchema, type ProfileInput } from '../../platform/providers';
 import { describeProvider, providerOf, saveProviderProfile, type ProviderRow } from '../../platform/providers';
 import { landingFor } from '../auth/routes';
@@ -285,6 +292,23 @@ export function providerPageRoutes() {
       throw error;
     }
     return c.redirect(`/provider/workbench/leads/${leadId}?notice=claimed`, 303);
+  });
+
+  // The reply form works without JavaScript; /embed/lead.js sends it over the API and stays on the page.
+  app.post('/provider/workbench/leads/:leadId/messages', async (c) => {
+    const leadId = c.req.param('leadId');
+    const provider = requireProviderRow(c);
+    const form = await readForm(c);
+    const parsed = replyBodySchema.safeParse({ text: form.text ?? '' });
+    if (!parsed.success) {
+      const lead = await leadDetailForProvider(c.var.db, provider, leadId);
+      return c.html(
+        <LeadPage user={currentUser(c)} lead={lead} error="Write a reply of 1 to 4,000 characters." />,
+        422,
+      );
+    }
+    await replyToLead(c.var.db, provider, leadId, parsed.data.text, userAuditContext(c));
+    return c.redirect(`/provider/workbench/leads/${leadId}?notice=replied#reply-form`, 303);
   });
 
   app.post('/provider/workbench/leads/:leadId/status', async (c) => {

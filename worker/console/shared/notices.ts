@@ -17,6 +17,7 @@ const NOTICES: Record<string, string> = {
   removed: 'Member removed.',
   submitted: 'Submitted: your profile is with the platform team for review.',
   claimed: 'You claimed this lead. The contact details are below.',
+  replied: 'Your reply is in the conversation. The visitor reads it in the chat window.',
   status: 'Status updated.',
   released: 'Lead released: it is open to other experts again.',
   approved: 'Provider approved: they are active now.',

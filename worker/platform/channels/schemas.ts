@@ -150,7 +150,10 @@ export const publicWidgetConfigSchema = z
       url: z.string().openapi({ description: '{auth_url}/sign-up?role=provider&ref={channel_key}' }),
     }),
     hosted_inbox_url: z.string(),
-    intake_url: z.string(),
+    intake_url: z.string().openapi({
+      description:
+        'Intake. Beside it, with the visitor’s session as bearer: `…/messages` (the thread) and `…/live-ticket`.',
+    }),
   })
   .openapi('PublicWidgetConfig');
 export type PublicWidgetConfig = z.infer<typeof publicWidgetConfigSchema>;

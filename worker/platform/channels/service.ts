@@ -4,6 +4,9 @@
  */
 import { and, desc, eq } from 'drizzle-orm';
 import { consoleOrigin, type PlatformUrls } from '../../env';
+import { readableOn, safeColor } from '../../lib/contrast';
+
+const DEFAULT_PRIMARY = '#2450c9';
 import { schema, type Database } from '../../lib/db';
 import { ApiError, fieldErrorsFromZod } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -335,7 +338,14 @@ export function publicWidgetConfig(
   return {
     channel_key: row.channelKey,
     brand: config.brand,
-    colors: config.colors,
+    // The text colour as visitors get it: the owner's, unless it would be hard to read on the primary.
+    colors: {
+      primary: safeColor(config.colors.primary, DEFAULT_PRIMARY),
+      on_primary: readableOn(
+        safeColor(config.colors.primary, DEFAULT_PRIMARY),
+        safeColor(config.colors.on_primary, '#ffffff'),
+      ),
+    },
     position: config.position,
     copy: config.copy,
     lead_capture: config.lead_capture,

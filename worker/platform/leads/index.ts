@@ -4,7 +4,7 @@
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */
 export { workbenchRoutes } from './routes';
-export { type LeadDetail, type LeadStatus, leadStatusSchema, type LeadView } from './schemas';
+export { type LeadDetail, type LeadStatus, leadStatusSchema, type LeadView, replyBodySchema } from './schemas';
 export { changeLeadStatus, claimLead, leadDetailForProvider, listLeadsForProvider } from './workbench';
 export { type DemandOrigin, type VisitorContact, leadCreatedData, planWrites } from './intake-writes';
 export { type IntakeEntry, listChannelIntake } from './intake-view';

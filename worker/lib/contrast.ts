@@ -1,6 +1,7 @@
 /**
  * WCAG contrast for configured colours. Site owners pick brand colours; visitors must still be
- * able to read the text. Shared by the loader and the panel (each bundles its own copy).
+ * able to read the text. The public widget configuration resolves the text colour with it, and the
+ * panel re-checks what the console's editor previews. Pure and dependency-free: the widget bundles it.
  */
 const HEX = /^#[0-9a-f]{6}$/i;
 
