@@ -71,6 +71,8 @@ export interface AccessTenant {
   leadId: string;
   /** A webhook endpoint of the workspace. */
   webhookId: string;
+  /** A visitor's conversation on the workspace's channel. */
+  conversationId: string;
 }
 
 const ALL_SCOPES = [
@@ -158,6 +160,17 @@ export async function createAccessTenant(): Promise<AccessTenant> {
     { message: { text: 'A lead for the access cases.' } },
     `198.51.100.${Math.floor(Math.random() * 200) + 1}`,
   );
+  // From the console's own origin (the hosted inbox): the channel lists no third-party site.
+  const said = await call(`/api/public/widget/${channelKey}/intake`, {
+    body: { message: { text: 'A conversation for the access cases.' } },
+    headers: { Origin: ORIGIN, 'CF-Connecting-IP': '198.51.100.250' },
+  });
+  expect(said.status).toBe(200);
+  const conversation = await env.DB.prepare(
+    'SELECT id FROM conversations WHERE channel_id = (SELECT id FROM channels WHERE channel_key = ?)',
+  )
+    .bind(channelKey)
+    .first<{ id: string }>();
   // Subscribed to an event these cases never cause, so nothing is ever sent to it.
   const webhook = await call('/api/admin/webhooks', {
     token: ADMIN_TOKEN,
@@ -188,6 +201,7 @@ export async function createAccessTenant(): Promise<AccessTenant> {
     platformAdminCookie: platformAdmin.cookie,
     leadId: lead.lead_id,
     webhookId,
+    conversationId: conversation!.id,
   };
 }
 
@@ -206,7 +220,8 @@ export function pathFor(route: ProtectedRoute, tenant: AccessTenant, workspace: 
     .replace(/[:{]user_id}?/, tenant.ownerUserId)
     .replace(/[:{]step}?/, 'kind')
     .replace(/[:{]webhookId}?|[:{]webhook_id}?/, tenant.webhookId)
-    .replace(/[:{]event_id}?/, 'evt_doesnotexist');
+    .replace(/[:{]event_id}?/, 'evt_doesnotexist')
+    .replace(/[:{]conversationId}?/, tenant.conversationId);
   if (route.auth !== 'session' || route.path.startsWith('/provider') || route.path.startsWith('/admin')) return filled;
   return `${filled}${filled.includes('?') ? '&' : '?'}ws=${workspace.workspaceId}`;
 }

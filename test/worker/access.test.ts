@@ -216,6 +216,12 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   { method: 'GET', path: '/integrations/channels/:channelKey', auth: 'session', tenantScoped: true },
   {
+    method: 'GET',
+    path: '/integrations/channels/:channelKey/conversations/:conversationId',
+    auth: 'session',
+    tenantScoped: true,
+  },
+  {
     method: 'POST',
     path: '/integrations/channels/:channelKey/widget',
     auth: 'session',

@@ -14,7 +14,8 @@ import {
   rpcAgent,
   taskResult,
 } from './agent-helpers';
-import { call, createTenant, expectProblem, json } from './helpers';
+import { getPage, signUpOwner } from './console-helpers';
+import { call, createTenant, expectProblem, issueKey, json } from './helpers';
 import {
   createActiveExpert,
   createChannel,
@@ -127,6 +128,7 @@ describe('the claimer replies, the visitor reads', () => {
     expect((await move('contacted')).status).toBe(200);
     expect((await move('open')).status).toBe(200);
     await expectProblem(await reply(expert, leadId, 'Still here'), 403, 'not_claimer');
+    await expectProblem(await providerTicket(expert, leadId), 403, 'not_claimer');
     expect(
       (await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' })).status,
     ).toBe(200);
@@ -398,5 +400,59 @@ describe('the events the live rooms read', () => {
     const byType = Object.fromEntries(rows.results.map((row) => [row.type, JSON.parse(row.data)]));
     expect(byType['lead.claimed'].conversation_id).toMatch(/^cnv_/);
     expect(byType['conversation.message_created']).toMatchObject({ role: 'provider', author_name: 'Test Expert' });
+  });
+});
+
+describe('the site owner reads a conversation', () => {
+  it('whole, read only, with authors, without the visitor’s contact details; 404 for another workspace', async () => {
+    const owner = await signUpOwner();
+    const key = await issueKey(owner.workspaceId, { scopes: ['execute', 'channels:write'] });
+    const domain = await newDomain('owner');
+    const channelKey = await createChannel(key.token, { domain });
+    const expert = await createActiveExpert({ domains: [domain] });
+    const first = await visitorSays(channelKey, {
+      message: { text: 'I need <b>help</b> with payroll.' },
+      trigger: 'handoff',
+    });
+    await visitorSays(channelKey, {
+      session_id: first.session_id,
+      trigger: 'lead_capture',
+      contact: { name: 'Robin Vale', email: 'robin.vale@example.com', phone: '+49 30 1234567' },
+    });
+    expect(
+      (await sessionCall(expert.cookie, `/api/provider/workbench/leads/${first.lead_id}/claim`, { method: 'POST' }))
+        .status,
+    ).toBe(200);
+    expect((await reply(expert, first.lead_id, 'Thanks, I will write to you today.')).status).toBe(201);
+    const row = await env.DB.prepare('SELECT conversation_id AS id FROM leads WHERE id = ?')
+      .bind(first.lead_id)
+      .first<{ id: string }>();
+    const path = `/integrations/channels/${channelKey}/conversations/${row!.id}?ws=${owner.workspaceId}`;
+
+    const channelPage = await (
+      await getPage(`/integrations/channels/${channelKey}?ws=${owner.workspaceId}`, owner.cookie)
+    ).text();
+    expect(channelPage).toContain(`/conversations/${row!.id}`);
+    const page = await getPage(path, owner.cookie);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('I need &lt;b&gt;help&lt;/b&gt; with payroll.');
+    expect(html).toContain('Thanks, I will write to you today.');
+    expect(html).toContain('Test Expert (expert)');
+    expect(html).toContain('status-contacted');
+    for (const secret of ['Robin Vale', 'robin.vale@example.com', '1234567']) expect(html).not.toContain(secret);
+    expect(html).not.toContain('<textarea'); // Read only: nothing to write with.
+
+    const stranger = await signUpOwner();
+    expect((await getPage(`${path.split('?')[0]}?ws=${stranger.workspaceId}`, stranger.cookie)).status).toBe(404);
+    const elsewhere = await claimedLead();
+    const wrongChannel = `/integrations/channels/${channelKey}/conversations/${
+      (
+        await env.DB.prepare('SELECT conversation_id AS id FROM leads WHERE id = ?')
+          .bind(elsewhere.leadId)
+          .first<{ id: string }>()
+      )!.id
+    }?ws=${owner.workspaceId}`;
+    expect((await getPage(wrongChannel, owner.cookie)).status).toBe(404);
   });
 });

@@ -308,7 +308,10 @@ export function ChannelPage(props: ChannelPageProps) {
                 header: 'Request',
                 cell: (entry) => (
                   <>
-                    <code>{entry.reference}</code>
+                    <a href={`${base}/conversations/${entry.conversation_id}${ws}`}>
+                      <code>{entry.reference}</code>
+                      <span class="sr-only"> (read the conversation)</span>
+                    </a>
                     <br />
                     <span class="muted">
                       {entry.trigger?.replace('_', ' ')} · {entry.topic}

@@ -28,6 +28,7 @@ import {
 import { listApiKeys, setBlockedTerms, workspaceRiskPolicy } from '../../platform/identity';
 import { roleMay } from '../../platform/access';
 import { listChannelIntake } from '../../platform/leads';
+import { ownerThread } from '../../platform/conversations';
 import { listEndpoints } from '../../platform/webhooks';
 import { formErrors, readForm } from '../shared/form-input';
 import { noticeOf } from '../shared/notices';
@@ -35,6 +36,7 @@ import { consolePageGuards, currentUser } from '../shared/session';
 import { userAuditContext, workspaceContext } from '../shared/workspace';
 import type { FieldErrors } from '../shared/forms';
 import { ChannelPage } from './channel-page';
+import { ConversationPage } from './conversation-page';
 import { IntegrationsPage } from './integrations-page';
 import { OnboardingPage } from './onboarding-page';
 
@@ -239,6 +241,20 @@ export function integrationsRoutes() {
   app.get('/integrations/channels/:channelKey', async (c) =>
     renderChannel(c, await workspaceContext(c, 'channels.read'), c.req.param('channelKey')),
   );
+
+  app.get('/integrations/channels/:channelKey/conversations/:conversationId', async (c) => {
+    const context = await workspaceContext(c, 'channels.read');
+    const row = await getChannel(c.var.db, context.current.workspaceId, c.req.param('channelKey'));
+    const conversation = await ownerThread(c.var.db, row.id, c.req.param('conversationId'));
+    return c.html(
+      <ConversationPage
+        user={currentUser(c)}
+        {...context}
+        channel={{ channel_key: row.channelKey, name: row.name }}
+        conversation={conversation}
+      />,
+    );
+  });
 
   app.post('/integrations/channels/:channelKey/widget', async (c) => {
     const context = await workspaceContext(c, 'channels.write');

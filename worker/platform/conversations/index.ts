@@ -13,4 +13,12 @@ export {
   type StoredMessage,
 } from './service';
 export { messageSchema, type MessageView, type VisitorThread, visitorThreadSchema } from './schemas';
-export { THREAD_PAGE, threadAfter, threadQuery, toMessageViews, visitorConversation, visitorThread } from './thread';
+export {
+  ownerThread,
+  THREAD_PAGE,
+  threadAfter,
+  threadQuery,
+  toMessageViews,
+  visitorConversation,
+  visitorThread,
+} from './thread';

@@ -3,7 +3,7 @@
  * it, oldest first. The visitor reads theirs with the `egv_` token intake issued; the claimer
  * reads it on the lead; the site owner reads it in the console. Contact details are not in it.
  */
-import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, type SQL, sql } from 'drizzle-orm';
 import { demandReference } from '../../brain';
 import { sha256Hex } from '../../lib/crypto';
 import { schema, type Database } from '../../lib/db';
@@ -127,4 +127,35 @@ export async function threadAfter(
     cursor = all.at(-1)!.message_id;
   }
   return { messages: all, lead };
+}
+
+/**
+ * A channel's conversation as its site owner reads it (read only): every message with its author,
+ * and its lead's status and claimer; never the visitor's contact details. 404 when the conversation
+ * is not this channel's. One batch.
+ */
+export async function ownerThread(db: Database, channelId: number, conversationId: string) {
+  const onChannel = and(eq(conversations.id, conversationId), eq(conversations.channelId, channelId));
+  const [heads, rows] = await db.batch([
+    db
+      .select({
+        demandId: conversations.demandId,
+        createdAt: conversations.createdAt,
+        status: leads.status,
+        claimer: providers.displayName,
+      })
+      .from(conversations)
+      .leftJoin(leads, eq(leads.id, conversations.leadId))
+      .leftJoin(providers, eq(providers.id, leads.claimedBy))
+      .where(onChannel),
+    threadQuery(db, sql`(SELECT ${conversations.id} FROM ${conversations} WHERE ${onChannel})`, { limit: 500 }),
+  ]);
+  const head = heads[0];
+  if (!head) throw new ApiError('not_found', 'No such conversation on this channel.');
+  return {
+    reference: head.demandId ? demandReference(head.demandId) : null,
+    started_at: new Date(head.createdAt).toISOString(),
+    lead: leadStateOf(head),
+    messages: toMessageViews(rows),
+  };
 }

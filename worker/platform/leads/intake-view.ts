@@ -9,6 +9,7 @@ import type { Attribution } from '../attribution';
 const { demands, leads, conversations, providers } = schema;
 
 export interface IntakeEntry {
+  conversation_id: string;
   demand_id: string;
   reference: string;
   trigger: string | null;
@@ -26,7 +27,7 @@ export interface IntakeEntry {
  */
 export async function listChannelIntake(db: Database, channelId: number, limit: number): Promise<IntakeEntry[]> {
   const rows = await db
-    .select({ demand: demands, lead: leads, claimer: providers.displayName })
+    .select({ conversationId: conversations.id, demand: demands, lead: leads, claimer: providers.displayName })
     .from(conversations)
     .innerJoin(demands, eq(demands.id, conversations.demandId))
     .leftJoin(leads, eq(leads.id, conversations.leadId))
@@ -34,7 +35,8 @@ export async function listChannelIntake(db: Database, channelId: number, limit: 
     .where(eq(conversations.channelId, channelId))
     .orderBy(desc(conversations.id))
     .limit(limit);
-  return rows.map(({ demand, lead, claimer }) => ({
+  return rows.map(({ conversationId, demand, lead, claimer }) => ({
+    conversation_id: conversationId,
     demand_id: demand.id,
     reference: demandReference(demand.id),
     trigger: lead?.trigger ?? demand.trigger,
