@@ -1,6 +1,7 @@
 // `npm run dev`: .dev.vars from the example if missing, local migrations, the demo seed,
 // then `wrangler dev` on 127.0.0.1:8787. Extra arguments (`npm run dev -- --port 9000`) pass through.
 import { spawn } from 'node:child_process';
+import { startCronTicker, wranglerCrons } from './cron.mjs';
 import { appendFileSync, copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, WRANGLER, readVars } from './lib.mjs';
@@ -45,7 +46,15 @@ const agent = await startReferenceAgent(referenceAgent);
 
 const portIndex = passThrough.indexOf('--port');
 const port = portIndex >= 0 ? passThrough[portIndex + 1] : '8787';
-const devArgs = ['dev', '--ip', '127.0.0.1', ...(portIndex >= 0 ? [] : ['--port', port]), ...passThrough];
+// --test-scheduled: the cron ticker fires the crons of wrangler.toml through /__scheduled (scripts/cron.mjs).
+const devArgs = [
+  'dev',
+  '--ip',
+  '127.0.0.1',
+  '--test-scheduled',
+  ...(portIndex >= 0 ? [] : ['--port', port]),
+  ...passThrough,
+];
 const base = `http://127.0.0.1:${port}`;
 console.log(`
 Demo tenant ready (local only):
@@ -62,6 +71,9 @@ Demo tenant ready (local only):
   Widget   ${base}/demo  (a pretend customer site: ask "What are your opening hours?", then "Talk to an expert")
   Inbox    ${base}/widget/ch_demo  (the same channel as a hosted page)
 
+  Crons    ${wranglerCrons().join(', ')} fire on their schedule (scripts/cron.mjs); fire one by hand:
+           curl "${base}/__scheduled?cron=*+*+*+*+*"
+
 Try it:
   curl -s ${base}/api/execute -H "Authorization: Bearer ${vars.DEMO_API_KEY}" -H "Content-Type: application/json" \\
     -d '{"domain":"consultation","execution_mode":"sync","required_scopes":["execute"],"text":"I need help choosing ' +
@@ -69,7 +81,10 @@ Try it:
 `);
 
 const child = spawn(process.execPath, [WRANGLER, ...devArgs], { cwd: ROOT, stdio: 'inherit' });
+// Every cron of wrangler.toml fires on its schedule, as in production (wrangler dev fires none).
+const stopCrons = startCronTicker(base);
 const stop = (signal) => {
+  stopCrons();
   child.kill(signal);
   void agent.close();
 };

@@ -124,6 +124,8 @@ export async function startLocalWorker({
         '--persist-to',
         persistTo,
         '--show-interactive-dev-session=false',
+        // As `npm run dev`: /__scheduled runs the cron handler (scripts/cron.mjs).
+        '--test-scheduled',
         '--log-level',
         'warn',
         ...Object.entries(allVars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),

@@ -1,0 +1,63 @@
+// Cron triggers under `npm run dev`. `wrangler dev` never fires them on its own, and with `[assets]`
+// in wrangler.toml its /cdn-cgi/handler/scheduled route answers 500 without running the handler (a
+// wrangler bug; ../shared/STACK.md). So `npm run dev` starts wrangler with `--test-scheduled` and this
+// ticker calls `/__scheduled?cron=…` for each cron of wrangler.toml when it is due, once a minute,
+// as production would: webhook sweeps, housekeeping and timers work in the demo without a command.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './lib.mjs';
+
+/** The cron expressions of `[triggers] crons` in wrangler.toml. */
+export function wranglerCrons(toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8')) {
+  const line = toml.split('\n').find((entry) => /^\s*crons\s*=/.test(entry));
+  if (!line) return [];
+  return [...line.matchAll(/"([^"]+)"/g)].map((match) => match[1]);
+}
+
+const FIELDS = [
+  { min: 0, max: 59, of: (date) => date.getUTCMinutes() },
+  { min: 0, max: 23, of: (date) => date.getUTCHours() },
+  { min: 1, max: 31, of: (date) => date.getUTCDate() },
+  { min: 1, max: 12, of: (date) => date.getUTCMonth() + 1 },
+  { min: 0, max: 6, of: (date) => date.getUTCDay() },
+];
+
+/** Whether one field (`*`, `*\/5`, `3`, `1-5`, `1,15`, `10-30/10`) admits `value`. */
+function fieldMatches(field, value, { min, max }) {
+  return field.split(',').some((part) => {
+    const [range, stepText] = part.split('/');
+    const step = stepText === undefined ? 1 : Number(stepText);
+    let [low, high] = range === '*' ? [min, max] : range.split('-').map(Number);
+    if (high === undefined) high = stepText === undefined ? low : max;
+    return value >= low && value <= high && (value - low) % step === 0;
+  });
+}
+
+/** Whether a five-field cron expression (UTC, as Cloudflare runs them) is due at this minute. */
+export function cronDue(expression, date) {
+  const fields = expression.trim().split(/\s+/);
+  if (fields.length !== 5) throw new Error(`Not a five-field cron expression: "${expression}"`);
+  return fields.every((field, index) => fieldMatches(field, FIELDS[index].of(date), FIELDS[index]));
+}
+
+/**
+ * Fires each due cron at the start of every minute through wrangler's `/__scheduled` route, and
+ * prints one line per run. Answers a function that stops it.
+ */
+export function startCronTicker(base, crons = wranglerCrons(), log = console.log) {
+  let timer;
+  const tick = async () => {
+    const now = new Date();
+    for (const cron of crons.filter((expression) => cronDue(expression, now))) {
+      try {
+        const response = await fetch(`${base}/__scheduled?cron=${encodeURIComponent(cron)}`);
+        log(`[cron] ${cron} → ${response.status} ${(await response.text()).trim()}`);
+      } catch (error) {
+        log(`[cron] ${cron} → not reached (${error.message})`);
+      }
+    }
+    timer = setTimeout(tick, 60_000 - (Date.now() % 60_000) + 50);
+  };
+  timer = setTimeout(tick, 60_000 - (Date.now() % 60_000) + 50);
+  return () => clearTimeout(timer);
+}
