@@ -19,6 +19,8 @@ import {
 } from './browser';
 
 const worker = inject('workerUrl');
+/** expect.poll with room for a loaded 2-core machine (its default waits 1 s). */
+const eventually = <T>(check: () => T | Promise<T>) => expect.poll(check, { timeout: 15_000, interval: 50 });
 const apiKey = inject('demoApiKey');
 
 describe.skipIf(!browserAvailable)('live conversation between a visitor and the expert, in Chromium', () => {
@@ -69,7 +71,7 @@ describe.skipIf(!browserAvailable)('live conversation between a visitor and the 
     await page.keyboard.press('Enter');
     await widget(page).locator('.bubble.visitor', { hasText: text }).waitFor();
     // Sent once intake has answered (the panel is no longer thinking).
-    await expect.poll(() => widget(page).locator('.thinking', { hasText: 'Thinking' }).count()).toBe(0);
+    await eventually(() => widget(page).locator('.thinking', { hasText: 'Thinking' }).count()).toBe(0);
   };
   const openWidget = async (page: Page) => {
     await page.goto(`${site.origin}/contact.html`);
@@ -86,11 +88,11 @@ describe.skipIf(!browserAvailable)('live conversation between a visitor and the 
     // The agent answers, declines what it does not cover, and still answers the next question it does.
     await say(visitor, `What are your opening hours? (${tag})`);
     const automated = widget(visitor).locator('.bubble.assistant .by', { hasText: 'Automated answer' });
-    await expect.poll(() => automated.count()).toBe(1);
+    await eventually(() => automated.count()).toBe(1);
     await say(visitor, `Can you take over the payroll of my 12 employees? (${tag})`);
     await widget(visitor).locator('.bubble.assistant', { hasText: 'request D-' }).first().waitFor();
     await say(visitor, 'Are you open on Saturday?');
-    await expect.poll(() => automated.count()).toBe(2);
+    await eventually(() => automated.count()).toBe(2);
 
     // The expert claims the lead, and the agent falls silent.
     const expertContext = await browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -126,7 +128,7 @@ describe.skipIf(!browserAvailable)('live conversation between a visitor and the 
     await reply('<img src=x onerror="window.__xss=1">How many payslips a month?');
     await reply('And which country are your employees in?');
     const fromExpert = widget(visitor).locator('.bubble.assistant .by', { hasText: '· Expert' });
-    await expect.poll(() => fromExpert.count()).toBe(3);
+    await eventually(() => fromExpert.count()).toBe(3);
     // The first reply moved the lead to contacted: the page says so without a reload.
     await expert.locator('.title-row .pill.status-contacted').waitFor();
     expect(await expert.locator('select#f-status option').allTextContents()).toEqual(['qualified']);
@@ -203,11 +205,11 @@ describe.skipIf(!browserAvailable)('live conversation between a visitor and the 
     page = await context.newPage();
     await page.goto(`${site.origin}/contact.html`);
     const launcher = widget(page).locator('button.l');
-    await expect.poll(() => launcher.getAttribute('data-n')).toBe('1');
+    await eventually(() => launcher.getAttribute('data-n')).toBe('1');
     expect(await launcher.getAttribute('aria-label')).toContain('(1 new)');
     await screenshotBoth(page, 'live-launcher-unread');
     await launcher.click();
-    await expect.poll(() => launcher.getAttribute('data-n')).toBeNull();
+    await eventually(() => launcher.getAttribute('data-n')).toBeNull();
     await context.close();
   });
 });

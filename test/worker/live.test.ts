@@ -26,6 +26,9 @@ import {
   visitorSays,
 } from './provider-helpers';
 
+/** Waits for a condition for up to 10 s (vi.waitUntil's 1 s is too short on a loaded 2-core machine). */
+const until = <T>(check: () => T | Promise<T>) => vi.waitUntil(check, { timeout: 10_000, interval: 20 });
+
 interface Frame {
   type: string;
   [key: string]: any;
@@ -252,14 +255,14 @@ describe('live sockets (the conversation room)', () => {
     const visitorB = await visitorSocket();
     const expert = await expertSocket();
     for (const socket of [visitorA, visitorB, expert]) socket.send({ type: 'resume', after: null });
-    await vi.waitUntil(() => [visitorA, visitorB, expert].every((s) => s.frames.some((f) => f.type === 'resumed')));
+    await until(() => [visitorA, visitorB, expert].every((s) => s.frames.some((f) => f.type === 'resumed')));
     const backlog = visitorA.messages().length;
     expect(backlog).toBeGreaterThanOrEqual(2);
 
     expect((await reply(setup.expert, setup.leadId, 'Live from the expert')).status).toBe(201);
     await visitorSays(setup.channelKey, { session_id: setup.session, message: { text: 'Live from the visitor' } });
     for (const socket of [visitorA, visitorB, expert]) {
-      await vi.waitUntil(() => socket.messages().includes('Live from the visitor'));
+      await until(() => socket.messages().includes('Live from the visitor'));
       expect(socket.messages().slice(backlog)).toEqual(['Live from the expert', 'Live from the visitor']);
     }
     // The first reply moved the lead along: every participant heard.
@@ -270,16 +273,16 @@ describe('live sockets (the conversation room)', () => {
   it('resumes with nothing lost and nothing twice across a disconnect in the middle of a burst', async () => {
     const expertSide = await expertSocket();
     expertSide.send({ type: 'resume', after: null });
-    await vi.waitUntil(() => expertSide.frames.some((frame) => frame.type === 'resumed'));
+    await until(() => expertSide.frames.some((frame) => frame.type === 'resumed'));
     const first = await visitorSocket();
     first.send({ type: 'resume', after: null });
-    await vi.waitUntil(() => first.frames.some((frame) => frame.type === 'resumed'));
+    await until(() => first.frames.some((frame) => frame.type === 'resumed'));
 
     const burst = Array.from({ length: 20 }, (_, index) => `Burst ${index}`);
     const sending = (async () => {
       for (const text of burst) expect((await reply(setup.expert, setup.leadId, text)).status).toBe(201);
     })();
-    await vi.waitUntil(() => first.messages().includes('Burst 5'));
+    await until(() => first.messages().includes('Burst 5'));
     first.socket.close(); // The visitor's network drops mid-burst.
     const seen = first.frames.filter((frame) => frame.type === 'message').map((frame) => frame.message);
     const last = seen.at(-1).message_id as string;
@@ -287,7 +290,7 @@ describe('live sockets (the conversation room)', () => {
     const second = await visitorSocket();
     second.send({ type: 'resume', after: last });
     await sending;
-    await vi.waitUntil(() => second.messages().includes('Burst 19'));
+    await until(() => second.messages().includes('Burst 19'));
     const union = [
       ...seen.map((message: any) => message.message_id),
       ...second.frames.filter((frame) => frame.type === 'message').map((frame) => frame.message.message_id),
@@ -308,9 +311,9 @@ describe('live sockets (the conversation room)', () => {
     const visitor = await visitorSocket();
     const expert = await expertSocket();
     for (const socket of [visitor, expert]) socket.send({ type: 'resume', after: null });
-    await vi.waitUntil(() => [visitor, expert].every((s) => s.frames.some((f) => f.type === 'resumed')));
+    await until(() => [visitor, expert].every((s) => s.frames.some((f) => f.type === 'resumed')));
     visitor.send({ type: 'typing', active: true });
-    await vi.waitUntil(() => expert.frames.some((frame) => frame.type === 'typing'));
+    await until(() => expert.frames.some((frame) => frame.type === 'typing'));
     expect(expert.frames.find((frame) => frame.type === 'typing')).toEqual({
       type: 'typing',
       role: 'visitor',
@@ -321,7 +324,7 @@ describe('live sockets (the conversation room)', () => {
       .filter((f) => f.type === 'message' && f.message.role === 'visitor')
       .at(-1)!;
     expert.send({ type: 'read', up_to: lastVisitorMessage.message.message_id });
-    await vi.waitUntil(() => visitor.frames.some((frame) => frame.type === 'read'));
+    await until(() => visitor.frames.some((frame) => frame.type === 'read'));
     expect(visitor.frames.find((frame) => frame.type === 'read')).toEqual({
       type: 'read',
       role: 'provider',
@@ -332,7 +335,7 @@ describe('live sockets (the conversation room)', () => {
     visitor.send({ type: 'typing', active: 'yes' });
     const later = await visitorSocket();
     later.send({ type: 'resume', after: null });
-    await vi.waitUntil(() => later.frames.some((frame) => frame.type === 'resumed'));
+    await until(() => later.frames.some((frame) => frame.type === 'resumed'));
     expect(later.frames).toContainEqual({
       type: 'read',
       role: 'provider',
@@ -342,6 +345,8 @@ describe('live sockets (the conversation room)', () => {
   });
 
   it('a ticket opens one socket, once; at most 5 sockets per participant', async () => {
+    // A conversation of its own: sockets the other tests closed may still be closing in theirs.
+    setup = await claimedLead();
     const { url } = await json(await visitorTicket(setup.channelKey, setup.session));
     const opened = await openSocket(url);
     const again = await SELF.fetch(url.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });
@@ -370,7 +375,7 @@ describe('live sockets (the conversation room)', () => {
     const expert = await openSocket(ticket.url);
     const visitor = await openSocket((await json(await visitorTicket(own.channelKey, own.session))).url);
     for (const socket of [visitor, expert]) socket.send({ type: 'resume', after: null });
-    await vi.waitUntil(() => [visitor, expert].every((s) => s.frames.some((f) => f.type === 'resumed')));
+    await until(() => [visitor, expert].every((s) => s.frames.some((f) => f.type === 'resumed')));
     const closed = new Promise<number>((resolve) =>
       expert.socket.addEventListener('close', (event) => resolve(event.code)),
     );
@@ -382,7 +387,7 @@ describe('live sockets (the conversation room)', () => {
     }
     expect(await closed).toBe(1000);
     expect(expert.frames.at(-1)).toEqual({ type: 'closed', reason: 'lead_lost' });
-    await vi.waitUntil(() => visitor.frames.some((frame) => frame.type === 'closed'));
+    await until(() => visitor.frames.some((frame) => frame.type === 'closed'));
     expect(visitor.frames).toContainEqual({ type: 'lead', status: 'lost', claimed_by_name: 'Test Expert' });
   });
 });
