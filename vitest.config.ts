@@ -1,10 +1,16 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+// @ts-expect-error: a plain ES module shared with the Node scripts.
+import { freePort } from './scripts/local-worker.mjs';
 
 // Worker tests run inside workerd with the real D1 and the real migrations (test/setup.ts).
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(fileURLToPath(new URL('./migrations', import.meta.url)));
+  // A real SMTP sink for the Worker to send to, and an HTTP view of what it received
+  // (test/worker/mail-sink.global.mjs): their ports, chosen here, reach both through the environment.
+  process.env.EGW_TEST_SMTP_PORT ??= String(await freePort());
+  process.env.EGW_TEST_SINK_VIEW_PORT ??= String(await freePort());
   return {
     plugins: [
       cloudflareTest({
@@ -22,6 +28,12 @@ export default defineConfig(async () => {
             ALLOW_LOOPBACK_EGRESS: '',
             // Webhook retries within seconds, as in .dev.vars.example.
             WEBHOOK_RETRY_BASE_SECONDS: '1',
+            SMTP_HOST: '127.0.0.1',
+            SMTP_PORT: process.env.EGW_TEST_SMTP_PORT,
+            SMTP_SECURE: 'none',
+            MAIL_FROM: 'Edge Gateway <gateway@mail.test>',
+            MAIL_REPLY_DOMAIN: 'reply.mail.test',
+            TEST_MAIL_SINK_URL: `http://127.0.0.1:${process.env.EGW_TEST_SINK_VIEW_PORT}`,
           },
         },
       }),
@@ -29,6 +41,7 @@ export default defineConfig(async () => {
     test: {
       include: ['test/worker/**/*.test.ts'],
       setupFiles: ['./test/worker/setup.ts'],
+      globalSetup: ['./test/worker/mail-sink.global.mjs'],
       testTimeout: 20_000,
       // Two test files at a time: each runs in its own workerd isolate with its own D1, and a file's
       // start (isolate, module graph, migrations) is mostly waiting, which the other fills.

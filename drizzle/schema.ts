@@ -10,7 +10,11 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import {
+  AVAILABILITIES,
   DISPOSITIONS,
+  EMAIL_KINDS,
+  EMAIL_STATUSES,
+  LEAD_ALERT_MODES,
   LEAD_STATUSES,
   MESSAGE_ROLES,
   PROVIDER_KINDS,
@@ -313,6 +317,8 @@ export const conversations = sqliteTable(
     leadId: text('lead_id'),
     createdAt: createdAt(),
     lastSeenAt: integer('last_seen_at').notNull(),
+    /** The last message the visitor has seen (live read mark, thread read, own turn): the continuation email's rule. */
+    visitorReadUpTo: text('visitor_read_up_to'),
   },
   (table) => [
     uniqueIndex('conversations_external_session_idx')
@@ -485,6 +491,10 @@ export const providers = sqliteTable('providers', {
   timeoutMs: integer('timeout_ms').notNull().default(10_000),
   /** Counts every change of the profile; an approval names the version it approves (a stale one fails). */
   profileVersion: integer('profile_version').notNull().default(1),
+  /** Experts' lead preferences (PRODUCT.md sections 14 and 15). */
+  availability: text('availability', { enum: AVAILABILITIES }).notNull().default('available'),
+  leadAlerts: text('lead_alerts', { enum: LEAD_ALERT_MODES }).notNull().default('instant'),
+  maxOpenClaims: integer('max_open_claims').notNull().default(20),
   /** The id of the last state change: its history, audit and event rows are written only with it. */
   changeId: text('change_id'),
   createdAt: createdAt(),
@@ -690,3 +700,69 @@ export const webhookAttempts = sqliteTable(
   },
   (table) => [index('webhook_attempts_endpoint_idx').on(table.endpointId, table.id)],
 );
+
+/**
+ * The email outbox (PRODUCT.md section 14): one row per email, written in the batch of the change
+ * that causes it (digests: by the cron sweep), sent from the queue and retried for 24 hours. It
+ * holds no address and no body: both are resolved when it is sent, so nothing stale or personal
+ * is kept here, and the log shows the recipient masked.
+ */
+export const emails = sqliteTable(
+  'emails',
+  {
+    id: text('id').primaryKey(),
+    /** The workspace whose lead or conversation it is about: its owners read the log. */
+    workspaceId: text('workspace_id').notNull(),
+    kind: text('kind', { enum: EMAIL_KINDS }).notNull(),
+    status: text('status', { enum: EMAIL_STATUSES }).notNull(),
+    /** Alerts and digests: the expert it goes to. */
+    providerId: text('provider_id'),
+    leadId: text('lead_id'),
+    /** Continuations: the conversation (the visitor's address is its lead's). */
+    conversationId: text('conversation_id'),
+    subject: text('subject').notNull(),
+    /** The console origin its links use (CONSOLE_URL, else the origin of the request that caused it). */
+    linkOrigin: text('link_origin').notNull(),
+    /** A held alert that went into a digest: that digest. */
+    digestId: text('digest_id'),
+    /** Continuations: the last reply it carries (the next email carries the replies after it). */
+    upToMessageId: text('up_to_message_id'),
+    attempts: integer('attempts').notNull().default(0),
+    /** When it is due (held: when the sweep looks at it again); a send in flight pushes it out (a lease). */
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    /** Why it failed or was skipped; never an address. */
+    lastError: text('last_error'),
+    sentAt: integer('sent_at'),
+    createdAt: createdAt(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [
+    index('emails_due_idx').on(table.status, table.nextAttemptAt),
+    index('emails_provider_idx').on(table.providerId, table.kind, table.createdAt),
+    index('emails_conversation_idx').on(table.conversationId, table.kind, table.createdAt),
+    index('emails_workspace_idx').on(table.workspaceId, table.id),
+  ],
+);
+
+/**
+ * Keys into one conversation that an email carries (PRODUCT.md section 14): `resume` opens it in
+ * the hosted inbox (a visitor bearer, `egv_…`), `reply` is the local part of its Reply-To address.
+ * 256 random bits each, stored as SHA-256, for 30 days.
+ */
+export const conversationKeys = sqliteTable(
+  'conversation_keys',
+  {
+    keyHash: text('key_hash').primaryKey(),
+    conversationId: text('conversation_id').notNull(),
+    purpose: text('purpose', { enum: ['resume', 'reply'] }).notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [index('conversation_keys_conversation_idx').on(table.conversationId)],
+);
+
+/** Addresses that unsubscribed from visitor emails (SHA-256 of the lower-cased address). */
+export const emailSuppressions = sqliteTable('email_suppressions', {
+  addressHash: text('address_hash').primaryKey(),
+  createdAt: createdAt(),
+});

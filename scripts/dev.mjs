@@ -6,6 +6,7 @@ import { appendFileSync, copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, WRANGLER, readVars } from './lib.mjs';
 import { buildWidget, prepareLocalDatabase } from './local-worker.mjs';
+import { startMailSink } from './mail-sink.mjs';
 import { startReferenceAgent } from './reference-agent.mjs';
 
 const devVarsPath = join(ROOT, '.dev.vars');
@@ -43,6 +44,10 @@ await prepareLocalDatabase({
 });
 // The reference agent (local only, never deployed): the demo's agent for the faq domain.
 const agent = await startReferenceAgent(referenceAgent);
+// The local mail sink: every email the Worker sends lands in .wrangler/mail/ (LOCAL_MAIL_SINK=false: none).
+const mailDir = join(ROOT, '.wrangler', 'mail');
+const mailSink =
+  vars.LOCAL_MAIL_SINK === 'true' ? await startMailSink({ port: Number(vars.SMTP_PORT ?? 2525), dir: mailDir }) : null;
 
 const portIndex = passThrough.indexOf('--port');
 const port = portIndex >= 0 ? passThrough[portIndex + 1] : '8787';
@@ -56,6 +61,9 @@ const devArgs = [
   ...passThrough,
 ];
 const base = `http://127.0.0.1:${port}`;
+const mailLine = mailSink
+  ? `a local SMTP sink on 127.0.0.1:${mailSink.port} keeps every email in .wrangler/mail/`
+  : `sent to ${vars.SMTP_HOST ? `${vars.SMTP_HOST}:${vars.SMTP_PORT}` : '(no SMTP_HOST: recorded as skipped)'}`;
 console.log(`
 Demo tenant ready (local only):
   API key  ${vars.DEMO_API_KEY}   (DEMO_API_KEY in .dev.vars)
@@ -71,6 +79,7 @@ Demo tenant ready (local only):
   Widget   ${base}/demo  (a pretend customer site: ask "What are your opening hours?", then "Talk to an expert")
   Inbox    ${base}/widget/ch_demo  (the same channel as a hosted page)
 
+  Mail     ${mailLine}
   Crons    ${wranglerCrons().join(', ')} fire on their schedule (scripts/cron.mjs); fire one by hand:
            curl "${base}/__scheduled?cron=*+*+*+*+*"
 
@@ -87,6 +96,7 @@ const stop = (signal) => {
   stopCrons();
   child.kill(signal);
   void agent.close();
+  void mailSink?.close();
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);

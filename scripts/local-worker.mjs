@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, WRANGLER, wrangler } from './lib.mjs';
+import { startMailSink } from './mail-sink.mjs';
 import { startReferenceAgent } from './reference-agent.mjs';
 import { seedSql } from './seed.mjs';
 
@@ -76,7 +77,8 @@ export const REFERENCE_AGENT_TEST_SECRET = 'whsec_dGVzdC1yZWZlcmVuY2UtYWdlbnQtc2
  * Starts a throwaway Worker on 127.0.0.1 with its own D1 folder, and the reference agent on a
  * port of its own (seeded as the demo's agent for `faq`). `vars` become `--var` bindings
  * (secrets included). `inspector: false` runs it without the devtools inspector (see
- * serve-worker.mjs). Returns its URL, the demo credentials, the agent and stop().
+ * serve-worker.mjs). Its email goes to a local SMTP sink that keeps each message as an .eml
+ * file in `mailDir`. Returns its URL, the demo credentials, the agent, mailDir and stop().
  */
 export async function startLocalWorker({
   vars = {},
@@ -91,6 +93,9 @@ export async function startLocalWorker({
   const pepper = 'local-test-pepper-0123456789';
   const secretsKey = 'local-test-secrets-key-0123456789';
   const agent = await startReferenceAgent({ secret: REFERENCE_AGENT_TEST_SECRET, onCall: onAgentCall });
+  // A real SMTP server for the Worker's email, keeping each message as an .eml file in mailDir.
+  const mailDir = join(persistTo, 'mail');
+  const mailSink = await startMailSink({ dir: mailDir, quiet: true });
   const referenceAgent = { port: Number(new URL(agent.url).port), secret: REFERENCE_AGENT_TEST_SECRET };
   await prepareLocalDatabase({
     persistTo,
@@ -108,6 +113,11 @@ export async function startLocalWorker({
     SECRETS_KEY: secretsKey,
     ALLOW_LOOPBACK_EGRESS: 'true',
     WEBHOOK_RETRY_BASE_SECONDS: '1',
+    SMTP_HOST: '127.0.0.1',
+    SMTP_PORT: String(mailSink.port),
+    SMTP_SECURE: 'none',
+    MAIL_FROM: 'Edge Gateway <gateway@mail.test>',
+    MAIL_REPLY_DOMAIN: 'reply.mail.test',
     ...vars,
   };
   // Without the inspector (the benchmark), through serve-worker.mjs; otherwise `wrangler dev` itself.
@@ -145,6 +155,7 @@ export async function startLocalWorker({
   } catch (error) {
     child.kill('SIGTERM');
     await agent.close();
+    await mailSink.close();
     throw new Error(`${error.message}\n${errors}`);
   }
   return {
@@ -153,8 +164,10 @@ export async function startLocalWorker({
     demoApiKey,
     adminToken,
     agent,
+    mailDir,
     async stop() {
       await agent.close();
+      await mailSink.close();
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');

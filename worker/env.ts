@@ -33,6 +33,20 @@ export interface Bindings {
   WEBHOOK_RETRY_BASE_SECONDS?: string;
   /** The total deadline of one execution's chain of agent calls, in ms (20,000 by default). */
   AGENT_CHAIN_DEADLINE_MS?: string;
+  /** Outgoing email over SMTP (PRODUCT.md section 14). Without SMTP_HOST, emails are recorded as skipped. */
+  SMTP_HOST?: string;
+  SMTP_PORT?: string;
+  /** `tls` (465), `starttls` (587, required: never falls back to plain text), or `none` (127.0.0.1 only). */
+  SMTP_SECURE?: string;
+  SMTP_USERNAME?: string;
+  /** Secret. */
+  SMTP_PASSWORD?: string;
+  /** The sender, `Name <address>` or an address. */
+  MAIL_FROM?: string;
+  /** Visitors' replies come back to `reply+{token}@{MAIL_REPLY_DOMAIN}` (Cloudflare Email Routing). */
+  MAIL_REPLY_DOMAIN?: string;
+  /** How long a reply may stay unread before it goes to the visitor by email (120 s; less for local tests). */
+  EMAIL_UNREAD_AFTER_SECONDS?: string;
 }
 
 const optionalUrl = z
@@ -64,6 +78,20 @@ const settingsSchema = z.object({
     .transform((value) => value === '1' || value === 'true'),
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().positive().max(3600).default(30),
   AGENT_CHAIN_DEADLINE_MS: z.coerce.number().int().min(100).max(60_000).default(20_000),
+  SMTP_HOST: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined),
+  SMTP_PORT: z.coerce.number().int().min(1).max(65_535).default(587),
+  SMTP_SECURE: z.enum(['tls', 'starttls', 'none']).default('starttls'),
+  SMTP_USERNAME: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  MAIL_FROM: z.string().default('Edge Gateway <no-reply@localhost>'),
+  MAIL_REPLY_DOMAIN: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined),
+  EMAIL_UNREAD_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

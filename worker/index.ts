@@ -1,9 +1,10 @@
 /**
  * Wiring only: build the app from its route groups, and export the Worker's entry points
- * (HTTP, the events queue, the cron trigger) and its Durable Object classes.
+ * (HTTP, the events queue, the cron trigger, incoming email) and its Durable Object classes.
  */
 import { newApp } from './app';
 import { consoleErrorPages } from './console/shared/app';
+import { emailPageRoutes } from './console/email/routes';
 import { adminPageRoutes } from './console/admin/routes';
 import { authRoutes } from './console/auth/routes';
 import { integrationsRoutes } from './console/integrations/routes';
@@ -17,6 +18,7 @@ import { healthzRoutes } from './gateway/healthz';
 import { intakeRoutes } from './gateway/intake';
 import { openApiRoutes } from './gateway/openapi';
 import { handleQueue, handleScheduled } from './jobs';
+import { handleInboundEmail } from './jobs/inbound-email';
 import { publishAfterResponse } from './jobs/publish';
 import { liveRoutes } from './live/routes';
 import { requestContext } from './lib/request-context';
@@ -51,13 +53,18 @@ app.route('/', authRoutes());
 app.route('/', integrationsRoutes());
 app.route('/', teamRoutes());
 app.route('/', webhookPageRoutes());
+app.route('/', emailPageRoutes());
 app.route('/', providerPageRoutes());
 app.route('/', adminPageRoutes());
 app.route('/', publicPageRoutes(app));
 
-const worker: ExportedHandler<Bindings> & Required<Pick<ExportedHandler<Bindings>, 'fetch' | 'queue' | 'scheduled'>> = {
+const worker: ExportedHandler<Bindings> &
+  Required<Pick<ExportedHandler<Bindings>, 'fetch' | 'queue' | 'scheduled' | 'email'>> = {
   fetch: app.fetch,
   queue: (batch, env) => handleQueue(batch, env),
   scheduled: (controller, env) => handleScheduled(controller, env),
+  email: async (message, env) => {
+    await handleInboundEmail(message, env);
+  },
 };
 export default worker;

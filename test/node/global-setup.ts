@@ -7,14 +7,18 @@ declare module 'vitest' {
     workerUrl: string;
     demoApiKey: string;
     adminToken: string;
+    /** Where the Worker's local SMTP sink keeps each email it received, as an .eml file. */
+    mailDir: string;
   }
 }
 
 /** One real Worker (wrangler dev, local D1, migrations and demo seed) for all Node tests. */
 export default async function setup(project: TestProject) {
-  const worker = await startLocalWorker();
+  // A reply unread for 2 s goes by email here (2 minutes in production), so that a test need not wait.
+  const worker = await startLocalWorker({ vars: { EMAIL_UNREAD_AFTER_SECONDS: '2' } });
   project.provide('workerUrl', worker.url);
   project.provide('demoApiKey', worker.demoApiKey);
   project.provide('adminToken', worker.adminToken);
+  project.provide('mailDir', worker.mailDir);
   return () => worker.stop();
 }

@@ -107,6 +107,19 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
     refuses: [{ who: 'owner', status: 403, code: 'provider_required' }],
     body: { headline: 'Still helps with tests' },
   },
+  {
+    method: 'GET',
+    path: '/api/provider/preferences',
+    auth: 'provider',
+    refuses: [{ who: 'owner', status: 403, code: 'provider_required' }],
+  },
+  {
+    method: 'POST',
+    path: '/api/provider/preferences',
+    auth: 'provider',
+    refuses: [{ who: 'owner', status: 403, code: 'provider_required' }],
+    body: { lead_alerts: 'hourly' },
+  },
   // Agents and robots: their signing secret and health.
   {
     method: 'POST',
@@ -288,6 +301,8 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
     deniedRole: 'member',
     tenantScoped: true,
   },
+  // The email log: owners and admins.
+  { method: 'GET', path: '/integrations/email', auth: 'session', deniedRole: 'member', tenantScoped: true },
   // The provider's console.
   {
     method: 'GET',
@@ -321,6 +336,17 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
       { who: 'inactive_provider', status: 403 },
       { who: 'agent', status: 403 },
     ],
+  },
+  {
+    method: 'POST',
+    path: '/provider/workbench/preferences',
+    auth: 'session',
+    sessionOf: 'expert',
+    refuses: [
+      { who: 'owner', status: 303 },
+      { who: 'inactive_provider', status: 403 },
+    ],
+    body: { availability: 'away', lead_alerts: 'off', max_open_claims: '3' },
   },
   {
     method: 'GET',
@@ -447,6 +473,9 @@ const PUBLIC_ROUTES = [
   'GET /assets/site.css',
   'GET /demo',
   'GET /widget/:channelKey',
+  // Every email's way out: the signed token is the authority (RFC 8058 one-click, no session).
+  'GET /email/unsubscribe/:token',
+  'POST /email/unsubscribe/:token',
   'GET /api/public/channels/:channelKey/widget-config',
   'POST /api/public/channels/:channelKey/intake',
   'GET /api/public/widget/:channel_key/config',

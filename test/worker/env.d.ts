@@ -6,6 +6,7 @@ declare global {
     interface Env extends Bindings {
       TEST_MIGRATIONS: D1Migration[];
       ADMIN_TOKEN: string;
+      TEST_MAIL_SINK_URL: string;
     }
   }
 }

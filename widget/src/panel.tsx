@@ -551,6 +551,16 @@ const inbox = document.getElementById('egw-inbox');
 const inboxConfig = document.getElementById('egw-config');
 if (inbox && inboxConfig?.textContent) {
   const config = JSON.parse(inboxConfig.textContent) as WidgetConfig;
+  // An email's link (`?resume=egv_…`) opens its conversation here: the key becomes this page's
+  // session, the thread reloads from the server, and the key leaves the address bar at once.
+  const resume = new URLSearchParams(location.search).get('resume');
+  if (resume && /^egv_[1-9A-HJ-NP-Za-km-z]{20,60}$/.test(resume)) {
+    try {
+      localStorage.setItem(`egw:${config.channel_key}:session`, JSON.stringify(resume));
+      localStorage.removeItem(`egw:${config.channel_key}:thread`);
+    } catch {}
+    history.replaceState(null, '', location.pathname);
+  }
   const attribution: Attribution = {
     source_site: location.origin,
     page_url: location.href,

@@ -6,6 +6,7 @@ import { parseJsonBody, readJsonBody } from '../lib/body';
 import { egressPolicy } from '../lib/egress';
 import { ApiError, fieldErrorsFromZod, type ErrorCode } from '../lib/errors';
 import { problemResponses } from '../lib/openapi';
+import { mailContextOf } from '../platform/email';
 import { requireActor, requireBearer } from '../platform/identity';
 import {
   apiSource,
@@ -146,6 +147,7 @@ export function executeRoutes() {
           },
           egress: egressPolicy(c.var.settings),
           secretsKey: c.var.settings.SECRETS_KEY,
+          mail: mailContextOf(c.var.settings, c.req.url),
         },
       );
       const headers = new Headers({

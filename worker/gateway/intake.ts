@@ -12,6 +12,7 @@ import { problemResponses } from '../lib/openapi';
 import { admittedChannel, channelGate, PUBLIC_CHANNEL_PATHS } from '../platform/channels';
 import { intakeRequestSchema, intakeResponseSchema } from '../platform/channels';
 import { runIntake } from '../platform/core';
+import { mailContextOf } from '../platform/email';
 
 const TAG = 'Widget (public)';
 const INTAKE_MAX_BYTES = 16 * 1024;
@@ -76,6 +77,7 @@ export function intakeRoutes() {
             },
             egress: egressPolicy(settings),
             secretsKey: settings.SECRETS_KEY,
+            mail: mailContextOf(settings, c.req.url),
           },
         });
         c.header('Cache-Control', 'no-store');

@@ -7,8 +7,10 @@ import { readSettings, type Bindings } from '../env';
 import { createDatabase, type Database } from '../lib/db';
 import { egressPolicy } from '../lib/egress';
 import { logLine } from '../lib/request-context';
+import { sendEmails, type SendEmailsMessage, sweepEmails } from '../platform/email';
 import { deliverEvents, EndpointLimiter, sweepDueDeliveries, type DeliveryBatchContext } from '../platform/webhooks';
 import type { DeliverMessage } from '../platform/webhooks';
+import { emailSendDeps } from './email';
 import { publishCommittedEvents } from './publish';
 import { purgeExpiredRecords } from './sweeps';
 
@@ -41,6 +43,7 @@ const QUEUE_JOBS: Record<string, QueueJob> = {
       shared.delivery,
     );
   },
+  'email.send': (body, env, db) => sendEmails(emailSendDeps(env, db), body as unknown as SendEmailsMessage),
 };
 
 /**
@@ -90,8 +93,9 @@ export const CRON_OUTBOX_SWEEP = '* * * * *';
 export const CRON_HOUSEKEEPING = '*/5 * * * *';
 
 /**
- * The cron triggers: every minute, the outbox sweep (overdue webhook deliveries go back on the
- * queue); every five minutes, housekeeping that keeps every table bounded.
+ * The cron triggers: every minute, the outbox sweeps (overdue webhook deliveries and emails go
+ * back on the queue; held continuations and digests fall due); every five minutes, housekeeping
+ * that keeps every table bounded.
  */
 export async function handleScheduled(controller: ScheduledController, env: Bindings): Promise<void> {
   readSettings(env);
@@ -101,7 +105,10 @@ export async function handleScheduled(controller: ScheduledController, env: Bind
     logLine({ level: 'info', message: 'scheduled', cron: controller.cron, purged });
     return;
   }
-  const requeued = await sweepDueDeliveries(db, env.EVENTS, controller.scheduledTime);
-  logLine({ level: 'info', message: 'scheduled', cron: controller.cron, requeued });
+  const [requeued, emails] = await Promise.all([
+    sweepDueDeliveries(db, env.EVENTS, controller.scheduledTime),
+    sweepEmails(db, env.EVENTS, controller.scheduledTime),
+  ]);
+  logLine({ level: 'info', message: 'scheduled', cron: controller.cron, requeued, emails });
   await publishCommittedEvents(db, env);
 }

@@ -1,6 +1,7 @@
 /**
  * After a commit: the events a request or a job wrote go to the live rooms of their conversations
- * (at once: a person is waiting) and to the events queue, where webhooks pick them up. Every entry
+ * (at once: a person is waiting) and to the events queue, where webhooks pick them up; the emails
+ * it made due go to the queue too, to be sent. Every entry
  * point does this after its work has committed: HTTP after the response (waitUntil), the queue
  * and cron after each job. A failure is only logged: the cron sweep finds the deliveries anyway,
  * and a live client resumes from D1.
@@ -10,6 +11,7 @@ import type { AppEnv, Bindings } from '../env';
 import type { Database } from '../lib/db';
 import { logLine } from '../lib/request-context';
 import { fanOutLive } from '../live/fan-out';
+import { enqueueEmails, takeCommittedEmails } from '../platform/email';
 import { takeCommittedEvents } from '../platform/events';
 import { enqueueForDelivery } from '../platform/webhooks';
 
@@ -20,7 +22,8 @@ export async function publishCommittedEvents(
   requestId?: string,
 ): Promise<void> {
   const committed = takeCommittedEvents(db);
-  if (committed.length === 0) return;
+  const emails = takeCommittedEmails(db);
+  if (committed.length === 0 && emails.length === 0) return;
   const warn = (message: string) => (error: unknown) =>
     logLine({
       level: 'warn',
@@ -31,6 +34,7 @@ export async function publishCommittedEvents(
   await Promise.all([
     fanOutLive(env.CONVERSATIONS, committed).catch(warn('live_fan_out_failed')),
     enqueueForDelivery(db, env.EVENTS, committed).catch(warn('outbox_enqueue_failed')),
+    emails.length > 0 ? enqueueEmails(env.EVENTS, emails).catch(warn('email_enqueue_failed')) : undefined,
   ]);
 }
 

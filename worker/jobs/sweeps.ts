@@ -1,28 +1,35 @@
 /**
  * Sweeps run by the cron trigger. Expired records would otherwise only ever grow: idempotency
- * records past their 24 hours, ended console sessions, rate-limit windows long closed, and
- * events with their deliveries and delivery log after 30 days. Deliveries paused for longer than
- * the 3-day retry window (their endpoint stayed disabled) are given up, with the reason. Each
- * module says what of its own has expired; this runs it all in one batch.
+ * records past their 24 hours, ended console sessions, rate-limit windows long closed, emails
+ * after 30 days, email keys past their 30 days, and events with their deliveries and delivery
+ * log after 30 days. Deliveries paused for longer than the 3-day retry window (their endpoint
+ * stayed disabled) are given up, with the reason. Each module says what of its own has expired;
+ * this runs it all in one batch.
  */
 import type { Database } from '../lib/db';
 import { purgeOldWindows } from '../lib/rate-limit';
+import { purgeExpiredConversationKeys } from '../platform/conversations';
 import { purgeExpiredIdempotencyRecords } from '../platform/core';
+import { purgeOldEmails } from '../platform/email';
 import { purgeEndedSessions } from '../platform/identity';
 import { webhookHousekeeping } from '../platform/webhooks';
 
 /** Deletes what has expired, in one batch, and says how many rows of each went. */
 export async function purgeExpiredRecords(db: Database, now: number) {
-  const [idempotency, sessions, windows, oldEvents, , , expiredPaused] = await db.batch([
+  const [idempotency, sessions, windows, oldEmails, keys, oldEvents, , , expiredPaused] = await db.batch([
     purgeExpiredIdempotencyRecords(db, now),
     purgeEndedSessions(db, now),
     purgeOldWindows(db, now),
+    purgeOldEmails(db, now),
+    purgeExpiredConversationKeys(db, now),
     ...webhookHousekeeping(db, now),
   ]);
   return {
     idempotency_records: idempotency.meta.changes,
     user_sessions: sessions.meta.changes,
     rate_limit_windows: windows.meta.changes,
+    emails: oldEmails.meta.changes,
+    conversation_keys: keys.meta.changes,
     events: oldEvents.meta.changes,
     paused_deliveries_given_up: expiredPaused.meta.changes,
   };

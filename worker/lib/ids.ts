@@ -23,6 +23,7 @@ export type IdPrefix =
   | 'cnv'
   | 'lev'
   | 'ptr'
+  | 'eml'
   /**
    * Internal only: conversation messages, agent attempts, the webhook-id of each signed call, and an execution batch's
    * guard row.

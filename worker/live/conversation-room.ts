@@ -13,6 +13,7 @@ import type { Bindings } from '../env';
 import { newSecretToken } from '../lib/crypto';
 import { createDatabase } from '../lib/db';
 import { threadAfter } from '../platform/conversations';
+import { visitorReadUpTo } from '../platform/email';
 import {
   type ClientFrame,
   type ClosedReason,
@@ -163,6 +164,11 @@ export class ConversationRoom extends DurableObject<Bindings> {
     if (previous && previous >= frame.up_to) return;
     await this.ctx.storage.put(key, frame.up_to);
     this.toOthers(state.role, { type: 'read', role: state.role, up_to: frame.up_to });
+    // The visitor's read mark is also D1's: a reply read live is not sent again by email.
+    if (state.role === 'visitor') {
+      const db = createDatabase(this.env.DB);
+      await db.batch([visitorReadUpTo(db, state.conversationId, frame.up_to)]);
+    }
   }
 
   /** Completes the closing handshake (workerd logs an error without this handler). */

@@ -57,3 +57,23 @@ export const PLATFORM_METERS: readonly string[] = [EXECUTIONS_METER];
 
 /** Who reported a usage line: the platform's own charge, or the agent or robot that answered. */
 export const USAGE_SOURCES = ['platform', 'provider'] as const;
+
+/** Whether an expert takes new leads now (PRODUCT.md section 15): away experts get no offers and no alerts. */
+export const AVAILABILITIES = ['available', 'away'] as const;
+export type Availability = (typeof AVAILABILITIES)[number];
+
+/** How an expert hears of new leads (PRODUCT.md section 14): an email each, an hourly digest, or none. */
+export const LEAD_ALERT_MODES = ['instant', 'hourly', 'off'] as const;
+export type LeadAlertMode = (typeof LEAD_ALERT_MODES)[number];
+
+/** What an email is about (PRODUCT.md section 14). */
+export const EMAIL_KINDS = ['lead_alert', 'lead_digest', 'visitor_continuation'] as const;
+export type EmailKind = (typeof EMAIL_KINDS)[number];
+
+/**
+ * Where an email is: `held` waits (for the next digest, or for the visitor to read a reply),
+ * `queued` is due to be sent, `sending` is leased by one consumer, then `sent`, `failed` (given up
+ * after 24 hours) or `skipped` (nothing to send, or no SMTP server configured).
+ */
+export const EMAIL_STATUSES = ['held', 'queued', 'sending', 'sent', 'failed', 'skipped'] as const;
+export type EmailStatus = (typeof EMAIL_STATUSES)[number];

@@ -7,6 +7,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { newPageApp } from '../shared/app';
 import type { AppEnv } from '../../env';
+import { mailContextOf } from '../../platform/email';
 import { egressPolicy } from '../../lib/egress';
 import { ApiError, type FieldError } from '../../lib/errors';
 import { providerRefusalError, requireProviderRow } from '../../platform/providers';
@@ -25,6 +26,7 @@ import {
 } from '../../platform/leads';
 import { profileInputSchema, type ProfileInput } from '../../platform/providers';
 import { describeProvider, providerOf, saveProviderProfile, type ProviderRow } from '../../platform/providers';
+import { preferencesOf, preferencesPatchSchema, savePreferences } from '../../platform/providers';
 import { landingFor } from '../auth/routes';
 import { formErrors, formList, readForm } from '../shared/form-input';
 import type { FieldErrors } from '../shared/forms';
@@ -196,7 +198,7 @@ async function renderWorkbench(
   c: Context<AppEnv>,
   provider: ProviderRow,
   extra: { error?: string } = {},
-  status: 200 | 409 = 200,
+  status: 200 | 409 | 422 = 200,
 ) {
   const user = currentUser(c);
   const profile = await describeProvider(c.var.db, provider);
@@ -215,6 +217,7 @@ async function renderWorkbench(
       leads={page.data}
       counts={page.counts}
       hasMore={page.has_more}
+      preferences={preferencesOf(provider)}
       notice={noticeOf(c)}
       {...extra}
     />,
@@ -271,6 +274,21 @@ export function providerPageRoutes() {
 
   app.get('/provider/workbench', async (c) => renderWorkbench(c, requireProviderRow(c)));
 
+  app.post('/provider/workbench/preferences', async (c) => {
+    const provider = requireProviderRow(c);
+    const form = await readForm(c);
+    const parsed = preferencesPatchSchema.safeParse({
+      availability: form.availability,
+      lead_alerts: form.lead_alerts,
+      max_open_claims: Number(form.max_open_claims),
+    });
+    if (!parsed.success) {
+      return renderWorkbench(c, provider, { error: 'Choose an availability, an alert mode, and 1 to 100 leads.' }, 422);
+    }
+    await savePreferences(c.var.db, provider, parsed.data);
+    return c.redirect('/provider/workbench?notice=preferences#preferences', 303);
+  });
+
   app.get('/provider/workbench/leads/:leadId', async (c) => {
     const lead = await leadDetailForProvider(c.var.db, requireProviderRow(c), c.req.param('leadId'));
     return c.html(<LeadPage user={currentUser(c)} lead={lead} notice={noticeOf(c)} />);
@@ -307,7 +325,8 @@ export function providerPageRoutes() {
         422,
       );
     }
-    await replyToLead(c.var.db, provider, leadId, parsed.data.text, userAuditContext(c));
+    const mail = mailContextOf(c.var.settings, c.req.url);
+    await replyToLead(c.var.db, provider, leadId, parsed.data.text, userAuditContext(c), mail);
     return c.redirect(`/provider/workbench/leads/${leadId}?notice=replied#reply-form`, 303);
   });
 
@@ -353,7 +372,7 @@ async function renderOperations(
   c: Context<AppEnv>,
   provider: ProviderRow,
   extra: { shownSecret?: { value: string; previousValidUntil: string | null }; error?: string } = {},
-  status: 200 | 409 = 200,
+  status: 200 | 409 | 422 = 200,
 ) {
   // Re-read: a reveal or rotation just changed the row.
   const fresh = (await providerOf(c.var.db, provider.userId)) ?? provider;

@@ -3,7 +3,8 @@
  * The workbench: available and claimed leads. /embed/workbench.js only refreshes the lists while visible.
  */
 import type { LeadView } from '../../platform/leads';
-import type { ProviderProfileView } from '../../platform/providers';
+import type { Preferences, ProviderProfileView } from '../../platform/providers';
+import { Field, Select } from '../shared/forms';
 import type { SessionUser } from '../../platform/identity';
 import { ConsoleLayout, StatusPill, when } from '../shared/layout';
 import { providerNav } from './states';
@@ -36,6 +37,7 @@ interface WorkbenchProps {
   leads: LeadView[];
   counts: { available: number; mine: number };
   hasMore: boolean;
+  preferences: Preferences;
   notice?: string;
   error?: string;
 }
@@ -95,6 +97,55 @@ export function WorkbenchPage(props: WorkbenchProps) {
           </p>
         ) : null}
       </section>
+      <PreferencesCard preferences={props.preferences} />
     </ConsoleLayout>
+  );
+}
+
+/** Availability, alerts and capacity (PRODUCT.md sections 14 and 15): a plain form. */
+function PreferencesCard({ preferences }: { preferences: Preferences }) {
+  return (
+    <section class="card" id="preferences" aria-labelledby="preferences-title">
+      <h2 id="preferences-title">Preferences</h2>
+      <p class="muted">
+        {preferences.availability === 'away'
+          ? 'You are away: no new leads are offered to you and no alerts are sent. The leads you hold stay yours.'
+          : 'You are available: new leads in your scope are offered to you.'}
+      </p>
+      <form method="post" action="/provider/workbench/preferences" class="stack">
+        <Select
+          name="availability"
+          label="Availability"
+          value={preferences.availability}
+          options={[
+            ['available', 'Available: offer me new leads'],
+            ['away', 'Away: no new leads for now'],
+          ]}
+        />
+        <Select
+          name="lead_alerts"
+          label="Lead alerts by email"
+          value={preferences.lead_alerts}
+          options={[
+            ['instant', 'Instant: an email for each new lead'],
+            ['hourly', 'Hourly: one digest an hour'],
+            ['off', 'Off: no emails'],
+          ]}
+        />
+        <Field
+          name="max_open_claims"
+          label="Leads I can hold at once"
+          type="number"
+          value={preferences.max_open_claims}
+          hint="Claimed, contacted or qualified; 1 to 100."
+          required
+        />
+        <div>
+          <button type="submit" class="button primary">
+            Save preferences
+          </button>
+        </div>
+      </form>
+    </section>
   );
 }

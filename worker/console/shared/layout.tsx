@@ -37,12 +37,15 @@ export function workspaceNav(current: MembershipView, active: WorkspaceArea | un
           },
         ]
       : []),
+    ...(roleMay(current.role, 'emails.read')
+      ? [{ href: `/integrations/email${wsQuery(current.workspaceId)}`, label: 'Email', current: active === 'email' }]
+      : []),
     { href: '/docs', label: 'API docs' },
   ];
 }
 
 /** The areas of a workspace's console. */
-export type WorkspaceArea = 'channels' | 'team' | 'webhooks';
+export type WorkspaceArea = 'channels' | 'team' | 'webhooks' | 'email';
 
 interface LayoutProps {
   title: string;

@@ -24,6 +24,7 @@ const NOTICES: Record<string, string> = {
   rejected: 'Provider sent back with your note.',
   suspended: 'Provider suspended.',
   settings: 'Workspace settings saved.',
+  preferences: 'Preferences saved.',
 };
 
 /** The notice a redirect asked the page to show, if it is one of ours. */

@@ -32,6 +32,8 @@ export const WORKSPACE_POLICY = {
   'workspace.settings': { scope: null, roles: ['owner', 'admin'] },
   /** See the webhook endpoints and their delivery log (read only: changes go through provisioning). */
   'webhooks.read': { scope: null, roles: ['owner'] },
+  /** Read the email log: alerts and visitor emails about the workspace's leads, recipients masked. */
+  'emails.read': { scope: null, roles: ['owner', 'admin'] },
 } as const satisfies Record<string, Rule>;
 
 export type WorkspaceAction = keyof typeof WORKSPACE_POLICY;

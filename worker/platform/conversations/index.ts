@@ -9,6 +9,7 @@ export {
   conversationTurnWrites,
   findApiConversation,
   findChannelConversation,
+  findChannelConversationById,
   newVisitorToken,
   type StoredMessage,
 } from './service';
@@ -22,3 +23,10 @@ export {
   visitorConversation,
   visitorThread,
 } from './thread';
+export {
+  CONVERSATION_KEY_TTL_MS,
+  conversationOfReplyKey,
+  mintConversationKeys,
+  openedByVisitorToken,
+  purgeExpiredConversationKeys,
+} from './keys';

@@ -10,6 +10,7 @@ import { newSecretToken, sha256Hex } from '../../lib/crypto';
 import { insertRows, schema, type Database } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { Attribution } from '../attribution';
+import { openedByVisitorToken } from './keys';
 
 const { conversations, messages, leads, demands } = schema;
 
@@ -65,7 +66,7 @@ async function findConversation(db: Database, where: ReturnType<typeof and>): Pr
   };
 }
 
-/** The conversation a visitor token opens on this channel; a token of another channel opens nothing. */
+/** The conversation a visitor token (or an email's resume key) opens on this channel; not another channel's. */
 export async function findChannelConversation(
   db: Database,
   channelId: number,
@@ -73,7 +74,7 @@ export async function findChannelConversation(
 ): Promise<ConversationState | undefined> {
   return findConversation(
     db,
-    and(eq(conversations.tokenHash, await sha256Hex(token)), eq(conversations.channelId, channelId)),
+    and(openedByVisitorToken(await sha256Hex(token), Date.now()), eq(conversations.channelId, channelId)),
   );
 }
 
@@ -87,6 +88,15 @@ export async function findApiConversation(
     db,
     and(eq(conversations.workspaceId, workspaceId), eq(conversations.externalSessionId, sessionId)),
   );
+}
+
+/** A channel's conversation by its id (an email reply's key named it); another channel's finds nothing. */
+export async function findChannelConversationById(
+  db: Database,
+  channelId: number,
+  conversationId: string,
+): Promise<ConversationState | undefined> {
+  return findConversation(db, and(eq(conversations.id, conversationId), eq(conversations.channelId, channelId)));
 }
 
 /** How a conversation starts: on a channel (with the visitor's token), or for an API caller. */

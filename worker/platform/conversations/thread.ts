@@ -9,6 +9,7 @@ import { sha256Hex } from '../../lib/crypto';
 import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import type { LeadStatus } from '../vocabulary';
+import { openedByVisitorToken } from './keys';
 import type { MessageView, VisitorThread } from './schemas';
 
 const { conversations, messages, leads, providers } = schema;
@@ -69,7 +70,7 @@ export async function visitorConversation(db: Database, channelId: number, token
     ? await db
         .select({ id: conversations.id })
         .from(conversations)
-        .where(and(eq(conversations.tokenHash, await sha256Hex(token)), eq(conversations.channelId, channelId)))
+        .where(and(openedByVisitorToken(await sha256Hex(token), Date.now()), eq(conversations.channelId, channelId)))
         .get()
     : undefined;
   if (!row) {

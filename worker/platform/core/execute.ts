@@ -12,12 +12,20 @@
  * and its events. The lead path is one round trip; the agent path adds the preflight.
  */
 import type { BatchItem } from 'drizzle-orm/batch';
-import { type AgentAttempt, type BrainInput, type ExecutedPlan, assessDemand, decide } from '../../brain';
+import {
+  type AgentAttempt,
+  type BrainInput,
+  type ExecutedPlan,
+  assessDemand,
+  decide,
+  demandReference,
+} from '../../brain';
 import { type Database, isConstraintViolation } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { attemptWrites } from '../agents';
-import { type ConversationState, conversationTurnWrites } from '../conversations';
+import { type ConversationState, conversationTurnWrites, type StoredMessage } from '../conversations';
+import { continuationHold, leadAlertInserts, visitorReadUpTo } from '../email';
 import { eventInserts } from '../events';
 import { workspaceRiskPolicy } from '../identity';
 import { type DemandOrigin, planWrites } from '../leads';
@@ -252,6 +260,8 @@ async function executeOnce(
     ...executionRecordWrites(db, { ...records, outcome: { status: 'completed', sourceRecord: plan.sourceRecord } }),
     ...attemptWrites(db, executionId, admitted.workspaceId, attempts, now),
     ...eventInserts(db, events, now),
+    ...newLeadAlerts(db, plan, demandOrigin, context),
+    ...(conversationId && channel ? visitorReadWrites(db, source, conversationId, turn.messages, context) : []),
   ];
 
   // One batch, and the answer.
@@ -270,6 +280,45 @@ async function executeOnce(
       ? { conversation: { ...(newConversation?.token ? { token: newConversation.token } : {}), contactKnown } }
       : {}),
   };
+}
+
+/** A new lead's email alerts to the experts it is offered to (PRODUCT.md section 14), in its batch. */
+function newLeadAlerts(db: Database, plan: ExecutedPlan, origin: DemandOrigin, context: ExecutionContext) {
+  if (plan.lead?.action !== 'create') return [];
+  const lead = {
+    leadId: plan.lead.id,
+    workspaceId: origin.workspaceId,
+    domain: origin.domain,
+    topic: plan.topic,
+    urgency: plan.urgency,
+    routingPool: origin.routingPool,
+    reference: demandReference(plan.demand.id),
+  };
+  return [leadAlertInserts(db, lead, context.mail.linkOrigin, context.now)];
+}
+
+/**
+ * A visitor sees this turn's messages (theirs and the reply) in the answer: they are read. A
+ * visitor who wrote by email does not: the reply waits for the continuation email instead.
+ */
+function visitorReadWrites(
+  db: Database,
+  source: Source,
+  conversationId: string,
+  messages: StoredMessage[],
+  context: ExecutionContext,
+): BatchItem<'sqlite'>[] {
+  const last = messages.at(-1);
+  if (!last) return [];
+  if (!source.visitorAway) return [visitorReadUpTo(db, conversationId, last.message_id)];
+  const reply = messages.find((message) => message.role === 'agent' || message.role === 'provider');
+  const visitor = messages.find((message) => message.role === 'visitor');
+  return [
+    ...(visitor ? [visitorReadUpTo(db, conversationId, visitor.message_id)] : []),
+    ...(reply
+      ? [continuationHold(db, { conversationId, messageId: reply.message_id }, context.mail, context.now)]
+      : []),
+  ];
 }
 
 /** The turn kept as memory: the message and the answer its caller read (and who gave it). */

@@ -8,4 +8,5 @@ export { purgeExpiredIdempotencyRecords, requestFingerprint } from './idempotenc
 export { executeRequestSchema, executeResponseSchema } from './schemas';
 export { apiSource } from './sources/api';
 export { runIntake } from './sources/channel';
+export { runEmailReply } from './sources/email-reply';
 export type { Demand, ExecutionContext, ExecutionOutcome, Source } from './sources/source';

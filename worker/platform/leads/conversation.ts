@@ -10,6 +10,7 @@ import { insertWhere, isConstraintViolation, schema, type Database } from '../..
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { readWindows, windowIncrement } from '../../lib/rate-limit';
+import { continuationHold, type MailContext } from '../email';
 import { eventInsertWhere, newEvent } from '../events';
 import { auditInsertWhere, type AuditContext } from '../identity';
 import type { ProviderRow } from '../providers';
@@ -74,6 +75,7 @@ export async function replyToLead(
   leadId: string,
   text: string,
   audit: AuditContext,
+  mail: MailContext,
   now = Date.now(),
 ): Promise<{ message_id: string; created_at: string }> {
   const lead = await claimedConversation(db, provider, leadId);
@@ -125,6 +127,8 @@ export async function replyToLead(
         written,
         now,
       ),
+      // If the visitor left and does not read it within 2 minutes, it goes to them by email.
+      continuationHold(db, { conversationId: lead.conversationId, messageId }, mail, now, written),
       // The first reply: claimed → contacted, with its history entry and event.
       db
         .update(leads)

@@ -9,6 +9,7 @@ import type { ExecutedPlan } from '../../brain';
 import { demandReference } from '../../brain';
 import { insertRows, schema, type Database } from '../../lib/db';
 import { newId } from '../../lib/ids';
+import { withoutContactDetails } from '../../lib/redact';
 import type { Attribution } from '../attribution';
 import type { EventData } from '../events';
 import { URGENCIES, URGENCY_RANK } from '../vocabulary';
@@ -41,8 +42,15 @@ export interface DemandContent {
   attachments?: unknown[];
 }
 
-/** The start of the first message, for lists and summaries. */
-export const summaryOf = (text: string | undefined) => (text ?? '').replace(/\s+/g, ' ').trim().slice(0, 140);
+/**
+ * The start of the first message, for lists and summaries, without any address or phone number
+ * typed into it: experts read it before they claim.
+ */
+export const summaryOf = (text: string | undefined) =>
+  withoutContactDetails(text ?? '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 140);
 
 /** The lead's urgency as its rank (vocabulary's URGENCY_RANK), for "urgency only rises" inside the UPDATE. */
 const storedUrgencyRank = sql.join(

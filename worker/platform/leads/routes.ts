@@ -3,6 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { newApp } from '../../app';
 import type { AppEnv } from '../../env';
+import { mailContextOf } from '../email';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { jsonBody, jsonContent, problemResponses } from '../../lib/openapi';
 import { requireProvider, requireProviderRow } from '../providers';
@@ -164,7 +165,9 @@ export function workbenchRoutes() {
     c.header('Cache-Control', 'no-store');
     const { text } = c.req.valid('json');
     const provider = requireProviderRow(c);
-    return c.json(await replyToLead(c.var.db, provider, c.req.valid('param').leadId, text, providerAudit(c)), 201);
+    const mail = mailContextOf(c.var.settings, c.req.url);
+    const leadId = c.req.valid('param').leadId;
+    return c.json(await replyToLead(c.var.db, provider, leadId, text, providerAudit(c), mail), 201);
   });
   return app;
 }

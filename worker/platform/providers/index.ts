@@ -10,11 +10,15 @@ export {
   approvalSchema,
   domainSlugSchema,
   type ProfileInput,
+  preferencesPatchSchema,
+  type Preferences,
+  preferencesSchema,
   profileInputSchema,
   type ProviderProfileView,
   reviewNoteSchema,
 } from './schemas';
 export { describeProvider, providerOf, type ProviderRow } from './records';
 export { saveProviderProfile } from './profile';
+export { preferencesOf, savePreferences } from './preferences';
 export { listProvidersForReview, providerForReview, reviewProvider } from './review';
-export { expertPool, type RoutingPool } from './pool';
+export { expertPool, expertsForLead, type LeadScope, type RoutingPool } from './pool';

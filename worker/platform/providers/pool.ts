@@ -51,3 +51,30 @@ export async function expertPool(db: Database, domain: string, pool: RoutingPool
     return { anyTopic, byTopic };
   });
 }
+
+/** What a lead asks of the experts who may take it. */
+export interface LeadScope {
+  workspaceId: string;
+  domain: string;
+  topic: string | null;
+  routingPool: 'platform' | 'workspace';
+}
+
+/**
+ * The active experts who may take a lead, from the lead's side (the mirror of the workbench's
+ * scope): the domain, a topic they accept (or none listed), and the channel's pool. A condition on
+ * `providers` (named so in the query), for statements that write one row per expert.
+ */
+export function expertsForLead(lead: LeadScope) {
+  const pool =
+    lead.routingPool === 'workspace'
+      ? sql`AND ${providers.userId} IN (SELECT ${memberships.userId} FROM ${memberships}
+          WHERE ${memberships.workspaceId} = ${lead.workspaceId})`
+      : sql``;
+  return sql`${providers.status} = 'active' AND ${providers.kind} = 'expert'
+    AND EXISTS (SELECT 1 FROM ${providerDomains} WHERE ${providerDomains.providerId} = ${providers.id}
+      AND ${providerDomains.domain} = ${lead.domain})
+    AND (json_array_length(${providers.acceptedTopics}) = 0
+      OR EXISTS (SELECT 1 FROM json_each(${providers.acceptedTopics}) WHERE value = ${lead.topic}))
+    ${pool}`;
+}

@@ -1,11 +1,12 @@
-/** The provider API (SPEC.md "Platform core routes"): a provider reads and writes their own profile. */
+/** The provider API (SPEC.md "Platform core routes"): a provider reads and writes their own profile and preferences. */
 import { createRoute } from '@hono/zod-openapi';
 import { newApp } from '../../app';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { egressPolicy } from '../../lib/egress';
 import { jsonBody, jsonContent, problemResponses } from '../../lib/openapi';
 import { requireProvider, requireProviderRow } from './gate';
-import { profileInputSchema, providerProfileSchema } from './schemas';
+import { preferencesOf, savePreferences } from './preferences';
+import { preferencesPatchSchema, preferencesSchema, profileInputSchema, providerProfileSchema } from './schemas';
 import { saveProviderProfile } from './profile';
 import { describeProvider } from './records';
 
@@ -56,6 +57,36 @@ export const saveProfileRoute = createRoute({
   },
 });
 
+export const getPreferencesRoute = createRoute({
+  method: 'get',
+  path: '/api/provider/preferences',
+  operationId: 'getProviderPreferences',
+  tags: [TAG],
+  summary: 'Read your lead preferences: availability, lead alerts and capacity',
+  description: 'Needs a signed-in provider. New accounts start `available`, with `instant` alerts and 20 open claims.',
+  security,
+  middleware: [requireProvider('profile.manage')] as const,
+  responses: { 200: jsonContent(preferencesSchema, 'The preferences.'), ...problemResponses([401, 403] as const) },
+});
+
+export const savePreferencesRoute = createRoute({
+  method: 'post',
+  path: '/api/provider/preferences',
+  operationId: 'saveProviderPreferences',
+  tags: [TAG],
+  summary: 'Change your lead preferences',
+  description:
+    'Send any of the fields; the rest stay as they are. `away` stops new offers and alerts (the leads you hold ' +
+    'stay yours); `lead_alerts` chooses an email per lead, an hourly digest, or none.',
+  security,
+  middleware: [readJsonBody(), requireProvider('profile.manage'), parseJsonBody] as const,
+  request: { body: jsonBody(preferencesPatchSchema, { availability: 'away', lead_alerts: 'hourly' }) },
+  responses: {
+    200: jsonContent(preferencesSchema, 'The saved preferences.'),
+    ...problemResponses([400, 401, 403, 413, 415, 422] as const),
+  },
+});
+
 /** The provider profile routes. */
 export function providerProfileRoutes() {
   const app = newApp('problem');
@@ -73,6 +104,14 @@ export function providerProfileRoutes() {
     );
     c.header('Cache-Control', 'no-store');
     return c.json(await describeProvider(c.var.db, saved), 200);
+  });
+  app.openapi(getPreferencesRoute, (c) => {
+    c.header('Cache-Control', 'no-store');
+    return c.json(preferencesOf(requireProviderRow(c)), 200);
+  });
+  app.openapi(savePreferencesRoute, async (c) => {
+    c.header('Cache-Control', 'no-store');
+    return c.json(await savePreferences(c.var.db, requireProviderRow(c), c.req.valid('json')), 200);
   });
   return app;
 }

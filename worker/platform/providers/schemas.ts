@@ -5,7 +5,7 @@
 import { z } from '@hono/zod-openapi';
 import { setOf } from '../../lib/openapi';
 import { agentCardSummarySchema } from '../agents/schemas';
-import { PROVIDER_KINDS, PROVIDER_STATUSES } from '../vocabulary';
+import { AVAILABILITIES, LEAD_ALERT_MODES, PROVIDER_KINDS, PROVIDER_STATUSES } from '../vocabulary';
 
 export { PROVIDER_KINDS };
 export const providerKindSchema = z.enum(PROVIDER_KINDS).openapi('ProviderKind', {
@@ -190,3 +190,28 @@ export const approvalSchema = z.strictObject({
         '`profile_changed`.',
     }),
 });
+
+/** An expert's lead preferences (PRODUCT.md sections 14 and 15). */
+export const preferencesSchema = z
+  .object({
+    availability: z.enum(AVAILABILITIES).openapi({
+      description: '`away`: no new offers and no alerts; the leads you hold stay yours.',
+    }),
+    lead_alerts: z.enum(LEAD_ALERT_MODES).openapi({
+      description:
+        '`instant`: an email within a minute of each lead offered to you (30 an hour at most, the rest in the ' +
+        'digest); `hourly`: one digest an hour; `off`: none.',
+    }),
+    max_open_claims: z.number().int().min(1).max(100).openapi({
+      description: 'How many leads you may hold at once (claimed, contacted or qualified).',
+    }),
+  })
+  .openapi('ProviderPreferences');
+export type Preferences = z.infer<typeof preferencesSchema>;
+
+/** A change of preferences: any of the fields, at least one. */
+export const preferencesPatchSchema = preferencesSchema
+  .partial()
+  .strict()
+  .refine((patch) => Object.keys(patch).length > 0, 'Send at least one of availability, lead_alerts, max_open_claims.')
+  .openapi('ProviderPreferencesChange');

@@ -3,6 +3,8 @@
  * honouring `Retry-After`, for about three days; and how many attempts one endpoint may have in
  * flight, so that a slow receiver holds only its own slots.
  */
+import { backoffDelayMs } from '../../lib/backoff';
+
 /** Retries stop, and a failing endpoint is disabled, after this long. */
 export const RETRY_WINDOW_MS = 3 * 24 * 60 * 60 * 1000;
 /** No single wait is longer than this. */
@@ -42,8 +44,7 @@ export class EndpointLimiter {
  * at most 6 hours, with "equal jitter" (half fixed, half random) so retries spread out.
  */
 export function retryDelayMs(failures: number, baseSeconds: number, random: () => number = Math.random): number {
-  const step = Math.min(baseSeconds * 1000 * 2 ** Math.max(0, failures - 1), MAX_STEP_MS);
-  return Math.round(step / 2 + (random() * step) / 2);
+  return backoffDelayMs(failures, baseSeconds * 1000, MAX_STEP_MS, random);
 }
 
 /** A `Retry-After` header (seconds, or an HTTP date) as milliseconds from now, if it says anything. */

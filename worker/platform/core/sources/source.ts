@@ -12,6 +12,7 @@ import type { RateLimitOutcome } from '../../../lib/rate-limit';
 import type { Attribution } from '../../attribution';
 import type { ConversationStart, ConversationState, StoredMessage } from '../../conversations';
 import type { KeyContext } from '../../identity';
+import type { MailContext } from '../../email';
 import type { VisitorContact } from '../../leads';
 import type { RoutingPoolKind } from '../../vocabulary';
 
@@ -40,6 +41,8 @@ export interface ExecutionContext {
   /** Calls to agents and robots: the egress guard's policy, and the key their secrets are encrypted under. */
   egress: EgressPolicy;
   secretsKey?: string;
+  /** What the emails this execution causes need: their links' origin, the unread wait. */
+  mail: MailContext;
 }
 
 /** Who the execution runs as, after its source admitted it. */
@@ -89,6 +92,11 @@ export interface Source {
   channelFacts(conversation: ConversationState | undefined): ChannelFacts | undefined;
   /** What this source's caller reads. */
   reply(plan: ExecutedPlan): string;
+  /**
+   * The visitor is not there to read the answer (a reply by email): a reply this turn makes is
+   * held for the continuation email instead of counting as read.
+   */
+  visitorAway?: boolean;
 }
 
 /** What an execution answers. */

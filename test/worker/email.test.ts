@@ -1,0 +1,516 @@
+/**
+ * Email (PRODUCT.md section 14): lead alerts in the lead's batch, sent over real SMTP to a local
+ * sink (test/worker/mail-sink.global.ts); the 30-an-hour cap and the hourly digest; away and off;
+ * retries, give-up and never twice; the visitor's continuation after 2 unread minutes, at most one
+ * per 10 minutes; the resume key; replies by email through the `email` entry point; unsubscribing;
+ * preferences; the console's email log. And no contact details in any alert, event or log line.
+ */
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import worker from '../../worker/index';
+import { emailSendDeps } from '../../worker/jobs/email';
+import { createDatabase } from '../../worker/lib/db';
+import { newId } from '../../worker/lib/ids';
+import { sendEmail, sweepEmails } from '../../worker/platform/email';
+import { newDomain } from './agent-helpers';
+import { getPage, signUpOwner } from './console-helpers';
+import { call, createTenant, execute, executeBody, expectProblem, issueKey, json } from './helpers';
+import {
+  createActiveExpert,
+  createChannel,
+  SITE,
+  sessionCall,
+  type TestProvider,
+  visitorSays,
+} from './provider-helpers';
+
+/** Waits up to 15 s (the queue, then an SMTP conversation, on a loaded 2-core machine). */
+const until = <T>(check: () => T | Promise<T>) => vi.waitUntil(check, { timeout: 15_000, interval: 50 });
+
+interface Mail {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  headers: Record<string, string>;
+  raw: string;
+}
+
+const sink = async (): Promise<Mail[]> => (await fetch(env.TEST_MAIL_SINK_URL)).json();
+const mailTo = async (address: string, subject?: RegExp) =>
+  until(async () =>
+    (await sink()).find((mail) => mail.to.includes(address) && (!subject || subject.test(mail.subject))),
+  );
+
+const rows = (sql: string, ...params: unknown[]) =>
+  env.DB.prepare(sql)
+    .bind(...params)
+    .all<Record<string, any>>()
+    .then((result) => result.results);
+const emailsOfLead = (leadId: string) =>
+  rows('SELECT * FROM emails WHERE lead_id = ? AND kind = ? ORDER BY id', leadId, 'lead_alert');
+
+const setPreferences = (expert: TestProvider, body: Record<string, unknown>) =>
+  sessionCall(expert.cookie, '/api/provider/preferences', { body });
+
+const VISITOR = { name: 'Vera Visitor', email: 'vera.visitor@example.org', phone: '+1 415 555 0134' };
+
+/** A channel of its own domain that asks for an email, and an expert for it. */
+async function channelWithExpert() {
+  const domain = await newDomain('mail');
+  const tenant = await createTenant({ scopes: ['execute', 'channels:write'] });
+  const channelKey = await createChannel(tenant.token, { domain, leadCapture: { email: 'required' } });
+  const expert = await createActiveExpert({ domains: [domain] });
+  return { domain, tenant, channelKey, expert };
+}
+
+/** A visitor who left their contact details (an address of their own); the lead the expert claimed. */
+async function claimedLeadWithContact(context: Awaited<ReturnType<typeof channelWithExpert>>) {
+  const first = await visitorSays(context.channelKey, { message: { text: 'I need help with my payroll.' } });
+  const session = first.session_id as string;
+  const email = `vera.${crypto.randomUUID().slice(0, 8)}@example.org`;
+  const contact = { ...VISITOR, email };
+  const done = await visitorSays(context.channelKey, { session_id: session, trigger: 'lead_capture', contact });
+  const leadId = done.lead_id as string;
+  const claimed = await sessionCall(context.expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, {
+    method: 'POST',
+  });
+  expect(claimed.status).toBe(200);
+  const conversation = await rows('SELECT conversation_id FROM leads WHERE id = ?', leadId);
+  return { session, leadId, email, conversationId: conversation[0]!.conversation_id as string };
+}
+
+const reply = (expert: TestProvider, leadId: string, text: string) =>
+  sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/messages`, { body: { text } });
+
+const continuations = (conversationId: string) =>
+  rows(
+    'SELECT * FROM emails WHERE conversation_id = ? AND kind = ? ORDER BY id',
+    conversationId,
+    'visitor_continuation',
+  );
+
+/** Makes a held continuation due now, as if its 2 minutes had passed, and runs the sweep. */
+async function twoMinutesLater(conversationId: string) {
+  await env.DB.prepare("UPDATE emails SET next_attempt_at = ? WHERE conversation_id = ? AND status = 'held'")
+    .bind(Date.now() - 1, conversationId)
+    .run();
+  await sweepEmails(createDatabase(env.DB), env.EVENTS, Date.now());
+}
+
+/** An incoming email through the Worker's `email` entry point, as Email Routing hands it over. */
+async function deliverInbound(to: string, raw: string, rawSize?: number) {
+  const rejected: string[] = [];
+  const bytes = new TextEncoder().encode(raw);
+  const message = {
+    from: 'vera.visitor@example.org',
+    to,
+    headers: new Headers(),
+    raw: new Response(bytes).body!,
+    rawSize: rawSize ?? bytes.length,
+    setReject: async (reason: string) => void rejected.push(reason),
+    forward: async () => undefined,
+    reply: async () => undefined,
+  } as unknown as ForwardableEmailMessage;
+  const context = createExecutionContext();
+  await worker.email(message, env, context);
+  await waitOnExecutionContext(context);
+  return rejected;
+}
+
+const replyEmail = (to: string, body: string, extraHeaders = '') =>
+  [
+    'From: Vera Visitor <vera.visitor@example.org>',
+    `To: ${to}`,
+    'Subject: Re: Test Expert replied',
+    `Message-ID: <${crypto.randomUUID()}@example.org>`,
+    'MIME-Version: 1.0',
+    extraHeaders,
+    'Content-Type: multipart/alternative; boundary="b1"',
+    '',
+    '--b1',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    body,
+    '--b1',
+    'Content-Type: text/html; charset=utf-8',
+    '',
+    `<p>${body.split('\n')[0]}</p>`,
+    '--b1--',
+    '',
+  ]
+    .filter((line, index) => index !== 5 || line !== '')
+    .join('\r\n');
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('lead alerts', () => {
+  it('are written in the lead’s batch, to available experts who want them, and sent within seconds', async () => {
+    const log = vi.spyOn(console, 'log');
+    const context = await channelWithExpert();
+    const hourly = await createActiveExpert({ domains: [context.domain] });
+    const away = await createActiveExpert({ domains: [context.domain] });
+    const off = await createActiveExpert({ domains: [context.domain] });
+    expect((await setPreferences(hourly, { lead_alerts: 'hourly' })).status).toBe(200);
+    expect((await setPreferences(away, { availability: 'away' })).status).toBe(200);
+    expect((await setPreferences(off, { lead_alerts: 'off' })).status).toBe(200);
+
+    const first = await visitorSays(context.channelKey, {
+      message: { text: 'Call me at +44 20 7946 0958 or write to typed.address@example.net: our payroll is late.' },
+    });
+    const done = await visitorSays(context.channelKey, {
+      session_id: first.session_id,
+      trigger: 'lead_capture',
+      contact: VISITOR,
+    });
+    const leadId = done.lead_id as string;
+    const alerts = await emailsOfLead(leadId);
+    const byProvider = Object.fromEntries(alerts.map((row) => [row.provider_id, row.status]));
+    expect(byProvider[hourly.providerId]).toBe('held');
+    expect(byProvider[away.providerId]).toBeUndefined();
+    expect(byProvider[off.providerId]).toBeUndefined();
+    expect(alerts).toHaveLength(2);
+
+    const mail = await mailTo(context.expert.email, /^New lead D-/);
+    expect(mail.subject).toContain(context.domain);
+    expect(mail.text).toContain('our payroll is late');
+    expect(mail.text).toContain(`/provider/workbench/leads/${leadId}`);
+    expect(mail.html).toContain(`/provider/workbench/leads/${leadId}`);
+    expect(mail.headers['list-unsubscribe']).toMatch(/^<http:\/\/gateway\.test\/email\/unsubscribe\/a\.prv_/);
+    expect(mail.headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
+    expect(mail.headers['message-id']).toMatch(/^<eml_[0-9a-z]{26}@mail\.test>$/);
+    // Never contact details: not in the alert (even the ones typed into the message), nor any event or log line.
+    // The contact form's details are in no alert, event or log line; what the visitor typed into the
+    // message is in the conversation's own events, but not in what experts read before claiming.
+    const events = await rows('SELECT type, data FROM events WHERE workspace_id = ?', context.tenant.workspaceId);
+    const logged = log.mock.calls.map((call) => call.join(' ')).join('\n');
+    for (const text of [mail.raw, JSON.stringify(events), logged]) {
+      expect(text).not.toContain(VISITOR.email);
+      expect(text).not.toContain('555 0134');
+      expect(text).not.toContain(VISITOR.name);
+    }
+    const created = events.find((event) => event.type === 'lead.created')!;
+    for (const text of [mail.raw, created.data]) {
+      expect(text).not.toContain('typed.address@example.net');
+      expect(text).not.toContain('7946');
+    }
+    expect(mail.text).toContain('[email removed]');
+    await until(async () => (await emailsOfLead(leadId)).some((row) => row.status === 'sent'));
+  });
+
+  it('a refused batch writes no alert: the rows exist only with their lead', async () => {
+    const domain = await newDomain('mail');
+    const tenant = await createTenant({ scopes: ['execute', 'leads:write'], rate_limit_per_minute: 1 });
+    await createActiveExpert({ domains: [domain] });
+    const body = executeBody({ domain, text: 'Please call me back about a contract.' });
+    expect((await execute(tenant.token, body)).status).toBe(200);
+    const before = await rows('SELECT COUNT(*) AS n FROM emails WHERE workspace_id = ?', tenant.workspaceId);
+    expect(before[0]!.n).toBe(1);
+    await expectProblem(await execute(tenant.token, body), 429, 'rate_limited');
+    const after = await rows('SELECT COUNT(*) AS n FROM emails WHERE workspace_id = ?', tenant.workspaceId);
+    expect(after[0]!.n).toBe(1);
+  });
+
+  it('past 30 instant alerts in an hour the rest wait; the hourly digest gathers what is still open', async () => {
+    const context = await channelWithExpert();
+    const db = createDatabase(env.DB);
+    // 30 alerts already went to this expert in the last hour.
+    const now = Date.now();
+    const statements = Array.from({ length: 30 }, () =>
+      env.DB.prepare(
+        `INSERT INTO emails (id, workspace_id, kind, status, provider_id, subject, link_origin, next_attempt_at,
+          created_at, updated_at) VALUES (?, ?, 'lead_alert', 'sent', ?, 'earlier', 'http://gateway.test', ?, ?, ?)`,
+      ).bind(newId('eml', now), context.tenant.workspaceId, context.expert.providerId, now, now - 60_000, now),
+    );
+    await env.DB.batch(statements);
+    const one = await visitorSays(context.channelKey, {
+      message: { text: 'First question about VAT.' },
+      trigger: 'handoff',
+    });
+    const two = await visitorSays(context.channelKey, { message: { text: 'Second: invoices.' }, trigger: 'handoff' });
+    const held = [...(await emailsOfLead(one.lead_id)), ...(await emailsOfLead(two.lead_id))];
+    expect(held.map((row) => row.status)).toEqual(['held', 'held']);
+    // The second lead is claimed meanwhile (by someone else): the digest shows only the open one.
+    const other = await createActiveExpert({ domains: [context.domain] });
+    await sessionCall(other.cookie, `/api/provider/workbench/leads/${two.lead_id}/claim`, { method: 'POST' });
+
+    // Not before the hour is up; then one digest for both, sent, each alert pointing at it.
+    expect(await sweepEmails(db, env.EVENTS, Date.now())).toBe(0);
+    await env.DB.prepare('UPDATE emails SET created_at = created_at - 3600000 WHERE provider_id = ? AND status = ?')
+      .bind(context.expert.providerId, 'held')
+      .run();
+    await Promise.all([sweepEmails(db, env.EVENTS, Date.now()), sweepEmails(db, env.EVENTS, Date.now())]);
+    const digests = await rows(
+      'SELECT * FROM emails WHERE provider_id = ? AND kind = ?',
+      context.expert.providerId,
+      'lead_digest',
+    );
+    expect(digests).toHaveLength(1);
+    const mail = await mailTo(context.expert.email, /waiting for you/);
+    expect(mail.subject).toBe('1 open lead waiting for you');
+    expect(mail.text).toContain('First question about VAT.');
+    expect(mail.text).not.toContain('Second: invoices.');
+    const folded = [...(await emailsOfLead(one.lead_id)), ...(await emailsOfLead(two.lead_id))];
+    expect(folded.map((row) => [row.status, row.digest_id])).toEqual([
+      ['skipped', digests[0]!.id],
+      ['skipped', digests[0]!.id],
+    ]);
+  });
+});
+
+describe('sending', () => {
+  /** A queued digest of its own, written at `createdAt`, that no queue message knows about. */
+  async function queuedRow(createdAt: number) {
+    const { tenant, expert } = await channelWithExpert();
+    const id = newId('eml', createdAt);
+    await env.DB.prepare(
+      `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, subject, link_origin,
+        next_attempt_at, created_at, updated_at)
+       VALUES (?, ?, 'lead_digest', 'queued', ?, NULL, 'digest', 'http://gateway.test', ?, ?, ?)`,
+    )
+      .bind(id, tenant.workspaceId, expert.providerId, createdAt, createdAt, createdAt)
+      .run();
+    return { id, expert };
+  }
+  const row = async (id: string) => (await rows('SELECT * FROM emails WHERE id = ?', id))[0]!;
+
+  it('retries with backoff, scrubs addresses from errors, gives up after 24 hours, and never sends twice', async () => {
+    const start = Date.now() - 60 * 60 * 1000;
+    const { id } = await queuedRow(start);
+    const db = createDatabase(env.DB);
+    const failing = { send: vi.fn(async () => Promise.reject(new Error('550 <someone@example.net> mailbox full'))) };
+    let now = Date.now();
+    const deps = { ...emailSendDeps(env, db), transport: failing, now: () => now };
+    // The digest gathers an alert of an open lead, so it has something to send.
+    await env.DB.prepare(
+      `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, digest_id, subject, link_origin,
+        next_attempt_at, created_at, updated_at)
+       SELECT ?, workspace_id, 'lead_alert', 'skipped', provider_id, id, ?, 'x', link_origin, 0, 0, 0
+       FROM (SELECT e.workspace_id, e.provider_id, e.link_origin, l.id FROM emails e, leads l
+         WHERE e.id = ? AND l.status = 'open' LIMIT 1)`,
+    )
+      .bind(newId('eml'), id, id)
+      .run();
+    expect(await sendEmail(deps, id)).toBe('retrying');
+    let state = await row(id);
+    expect(state).toMatchObject({ status: 'queued', attempts: 1 });
+    expect(state.last_error).toContain('s***@e***.net');
+    expect(state.last_error).not.toContain('someone@example.net');
+    expect(state.next_attempt_at).toBeGreaterThan(now);
+    // Not again before it is due.
+    expect(await sendEmail(deps, id)).toBeUndefined();
+    now = state.next_attempt_at;
+    expect(await sendEmail(deps, id)).toBe('retrying');
+    state = await row(id);
+    expect(state.attempts).toBe(2);
+    // A day after it was written, the next failure gives up.
+    now = start + 24 * 60 * 60 * 1000 - 1000;
+    await env.DB.prepare('UPDATE emails SET next_attempt_at = ? WHERE id = ?').bind(now, id).run();
+    expect(await sendEmail(deps, id)).toBe('failed');
+    expect((await row(id)).last_error).toMatch(/^Given up after 3 attempts/);
+    expect(failing.send).toHaveBeenCalledTimes(3);
+  });
+
+  it('two consumers racing for one row: one sends it, once', async () => {
+    const db = createDatabase(env.DB);
+    const sent: string[] = [];
+    const transport = {
+      send: async (email: { to: string }) => {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        sent.push(email.to);
+      },
+    };
+    // A real alert, sent once already, made due again.
+    const context = await channelWithExpert();
+    const lead = await visitorSays(context.channelKey, { message: { text: 'Race me.' }, trigger: 'handoff' });
+    const [alert] = await emailsOfLead(lead.lead_id);
+    await until(async () => (await row(alert!.id)).status === 'sent');
+    await env.DB.prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?").bind(alert!.id).run();
+    const deps = { ...emailSendDeps(env, db), transport };
+    const outcomes = await Promise.all([sendEmail(deps, alert!.id), sendEmail(deps, alert!.id)]);
+    expect(outcomes.filter((outcome) => outcome === 'sent')).toHaveLength(1);
+    expect(sent).toEqual([context.expert.email]);
+    expect(await sendEmail(deps, alert!.id)).toBeUndefined();
+  });
+
+  it('without SMTP_HOST, emails are recorded as skipped and nothing is sent', async () => {
+    const { id } = await queuedRow(Date.now() - 1000);
+    const deps = { ...emailSendDeps({ ...env, SMTP_HOST: '' }, createDatabase(env.DB)) };
+    expect(await sendEmail(deps, id)).toBe('skipped');
+    expect((await row(id)).last_error).toBe('No SMTP server is configured (SMTP_HOST).');
+  });
+});
+
+describe('the visitor’s continuation', () => {
+  it('none when the visitor read the reply live; else one after 2 minutes, then at most one per 10', async () => {
+    const context = await channelWithExpert();
+    const read = await claimedLeadWithContact(context);
+    const first = await json(await reply(context.expert, read.leadId, 'Seen live?'));
+    expect((await continuations(read.conversationId)).map((row) => row.status)).toEqual(['held']);
+    // The visitor reads it live: their socket's read mark reaches D1.
+    const ticket = await json(
+      await call(`/api/public/channels/${context.channelKey}/live-ticket`, {
+        method: 'POST',
+        headers: { Origin: SITE, Authorization: `Bearer ${read.session}` },
+      }),
+    );
+    const upgrade = await SELF.fetch(ticket.url.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });
+    const socket = upgrade.webSocket!;
+    socket.accept();
+    socket.send(JSON.stringify({ type: 'resume', after: null }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.send(JSON.stringify({ type: 'read', up_to: first.message_id }));
+    await until(
+      async () =>
+        (await rows('SELECT visitor_read_up_to AS up FROM conversations WHERE id = ?', read.conversationId))[0]!.up ===
+        first.message_id,
+    );
+    socket.close(1000, 'done');
+    await twoMinutesLater(read.conversationId);
+    expect(await continuations(read.conversationId)).toMatchObject([
+      { status: 'skipped', last_error: 'The visitor read the replies in time.' },
+    ]);
+
+    // Another visitor who left: the replies go by email after 2 minutes.
+    const gone = await claimedLeadWithContact(context);
+    await reply(context.expert, gone.leadId, 'Here is the answer you asked for.');
+    await reply(context.expert, gone.leadId, 'And one more detail.');
+    expect(await continuations(gone.conversationId)).toHaveLength(1);
+    await sweepEmails(createDatabase(env.DB), env.EVENTS, Date.now());
+    expect((await continuations(gone.conversationId))[0]!.status).toBe('held');
+    await twoMinutesLater(gone.conversationId);
+    const mail = await mailTo(gone.email, /Test Expert replied/);
+    expect(mail.text).toContain('Here is the answer you asked for.');
+    expect(mail.text).toContain('And one more detail.');
+    expect(mail.headers['reply-to']).toMatch(/^reply\+[a-z2-7]{52}@reply\.mail\.test$/);
+    expect(mail.headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
+    const resume = mail.text.match(/\?resume=(egv_[1-9A-HJ-NP-Za-km-z]+)/)![1]!;
+    await until(async () => (await continuations(gone.conversationId))[0]!.status === 'sent');
+
+    // A third reply 1 minute later waits: at most one email per conversation per 10 minutes.
+    await reply(context.expert, gone.leadId, 'Did that help?');
+    await twoMinutesLater(gone.conversationId);
+    const [, waiting] = await continuations(gone.conversationId);
+    expect(waiting).toMatchObject({ status: 'held' });
+    expect(waiting!.next_attempt_at).toBeGreaterThan(Date.now() + 9 * 60 * 1000);
+
+    // The resume key opens this conversation only, on its channel only, for 30 days.
+    const thread = (channelKey: string) =>
+      call(`/api/public/widget/${channelKey}/messages`, {
+        headers: { Origin: SITE, Authorization: `Bearer ${resume}` },
+      });
+    const opened = await json(await thread(context.channelKey));
+    expect(opened.messages.map((message: any) => message.text)).toContain('Did that help?');
+    const elsewhere = await channelWithExpert();
+    await expectProblem(await thread(elsewhere.channelKey), 401, 'invalid_session');
+    await env.DB.prepare("UPDATE conversation_keys SET expires_at = ? WHERE conversation_id = ? AND purpose = 'resume'")
+      .bind(Date.now() - 1, gone.conversationId)
+      .run();
+    await expectProblem(await thread(context.channelKey), 401, 'invalid_session');
+  });
+});
+
+describe('replies by email', () => {
+  it('a reply becomes the visitor’s message without quoted history; forged, huge, textless: refused', async () => {
+    const context = await channelWithExpert();
+    const lead = await claimedLeadWithContact(context);
+    await reply(context.expert, lead.leadId, 'What is your company size?');
+    await twoMinutesLater(lead.conversationId);
+    const mail = await mailTo(lead.email, /Test Expert replied/);
+    const address = mail.headers['reply-to']!;
+    const body = [
+      'We are 40 people, mostly in Lyon.',
+      '',
+      'On Tue, 24 Nov 2026 at 10:00, Test Expert <gateway@mail.test>',
+      'wrote:',
+      '> What is your company size?',
+    ].join('\n');
+    expect(await deliverInbound(address.toUpperCase(), replyEmail(address, body))).toEqual([]);
+    const detail = await json(await sessionCall(context.expert.cookie, `/api/provider/workbench/leads/${lead.leadId}`));
+    expect(detail.messages.at(-1)).toMatchObject({ role: 'visitor', text: 'We are 40 people, mostly in Lyon.' });
+
+    const forged = `reply+${'a'.repeat(52)}@reply.mail.test`;
+    expect(await deliverInbound(forged, replyEmail(forged, 'Let me in'))).toEqual([
+      'This reply address is not valid or has expired.',
+    ]);
+    expect(await deliverInbound('someone@reply.mail.test', replyEmail('someone@reply.mail.test', 'Hi'))).toEqual([
+      'This address does not take messages.',
+    ]);
+    expect(await deliverInbound(address, replyEmail(address, 'x'), 5 * 1024 * 1024)).toEqual([
+      'The message is too large (512 KB at most).',
+    ]);
+    const imageOnly = [
+      `To: ${address}`,
+      'From: vera.visitor@example.org',
+      `Message-ID: <${crypto.randomUUID()}@example.org>`,
+      'Content-Type: image/png',
+      'Content-Transfer-Encoding: base64',
+      '',
+      'iVBORw0KGgo=',
+      '',
+    ].join('\r\n');
+    expect(await deliverInbound(address, imageOnly)).toEqual(['The message has no text to add to the conversation.']);
+    const vacation = replyEmail(address, 'I am out of office.', 'Auto-Submitted: auto-replied');
+    expect(await deliverInbound(address, vacation)).toEqual(['Automatic replies are not added to conversations.']);
+    const after = await json(await sessionCall(context.expert.cookie, `/api/provider/workbench/leads/${lead.leadId}`));
+    expect(after.messages.filter((message: any) => message.role === 'visitor')).toHaveLength(
+      detail.messages.filter((message: any) => message.role === 'visitor').length,
+    );
+  });
+});
+
+describe('preferences, unsubscribing and the email log', () => {
+  it('preferences: defaults, changes, bad values', async () => {
+    const expert = await createActiveExpert();
+    const read = await json(await sessionCall(expert.cookie, '/api/provider/preferences'));
+    expect(read).toEqual({ availability: 'available', lead_alerts: 'instant', max_open_claims: 20 });
+    const saved = await json(await setPreferences(expert, { lead_alerts: 'hourly', max_open_claims: 5 }));
+    expect(saved).toEqual({ availability: 'available', lead_alerts: 'hourly', max_open_claims: 5 });
+    await expectProblem(await setPreferences(expert, { max_open_claims: 0 }), 422, 'validation_failed');
+    await expectProblem(await setPreferences(expert, { lead_alerts: 'weekly' }), 422, 'validation_failed');
+    await expectProblem(await setPreferences(expert, {}), 422, 'validation_failed');
+    const page = await getPage('/provider/workbench', expert.cookie);
+    expect(await page.text()).toContain('<option value="hourly" selected="">');
+  });
+
+  it('one-click unsubscribe turns alerts off; a GET only asks; a forged token does nothing', async () => {
+    const context = await channelWithExpert();
+    await visitorSays(context.channelKey, { message: { text: 'Unsubscribe test.' }, trigger: 'handoff' });
+    const mail = await mailTo(context.expert.email, /^New lead/);
+    const url = mail.headers['list-unsubscribe']!.slice(1, -1).replace('http://gateway.test', '');
+    const asked = await SELF.fetch(`http://gateway.test${url}`);
+    expect(await asked.text()).toContain('Unsubscribe</button>');
+    expect((await json(await sessionCall(context.expert.cookie, '/api/provider/preferences'))).lead_alerts).toBe(
+      'instant',
+    );
+    const forged = `${url.slice(0, -4)}0000`;
+    const refused = await SELF.fetch(`http://gateway.test${forged}`, {
+      method: 'POST',
+      body: 'List-Unsubscribe=One-Click',
+    });
+    expect(refused.status).toBe(404);
+    const done = await SELF.fetch(`http://gateway.test${url}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
+    expect(done.status).toBe(200);
+    expect((await json(await sessionCall(context.expert.cookie, '/api/provider/preferences'))).lead_alerts).toBe('off');
+  });
+
+  it('owners read the workspace’s email log, recipients masked', async () => {
+    const owner = await signUpOwner();
+    const domain = await newDomain('mail');
+    const key = await issueKey(owner.workspaceId, { scopes: ['channels:write'] });
+    const channelKey = await createChannel(key.token, { domain });
+    const expert = await createActiveExpert({ domains: [domain] });
+    await visitorSays(channelKey, { message: { text: 'Log me.' }, trigger: 'handoff' });
+    await mailTo(expert.email, /^New lead/);
+    const page = await getPage('/integrations/email', owner.cookie);
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain('New lead D-');
+    expect(html).not.toContain(expert.email);
+    expect(html).toContain(`${expert.email[0]}***@`);
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * The Worker's `email` entry point (Cloudflare Email Routing): a visitor's reply to a continuation
+ * email becomes a visitor message of its conversation (PRODUCT.md section 14), through the one
+ * execution core, and the claimer sees it live. Anything else is rejected with a reason, which the
+ * sender's mail system reports to them; nothing about the message is logged but its outcome.
+ */
+import { readSettings, type Bindings } from '../env';
+import { createDatabase } from '../lib/db';
+import { egressPolicy } from '../lib/egress';
+import { newId } from '../lib/ids';
+import { logLine } from '../lib/request-context';
+import { findActiveChannel } from '../platform/channels';
+import { runEmailReply } from '../platform/core';
+import { INBOUND_MAX_BYTES, readInboundReply, replyKeyOf, replyTarget } from '../platform/email';
+import { publishCommittedEvents } from './publish';
+
+/** What became of an incoming email: `added` with the message, or `rejected` with the reason. */
+export type InboundOutcome = { added: string } | { rejected: string };
+
+/** Handles one incoming email. */
+export async function handleInboundEmail(message: ForwardableEmailMessage, env: Bindings): Promise<InboundOutcome> {
+  const outcome = await receive(message, env).catch((error: unknown) => {
+    logLine({
+      level: 'error',
+      message: 'inbound_email_failed',
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return { rejected: 'The reply could not be added to the conversation. Please try again later.' };
+  });
+  if ('rejected' in outcome) await message.setReject(outcome.rejected);
+  logLine({ level: 'info', message: 'inbound_email', outcome: 'added' in outcome ? 'added' : 'rejected' });
+  return outcome;
+}
+
+async function receive(message: ForwardableEmailMessage, env: Bindings): Promise<InboundOutcome> {
+  const settings = readSettings(env);
+  const key = replyKeyOf(message.to, settings.MAIL_REPLY_DOMAIN);
+  if (!key) return { rejected: 'This address does not take messages.' };
+  if (message.rawSize > INBOUND_MAX_BYTES) return { rejected: 'The message is too large (512 KB at most).' };
+  const db = createDatabase(env.DB);
+  const now = Date.now();
+  const target = await replyTarget(db, key, now);
+  if (!target) return { rejected: 'This reply address is not valid or has expired.' };
+  const reply = await readInboundReply(message.raw);
+  if ('refuse' in reply) return { rejected: reply.refuse };
+  const channel = await findActiveChannel(db, target.channelKey);
+  if (!channel) return { rejected: 'This conversation is closed.' };
+  const messageId = await runEmailReply(db, {
+    channel,
+    conversationId: target.conversationId,
+    text: reply.text,
+    context: {
+      requestId: newId('req', now),
+      traceId: crypto.randomUUID().replaceAll('-', ''),
+      now,
+      limits: {
+        defaultRateLimitPerMinute: settings.DEFAULT_RATE_LIMIT_PER_MINUTE,
+        intakeRateLimitPerMinute: settings.INTAKE_RATE_LIMIT_PER_MINUTE,
+        agentChainMs: settings.AGENT_CHAIN_DEADLINE_MS,
+      },
+      egress: egressPolicy(settings),
+      secretsKey: settings.SECRETS_KEY,
+      mail: {
+        linkOrigin: settings.CONSOLE_URL ?? target.linkOrigin ?? settings.BASE_URL ?? '',
+        unreadAfterMs: settings.EMAIL_UNREAD_AFTER_SECONDS * 1000,
+      },
+    },
+  });
+  await publishCommittedEvents(db, env);
+  return messageId ? { added: messageId } : { rejected: 'The reply could not be added to the conversation.' };
+}

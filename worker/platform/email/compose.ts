@@ -1,0 +1,233 @@
+/**
+ * From an outbox row to an email, when it is sent (PRODUCT.md section 14): the address and the
+ * content are read now, so a changed preference, a lead claimed meanwhile or a reply read
+ * meanwhile is honoured, and no address or body is ever stored in the outbox. Each kind says
+ * whether there is still something to send; if not, the row is skipped with the reason.
+ */
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { demandReference } from '../../brain';
+import { type Database, schema } from '../../lib/db';
+import { mintConversationKeys } from '../conversations';
+import {
+  type AlertItem,
+  alertExcerpt,
+  type ComposedContent,
+  continuationEmail,
+  type EmailFooter,
+  leadAlertEmail,
+  leadDigestEmail,
+} from './templates';
+import type { OutgoingEmail } from './transport';
+import { addressHash, suppressedAddress, unsubscribeToken } from './unsubscribe';
+
+const { emails, providers, users, leads, demands, channels, conversations, messages } = schema;
+
+type EmailRow = typeof emails.$inferSelect;
+
+/** What composing needs besides the database. */
+export interface ComposeSettings {
+  /** Signs the unsubscribe links (SECRETS_KEY). */
+  signingSecret: string;
+  /** The sender's domain: Message-IDs are `<{email id}@{domain}>`. */
+  fromDomain: string;
+  /** Where visitors' replies come back (`reply+{key}@…`), when Email Routing is set up. */
+  replyDomain?: string;
+}
+
+/** An email to send, and what the row records when it goes. */
+export type Composed = { email: OutgoingEmail; upToMessageId?: string } | { skip: string };
+
+const leadUrl = (origin: string, leadId: string) => `${origin}/provider/workbench/leads/${leadId}`;
+
+/** Leads as alerts show them, by lead id. */
+async function alertItems(db: Database, origin: string, leadIds: string[]): Promise<Map<string, AlertItem>> {
+  if (leadIds.length === 0) return new Map();
+  const rows = await db
+    .select({
+      id: leads.id,
+      demandId: leads.demandId,
+      status: leads.status,
+      domain: leads.domain,
+      topic: leads.topic,
+      urgency: leads.urgency,
+      text: demands.text,
+      channelName: channels.name,
+    })
+    .from(leads)
+    .innerJoin(demands, eq(demands.id, leads.demandId))
+    .leftJoin(channels, eq(channels.id, leads.channelId))
+    .where(and(inArray(leads.id, leadIds), eq(leads.status, 'open')));
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        reference: demandReference(row.demandId),
+        domain: row.domain,
+        topic: row.topic,
+        urgency: row.urgency,
+        channelName: row.channelName,
+        excerpt: alertExcerpt(row.text),
+        leadUrl: leadUrl(origin, row.id),
+      },
+    ]),
+  );
+}
+
+/** The expert an alert or digest goes to, if they still want it. */
+async function alertRecipient(db: Database, providerId: string) {
+  const row = await db
+    .select({
+      email: users.email,
+      status: providers.status,
+      availability: providers.availability,
+      mode: providers.leadAlerts,
+    })
+    .from(providers)
+    .innerJoin(users, eq(users.id, providers.userId))
+    .where(eq(providers.id, providerId))
+    .get();
+  if (row?.status !== 'active') return { skip: 'The expert is no longer active.' };
+  if (row.availability === 'away') return { skip: 'The expert is away.' };
+  if (row.mode === 'off') return { skip: 'The expert turned lead alerts off.' };
+  return { email: row.email };
+}
+
+function addressed(
+  row: EmailRow,
+  to: string,
+  content: ComposedContent,
+  unsubscribeUrl: string,
+  settings: ComposeSettings,
+  replyTo?: string,
+): OutgoingEmail {
+  return {
+    to,
+    ...content,
+    ...(replyTo ? { replyTo } : {}),
+    headers: {
+      'Message-ID': `<${row.id}@${settings.fromDomain}>`,
+      'List-Unsubscribe': `<${unsubscribeUrl}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      // Autoresponders stay quiet, and a vacation reply never becomes a message of the conversation.
+      'Auto-Submitted': 'auto-generated',
+    },
+  };
+}
+
+async function expertEmail(db: Database, row: EmailRow, settings: ComposeSettings): Promise<Composed> {
+  const recipient = await alertRecipient(db, row.providerId!);
+  if ('skip' in recipient) return { skip: recipient.skip! };
+  const unsubscribeUrl = `${row.linkOrigin}/email/unsubscribe/${await unsubscribeToken(settings.signingSecret, {
+    kind: 'alerts',
+    providerId: row.providerId!,
+  })}`;
+  const footer: EmailFooter = {
+    reason: 'You get this because you take leads as an expert.',
+    manageUrl: `${row.linkOrigin}/provider/workbench#preferences`,
+    manageLabel: 'Change your alert preferences',
+  };
+  if (row.kind === 'lead_alert') {
+    const item = (await alertItems(db, row.linkOrigin, [row.leadId!])).get(row.leadId!);
+    if (!item) return { skip: 'The lead was claimed or closed before the alert went.' };
+    return { email: addressed(row, recipient.email!, leadAlertEmail(item, footer), unsubscribeUrl, settings) };
+  }
+  const held = await db
+    .select({ leadId: emails.leadId })
+    .from(emails)
+    .where(and(eq(emails.digestId, row.id), eq(emails.kind, 'lead_alert')))
+    .orderBy(asc(emails.id));
+  const items = await alertItems(
+    db,
+    row.linkOrigin,
+    held.map((alert) => alert.leadId!),
+  );
+  if (items.size === 0) return { skip: 'Every lead of this digest was claimed or closed.' };
+  const content = leadDigestEmail([...items.values()], `${row.linkOrigin}/provider/workbench`, footer);
+  return { email: addressed(row, recipient.email!, content, unsubscribeUrl, settings) };
+}
+
+const timeOf = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+async function visitorEmail(db: Database, row: EmailRow, settings: ComposeSettings, now: number): Promise<Composed> {
+  const head = await db
+    .select({
+      email: leads.contactEmail,
+      demandId: leads.demandId,
+      readUpTo: conversations.visitorReadUpTo,
+      channelKey: channels.channelKey,
+      // The brand the visitor talked to (the widget's, else the channel's name).
+      brand: sql<string>`COALESCE(json_extract(${channels.widgetConfig}, '$.brand.name'), ${channels.name})`,
+      lastSent: sql<string | null>`(SELECT MAX(${emails.upToMessageId}) FROM ${emails} WHERE
+        ${emails.conversationId} = ${conversations.id} AND ${emails.kind} = 'visitor_continuation'
+        AND ${emails.status} IN ('sent', 'sending') AND ${emails.id} != ${row.id})`,
+    })
+    .from(conversations)
+    .innerJoin(leads, eq(leads.id, conversations.leadId))
+    .innerJoin(channels, eq(channels.id, conversations.channelId))
+    .where(eq(conversations.id, row.conversationId!))
+    .get();
+  if (!head?.email) return { skip: 'The visitor left no email address.' };
+  const hash = await addressHash(head.email);
+  const [suppressed] = await db.all<{ yes: number }>(sql`SELECT ${suppressedAddress(hash)} AS yes`);
+  if (suppressed?.yes) return { skip: 'The visitor unsubscribed.' };
+  const after =
+    [head.readUpTo, head.lastSent]
+      .filter((id): id is string => Boolean(id))
+      .sort()
+      .at(-1) ?? '';
+  const replies = await db
+    .select({
+      id: messages.id,
+      text: messages.text,
+      role: messages.role,
+      at: messages.createdAt,
+      name: providers.displayName,
+    })
+    .from(messages)
+    .leftJoin(providers, eq(providers.id, messages.authorId))
+    .where(
+      and(
+        eq(messages.conversationId, row.conversationId!),
+        inArray(messages.role, ['provider', 'agent']),
+        gt(messages.id, after),
+      ),
+    )
+    .orderBy(asc(messages.id))
+    .limit(20);
+  if (replies.length === 0) return { skip: 'The visitor read the replies.' };
+  const keys = await mintConversationKeys(db, row.conversationId!, now);
+  const resumeUrl = `${row.linkOrigin}/widget/${head.channelKey}?resume=${keys.resume}`;
+  const { brand } = head;
+  const unsubscribeUrl = `${row.linkOrigin}/email/unsubscribe/${await unsubscribeToken(settings.signingSecret, {
+    kind: 'visitor',
+    conversationId: row.conversationId!,
+  })}`;
+  const content = continuationEmail(
+    {
+      brand,
+      reference: head.demandId ? demandReference(head.demandId) : null,
+      replies: replies.map((reply) => ({
+        author: reply.name ?? (reply.role === 'agent' ? 'Assistant' : 'An expert'),
+        text: reply.text,
+        at: timeOf(reply.at),
+      })),
+      resumeUrl,
+      canReplyByEmail: Boolean(settings.replyDomain),
+    },
+    {
+      reason: `You get this because you left your address in a conversation with ${brand}, and a reply came after.`,
+      manageUrl: unsubscribeUrl,
+      manageLabel: 'Stop these emails',
+    },
+  );
+  const replyTo = settings.replyDomain ? `reply+${keys.reply}@${settings.replyDomain}` : undefined;
+  return {
+    email: { ...addressed(row, head.email, content, unsubscribeUrl, settings, replyTo), fromName: brand },
+    upToMessageId: replies.at(-1)!.id,
+  };
+}
+
+/** The email a claimed row becomes now, or why there is nothing to send. */
+export function composeEmail(db: Database, row: EmailRow, settings: ComposeSettings, now: number): Promise<Composed> {
+  return row.kind === 'visitor_continuation' ? visitorEmail(db, row, settings, now) : expertEmail(db, row, settings);
+}

@@ -1,0 +1,28 @@
+/**
+ * Email (PRODUCT.md section 14): the outbox, lead alerts and digests to experts, the visitor's
+ * continuation, replies by email, unsubscribing, and the SMTP transport.
+ * This file is the module's face: other modules, routes, pages and jobs import only from here.
+ */
+export {
+  type AlertedLead,
+  continuationHold,
+  INSTANT_ALERTS_PER_HOUR,
+  leadAlertInserts,
+  type MailContext,
+  mailContextOf,
+  newestMessageOf,
+  takeCommittedEmails,
+  visitorReadUpTo,
+} from './outbox';
+export { enqueueEmails, sendEmail, sendEmails, type SendDeps, type SendEmailsMessage } from './send';
+export { purgeOldEmails, sweepEmails } from './sweep';
+export { maskAddress, parseMailbox, scrubAddresses } from './addresses';
+export { type MailTransport, type OutgoingEmail, smtpTransport } from './transport';
+export { INBOUND_MAX_BYTES, readInboundReply, replyKeyOf, replyTarget, stripQuotedHistory } from './inbound';
+export { type EmailLogEntry, emailLog } from './log';
+export {
+  applyUnsubscribe,
+  readUnsubscribeToken,
+  type UnsubscribeTarget,
+  unsubscribeToken,
+} from './unsubscribe';

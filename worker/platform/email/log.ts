@@ -1,0 +1,60 @@
+/**
+ * A workspace's email log (PRODUCT.md section 14), for its owners and admins: each email about its
+ * leads and conversations, the recipient masked, its subject, status and attempts. An alert that
+ * went into a digest shows the digest's status.
+ */
+import { desc, eq, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
+import { type Database, schema } from '../../lib/db';
+import type { EmailKind, EmailStatus } from '../vocabulary';
+import { maskAddress } from './addresses';
+
+const { emails, providers, users, leads } = schema;
+
+/** One row of the log. */
+export interface EmailLogEntry {
+  email_id: string;
+  kind: EmailKind;
+  status: EmailStatus;
+  /** Set when the alert went into an hourly digest. */
+  in_digest: boolean;
+  recipient: string;
+  subject: string;
+  attempts: number;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+/** The newest emails of a workspace. One round trip. */
+export async function emailLog(db: Database, workspaceId: string, limit = 100): Promise<EmailLogEntry[]> {
+  const digest = alias(emails, 'digest');
+  const rows = await db
+    .select({
+      email: emails,
+      address: sql<string | null>`COALESCE(${users.email}, ${leads.contactEmail})`,
+      digestStatus: digest.status,
+      digestAttempts: digest.attempts,
+      digestSentAt: digest.sentAt,
+    })
+    .from(emails)
+    .leftJoin(providers, eq(providers.id, emails.providerId))
+    .leftJoin(users, eq(users.id, providers.userId))
+    .leftJoin(leads, sql`${leads.id} = ${emails.leadId} AND ${emails.kind} = 'visitor_continuation'`)
+    .leftJoin(digest, eq(digest.id, emails.digestId))
+    .where(eq(emails.workspaceId, workspaceId))
+    .orderBy(desc(emails.id))
+    .limit(limit);
+  return rows.map(({ email, address, digestStatus, digestAttempts, digestSentAt }) => ({
+    email_id: email.id,
+    kind: email.kind,
+    status: digestStatus ?? email.status,
+    in_digest: digestStatus !== null,
+    recipient: address ? maskAddress(address) : '(no address)',
+    subject: email.subject,
+    attempts: digestStatus !== null ? (digestAttempts ?? 0) : email.attempts,
+    last_error: digestStatus !== null ? null : email.lastError,
+    created_at: email.createdAt,
+    sent_at: digestStatus !== null ? (digestSentAt ?? null) : email.sentAt,
+  }));
+}

@@ -1,0 +1,141 @@
+/**
+ * The email outbox's writes (PRODUCT.md section 14). An email is a row written in the batch of
+ * the change that causes it: a new lead's alerts in the execution's batch, a reply's continuation
+ * (held until the visitor has had 2 minutes to read it) in the reply's batch. Each insert returns
+ * its ids, so the ids that committed come back from the batch itself (takeCommittedEmails); the
+ * entry points put them on the queue after the commit (jobs/publish.ts), and the cron sweep finds
+ * any that were missed.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { resolvePlatformUrls, type Settings } from '../../env';
+import { afterCommit, type Database, schema } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { expertsForLead, type LeadScope } from '../providers';
+import type { Urgency } from '../vocabulary';
+
+const { emails, providers, leads, messages } = schema;
+
+/** At most this many instant alerts an hour per expert; the rest wait for the digest. */
+export const INSTANT_ALERTS_PER_HOUR = 30;
+/**
+ * What the emails a request causes need to know of it: the console origin their links use
+ * (CONSOLE_URL, else the request's own), and how long a reply may stay unread (2 minutes).
+ */
+export interface MailContext {
+  linkOrigin: string;
+  unreadAfterMs: number;
+}
+
+/** The mail context of a request. */
+export function mailContextOf(settings: Settings, requestUrl: string): MailContext {
+  return {
+    linkOrigin: resolvePlatformUrls(settings, requestUrl).consoleUrl,
+    unreadAfterMs: settings.EMAIL_UNREAD_AFTER_SECONDS * 1000,
+  };
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * New ids made inside a statement, one per row: the time part of a `newId` (so they sort with
+ * the others) and 64 random bits as 16 hex digits, which are Crockford base32 digits too.
+ */
+function idsInStatement(now: number): SQL {
+  return sql`${newId('eml', now).slice(0, 14)} || lower(hex(randomblob(8)))`;
+}
+
+const committedIds = new WeakMap<Database, string[]>();
+
+function collect(db: Database) {
+  return (rows: unknown[]) => {
+    const list = committedIds.get(db) ?? [];
+    for (const row of rows as Array<{ id: string; status: string }>) if (row.status === 'queued') list.push(row.id);
+    committedIds.set(db, list);
+  };
+}
+
+/** The emails committed through this database, due now, since the last call (each once). */
+export function takeCommittedEmails(db: Database): string[] {
+  const list = committedIds.get(db) ?? [];
+  committedIds.delete(db);
+  return list;
+}
+
+/** A new lead, as its alerts need it. */
+export interface AlertedLead extends LeadScope {
+  leadId: string;
+  reference: string;
+  urgency: Urgency;
+}
+
+/**
+ * A new lead's alerts (PRODUCT.md section 14), one statement: one row per expert it is offered
+ * to who is available and wants alerts. `instant` experts under 30 alerts in the last hour get
+ * theirs queued; the others' wait (`held`) for their next digest. `experts` narrows the offer
+ * (the brain's offer waves); by default every expert who may take the lead.
+ */
+export function leadAlertInserts(
+  db: Database,
+  lead: AlertedLead,
+  linkOrigin: string,
+  now: number,
+  experts: SQL = expertsForLead(lead),
+): BatchItem<'sqlite'> {
+  const subject = `New lead ${lead.reference}: ${lead.domain}${lead.topic ? ` · ${lead.topic}` : ''}`;
+  const recentInstant = sql`(SELECT COUNT(*) FROM ${emails} e WHERE e.provider_id = ${providers.id}
+    AND e.kind = 'lead_alert' AND e.status IN ('queued', 'sending', 'sent', 'failed')
+    AND e.created_at > ${now - HOUR_MS})`;
+  const statement = db.all(sql`
+    INSERT INTO ${emails} (id, workspace_id, kind, status, provider_id, lead_id, subject, link_origin,
+      next_attempt_at, created_at, updated_at)
+    SELECT ${idsInStatement(now)}, ${lead.workspaceId}, 'lead_alert',
+      CASE WHEN ${providers.leadAlerts} = 'instant' AND ${recentInstant} < ${INSTANT_ALERTS_PER_HOUR}
+        THEN 'queued' ELSE 'held' END,
+      ${providers.id}, ${lead.leadId}, ${subject}, ${linkOrigin}, ${now}, ${now}, ${now}
+    FROM ${providers}
+    WHERE ${experts} AND ${providers.availability} = 'available' AND ${providers.leadAlerts} != 'off'
+    RETURNING id, status`);
+  return afterCommit(statement, collect(db));
+}
+
+/**
+ * A reply's continuation email (PRODUCT.md section 14), one statement in the reply's batch: held
+ * for 2 minutes (`unreadAfterMs`), when the conversation's lead has an email address and no continuation is held
+ * already (that one will carry this reply too). The sweep then sends it, or skips it when the
+ * visitor has read the replies meanwhile. Written only if `written` holds (the reply went in).
+ */
+export function continuationHold(
+  db: Database,
+  facts: { conversationId: string; messageId: string },
+  mail: MailContext,
+  now: number,
+  written: SQL = sql`1`,
+): BatchItem<'sqlite'> {
+  const { conversations } = schema;
+  return db.run(sql`
+    INSERT INTO ${emails} (id, workspace_id, kind, status, conversation_id, lead_id, subject, link_origin,
+      up_to_message_id, next_attempt_at, created_at, updated_at)
+    SELECT ${newId('eml', now)}, c.workspace_id, 'visitor_continuation', 'held', c.id, c.lead_id,
+      'A reply to your question', ${mail.linkOrigin}, ${facts.messageId}, ${now + mail.unreadAfterMs}, ${now}, ${now}
+    FROM ${conversations} c JOIN ${leads} l ON l.id = c.lead_id
+    WHERE c.id = ${facts.conversationId} AND c.channel_id IS NOT NULL AND l.contact_email IS NOT NULL AND ${written}
+      AND NOT EXISTS (SELECT 1 FROM ${emails} WHERE ${emails.conversationId} = c.id
+        AND ${emails.kind} = 'visitor_continuation' AND ${emails.status} = 'held')`);
+}
+
+/** The visitor has seen the thread up to `messageId` (a read mark only moves forward). */
+export function visitorReadUpTo(db: Database, conversationId: string, messageId: string | SQL): BatchItem<'sqlite'> {
+  const conversations = schema.conversations;
+  return db
+    .update(conversations)
+    .set({ visitorReadUpTo: sql`${messageId}` })
+    .where(
+      sql`${conversations.id} = ${conversationId} AND (${conversations.visitorReadUpTo} IS NULL
+        OR ${conversations.visitorReadUpTo} < ${messageId})`,
+    );
+}
+
+/** The newest message of a conversation, as SQL (for "read up to the end"). */
+export const newestMessageOf = (conversationId: string) =>
+  sql`(SELECT MAX(${messages.id}) FROM ${messages} WHERE ${messages.conversationId} = ${conversationId})`;

@@ -1,0 +1,84 @@
+/**
+ * The email side of the every-minute cron sweep (PRODUCT.md section 14), in one batch whatever
+ * the number of rows, and safe when two sweeps overlap (each step moves rows out of the state it
+ * reads, inside one transaction):
+ *
+ * - continuations held for 2 minutes: skipped when the visitor has read the replies; postponed
+ *   while the conversation had one within 10 minutes; otherwise queued;
+ * - digests: an expert whose oldest held alert is an hour old gets one digest of them;
+ * - then everything due that the queue has not taken (a lost message, a dead consumer) goes back
+ *   on the queue.
+ */
+import { sql } from 'drizzle-orm';
+import { type Database, schema } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { enqueueEmails } from './send';
+
+const { emails, messages, conversations } = schema;
+
+/** At most one continuation per conversation in this window. */
+export const CONTINUATION_SPACING_MS = 10 * 60 * 1000;
+/** A digest gathers the alerts held for an hour. */
+export const DIGEST_AFTER_MS = 60 * 60 * 1000;
+/** Rows due this long and still not taken are put back on the queue. */
+const SWEEP_GRACE_MS = 30_000;
+
+const dueContinuation = (now: number) =>
+  sql`${emails.kind} = 'visitor_continuation' AND ${emails.status} = 'held' AND ${emails.nextAttemptAt} <= ${now}`;
+
+/** Replies of the row's conversation that the visitor has not read and no email has carried. */
+const unreadReplies = sql`EXISTS (SELECT 1 FROM ${messages} m JOIN ${conversations} c ON c.id = m.conversation_id
+  WHERE m.conversation_id = ${emails.conversationId} AND m.role IN ('provider', 'agent')
+    AND m.id > COALESCE(c.visitor_read_up_to, '')
+    AND m.id > COALESCE((SELECT MAX(s.up_to_message_id) FROM ${emails} s WHERE s.conversation_id = m.conversation_id
+      AND s.kind = 'visitor_continuation' AND s.status IN ('sending', 'sent')), ''))`;
+
+/** When the conversation's last continuation went (or goes), if within the spacing window. */
+const lastContinuationAt = (now: number) => sql`(SELECT MAX(COALESCE(s.sent_at, ${now})) FROM ${emails} s
+  WHERE s.conversation_id = ${emails.conversationId} AND s.kind = 'visitor_continuation'
+    AND s.status IN ('queued', 'sending', 'sent') AND COALESCE(s.sent_at, ${now}) > ${now - CONTINUATION_SPACING_MS})`;
+
+/** The sweep's writes, in order; the last two return the rows they made due. */
+export function emailSweepWrites(db: Database, now: number) {
+  const digestId = sql`${newId('eml', now).slice(0, 14)} || lower(hex(randomblob(8)))`;
+  return [
+    db.run(sql`UPDATE ${emails} SET status = 'skipped', last_error = 'The visitor read the replies in time.',
+      updated_at = ${now} WHERE ${dueContinuation(now)} AND NOT ${unreadReplies}`),
+    db.run(sql`UPDATE ${emails} SET next_attempt_at = ${lastContinuationAt(now)} + ${CONTINUATION_SPACING_MS},
+      updated_at = ${now} WHERE ${dueContinuation(now)} AND ${lastContinuationAt(now)} IS NOT NULL`),
+    db.all<{ id: string }>(sql`UPDATE ${emails} SET status = 'queued', updated_at = ${now}
+      WHERE ${dueContinuation(now)} RETURNING id`),
+    db.all<{ id: string }>(sql`INSERT INTO ${emails} (id, workspace_id, kind, status, provider_id, subject,
+        link_origin, next_attempt_at, created_at, updated_at)
+      SELECT ${digestId}, MIN(workspace_id), 'lead_digest', 'queued', provider_id, 'Your hourly lead digest',
+        MAX(link_origin), ${now}, ${now}, ${now}
+      FROM ${emails} WHERE kind = 'lead_alert' AND status = 'held'
+      GROUP BY provider_id HAVING MIN(created_at) <= ${now - DIGEST_AFTER_MS}
+      RETURNING id`),
+    db.run(sql`UPDATE ${emails} SET status = 'skipped', last_error = 'Sent in the hourly digest.', updated_at = ${now},
+        digest_id = (SELECT d.id FROM ${emails} d WHERE d.kind = 'lead_digest' AND d.provider_id = ${emails.providerId}
+          AND d.created_at = ${now})
+      WHERE kind = 'lead_alert' AND status = 'held' AND provider_id IN
+        (SELECT d.provider_id FROM ${emails} d WHERE d.kind = 'lead_digest' AND d.created_at = ${now})`),
+  ] as const;
+}
+
+/** Runs the email sweep: one batch, then one read of what is overdue; answers how many went on the queue. */
+export async function sweepEmails(db: Database, queue: Queue<unknown>, now: number): Promise<number> {
+  const [, , promoted, digests] = await db.batch(emailSweepWrites(db, now));
+  const overdue = await db.all<{ id: string }>(sql`SELECT id FROM ${emails}
+    WHERE status IN ('queued', 'sending') AND next_attempt_at <= ${now - SWEEP_GRACE_MS}
+    ORDER BY next_attempt_at LIMIT 500`);
+  const ids = [...new Set([...promoted, ...digests, ...overdue].map((row) => row.id))];
+  if (ids.length > 0) await enqueueEmails(queue, ids);
+  return ids.length;
+}
+
+/** The outbox is kept 30 days. */
+const EMAIL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Housekeeping: emails older than 30 days that are settled. */
+export function purgeOldEmails(db: Database, now: number) {
+  return db.run(sql`DELETE FROM ${emails} WHERE created_at < ${now - EMAIL_RETENTION_MS}
+    AND status IN ('sent', 'failed', 'skipped')`);
+}

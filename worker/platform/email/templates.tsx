@@ -1,0 +1,246 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The emails' words and layout (PRODUCT.md section 14): each has a plain-text part and an HTML
+ * part with the same content. The HTML is one centred column of tables with inline styles (what
+ * mail clients render alike), escaped by JSX; nothing is loaded from elsewhere.
+ */
+import type { Child } from 'hono/jsx';
+import { withoutContactDetails } from '../../lib/redact';
+
+/** An email's content before it is addressed. */
+export interface ComposedContent {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** What every email ends with: why it came, and the way out. */
+export interface EmailFooter {
+  reason: string;
+  /** The preferences page (experts) or the one-click unsubscribe page (visitors). */
+  manageUrl: string;
+  manageLabel: string;
+}
+
+/** A lead as an alert shows it: never contact details. */
+export interface AlertItem {
+  reference: string;
+  domain: string;
+  topic: string | null;
+  urgency: string;
+  channelName: string | null;
+  excerpt: string;
+  leadUrl: string;
+}
+
+/** A reply as the visitor's email shows it. */
+export interface ReplyItem {
+  author: string;
+  text: string;
+  at: string;
+}
+
+/** The first 300 characters of a message, with any address or phone number written in it removed. */
+export function alertExcerpt(text: string | null): string {
+  const cleaned = withoutContactDetails(text ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return cleaned.length > 300 ? `${cleaned.slice(0, 299)}…` : cleaned;
+}
+
+const font = 'font-family:-apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;';
+
+function Layout({
+  preheader,
+  children,
+  footer,
+  brand = 'Edge Gateway',
+}: {
+  preheader: string;
+  children: Child;
+  footer: EmailFooter;
+  /** Who the email speaks for: the platform to experts, the site's own brand to its visitors. */
+  brand?: string;
+}) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light" />
+      </head>
+      <body style={`margin:0;padding:0;background:#f3f4f6;${font}color:#111827;`}>
+        <div style="display:none;max-height:0;overflow:hidden;">{preheader}</div>
+        <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f3f4f6;">
+          <tr>
+            <td align="center" style="padding:24px 12px;">
+              <table
+                role="presentation"
+                width="100%"
+                cellpadding="0"
+                cellspacing="0"
+                style="max-width:560px;background:#ffffff;border-radius:8px;border:1px solid #e5e7eb;"
+              >
+                <tr>
+                  <td style="padding:20px 24px 4px;font-size:14px;font-weight:700;color:#4338ca;">{brand}</td>
+                </tr>
+                <tr>
+                  <td style="padding:8px 24px 24px;font-size:15px;line-height:1.5;">{children}</td>
+                </tr>
+              </table>
+              <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:560px;">
+                <tr>
+                  <td style="padding:16px 24px;font-size:12px;line-height:1.5;color:#6b7280;">
+                    {footer.reason}{' '}
+                    <a href={footer.manageUrl} style="color:#4338ca;">
+                      {footer.manageLabel}
+                    </a>
+                  </td>
+                </tr>
+              </table>
+            </td>
+          </tr>
+        </table>
+      </body>
+    </html>
+  );
+}
+
+function Button({ href, children }: { href: string; children: Child }) {
+  return (
+    <table role="presentation" cellpadding="0" cellspacing="0" style="margin:20px 0 4px;">
+      <tr>
+        <td style="background:#4338ca;border-radius:6px;">
+          <a
+            href={href}
+            style="display:inline-block;padding:11px 20px;color:#ffffff;font-weight:600;text-decoration:none;"
+          >
+            {children}
+          </a>
+        </td>
+      </tr>
+    </table>
+  );
+}
+
+const facts = (item: AlertItem) =>
+  [item.domain, item.topic, `${item.urgency} urgency`, item.channelName ? `via ${item.channelName}` : null]
+    .filter(Boolean)
+    .join(' · ');
+
+function AlertCard({ item }: { item: AlertItem }) {
+  return (
+    <table
+      role="presentation"
+      width="100%"
+      cellpadding="0"
+      cellspacing="0"
+      style="margin:12px 0;border:1px solid #e5e7eb;border-radius:6px;"
+    >
+      <tr>
+        <td style="padding:12px 14px;">
+          <div style="font-weight:700;">{item.reference}</div>
+          <div style="font-size:13px;color:#4b5563;margin:2px 0 8px;">{facts(item)}</div>
+          <div style="white-space:pre-wrap;word-break:break-word;">{item.excerpt || '(no text)'}</div>
+          <div style="margin-top:8px;">
+            <a href={item.leadUrl} style="color:#4338ca;font-weight:600;">
+              Open {item.reference}
+            </a>
+          </div>
+        </td>
+      </tr>
+    </table>
+  );
+}
+
+const textFooter = (footer: EmailFooter) => `--\n${footer.reason}\n${footer.manageLabel}: ${footer.manageUrl}\n`;
+
+const alertText = (item: AlertItem) =>
+  `${item.reference} · ${facts(item)}\n\n${item.excerpt || '(no text)'}\n\nOpen it: ${item.leadUrl}\n`;
+
+/** One new lead, offered to this expert. */
+export function leadAlertEmail(item: AlertItem, footer: EmailFooter): ComposedContent {
+  const subject = `New lead ${item.reference}: ${item.domain}${item.topic ? ` · ${item.topic}` : ''}`;
+  const html = (
+    <Layout preheader={item.excerpt.slice(0, 120)} footer={footer}>
+      <h1 style="font-size:20px;margin:0 0 4px;">A new lead is waiting</h1>
+      <p style="margin:0;color:#4b5563;">The first expert to claim it works it. Contact details show once you claim.</p>
+      <AlertCard item={item} />
+      <Button href={item.leadUrl}>Open the lead</Button>
+    </Layout>
+  );
+  const intro = 'A new lead is waiting. The first expert to claim it works it.';
+  const text = `${intro}\n\n${alertText(item)}\n${textFooter(footer)}`;
+  return { subject, text, html: `<!doctype html>${html}` };
+}
+
+/** The leads offered to this expert since the last digest that are still open. */
+export function leadDigestEmail(items: AlertItem[], workbenchUrl: string, footer: EmailFooter): ComposedContent {
+  const count = items.length === 1 ? '1 open lead' : `${items.length} open leads`;
+  const subject = `${count} waiting for you`;
+  const html = (
+    <Layout preheader={`${count} since your last digest`} footer={footer}>
+      <h1 style="font-size:20px;margin:0 0 4px;">{count} waiting for you</h1>
+      <p style="margin:0;color:#4b5563;">Offered to you since your last digest, and not claimed yet.</p>
+      {items.map((item) => (
+        <AlertCard item={item} />
+      ))}
+      <Button href={workbenchUrl}>Open the workbench</Button>
+    </Layout>
+  );
+  const text = `${count} waiting for you, offered since your last digest.\n\n${items
+    .map(alertText)
+    .join('\n')}\nThe workbench: ${workbenchUrl}\n\n${textFooter(footer)}`;
+  return { subject, text, html: `<!doctype html>${html}` };
+}
+
+/** The replies the visitor has not read, with the way back into the conversation. */
+export function continuationEmail(
+  facts: {
+    brand: string;
+    reference: string | null;
+    replies: ReplyItem[];
+    resumeUrl: string;
+    canReplyByEmail: boolean;
+  },
+  footer: EmailFooter,
+): ComposedContent {
+  const from = facts.replies.at(-1)?.author ?? 'An expert';
+  const subject = `${from} replied${facts.reference ? ` (${facts.reference})` : ''}`;
+  const how = facts.canReplyByEmail
+    ? 'Reply to this email, or continue in the conversation.'
+    : 'Continue in the conversation.';
+  const html = (
+    <Layout preheader={facts.replies.at(-1)?.text.slice(0, 120) ?? ''} footer={footer} brand={facts.brand}>
+      <h1 style="font-size:20px;margin:0 0 4px;">You have a reply from {facts.brand}</h1>
+      <p style="margin:0 0 8px;color:#4b5563;">
+        {facts.reference ? `About your question ${facts.reference}. ` : ''}
+        {how}
+      </p>
+      {facts.replies.map((reply) => (
+        <table
+          role="presentation"
+          width="100%"
+          cellpadding="0"
+          cellspacing="0"
+          style="margin:12px 0;border-left:3px solid #4338ca;"
+        >
+          <tr>
+            <td style="padding:4px 12px;">
+              <div style="font-size:13px;color:#4b5563;">
+                <strong style="color:#111827;">{reply.author}</strong> · {reply.at}
+              </div>
+              <div style="white-space:pre-wrap;word-break:break-word;margin-top:4px;">{reply.text}</div>
+            </td>
+          </tr>
+        </table>
+      ))}
+      <Button href={facts.resumeUrl}>Continue the conversation</Button>
+    </Layout>
+  );
+  const about = facts.reference ? ` about your question ${facts.reference}` : '';
+  const thread = facts.replies.map((reply) => `${reply.author} (${reply.at}):\n${reply.text}\n`).join('\n');
+  const resume = `Continue the conversation: ${facts.resumeUrl}`;
+  const text = `You have a reply from ${facts.brand}${about}. ${how}\n\n${thread}\n${resume}\n\n${textFooter(footer)}`;
+  return { subject, text, html: `<!doctype html>${html}` };
+}

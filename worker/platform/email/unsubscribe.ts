@@ -1,0 +1,73 @@
+/**
+ * The way out of every email (PRODUCT.md section 14, RFC 8058): a link that needs no sign-in.
+ * Its token names what it stops, `a.{provider_id}` (an expert's lead alerts) or
+ * `v.{conversation_id}` (the visitor emails to that conversation's address), signed with an
+ * HMAC under SECRETS_KEY, so nothing is stored per email and a token cannot be made for another
+ * expert or address. GET shows a confirmation (mail scanners follow links); POST applies it.
+ */
+import { eq, sql } from 'drizzle-orm';
+import { sha256Hex, toHex } from '../../lib/crypto';
+import { type Database, schema } from '../../lib/db';
+
+const { providers, conversations, leads, emailSuppressions } = schema;
+
+const encoder = new TextEncoder();
+
+/** What an unsubscribe token stops. */
+export type UnsubscribeTarget = { kind: 'alerts'; providerId: string } | { kind: 'visitor'; conversationId: string };
+
+async function signature(secret: string, payload: string): Promise<string> {
+  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
+  const mac = await crypto.subtle.sign('HMAC', key, encoder.encode(`unsubscribe:${payload}`));
+  return toHex(new Uint8Array(mac)).slice(0, 32);
+}
+
+/** The token of a target. */
+export async function unsubscribeToken(secret: string, target: UnsubscribeTarget): Promise<string> {
+  const payload = target.kind === 'alerts' ? `a.${target.providerId}` : `v.${target.conversationId}`;
+  return `${payload}.${await signature(secret, payload)}`;
+}
+
+/** The target a token names, if its signature holds (compared in constant time). */
+export async function readUnsubscribeToken(secret: string, token: string): Promise<UnsubscribeTarget | undefined> {
+  const match = token.match(/^([av])\.([a-z]{2,4}_[0-9a-z_]{1,40})\.([0-9a-f]{32})$/);
+  if (!match) return undefined;
+  const [, kind, subject, given] = match;
+  const expected = await signature(secret, `${kind}.${subject}`);
+  const [a, b] = await Promise.all(
+    [given!, expected].map((value) => crypto.subtle.digest('SHA-256', encoder.encode(value))),
+  );
+  if (!crypto.subtle.timingSafeEqual(a!, b!)) return undefined;
+  return kind === 'a' ? { kind: 'alerts', providerId: subject! } : { kind: 'visitor', conversationId: subject! };
+}
+
+/** The SHA-256 a suppressed address is kept as. */
+export const addressHash = (address: string) => sha256Hex(address.trim().toLowerCase());
+
+/**
+ * Applies a target: the expert's lead alerts go `off`; the visitor's address (the conversation's
+ * lead's) joins the suppression list, which every later visitor email to it respects.
+ */
+export async function applyUnsubscribe(db: Database, target: UnsubscribeTarget, now: number): Promise<void> {
+  if (target.kind === 'alerts') {
+    await db.update(providers).set({ leadAlerts: 'off', updatedAt: now }).where(eq(providers.id, target.providerId));
+    return;
+  }
+  const row = await db
+    .select({ email: leads.contactEmail })
+    .from(conversations)
+    .innerJoin(leads, eq(leads.id, conversations.leadId))
+    .where(eq(conversations.id, target.conversationId))
+    .get();
+  if (!row?.email) return;
+  await db
+    .insert(emailSuppressions)
+    .values({ addressHash: await addressHash(row.email), createdAt: now })
+    .onConflictDoNothing();
+}
+
+/** Whether an address unsubscribed from visitor emails, as SQL for a batch. */
+export const suppressedAddress = (hash: string) =>
+  sql`EXISTS (SELECT 1 FROM ${emailSuppressions} WHERE ${emailSuppressions.addressHash} = ${hash})`;
