@@ -290,6 +290,8 @@ export const channels = sqliteTable(
     routingPool: text('routing_pool', { enum: ROUTING_POOLS }).notNull().default('platform'),
     /** WidgetConfig (worker/platform/channels/schemas.ts), validated on write. */
     widgetConfig: text('widget_config', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    /** RoutingSettings (PRODUCT.md section 15): offer waves, escalation, claim SLA. Null: the defaults. */
+    routing: text('routing', { mode: 'json' }).$type<Record<string, number>>(),
     createdAt: createdAt(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -373,10 +375,31 @@ export const leads = sqliteTable(
      * with it.
      */
     changeId: text('change_id'),
+    /**
+     * Lead operations (PRODUCT.md section 15): the offer wave (1: the best few experts; 2: every
+     * matching expert), when it widens and escalates, the claim SLA and the running claim's deadline.
+     */
+    wave: integer('wave').notNull().default(1),
+    widenAt: integer('widen_at'),
+    escalateAt: integer('escalate_at'),
+    escalatedAt: integer('escalated_at'),
+    claimSlaMs: integer('claim_sla_ms').notNull().default(3_600_000),
+    claimDeadline: integer('claim_deadline'),
+    firstClaimedAt: integer('first_claimed_at'),
+    firstContactedAt: integer('first_contacted_at'),
+    /** The visitor's language (primary subtag, lower case) and country (upper case), when known: offer ranking. */
+    language: text('language'),
+    region: text('region'),
+    /** The console origin of the request that made it: links in the emails the sweep sends about it. */
+    consoleOrigin: text('console_origin'),
     updatedAt: integer('updated_at').notNull().default(0),
     createdAt: createdAt(),
   },
   (table) => [
+    // The sweep's timers: open leads to widen or escalate, claims past their deadline.
+    index('leads_widen_idx').on(table.status, table.wave, table.widenAt),
+    index('leads_escalate_idx').on(table.status, table.escalatedAt, table.escalateAt),
+    index('leads_deadline_idx').on(table.status, table.claimDeadline),
     // A conversation has at most one lead (PRODUCT.md section 5), however many turns race.
     uniqueIndex('leads_conversation_idx').on(table.conversationId).where(sql`conversation_id IS NOT NULL`),
     index('leads_workspace_idx').on(table.workspaceId, table.createdAt),
@@ -495,6 +518,9 @@ export const providers = sqliteTable('providers', {
   availability: text('availability', { enum: AVAILABILITIES }).notNull().default('available'),
   leadAlerts: text('lead_alerts', { enum: LEAD_ALERT_MODES }).notNull().default('instant'),
   maxOpenClaims: integer('max_open_claims').notNull().default(20),
+  /** When they last claimed a lead (the offer ranking's round robin), and how many contacts they have revealed. */
+  lastClaimedAt: integer('last_claimed_at'),
+  contactReveals: integer('contact_reveals').notNull().default(0),
   /** The id of the last state change: its history, audit and event rows are written only with it. */
   changeId: text('change_id'),
   createdAt: createdAt(),
@@ -717,6 +743,8 @@ export const emails = sqliteTable(
     status: text('status', { enum: EMAIL_STATUSES }).notNull(),
     /** Alerts and digests: the expert it goes to. */
     providerId: text('provider_id'),
+    /** Escalations: the workspace owner it goes to. */
+    userId: text('user_id'),
     leadId: text('lead_id'),
     /** Continuations: the conversation (the visitor's address is its lead's). */
     conversationId: text('conversation_id'),
@@ -766,3 +794,23 @@ export const emailSuppressions = sqliteTable('email_suppressions', {
   addressHash: text('address_hash').primaryKey(),
   createdAt: createdAt(),
 });
+
+/**
+ * Who a lead is offered to (PRODUCT.md section 15), wave by wave: only they see it in Available
+ * and may claim it. An expert who released it, or let it lapse, keeps the row with a cooldown.
+ */
+export const leadOffers = sqliteTable(
+  'lead_offers',
+  {
+    leadId: text('lead_id').notNull(),
+    providerId: text('provider_id').notNull(),
+    wave: integer('wave').notNull(),
+    offeredAt: integer('offered_at').notNull(),
+    /** Until when this expert may not claim it again (24 hours after a release or a lapse). */
+    cooldownUntil: integer('cooldown_until'),
+  },
+  (table) => [
+    primaryKey({ columns: [table.leadId, table.providerId] }),
+    index('lead_offers_provider_idx').on(table.providerId, table.leadId),
+  ],
+);

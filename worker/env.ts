@@ -47,6 +47,8 @@ export interface Bindings {
   MAIL_REPLY_DOMAIN?: string;
   /** How long a reply may stay unread before it goes to the visitor by email (120 s; less for local tests). */
   EMAIL_UNREAD_AFTER_SECONDS?: string;
+  /** How many seconds a minute of the lead timers lasts (60; local tests shorten it to see waves and SLAs). */
+  LEAD_MINUTE_SECONDS?: string;
 }
 
 const optionalUrl = z
@@ -92,6 +94,7 @@ const settingsSchema = z.object({
     .optional()
     .transform((value) => value || undefined),
   EMAIL_UNREAD_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
+  LEAD_MINUTE_SECONDS: z.coerce.number().int().min(1).max(60).default(60),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -109,6 +112,16 @@ export function readSettings(env: Bindings): Settings {
     settingsCache.set(env, settings);
   }
   return settings;
+}
+
+/** The limits every execution runs under, from the settings. */
+export function executionLimits(settings: Settings) {
+  return {
+    defaultRateLimitPerMinute: settings.DEFAULT_RATE_LIMIT_PER_MINUTE,
+    intakeRateLimitPerMinute: settings.INTAKE_RATE_LIMIT_PER_MINUTE,
+    agentChainMs: settings.AGENT_CHAIN_DEADLINE_MS,
+    leadMinuteMs: settings.LEAD_MINUTE_SECONDS * 1000,
+  };
 }
 
 /** Public addresses of the platform, resolved against the request's own origin. */

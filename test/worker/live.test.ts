@@ -125,22 +125,21 @@ describe('the claimer replies, the visitor reads', () => {
     const outsider = await createActiveExpert({ domains: ['consultation'] });
     await expectProblem(await reply(outsider, leadId, 'Hi'), 404, 'not_found');
 
-    // Lost: the conversation is closed to its claimer.
-    const move = (status: string) =>
-      sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/status`, { body: { status } });
-    expect((await move('contacted')).status).toBe(200);
-    expect((await move('open')).status).toBe(200);
+    // Released: the conversation is closed to its former claimer.
+    const move = (who: TestProvider, status: string) =>
+      sessionCall(who.cookie, `/api/provider/workbench/leads/${leadId}/status`, { body: { status } });
+    expect((await move(expert, 'contacted')).status).toBe(200);
+    expect((await move(expert, 'open')).status).toBe(200);
     await expectProblem(await reply(expert, leadId, 'Still here'), 403, 'not_claimer');
     await expectProblem(await providerTicket(expert, leadId), 403, 'not_claimer');
+    // The release offered it to every matching expert: another takes it over, and loses it. Lost: closed.
     expect(
-      (await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' })).status,
+      (await sessionCall(other.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' })).status,
     ).toBe(200);
-    expect((await move('contacted')).status).toBe(200);
-    expect((await move('qualified')).status).toBe(200);
-    expect((await move('lost')).status).toBe(200);
-    const closed = await expectProblem(await reply(expert, leadId, 'Hello?'), 409, 'lead_closed');
+    for (const status of ['contacted', 'qualified', 'lost']) expect((await move(other, status)).status).toBe(200);
+    const closed = await expectProblem(await reply(other, leadId, 'Hello?'), 409, 'lead_closed');
     expect(closed.status).toBe(409);
-    await expectProblem(await providerTicket(expert, leadId), 409, 'lead_closed');
+    await expectProblem(await providerTicket(other, leadId), 409, 'lead_closed');
 
     const second = await claimedLead();
     expect((await review(second.expert.providerId, 'suspend', 'Checks')).status).toBe(200);

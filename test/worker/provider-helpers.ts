@@ -88,10 +88,19 @@ export async function createActiveExpert(
   return provider;
 }
 
-/** A channel of a workspace (created with a key that has channels:write). */
+/**
+ * A channel of a workspace (created with a key that has channels:write). Its leads are offered to
+ * up to 50 experts at once, so that tests of other things see every matching expert offered;
+ * lead-operations.test.ts tests the waves themselves.
+ */
 export async function createChannel(
   token: string,
-  options: { routingPool?: 'platform' | 'workspace'; domain?: string; leadCapture?: Record<string, string> } = {},
+  options: {
+    routingPool?: 'platform' | 'workspace';
+    domain?: string;
+    leadCapture?: Record<string, string>;
+    routing?: Record<string, number>;
+  } = {},
 ): Promise<string> {
   const response = await call('/api/integrations/channels', {
     token,
@@ -100,6 +109,7 @@ export async function createChannel(
       domain: options.domain ?? 'consultation',
       allowed_origins: [SITE],
       routing_pool: options.routingPool ?? 'platform',
+      routing: { offer_first: 50, ...options.routing },
       ...(options.leadCapture ? { widget: { lead_capture: options.leadCapture } } : {}),
     },
   });

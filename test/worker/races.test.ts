@@ -323,26 +323,33 @@ describe('concurrent changes of one lead', () => {
     }
   });
 
-  it('each claim reveals the contact once more, and each reveal is audited with the expert’s id', async () => {
+  it('claim and release cannot repeat to read the contact again; each reveal is audited and counted', async () => {
     const leadId = await newLead();
+    const before = await env.DB.prepare('SELECT contact_reveals AS n FROM providers WHERE id = ?')
+      .bind(expert.providerId)
+      .first<{ n: number }>();
+    const claim = () => sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' });
+    expect((await claim()).status).toBe(200);
+    const release = await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/status`, {
+      body: { status: 'open' },
+    });
+    expect(release.status).toBe(200);
+    // The security probe's loop (claim, release, claim… each reading the contact) stops here for 24 hours.
     for (let round = 0; round < 3; round++) {
-      expect(
-        (await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' })).status,
-      ).toBe(200);
-      expect(
-        (
-          await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/status`, {
-            body: { status: 'open' },
-          })
-        ).status,
-      ).toBe(200);
+      const again = await claim();
+      expect(again.status).toBe(409);
+      expect((await again.json<{ code: string }>()).code).toBe('recently_released');
     }
+    const after = await env.DB.prepare('SELECT contact_reveals AS n FROM providers WHERE id = ?')
+      .bind(expert.providerId)
+      .first<{ n: number }>();
+    expect(after!.n - before!.n).toBe(1);
     const reveals = await env.DB.prepare(
       "SELECT actor_kind, metadata FROM audit_log WHERE target_id = ? AND action = 'lead.contact_revealed' ORDER BY id",
     )
       .bind(leadId)
       .all<{ actor_kind: string; metadata: string }>();
-    expect(reveals.results).toHaveLength(3);
+    expect(reveals.results).toHaveLength(1);
     for (const reveal of reveals.results) {
       expect(reveal.actor_kind).toBe('user');
       expect(JSON.parse(reveal.metadata)).toEqual({ provider_id: expert.providerId });

@@ -327,6 +327,9 @@ describe('public intake', () => {
       status: 'open',
       claimed_by: null,
       contact_fields: ['email', 'phone'],
+      wave: 1,
+      seconds_to_first_claim: null,
+      seconds_to_first_contact: null,
     });
     expect(entry.attribution.campaign).toEqual(campaign);
     expect(JSON.stringify(listed)).not.toContain('grace@example.com');

@@ -211,7 +211,12 @@ describe('API conversations (session_id)', () => {
       'in the workbench',
     async () => {
       const tenant = await createTenant({ scopes: [...SCOPES, 'memory:write'] });
-      const envelope = await json(await execute(tenant.token, executeBody({ text: 'One question, no session.' })));
+      // An expert of a domain of its own: the lead's first wave (an API lead takes the default 3) reaches them.
+      const domain = await newDomain();
+      const expert = await createActiveExpert({ domains: [domain] });
+      const envelope = await json(
+        await execute(tenant.token, executeBody({ domain, text: 'One question, no session.' })),
+      );
       const conversations = await env.DB.prepare('SELECT COUNT(*) AS n FROM conversations WHERE workspace_id = ?')
         .bind(tenant.workspaceId)
         .first<{ n: number }>();
@@ -220,7 +225,6 @@ describe('API conversations (session_id)', () => {
         .bind(envelope.output.result.demand_id)
         .first();
       expect(demand).toEqual({ conversation_id: null, text: 'One question, no session.' });
-      const expert = await createActiveExpert({ domains: ['consultation'] });
       const detail = await sessionCall(
         expert.cookie,
         `/api/provider/workbench/leads/${envelope.output.result.lead_id}`,
@@ -351,13 +355,15 @@ describe(
       await expectProblem(await setStatus(expert, won, 'lost'), 409, 'invalid_transition');
     });
 
-    it('a release returns the lead to open, unclaimed, and back in Available', async () => {
+    it('a release returns the lead to open and unclaimed, offered to everyone but its releaser', async () => {
       const leadId = await claimedLead(['contacted']);
       expect((await json(await setStatus(expert, leadId, 'open'))).status).toBe('open');
-      expect(await env.DB.prepare('SELECT claimed_by FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
+      expect(await env.DB.prepare('SELECT claimed_by, wave FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
         claimed_by: null,
+        wave: 2,
       });
-      expect(await availableIds(expert)).toContain(leadId);
+      // The releaser waits 24 hours before they may see or claim it again (lead-operations.test.ts).
+      expect(await availableIds(expert)).not.toContain(leadId);
     });
 
     it('an open lead is claimed, not moved by status: 403 not_claimer', async () => {
@@ -487,6 +493,12 @@ describe('D1 work of the workbench', () => {
          ${columns.join(', ')} FROM n, (SELECT * FROM leads WHERE id = ?)`,
       )
         .bind(domain, template.id)
+        .run();
+      await env.DB.prepare(
+        `INSERT INTO lead_offers (lead_id, provider_id, wave, offered_at)
+         SELECT id, ?, 2, 0 FROM leads WHERE id LIKE 'lead_growth%' AND domain = ?`,
+      )
+        .bind(expert.providerId, domain)
         .run();
       for (let i = 0; i < 3; i++) await createActiveExpert({ domains: [domain] });
       const after = await measure();

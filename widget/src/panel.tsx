@@ -321,7 +321,12 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
     setError(null);
     if (visitorText) setMessages((current) => [...current, { role: 'visitor', text: visitorText }]);
     try {
-      const answer = await sendIntake(config, { ...body, session_id: sessionId, attribution });
+      const answer = await sendIntake(config, {
+        ...body,
+        session_id: sessionId,
+        attribution,
+        language: navigator.language || undefined,
+      });
       remember(answer);
       setClosed(false);
       setMessages((current) => merge(current, answer.messages));

@@ -22,6 +22,7 @@ const input = (overrides: Partial<BrainInput> = {}): BrainInput => ({
   origin: { kind: 'api' },
   now: 0,
   agentChainMs: 20_000,
+  offerFirst: 3,
   ...overrides,
 });
 

@@ -13,6 +13,7 @@ const input = (overrides: Partial<BrainInput> = {}): BrainInput => ({
   origin: { kind: 'channel', trigger: 'consultation', contactKnown: false, asksForContact: true, honeypot: false },
   now: 1_800_000_000_000,
   agentChainMs: 20_000,
+  offerFirst: 3,
   ...overrides,
 });
 
@@ -45,8 +46,10 @@ describe('routing', () => {
   });
 
   it('assesses: the topic, the urgency, the experts who match, a new or continued demand', async () => {
-    const fresh = await assessDemand(input(), ports);
+    const fresh = await assessDemand(input({ offerFirst: 10 }), ports);
     expect(fresh).toMatchObject({ tryAgents: true, disposition: 'routed', topic: 'crm', matchedProviders: 5 });
+    // matched_providers counts the first wave: at most offer_first of them.
+    expect((await assessDemand(input(), ports)).matchedProviders).toBe(3);
     expect(fresh.demand.action).toBe('create');
     const continued = await assessDemand(input({ conversation: conversation(true) }), ports);
     expect(continued).toMatchObject({ tryAgents: false, demand: { action: 'continue', id: 'dem_1' } });

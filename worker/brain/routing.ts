@@ -73,7 +73,11 @@ export async function assessDemand(input: BrainInput, ports: AssessPorts): Promi
     reasons: verdict.reasons,
     topic,
     urgency: judgeUrgency(input.text, channel?.trigger),
-    matchedProviders: pool.anyTopic + (topic === 'general' ? 0 : (pool.byTopic[topic] ?? 0)),
+    // The first wave: at most `offerFirst` of the available experts who match.
+    matchedProviders: Math.min(
+      input.offerFirst,
+      pool.anyTopic + (topic === 'general' ? 0 : (pool.byTopic[topic] ?? 0)),
+    ),
     demand: conversation
       ? { action: 'continue', id: conversation.demandId }
       : { action: 'create', id: newId('dem', input.now) },

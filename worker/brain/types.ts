@@ -42,6 +42,8 @@ export interface BrainInput {
   grantedScopes: string[];
   origin: DemandOrigin;
   conversation?: ConversationContext;
+  /** How many experts a new lead is offered to first (the channel's `offer_first`; PRODUCT.md section 15). */
+  offerFirst: number;
   now: number;
   /**
    * The whole chain of agent calls must end within this many ms (20 s by default); then the lead path or 502 answers.

@@ -1,6 +1,7 @@
 /** POST /api/execute: a thin adapter from the HTTP request to the platform core's execution pipeline. */
 import { createRoute, type RouteConfigToTypedResponse } from '@hono/zod-openapi';
 import type { z } from 'zod';
+import { executionLimits } from '../env';
 import { newApp, validationError } from '../app';
 import { parseJsonBody, readJsonBody } from '../lib/body';
 import { egressPolicy } from '../lib/egress';
@@ -140,11 +141,7 @@ export function executeRoutes() {
           now,
           correlation: { projectId: body.project_id, userId: body.user_id, sessionId: body.session_id },
           ...(body.exact_bridge ? { exactBridge: body.exact_bridge } : {}),
-          limits: {
-            defaultRateLimitPerMinute: c.var.settings.DEFAULT_RATE_LIMIT_PER_MINUTE,
-            intakeRateLimitPerMinute: c.var.settings.INTAKE_RATE_LIMIT_PER_MINUTE,
-            agentChainMs: c.var.settings.AGENT_CHAIN_DEADLINE_MS,
-          },
+          limits: executionLimits(c.var.settings),
           egress: egressPolicy(c.var.settings),
           secretsKey: c.var.settings.SECRETS_KEY,
           mail: mailContextOf(c.var.settings, c.req.url),

@@ -5,6 +5,7 @@
  * allowed origin, CORS) and then the channel visitor's source adapter (core/sources/channel.ts).
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import { executionLimits } from '../env';
 import { newApp } from '../app';
 import { parseJsonBody, readJsonBody } from '../lib/body';
 import { egressPolicy } from '../lib/egress';
@@ -66,15 +67,15 @@ export function intakeRoutes() {
           request: c.req.valid('json'),
           clientIp: c.req.header('CF-Connecting-IP') ?? 'unknown',
           origin: c.var.channelOriginToGuard ?? null,
+          visitor: {
+            acceptLanguage: c.req.header('Accept-Language'),
+            country: c.req.header('CF-IPCountry'),
+          },
           context: {
             requestId: c.var.requestId,
             traceId: c.var.traceId,
             now: Date.now(),
-            limits: {
-              defaultRateLimitPerMinute: settings.DEFAULT_RATE_LIMIT_PER_MINUTE,
-              intakeRateLimitPerMinute: settings.INTAKE_RATE_LIMIT_PER_MINUTE,
-              agentChainMs: settings.AGENT_CHAIN_DEADLINE_MS,
-            },
+            limits: executionLimits(settings),
             egress: egressPolicy(settings),
             secretsKey: settings.SECRETS_KEY,
             mail: mailContextOf(settings, c.req.url),

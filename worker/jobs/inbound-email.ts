@@ -4,7 +4,7 @@
  * execution core, and the claimer sees it live. Anything else is rejected with a reason, which the
  * sender's mail system reports to them; nothing about the message is logged but its outcome.
  */
-import { readSettings, type Bindings } from '../env';
+import { executionLimits, readSettings, type Bindings } from '../env';
 import { createDatabase } from '../lib/db';
 import { egressPolicy } from '../lib/egress';
 import { newId } from '../lib/ids';
@@ -53,11 +53,7 @@ async function receive(message: ForwardableEmailMessage, env: Bindings): Promise
       requestId: newId('req', now),
       traceId: crypto.randomUUID().replaceAll('-', ''),
       now,
-      limits: {
-        defaultRateLimitPerMinute: settings.DEFAULT_RATE_LIMIT_PER_MINUTE,
-        intakeRateLimitPerMinute: settings.INTAKE_RATE_LIMIT_PER_MINUTE,
-        agentChainMs: settings.AGENT_CHAIN_DEADLINE_MS,
-      },
+      limits: executionLimits(settings),
       egress: egressPolicy(settings),
       secretsKey: settings.SECRETS_KEY,
       mail: {

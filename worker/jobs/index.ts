@@ -3,11 +3,12 @@
  * Each job gets the same database wrapper the HTTP routes use, and what it commits is published
  * after it (jobs/publish.ts), as an HTTP request's is after the response.
  */
-import { readSettings, type Bindings } from '../env';
+import { executionLimits, readSettings, type Bindings } from '../env';
 import { createDatabase, type Database } from '../lib/db';
 import { egressPolicy } from '../lib/egress';
 import { logLine } from '../lib/request-context';
 import { sendEmails, type SendEmailsMessage, sweepEmails } from '../platform/email';
+import { sweepLeadTimers } from '../platform/leads';
 import { deliverEvents, EndpointLimiter, sweepDueDeliveries, type DeliveryBatchContext } from '../platform/webhooks';
 import type { DeliverMessage } from '../platform/webhooks';
 import { emailSendDeps } from './email';
@@ -93,8 +94,9 @@ export const CRON_OUTBOX_SWEEP = '* * * * *';
 export const CRON_HOUSEKEEPING = '*/5 * * * *';
 
 /**
- * The cron triggers: every minute, the outbox sweeps (overdue webhook deliveries and emails go
- * back on the queue; held continuations and digests fall due); every five minutes, housekeeping
+ * The cron triggers: every minute, the lead timers (offer waves, escalation, claim SLA) and the
+ * outbox sweeps (overdue webhook deliveries and emails go back on the queue; held continuations
+ * and digests fall due); every five minutes, housekeeping
  * that keeps every table bounded.
  */
 export async function handleScheduled(controller: ScheduledController, env: Bindings): Promise<void> {
@@ -105,10 +107,12 @@ export async function handleScheduled(controller: ScheduledController, env: Bind
     logLine({ level: 'info', message: 'scheduled', cron: controller.cron, purged });
     return;
   }
+  // Lead timers first: the offers and escalations they make write emails the email sweep then finds.
+  const leads = await sweepLeadTimers(db, controller.scheduledTime, executionLimits(readSettings(env)).leadMinuteMs);
   const [requeued, emails] = await Promise.all([
     sweepDueDeliveries(db, env.EVENTS, controller.scheduledTime),
     sweepEmails(db, env.EVENTS, controller.scheduledTime),
   ]);
-  logLine({ level: 'info', message: 'scheduled', cron: controller.cron, requeued, emails });
+  logLine({ level: 'info', message: 'scheduled', cron: controller.cron, requeued, emails, leads });
   await publishCommittedEvents(db, env);
 }

@@ -31,6 +31,8 @@ export const errorCatalog = {
   conflict: { status: 409, title: 'Conflict' },
   invalid_transition: { status: 409, title: 'Invalid transition' },
   already_claimed: { status: 409, title: 'Already claimed' },
+  capacity_reached: { status: 409, title: 'Capacity reached' },
+  recently_released: { status: 409, title: 'Recently released' },
   email_taken: { status: 409, title: 'Email cannot be used' },
   last_owner: { status: 409, title: 'Last owner' },
   profile_changed: { status: 409, title: 'Profile changed' },

@@ -42,6 +42,11 @@ export function framesByConversation(committed: CommittedEvent[]): Map<string, R
       if (to === 'open') delivery.close = { role: 'provider', reason: 'released' };
       if (to === 'won' || to === 'lost')
         delivery.close = { role: 'all', reason: to === 'won' ? 'lead_won' : 'lead_lost' };
+    } else if (event.type === 'lead.released' && event.data.reason === 'claim_sla' && event.data.conversation_id) {
+      // The claim lapsed (its manual release comes with lead.status_changed): the same as a release.
+      const delivery = room(event.data.conversation_id);
+      delivery.frames.push({ type: 'lead', status: 'open', claimed_by_name: null });
+      delivery.close = { role: 'provider', reason: 'released' };
     }
   }
   return rooms;

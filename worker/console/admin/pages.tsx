@@ -87,7 +87,7 @@ export function ProviderReviewPage({
   error,
 }: {
   user: SessionUser;
-  provider: ProviderProfileView & { email: string };
+  provider: ProviderProfileView & { email: string; contact_reveals?: number };
   /** Agents and robots: their last 24 hours. */
   health?: AgentHealth;
   /** The signing secret the approval just issued, shown this once. */
@@ -106,6 +106,9 @@ export function ProviderReviewPage({
     ['Topics', provider.accepted_scope.topics.join(', ') || 'every topic'],
     ['Languages', provider.languages.join(', ') || '—'],
     ['Regions', provider.regions.join(', ') || '—'],
+    ...(provider.kind === 'expert'
+      ? ([['Contact reveals', `${provider.contact_reveals ?? 0} (one per claim)`]] as [string, string][])
+      : []),
     ...(provider.endpoint_url ? ([['Endpoint', provider.endpoint_url]] as [string, string][]) : []),
     ...(provider.agent_card_url ? ([['Agent card', provider.agent_card_url]] as [string, string][]) : []),
     ...(provider.agent_card

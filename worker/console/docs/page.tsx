@@ -168,6 +168,8 @@ const EVENT_MEANINGS: Record<(typeof EVENT_TYPES)[number], string> = {
   'lead.created': 'A demand became a lead for experts.',
   'lead.claimed': 'An expert claimed a lead.',
   'lead.status_changed': 'The claimer moved a lead (contacted, qualified, won, lost, or released).',
+  'lead.released': 'A claimed lead went back to the experts: its claimer released it, or the claim SLA lapsed.',
+  'lead.unclaimed': 'Nobody claimed a lead within the channel’s escalate_minutes: its owners were emailed.',
   'execution.completed': 'An execution completed (API or channel), on the agent or the lead path.',
   'provider.status_changed': 'A provider who is a member of the workspace changed state (approved, suspended…).',
   'intake.received': 'A visitor’s message, handoff or contact form reached a channel.',

@@ -11,6 +11,7 @@ const KIND_LABELS: Record<EmailLogEntry['kind'], string> = {
   lead_alert: 'Lead alert',
   lead_digest: 'Lead digest',
   visitor_continuation: 'Reply to visitor',
+  lead_unclaimed: 'Unclaimed lead',
 };
 
 /** What a status means here, when the pill alone does not say it. */
@@ -94,11 +95,16 @@ export function UnsubscribePage({
   done,
   invalid,
 }: {
-  what: 'alerts' | 'visitor';
+  what: 'alerts' | 'visitor' | 'owner';
   done?: boolean;
   invalid?: boolean;
 }) {
-  const subject = what === 'alerts' ? 'lead alert emails' : 'emails about this conversation';
+  const subject =
+    what === 'alerts'
+      ? 'lead alert emails'
+      : what === 'owner'
+        ? 'emails about unclaimed leads'
+        : 'emails about this conversation';
   return (
     <Document title="Email preferences · Edge Gateway" bodyClass="auth-body" noIndex>
       <main class="auth-card">
@@ -124,7 +130,9 @@ export function UnsubscribePage({
             <p>
               {what === 'alerts'
                 ? 'You will no longer be emailed when a lead is offered to you. Leads still show in your workbench.'
-                : 'You will no longer be emailed when someone replies. The conversation stays open.'}
+                : what === 'owner'
+                  ? 'You will no longer be emailed when a lead waits for an expert. Recent intake still shows it.'
+                  : 'You will no longer be emailed when someone replies. The conversation stays open.'}
             </p>
             <form method="post">
               <button type="submit" class="button primary">

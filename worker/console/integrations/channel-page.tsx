@@ -7,6 +7,7 @@ import { raw } from 'hono/html';
 import type { ChannelView, PublicWidgetConfig } from '../../platform/channels';
 import { roleMay } from '../../platform/access';
 import type { IntakeEntry } from '../../platform/leads';
+import { leadTimes, RoutingFields } from './lead-operations';
 import { Field, Select, type FieldErrors } from '../shared/forms';
 import { DataTable, StatusPill, when, WorkspaceLayout, wsQuery, type WorkspacePageProps } from '../shared/layout';
 import { jsonForScriptBlock } from '../shared/security';
@@ -286,6 +287,7 @@ export function ChannelPage(props: ChannelPageProps) {
                 ['workspace', 'Only experts who are members of this workspace'],
               ]}
             />
+            <RoutingFields routing={channel.routing} errors={errors} />
           </fieldset>
           {canManage ? (
             <button type="submit" class="button">
@@ -336,6 +338,8 @@ export function ChannelPage(props: ChannelPageProps) {
                         {entry.lead.contact_fields.length
                           ? `gave ${entry.lead.contact_fields.join(', ')}`
                           : 'no contact yet'}
+                        <br />
+                        {leadTimes(entry.lead)}
                       </span>
                     </>
                   ) : entry.disposition !== 'routed' ? (

@@ -39,6 +39,7 @@ import { ChannelPage } from './channel-page';
 import { ConversationPage } from './conversation-page';
 import { IntegrationsPage } from './integrations-page';
 import { OnboardingPage } from './onboarding-page';
+import { routingFromForm } from './lead-operations';
 
 /** Entries one per line (a term may contain spaces). */
 const linesOf = (value: string | undefined) =>
@@ -61,6 +62,7 @@ const channelFieldsFromForm = (form: Record<string, string>) => ({
   allowed_origins: originsOf(form.allowed_origins),
   first_party_origins: originsOf(form.first_party_origins),
   ...(form.routing_pool !== undefined ? { routing_pool: form.routing_pool } : {}),
+  ...(routingFromForm(form) ? { routing: routingFromForm(form) } : {}),
 });
 
 /** Nested widget fields (`colors.primary`) from a flat form into a WidgetConfigPatch. */

@@ -197,7 +197,11 @@ export function LeadPage({
               {lead.history.map((entry) => (
                 <li>
                   <span class="when">{when(entry.at)}</span>{' '}
-                  {entry.from ? `${entry.from} → ${entry.to}` : `created (${entry.to})`}
+                  {!entry.from
+                    ? `created (${entry.to})`
+                    : entry.from === entry.to
+                      ? 'routing'
+                      : `${entry.from} → ${entry.to}`}
                   {entry.by_you ? <span class="muted"> by you</span> : null}
                   {entry.note ? <p class="note">{entry.note}</p> : null}
                 </li>

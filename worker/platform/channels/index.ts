@@ -28,6 +28,7 @@ export {
   getChannel,
   listChannels,
   publicWidgetConfig,
+  routingOf,
   snippetFor,
   updateChannel,
   widgetConfigOf,

@@ -42,7 +42,16 @@ const intakeEntrySchema = z
     text: z.string().nullable(),
     attribution: z.record(z.string(), z.unknown()).nullable(),
     created_at: z.string(),
-    lead: z.object({ lead_id: z.string(), status: z.string(), contact_fields: z.array(z.string()) }).nullable(),
+    lead: z
+      .object({
+        lead_id: z.string(),
+        status: z.string(),
+        contact_fields: z.array(z.string()),
+        wave: z.number().int().openapi({ description: '1: offered to the best few experts; 2: to every match.' }),
+        seconds_to_first_claim: z.number().int().nullable(),
+        seconds_to_first_contact: z.number().int().nullable(),
+      })
+      .nullable(),
   })
   .openapi('IntakeEntry');
 

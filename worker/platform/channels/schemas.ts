@@ -94,6 +94,26 @@ export const routingPoolSchema = z.enum(ROUTING_POOLS).openapi('RoutingPool', {
     'providers who are members of this workspace).',
 });
 
+const minutes = (description: string) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(10_080)
+    .openapi({ description: `${description} Minutes, 1 to 10,080 (7 days).` });
+
+/** A channel's lead operations (PRODUCT.md section 15). */
+export const routingSettingsSchema = z
+  .strictObject({
+    offer_first: z.number().int().min(1).max(50).openapi({
+      description: 'How many experts a new lead is offered to first: the best matches (default 3).',
+    }),
+    offer_widen_minutes: minutes('Unclaimed this long, the lead is offered to every matching expert (default 10).'),
+    escalate_minutes: minutes('Unclaimed this long, the workspace’s owners are emailed (default 60).'),
+    claim_sla_minutes: minutes('A claim with no reply for this long is released and offered again (default 60).'),
+  })
+  .openapi('RoutingSettings');
+
 export const createChannelSchema = z
   .strictObject({
     name: z.string().trim().min(1).max(80),
@@ -101,6 +121,7 @@ export const createChannelSchema = z
     allowed_origins: setOf(originSchema, 50).default([]),
     first_party_origins: setOf(originSchema, 20).default([]),
     routing_pool: routingPoolSchema.default('platform'),
+    routing: routingSettingsSchema.partial().optional(),
     widget: widgetConfigPatchSchema.optional(),
   })
   .openapi('CreateChannel');
@@ -113,6 +134,7 @@ export const updateChannelSchema = z
     first_party_origins: setOf(originSchema, 20).optional(),
     status: z.enum(['active', 'disabled']).optional(),
     routing_pool: routingPoolSchema.optional(),
+    routing: routingSettingsSchema.partial().optional(),
     widget: widgetConfigPatchSchema.optional(),
   })
   .openapi('UpdateChannel');
@@ -127,6 +149,7 @@ export const channelSchema = z
     allowed_origins: z.array(z.string()),
     first_party_origins: z.array(z.string()),
     routing_pool: routingPoolSchema,
+    routing: routingSettingsSchema,
     widget: widgetConfigSchema,
     snippet: z.string().openapi({ description: 'The <script> tag to paste into a site.' }),
     hosted_inbox_url: z.string(),
@@ -191,6 +214,18 @@ export const intakeRequestSchema = z
       })
       .optional(),
     attribution: attributionSchema.optional(),
+    // Not checked beyond its length: a browser's odd value never costs the visitor their message; a
+    // value that is not a language tag is ignored.
+    language: z
+      .string()
+      .max(100)
+      .optional()
+      .openapi({
+        description:
+          'The visitor’s language, a BCP 47 tag (the widget sends `navigator.language`; without it, the ' +
+          '`Accept-Language` header counts). New leads are offered first to experts who speak it.',
+        example: 'de-DE',
+      }),
     /** Honeypot: a hidden form field that people leave empty and bots fill in. */
     website: z.string().max(500).optional(),
   })

@@ -11,6 +11,7 @@ import { schema, type Database } from '../../lib/db';
 import { ApiError, fieldErrorsFromZod } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { AdmissionCache, type AdmissionRead } from '../../lib/admission-cache';
+import { ROUTING_DEFAULTS, type RoutingSettings } from '../vocabulary';
 import { assertKnownDomain } from '../domains';
 import { auditInsert, type AuditContext } from '../identity';
 import { joinTenant, tenantIsActive } from '../identity';
@@ -72,6 +73,11 @@ export function snippetFor(urls: PlatformUrls, channelKey: string): string {
   );
 }
 
+/** A channel's lead operations: what it set, over the defaults (PRODUCT.md section 15). */
+export function routingOf(row: Pick<ChannelRow, 'routing'> | null | undefined): RoutingSettings {
+  return { ...ROUTING_DEFAULTS, ...(row?.routing ?? {}) };
+}
+
 /** The public shape of a channel, with its snippet and hosted inbox link. */
 export function describeChannel(row: ChannelRow, urls: PlatformUrls): ChannelView {
   return {
@@ -83,6 +89,7 @@ export function describeChannel(row: ChannelRow, urls: PlatformUrls): ChannelVie
     allowed_origins: row.allowedOrigins,
     first_party_origins: row.firstPartyOrigins,
     routing_pool: row.routingPool,
+    routing: routingOf(row),
     widget: widgetConfigOf(row),
     snippet: snippetFor(urls, row.channelKey),
     hosted_inbox_url: hostedInboxUrl(urls, row.channelKey),
@@ -130,6 +137,7 @@ export interface CreateChannelInput {
   allowed_origins: string[];
   first_party_origins: string[];
   routing_pool?: 'platform' | 'workspace';
+  routing?: Partial<RoutingSettings>;
   widget?: WidgetConfigPatch;
 }
 
@@ -160,6 +168,7 @@ export async function createChannel(
     allowedOrigins: [...new Set(input.allowed_origins)],
     firstPartyOrigins: [...new Set(input.first_party_origins)],
     routingPool: input.routing_pool ?? ('platform' as const),
+    routing: { ...ROUTING_DEFAULTS, ...input.routing },
     status: 'active' as const,
     widgetConfig,
     createdAt: now,
@@ -208,6 +217,7 @@ export interface UpdateChannelInput {
   first_party_origins?: string[];
   status?: 'active' | 'disabled';
   routing_pool?: 'platform' | 'workspace';
+  routing?: Partial<RoutingSettings>;
   widget?: WidgetConfigPatch;
 }
 
@@ -230,6 +240,7 @@ export async function updateChannel(
     ...(input.first_party_origins !== undefined ? { firstPartyOrigins: [...new Set(input.first_party_origins)] } : {}),
     ...(input.status !== undefined ? { status: input.status } : {}),
     ...(input.routing_pool !== undefined ? { routingPool: input.routing_pool } : {}),
+    ...(input.routing !== undefined ? { routing: { ...routingOf(existing), ...input.routing } } : {}),
     ...(input.widget !== undefined ? { widgetConfig: mergeWidgetConfig(widgetConfigOf(existing), input.widget) } : {}),
     updatedAt: now,
   };

@@ -11,24 +11,19 @@
  * nothing), then what the brain planned, the conversation's turn, the execution, its audit record
  * and its events. The lead path is one round trip; the agent path adds the preflight.
  */
+import { sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import {
-  type AgentAttempt,
-  type BrainInput,
-  type ExecutedPlan,
-  assessDemand,
-  decide,
-  demandReference,
-} from '../../brain';
+import { type AgentAttempt, type BrainInput, type ExecutedPlan, assessDemand, decide } from '../../brain';
 import { type Database, isConstraintViolation } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { attemptWrites } from '../agents';
 import { type ConversationState, conversationTurnWrites, type StoredMessage } from '../conversations';
-import { continuationHold, leadAlertInserts, visitorReadUpTo } from '../email';
+import { continuationHold, offerAlertInserts, visitorReadUpTo } from '../email';
 import { eventInserts } from '../events';
 import { workspaceRiskPolicy } from '../identity';
-import { type DemandOrigin, planWrites } from '../leads';
+import { type DemandOrigin, type LeadOperations, planWrites } from '../leads';
+import { ROUTING_DEFAULTS } from '../vocabulary';
 import { expertPool } from '../providers';
 import { AgentPhase } from './agent-phase';
 import { BatchAdmission, IdempotentReplay } from './batch-admission';
@@ -118,6 +113,7 @@ export async function runExecution(
 
 /** The brain's view of this message. */
 function brainInput(
+  source: Source,
   demand: Demand,
   context: ExecutionContext,
   run: ExecutionRun,
@@ -146,8 +142,20 @@ function brainInput(
           },
         }
       : {}),
+    offerFirst: leadOperationsOf(source, context).routing.offer_first,
     now: context.now,
     agentChainMs: context.limits.agentChainMs,
+  };
+}
+
+/** The lead's operations: the source's (a channel's routing, the visitor's language), else the defaults. */
+function leadOperationsOf(source: Source, context: ExecutionContext): LeadOperations {
+  return {
+    routing: source.leadOperations?.routing ?? ROUTING_DEFAULTS,
+    language: source.leadOperations?.language ?? null,
+    region: source.leadOperations?.region ?? null,
+    consoleOrigin: context.mail.linkOrigin,
+    minuteMs: context.limits.leadMinuteMs,
   };
 }
 
@@ -163,7 +171,7 @@ async function executeOnce(
   const { admitted, admission, executionId } = run;
   const conversation = await source.findConversation(db, admitted);
   const origin = source.brainOrigin(conversation);
-  const input = brainInput(demand, context, run, origin, conversation);
+  const input = brainInput(source, demand, context, run, origin, conversation);
 
   // Assess: risk control and judgement (reads only).
   const assessment = await assessDemand(input, {
@@ -230,6 +238,7 @@ async function executeOnce(
     conversationId,
     actor: { kind: admitted.actorKind, id: admitted.actorId },
     routingPool: admitted.routingPool.kind,
+    operations: leadOperationsOf(source, context),
     ...(channel
       ? {
           channel: {
@@ -260,7 +269,7 @@ async function executeOnce(
     ...executionRecordWrites(db, { ...records, outcome: { status: 'completed', sourceRecord: plan.sourceRecord } }),
     ...attemptWrites(db, executionId, admitted.workspaceId, attempts, now),
     ...eventInserts(db, events, now),
-    ...newLeadAlerts(db, plan, demandOrigin, context),
+    ...newLeadAlerts(db, plan, now),
     ...(conversationId && channel ? visitorReadWrites(db, source, conversationId, turn.messages, context) : []),
   ];
 
@@ -282,19 +291,10 @@ async function executeOnce(
   };
 }
 
-/** A new lead's email alerts to the experts it is offered to (PRODUCT.md section 14), in its batch. */
-function newLeadAlerts(db: Database, plan: ExecutedPlan, origin: DemandOrigin, context: ExecutionContext) {
+/** A new lead's email alerts to the experts of its first wave (PRODUCT.md section 14), in its batch. */
+function newLeadAlerts(db: Database, plan: ExecutedPlan, now: number) {
   if (plan.lead?.action !== 'create') return [];
-  const lead = {
-    leadId: plan.lead.id,
-    workspaceId: origin.workspaceId,
-    domain: origin.domain,
-    topic: plan.topic,
-    urgency: plan.urgency,
-    routingPool: origin.routingPool,
-    reference: demandReference(plan.demand.id),
-  };
-  return [leadAlertInserts(db, lead, context.mail.linkOrigin, context.now)];
+  return [offerAlertInserts(db, sql`o.lead_id = ${plan.lead.id} AND o.wave = 1`, now)];
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   type EmailFooter,
   leadAlertEmail,
   leadDigestEmail,
+  unclaimedEmail,
 } from './templates';
 import type { OutgoingEmail } from './transport';
 import { addressHash, suppressedAddress, unsubscribeToken } from './unsubscribe';
@@ -227,7 +228,55 @@ async function visitorEmail(db: Database, row: EmailRow, settings: ComposeSettin
   };
 }
 
+/** A lead nobody claimed in time, to one of its workspace's owners (no contact details either). */
+async function ownerEmail(db: Database, row: EmailRow, settings: ComposeSettings, now: number): Promise<Composed> {
+  const head = await db
+    .select({
+      email: users.email,
+      status: leads.status,
+      demandId: leads.demandId,
+      domain: leads.domain,
+      createdAt: leads.createdAt,
+      text: demands.text,
+      channelKey: channels.channelKey,
+    })
+    .from(leads)
+    .innerJoin(users, eq(users.id, row.userId!))
+    .innerJoin(demands, eq(demands.id, leads.demandId))
+    .leftJoin(channels, eq(channels.id, leads.channelId))
+    .where(eq(leads.id, row.leadId!))
+    .get();
+  if (!head) return { skip: 'The lead no longer exists.' };
+  if (head.status !== 'open') return { skip: 'The lead was claimed before the email went.' };
+  const [suppressed] = await db.all<{ yes: number }>(
+    sql`SELECT ${suppressedAddress(await addressHash(head.email))} AS yes`,
+  );
+  if (suppressed?.yes) return { skip: 'The owner unsubscribed from these emails.' };
+  const ws = `?ws=${encodeURIComponent(row.workspaceId)}`;
+  const consoleUrl = head.channelKey
+    ? `${row.linkOrigin}/integrations/channels/${head.channelKey}${ws}`
+    : `${row.linkOrigin}/integrations${ws}`;
+  const content = unclaimedEmail(
+    {
+      reference: demandReference(head.demandId),
+      domain: head.domain,
+      waitingMinutes: Math.round((now - head.createdAt) / 60_000),
+      excerpt: alertExcerpt(head.text),
+      consoleUrl,
+    },
+    {
+      reason: 'You get this because you own this workspace, and a lead of it is waiting for an expert.',
+      manageUrl: `${row.linkOrigin}/integrations/email${ws}`,
+      manageLabel: 'See every email of this workspace',
+    },
+  );
+  const token = await unsubscribeToken(settings.signingSecret, { kind: 'owner', userId: row.userId! });
+  return { email: addressed(row, head.email, content, `${row.linkOrigin}/email/unsubscribe/${token}`, settings) };
+}
+
 /** The email a claimed row becomes now, or why there is nothing to send. */
 export function composeEmail(db: Database, row: EmailRow, settings: ComposeSettings, now: number): Promise<Composed> {
-  return row.kind === 'visitor_continuation' ? visitorEmail(db, row, settings, now) : expertEmail(db, row, settings);
+  if (row.kind === 'visitor_continuation') return visitorEmail(db, row, settings, now);
+  if (row.kind === 'lead_unclaimed') return ownerEmail(db, row, settings, now);
+  return expertEmail(db, row, settings);
 }

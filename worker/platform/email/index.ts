@@ -4,13 +4,13 @@
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */
 export {
-  type AlertedLead,
   continuationHold,
   INSTANT_ALERTS_PER_HOUR,
-  leadAlertInserts,
   type MailContext,
   mailContextOf,
   newestMessageOf,
+  offerAlertInserts,
+  unclaimedAlertInserts,
   takeCommittedEmails,
   visitorReadUpTo,
 } from './outbox';

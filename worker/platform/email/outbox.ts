@@ -11,10 +11,8 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { resolvePlatformUrls, type Settings } from '../../env';
 import { afterCommit, type Database, schema } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import { expertsForLead, type LeadScope } from '../providers';
-import type { Urgency } from '../vocabulary';
 
-const { emails, providers, leads, messages } = schema;
+const { emails, providers, leads, leadOffers, messages } = schema;
 
 /** At most this many instant alerts an hour per expert; the rest wait for the digest. */
 export const INSTANT_ALERTS_PER_HOUR = 30;
@@ -62,39 +60,45 @@ export function takeCommittedEmails(db: Database): string[] {
   return list;
 }
 
-/** A new lead, as its alerts need it. */
-export interface AlertedLead extends LeadScope {
-  leadId: string;
-  reference: string;
-  urgency: Urgency;
-}
-
 /**
- * A new lead's alerts (PRODUCT.md section 14), one statement: one row per expert it is offered
- * to who is available and wants alerts. `instant` experts under 30 alerts in the last hour get
- * theirs queued; the others' wait (`held`) for their next digest. `experts` narrows the offer
- * (the brain's offer waves); by default every expert who may take the lead.
+ * The alerts of new offers (PRODUCT.md sections 14 and 15), one statement for any number of
+ * leads: one row per offer that `offered` selects (a condition on the offer `o` and its lead `l`),
+ * to experts who are available and want alerts. `instant` experts under 30 alerts in the last
+ * hour get theirs queued; the others' wait (`held`) for their next digest. Written in the batch
+ * that makes the offers: the lead's own, or the sweep's step that widens them.
  */
-export function leadAlertInserts(
-  db: Database,
-  lead: AlertedLead,
-  linkOrigin: string,
-  now: number,
-  experts: SQL = expertsForLead(lead),
-): BatchItem<'sqlite'> {
-  const subject = `New lead ${lead.reference}: ${lead.domain}${lead.topic ? ` · ${lead.topic}` : ''}`;
-  const recentInstant = sql`(SELECT COUNT(*) FROM ${emails} e WHERE e.provider_id = ${providers.id}
+export function offerAlertInserts(db: Database, offered: SQL, now: number): BatchItem<'sqlite'> {
+  const recentInstant = sql`(SELECT COUNT(*) FROM ${emails} e WHERE e.provider_id = p.id
     AND e.kind = 'lead_alert' AND e.status IN ('queued', 'sending', 'sent', 'failed')
     AND e.created_at > ${now - HOUR_MS})`;
   const statement = db.all(sql`
     INSERT INTO ${emails} (id, workspace_id, kind, status, provider_id, lead_id, subject, link_origin,
       next_attempt_at, created_at, updated_at)
-    SELECT ${idsInStatement(now)}, ${lead.workspaceId}, 'lead_alert',
-      CASE WHEN ${providers.leadAlerts} = 'instant' AND ${recentInstant} < ${INSTANT_ALERTS_PER_HOUR}
-        THEN 'queued' ELSE 'held' END,
-      ${providers.id}, ${lead.leadId}, ${subject}, ${linkOrigin}, ${now}, ${now}, ${now}
-    FROM ${providers}
-    WHERE ${experts} AND ${providers.availability} = 'available' AND ${providers.leadAlerts} != 'off'
+    SELECT ${idsInStatement(now)}, l.workspace_id, 'lead_alert',
+      CASE WHEN p.lead_alerts = 'instant' AND ${recentInstant} < ${INSTANT_ALERTS_PER_HOUR} THEN 'queued'
+        ELSE 'held' END,
+      p.id, l.id, 'New lead D-' || upper(substr(l.demand_id, -6)) || ': ' || l.domain || ' · ' || l.topic,
+      COALESCE(l.console_origin, ''), ${now}, ${now}, ${now}
+    FROM ${leadOffers} o JOIN ${leads} l ON l.id = o.lead_id JOIN ${providers} p ON p.id = o.provider_id
+    WHERE ${offered} AND p.availability = 'available' AND p.lead_alerts != 'off'
+    RETURNING id, status`);
+  return afterCommit(statement, collect(db));
+}
+
+/**
+ * A lead nobody claimed in time (PRODUCT.md section 15): one email to each owner of its workspace,
+ * for every lead `l` that `which` selects, in the sweep's escalation step.
+ */
+export function unclaimedAlertInserts(db: Database, which: SQL, now: number): BatchItem<'sqlite'> {
+  const { memberships } = schema;
+  const statement = db.all(sql`
+    INSERT INTO ${emails} (id, workspace_id, kind, status, user_id, lead_id, subject, link_origin,
+      next_attempt_at, created_at, updated_at)
+    SELECT ${idsInStatement(now)}, l.workspace_id, 'lead_unclaimed', 'queued', m.user_id, l.id,
+      'Nobody has claimed D-' || upper(substr(l.demand_id, -6)) || ' yet', COALESCE(l.console_origin, ''),
+      ${now}, ${now}, ${now}
+    FROM ${leads} l JOIN ${memberships} m ON m.workspace_id = l.workspace_id AND m.role = 'owner'
+    WHERE ${which}
     RETURNING id, status`);
   return afterCommit(statement, collect(db));
 }

@@ -244,3 +244,29 @@ export function continuationEmail(
   const text = `You have a reply from ${facts.brand}${about}. ${how}\n\n${thread}\n${resume}\n\n${textFooter(footer)}`;
   return { subject, text, html: `<!doctype html>${html}` };
 }
+
+/** A lead nobody claimed in time, to the workspace's owners. */
+export function unclaimedEmail(
+  facts: { reference: string; domain: string; waitingMinutes: number; excerpt: string; consoleUrl: string },
+  footer: EmailFooter,
+): ComposedContent {
+  const subject = `Nobody has claimed ${facts.reference} yet`;
+  const waited = `${facts.waitingMinutes} minutes`;
+  const html = (
+    <Layout preheader={`${facts.reference} has waited ${waited}`} footer={footer}>
+      <h1 style="font-size:20px;margin:0 0 4px;">{subject}</h1>
+      <p style="margin:0 0 12px;color:#4b5563;">
+        A {facts.domain} request has waited {waited} without an expert. Every matching expert has been offered it.
+      </p>
+      <div style="white-space:pre-wrap;word-break:break-word;border-left:3px solid #4338ca;padding:4px 12px;">
+        {facts.excerpt || '(no text)'}
+      </div>
+      <Button href={facts.consoleUrl}>See your recent intake</Button>
+    </Layout>
+  );
+  const text =
+    `${subject}. A ${facts.domain} request has waited ${waited} without an expert; every matching expert has been ` +
+    `offered it.\n\n${facts.excerpt || '(no text)'}\n\n` +
+    `Your recent intake: ${facts.consoleUrl}\n\n${textFooter(footer)}`;
+  return { subject, text, html: `<!doctype html>${html}` };
+}

@@ -1,7 +1,7 @@
 /**
  * The way out of every email (PRODUCT.md section 14, RFC 8058): a link that needs no sign-in.
- * Its token names what it stops, `a.{provider_id}` (an expert's lead alerts) or
- * `v.{conversation_id}` (the visitor emails to that conversation's address), signed with an
+ * Its token names what it stops: `a.{provider_id}` (an expert's lead alerts), `v.{conversation_id}`
+ * (the visitor emails to that conversation's address) or `u.{user_id}` (an owner's escalations), signed with an
  * HMAC under SECRETS_KEY, so nothing is stored per email and a token cannot be made for another
  * expert or address. GET shows a confirmation (mail scanners follow links); POST applies it.
  */
@@ -9,12 +9,17 @@ import { eq, sql } from 'drizzle-orm';
 import { sha256Hex, toHex } from '../../lib/crypto';
 import { type Database, schema } from '../../lib/db';
 
-const { providers, conversations, leads, emailSuppressions } = schema;
+const { providers, conversations, leads, users, emailSuppressions } = schema;
 
 const encoder = new TextEncoder();
 
 /** What an unsubscribe token stops. */
-export type UnsubscribeTarget = { kind: 'alerts'; providerId: string } | { kind: 'visitor'; conversationId: string };
+export type UnsubscribeTarget =
+  | { kind: 'alerts'; providerId: string }
+  | { kind: 'visitor'; conversationId: string }
+  | { kind: 'owner'; userId: string };
+
+const PREFIXES = { alerts: 'a', visitor: 'v', owner: 'u' } as const;
 
 async function signature(secret: string, payload: string): Promise<string> {
   const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
@@ -26,13 +31,15 @@ async function signature(secret: string, payload: string): Promise<string> {
 
 /** The token of a target. */
 export async function unsubscribeToken(secret: string, target: UnsubscribeTarget): Promise<string> {
-  const payload = target.kind === 'alerts' ? `a.${target.providerId}` : `v.${target.conversationId}`;
+  const subject =
+    target.kind === 'alerts' ? target.providerId : target.kind === 'visitor' ? target.conversationId : target.userId;
+  const payload = `${PREFIXES[target.kind]}.${subject}`;
   return `${payload}.${await signature(secret, payload)}`;
 }
 
 /** The target a token names, if its signature holds (compared in constant time). */
 export async function readUnsubscribeToken(secret: string, token: string): Promise<UnsubscribeTarget | undefined> {
-  const match = token.match(/^([av])\.([a-z]{2,4}_[0-9a-z_]{1,40})\.([0-9a-f]{32})$/);
+  const match = token.match(/^([avu])\.([a-z]{2,4}_[0-9a-z_]{1,40})\.([0-9a-f]{32})$/);
   if (!match) return undefined;
   const [, kind, subject, given] = match;
   const expected = await signature(secret, `${kind}.${subject}`);
@@ -40,7 +47,8 @@ export async function readUnsubscribeToken(secret: string, token: string): Promi
     [given!, expected].map((value) => crypto.subtle.digest('SHA-256', encoder.encode(value))),
   );
   if (!crypto.subtle.timingSafeEqual(a!, b!)) return undefined;
-  return kind === 'a' ? { kind: 'alerts', providerId: subject! } : { kind: 'visitor', conversationId: subject! };
+  if (kind === 'a') return { kind: 'alerts', providerId: subject! };
+  return kind === 'v' ? { kind: 'visitor', conversationId: subject! } : { kind: 'owner', userId: subject! };
 }
 
 /** The SHA-256 a suppressed address is kept as. */
@@ -55,16 +63,24 @@ export async function applyUnsubscribe(db: Database, target: UnsubscribeTarget, 
     await db.update(providers).set({ leadAlerts: 'off', updatedAt: now }).where(eq(providers.id, target.providerId));
     return;
   }
+  if (target.kind === 'owner') {
+    const user = await db.select({ email: users.email }).from(users).where(eq(users.id, target.userId)).get();
+    if (user) await suppress(db, user.email, now);
+    return;
+  }
   const row = await db
     .select({ email: leads.contactEmail })
     .from(conversations)
     .innerJoin(leads, eq(leads.id, conversations.leadId))
     .where(eq(conversations.id, target.conversationId))
     .get();
-  if (!row?.email) return;
+  if (row?.email) await suppress(db, row.email, now);
+}
+
+async function suppress(db: Database, address: string, now: number) {
   await db
     .insert(emailSuppressions)
-    .values({ addressHash: await addressHash(row.email), createdAt: now })
+    .values({ addressHash: await addressHash(address), createdAt: now })
     .onConflictDoNothing();
 }
 

@@ -7,6 +7,7 @@
 export {
   type CommittedEvent,
   eventInserts,
+  eventsFromRows,
   eventInsertWhere,
   type NewEvent,
   newEvent,

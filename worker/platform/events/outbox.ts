@@ -96,3 +96,22 @@ export function takeCommittedEvents(db: Database): CommittedEvent[] {
   committed.delete(db);
   return list;
 }
+
+/**
+ * Events of one type for many records at once, in one statement (the cron sweep's steps): one
+ * event per row that `from` (a FROM … WHERE … clause) selects, its workspace and its data (a
+ * `json_object(…)` of the public shape its schema gives) read from the row. The ids come back
+ * from the batch, as for the other inserts.
+ */
+export function eventsFromRows(
+  db: Database,
+  type: EventType,
+  rows: { from: SQL; workspaceId: SQL; data: SQL },
+  now: number,
+): BatchItem<'sqlite'> {
+  const id = sql`${newId('evt', now).slice(0, 14)} || lower(hex(randomblob(8)))`;
+  const statement = db.all(sql`INSERT INTO ${events} (id, workspace_id, type, data, created_at)
+    SELECT ${id}, ${rows.workspaceId}, ${type}, ${rows.data}, ${now} ${rows.from}
+    RETURNING id, workspace_id AS "workspaceId", type, data`);
+  return afterCommit(statement, collect(db));
+}

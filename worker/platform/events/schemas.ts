@@ -49,6 +49,25 @@ export const EVENT_DATA = {
     changed_by: providerRef,
     changed_at: at,
   }),
+  'lead.released': z.object({
+    lead_id: z.string(),
+    conversation_id: z.string().nullable(),
+    status: z.literal('open'),
+    released_by: providerRef,
+    reason: z.enum(['released', 'claim_sla']).openapi({
+      description: '`released`: its claimer let it go; `claim_sla`: no reply within the channel’s claim_sla_minutes.',
+    }),
+    released_at: at,
+  }),
+  'lead.unclaimed': z.object({
+    lead_id: z.string(),
+    conversation_id: z.string().nullable(),
+    reference: z.string(),
+    domain: z.string(),
+    channel_key: z.string().nullable(),
+    waiting_minutes: z.number().int(),
+    created_at: at,
+  }),
   'execution.completed': z.object({
     execution_id: z.string(),
     domain: z.string(),

@@ -132,7 +132,12 @@ export async function replyToLead(
       // The first reply: claimed → contacted, with its history entry and event.
       db
         .update(leads)
-        .set({ status: 'contacted', changeId, updatedAt: now })
+        .set({
+          status: 'contacted',
+          changeId,
+          firstContactedAt: sql`COALESCE(${leads.firstContactedAt}, ${now})`,
+          updatedAt: now,
+        })
         .where(and(eq(leads.id, leadId), claimedBy(provider), eq(leads.status, 'claimed'))),
       insertWhere(
         db,

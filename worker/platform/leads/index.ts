@@ -5,8 +5,16 @@
  */
 export { workbenchRoutes } from './routes';
 export { type LeadDetail, type LeadStatus, leadStatusSchema, type LeadView, replyBodySchema } from './schemas';
-export { changeLeadStatus, claimLead, leadDetailForProvider, listLeadsForProvider } from './workbench';
-export { type DemandOrigin, type VisitorContact, leadCreatedData, planWrites } from './intake-writes';
+export { changeLeadStatus, leadDetailForProvider, listLeadsForProvider } from './workbench';
+export { claimLead } from './claim';
+export { sweepLeadTimers, type TimerSweep } from './timers';
+export {
+  type DemandOrigin,
+  type LeadOperations,
+  type VisitorContact,
+  leadCreatedData,
+  planWrites,
+} from './intake-writes';
 export { type IntakeEntry, listChannelIntake } from './intake-view';
 export {
   type ClaimedConversation,

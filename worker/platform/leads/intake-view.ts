@@ -18,8 +18,20 @@ export interface IntakeEntry {
   topic: string;
   attribution: Attribution | null;
   created_at: string;
-  lead: { lead_id: string; status: string; claimed_by: string | null; contact_fields: string[] } | null;
+  lead: {
+    lead_id: string;
+    status: string;
+    claimed_by: string | null;
+    contact_fields: string[];
+    /** 1: offered to the best few experts; 2: to every matching expert. */
+    wave: number;
+    /** Seconds from the lead to its first claim, and to its first contact (null: not yet). */
+    seconds_to_first_claim: number | null;
+    seconds_to_first_contact: number | null;
+  } | null;
 }
+
+const secondsSince = (from: number, to: number | null) => (to === null ? null : Math.round((to - from) / 1000));
 
 /**
  * Recent conversations of a channel, newest first, each with its demand and its lead's status and
@@ -55,6 +67,9 @@ export async function listChannelIntake(db: Database, channelId: number, limit: 
             lead.contactEmail && 'email',
             lead.contactPhone && 'phone',
           ].filter((field): field is string => Boolean(field)),
+          wave: lead.wave,
+          seconds_to_first_claim: secondsSince(lead.createdAt, lead.firstClaimedAt),
+          seconds_to_first_contact: secondsSince(lead.createdAt, lead.firstContactedAt),
         }
       : null,
   }));

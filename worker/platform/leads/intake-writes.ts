@@ -12,7 +12,8 @@ import { newId } from '../../lib/ids';
 import { withoutContactDetails } from '../../lib/redact';
 import type { Attribution } from '../attribution';
 import type { EventData } from '../events';
-import { URGENCIES, URGENCY_RANK } from '../vocabulary';
+import { type RoutingSettings, URGENCIES, URGENCY_RANK } from '../vocabulary';
+import { firstWaveOffers } from './offers';
 
 const { demands, leads, leadEvents } = schema;
 
@@ -33,6 +34,20 @@ export interface DemandOrigin {
   actor: { kind: 'channel' | 'api_key' | 'admin'; id: string };
   routingPool: 'platform' | 'workspace';
   channel?: { channelId: number; attribution: Attribution | null; contact?: VisitorContact };
+  /** Offer waves and timers (the channel's routing, or the defaults), and what ranks the offers. */
+  operations: LeadOperations;
+}
+
+/** What a new lead's offers and timers follow (PRODUCT.md section 15). */
+export interface LeadOperations {
+  routing: RoutingSettings;
+  /** The visitor's language, primary subtag in lower case (`de`), and country in upper case (`DE`). */
+  language: string | null;
+  region: string | null;
+  /** The console origin of the request: links in the emails sent about the lead later. */
+  consoleOrigin: string;
+  /** How long a minute of its timers lasts (60,000 ms; local tests shorten it). */
+  minuteMs: number;
 }
 
 /** The content of the message that opens (or continues) a demand. */
@@ -110,6 +125,7 @@ export function planWrites(
     ...(contact?.phone ? { contactPhone: contact.phone } : {}),
   };
   if (lead.action === 'create') {
+    const { routing, minuteMs } = origin.operations;
     writes.push(
       insertRows(db, leads, [
         {
@@ -129,10 +145,32 @@ export function planWrites(
           urgency: plan.urgency,
           routingPool: origin.routingPool,
           summary: summaryOf(content.text),
+          wave: 1,
+          widenAt: now + routing.offer_widen_minutes * minuteMs,
+          escalateAt: now + routing.escalate_minutes * minuteMs,
+          claimSlaMs: routing.claim_sla_minutes * minuteMs,
+          language: origin.operations.language,
+          region: origin.operations.region,
+          consoleOrigin: origin.operations.consoleOrigin,
           updatedAt: now,
           createdAt: now,
         },
       ]),
+      // The first wave: the best `offer_first` experts (offers.ts).
+      firstWaveOffers(
+        db,
+        lead.id,
+        {
+          workspaceId: origin.workspaceId,
+          domain: origin.domain,
+          topic: plan.topic,
+          routingPool: origin.routingPool,
+          language: origin.operations.language,
+          region: origin.operations.region,
+        },
+        routing.offer_first,
+        now,
+      ),
       insertRows(db, leadEvents, [
         {
           id: newId('lev', now),
@@ -141,7 +179,10 @@ export function planWrites(
           toStatus: 'open',
           actorKind: origin.actor.kind,
           actorId: origin.actor.id,
-          note: null,
+          note:
+            routing.offer_first === 1
+              ? 'Offered to the best matching expert.'
+              : `Offered to the ${routing.offer_first} best matching experts.`,
           createdAt: now,
         },
       ]),

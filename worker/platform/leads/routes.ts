@@ -17,7 +17,8 @@ import {
   replyBodySchema,
   replyCreatedSchema,
 } from './schemas';
-import { changeLeadStatus, claimLead, leadDetailForProvider, listLeadsForProvider } from './workbench';
+import { claimLead } from './claim';
+import { changeLeadStatus, leadDetailForProvider, listLeadsForProvider } from './workbench';
 
 const TAG = 'Workbench';
 const security: Record<string, string[]>[] = [{ consoleSession: [] }];
@@ -73,13 +74,16 @@ export const claimLeadRoute = createRoute({
   summary: 'Claim a lead',
   description:
     'Atomic: when several experts claim one lead at once, exactly one wins and the others get 409 `already_claimed`. ' +
-    'The answer carries the contact details.',
+    'The answer carries the contact details. Only a lead offered to you can be claimed (else 404); not within 24 ' +
+    'hours of releasing it or letting it lapse (409 `recently_released`); not beyond your `max_open_claims` (409 ' +
+    '`capacity_reached`); at most 30 claims an hour (429). Reply within the channel’s `claim_sla_minutes`, or the ' +
+    'lead is released and offered to others.',
   security,
   middleware: [workbench] as const,
   request: { params: leadIdParam },
   responses: {
     200: jsonContent(leadDetailSchema, 'The claimed lead, with contact details.'),
-    ...problemResponses([401, 403, 404, 409] as const),
+    ...problemResponses([401, 403, 404, 409, 429] as const),
   },
 });
 
@@ -91,7 +95,8 @@ export const leadStatusRoute = createRoute({
   summary: 'Move a lead you claimed along, or release it',
   description:
     '`claimed → contacted → qualified → won | lost`; `open` releases the lead (from claimed, contacted or qualified) ' +
-    'back to the pool. Only the claimer may (else 403 `not_claimer`); any other change is 409 ' +
+    'back to the pool (offered to every matching expert; you may not claim it again for 24 hours). Only the ' +
+    'claimer may (else 403 `not_claimer`); any other change is 409 ' +
     '`invalid_transition`. The note goes into the history.',
   security,
   middleware: [readJsonBody(), workbench, parseJsonBody] as const,

@@ -12,6 +12,9 @@ import { auditInsertWhere, type AuditContext } from '../identity';
 import { eventInsertWhere, newEvent } from '../events';
 import type { ProviderRow } from '../providers';
 import type { LeadDetail, LeadStatus, LeadView } from './schemas';
+import { offerAlertInserts } from '../email';
+import { CLAIM_COOLDOWN_MS } from '../vocabulary';
+import { cooldownWrite, offeredTo, widenOffers } from './offers';
 import { leadTransitionAllowed } from './transitions';
 
 const { leads, leadEvents, channels, memberships } = schema;
@@ -26,7 +29,9 @@ function inScope(provider: ProviderRow): SQL {
   return and(inArray(leads.domain, provider.acceptedDomains), topics, pool)!;
 }
 
-const availableTo = (provider: ProviderRow) => and(eq(leads.status, 'open'), inScope(provider))!;
+/** Open, in the provider's scope, and offered to them (not cooling down): their Available list. */
+export const availableTo = (provider: ProviderRow, now = Date.now()) =>
+  and(eq(leads.status, 'open'), inScope(provider), offeredTo(provider.id, now))!;
 /** The lead is claimed by this provider (a condition on leads). */
 export const claimedBy = (provider: ProviderRow) => eq(leads.claimedBy, provider.id);
 
@@ -154,80 +159,6 @@ export const changeApplied = (leadId: string, changeId: string) =>
   sql`EXISTS (SELECT 1 FROM ${leads} WHERE ${leads.id} = ${leadId} AND ${leads.changeId} = ${changeId})`;
 
 /**
- * Claims a lead: one conditional UPDATE, so when many providers claim at once exactly one wins
- * and the others get 409 `already_claimed`. Its history and audit rows are written in the same
- * batch, and only with the claim.
- */
-export async function claimLead(
-  db: Database,
-  provider: ProviderRow,
-  leadId: string,
-  audit: AuditContext,
-  now = Date.now(),
-): Promise<LeadDetail> {
-  const changeId = newId('lev', now);
-  const applied = changeApplied(leadId, changeId);
-  const [claimed] = await db.batch([
-    db
-      .update(leads)
-      .set({ status: 'claimed', claimedBy: provider.id, claimedAt: now, changeId, updatedAt: now })
-      .where(and(eq(leads.id, leadId), availableTo(provider)))
-      .returning({ id: leads.id, workspaceId: leads.workspaceId }),
-    insertWhere(
-      db,
-      leadEvents,
-      {
-        id: changeId,
-        leadId,
-        fromStatus: 'open',
-        toStatus: 'claimed',
-        actorKind: 'provider',
-        actorId: provider.id,
-        note: null,
-        createdAt: now,
-      },
-      applied,
-    ),
-    auditInsertWhere(
-      db,
-      audit,
-      { action: 'lead.claimed', targetId: leadId, metadata: { provider_id: provider.id } },
-      applied,
-      now,
-    ),
-    // Every claim reveals the visitor's contact details to this expert: each reveal is audited
-    // with the expert's id (the details themselves never enter the audit log).
-    auditInsertWhere(
-      db,
-      audit,
-      { action: 'lead.contact_revealed', targetId: leadId, metadata: { provider_id: provider.id } },
-      applied,
-      now,
-    ),
-    eventInsertWhere(
-      db,
-      newEvent('lead.claimed', sql`(SELECT ${leads.workspaceId} FROM ${leads} WHERE ${leads.id} = ${leadId})`, {
-        lead_id: leadId,
-        conversation_id: null,
-        status: 'claimed',
-        claimed_by: { provider_id: provider.id, name: provider.displayName },
-        claimed_at: new Date(now).toISOString(),
-      }),
-      applied,
-      now,
-      { conversation_id: sql`(SELECT ${leads.conversationId} FROM ${leads} WHERE ${leads.id} = ${leadId})` },
-    ),
-  ]);
-  if (claimed.length === 0) {
-    const existing = await leadInScope(db, provider, leadId);
-    if (!existing) throw new ApiError('not_found', `No lead ${leadId} for you.`);
-    if (existing.claimedBy === provider.id) return leadDetailForProvider(db, provider, leadId);
-    throw new ApiError('already_claimed', 'Another expert claimed this lead first.');
-  }
-  return leadDetailForProvider(db, provider, leadId);
-}
-
-/**
  * The claimer moves a lead along (claimed → contacted → qualified → won | lost), or releases it
  * back to `open`. The change is conditional on the status it starts from, so two changes at once
  * cannot both apply. Others in scope get 403 `not_claimer`; out of scope, 404.
@@ -263,12 +194,40 @@ export async function changeLeadStatus(
   const release = to === 'open';
   const changeId = newId('lev', now);
   const applied = changeApplied(leadId, changeId);
+  const changedBy = { provider_id: provider.id, name: provider.displayName };
   const [changed] = await db.batch([
     db
       .update(leads)
-      .set({ status: to, changeId, updatedAt: now, ...(release ? { claimedBy: null, claimedAt: null } : {}) })
+      .set({
+        status: to,
+        changeId,
+        updatedAt: now,
+        ...(release ? { claimedBy: null, claimedAt: null, claimDeadline: null, wave: 2 } : {}),
+        ...(to === 'contacted' ? { firstContactedAt: sql`COALESCE(${leads.firstContactedAt}, ${now})` } : {}),
+      })
       .where(and(eq(leads.id, leadId), eq(leads.status, current.status), claimedBy(provider)))
       .returning({ id: leads.id }),
+    // A release: the lead goes to every matching expert, and its releaser waits 24 hours to claim it again.
+    ...(release
+      ? [
+          widenOffers(db, sql`l.id = ${leadId} AND ${applied}`, now, sql`${provider.id}`),
+          cooldownWrite(db, leadId, provider.id, now, now + CLAIM_COOLDOWN_MS, applied),
+          offerAlertInserts(db, sql`o.lead_id = ${leadId} AND o.offered_at = ${now} AND ${applied}`, now),
+          eventInsertWhere(
+            db,
+            newEvent('lead.released', current.workspaceId, {
+              lead_id: leadId,
+              conversation_id: current.conversationId,
+              status: 'open',
+              released_by: changedBy,
+              reason: 'released',
+              released_at: new Date(now).toISOString(),
+            }),
+            applied,
+            now,
+          ),
+        ]
+      : []),
     insertWhere(
       db,
       leadEvents,
@@ -302,7 +261,7 @@ export async function changeLeadStatus(
         conversation_id: current.conversationId,
         from: current.status,
         to,
-        changed_by: { provider_id: provider.id, name: provider.displayName },
+        changed_by: changedBy,
         changed_at: new Date(now).toISOString(),
       }),
       applied,

@@ -1,7 +1,7 @@
 /**
  * The brain's routing reads of the supply side: which active experts cover a domain and its topics.
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { schema, type Database } from '../../lib/db';
 import { TtlCache } from '../../lib/ttl-cache';
 
@@ -10,7 +10,7 @@ const { providers, providerDomains, memberships } = schema;
 /** Who may see a channel's leads: every matching provider, or only the channel workspace's members. */
 export type RoutingPool = { kind: 'platform' } | { kind: 'workspace'; workspaceId: string };
 
-/** How many active experts cover a domain: those who list no topics, and those who list each topic. */
+/** How many available experts cover a domain: those who list no topics, and those who list each topic. */
 export interface ExpertPool {
   anyTopic: number;
   byTopic: Record<string, number>;
@@ -40,7 +40,8 @@ export async function expertPool(db: Database, domain: string, pool: RoutingPool
       SELECT t.value AS topic, COUNT(DISTINCT p.id) AS providers
       FROM ${providerDomains} d JOIN ${providers} p ON p.id = d.provider_id
       LEFT JOIN json_each(p.accepted_topics) t
-      WHERE d.domain = ${domain} AND p.status = 'active' AND p.kind = 'expert' ${inPool}
+      WHERE d.domain = ${domain} AND p.status = 'active' AND p.kind = 'expert' AND p.availability = 'available'
+        ${inPool}
       GROUP BY t.value`);
     const byTopic: Record<string, number> = {};
     let anyTopic = 0;
@@ -52,29 +53,26 @@ export async function expertPool(db: Database, domain: string, pool: RoutingPool
   });
 }
 
-/** What a lead asks of the experts who may take it. */
+/** What a lead asks of the experts who may take it: values, or SQL of a lead row's columns. */
 export interface LeadScope {
-  workspaceId: string;
-  domain: string;
-  topic: string | null;
-  routingPool: 'platform' | 'workspace';
+  workspaceId: string | SQL;
+  domain: string | SQL;
+  topic: string | null | SQL;
+  routingPool: 'platform' | 'workspace' | SQL;
 }
 
 /**
  * The active experts who may take a lead, from the lead's side (the mirror of the workbench's
  * scope): the domain, a topic they accept (or none listed), and the channel's pool. A condition on
- * `providers` (named so in the query), for statements that write one row per expert.
+ * `providers` (named so in the query), for statements that write one row per expert; the lead may
+ * be given as values, or as columns of a lead row the statement reads.
  */
-export function expertsForLead(lead: LeadScope) {
-  const pool =
-    lead.routingPool === 'workspace'
-      ? sql`AND ${providers.userId} IN (SELECT ${memberships.userId} FROM ${memberships}
-          WHERE ${memberships.workspaceId} = ${lead.workspaceId})`
-      : sql``;
+export function expertsForLead(lead: LeadScope): SQL {
   return sql`${providers.status} = 'active' AND ${providers.kind} = 'expert'
     AND EXISTS (SELECT 1 FROM ${providerDomains} WHERE ${providerDomains.providerId} = ${providers.id}
       AND ${providerDomains.domain} = ${lead.domain})
     AND (json_array_length(${providers.acceptedTopics}) = 0
       OR EXISTS (SELECT 1 FROM json_each(${providers.acceptedTopics}) WHERE value = ${lead.topic}))
-    ${pool}`;
+    AND (${lead.routingPool} = 'platform' OR ${providers.userId} IN (SELECT ${memberships.userId} FROM ${memberships}
+      WHERE ${memberships.workspaceId} = ${lead.workspaceId}))`;
 }

@@ -138,5 +138,11 @@ export async function providerForReview(db: Database, providerId: string) {
     .where(eq(providers.id, providerId))
     .get();
   if (!found) throw new ApiError('not_found', `No provider ${providerId}.`);
-  return { ...(await describeProvider(db, found.provider)), user_id: found.provider.userId, email: found.email };
+  return {
+    ...(await describeProvider(db, found.provider)),
+    user_id: found.provider.userId,
+    email: found.email,
+    // Every claim shows the claimer the visitor's contact details: how often this expert has seen them.
+    contact_reveals: found.provider.contactReveals,
+  };
 }

@@ -16,6 +16,7 @@ import {
   type ChannelRow,
   type IntakeRequest,
   type IntakeResponse,
+  routingOf,
   widgetConfigOf,
 } from '../../channels';
 import { findChannelConversation, newVisitorToken } from '../../conversations';
@@ -31,6 +32,8 @@ export interface IntakeCommand {
   clientIp: string;
   /** The page origin the channel admitted (null: the console's own pages), re-checked in the execution batch. */
   origin: string | null;
+  /** The visitor's language and country when the request says (`Accept-Language`, `CF-IPCountry`), for offers. */
+  visitor?: { acceptLanguage?: string; country?: string };
   context: Omit<ExecutionContext, 'outputRequestId' | 'correlation' | 'exactBridge'>;
 }
 
@@ -83,7 +86,24 @@ export function channelSource(command: IntakeCommand): Source {
       ...(request.contact ? { contact: request.contact } : {}),
     }),
     reply: visitorReply,
+    leadOperations: {
+      routing: routingOf(channel),
+      language: primaryLanguage(request.language ?? command.visitor?.acceptLanguage),
+      region: countryOf(command.visitor?.country),
+    },
   };
+}
+
+/** `de-DE,de;q=0.9` or `de-DE` → `de`; anything else → null. */
+export function primaryLanguage(value: string | undefined): string | null {
+  const match = value?.trim().match(/^([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]+)*(?:[,;]|$)/);
+  return match ? match[1]!.toLowerCase() : null;
+}
+
+/** A two-letter country code (Cloudflare's `XX` and `T1` mean unknown and Tor). */
+function countryOf(value: string | undefined): string | null {
+  const code = value?.trim().toUpperCase();
+  return code && /^[A-Z]{2}$/.test(code) && code !== 'XX' && code !== 'T1' ? code : null;
 }
 
 function missingContactFields(channel: ChannelRow, request: IntakeRequest): FieldError[] {

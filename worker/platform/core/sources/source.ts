@@ -14,7 +14,7 @@ import type { ConversationStart, ConversationState, StoredMessage } from '../../
 import type { KeyContext } from '../../identity';
 import type { MailContext } from '../../email';
 import type { VisitorContact } from '../../leads';
-import type { RoutingPoolKind } from '../../vocabulary';
+import type { RoutingPoolKind, RoutingSettings } from '../../vocabulary';
 
 /** What is asked: the same fields whoever asks. */
 export interface Demand {
@@ -37,7 +37,13 @@ export interface ExecutionContext {
   /** The request's exact_bridge, kept for the association it asks for. */
   exactBridge?: Record<string, unknown> & { contract_id?: string; escrow_id?: string };
   /** The agent chain's total deadline (20 s by default) is the brain's; see BrainInput. */
-  limits: { defaultRateLimitPerMinute: number; intakeRateLimitPerMinute: number; agentChainMs: number };
+  limits: {
+    defaultRateLimitPerMinute: number;
+    intakeRateLimitPerMinute: number;
+    agentChainMs: number;
+    /** How long a minute of the lead timers lasts (60,000 ms; local tests shorten it). */
+    leadMinuteMs: number;
+  };
   /** Calls to agents and robots: the egress guard's policy, and the key their secrets are encrypted under. */
   egress: EgressPolicy;
   secretsKey?: string;
@@ -97,6 +103,8 @@ export interface Source {
    * held for the continuation email instead of counting as read.
    */
   visitorAway?: boolean;
+  /** A channel's lead operations and what ranks its offers; without them, the defaults. */
+  leadOperations?: { routing: RoutingSettings; language: string | null; region: string | null };
 }
 
 /** What an execution answers. */

@@ -1,0 +1,60 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * A channel's lead operations on its console page (PRODUCT.md section 15): the routing settings
+ * in its form, and each lead's wave and response times in its recent intake.
+ */
+import type { ChannelView } from '../../platform/channels';
+import type { IntakeEntry } from '../../platform/leads';
+import { Field, type FieldErrors } from '../shared/forms';
+
+const ROUTING_FIELDS = [
+  ['offer_first', 'Offer a new lead first to this many experts', 'The best matches; 1 to 50. Default 3.'],
+  ['offer_widen_minutes', 'Then to every matching expert after (minutes)', 'Unclaimed this long. Default 10.'],
+  ['escalate_minutes', 'Email this workspace’s owners after (minutes)', 'Still unclaimed. Default 60.'],
+  ['claim_sla_minutes', 'Release a claim with no reply after (minutes)', 'Then offered to others. Default 60.'],
+] as const;
+
+/** The four routing settings, as number fields named `routing.<setting>`. */
+export function RoutingFields({ routing, errors }: { routing: ChannelView['routing']; errors: FieldErrors }) {
+  return (
+    <fieldset class="stack">
+      <legend>Lead operations</legend>
+      {ROUTING_FIELDS.map(([name, label, hint]) => (
+        <Field
+          name={`routing.${name}`}
+          label={label}
+          type="number"
+          value={routing[name]}
+          errors={errors}
+          hint={hint}
+          required
+        />
+      ))}
+    </fieldset>
+  );
+}
+
+/** The routing fields of a submitted form, as numbers (an empty field fails validation). */
+export function routingFromForm(form: Record<string, string>): Record<string, number> | undefined {
+  const entries = ROUTING_FIELDS.map(([name]) => [name, form[`routing.${name}`]] as const).filter(
+    ([, value]) => value !== undefined,
+  );
+  return entries.length ? Object.fromEntries(entries.map(([name, value]) => [name, Number(value)])) : undefined;
+}
+
+/** `2 min`, `1 h 5 min`: a duration as people read it. */
+function duration(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** The lead's wave, and how long its first claim and first contact took. */
+export function leadTimes(lead: NonNullable<IntakeEntry['lead']>): string {
+  const wave = lead.wave === 1 ? 'first wave' : 'offered to all';
+  const claim =
+    lead.seconds_to_first_claim === null ? 'not claimed yet' : `claimed after ${duration(lead.seconds_to_first_claim)}`;
+  const contact =
+    lead.seconds_to_first_contact === null ? '' : ` · contacted after ${duration(lead.seconds_to_first_contact)}`;
+  return `${wave} · ${claim}${contact}`;
+}

@@ -1,0 +1,150 @@
+/**
+ * The claim (PRODUCT.md sections 9 and 15): one conditional UPDATE, so when many experts claim at
+ * once exactly one wins. It holds only for a lead offered to the expert (not cooling down from a
+ * release or a lapse), while they hold fewer than their `max_open_claims`, and within 30 claims an
+ * hour; its history, audit, event, the expert's round-robin time and reveal count are written in
+ * the same batch, and only with the claim. The claim SLA's clock starts with it.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { insertWhere, isConstraintViolation, schema, type Database } from '../../lib/db';
+import { ApiError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { readWindows, windowIncrement } from '../../lib/rate-limit';
+import { eventInsertWhere, newEvent } from '../events';
+import { auditInsertWhere, type AuditContext } from '../identity';
+import type { ProviderRow } from '../providers';
+import { CLAIMS_PER_HOUR } from '../vocabulary';
+import { openClaimsOf } from './offers';
+import type { LeadDetail } from './schemas';
+import { availableTo, changeApplied, leadDetailForProvider, leadInScope } from './workbench';
+
+const { leads, leadEvents, leadOffers, providers } = schema;
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** The expert holds fewer leads than they may: a condition inside the claim's UPDATE. */
+const underCapacity = (provider: ProviderRow) =>
+  sql`${openClaimsOf(provider.id)} < (SELECT ${providers.maxOpenClaims} FROM ${providers}
+    WHERE ${providers.id} = ${provider.id})`;
+
+/** Claims a lead for the expert; answers its detail, contact details included. */
+export async function claimLead(
+  db: Database,
+  provider: ProviderRow,
+  leadId: string,
+  audit: AuditContext,
+  now = Date.now(),
+): Promise<LeadDetail> {
+  const changeId = newId('lev', now);
+  const applied = changeApplied(leadId, changeId);
+  let claimed: Array<{ id: string }>;
+  try {
+    [, claimed] = await db.batch([
+      windowIncrement(db, `claims:${provider.id}`, now, HOUR_MS, CLAIMS_PER_HOUR),
+      db
+        .update(leads)
+        .set({
+          status: 'claimed',
+          claimedBy: provider.id,
+          claimedAt: now,
+          claimDeadline: sql`${now} + ${leads.claimSlaMs}`,
+          firstClaimedAt: sql`COALESCE(${leads.firstClaimedAt}, ${now})`,
+          changeId,
+          updatedAt: now,
+        })
+        .where(and(eq(leads.id, leadId), availableTo(provider, now), underCapacity(provider)))
+        .returning({ id: leads.id }),
+      db
+        .update(providers)
+        .set({ lastClaimedAt: now, contactReveals: sql`${providers.contactReveals} + 1` })
+        .where(and(eq(providers.id, provider.id), applied)),
+      insertWhere(
+        db,
+        leadEvents,
+        {
+          id: changeId,
+          leadId,
+          fromStatus: 'open',
+          toStatus: 'claimed',
+          actorKind: 'provider',
+          actorId: provider.id,
+          note: null,
+          createdAt: now,
+        },
+        applied,
+      ),
+      auditInsertWhere(
+        db,
+        audit,
+        { action: 'lead.claimed', targetId: leadId, metadata: { provider_id: provider.id } },
+        applied,
+        now,
+      ),
+      // Every claim reveals the visitor's contact details to this expert: each reveal is audited
+      // with the expert's id (the details themselves never enter the audit log) and counted.
+      auditInsertWhere(
+        db,
+        audit,
+        { action: 'lead.contact_revealed', targetId: leadId, metadata: { provider_id: provider.id } },
+        applied,
+        now,
+      ),
+      eventInsertWhere(
+        db,
+        newEvent('lead.claimed', sql`(SELECT ${leads.workspaceId} FROM ${leads} WHERE ${leads.id} = ${leadId})`, {
+          lead_id: leadId,
+          conversation_id: null,
+          status: 'claimed',
+          claimed_by: { provider_id: provider.id, name: provider.displayName },
+          claimed_at: new Date(now).toISOString(),
+        }),
+        applied,
+        now,
+        { conversation_id: sql`(SELECT ${leads.conversationId} FROM ${leads} WHERE ${leads.id} = ${leadId})` },
+      ),
+    ]);
+  } catch (error) {
+    if (!isConstraintViolation(error, 'within_window_limit')) throw error;
+    const [window] = await readWindows(db, [`claims:${provider.id}`], now, HOUR_MS);
+    const retryAfter = Math.max(1, Math.ceil(((window?.resetAt ?? now + HOUR_MS) - now) / 1000));
+    throw new ApiError('rate_limited', `At most ${CLAIMS_PER_HOUR} claims an hour.`, {
+      headers: { 'Retry-After': String(retryAfter) },
+    });
+  }
+  if (claimed.length === 0) await refusal(db, provider, leadId, now);
+  return leadDetailForProvider(db, provider, leadId);
+}
+
+/** Why a claim did not apply, in the order an expert can act on; returns when it is theirs already. */
+async function refusal(db: Database, provider: ProviderRow, leadId: string, now: number): Promise<void> {
+  const existing = await leadInScope(db, provider, leadId);
+  if (!existing) throw new ApiError('not_found', `No lead ${leadId} for you.`);
+  if (existing.claimedBy === provider.id) return;
+  if (existing.status !== 'open') throw new ApiError('already_claimed', 'Another expert claimed this lead first.');
+  const [offer, held] = await db.batch([
+    db
+      .select({ cooldownUntil: leadOffers.cooldownUntil })
+      .from(leadOffers)
+      .where(and(eq(leadOffers.leadId, leadId), eq(leadOffers.providerId, provider.id))),
+    db
+      .select({ count: openClaimsOf(provider.id).mapWith(Number), max: providers.maxOpenClaims })
+      .from(providers)
+      .where(eq(providers.id, provider.id)),
+  ]);
+  const cooldown = offer[0]?.cooldownUntil;
+  if (cooldown && cooldown > now) {
+    throw new ApiError('recently_released', 'You released this lead, or let it lapse: you may claim it again later.', {
+      extensions: { retry_at: new Date(cooldown).toISOString() },
+    });
+  }
+  if (!offer[0]) throw new ApiError('not_found', `No lead ${leadId} for you.`);
+  const capacity = held[0];
+  if (capacity && capacity.count >= capacity.max) {
+    throw new ApiError(
+      'capacity_reached',
+      `You hold ${capacity.count} leads, your limit: finish or release one first (or raise max_open_claims).`,
+      { extensions: { open_claims: capacity.count, max_open_claims: capacity.max } },
+    );
+  }
+  throw new ApiError('already_claimed', 'Another expert claimed this lead first.');
+}
