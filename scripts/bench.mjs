@@ -11,11 +11,13 @@
 // Scenarios: `npm run bench` (this gateway run), `npm run bench -- webhooks` (1,000 events through
 // the outbox, scripts/bench-webhooks.mjs), `npm run bench -- claims` (20 × 20 concurrent claims,
 // scripts/bench-claims.mjs), `npm run bench -- live` (200 live conversations, scripts/bench-live.mjs),
+// `npm run bench -- sweep` (the lead timers over 10,000 open leads, scripts/bench-sweep.mjs),
 // `npm run bench -- all`.
 import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
 import { benchClaims } from './bench-claims.mjs';
 import { benchLive } from './bench-live.mjs';
+import { benchSweep } from './bench-sweep.mjs';
 import { benchWebhooks } from './bench-webhooks.mjs';
 import { startLocalWorker } from './local-worker.mjs';
 
@@ -32,8 +34,8 @@ const duration = Number(values.duration);
 const connections = Number(values.connections);
 const rounds = Number(values.rounds);
 const scenario = positionals[0] ?? 'gateway';
-if (!['gateway', 'webhooks', 'claims', 'live', 'all'].includes(scenario)) {
-  console.error(`Unknown scenario "${scenario}": use gateway (the default), webhooks, claims, live or all.`);
+if (!['gateway', 'webhooks', 'claims', 'live', 'sweep', 'all'].includes(scenario)) {
+  console.error(`Unknown scenario "${scenario}": use gateway (the default), webhooks, claims, live, sweep or all.`);
   process.exit(1);
 }
 
@@ -216,6 +218,7 @@ try {
   if (scenario === 'webhooks' || scenario === 'all') failed = !(await benchWebhooks(worker, adminCall)) || failed;
   if (scenario === 'claims' || scenario === 'all') failed = !(await benchClaims(worker, adminCall)) || failed;
   if (scenario === 'live' || scenario === 'all') failed = !(await benchLive(worker, adminCall)) || failed;
+  if (scenario === 'sweep' || scenario === 'all') failed = !(await benchSweep(worker)) || failed;
   if (scenario === 'gateway' || scenario === 'all') failed = !(await benchGateway()) || failed;
 } finally {
   await worker.stop();

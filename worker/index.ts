@@ -13,6 +13,7 @@ import { publicPageRoutes } from './console/public/routes';
 import { teamRoutes } from './console/team/routes';
 import { webhookPageRoutes } from './console/webhooks/routes';
 import type { Bindings } from './env';
+import { benchRoutes } from './gateway/bench';
 import { executeRoutes } from './gateway/execute';
 import { healthzRoutes } from './gateway/healthz';
 import { intakeRoutes } from './gateway/intake';
@@ -38,6 +39,7 @@ app.use('*', publishAfterResponse);
 
 // Machine routes: the gateway and the platform core (problem+json errors).
 app.route('/', healthzRoutes());
+app.route('/', benchRoutes());
 app.route('/', executeRoutes());
 app.route('/', channelRoutes());
 app.route('/', publicWidgetRoutes());

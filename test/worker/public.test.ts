@@ -246,6 +246,10 @@ describe('POST /__bench/d1-batch', () => {
     const request = () => new Request('http://gateway.test/__bench/d1-batch', { method: 'POST' });
     expect((await app.request(request(), undefined, env)).status).toBe(200);
     await expectProblem(await app.request(request(), undefined, { ...env, EXPOSE_DB_METRICS: '' }), 404, 'not_found');
+    for (const path of ['/__bench/lead-fixture', '/__bench/lead-sweep']) {
+      const other = new Request(`http://gateway.test${path}`, { method: 'POST', body: '{}' });
+      await expectProblem(await app.request(other, undefined, { ...env, EXPOSE_DB_METRICS: '' }), 404, 'not_found');
+    }
   });
 });
 

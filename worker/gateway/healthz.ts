@@ -44,13 +44,5 @@ export function healthzRoutes() {
     return c.json({ status: 'ok' as const, version: SERVICE_VERSION, checks: { d1: 'ok' as const } }, 200);
   });
 
-  // `npm run bench` only (EXPOSE_DB_METRICS): one trivial D1 batch behind the same stack, the floor
-  // an execution's one round trip is measured against. Undocumented, and a 404 everywhere else.
-  app.post('/__bench/d1-batch', async (c) => {
-    if (!c.var.settings.EXPOSE_DB_METRICS) throw new ApiError('not_found', 'No such route.');
-    await c.env.DB.batch([c.env.DB.prepare('SELECT 1 AS one')]);
-    c.header('Cache-Control', 'no-store');
-    return c.json({ status: 'ok' as const }, 200);
-  });
   return app;
 }

@@ -6,19 +6,34 @@
  */
 export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
+  /** Loads in flight: concurrent misses of one key share one load (a sweep's 10,000 events, one query). */
+  private readonly loading = new Map<string, Promise<V>>();
+  /** Counts clears, so that a load that began before one is not cached after it. */
+  private generation = 0;
 
   constructor(
     private readonly ttlMs: number,
     private readonly maxEntries: number,
   ) {}
 
-  /** The cached value, or `load()`'s (then cached). Concurrent misses each load; that is harmless here. */
+  /** The cached value, or `load()`'s (then cached); concurrent misses of a key wait for the same load. */
   async get(key: string, load: () => Promise<V>, now = Date.now()): Promise<V> {
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > now) return hit.value;
-    const value = await load();
-    this.set(key, value, now);
-    return value;
+    const inFlight = this.loading.get(key);
+    if (inFlight) return inFlight;
+    const generation = this.generation;
+    const loaded = load().then((value) => {
+      // A clear() during the load means the value may be stale: answer it, but do not keep it.
+      if (generation === this.generation) this.set(key, value, now);
+      return value;
+    });
+    this.loading.set(key, loaded);
+    try {
+      return await loaded;
+    } finally {
+      if (this.loading.get(key) === loaded) this.loading.delete(key);
+    }
   }
 
   /** The cached value, if fresh; nothing is loaded. */
@@ -36,7 +51,13 @@ export class TtlCache<V> {
 
   /** Forgets one key, or everything. */
   clear(key?: string): void {
-    if (key === undefined) this.entries.clear();
-    else this.entries.delete(key);
+    this.generation++;
+    if (key === undefined) {
+      this.entries.clear();
+      this.loading.clear();
+    } else {
+      this.entries.delete(key);
+      this.loading.delete(key);
+    }
   }
 }

@@ -73,8 +73,12 @@ export async function enqueueForDelivery(
   queue: Queue<unknown>,
   committed: CommittedEvent[],
 ): Promise<number> {
-  const wanted = await Promise.all(committed.map((event) => hasEndpoints(db, event.workspaceId)));
-  const ids = committed.filter((_, index) => wanted[index]).map((event) => event.id);
+  // One lookup per workspace, however many events (a sweep may commit thousands for one).
+  const workspaces = [...new Set(committed.map((event) => event.workspaceId))];
+  const withEndpoints = new Set(
+    (await Promise.all(workspaces.map(async (id) => ((await hasEndpoints(db, id)) ? id : null)))).filter(Boolean),
+  );
+  const ids = committed.filter((event) => withEndpoints.has(event.workspaceId)).map((event) => event.id);
   if (ids.length > 0) await enqueueDeliveries(queue, deliverMessages(ids));
   return ids.length;
 }

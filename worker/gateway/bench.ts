@@ -1,0 +1,80 @@
+/**
+ * `npm run bench` only (EXPOSE_DB_METRICS; a 404 everywhere else, and undocumented): routes that
+ * let the load scripts measure what no public route exposes on its own.
+ *
+ * - `POST /__bench/d1-batch`: one trivial D1 batch behind the same stack, the floor an
+ *   execution's one round trip is measured against;
+ * - `POST /__bench/lead-fixture`: open leads and experts written straight into D1 (as many rows
+ *   as the API would make, without the API's time), for the sweep to run over;
+ * - `POST /__bench/lead-sweep`: the cron sweep's lead timers at a given time, with how many D1
+ *   round trips they took.
+ */
+import { newApp } from '../app';
+import { countingD1, createDatabase, type QueryCounter } from '../lib/db';
+import { ApiError } from '../lib/errors';
+import { sweepLeadTimers } from '../platform/leads';
+
+/** Rows for one statement each: `n` numbered 1…count by a recursive CTE. */
+const numbers = (count: number) => `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})`;
+
+/** The bench routes. */
+export function benchRoutes() {
+  const app = newApp('problem');
+  app.use('/__bench/*', async (c, next) => {
+    if (!c.var.settings.EXPOSE_DB_METRICS) throw new ApiError('not_found', 'No such route.');
+    c.header('Cache-Control', 'no-store');
+    await next();
+  });
+
+  app.post('/__bench/d1-batch', async (c) => {
+    await c.env.DB.batch([c.env.DB.prepare('SELECT 1 AS one')]);
+    return c.json({ status: 'ok' as const }, 200);
+  });
+
+  // `domains` domains with `experts` experts each, and `leads` open leads spread over them, created
+  // `age_minutes` ago, each offered (first wave) to 3 experts of its domain.
+  app.post('/__bench/lead-fixture', async (c) => {
+    const body = (await c.req.json()) as { tag: string; domains: number; experts: number; leads: number };
+    const tag =
+      String(body.tag)
+        .replace(/[^a-z0-9]/g, '')
+        .slice(0, 12) || 'bench';
+    const [domains, experts, leads] = [body.domains, body.experts, body.leads].map((value) =>
+      Math.min(Math.max(Math.trunc(Number(value)) || 1, 1), 100_000),
+    ) as [number, number, number];
+    const now = Date.now();
+    const providers = domains * experts;
+    const statements = [
+      `${numbers(providers)} INSERT INTO users (id, email, password_hash, role, created_at, updated_at)
+        SELECT 'usr_${tag}_' || i, 'bench.${tag}.' || i || '@example.com', 'x', 'provider', ${now}, ${now} FROM n`,
+      `${numbers(providers)} INSERT INTO providers (id, user_id, status, kind, display_name, accepted_domains,
+          created_at, updated_at)
+        SELECT 'prv_${tag}_' || i, 'usr_${tag}_' || i, 'active', 'expert', 'Bench ' || i,
+          json_array('bench-${tag}-' || (i % ${domains})), ${now}, ${now} FROM n`,
+      `${numbers(providers)} INSERT INTO provider_domains (provider_id, domain)
+        SELECT 'prv_${tag}_' || i, 'bench-${tag}-' || (i % ${domains}) FROM n`,
+      `${numbers(leads)} INSERT INTO demands (id, workspace_id, domain, status, created_at)
+        SELECT 'dem_${tag}_' || i, 'ws_demo', 'bench-${tag}-' || (i % ${domains}), 'open', ${now} FROM n`,
+      `${numbers(leads)} INSERT INTO leads (id, workspace_id, demand_id, status, trigger, domain, routing_pool, wave,
+          widen_at, escalate_at, claim_sla_ms, updated_at, created_at)
+        SELECT 'lead_${tag}_' || i, 'ws_demo', 'dem_${tag}_' || i, 'open', 'handoff',
+          'bench-${tag}-' || (i % ${domains}), 'platform', 1, ${now} + 600000, ${now} + 3600000, 3600000,
+          ${now}, ${now} FROM n`,
+      `INSERT INTO lead_offers (lead_id, provider_id, wave, offered_at)
+        SELECT l.id, d.provider_id, 1, ${now} FROM leads l JOIN provider_domains d ON d.domain = l.domain
+        WHERE l.id LIKE 'lead_${tag}_%' AND (SELECT COUNT(*) FROM provider_domains e WHERE e.domain = d.domain
+          AND e.provider_id < d.provider_id) < 3`,
+    ];
+    await c.env.DB.batch(statements.map((statement) => c.env.DB.prepare(statement)));
+    return c.json({ providers, leads, created_at: now }, 200);
+  });
+
+  // The sweep's own round trips, on a database of its own (what the request does after it is not counted).
+  app.post('/__bench/lead-sweep', async (c) => {
+    const { now } = (await c.req.json()) as { now: number };
+    const counter: QueryCounter = { roundTrips: 0, statements: 0 };
+    const swept = await sweepLeadTimers(createDatabase(countingD1(c.env.DB, counter)), now);
+    return c.json({ ...swept, round_trips: counter.roundTrips }, 200);
+  });
+  return app;
+}
