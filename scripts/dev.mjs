@@ -49,21 +49,35 @@ const mailDir = join(ROOT, '.wrangler', 'mail');
 const mailSink =
   vars.LOCAL_MAIL_SINK === 'true' ? await startMailSink({ port: Number(vars.SMTP_PORT ?? 2525), dir: mailDir }) : null;
 
-const portIndex = passThrough.indexOf('--port');
-const port = portIndex >= 0 ? passThrough[portIndex + 1] : '8787';
+/** The value a wrangler flag was given (`--port 9000` or `--port=9000`), if it was. */
+const flagValue = (name) => {
+  const index = passThrough.findIndex((arg) => arg === name || arg.startsWith(`${name}=`));
+  if (index < 0) return undefined;
+  const arg = passThrough[index];
+  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : passThrough[index + 1];
+};
+const port = flagValue('--port') ?? '8787';
+const ip = flagValue('--ip') ?? '127.0.0.1';
+// Our defaults only where the user gave none: every wrangler flag passed through wins.
 // --test-scheduled: the cron ticker fires the crons of wrangler.toml through /__scheduled (scripts/cron.mjs).
 const devArgs = [
   'dev',
-  '--ip',
-  '127.0.0.1',
-  '--test-scheduled',
-  ...(portIndex >= 0 ? [] : ['--port', port]),
+  ...(flagValue('--ip') === undefined ? ['--ip', ip] : []),
+  ...(flagValue('--port') === undefined ? ['--port', port] : []),
+  ...(passThrough.includes('--test-scheduled') ? [] : ['--test-scheduled']),
   ...passThrough,
 ];
-const base = `http://127.0.0.1:${port}`;
+// The addresses printed and called: a wildcard address is reached on loopback from this machine.
+const base = `http://${ip === '0.0.0.0' || ip === '::' ? '127.0.0.1' : ip}:${port}`;
 const mailLine = mailSink
   ? `a local SMTP sink on 127.0.0.1:${mailSink.port} keeps every email in .wrangler/mail/`
   : `sent to ${vars.SMTP_HOST ? `${vars.SMTP_HOST}:${vars.SMTP_PORT}` : '(no SMTP_HOST: recorded as skipped)'}`;
+const tryBody = JSON.stringify({
+  domain: 'consultation',
+  execution_mode: 'sync',
+  required_scopes: ['execute', 'leads:write'],
+  text: 'I need help choosing a CRM.',
+});
 console.log(`
 Demo tenant ready (local only):
   API key  ${vars.DEMO_API_KEY}   (DEMO_API_KEY in .dev.vars)
@@ -85,8 +99,7 @@ Demo tenant ready (local only):
 
 Try it:
   curl -s ${base}/api/execute -H "Authorization: Bearer ${vars.DEMO_API_KEY}" -H "Content-Type: application/json" \\
-    -d '{"domain":"consultation","execution_mode":"sync","required_scopes":["execute"],"text":"I need help choosing ' +
-      'a CRM."}'
+    -d '${tryBody}'
 `);
 
 const child = spawn(process.execPath, [WRANGLER, ...devArgs], { cwd: ROOT, stdio: 'inherit' });

@@ -475,6 +475,8 @@ const PUBLIC_ROUTES = [
   'GET /assets/site.css',
   'GET /demo',
   'GET /widget/:channelKey',
+  // A redirect to the signed-in user's home (or to sign-in): the console's brand link.
+  'GET /console',
   // Every email's way out: the signed token is the authority (RFC 8058 one-click, no session).
   'GET /email/unsubscribe/:token',
   'POST /email/unsubscribe/:token',

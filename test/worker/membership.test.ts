@@ -100,9 +100,12 @@ describe('tenant isolation: a member of workspace A cannot read or change B', ()
     expect(keys).toEqual([channelA]);
   });
 
-  it('a session with no workspace named is refused with a clear error', async () => {
+  it('a session of one workspace needs no X-Workspace-Id (the API, as the console does)', async () => {
     const response = await sessionApi(a, '/api/integrations/channels');
-    expect(response.status).toBe(422);
+    expect(response.status).toBe(200);
+    const keys = ((await response.json()) as { data: Array<{ channel_key: string }> }).data.map((c) => c.channel_key);
+    expect(keys).toContain(channelA);
+    expect(keys).not.toContain(channelB);
   });
 });
 
@@ -447,5 +450,24 @@ describe('switching workspaces', () => {
     expect(page).toContain(`<option value="${owner.workspaceId}">Owner Org / Production</option>`);
     expect(page).toContain(`<option value="${secondId}" selected="">Second Org / Staging</option>`);
     expect(page).toContain('Second Org / Staging · ');
+  });
+});
+
+describe('the workspace of a session on the API', () => {
+  it('a member of one workspace need not name it; a member of several gets the list to choose from', async () => {
+    const owner = await signUpOwner();
+    const listed = await sessionApi(owner, '/api/integrations/channels');
+    expect(listed.status, await listed.clone().text()).toBe(200);
+
+    const other = await signUpOwner();
+    await inviteAndAccept(other, owner, 'member');
+    const ambiguous = await sessionApi(owner, '/api/integrations/channels');
+    expect(ambiguous.status).toBe(422);
+    const problem = (await ambiguous.json()) as { code: string; workspace_ids: string[]; detail: string };
+    expect(problem.code).toBe('validation_failed');
+    expect(problem.workspace_ids.sort()).toEqual([owner.workspaceId, other.workspaceId].sort());
+    expect(problem.detail).toContain('2 workspaces');
+    const named = await sessionApi(owner, '/api/integrations/channels', { workspaceId: other.workspaceId });
+    expect(named.status).toBe(200);
   });
 });

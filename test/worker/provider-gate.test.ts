@@ -120,3 +120,26 @@ describe('the console twin of every state-gated provider API route', () => {
     );
   }
 });
+
+describe('each role’s home', () => {
+  it('sign-in and the brand link (/console) lead each provider to their home', async () => {
+    const cases: Array<[Kind, State, string]> = [
+      ['expert', 'active', '/provider/workbench'],
+      ['robot', 'active', '/provider/operations'],
+      ['expert', 'pending_review', '/provider/onboarding'],
+    ];
+    for (const [kind, state, home] of cases) {
+      const provider = await providerIn(kind, state);
+      const signIn = await postForm('/auth/sign-in', {
+        email: provider.email,
+        password: 'correct horse battery staple',
+      });
+      expect(signIn.headers.get('Location'), `${kind} ${state}`).toBe(home);
+      const brand = await getPage('/console', provider.cookie);
+      expect(brand.status).toBe(303);
+      expect(brand.headers.get('Location'), `${kind} ${state}`).toBe(home);
+    }
+    const anonymous = await getPage('/console');
+    expect(anonymous.headers.get('Location')).toBe('/auth/sign-in');
+  });
+});

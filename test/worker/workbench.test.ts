@@ -122,6 +122,14 @@ describe('routing: who sees a demand', () => {
       await execute(tenant.token, { ...executeBody(), domain: domainX, text: 'A payroll question.' }),
     );
     expect(payroll.output.result).toMatchObject({ topic: 'payroll', matched_providers: 3 });
+    // A key without leads:write makes no lead: the answer claims no offer either.
+    const noLeads = await createTenant({ scopes: ['execute'] });
+    const recorded = await json(
+      await execute(noLeads.token, { ...executeBody(), domain: domainX, text: 'General bookkeeping question.' }),
+    );
+    expect(recorded.output.result.lead_id).toBeUndefined();
+    expect(recorded.output.result.matched_providers).toBe(0);
+    expect(recorded.output.result.reply).not.toContain('offered');
   });
 
   it('a workspace-pool channel reaches only experts who are members of the workspace', async () => {

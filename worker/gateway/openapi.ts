@@ -31,8 +31,8 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, baseUrl: string):
       in: 'cookie',
       name: 'egw_session',
       description:
-        'A signed-in console session (the cookie is `__Host-egw_session` on https). Send the workspace in ' +
-        '`X-Workspace-Id`; changes must come from the console origin.',
+        'A signed-in console session (the cookie is `__Host-egw_session` on https). Name the workspace in ' +
+        '`X-Workspace-Id` when the account has several (422 lists them); changes must come from the console origin.',
     });
     document = app.getOpenAPI31Document({
       openapi: '3.1.0',

@@ -48,7 +48,8 @@ const signInForm = z.object({
 export async function landingFor(c: Context<AppEnv>, user: SessionUser): Promise<string> {
   if (user.role === 'provider') {
     const provider = await providerOf(c.var.db, user.id);
-    return provider?.status === 'active' && provider.kind === 'expert' ? '/provider/workbench' : '/provider/onboarding';
+    if (provider?.status !== 'active') return '/provider/onboarding';
+    return provider.kind === 'expert' ? '/provider/workbench' : '/provider/operations';
   }
   if ((await listMemberships(c.var.db, user.id)).length > 0) return '/integrations';
   return user.isPlatformAdmin ? '/admin/providers' : '/onboarding/workspace';
@@ -79,6 +80,13 @@ export function authRoutes() {
   app.use('/auth/*', ...pageGuards, loadSession);
 
   app.get('/auth', (c) => c.redirect('/auth/sign-in', 303));
+
+  // Each role's home (the console's brand link): the workbench, operations, the workspace, review.
+  app.use('/console', ...pageGuards, loadSession);
+  app.get('/console', async (c) => {
+    c.header('Cache-Control', 'no-store');
+    return c.redirect(c.var.user ? await landingFor(c, c.var.user) : '/auth/sign-in', 303);
+  });
 
   app.get('/auth/sign-up', async (c) => {
     const returnTo = safeReturnTo(c.req.query('return_to'), '') || undefined;

@@ -79,7 +79,7 @@ export function ConsoleLayout({
       </a>
       <header class="topbar">
         <div class="inner">
-          <a class="brand" href="/integrations">
+          <a class="brand" href="/console">
             Edge Gateway
           </a>
           {nav.length > 0 ? (
@@ -205,7 +205,11 @@ export interface Column<Row> {
   rowHeader?: boolean;
 }
 
-/** A table that scrolls sideways on narrow screens rather than squeezing its columns. */
+/**
+ * A data table. On a phone (at most 640 px) each row becomes a card with every column labelled
+ * (styles.ts, `table.cards`), so nothing hides behind a sideways scroll; wider, a table that
+ * scrolls sideways rather than squeezing its columns.
+ */
 export function DataTable<Row>({
   columns,
   rows,
@@ -219,7 +223,7 @@ export function DataTable<Row>({
 }) {
   return (
     <div class="table-scroll">
-      <table>
+      <table class={headless ? undefined : 'cards'}>
         {headless ? null : (
           <thead>
             <tr>
@@ -238,7 +242,9 @@ export function DataTable<Row>({
                     {column.cell(row)}
                   </th>
                 ) : (
-                  <td class={column.class}>{column.cell(row)}</td>
+                  <td class={column.class} data-label={column.header || undefined}>
+                    {column.cell(row)}
+                  </td>
                 ),
               )}
             </tr>

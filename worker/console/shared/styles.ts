@@ -184,4 +184,16 @@ grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; }
 .demo-grid h2 { font-size: 1.1rem; margin: 0 0 0.4rem; }
 @media (max-width: 480px) { body { font-size: 15px; } h1 { font-size: 1.5rem; } .card { padding: 1rem;
 } th, td { padding: 0.4rem; } }
+/* On a phone, a data table becomes one card per row: every column shows, labelled, none cut off. */
+@media (max-width: 640px) {
+  table.cards thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  table.cards, table.cards tbody, table.cards tr, table.cards td, table.cards th[scope=row] { display: block;
+    width: 100%; }
+  table.cards tr { border: 1px solid var(--line); border-radius: 8px; padding: 0.35rem 0.6rem; margin: 0 0 0.75rem; }
+  table.cards td, table.cards th[scope=row] { border-bottom: 0; padding: 0.3rem 0; overflow-wrap: anywhere; }
+  table.cards td[data-label]::before { content: attr(data-label); display: block; color: var(--muted);
+    font-size: 0.8rem; font-weight: 600; }
+  table.cards td.nowrap { white-space: normal; }
+  table.cards button, table.cards .button { overflow-wrap: normal; white-space: nowrap; }
+}
 `;

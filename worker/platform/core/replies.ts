@@ -79,7 +79,8 @@ export function resultOf(plan: ExecutedPlan, reply: string): Record<string, unkn
     reasons: plan.reasons,
     topic,
     urgency,
-    matched_providers: plan.matchedProviders,
+    // An answer never claims an offer that was not made: without a lead, nobody was offered it.
+    matched_providers: plan.lead ? plan.matchedProviders : 0,
     reply,
   };
 }

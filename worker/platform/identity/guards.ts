@@ -91,16 +91,30 @@ async function sessionAccess(c: Context<AppEnv>, action: WorkspaceAction): Promi
   if (!SAFE_METHODS.has(c.req.method) && !isSameOriginRequest(c)) {
     throw new ApiError('csrf_rejected', 'Cookie-authenticated changes must come from the console itself.');
   }
-  const workspaceId = c.req.header('X-Workspace-Id') ?? c.req.query('workspace_id');
-  if (!workspaceId) {
-    throw new ApiError('validation_failed', 'Name the workspace in the X-Workspace-Id header.', {
-      errors: [{ pointer: '', detail: 'X-Workspace-Id is required with a session.' }],
-    });
+  // The workspace named by X-Workspace-Id (or ?workspace_id=); a member of one workspace need not name it.
+  const named = c.req.header('X-Workspace-Id') ?? c.req.query('workspace_id');
+  const resolved = await resolveMemberWorkspace(c.var.db, session.user.id, named);
+  if (!resolved) throw new ApiError('forbidden', 'This account is not a member of any workspace.');
+  if (!named && resolved.memberships.length > 1) {
+    const ids = resolved.memberships.map((membership) => membership.workspaceId);
+    throw new ApiError(
+      'validation_failed',
+      `This account is a member of ${ids.length} workspaces: name one in the X-Workspace-Id header.`,
+      {
+        errors: [{ pointer: '', detail: `X-Workspace-Id is required; one of: ${ids.join(', ')}.` }],
+        extensions: { workspace_ids: ids },
+      },
+    );
   }
-  const { current } = (await resolveMemberWorkspace(c.var.db, session.user.id, workspaceId))!;
+  const { current } = resolved;
   requireRole(current, action, 'Your role in this workspace does not allow this.');
   c.set('user', session.user);
-  return { workspaceId, organizationId: current.organizationId, actorKind: 'user', actorId: session.user.id };
+  return {
+    workspaceId: current.workspaceId,
+    organizationId: current.organizationId,
+    actorKind: 'user',
+    actorId: session.user.id,
+  };
 }
 
 /** Admits an API key with the action's scope, or a member whose role allows the action. */
