@@ -82,6 +82,7 @@ console.log(`
 Demo tenant ready (local only):
   API key  ${vars.DEMO_API_KEY}   (DEMO_API_KEY in .dev.vars)
   Admin    ADMIN_TOKEN in .dev.vars (for npm run admin)
+  Front    ${base}/  (the platform's own front page, with its widget: FRONT_DOOR_CHANNEL)
   Docs     ${base}/docs
   Console  ${base}/auth/sign-in  (password: DEMO_PASSWORD in .dev.vars) as
            owner@demo.test    site owner: channels, widget, team, recent intake

@@ -47,6 +47,8 @@ export interface Bindings {
   MAIL_REPLY_DOMAIN?: string;
   /** How long a reply may stay unread before it goes to the visitor by email (120 s; less for local tests). */
   EMAIL_UNREAD_AFTER_SECONDS?: string;
+  /** The platform's own channel: the consultation entry of the front page `/` (the widget and its hosted inbox). */
+  FRONT_DOOR_CHANNEL?: string;
   /** How many seconds a minute of the lead timers lasts (60; local tests shorten it to see waves and SLAs). */
   LEAD_MINUTE_SECONDS?: string;
 }
@@ -95,6 +97,10 @@ const settingsSchema = z.object({
     .transform((value) => value || undefined),
   EMAIL_UNREAD_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
   LEAD_MINUTE_SECONDS: z.coerce.number().int().min(1).max(60).default(60),
+  FRONT_DOOR_CHANNEL: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

@@ -16,7 +16,9 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   // A reply unread for 2 s goes by email here (2 minutes in production), and a minute of the lead
   // timers lasts a second, so that tests need not wait.
-  const worker = await startLocalWorker({ vars: { EMAIL_UNREAD_AFTER_SECONDS: '2', LEAD_MINUTE_SECONDS: '1' } });
+  const worker = await startLocalWorker({
+    vars: { EMAIL_UNREAD_AFTER_SECONDS: '2', LEAD_MINUTE_SECONDS: '1', FRONT_DOOR_CHANNEL: 'ch_demo' },
+  });
   project.provide('workerUrl', worker.url);
   project.provide('demoApiKey', worker.demoApiKey);
   project.provide('adminToken', worker.adminToken);

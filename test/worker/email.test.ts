@@ -60,7 +60,7 @@ async function channelWithExpert() {
   const domain = await newDomain('mail');
   const tenant = await createTenant({ scopes: ['execute', 'channels:write'] });
   const channelKey = await createChannel(tenant.token, { domain, leadCapture: { email: 'required' } });
-  const expert = await createActiveExpert({ domains: [domain] });
+  const expert = await createActiveExpert({ domains: [domain], alerts: true });
   return { domain, tenant, channelKey, expert };
 }
 
@@ -148,9 +148,9 @@ describe('lead alerts', () => {
   it('are written in the lead’s batch, to available experts who want them, and sent within seconds', async () => {
     const log = vi.spyOn(console, 'log');
     const context = await channelWithExpert();
-    const hourly = await createActiveExpert({ domains: [context.domain] });
-    const away = await createActiveExpert({ domains: [context.domain] });
-    const off = await createActiveExpert({ domains: [context.domain] });
+    const hourly = await createActiveExpert({ domains: [context.domain], alerts: true });
+    const away = await createActiveExpert({ domains: [context.domain], alerts: true });
+    const off = await createActiveExpert({ domains: [context.domain], alerts: true });
     expect((await setPreferences(hourly, { lead_alerts: 'hourly' })).status).toBe(200);
     expect((await setPreferences(away, { availability: 'away' })).status).toBe(200);
     expect((await setPreferences(off, { lead_alerts: 'off' })).status).toBe(200);
@@ -201,7 +201,7 @@ describe('lead alerts', () => {
   it('a refused batch writes no alert: the rows exist only with their lead', async () => {
     const domain = await newDomain('mail');
     const tenant = await createTenant({ scopes: ['execute', 'leads:write'], rate_limit_per_minute: 1 });
-    await createActiveExpert({ domains: [domain] });
+    await createActiveExpert({ domains: [domain], alerts: true });
     const body = executeBody({ domain, text: 'Please call me back about a contract.' });
     expect((await execute(tenant.token, body)).status).toBe(200);
     const before = await rows('SELECT COUNT(*) AS n FROM emails WHERE workspace_id = ?', tenant.workspaceId);
@@ -223,7 +223,7 @@ describe('lead alerts', () => {
       ).bind(newId('eml', now), context.tenant.workspaceId, context.expert.providerId, now, now - 60_000, now),
     );
     await env.DB.batch(statements);
-    const other = await createActiveExpert({ domains: [context.domain] });
+    const other = await createActiveExpert({ domains: [context.domain], alerts: true });
     const one = await visitorSays(context.channelKey, {
       message: { text: 'First question about VAT.' },
       trigger: 'handoff',
@@ -463,7 +463,7 @@ describe('replies by email', () => {
 
 describe('preferences, unsubscribing and the email log', () => {
   it('preferences: defaults, changes, bad values', async () => {
-    const expert = await createActiveExpert();
+    const expert = await createActiveExpert({ alerts: true });
     const read = await json(await sessionCall(expert.cookie, '/api/provider/preferences'));
     expect(read).toEqual({ availability: 'available', lead_alerts: 'instant', max_open_claims: 20 });
     const saved = await json(await setPreferences(expert, { lead_alerts: 'hourly', max_open_claims: 5 }));
@@ -505,7 +505,7 @@ describe('preferences, unsubscribing and the email log', () => {
     const domain = await newDomain('mail');
     const key = await issueKey(owner.workspaceId, { scopes: ['channels:write'] });
     const channelKey = await createChannel(key.token, { domain });
-    const expert = await createActiveExpert({ domains: [domain] });
+    const expert = await createActiveExpert({ domains: [domain], alerts: true });
     await visitorSays(channelKey, { message: { text: 'Log me.' }, trigger: 'handoff' });
     await mailTo(expert.email, /^New lead/);
     const page = await getPage('/integrations/email', owner.cookie);

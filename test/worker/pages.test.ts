@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { app } from '../../worker/index';
 import { call, createTenant, expectStrictPageHeaders, json } from './helpers';
 
 async function channelFor(widget: Record<string, unknown> = {}) {
@@ -62,5 +63,35 @@ describe('the /demo page', () => {
       '<script async="" src="http://gateway.test/embed/widget.js" data-channel-id="ch_demo" ' +
         'data-console-origin="http://gateway.test"></script>',
     );
+  });
+});
+
+describe('the front page', () => {
+  it('says what the platform does for each audience, with the provider sign-up and sign-in entries', async () => {
+    const response = await call('/');
+    expect(response.status).toBe(200);
+    expectStrictPageHeaders(response);
+    const html = await response.text();
+    for (const id of ['site-owners', 'visitors', 'api-callers', 'providers']) expect(html).toContain(`id="${id}"`);
+    expect(html).toContain('href="http://gateway.test/auth/sign-up?role=provider"');
+    expect(html).toContain('Become an expert, connect a robot, register an agent');
+    expect(html).toContain('href="http://gateway.test/auth/sign-in"');
+    expect(html).toContain('href="/docs"');
+    // No platform channel configured: no widget, and no action on the page itself.
+    expect(html).not.toContain('/embed/widget.js');
+    expect(html).not.toContain('<form');
+  });
+
+  it('with FRONT_DOOR_CHANNEL, carries the platform’s own widget and its hosted inbox', async () => {
+    const tenant = await createTenant({ scopes: ['channels:write'] });
+    const created = await call('/api/integrations/channels', {
+      token: tenant.token,
+      body: { name: 'Platform', domain: 'consultation', allowed_origins: [] },
+    });
+    const channelKey = (await json(created)).channel_key as string;
+    const response = await app.request('http://gateway.test/', {}, { ...env, FRONT_DOOR_CHANNEL: channelKey });
+    const html = await response.text();
+    expect(html).toContain(`data-channel-id="${channelKey}"`);
+    expect(html).toContain(`href="http://gateway.test/widget/${channelKey}"`);
   });
 });

@@ -75,9 +75,13 @@ export async function review(
   });
 }
 
-/** An active expert: signed up, profile submitted, approved by an admin. */
+/**
+ * An active expert: signed up, profile submitted, approved by an admin. Their lead alerts are off
+ * unless `alerts` says otherwise: every lead would otherwise email every matching expert of the
+ * file over SMTP, work that only email.test.ts is about.
+ */
 export async function createActiveExpert(
-  options: { domains?: string[]; topics?: string[] } = {},
+  options: { domains?: string[]; topics?: string[]; alerts?: boolean } = {},
 ): Promise<TestProvider> {
   const provider = await signUpProvider();
   const saved = await sessionCall(provider.cookie, '/api/provider/profile', {
@@ -85,6 +89,10 @@ export async function createActiveExpert(
   });
   expect(saved.status, await saved.clone().text()).toBe(200);
   expect((await review(provider.providerId, 'approve')).status).toBe(200);
+  if (!options.alerts) {
+    const quiet = await sessionCall(provider.cookie, '/api/provider/preferences', { body: { lead_alerts: 'off' } });
+    expect(quiet.status).toBe(200);
+  }
   return provider;
 }
 

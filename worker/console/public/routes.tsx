@@ -1,17 +1,18 @@
 /** @jsxImportSource hono/jsx */
 /**
- * Public pages that need no sign-in: the API reference (/docs), the hosted inbox
- * (/widget/{channel_key}), the local /demo site, and the shared stylesheet.
+ * Public pages that need no sign-in: the front page (/), the API reference (/docs), the hosted
+ * inbox (/widget/{channel_key}), the local /demo site, and the shared stylesheet.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { newPageApp } from '../shared/app';
-import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
+import { consoleOrigin, resolvePlatformUrls, urlsFollowHost, type AppEnv } from '../../env';
 import { buildOpenApiDocument } from '../../gateway/openapi';
-import { findActiveChannel, publicWidgetConfig, snippetFor } from '../../platform/channels';
+import { findActiveChannel, hostedInboxUrl, publicWidgetConfig, snippetFor } from '../../platform/channels';
 import { DocsPage, type DocsDocument } from '../docs/page';
 import { pageCsp, setPageSecurityHeaders } from '../shared/security';
 import { siteCss } from '../shared/styles';
 import { DemoSitePage } from './demo';
+import { FrontDoorPage } from './front-door';
 import { ChannelNotFoundPage, HostedInboxPage } from './hosted-inbox';
 
 /** Only the local seed creates this channel, so a deployment has no demo page. */
@@ -57,6 +58,19 @@ export function publicPageRoutes(root: OpenAPIHono<AppEnv>) {
     );
   });
 
-  app.get('/', (c) => c.redirect('/docs'));
+  app.get('/', async (c) => {
+    const urls = resolvePlatformUrls(c.var.settings, c.req.url);
+    const key = c.var.settings.FRONT_DOOR_CHANNEL;
+    const channel = key ? await findActiveChannel(c.var.db, key) : undefined;
+    setPageSecurityHeaders(c);
+    if (urlsFollowHost(c.var.settings)) c.header('Vary', 'Host');
+    return c.html(
+      <FrontDoorPage
+        consoleUrl={urls.consoleUrl}
+        authUrl={urls.authUrl}
+        channel={channel ? { key: channel.channelKey, hostedInboxUrl: hostedInboxUrl(urls, channel.channelKey) } : null}
+      />,
+    );
+  });
   return app;
 }

@@ -168,6 +168,23 @@ border-radius: 999px; background: var(--code); color: var(--ink); }
 /* Hosted inbox */
 .inbox-body { background: #e9ecf1; min-height: 100vh; }
 .narrow { max-width: 40rem; }
+/* The front page (/) */
+.front-nav { display: flex; align-items: center; justify-content: space-between; gap: 1rem; padding: 1rem 1.5rem;
+max-width: 64rem; margin: 0 auto; flex-wrap: wrap; }
+.front-nav nav { display: flex; gap: 1.25rem; }
+.front-logo { font-weight: 800; font-size: 1.1rem; color: var(--ink); text-decoration: none; }
+.front-hero { max-width: 64rem; margin: 0 auto; padding: 2.5rem 1.5rem 1.5rem; }
+.front-hero h1 { font-size: 2.4rem; line-height: 1.15; max-width: 44rem; margin: 0 0 1rem; }
+.front-actions { display: flex; flex-wrap: wrap; gap: 0.75rem; margin-top: 1.5rem; }
+.front-actions .button { white-space: normal; text-align: center; }
+.front-grid { max-width: 64rem; margin: 0 auto; padding: 0 1.5rem; display: grid; gap: 1rem;
+grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); }
+.front-grid h2 { font-size: 1.15rem; margin: 0 0 0.4rem; }
+.front-consult { max-width: 61rem; margin: 1.5rem auto; }
+.front-consult h2 { margin-top: 0; }
+.front-footer { max-width: 64rem; margin: 2rem auto; padding: 1rem 1.5rem; display: flex; gap: 1.25rem;
+flex-wrap: wrap; border-top: 1px solid var(--line); }
+@media (max-width: 480px) { .front-hero h1 { font-size: 1.7rem; } .front-consult { margin: 1rem; } }
 /* The /demo pretend customer site */
 .demo-site { background: #fffdf8; }
 .demo-nav { display: flex; align-items: center; justify-content: space-between; gap: 1rem; padding: 1rem 1.5rem;

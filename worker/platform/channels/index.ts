@@ -26,6 +26,7 @@ export {
   findActiveChannel,
   forgetChannel,
   getChannel,
+  hostedInboxUrl,
   listChannels,
   publicWidgetConfig,
   routingOf,
