@@ -19,7 +19,7 @@ import {
   unclaimedEmail,
 } from './templates';
 import type { OutgoingEmail } from './transport';
-import { addressHash, suppressedAddress, unsubscribeToken } from './unsubscribe';
+import { isSuppressed, unsubscribeToken } from './unsubscribe';
 
 const { emails, providers, users, leads, demands, channels, conversations, messages } = schema;
 
@@ -168,9 +168,7 @@ async function visitorEmail(db: Database, row: EmailRow, settings: ComposeSettin
     .where(eq(conversations.id, row.conversationId!))
     .get();
   if (!head?.email) return { skip: 'The visitor left no email address.' };
-  const hash = await addressHash(head.email);
-  const [suppressed] = await db.all<{ yes: number }>(sql`SELECT ${suppressedAddress(hash)} AS yes`);
-  if (suppressed?.yes) return { skip: 'The visitor unsubscribed.' };
+  if (await isSuppressed(db, head.email)) return { skip: 'The visitor unsubscribed.' };
   const after =
     [head.readUpTo, head.lastSent]
       .filter((id): id is string => Boolean(id))
@@ -248,10 +246,7 @@ async function ownerEmail(db: Database, row: EmailRow, settings: ComposeSettings
     .get();
   if (!head) return { skip: 'The lead no longer exists.' };
   if (head.status !== 'open') return { skip: 'The lead was claimed before the email went.' };
-  const [suppressed] = await db.all<{ yes: number }>(
-    sql`SELECT ${suppressedAddress(await addressHash(head.email))} AS yes`,
-  );
-  if (suppressed?.yes) return { skip: 'The owner unsubscribed from these emails.' };
+  if (await isSuppressed(db, head.email)) return { skip: 'The owner unsubscribed from these emails.' };
   const ws = `?ws=${encodeURIComponent(row.workspaceId)}`;
   const consoleUrl = head.channelKey
     ? `${row.linkOrigin}/integrations/channels/${head.channelKey}${ws}`

@@ -5,7 +5,7 @@
  * HMAC under SECRETS_KEY, so nothing is stored per email and a token cannot be made for another
  * expert or address. GET shows a confirmation (mail scanners follow links); POST applies it.
  */
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { sha256Hex, toHex } from '../../lib/crypto';
 import { type Database, schema } from '../../lib/db';
 
@@ -84,6 +84,12 @@ async function suppress(db: Database, address: string, now: number) {
     .onConflictDoNothing();
 }
 
-/** Whether an address unsubscribed from visitor emails, as SQL for a batch. */
-export const suppressedAddress = (hash: string) =>
-  sql`EXISTS (SELECT 1 FROM ${emailSuppressions} WHERE ${emailSuppressions.addressHash} = ${hash})`;
+/** Whether an address unsubscribed (a visitor's from their conversations' emails, an owner's from escalations). */
+export async function isSuppressed(db: Database, address: string): Promise<boolean> {
+  const row = await db
+    .select({ hash: emailSuppressions.addressHash })
+    .from(emailSuppressions)
+    .where(eq(emailSuppressions.addressHash, await addressHash(address)))
+    .get();
+  return row !== undefined;
+}
