@@ -412,6 +412,22 @@ describe('the visitor’s continuation', () => {
   });
 });
 
+describe('a polling visitor’s read mark', () => {
+  it('travels with the poll: a reply read that way is not emailed', async () => {
+    const context = await channelWithExpert();
+    const lead = await claimedLeadWithContact(context);
+    const sent = await json(await reply(context.expert, lead.leadId, 'Read by polling?'));
+    const poll = await call(`/api/public/widget/${context.channelKey}/messages?read_up_to=${sent.message_id}`, {
+      headers: { Origin: SITE, Authorization: `Bearer ${lead.session}` },
+    });
+    expect(poll.status).toBe(200);
+    await twoMinutesLater(lead.conversationId);
+    expect(await continuations(lead.conversationId)).toMatchObject([
+      { status: 'skipped', last_error: 'The visitor read the replies in time.' },
+    ]);
+  });
+});
+
 describe('replies by email', () => {
   it('a reply becomes the visitor’s message without quoted history; forged, huge, textless: refused', async () => {
     const context = await channelWithExpert();

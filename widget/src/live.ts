@@ -36,12 +36,19 @@ export function connectLive(config: WidgetConfig, session: string, on: LiveHandl
   let quickDrops = 0;
   let pollDelay = POLL_MIN_MS;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // The visitor's read mark, sent with the next poll when there is no socket to carry it.
+  let unsentRead: string | undefined;
 
   const poll = async () => {
     if (stopped) return;
     try {
       const after = on.lastId();
-      const url = `${route('messages')}${after ? `?after=${encodeURIComponent(after)}` : ''}`;
+      const query = new URLSearchParams({
+        ...(after ? { after } : {}),
+        ...(unsentRead ? { read_up_to: unsentRead } : {}),
+      }).toString();
+      unsentRead = undefined;
+      const url = `${route('messages')}${query ? `?${query}` : ''}`;
       const response = await fetch(url, { headers: auth, credentials: 'omit' });
       if (response.ok) {
         const thread = (await response.json()) as VisitorThread;
@@ -103,7 +110,10 @@ export function connectLive(config: WidgetConfig, session: string, on: LiveHandl
   };
   return {
     typing: (active) => sendFrame({ type: 'typing', active }),
-    read: (upTo) => sendFrame({ type: 'read', up_to: upTo }),
+    read: (upTo) => {
+      if (socket?.readyState === 1) sendFrame({ type: 'read', up_to: upTo });
+      else unsentRead = upTo;
+    },
     stop: () => {
       stopped = true;
       clearTimeout(timer);

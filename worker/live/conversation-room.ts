@@ -12,8 +12,7 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Bindings } from '../env';
 import { newSecretToken } from '../lib/crypto';
 import { createDatabase } from '../lib/db';
-import { threadAfter } from '../platform/conversations';
-import { visitorReadUpTo } from '../platform/email';
+import { threadAfter, visitorReadUpTo } from '../platform/conversations';
 import {
   type ClientFrame,
   type ClosedReason,

@@ -182,6 +182,16 @@ export function publicWidgetRoutes() {
               .max(64)
               .optional()
               .openapi({ description: 'The last message you have.' }),
+            read_up_to: z
+              .string()
+              .startsWith('msg_')
+              .max(64)
+              .optional()
+              .openapi({
+                description:
+                  'The last message the visitor has seen (a read mark, for a client that polls instead of holding a ' +
+                  'socket): a reply read in time is not sent again by email.',
+              }),
           }),
         },
         responses: {
@@ -192,7 +202,8 @@ export function publicWidgetRoutes() {
       async (c) => {
         c.header('Cache-Control', 'no-store');
         const token = BEARER.exec(c.req.header('Authorization') ?? '')?.[1];
-        const thread = await visitorThread(c.var.db, admittedChannel(c).id, token, c.req.valid('query').after);
+        const { after, read_up_to: readUpTo } = c.req.valid('query');
+        const thread = await visitorThread(c.var.db, admittedChannel(c).id, token, after, readUpTo);
         return c.json(thread, 200);
       },
     );

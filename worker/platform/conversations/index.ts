@@ -21,6 +21,7 @@ export {
   threadQuery,
   toMessageViews,
   visitorConversation,
+  visitorReadUpTo,
   visitorThread,
 } from './thread';
 export {

@@ -4,6 +4,7 @@
  * reads it on the lead; the site owner reads it in the console. Contact details are not in it.
  */
 import { and, asc, eq, gt, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { demandReference } from '../../brain';
 import { sha256Hex } from '../../lib/crypto';
 import { schema, type Database } from '../../lib/db';
@@ -82,19 +83,23 @@ export async function visitorConversation(db: Database, channelId: number, token
 }
 
 /**
- * What the visitor reads: the messages after `after`, and the state of the conversation's lead.
- * Two round trips: the token's conversation, then the page and the lead in one batch.
+ * What the visitor reads: the messages after `after`, and the state of the conversation's lead
+ * (and, from a polling client, what the visitor has seen). Two round trips: the token's
+ * conversation, then the page and the lead in one batch.
  */
 export async function visitorThread(
   db: Database,
   channelId: number,
   token: string | undefined,
   after: string | undefined,
+  readUpTo?: string,
 ): Promise<VisitorThread> {
   const conversationId = await visitorConversation(db, channelId, token);
   const [rows, heads] = await db.batch([
     threadQuery(db, conversationId, { ...(after !== undefined ? { after } : {}), limit: THREAD_PAGE + 1 }),
     leadStateQuery(db, conversationId),
+    // A polling client's read mark (a socket sends its own): it only moves forward.
+    ...(readUpTo ? [visitorReadUpTo(db, conversationId, readUpTo)] : []),
   ]);
   const head = heads[0];
   return {
@@ -159,4 +164,15 @@ export async function ownerThread(db: Database, channelId: number, conversationI
     lead: leadStateOf(head),
     messages: toMessageViews(rows),
   };
+}
+
+/** The visitor has seen the thread up to `messageId` (a read mark only moves forward). */
+export function visitorReadUpTo(db: Database, conversationId: string, messageId: string | SQL): BatchItem<'sqlite'> {
+  return db
+    .update(conversations)
+    .set({ visitorReadUpTo: sql`${messageId}` })
+    .where(
+      sql`${conversations.id} = ${conversationId} AND (${conversations.visitorReadUpTo} IS NULL
+        OR ${conversations.visitorReadUpTo} < ${messageId})`,
+    );
 }

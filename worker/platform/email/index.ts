@@ -8,11 +8,9 @@ export {
   INSTANT_ALERTS_PER_HOUR,
   type MailContext,
   mailContextOf,
-  newestMessageOf,
   offerAlertInserts,
   unclaimedAlertInserts,
   takeCommittedEmails,
-  visitorReadUpTo,
 } from './outbox';
 export { enqueueEmails, sendEmail, sendEmails, type SendDeps, type SendEmailsMessage } from './send';
 export { purgeOldEmails, sweepEmails } from './sweep';

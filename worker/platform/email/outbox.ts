@@ -12,7 +12,7 @@ import { resolvePlatformUrls, type Settings } from '../../env';
 import { afterCommit, type Database, schema } from '../../lib/db';
 import { newId } from '../../lib/ids';
 
-const { emails, providers, leads, leadOffers, messages } = schema;
+const { emails, providers, leads, leadOffers } = schema;
 
 /** At most this many instant alerts an hour per expert; the rest wait for the digest. */
 export const INSTANT_ALERTS_PER_HOUR = 30;
@@ -127,19 +127,3 @@ export function continuationHold(
       AND NOT EXISTS (SELECT 1 FROM ${emails} WHERE ${emails.conversationId} = c.id
         AND ${emails.kind} = 'visitor_continuation' AND ${emails.status} = 'held')`);
 }
-
-/** The visitor has seen the thread up to `messageId` (a read mark only moves forward). */
-export function visitorReadUpTo(db: Database, conversationId: string, messageId: string | SQL): BatchItem<'sqlite'> {
-  const conversations = schema.conversations;
-  return db
-    .update(conversations)
-    .set({ visitorReadUpTo: sql`${messageId}` })
-    .where(
-      sql`${conversations.id} = ${conversationId} AND (${conversations.visitorReadUpTo} IS NULL
-        OR ${conversations.visitorReadUpTo} < ${messageId})`,
-    );
-}
-
-/** The newest message of a conversation, as SQL (for "read up to the end"). */
-export const newestMessageOf = (conversationId: string) =>
-  sql`(SELECT MAX(${messages.id}) FROM ${messages} WHERE ${messages.conversationId} = ${conversationId})`;
