@@ -9,11 +9,39 @@ import { SMTPServer } from 'smtp-server';
 
 /**
  * Starts the sink on `port` (0: any free port). Returns its port, the emails received so far
- * (`{to, from, subject, text, html, headers, raw, file}`), waitFor(predicate) and close().
+ * (`{to, from, raw, file}`), parse(email) for the rest (`subject`, `text`, `html`, `headers`…)
+ * and close().
  */
 export async function startMailSink({ port = 0, dir, quiet = false } = {}) {
   const received = [];
-  const waiters = new Set();
+  const parsedCache = new WeakMap();
+  /** An email as tests read it: `{to, from, subject, text, html, headers, raw, file}` (parsed once). */
+  const parse = async (entry) => {
+    const cached = parsedCache.get(entry);
+    if (cached) return cached;
+    const parsed = await simpleParser(entry.raw);
+    const mail = {
+      to: entry.to,
+      from: entry.from,
+      subject: parsed.subject ?? '',
+      text: parsed.text ?? '',
+      html: typeof parsed.html === 'string' ? parsed.html : '',
+      // Each header as it was written (mailparser's own map restructures some, such as List-*).
+      headers: Object.fromEntries(
+        parsed.headerLines.map(({ key, line }) => [
+          key,
+          line
+            .slice(line.indexOf(':') + 1)
+            .replace(/\r?\n\s+/g, ' ')
+            .trim(),
+        ]),
+      ),
+      raw: entry.raw.toString('utf8'),
+      file: entry.file,
+    };
+    parsedCache.set(entry, mail);
+    return mail;
+  };
   if (dir) mkdirSync(dir, { recursive: true });
   const server = new SMTPServer({
     authOptional: true,
@@ -27,33 +55,18 @@ export async function startMailSink({ port = 0, dir, quiet = false } = {}) {
       stream.on('end', async () => {
         try {
           const raw = Buffer.concat(chunks);
-          const parsed = await simpleParser(raw);
           const to = session.envelope.rcptTo.map((recipient) => recipient.address);
           const stamp = new Date().toISOString().replace(/[:.]/g, '-');
           const file = dir ? join(dir, `${stamp}-${received.length + 1}.eml`) : undefined;
           if (file) writeFileSync(file, raw);
-          const mail = {
-            to,
-            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
-            subject: parsed.subject ?? '',
-            text: parsed.text ?? '',
-            html: typeof parsed.html === 'string' ? parsed.html : '',
-            // Each header as it was written (mailparser's own map restructures some, such as List-*).
-            headers: Object.fromEntries(
-              parsed.headerLines.map(({ key, line }) => [
-                key,
-                line
-                  .slice(line.indexOf(':') + 1)
-                  .replace(/\r?\n\s+/g, ' ')
-                  .trim(),
-              ]),
-            ),
-            raw: raw.toString('utf8'),
-            file,
-          };
-          received.push(mail);
-          if (!quiet) console.log(`✉  mail to ${to.join(', ')}: ${mail.subject}${file ? `  (${file})` : ''}`);
-          for (const waiter of waiters) waiter();
+          const entry = { to, from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null, raw, file };
+          received.push(entry);
+          // Parsed only when someone reads it (a test, the terminal of npm run dev): parsing every
+          // email a test run sends would cost CPU for nothing.
+          if (!quiet) {
+            const mail = await parse(entry);
+            console.log(`✉  mail to ${to.join(', ')}: ${mail.subject}${file ? `  (${file})` : ''}`);
+          }
           callback();
         } catch (error) {
           callback(error);
@@ -69,24 +82,7 @@ export async function startMailSink({ port = 0, dir, quiet = false } = {}) {
   return {
     port: actualPort,
     received,
-    /** Resolves with the first email that matches, waiting up to `timeoutMs`. */
-    waitFor(matches, timeoutMs = 90_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const found = received.find(matches);
-          if (!found) return false;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve(found);
-          return true;
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`No matching email within ${timeoutMs} ms (${received.length} received).`));
-        }, timeoutMs);
-        if (!check()) waiters.add(check);
-      });
-    },
+    parse,
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }

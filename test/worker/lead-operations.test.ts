@@ -271,6 +271,9 @@ describe('bounds', () => {
     });
     expect(release.status).toBe(200);
     await expectProblem(await claim(busy, one), 409, 'recently_released');
+    // The release alerted the others it was offered to anew, never the releaser.
+    const alerted = await rows('SELECT provider_id FROM emails WHERE lead_id = ? AND kind = ?', one, 'lead_alert');
+    expect(alerted.filter((row) => row.provider_id === busy.providerId)).toHaveLength(1);
     expect((await claim(busy, two)).status).toBe(200);
 
     const eager = await expert({ domain });

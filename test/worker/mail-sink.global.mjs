@@ -8,9 +8,9 @@ import { startMailSink } from '../../scripts/mail-sink.mjs';
 
 export default async function setup() {
   const sink = await startMailSink({ port: Number(process.env.EGW_TEST_SMTP_PORT), quiet: true });
-  const view = createServer((request, response) => {
+  const view = createServer(async (request, response) => {
     response.setHeader('Content-Type', 'application/json');
-    response.end(JSON.stringify(request.method === 'GET' ? sink.received : []));
+    response.end(JSON.stringify(request.method === 'GET' ? await Promise.all(sink.received.map(sink.parse)) : []));
   });
   await new Promise((resolve) => view.listen(Number(process.env.EGW_TEST_SINK_VIEW_PORT), '127.0.0.1', resolve));
   return async () => {

@@ -81,6 +81,8 @@ export function offerAlertInserts(db: Database, offered: SQL, now: number): Batc
       COALESCE(l.console_origin, ''), ${now}, ${now}, ${now}
     FROM ${leadOffers} o JOIN ${leads} l ON l.id = o.lead_id JOIN ${providers} p ON p.id = o.provider_id
     WHERE ${offered} AND p.availability = 'available' AND p.lead_alerts != 'off'
+      -- An expert cooling down from this lead (they released it, or let it lapse) is not alerted to it.
+      AND (o.cooldown_until IS NULL OR o.cooldown_until <= ${now})
     RETURNING id, status`);
   return afterCommit(statement, collect(db));
 }
