@@ -21,8 +21,14 @@ const rows = (sql: string, ...params: unknown[]) =>
     .all<Record<string, any>>()
     .then((result) => result.results);
 
-/** An active expert with this profile. */
-async function expert(profile: { domain: string; topics?: string[]; languages?: string[]; regions?: string[] }) {
+/** An active expert with this profile; lead alerts off unless a test is about them. */
+async function expert(profile: {
+  domain: string;
+  topics?: string[];
+  languages?: string[];
+  regions?: string[];
+  alerts?: boolean;
+}) {
   const provider = await signUpProvider();
   const body = {
     ...completeProfile({ domains: [profile.domain], topics: profile.topics ?? [] }),
@@ -32,6 +38,9 @@ async function expert(profile: { domain: string; topics?: string[]; languages?: 
   };
   expect((await sessionCall(provider.cookie, '/api/provider/profile', { body })).status).toBe(200);
   expect((await review(provider.providerId, 'approve')).status).toBe(200);
+  if (!profile.alerts) {
+    await env.DB.prepare("UPDATE providers SET lead_alerts = 'off' WHERE id = ?").bind(provider.providerId).run();
+  }
   return provider;
 }
 
@@ -178,8 +187,8 @@ describe('the first wave', () => {
 describe('timers', () => {
   it('widens after offer_widen_minutes, escalates after escalate_minutes, once for overlapping sweeps', async () => {
     const { domain, channelKey } = await channel({ offer_first: 1, offer_widen_minutes: 10, escalate_minutes: 60 });
-    const first = await expert({ domain });
-    const second = await expert({ domain });
+    const first = await expert({ domain, alerts: true });
+    const second = await expert({ domain, alerts: true });
     const leadId = await newLead(channelKey);
     const created = (await lead(leadId)).created_at as number;
 
@@ -258,7 +267,7 @@ describe('timers', () => {
 describe('bounds', () => {
   it('capacity, the cooldown after a release, and 30 claims an hour', async () => {
     const { domain, channelKey } = await channel({ offer_first: 5 });
-    const busy = await expert({ domain });
+    const busy = await expert({ domain, alerts: true });
     await sessionCall(busy.cookie, '/api/provider/preferences', { body: { max_open_claims: 1 } });
     const one = await newLead(channelKey);
     const two = await newLead(channelKey);

@@ -89,9 +89,9 @@ export async function createActiveExpert(
   });
   expect(saved.status, await saved.clone().text()).toBe(200);
   expect((await review(provider.providerId, 'approve')).status).toBe(200);
+  // Written straight to D1, a test fixture like the seed (the preferences route has its own tests).
   if (!options.alerts) {
-    const quiet = await sessionCall(provider.cookie, '/api/provider/preferences', { body: { lead_alerts: 'off' } });
-    expect(quiet.status).toBe(200);
+    await env.DB.prepare("UPDATE providers SET lead_alerts = 'off' WHERE id = ?").bind(provider.providerId).run();
   }
   return provider;
 }

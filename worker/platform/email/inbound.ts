@@ -5,7 +5,6 @@
  * without the quoted history mail clients add below or above a reply, at most 4,000 characters.
  */
 import { eq, sql } from 'drizzle-orm';
-import PostalMime from 'postal-mime';
 import { type Database, schema } from '../../lib/db';
 import { conversationOfReplyKey } from '../conversations';
 import { MESSAGE_MAX_CHARS } from '../vocabulary';
@@ -73,6 +72,8 @@ export type InboundReply = { text: string } | { refuse: string };
 
 /** Parses a raw message and takes the visitor's words from it. */
 export async function readInboundReply(raw: ArrayBuffer | ReadableStream | string): Promise<InboundReply> {
+  // Loaded on the first reply only: no request or job but the `email` entry point needs it.
+  const { default: PostalMime } = await import('postal-mime');
   let parsed: Awaited<ReturnType<typeof PostalMime.parse>>;
   try {
     parsed = await PostalMime.parse(raw as ArrayBuffer, { maxNestingDepth: 20, maxHeadersSize: 64 * 1024 });
