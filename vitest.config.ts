@@ -34,6 +34,8 @@ export default defineConfig(async () => {
             MAIL_FROM: 'Edge Gateway <gateway@mail.test>',
             MAIL_REPLY_DOMAIN: 'reply.mail.test',
             TEST_MAIL_SINK_URL: `http://127.0.0.1:${process.env.EGW_TEST_SINK_VIEW_PORT}`,
+            // No platform channel unless a test names one, whatever `npm run dev` wrote to .dev.vars.
+            FRONT_DOOR_CHANNEL: '',
           },
         },
       }),

@@ -42,6 +42,8 @@ await buildEntry('widget/console.ts', 'console.js');
 await buildEntry('widget/workbench.ts', 'workbench.js');
 // A lead's live conversation, for its claimer.
 await buildEntry('widget/lead.ts', 'lead.js');
+// The docs' search, copy buttons and live widget buttons.
+await buildEntry('widget/docs.ts', 'docs.js');
 
 // Workers static assets read this file. Short caching for all three: the snippet's loader URL
 // never changes, and the hosted inbox asks for the panel without a version. The loader asks
@@ -61,6 +63,9 @@ writeFileSync(
   Cache-Control: public, max-age=300
   X-Content-Type-Options: nosniff
 /embed/lead.js
+  Cache-Control: public, max-age=300
+  X-Content-Type-Options: nosniff
+/embed/docs.js
   Cache-Control: public, max-age=300
   X-Content-Type-Options: nosniff
 `,

@@ -2,6 +2,7 @@
 // then `wrangler dev` on 127.0.0.1:8787. Extra arguments (`npm run dev -- --port 9000`) pass through.
 import { spawn } from 'node:child_process';
 import { startCronTicker, wranglerCrons } from './cron.mjs';
+import { devArguments } from './dev-args.mjs';
 import { appendFileSync, copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, WRANGLER, readVars } from './lib.mjs';
@@ -49,26 +50,7 @@ const mailDir = join(ROOT, '.wrangler', 'mail');
 const mailSink =
   vars.LOCAL_MAIL_SINK === 'true' ? await startMailSink({ port: Number(vars.SMTP_PORT ?? 2525), dir: mailDir }) : null;
 
-/** The value a wrangler flag was given (`--port 9000` or `--port=9000`), if it was. */
-const flagValue = (name) => {
-  const index = passThrough.findIndex((arg) => arg === name || arg.startsWith(`${name}=`));
-  if (index < 0) return undefined;
-  const arg = passThrough[index];
-  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : passThrough[index + 1];
-};
-const port = flagValue('--port') ?? '8787';
-const ip = flagValue('--ip') ?? '127.0.0.1';
-// Our defaults only where the user gave none: every wrangler flag passed through wins.
-// --test-scheduled: the cron ticker fires the crons of wrangler.toml through /__scheduled (scripts/cron.mjs).
-const devArgs = [
-  'dev',
-  ...(flagValue('--ip') === undefined ? ['--ip', ip] : []),
-  ...(flagValue('--port') === undefined ? ['--port', port] : []),
-  ...(passThrough.includes('--test-scheduled') ? [] : ['--test-scheduled']),
-  ...passThrough,
-];
-// The addresses printed and called: a wildcard address is reached on loopback from this machine.
-const base = `http://${ip === '0.0.0.0' || ip === '::' ? '127.0.0.1' : ip}:${port}`;
+const { args: devArgs, base } = devArguments(passThrough);
 const mailLine = mailSink
   ? `a local SMTP sink on 127.0.0.1:${mailSink.port} keeps every email in .wrangler/mail/`
   : `sent to ${vars.SMTP_HOST ? `${vars.SMTP_HOST}:${vars.SMTP_PORT}` : '(no SMTP_HOST: recorded as skipped)'}`;

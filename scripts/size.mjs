@@ -1,6 +1,7 @@
 // `npm run size`: the widget's size budgets. Fails when a bundle is over budget.
 //   loader /embed/widget.js  ≤ 2,048 bytes gzip  (Chatwoot's SDK budget is 40 KB)
 //   panel  /embed/panel.js   ≤ 20 KB gzip, Preact included
+//   docs   /embed/docs.js    ≤ 2 KB gzip (search, copy buttons)
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
@@ -9,6 +10,7 @@ import { ROOT } from './lib.mjs';
 const budgets = [
   { name: 'loader /embed/widget.js', file: 'dist/public/embed/widget.js', gzipBudget: 2048 },
   { name: 'panel  /embed/panel.js', file: 'dist/public/embed/panel.js', gzipBudget: 20 * 1024 },
+  { name: 'docs   /embed/docs.js', file: 'dist/public/embed/docs.js', gzipBudget: 2048 },
 ];
 
 let over = false;

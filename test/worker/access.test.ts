@@ -471,6 +471,10 @@ const PUBLIC_ROUTES = [
   'GET /openapi.json',
   'GET /openapi.yaml',
   'GET /docs',
+  // The docs site: each page, its Markdown copy, and the llms.txt index.
+  'GET /docs.md',
+  'GET /docs/:name',
+  'GET /llms.txt',
   'GET /',
   'GET /assets/site.css',
   'GET /demo',

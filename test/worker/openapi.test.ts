@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { app } from '../../worker/index';
+import { DOCS_PAGES, EXAMPLE_AGENT_CARD, EXAMPLE_EVENT } from '../../worker/console/docs/pages';
+import { egressPolicy } from '../../worker/lib/egress';
+import { validateAgentCard } from '../../worker/platform/agents/card';
+import { eventSchema } from '../../worker/platform/events/schemas';
 import { call, json } from './helpers';
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -54,18 +58,6 @@ describe('the public OpenAPI description', () => {
     expect(served.length).toBeGreaterThan(0);
     for (const path of served) expect(documented, `${path} is served but not documented`).toContain(path);
     for (const path of documented) expect(path.startsWith('/api/admin')).toBe(false);
-  });
-
-  it('/docs renders the description and the error codes', async () => {
-    const response = await call('/docs');
-    expect(response.status).toBe(200);
-    expect(response.headers.get('Content-Security-Policy')).toContain("default-src 'none'");
-    const html = await response.text();
-    expect(html).toContain('/api/execute');
-    expect(html).toContain('brain.execute');
-    expect(html).toContain('phase1_gateway');
-    expect(html).toContain('id="error-quota_exceeded"');
-    expect(html).not.toContain('<script');
   });
 });
 
@@ -127,8 +119,8 @@ describe('documented request examples', () => {
     expect(tried).toBeGreaterThanOrEqual(5);
   });
 
-  it('/docs shows each example with its own method, body and headers', async () => {
-    const html = await (await call('/docs')).text();
+  it('/docs/reference shows each example with its own method, body and headers', async () => {
+    const html = await (await call('/docs/reference')).text();
     expect(html).toContain('curl -s -X PATCH http://gateway.test/api/integrations/channels/ch_demo');
     expect(html).toContain('{&quot;name&quot;:&quot;Main website&quot;');
     expect(html).toContain('-H &quot;Origin: http://gateway.test&quot;');
@@ -136,5 +128,76 @@ describe('documented request examples', () => {
       'curl -s http://gateway.test/api/integrations/channels \\\n' +
         '  -H &quot;Authorization: Bearer $EGW_API_KEY&quot;</code>',
     );
+  });
+});
+
+describe('the documentation site', () => {
+  const pagePaths = DOCS_PAGES.map((page) => (page.slug ? `/docs/${page.slug}` : '/docs'));
+  const ids = (html: string) => new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((match) => match[1]));
+  const hrefs = (html: string) =>
+    [...html.matchAll(/\shref="([^"]+)"/g)].map((match) => (match[1] ?? '').replace(/&amp;/g, '&'));
+
+  it('renders every page, each heading with its anchor, with no form and the strict CSP', async () => {
+    for (const path of pagePaths) {
+      const response = await call(path);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('Content-Security-Policy')).toContain("script-src 'self'");
+      const html = await response.text();
+      expect(html, `${path} has a form`).not.toMatch(/<form[\s>]/);
+      expect(html).not.toContain('<input type="password"');
+      for (const heading of html.matchAll(/<h([2-4]) id="([^"]+)">/g))
+        expect(html, `${path} #${heading[2]}`).toContain(`href="#${heading[2]}"`);
+    }
+    const protocol = await (await call('/docs/protocol')).text();
+    expect(protocol).toContain('id="error-quota_exceeded"');
+    expect(protocol).toContain('phase1_gateway');
+    expect(await (await call('/docs/no-such-page')).text()).toContain('Page not found');
+    expect((await call('/docs/no-such-page')).status).toBe(404);
+  });
+
+  it('has no broken internal link or anchor', async () => {
+    const pages = new Map<string, string>();
+    for (const path of pagePaths) pages.set(path, await (await call(path)).text());
+    const checked = new Set<string>();
+    for (const [from, html] of pages) {
+      for (const href of hrefs(html)) {
+        const url = new URL(href, `http://gateway.test${from}`);
+        if (url.origin !== 'http://gateway.test' || checked.has(url.href)) continue;
+        checked.add(url.href);
+        const target = url.pathname === from ? html : (pages.get(url.pathname) ?? null);
+        if (url.hash) {
+          const targetHtml = target ?? (await (await call(url.pathname)).text());
+          expect(ids(targetHtml).has(decodeURIComponent(url.hash.slice(1))), `${from} → ${href}`).toBe(true);
+        } else if (!target) {
+          const response = await call(`${url.pathname}${url.search}`);
+          expect(response.status, `${from} → ${href}`).toBeLessThan(400);
+        }
+      }
+    }
+    expect(checked.size).toBeGreaterThan(40);
+  });
+
+  it('has a Markdown copy of every page, listed in /llms.txt', async () => {
+    const llms = await call('/llms.txt');
+    expect(llms.headers.get('Content-Type')).toContain('text/plain');
+    const index = await llms.text();
+    expect(index.startsWith('# Edge Execution Gateway\n\n> ')).toBe(true);
+    for (const [position, path] of pagePaths.entries()) {
+      expect(index).toContain(`(http://gateway.test${path}.md)`);
+      const response = await call(`${path}.md`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('Content-Type')).toContain('text/markdown');
+      const markdown = await response.text();
+      expect(markdown.startsWith(`# ${DOCS_PAGES[position]?.title}\n`)).toBe(true);
+      expect(markdown, `${path}.md keeps an HTML-only id`).not.toMatch(/\{#[a-z0-9_-]+\}/);
+      expect(markdown).not.toMatch(/^::/m);
+    }
+    expect(await (await call('/docs/protocol.md')).text()).toContain('| `quota_exceeded` | 429 |');
+  });
+
+  it('shows examples the platform accepts: the event per its schema, the agent card as onboarding would', async () => {
+    expect(eventSchema.safeParse(EXAMPLE_EVENT).success).toBe(true);
+    const check = validateAgentCard(EXAMPLE_AGENT_CARD, egressPolicy({}));
+    expect(check).toMatchObject({ ok: true });
   });
 });

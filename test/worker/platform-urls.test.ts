@@ -91,7 +91,7 @@ describe('with BASE_URL and CONSOLE_URL set', () => {
         body: '{}',
       }),
     );
-    expect(problem.type).toBe('https://api.example.com/docs#error-missing_credentials');
+    expect(problem.type).toBe('https://api.example.com/docs/protocol#error-missing_credentials');
 
     const docs = await (await fetchWith(vars, 'http://attacker.test/docs')).text();
     expect(docs).toContain('https://api.example.com/api/execute');

@@ -101,7 +101,7 @@ export interface ProblemBody {
 export function problemBody(error: ApiError, requestId: string, docsBaseUrl: string): ProblemBody {
   return {
     ...error.options.extensions,
-    type: `${docsBaseUrl}/docs#error-${error.code}`,
+    type: `${docsBaseUrl}/docs/protocol#error-${error.code}`,
     title: error.title,
     status: error.status,
     detail: error.detail,

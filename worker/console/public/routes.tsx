@@ -1,14 +1,14 @@
 /** @jsxImportSource hono/jsx */
 /**
- * Public pages that need no sign-in: the front page (/), the API reference (/docs), the hosted
+ * Public pages that need no sign-in: the front page (/), the documentation site (/docs), the hosted
  * inbox (/widget/{channel_key}), the local /demo site, and the shared stylesheet.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { newPageApp } from '../shared/app';
 import { consoleOrigin, resolvePlatformUrls, urlsFollowHost, type AppEnv } from '../../env';
-import { buildOpenApiDocument } from '../../gateway/openapi';
 import { findActiveChannel, hostedInboxUrl, publicWidgetConfig, snippetFor } from '../../platform/channels';
-import { DocsPage, type DocsDocument } from '../docs/page';
+import { docsRoutes } from '../docs/routes';
+import { docsCss } from '../docs/styles';
 import { pageCsp, setPageSecurityHeaders } from '../shared/security';
 import { siteCss } from '../shared/styles';
 import { DemoSitePage } from './demo';
@@ -22,17 +22,13 @@ export const DEMO_CHANNEL_KEY = 'ch_demo';
 export function publicPageRoutes(root: OpenAPIHono<AppEnv>) {
   const app = newPageApp();
   app.get('/assets/site.css', (c) =>
-    c.body(siteCss, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }),
+    c.body(siteCss + docsCss, 200, {
+      'Content-Type': 'text/css; charset=utf-8',
+      'Cache-Control': 'public, max-age=3600',
+    }),
   );
 
-  app.get('/docs', (c) => {
-    const document = buildOpenApiDocument(
-      root,
-      resolvePlatformUrls(c.var.settings, c.req.url).baseUrl,
-    ) as unknown as DocsDocument;
-    setPageSecurityHeaders(c);
-    return c.html(<DocsPage document={document} />);
-  });
+  app.route('/', docsRoutes(root));
 
   app.get('/widget/:channelKey', async (c) => {
     const channel = await findActiveChannel(c.var.db, c.req.param('channelKey'));

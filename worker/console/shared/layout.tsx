@@ -218,7 +218,7 @@ export function DataTable<Row>({
 }: {
   columns: Column<Row>[];
   rows: Row[];
-  rowId?: (row: Row) => string;
+  rowId?: (row: Row) => string | undefined;
   headless?: boolean;
 }) {
   return (

@@ -78,7 +78,7 @@ export function WebhooksPage(props: WorkspacePageProps & { endpoints: EndpointVi
           Verify <code>webhook-id</code>, <code>webhook-timestamp</code> and <code>webhook-signature</code> with your
           endpoint’s <code>whsec_</code> secret (the npm <code>standardwebhooks</code> library does it). Delivery is at
           least once and may arrive out of order: keep the <code>webhook-id</code>s you have handled and ignore repeats.
-          See <a href="/docs#webhooks">the docs</a>.
+          See <a href="/docs/webhooks">the docs</a>.
         </p>
       </section>
     </WorkspaceLayout>

@@ -6,6 +6,7 @@
  */
 export {
   KNOWN_SCOPES,
+  type Scope,
   type ProviderAction,
   providerRefusal,
   roleMay,

@@ -41,7 +41,10 @@ export const requestExactBridgeSchema = z
 
 export const executeRequestSchema = z
   .strictObject({
-    domain: z.string().trim().min(1).max(100).openapi({ example: 'consultation' }),
+    domain: z.string().trim().min(1).max(100).openapi({
+      description: 'A domain of the catalog; anything else is 422 `unknown_domain`.',
+      example: 'consultation',
+    }),
     execution_mode: z.literal('sync').openapi({ description: 'Only `sync` is supported.' }),
     required_scopes: setOf(scopeSchema, KNOWN_SCOPES.length).openapi({
       description:
@@ -52,24 +55,26 @@ export const executeRequestSchema = z
     key_id: z.string().min(1).max(64).optional().openapi({
       description: 'The API key to act as. Mandatory for administrators; an API key may only name itself.',
     }),
-    text: z
-      .string()
-      .min(1)
-      .max(100_000)
-      .optional()
-      .openapi({ example: 'I need help choosing a CRM for 20 sales reps.' }),
+    text: z.string().min(1).max(100_000).optional().openapi({
+      description: 'The demand in words, up to 100,000 characters.',
+      example: 'I need help choosing a CRM.',
+    }),
     structured_input: jsonObject.optional().openapi({
       description: 'Richer structured context. Protocol objects (Demand, Envelope, AuthorizationGrant) go in here.',
     }),
-    request_id: correlationId.optional(),
-    trace_id: correlationId.optional(),
+    request_id: correlationId.optional().openapi({ description: 'Yours, echoed in `output.request_id`.' }),
+    trace_id: correlationId
+      .optional()
+      .openapi({ description: 'Echoed in `output.trace_id`; without it, a `traceparent` header sets it.' }),
     idempotency_key: z.string().min(1).max(255).optional().openapi({
       description: 'Retries with the same key and body replay the first response for 24 hours.',
     }),
-    project_id: callerReference.optional(),
-    user_id: callerReference.optional(),
-    session_id: callerReference.optional(),
-    attachments: z.array(attachmentSchema).max(20).optional(),
+    project_id: callerReference.optional().openapi({ description: 'Your own reference, stored with the execution.' }),
+    user_id: callerReference.optional().openapi({ description: 'Your own reference, stored with the execution.' }),
+    session_id: callerReference.optional().openapi({
+      description: 'Executions with one `session_id` are one conversation of your workspace: one demand, one lead.',
+    }),
+    attachments: z.array(attachmentSchema).max(20).optional().openapi({ description: 'At most 20.' }),
     exact_bridge: requestExactBridgeSchema.optional(),
   })
   .superRefine((body, context) => {
@@ -87,8 +92,8 @@ export const usageApplicationSchema = z
       .number()
       .openapi({ description: 'An integer for the platform’s own meters; a provider may report fractions.' }),
     unit: z.string().openapi({ example: 'execution' }),
-    limit: z.number().int().optional(),
-    remaining: z.number().int().optional(),
+    limit: z.number().int().optional().openapi({ description: 'The key’s monthly quota, when it has one.' }),
+    remaining: z.number().int().optional().openapi({ description: 'What is left of it this month.' }),
     source: z.enum(USAGE_SOURCES).openapi({
       description:
         '`platform`: the platform’s own charge. `provider`: usage that the robot or agent which answered reported ' +
@@ -123,14 +128,14 @@ export type ExactBridge = z.infer<typeof exactBridgeSchema>;
 export const executeResponseSchema = z
   .object({
     output: z.object({
-      request_id: z.string(),
-      trace_id: z.string(),
+      request_id: z.string().openapi({ description: 'Your `request_id`, else ours (`req_…`).' }),
+      trace_id: z.string().openapi({ description: 'Your `trace_id`, the `traceparent`’s, or a new one.' }),
       status: z.literal('completed'),
       execution_id: z.string().openapi({ example: 'exe_01jd3k5v7m8n9p0q1r2s3t4v5w' }),
-      domain: z.string(),
+      domain: z.string().openapi({ description: 'The request’s domain.' }),
       result: jsonObject.openapi({ description: 'What the brain answered for this domain.' }),
     }),
-    usage_applications: z.array(usageApplicationSchema),
+    usage_applications: z.array(usageApplicationSchema).openapi({ description: 'What this execution charged.' }),
     exact_bridge: exactBridgeSchema,
   })
   .openapi('ExecuteResponse');

@@ -1,0 +1,29 @@
+// The wrangler dev arguments of `npm run dev`: our defaults only where the user gave none, so every
+// wrangler flag passed through wins (`npm run dev -- --ip 0.0.0.0` once gave wrangler --ip twice).
+
+/** The value a wrangler flag was given (`--port 9000` or `--port=9000`), if it was. */
+export function flagValue(args, name) {
+  const index = args.findIndex((arg) => arg === name || arg.startsWith(`${name}=`));
+  if (index < 0) return undefined;
+  const arg = args[index];
+  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[index + 1];
+}
+
+/**
+ * `wrangler dev`'s arguments for the user's own, and the address to print and call. --test-scheduled
+ * lets the cron ticker fire the crons of wrangler.toml through /__scheduled (scripts/cron.mjs).
+ */
+export function devArguments(passThrough) {
+  const port = flagValue(passThrough, '--port') ?? '8787';
+  const ip = flagValue(passThrough, '--ip') ?? '127.0.0.1';
+  const args = [
+    'dev',
+    ...(flagValue(passThrough, '--ip') === undefined ? ['--ip', ip] : []),
+    ...(flagValue(passThrough, '--port') === undefined ? ['--port', port] : []),
+    ...(passThrough.includes('--test-scheduled') ? [] : ['--test-scheduled']),
+    ...passThrough,
+  ];
+  // A wildcard address is reached on loopback from this machine.
+  const base = `http://${ip === '0.0.0.0' || ip === '::' ? '127.0.0.1' : ip}:${port}`;
+  return { args, ip, port, base };
+}

@@ -1,0 +1,35 @@
+/** The docs' pages, in the order of the navigation. */
+import { referenceMarkdown } from '../openapi-markdown';
+import { boundariesPage } from './boundaries';
+import type { DocsPageSource } from './context';
+import { integrationPage } from './integration';
+import { mcpA2aPage } from './mcp-a2a';
+import { overviewPage } from './overview';
+import { protocolPage } from './protocol';
+import { providersPage } from './providers';
+import { webhooksPage } from './webhooks';
+
+export type { DocsContext, DocsPageSource } from './context';
+export { EXAMPLE_AGENT_CARD } from './providers';
+export { EXAMPLE_EVENT } from './webhooks';
+
+const referencePage: DocsPageSource = {
+  slug: 'reference',
+  title: 'API reference',
+  summary: 'Every public route, generated from the OpenAPI description.',
+  markdown: (context) => referenceMarkdown(context.api),
+};
+
+export const DOCS_PAGES: DocsPageSource[] = [
+  overviewPage,
+  integrationPage,
+  protocolPage,
+  boundariesPage,
+  providersPage,
+  webhooksPage,
+  mcpA2aPage,
+  referencePage,
+];
+
+/** A page's path: /docs for the overview, /docs/{slug} for the others. */
+export const pathOf = (page: DocsPageSource) => (page.slug ? `/docs/${page.slug}` : '/docs');
