@@ -2,6 +2,7 @@
  * /assets/console.js: small enhancements for the console pages, which all work without it.
  * - copy buttons ([data-copy] names the element whose text to copy)
  * - the workspace switcher submits on change
+ * - searchable choices of codes (languages, regions) fill their comma-separated fields
  * - the widget editor's live preview: the real panel, re-rendered as the form changes
  */
 import type { WidgetConfig } from './src/types';
@@ -32,6 +33,25 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-c
 for (const select of document.querySelectorAll<HTMLSelectElement>('select[data-autosubmit]')) {
   select.addEventListener('change', () => select.form?.requestSubmit());
   select.form?.querySelector('button')?.classList.add('sr-only');
+}
+
+// A searchable choice adds the chosen code to its comma-separated field (shared/code-choice.tsx).
+for (const choice of document.querySelectorAll<HTMLElement>('[data-code-choice]')) {
+  const field = choice.closest('form')?.querySelector<HTMLInputElement>(`input[name="${choice.dataset.codeChoice}"]`);
+  const search = choice.querySelector('input');
+  const codes = new Set([...choice.querySelectorAll('option')].map((option) => option.value));
+  if (!field || !search) continue;
+  choice.hidden = false;
+  search.addEventListener('input', () => {
+    const code = search.value.trim();
+    if (!codes.has(code)) return;
+    const current = field.value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    if (!current.includes(code)) field.value = [...current, code].join(', ');
+    search.value = '';
+  });
 }
 
 const preview = document.getElementById('widget-preview');

@@ -138,6 +138,9 @@ describe.skipIf(!browserAvailable)('chatting with the reference agent in Chromiu
     expect(await page.locator('main').textContent()).toContain('Card found: Northwind FAQ agent');
     await expectAccessible(page, 'agent profile step');
     await screenshotBoth(page, 'agent-profile-card');
+    // The review step counts the card's one skill in the singular.
+    await page.goto(`${worker}/provider/onboarding?step=review`);
+    expect(await page.locator('main').textContent()).toContain('(A2A 1.0, 1 skill)');
     await context.close();
 
     // A platform admin sees the same health on the agent's review page.

@@ -173,6 +173,7 @@ describe.skipIf(!browserAvailable)('live conversation between a visitor and the 
     await signInAsDemo(owner, worker, 'owner@demo.test');
     await owner.goto(`${worker}/integrations`);
     await owner.getByRole('link', { name: 'Northwind live help' }).first().click();
+    await owner.getByRole('link', { name: 'Recent intake' }).click();
     await owner.locator('a', { hasText: 'read the conversation' }).first().click();
     await owner.locator('ol.transcript li', { hasText: 'Polling reaches you too.' }).waitFor();
     expect(await owner.locator('textarea').count()).toBe(0);

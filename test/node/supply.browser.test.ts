@@ -107,8 +107,17 @@ describe.skipIf(!browserAvailable)('the supply side in Chromium', () => {
     await page.getByRole('checkbox', { name: /Browser test domain/ }).check();
     await page.getByRole('button', { name: 'Save and continue' }).click();
     await page.waitForURL(/step=reach/);
-    await page.getByLabel('Languages', { exact: true }).fill('en, de');
+    await page.getByLabel('Languages', { exact: true }).fill('en');
+    // The searchable choice adds a code to the field (picking "German (de)" types its value).
+    expect(await page.locator('#choose-languages-list option[value="de"]').getAttribute('label')).toBe('German (de)');
+    expect(await page.locator('#choose-regions-list option[value="DE"]').getAttribute('label')).toBe('Germany (DE)');
+    await page.getByLabel('Add a language').fill('de');
+    expect(await page.getByLabel('Languages', { exact: true }).inputValue()).toBe('en, de');
     await page.getByLabel('Regions', { exact: true }).fill('global');
+    if (screenshots) {
+      await expectAccessible(page, 'onboarding: languages and regions');
+      await screenshotBoth(page, 'provider-onboarding-reach');
+    }
     await page.getByRole('button', { name: 'Save and continue' }).click();
     await page.waitForURL(/step=review/);
     if (screenshots) {

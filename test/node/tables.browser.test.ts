@@ -1,11 +1,13 @@
 /**
- * Every data table of the console at 375 px (issue 22): each row is a card with every column
- * shown and labelled, and no table scrolls sideways inside its card (the team's Update and Remove
- * buttons, the last columns of Recent intake, the webhook log, provider review, operations).
+ * The console on a phone (issue 22). Every data table at 375 px: each row is a card with every
+ * column shown and labelled, and no table scrolls sideways inside its card (the team's Update and
+ * Remove buttons, the last columns of Recent intake, the webhook log, provider review, operations).
+ * And every console page, for each demo role: nothing wider than the phone, no serious or critical
+ * axe violation.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { browserAvailable, launchBrowser, screenshotPath, signInAsDemo } from './browser';
+import { browserAvailable, expectAccessible, launchBrowser, screenshotPath, signInAsDemo } from './browser';
 
 const worker = inject('workerUrl');
 
@@ -29,7 +31,7 @@ describe.skipIf(!browserAvailable)('console tables on a phone', () => {
   });
 
   const pages: Array<[string, string, string]> = [
-    ['owner@demo.test', '/integrations/channels/ch_demo?ws=ws_demo', 'table-recent-intake'],
+    ['owner@demo.test', '/integrations/channels/ch_demo/intake?ws=ws_demo', 'table-recent-intake'],
     ['owner@demo.test', '/integrations/team?ws=ws_demo', 'table-team'],
     ['owner@demo.test', '/integrations/email?ws=ws_demo', 'table-email-log'],
     ['admin@demo.test', '/admin/providers?status=active', 'table-provider-review'],
@@ -56,6 +58,60 @@ describe.skipIf(!browserAvailable)('console tables on a phone', () => {
         `${path} labels its cells`,
       ).toBe(true);
       await page.screenshot({ path: screenshotPath(`${name}-375`), fullPage: true });
+      await context.close();
+    }
+  });
+
+  /** The console's pages by demo account; `link:` follows the first link matching a selector. */
+  const consolePages: Array<[string | null, string[]]> = [
+    [null, ['/', '/auth/sign-in', '/auth/sign-up', '/auth/sign-up?role=provider']],
+    [
+      'owner@demo.test',
+      [
+        '/integrations?ws=ws_demo',
+        '/integrations/channels/ch_demo?ws=ws_demo',
+        '/integrations/channels/ch_demo/intake?ws=ws_demo',
+        'link:a[href*="/conversations/"]',
+        '/integrations/team?ws=ws_demo',
+        '/integrations/webhooks?ws=ws_demo',
+        '/integrations/email?ws=ws_demo',
+        '/invitations',
+      ],
+    ],
+    ['admin@demo.test', ['/admin/providers', '/admin/providers?status=active', '/admin/providers/prv_demo_agent']],
+    ['expert@demo.test', ['/provider/workbench', 'link:a[href*="/provider/workbench/leads/"]', '/provider/onboarding']],
+    [
+      'agent@demo.test',
+      ['/provider/operations', '/provider/onboarding?step=profile', '/provider/onboarding?step=reach'],
+    ],
+  ];
+
+  it('every console page fits a phone and passes axe', async () => {
+    // A conversation and a lead to open.
+    await fetch(`${worker}/api/public/channels/ch_demo/intake`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: worker },
+      body: JSON.stringify({ message: { text: 'Could an expert look at our payroll?' }, trigger: 'handoff' }),
+    });
+    for (const [account, paths] of consolePages) {
+      const context = await browser.newContext({ viewport: { width: 375, height: 812 } });
+      const page = await context.newPage();
+      if (account) await signInAsDemo(page, worker, account);
+      for (const path of paths) {
+        if (path.startsWith('link:')) await page.locator(path.slice(5)).first().click();
+        else await page.goto(`${worker}${path}`);
+        await page.waitForLoadState('load');
+        const where = `${account ?? 'anonymous'} ${page.url().replace(worker, '')}`;
+        expect(page.url(), where).not.toContain('/auth/sign-in?');
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        expect(width, `${where} scrolls sideways`).toBeLessThanOrEqual(375);
+        await expectAccessible(page, where);
+        if (path === '/admin/providers?status=active') {
+          // The review tabs count each state: the current one counts the rows it lists.
+          const count = await page.locator('.tabs a[aria-current=page] .count').textContent();
+          expect(Number(count)).toBe(await page.locator('main tbody tr').count());
+        }
+      }
       await context.close();
     }
   });

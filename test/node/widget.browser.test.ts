@@ -170,6 +170,9 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
       await page.locator('div[data-egw] form.card button[type="submit"]').click();
       await page.locator('div[data-egw] .card.success').waitFor();
       await page.screenshot({ path: screenshotPath('widget-success') });
+      // Thanked once: the card stands in for the reply's bubble and carries the request's reference.
+      expect(await page.locator('div[data-egw] .bubble', { hasText: 'will follow up on request' }).count()).toBe(0);
+      expect(await page.locator('div[data-egw] .card.success').innerText()).toMatch(/reference is D-[0-9A-Z]+/);
 
       // The widget's styles do not leak out either.
       const hostButtonAfter = await page.evaluate(

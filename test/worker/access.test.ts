@@ -228,6 +228,7 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
     body: { blocked_terms: 'casino' },
   },
   { method: 'GET', path: '/integrations/channels/:channelKey', auth: 'session', tenantScoped: true },
+  { method: 'GET', path: '/integrations/channels/:channelKey/intake', auth: 'session', tenantScoped: true },
   {
     method: 'GET',
     path: '/integrations/channels/:channelKey/conversations/:conversationId',

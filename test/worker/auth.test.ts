@@ -80,7 +80,10 @@ describe('sign-up', () => {
     const { email } = await signUpUser();
     const response = await postForm('/auth/sign-up', { email, password: 'another fine passphrase', role: 'business' });
     expect(response.status).toBe(409);
-    expect(await errorText(response)).toContain('cannot be used');
+    // Said once, next to the email field.
+    const page = await response.text();
+    expect(/<p class="field-error" id="email-error">([^<]*)</.exec(page)?.[1]).toContain('cannot be used');
+    expect(page.split('cannot be used')).toHaveLength(2);
     expect(sessionCookieFrom(response)).toBeUndefined();
   });
 
@@ -95,6 +98,11 @@ describe('sign-up', () => {
       const email = uniqueEmail();
       const response = await postForm('/auth/sign-up', { email, password, role: 'business' });
       expect(response.status).toBe(422);
+      // The reason shows once, next to the password field, not again in the summary.
+      const page = await response.text();
+      const reason = /<p class="field-error"[^>]*>([^<]+)</.exec(page)?.[1];
+      expect(reason).toBeTruthy();
+      expect(page.split(reason as string)).toHaveLength(2);
       expect(
         await env.DB.prepare('SELECT COUNT(*) AS n FROM users WHERE email = ?').bind(email).first<{ n: number }>(),
       ).toEqual({ n: 0 });

@@ -434,9 +434,10 @@ describe('the site owner reads a conversation', () => {
     const path = `/integrations/channels/${channelKey}/conversations/${row!.id}?ws=${owner.workspaceId}`;
 
     const channelPage = await (
-      await getPage(`/integrations/channels/${channelKey}?ws=${owner.workspaceId}`, owner.cookie)
+      await getPage(`/integrations/channels/${channelKey}/intake?ws=${owner.workspaceId}`, owner.cookie)
     ).text();
     expect(channelPage).toContain(`/conversations/${row!.id}`);
+    for (const secret of ['Robin Vale', 'robin.vale@example.com', '1234567']) expect(channelPage).not.toContain(secret);
     const page = await getPage(path, owner.cookie);
     expect(page.status).toBe(200);
     const html = await page.text();

@@ -190,6 +190,10 @@ describe('membership roles', () => {
     const ownerId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?')
       .bind(owner.email)
       .first<{ id: string }>())!.id;
+    // The page offers the only owner neither a new role nor removal.
+    const alone = await (await getPage(`/integrations/team?ws=${owner.workspaceId}`, owner.cookie)).text();
+    expect(alone).toContain('The only owner');
+    expect(alone).not.toContain(`/integrations/team/${ownerId}/remove`);
     const demote = await postForm(
       `/integrations/team/${ownerId}/role?ws=${owner.workspaceId}`,
       { role: 'member' },
@@ -214,6 +218,8 @@ describe('membership roles', () => {
         )
       ).status,
     ).toBe(303);
+    const shared = await (await getPage(`/integrations/team?ws=${owner.workspaceId}`, second.cookie)).text();
+    expect(shared).toContain(`/integrations/team/${ownerId}/remove`);
     const roles = await env.DB.prepare('SELECT role FROM memberships WHERE workspace_id = ? ORDER BY role')
       .bind(owner.workspaceId)
       .all<{ role: string }>();
@@ -414,7 +420,7 @@ describe('the console pages', () => {
     });
     expect(intake.status).toBe(200);
     const page = await (
-      await getPage(`/integrations/channels/${channelKey}?ws=${owner.workspaceId}`, owner.cookie)
+      await getPage(`/integrations/channels/${channelKey}/intake?ws=${owner.workspaceId}`, owner.cookie)
     ).text();
     expect(page).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(page).not.toContain(hostile);

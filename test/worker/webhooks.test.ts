@@ -737,8 +737,15 @@ describe('endpoints: admin API and the owners’ console', () => {
         'because every delivery to it failed for 3 days',
       );
 
+      // A failing endpoint is a warning, in its pill and its banner, not a piece of information.
+      await env.DB.prepare('UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?')
+        .bind(Date.now() - 3_600_000, webhookId)
+        .run();
       const log = await getPage(`/integrations/webhooks/${webhookId}?ws=${owner.workspaceId}`, owner.cookie);
       expect(log.status).toBe(200);
+      const logPage = await log.text();
+      expect(logPage).toMatch(/<div class="alert warning" role="alert">Failing since /);
+      expect(logPage).toContain('<span class="pill status-failing">failing</span>');
       const other = await signUpOwner();
       expect((await getPage(`/integrations/webhooks/${webhookId}?ws=${other.workspaceId}`, other.cookie)).status).toBe(
         404,

@@ -425,7 +425,7 @@ describe('contact details reach the claimer only', () => {
     const after = [
       await (await sessionCall(bystander.cookie, `/api/provider/workbench/leads/${lead.lead_id}`)).text(),
       await (await getPage(`/provider/workbench/leads/${lead.lead_id}`, bystander.cookie)).text(),
-      await (await getPage(`/integrations/channels/${channel}?ws=${owner.workspaceId}`, owner.cookie)).text(),
+      await (await getPage(`/integrations/channels/${channel}/intake?ws=${owner.workspaceId}`, owner.cookie)).text(),
       await (await call(`/api/integrations/channels/${channel}/intake`, { token: issued.token })).text(),
     ];
     for (const text of after) {

@@ -229,6 +229,8 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
   );
   const [messages, setMessages] = useState<Message[]>(() => saved.read<Message[]>('thread', []));
   const [view, setView] = useState<'chat' | 'success'>('chat');
+  // The reply to the contact form: the success card stands in for its bubble, so the visitor is thanked once.
+  const [success, setSuccess] = useState<{ replyId?: string; reference?: string }>({});
   const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -357,6 +359,8 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
     const trigger: ContactTrigger = 'lead_capture';
     const answer = await send({ trigger, contact, ...(honeypot ? { website: honeypot } : {}) });
     if (answer) {
+      const reply = answer.messages.filter((message) => message.role !== 'visitor').at(-1);
+      setSuccess({ replyId: reply?.message_id, reference: answer.reference });
       setContactOpen(false);
       setView('success');
     }
@@ -418,24 +422,26 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
 
       <div class="thread" ref={thread} role="log" aria-live="polite" aria-label="Conversation">
         <p class="bubble assistant">{config.copy.greeting}</p>
-        {messages.map((message, index) => (
-          <p class={`bubble ${message.role === 'visitor' ? 'visitor' : 'assistant'}`} key={message.id ?? index}>
-            <span class="sr">
-              {message.role === 'visitor' ? 'You: ' : `${message.author ?? message.by ?? config.brand.name}: `}
-            </span>
-            {message.by ? (
-              <span class="by" aria-hidden="true">
-                Automated answer · {message.by}
+        {(view === 'success' ? messages.filter((message) => message.id !== success.replyId) : messages).map(
+          (message, index) => (
+            <p class={`bubble ${message.role === 'visitor' ? 'visitor' : 'assistant'}`} key={message.id ?? index}>
+              <span class="sr">
+                {message.role === 'visitor' ? 'You: ' : `${message.author ?? message.by ?? config.brand.name}: `}
               </span>
-            ) : message.author ? (
-              <span class="by" aria-hidden="true">
-                {message.author} · Expert
-              </span>
-            ) : null}
-            {message.text}
-            {message === lastVisitor && mark ? <span class="mark">{mark}</span> : null}
-          </p>
-        ))}
+              {message.by ? (
+                <span class="by" aria-hidden="true">
+                  Automated answer · {message.by}
+                </span>
+              ) : message.author ? (
+                <span class="by" aria-hidden="true">
+                  {message.author} · Expert
+                </span>
+              ) : null}
+              {message.text}
+              {message === lastVisitor && mark ? <span class="mark">{mark}</span> : null}
+            </p>
+          ),
+        )}
         {busy ? (
           <p class="bubble assistant thinking" role="status">
             Thinking…
@@ -453,6 +459,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
         {view === 'success' ? (
           <div class="card success" role="status">
             <p class="card-title">{config.copy.success_message}</p>
+            {success.reference ? <p>Your request reference is {success.reference}.</p> : null}
             <button type="button" class="link" onClick={() => setView('chat')}>
               Back to the conversation
             </button>

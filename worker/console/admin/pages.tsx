@@ -32,11 +32,13 @@ export function ProviderQueuePage({
   user,
   status,
   rows,
+  counts,
   notice,
 }: {
   user: SessionUser;
   status: string;
   rows: QueueRow[];
+  counts: Partial<Record<string, number>>;
   notice?: string;
 }) {
   return (
@@ -45,7 +47,7 @@ export function ProviderQueuePage({
       <nav class="tabs" aria-label="Provider states">
         {[...PROVIDER_STATUSES.filter((state) => state !== 'registered'), 'registered'].map((state) => (
           <a href={`/admin/providers?status=${state}`} aria-current={state === status ? 'page' : undefined}>
-            {STATE_LABELS[state]}
+            {STATE_LABELS[state]} <span class="count">{counts[state] ?? 0}</span>
           </a>
         ))}
       </nav>

@@ -10,7 +10,12 @@ import { ApiError } from '../../lib/errors';
 import { PROVIDER_STATUSES, type ProviderStatus } from '../../platform/vocabulary';
 import { agentHealth } from '../../platform/agents';
 import { reviewNoteSchema } from '../../platform/providers';
-import { listProvidersForReview, providerForReview, reviewProvider } from '../../platform/providers';
+import {
+  countProvidersByStatus,
+  listProvidersForReview,
+  providerForReview,
+  reviewProvider,
+} from '../../platform/providers';
 import { formErrors, readForm } from '../shared/form-input';
 import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
@@ -60,13 +65,12 @@ export function adminPageRoutes() {
   app.get('/admin/providers', async (c) => {
     const wanted = c.req.query('status');
     const status = isStatus(wanted) ? wanted : 'pending_review';
+    const [rows, counts] = await Promise.all([
+      listProvidersForReview(c.var.db, status),
+      countProvidersByStatus(c.var.db),
+    ]);
     return c.html(
-      <ProviderQueuePage
-        user={currentUser(c)}
-        status={status}
-        rows={await listProvidersForReview(c.var.db, status)}
-        notice={noticeOf(c)}
-      />,
+      <ProviderQueuePage user={currentUser(c)} status={status} rows={rows} counts={counts} notice={noticeOf(c)} />,
     );
   });
 

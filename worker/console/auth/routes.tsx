@@ -133,7 +133,8 @@ export function authRoutes() {
         throw error;
       const field = error.code === 'email_taken' ? 'email' : 'password';
       return c.html(
-        <SignUpPage values={values} error={error.detail} fieldErrors={{ [field]: error.detail }} />,
+        // The reason is said once, next to its field; the summary only points there.
+        <SignUpPage values={values} error="Please check the form." fieldErrors={{ [field]: error.detail }} />,
         error.status as 409 | 422,
       );
     }

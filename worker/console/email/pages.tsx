@@ -5,7 +5,7 @@
  */
 import type { EmailLogEntry } from '../../platform/email';
 import { Document } from '../shared/document';
-import { DataTable, StatusPill, when, WorkspaceLayout, type WorkspacePageProps } from '../shared/layout';
+import { counted, DataTable, StatusPill, when, WorkspaceLayout, type WorkspacePageProps } from '../shared/layout';
 
 const KIND_LABELS: Record<EmailLogEntry['kind'], string> = {
   lead_alert: 'Lead alert',
@@ -67,7 +67,7 @@ export function EmailLogPage(props: WorkspacePageProps & { log: EmailLogEntry[];
                 header: 'Status',
                 cell: (entry) => {
                   const note = statusNote(entry);
-                  const attempts = entry.attempts === 1 ? '1 attempt' : `${entry.attempts} attempts`;
+                  const attempts = counted(entry.attempts, 'attempt');
                   return (
                     <>
                       <StatusPill status={entry.status} />

@@ -1,21 +1,21 @@
 /** @jsxImportSource hono/jsx */
 /**
- * A channel's page: install, the widget editor with live preview, settings, recent intake.
+ * A channel's page: install, the widget editor with live preview, settings. Its recent intake has
+ * its own page (intake-page.tsx).
  * Server-rendered; every form works without JavaScript, and /embed/console.js adds the preview.
  */
 import { raw } from 'hono/html';
 import type { ChannelView, PublicWidgetConfig } from '../../platform/channels';
 import { roleMay } from '../../platform/access';
-import type { IntakeEntry } from '../../platform/leads';
-import { leadTimes, RoutingFields } from './lead-operations';
+import { RoutingFields } from './lead-operations';
+import { ChannelTabs } from './intake-page';
 import { Field, Select, type FieldErrors } from '../shared/forms';
-import { DataTable, StatusPill, when, WorkspaceLayout, wsQuery, type WorkspacePageProps } from '../shared/layout';
+import { StatusPill, WorkspaceLayout, wsQuery, type WorkspacePageProps } from '../shared/layout';
 import { jsonForScriptBlock } from '../shared/security';
 
 export interface ChannelPageProps extends WorkspacePageProps {
   channel: ChannelView;
   previewConfig: PublicWidgetConfig;
-  intake: IntakeEntry[];
   domains: string[];
   errors?: FieldErrors;
   notice?: string;
@@ -28,7 +28,7 @@ const FIELD_RULES: [string, string][] = [
   ['required', 'Required'],
 ];
 
-/** One channel: install snippet, widget editor with live preview, settings and recent intake. */
+/** One channel: install snippet, widget editor with live preview, and settings. */
 export function ChannelPage(props: ChannelPageProps) {
   const { channel, current, errors = {} } = props;
   const widget = channel.widget;
@@ -57,6 +57,7 @@ export function ChannelPage(props: ChannelPageProps) {
           </form>
         ) : null}
       </div>
+      <ChannelTabs channelKey={channel.channel_key} ws={ws} current="set-up" />
 
       <section class="card" aria-labelledby="install-title">
         <h2 id="install-title">Install</h2>
@@ -295,81 +296,6 @@ export function ChannelPage(props: ChannelPageProps) {
             </button>
           ) : null}
         </form>
-      </section>
-
-      <section class="card" aria-labelledby="intake-title">
-        <h2 id="intake-title">Recent intake</h2>
-        {props.intake.length === 0 ? (
-          <p class="muted">Nothing yet. Messages from the widget and the hosted inbox appear here.</p>
-        ) : (
-          <DataTable
-            rows={props.intake}
-            columns={[
-              { header: 'Time', class: 'nowrap', cell: (entry) => when(entry.created_at) },
-              {
-                header: 'Request',
-                cell: (entry) => (
-                  <>
-                    <a href={`${base}/conversations/${entry.conversation_id}${ws}`}>
-                      <code>{entry.reference}</code>
-                      <span class="sr-only"> (read the conversation)</span>
-                    </a>
-                    <br />
-                    <span class="muted">
-                      {entry.trigger?.replace('_', ' ')} · {entry.topic}
-                    </span>
-                  </>
-                ),
-              },
-              {
-                header: 'First message',
-                class: 'message',
-                cell: (entry) => entry.text ?? <span class="muted">(contact details only)</span>,
-              },
-              {
-                header: 'Lead',
-                cell: (entry) =>
-                  entry.lead ? (
-                    <>
-                      <StatusPill status={entry.lead.status} />
-                      {entry.lead.claimed_by ? <span> by {entry.lead.claimed_by}</span> : null}
-                      <br />
-                      <span class="muted">
-                        {entry.lead.contact_fields.length
-                          ? `gave ${entry.lead.contact_fields.join(', ')}`
-                          : 'no contact yet'}
-                        <br />
-                        {leadTimes(entry.lead)}
-                      </span>
-                    </>
-                  ) : entry.disposition !== 'routed' ? (
-                    <StatusPill status={entry.disposition} />
-                  ) : (
-                    <span class="muted">none</span>
-                  ),
-              },
-              {
-                header: 'Source',
-                class: 'source',
-                cell: (entry) => (
-                  <>
-                    {entry.attribution?.source_site ?? ''}
-                    {entry.attribution?.campaign && Object.keys(entry.attribution.campaign).length ? (
-                      <>
-                        <br />
-                        <span class="muted">
-                          {Object.entries(entry.attribution.campaign)
-                            .map(([name, value]) => `${name.replace('utm_', '')}: ${value}`)
-                            .join(', ')}
-                        </span>
-                      </>
-                    ) : null}
-                  </>
-                ),
-              },
-            ]}
-          />
-        )}
       </section>
     </WorkspaceLayout>
   );

@@ -33,7 +33,9 @@ export function ConversationPage(props: ConversationPageProps) {
     <WorkspaceLayout page={props} title={title} active="channels">
       <p class="eyebrow">
         <a href={`/integrations${ws}`}>Channels</a> /{' '}
-        <a href={`/integrations/channels/${channel.channel_key}${ws}`}>{channel.name}</a> / {conversation.reference}
+        <a href={`/integrations/channels/${channel.channel_key}${ws}`}>{channel.name}</a> /{' '}
+        <a href={`/integrations/channels/${channel.channel_key}/intake${ws}`}>Recent intake</a> /{' '}
+        {conversation.reference}
       </p>
       <div class="title-row">
         <h1>{title}</h1>

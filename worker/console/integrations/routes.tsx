@@ -37,6 +37,7 @@ import { userAuditContext, workspaceContext } from '../shared/workspace';
 import type { FieldErrors } from '../shared/forms';
 import { ChannelPage } from './channel-page';
 import { ConversationPage } from './conversation-page';
+import { IntakePage, INTAKE_PAGE_SIZE } from './intake-page';
 import { IntegrationsPage } from './integrations-page';
 import { OnboardingPage } from './onboarding-page';
 import { routingFromForm } from './lead-operations';
@@ -134,14 +135,13 @@ async function renderChannel(
 ) {
   const urls = urlsOf(c);
   const row = await getChannel(c.var.db, context.current.workspaceId, channelKey);
-  const [intake, domains] = await Promise.all([listChannelIntake(c.var.db, row.id, 20), listDomains(c.var.db)]);
+  const domains = await listDomains(c.var.db);
   return c.html(
     <ChannelPage
       user={currentUser(c)}
       {...context}
       channel={describeChannel(row, urls)}
       previewConfig={publicWidgetConfig(row, urls, consoleOrigin(urls))}
-      intake={intake}
       domains={domains}
       notice={noticeOf(c)}
       {...extra}
@@ -243,6 +243,19 @@ export function integrationsRoutes() {
   app.get('/integrations/channels/:channelKey', async (c) =>
     renderChannel(c, await workspaceContext(c, 'channels.read'), c.req.param('channelKey')),
   );
+
+  app.get('/integrations/channels/:channelKey/intake', async (c) => {
+    const context = await workspaceContext(c, 'channels.read');
+    const row = await getChannel(c.var.db, context.current.workspaceId, c.req.param('channelKey'));
+    return c.html(
+      <IntakePage
+        user={currentUser(c)}
+        {...context}
+        channel={{ channel_key: row.channelKey, name: row.name, status: row.status }}
+        intake={await listChannelIntake(c.var.db, row.id, INTAKE_PAGE_SIZE)}
+      />,
+    );
+  });
 
   app.get('/integrations/channels/:channelKey/conversations/:conversationId', async (c) => {
     const context = await workspaceContext(c, 'channels.read');

@@ -6,7 +6,8 @@ import type { DomainEntry } from '../../platform/domains';
 import type { SessionUser } from '../../platform/identity';
 import type { ProviderProfileView } from '../../platform/providers';
 import { ChoiceGroup, Field, type FieldErrors } from '../shared/forms';
-import { DataTable, when } from '../shared/layout';
+import { CodeChoice } from '../shared/code-choice';
+import { counted, DataTable, when } from '../shared/layout';
 import { KIND_LABELS, type OnboardingStep } from './states';
 
 const joinList = (items: string[]) => items.join(', ');
@@ -296,6 +297,7 @@ export function StepForm({ props }: { props: OnboardingProps }) {
           required
           hint="Language codes, comma-separated: en, de, pt-BR."
         />
+        <CodeChoice field="languages" kind="language" label="Add a language" />
         <Field
           name="regions"
           label="Regions"
@@ -304,6 +306,7 @@ export function StepForm({ props }: { props: OnboardingProps }) {
           required
           hint="Two-letter country codes, comma-separated (DE, US), or global."
         />
+        <CodeChoice field="regions" kind="region" label="Add a region" />
         {save()}
       </form>
     );
@@ -325,7 +328,7 @@ export function StepForm({ props }: { props: OnboardingProps }) {
             'Agent',
             profile.agent_card
               ? `${profile.agent_card.name} (A2A ${profile.agent_card.protocol_version}, ` +
-                `${profile.agent_card.skills.length} skills)`
+                `${counted(profile.agent_card.skills.length, 'skill')})`
               : 'not fetched yet',
           ],
         ] as [string, Child][])

@@ -47,6 +47,7 @@ export function ProviderOnboardingPage(props: OnboardingProps) {
       nav={providerNav('onboarding', profile)}
       notice={props.notice}
       error={props.error}
+      scripts={props.step === 'reach' ? ['/embed/console.js'] : []}
     >
       <div class="narrow">
         <InvitationsBanner count={props.pendingInvitations} />

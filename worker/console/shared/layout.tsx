@@ -14,6 +14,9 @@ import { Document } from './document';
 export const when = (time: string | number | null | undefined) =>
   time === null || time === undefined ? '' : `${new Date(time).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 
+/** A count with its noun: "1 skill", "3 skills" (the plural form when adding an s is wrong). */
+export const counted = (count: number, noun: string, plural = `${noun}s`) => `${count} ${count === 1 ? noun : plural}`;
+
 /** The query string that keeps a console page on one workspace. */
 export const wsQuery = (workspaceId: string) => `?ws=${encodeURIComponent(workspaceId)}`;
 
@@ -40,7 +43,7 @@ export function workspaceNav(current: MembershipView, active: WorkspaceArea | un
     ...(roleMay(current.role, 'emails.read')
       ? [{ href: `/integrations/email${wsQuery(current.workspaceId)}`, label: 'Email', current: active === 'email' }]
       : []),
-    { href: '/docs', label: 'API docs' },
+    { href: '/docs', label: 'Docs' },
   ];
 }
 

@@ -77,7 +77,7 @@ color: var(--ink); cursor: pointer; text-decoration: none; }
 .alert { padding: 0.75rem 1rem; border-radius: 8px; border: 1px solid #b9c7f0; background: #f0f4ff; margin: 0 0 1rem; }
 .alert.error { border-color: #f2b8b5; background: #fef3f2; color: #8a1c12; }
 .alert.success { border-color: #a6d8c2; background: #f0faf5; color: #0b5a3c; }
-.alert.warning { border-color: #f0c36d; background: #fff8e6; color: #6b4300; }
+.alert.warning { border-color: #f0c36d; border-left: 4px solid #c98a00; background: #fff8e6; color: #6b4300; }
 .inline { display: inline-flex; gap: 0.4rem; align-items: center; margin: 0; }
 .auth-body { background: linear-gradient(180deg, #141a26 0 14rem, var(--bg) 14rem); }
 .auth-card { max-width: 28rem; margin: 3rem auto; background: var(--card); border: 1px solid var(--line);
@@ -149,6 +149,7 @@ border-radius: 999px; background: var(--code); color: var(--ink); }
 .pill.urgency-low { background: #eef1f6; color: var(--muted); }
 .pill.status-claimed, .pill.status-contacted, .pill.status-qualified, .pill.status-pending_review { background:
   #fff3cd; color: #5c4400; }
+.pill.status-failing { background: #fff8e6; color: #6b4300; }
 .pill.status-won { background: #e3f5ec; color: #0b5a3c; }
 .pill.status-lost, .pill.status-held, .pill.status-rejected { background: #fdecea; color: #8a1c12; }
 .transcript { list-style: none; padding: 0; margin: 0; display: grid; gap: 0.6rem; }

@@ -43,33 +43,39 @@ export function TeamPage(props: TeamPageProps) {
     },
     { header: 'Role', cell: (member) => <span class="pill">{member.role}</span> },
   ];
+  // A workspace keeps at least one owner: the only one is offered neither a new role nor removal.
+  const owners = props.members.filter((member) => member.role === 'owner').length;
+  const isOnlyOwner = (member: Member) => member.role === 'owner' && owners === 1;
   if (canManage) {
     memberColumns.push({
       header: 'Change',
-      cell: (member) => (
-        <>
-          <form method="post" action={`/integrations/team/${member.userId}/role${ws}`} class="inline">
-            <label class="sr-only" for={`role-${member.userId}`}>
-              Role for {member.email}
-            </label>
-            <select id={`role-${member.userId}`} name="role">
-              {ROLE_OPTIONS.map(([value, label]) => (
-                <option value={value} selected={value === member.role}>
-                  {label}
-                </option>
-              ))}
-            </select>
-            <button type="submit" class="button small">
-              Update
-            </button>
-          </form>{' '}
-          <form method="post" action={`/integrations/team/${member.userId}/remove${ws}`} class="inline">
-            <button type="submit" class="button small ghost">
-              Remove
-            </button>
-          </form>
-        </>
-      ),
+      cell: (member) =>
+        isOnlyOwner(member) ? (
+          <span class="muted">The only owner: make someone else an owner first.</span>
+        ) : (
+          <>
+            <form method="post" action={`/integrations/team/${member.userId}/role${ws}`} class="inline">
+              <label class="sr-only" for={`role-${member.userId}`}>
+                Role for {member.email}
+              </label>
+              <select id={`role-${member.userId}`} name="role">
+                {ROLE_OPTIONS.map(([value, label]) => (
+                  <option value={value} selected={value === member.role}>
+                    {label}
+                  </option>
+                ))}
+              </select>
+              <button type="submit" class="button small">
+                Update
+              </button>
+            </form>{' '}
+            <form method="post" action={`/integrations/team/${member.userId}/remove${ws}`} class="inline">
+              <button type="submit" class="button small ghost">
+                Remove
+              </button>
+            </form>
+          </>
+        ),
     });
   }
   const invitationColumns: Column<InvitationView>[] = [

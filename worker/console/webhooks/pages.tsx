@@ -13,6 +13,11 @@ const DISABLED_BECAUSE: Record<string, string> = {
   failing: 'because every delivery to it failed for 3 days',
 };
 
+/** An active endpoint whose deliveries fail says so in its pill, not "active" in green. */
+function shownStatus(endpoint: EndpointView): string {
+  return endpoint.status === 'active' && endpoint.failing_since ? 'failing' : endpoint.status;
+}
+
 /** Why an endpoint is in its state, in a sentence. */
 function stateNote(endpoint: EndpointView): string | null {
   if (endpoint.status === 'disabled') {
@@ -54,10 +59,10 @@ export function WebhooksPage(props: WorkspacePageProps & { endpoints: EndpointVi
             <section class="card" aria-labelledby={`endpoint-${endpoint.webhook_id}`}>
               <div class="title-row">
                 <h2 id={`endpoint-${endpoint.webhook_id}`}>{endpoint.url}</h2>
-                <StatusPill status={endpoint.status} />
+                <StatusPill status={shownStatus(endpoint)} />
               </div>
               {note ? (
-                <div class={`alert ${endpoint.status === 'disabled' ? 'error' : 'warning'}`} role="status">
+                <div class={`alert ${endpoint.status === 'disabled' ? 'error' : 'warning'}`} role="alert">
                   {note}
                 </div>
               ) : null}
@@ -127,10 +132,10 @@ export function DeliveryLogPage(props: WorkspacePageProps & { endpoint: Endpoint
       </p>
       <div class="title-row">
         <h1>{props.endpoint.url}</h1>
-        <StatusPill status={props.endpoint.status} />
+        <StatusPill status={shownStatus(props.endpoint)} />
       </div>
       {note ? (
-        <div class={`alert ${props.endpoint.status === 'disabled' ? 'error' : 'warning'}`} role="status">
+        <div class={`alert ${props.endpoint.status === 'disabled' ? 'error' : 'warning'}`} role="alert">
           {note}
         </div>
       ) : null}

@@ -20,5 +20,5 @@ export {
 export { describeProvider, providerOf, type ProviderRow } from './records';
 export { saveProviderProfile } from './profile';
 export { preferencesOf, savePreferences } from './preferences';
-export { listProvidersForReview, providerForReview, reviewProvider } from './review';
+export { countProvidersByStatus, listProvidersForReview, providerForReview, reviewProvider } from './review';
 export { expertPool, expertsForLead, type LeadScope, type RoutingPool } from './pool';

@@ -129,6 +129,15 @@ export async function listProvidersForReview(db: Database, status?: ProviderStat
   }));
 }
 
+/** How many providers are in each state, for the review tabs (states nobody is in are absent). */
+export async function countProvidersByStatus(db: Database): Promise<Partial<Record<ProviderStatus, number>>> {
+  const rows = await db
+    .select({ status: providers.status, count: sql<number>`count(*)` })
+    .from(providers)
+    .groupBy(providers.status);
+  return Object.fromEntries(rows.map((row) => [row.status, row.count]));
+}
+
 /** One provider with its profile, history and account email, for an admin. */
 export async function providerForReview(db: Database, providerId: string) {
   const found = await db
