@@ -23,7 +23,9 @@ export async function docsExamples(worker: string): Promise<Example[]> {
 /** How each kind of example runs; a fence of any other kind fails the docs test. */
 export const EXAMPLE_KINDS = {
   shell: ['sh', 'sh problem'],
-  parsed: ['json', 'json event', 'json agent-card'],
+  parsed: ['json', 'json event', 'json agent-card', 'json mcp-config'],
+  /** Node programs with an official client (MCP, A2A), run against the worker with EGW_API_KEY. */
+  client: ['js client'],
   receiver: ['js receiver', 'python receiver'],
   link: ['html link'],
   browser: ['html browser', 'js browser', 'text csp'],

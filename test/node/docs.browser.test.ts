@@ -10,7 +10,7 @@ import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth } fro
 import { docsExamples } from './docs-examples';
 
 const worker = inject('workerUrl');
-const PAGES = ['', '/integration', '/protocol', '/boundaries', '/providers', '/webhooks', '/mcp-a2a', '/reference'];
+const PAGES = ['', '/integration', '/protocol', '/boundaries', '/providers', '/webhooks', '/mcp', '/a2a', '/reference'];
 
 describe.skipIf(!browserAvailable)('the documentation site', () => {
   let browser: Browser;

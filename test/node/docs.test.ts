@@ -5,9 +5,11 @@
  * JSON parsed, links followed. The widget examples run in Chromium (docs.browser.test.ts).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, inject, it } from 'vitest';
 import { docsExamples, EXAMPLE_KINDS, type Example } from './docs-examples';
@@ -131,6 +133,33 @@ describe('the docs examples', () => {
       expect(hrefs.length).toBeGreaterThan(0);
       for (const href of hrefs) expect((await fetch(href)).status, href).toBe(200);
     }
+  });
+
+  it('the MCP and A2A clients run as pasted, and the MCP client configuration connects', async () => {
+    const examples = await docsExamples(worker);
+    const clients = examples.filter((example) => example.info === 'js client');
+    expect(clients.map((example) => new URL(example.page).pathname).sort()).toEqual(['/docs/a2a.md', '/docs/mcp.md']);
+    for (const [index, example] of clients.entries()) {
+      // Beside node_modules, so the example's own imports resolve.
+      const file = join(process.cwd(), `.docs-client-${index}.mjs`);
+      writeFileSync(file, example.code);
+      try {
+        const result = await run('node', [file], { EGW_API_KEY: demoApiKey, FORCE_COLOR: '0' });
+        expect(result.code, `${example.page}\n${result.stderr}`).toBe(0);
+        expect(result.stdout, example.page).toMatch(example.page.endsWith('mcp.md') ? /execute[\s\S]*exe_/ : /true$/m);
+      } finally {
+        rmSync(file, { force: true });
+      }
+    }
+    const [config] = examples.filter((example) => example.info === 'json mcp-config');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder the configuration carries.
+    const server = JSON.parse(config!.code.replace('${EGW_API_KEY}', demoApiKey)).mcpServers['edge-gateway'];
+    const client = new Client({ name: 'docs-config', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }),
+    );
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('execute');
+    await client.close();
   });
 
   it('webhook and robot receivers in Node and Python verify signatures and skip repeats', async () => {

@@ -13,6 +13,26 @@ const channelBody = { name: 'Site', domain: 'consultation' };
 const PROTECTED_ROUTES: ProtectedRoute[] = [
   // The gateway.
   { method: 'POST', path: '/api/execute', auth: 'api_key', scope: 'execute', body: executeBody() },
+  // The same execution for MCP clients and A2A agents (gateway/mcp.ts, gateway/a2a.ts).
+  {
+    method: 'POST',
+    path: '/mcp',
+    auth: 'api_key',
+    scope: 'execute',
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'execute', arguments: { domain: 'faq' } } },
+  },
+  {
+    method: 'POST',
+    path: '/a2a',
+    auth: 'api_key',
+    scope: 'execute',
+    body: {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'message/send',
+      params: { message: { parts: [{ kind: 'text', text: 'Hi' }] } },
+    },
+  },
   // The platform core's channel API.
   {
     method: 'POST',
@@ -465,6 +485,12 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
 /** Routes anyone may call; each is public by design (SPEC.md, PRODUCT.md sections 4 and 13). */
 const PUBLIC_ROUTES = [
   'GET /healthz',
+  // The gateway's A2A agent card is public, as A2A discovery expects; /mcp and /a2a answer 405 to these.
+  'GET /.well-known/agent-card.json',
+  'GET /mcp',
+  'DELETE /mcp',
+  'GET /a2a',
+  'DELETE /a2a',
   // npm run bench only: a 404 unless EXPOSE_DB_METRICS is set (public.test.ts).
   'POST /__bench/d1-batch',
   'POST /__bench/lead-fixture',

@@ -89,7 +89,10 @@ export function execute(token: string, body: unknown, headers: Record<string, st
 }
 
 /** Rows a workspace has in a table with a workspace_id column. */
-export async function countRows(table: 'executions' | 'demands' | 'audit_log', workspaceId: string): Promise<number> {
+export async function countRows(
+  table: 'executions' | 'demands' | 'leads' | 'audit_log',
+  workspaceId: string,
+): Promise<number> {
   const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE workspace_id = ?`)
     .bind(workspaceId)
     .first<{ n: number }>();

@@ -1,6 +1,6 @@
-import { env } from 'cloudflare:test';
+import { env, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { countRows, createTenant, execute, executeBody, expectProblem, json } from './helpers';
+import { ADMIN_TOKEN, countRows, createTenant, execute, executeBody, expectProblem, json, ORIGIN } from './helpers';
 
 describe('rate limit per key', () => {
   it('the N+1th request in the window gets 429 rate_limited with Retry-After', async () => {
@@ -92,5 +92,133 @@ describe('monthly quota per key', () => {
   it('a quota of 0 refuses at once', async () => {
     const tenant = await createTenant({ monthly_quota: 0 });
     await expectProblem(await execute(tenant.token, executeBody()), 429, 'quota_exceeded');
+  });
+});
+
+/** A JSON-RPC request to /mcp or /a2a, as a client sends it. */
+function rpc(path: '/mcp' | '/a2a', token: string, body: unknown, headers: Record<string, string> = {}) {
+  return SELF.fetch(`${ORIGIN}${path}`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+const toolCall = (args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'execute', arguments: { domain: 'consultation', text: 'Need help with a CRM.', ...args } },
+});
+/** A 0.3 `message/send` (no A2A-Version header), in the 0.3 wire format. */
+const legacySend = (data: Record<string, unknown>, contextId?: string) => ({
+  jsonrpc: '2.0',
+  id: 2,
+  method: 'message/send',
+  params: {
+    message: {
+      kind: 'message',
+      messageId: crypto.randomUUID(),
+      role: 'user',
+      ...(contextId ? { contextId } : {}),
+      parts: [
+        { kind: 'text', text: 'Need help with a CRM.' },
+        { kind: 'data', data },
+      ],
+    },
+  },
+});
+
+describe('MCP and A2A callers: the limits and admission of /api/execute', () => {
+  it('the key’s rate limit counts tool calls and messages alike; a refusal carries rate_limited', async () => {
+    const tenant = await createTenant({ rate_limit_per_minute: 2 });
+    const first = await json(await rpc('/mcp', tenant.token, toolCall({})));
+    expect(first.result.isError).toBeFalsy();
+    const a2a = await json(await rpc('/a2a', tenant.token, legacySend({ domain: 'consultation' })));
+    expect(a2a.result.kind).toBe('message');
+    const limitedTool = await json(await rpc('/mcp', tenant.token, toolCall({})));
+    expect(limitedTool.result).toMatchObject({ isError: true, structuredContent: { code: 'rate_limited' } });
+    const limitedMessage = await json(await rpc('/a2a', tenant.token, legacySend({ domain: 'consultation' })));
+    expect(limitedMessage.error).toMatchObject({ code: -32000, data: { code: 'rate_limited', status: 429 } });
+    expect(await countRows('executions', tenant.workspaceId)).toBe(2);
+  });
+
+  it('an administrator names the key in key_id; without it, the refusal is key_id_required', async () => {
+    const tenant = await createTenant();
+    const refused = await json(await rpc('/mcp', ADMIN_TOKEN, toolCall({})));
+    expect(refused.result.structuredContent).toMatchObject({ code: 'key_id_required' });
+    const acting = await json(await rpc('/mcp', ADMIN_TOKEN, toolCall({ key_id: tenant.keyId })));
+    expect(acting.result.structuredContent.exact_bridge.workspace_id).toBe(tenant.workspaceId);
+  });
+
+  it('a key without leads:write makes no lead, over MCP as over HTTP', async () => {
+    const tenant = await createTenant({ scopes: ['execute'] });
+    const answer = await json(await rpc('/mcp', tenant.token, toolCall({})));
+    expect(answer.result.structuredContent.output.result.lead_id).toBeUndefined();
+    expect(await countRows('leads', tenant.workspaceId)).toBe(0);
+  });
+
+  it('a 0.3 message/send answers in 0.3; its contextId is the conversation', async () => {
+    const tenant = await createTenant();
+    const first = await json(await rpc('/a2a', tenant.token, legacySend({ domain: 'consultation' })));
+    expect(first.result).toMatchObject({ kind: 'message', role: 'agent' });
+    const [text, data] = first.result.parts;
+    expect(text).toMatchObject({ kind: 'text' });
+    expect(data.data.output.result.reply).toBe(text.text);
+    const again = await json(
+      await rpc('/a2a', tenant.token, legacySend({ domain: 'consultation' }, first.result.contextId)),
+    );
+    expect(again.result.parts[1].data.output.result.demand_id).toBe(data.data.output.result.demand_id);
+    const missing = await json(await rpc('/a2a', tenant.token, legacySend({})));
+    expect(missing.error).toMatchObject({ code: -32602, data: { code: 'unknown_domain' } });
+    const unsupported = await json(await rpc('/a2a', tenant.token, legacySend({}), { 'A2A-Version': '9.9' }));
+    expect(unsupported.error.code).toBe(-32009);
+  });
+
+  it('GET and DELETE on /mcp and /a2a are 405, not a stream or a session', async () => {
+    for (const path of ['/mcp', '/a2a'])
+      for (const method of ['GET', 'DELETE']) {
+        const response = await SELF.fetch(`${ORIGIN}${path}`, { method });
+        await expectProblem(response, 405, 'method_not_allowed');
+        expect(response.headers.get('Allow')).toBe('POST');
+      }
+  });
+
+  it('200 malformed JSON-RPC bodies get a 4xx or a JSON-RPC error, never a 5xx', async () => {
+    const tenant = await createTenant({ rate_limit_per_minute: 10_000 });
+    const values: unknown[] = [null, 0, -1, 1e308, '', 'x', true, [], {}, [1], { a: 1 }, '\u0000', 'é'.repeat(300)];
+    const shapes = (value: unknown): unknown[] => [
+      value,
+      { jsonrpc: value, id: 1, method: 'tools/call' },
+      { jsonrpc: '2.0', id: value, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 1, method: value },
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: value },
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'execute', arguments: value } },
+      { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: value } },
+      { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { parts: value } } },
+    ];
+    const bodies = [
+      ...values.flatMap(shapes),
+      '{',
+      '[{"jsonrpc":"2.0"}',
+      JSON.stringify(toolCall({ domain: 'faq', text: '' })),
+    ].slice(0, 100);
+    expect(bodies.length).toBe(100);
+    const statuses = await Promise.all(
+      bodies.flatMap((body) =>
+        (['/mcp', '/a2a'] as const).map(async (path) => {
+          const response = await rpc(path, tenant.token, body, path === '/a2a' ? { 'A2A-Version': '1.0' } : {});
+          await response.arrayBuffer();
+          return response.status;
+        }),
+      ),
+    );
+    expect(statuses).toHaveLength(200);
+    expect(statuses.filter((status) => status >= 500)).toEqual([]);
   });
 });

@@ -440,6 +440,16 @@ describe('the console pages', () => {
     expect(page).toContain(key.token_prefix);
     expect(page).not.toContain(key.token);
     expect(page).toContain('issued by the platform administrator');
+    // Next to the keys: the MCP URL, a client configuration to paste, and the A2A card.
+    expect(page).toContain('<code id="mcp-url">http://gateway.test/mcp</code>');
+    const config = /<code id="mcp-config">([^<]+)<\/code>/.exec(page)?.[1]?.replace(/&quot;/g, '"');
+    expect(JSON.parse(config!).mcpServers['edge-gateway']).toMatchObject({
+      type: 'http',
+      url: 'http://gateway.test/mcp',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder the client expands.
+      headers: { Authorization: 'Bearer ${EGW_API_KEY}' },
+    });
+    expect(page).toContain('http://gateway.test/.well-known/agent-card.json');
   });
 });
 

@@ -1,7 +1,8 @@
 /** POST /api/execute: a thin adapter from the HTTP request to the platform core's execution pipeline. */
 import { createRoute, type RouteConfigToTypedResponse } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { z } from 'zod';
-import { executionLimits } from '../env';
+import { type AppEnv, executionLimits } from '../env';
 import { newApp, validationError } from '../app';
 import { parseJsonBody, readJsonBody } from '../lib/body';
 import { egressPolicy } from '../lib/egress';
@@ -13,6 +14,9 @@ import {
   apiSource,
   executeRequestSchema,
   executeResponseSchema,
+  type ExecuteRequest,
+  type ExecutionContext,
+  type ExecutionOutcome,
   requestFingerprint,
   runExecution,
 } from '../platform/core';
@@ -93,6 +97,51 @@ export const executeRoute = createRoute({
   },
 });
 
+/**
+ * Runs one execution as the bearer's API key: /api/execute, and the MCP and A2A adapters
+ * (`via`), which build the same request from their own messages. One pipeline for all three.
+ */
+export async function executeAsKey(
+  c: Context<AppEnv>,
+  body: ExecuteRequest,
+  via?: ExecutionContext['via'],
+): Promise<ExecutionOutcome> {
+  // The caller's request_id is echoed in output and logged beside ours, never instead of ours;
+  // its trace_id joins its trace, as a traceparent header would.
+  if (body.request_id) c.set('callerRequestId', body.request_id);
+  if (body.trace_id) c.set('traceId', body.trace_id);
+  return runExecution(
+    c.var.db,
+    apiSource({
+      principal: {
+        kind: 'api_key',
+        actor: requireActor(c),
+        ...(body.key_id !== undefined ? { keyId: body.key_id } : {}),
+      },
+      domain: body.domain,
+      requiredScopes: body.required_scopes,
+      ...(body.session_id !== undefined ? { sessionId: body.session_id } : {}),
+      ...(body.idempotency_key !== undefined
+        ? { idempotency: { key: body.idempotency_key, fingerprint: await requestFingerprint(body) } }
+        : {}),
+    }),
+    { domain: body.domain, text: body.text, structuredInput: body.structured_input, attachments: body.attachments },
+    {
+      requestId: c.var.requestId,
+      outputRequestId: body.request_id ?? c.var.requestId,
+      traceId: c.var.traceId,
+      now: Date.now(),
+      correlation: { projectId: body.project_id, userId: body.user_id, sessionId: body.session_id },
+      ...(body.exact_bridge ? { exactBridge: body.exact_bridge } : {}),
+      limits: executionLimits(c.var.settings),
+      egress: egressPolicy(c.var.settings),
+      secretsKey: c.var.settings.SECRETS_KEY,
+      mail: mailContextOf(c.var.settings, c.req.url),
+      ...(via ? { via } : {}),
+    },
+  );
+}
+
 /** An `execution_mode` other than `sync` has its own code (PRODUCT.md section 2, step 3). */
 function executeValidationError(error: z.ZodError, input: unknown): ApiError {
   const mode =
@@ -112,41 +161,7 @@ export function executeRoutes() {
   app.openapi(
     executeRoute,
     async (c) => {
-      const body = c.req.valid('json');
-      // The caller's request_id is echoed in output and logged beside ours, never instead of ours;
-      // its trace_id joins its trace, as a traceparent header would.
-      if (body.request_id) c.set('callerRequestId', body.request_id);
-      if (body.trace_id) c.set('traceId', body.trace_id);
-      const now = Date.now();
-      const outcome = await runExecution(
-        c.var.db,
-        apiSource({
-          principal: {
-            kind: 'api_key',
-            actor: requireActor(c),
-            ...(body.key_id !== undefined ? { keyId: body.key_id } : {}),
-          },
-          domain: body.domain,
-          requiredScopes: body.required_scopes,
-          ...(body.session_id !== undefined ? { sessionId: body.session_id } : {}),
-          ...(body.idempotency_key !== undefined
-            ? { idempotency: { key: body.idempotency_key, fingerprint: await requestFingerprint(body) } }
-            : {}),
-        }),
-        { domain: body.domain, text: body.text, structuredInput: body.structured_input, attachments: body.attachments },
-        {
-          requestId: c.var.requestId,
-          outputRequestId: body.request_id ?? c.var.requestId,
-          traceId: c.var.traceId,
-          now,
-          correlation: { projectId: body.project_id, userId: body.user_id, sessionId: body.session_id },
-          ...(body.exact_bridge ? { exactBridge: body.exact_bridge } : {}),
-          limits: executionLimits(c.var.settings),
-          egress: egressPolicy(c.var.settings),
-          secretsKey: c.var.settings.SECRETS_KEY,
-          mail: mailContextOf(c.var.settings, c.req.url),
-        },
-      );
+      const outcome = await executeAsKey(c, c.req.valid('json'));
       const headers = new Headers({
         'Content-Type': 'application/json',
         'Cache-Control': 'no-store',

@@ -27,6 +27,7 @@ export const errorCatalog = {
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
   workspace_inactive: { status: 403, title: 'Workspace or organisation inactive' },
   not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
   idempotency_in_progress: { status: 409, title: 'Idempotent request still in progress' },
   conflict: { status: 409, title: 'Conflict' },
   invalid_transition: { status: 409, title: 'Invalid transition' },

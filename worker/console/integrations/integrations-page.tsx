@@ -1,12 +1,14 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The integrations page: a workspace's channels, API keys and webhook endpoints. Server-rendered;
+ * The integrations page: a workspace's channels, API keys, webhook endpoints, and where assistants
+ * and agents reach the gateway (MCP, A2A). Server-rendered;
  * every form works without JavaScript, and /embed/console.js only adds copy buttons.
  */
 import type { ChannelView } from '../../platform/channels';
 import { roleMay } from '../../platform/access';
 import type { ApiKeyDescription } from '../../platform/identity';
 import type { EndpointView } from '../../platform/webhooks';
+import { mcpClientConfig } from '../docs/pages';
 import { Field, Select, type FieldErrors } from '../shared/forms';
 import {
   DataTable,
@@ -21,6 +23,8 @@ import {
 export interface IntegrationsProps extends WorkspacePageProps {
   channels: ChannelView[];
   apiKeys: ApiKeyDescription[];
+  /** The gateway's base URL: its MCP endpoint and A2A card are under it, the same for every workspace. */
+  gatewayUrl: string;
   /** Invitations waiting for this user's answer. */
   pendingInvitations?: number;
   blockedTerms: string[];
@@ -31,6 +35,39 @@ export interface IntegrationsProps extends WorkspacePageProps {
   values?: Record<string, string>;
   notice?: string;
   error?: string;
+}
+
+/** Where AI assistants (MCP) and agents (A2A) reach the gateway with one of the keys above. */
+function AssistantsCard({ gatewayUrl }: { gatewayUrl: string }) {
+  return (
+    <section class="card" aria-labelledby="assistants-title">
+      <h2 id="assistants-title">AI assistants and agents</h2>
+      <p>
+        Any MCP client (an IDE, a desktop assistant) can hand demands to your experts and agents with one of the keys
+        above: the same executions, limits and audit as <code>POST /api/execute</code>.{' '}
+        <a href="/docs/mcp">How it works</a>
+      </p>
+      <div class="copy-row">
+        <code id="mcp-url">{`${gatewayUrl}/mcp`}</code>
+        <button type="button" class="button" data-copy="mcp-url" hidden>
+          Copy URL
+        </button>
+      </div>
+      <p>A client configuration to paste (set EGW_API_KEY to the key, or write it in place):</p>
+      <div class="copy-row">
+        <pre class="snippet">
+          <code id="mcp-config">{JSON.stringify(mcpClientConfig(gatewayUrl), null, 2)}</code>
+        </pre>
+        <button type="button" class="button" data-copy="mcp-config" hidden>
+          Copy configuration
+        </button>
+      </div>
+      <p>
+        Other agents call it over A2A from its agent card, <code>{`${gatewayUrl}/.well-known/agent-card.json`}</code>,
+        with the same key as a bearer token. <a href="/docs/a2a">How it works</a>
+      </p>
+    </section>
+  );
 }
 
 /** /integrations: the workspace's channels, the create form, and its API keys (metadata only). */
@@ -192,6 +229,7 @@ export function IntegrationsPage(props: IntegrationsProps) {
           />
         )}
       </section>
+      <AssistantsCard gatewayUrl={props.gatewayUrl} />
     </WorkspaceLayout>
   );
 }

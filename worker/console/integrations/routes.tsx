@@ -113,6 +113,7 @@ async function renderIntegrations(
       {...context}
       channels={channels.map((row) => describeChannel(row, urls))}
       apiKeys={apiKeys}
+      gatewayUrl={urls.baseUrl}
       pendingInvitations={invitations.length}
       blockedTerms={policy.blockedTerms}
       domains={domains}

@@ -5,7 +5,7 @@
  */
 export { runExecution } from './execute';
 export { purgeExpiredIdempotencyRecords, requestFingerprint } from './idempotency';
-export { executeRequestSchema, executeResponseSchema } from './schemas';
+export { executeRequestSchema, executeResponseSchema, type ExecuteRequest, type ExecuteResponse } from './schemas';
 export { apiSource } from './sources/api';
 export { runIntake } from './sources/channel';
 export { runEmailReply } from './sources/email-reply';

@@ -73,9 +73,12 @@ export function executionRecordWrites(
         targetId: executionId,
         requestId: context.requestId,
         traceId: context.traceId,
-        metadata: completed
-          ? { domain: demand.domain, source_record: sourceRecord, scopes: admitted.grantedScopes }
-          : { domain: demand.domain, reason: 'agent_unavailable', attempts: outcome.attempts },
+        metadata: {
+          ...(completed
+            ? { domain: demand.domain, source_record: sourceRecord, scopes: admitted.grantedScopes }
+            : { domain: demand.domain, reason: 'agent_unavailable', attempts: outcome.attempts }),
+          ...(context.via ? { via: context.via } : {}),
+        },
         createdAt: context.now,
       },
     ]),

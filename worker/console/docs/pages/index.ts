@@ -2,8 +2,9 @@
 import { referenceMarkdown } from '../openapi-markdown';
 import { boundariesPage } from './boundaries';
 import type { DocsPageSource } from './context';
+import { a2aPage } from './a2a';
 import { integrationPage } from './integration';
-import { mcpA2aPage } from './mcp-a2a';
+import { mcpPage } from './mcp';
 import { overviewPage } from './overview';
 import { protocolPage } from './protocol';
 import { providersPage } from './providers';
@@ -12,6 +13,7 @@ import { webhooksPage } from './webhooks';
 export type { DocsContext, DocsPageSource } from './context';
 export { EXAMPLE_AGENT_CARD } from './providers';
 export { EXAMPLE_EVENT } from './webhooks';
+export { mcpClientConfig } from './mcp';
 
 const referencePage: DocsPageSource = {
   slug: 'reference',
@@ -27,7 +29,8 @@ export const DOCS_PAGES: DocsPageSource[] = [
   boundariesPage,
   providersPage,
   webhooksPage,
-  mcpA2aPage,
+  mcpPage,
+  a2aPage,
   referencePage,
 ];
 

@@ -136,6 +136,6 @@ export const integrationPage: DocsPageSource = {
       fence('sh', executeExample(context, { session_id: 'order-4711', idempotency_key: 'order-4711-question-1' })),
       'Executions with the same `session_id` are one conversation: one demand, one lead, each call a turn of it. ' +
         'Retries with the same idempotency key replay the first answer. [The protocol](/docs/protocol) has every ' +
-        'field; [MCP and A2A](/docs/mcp-a2a) reach the same endpoint from assistants and agents.',
+        'field; [MCP](/docs/mcp) and [A2A](/docs/a2a) reach the same pipeline from assistants and agents.',
     ),
 };

@@ -41,7 +41,7 @@ export const overviewPage: DocsPageSource = {
         '- [Integration levels](/docs/integration): the hosted inbox, the widget, the API.',
         '- [The protocol](/docs/protocol): the request and the envelope, idempotency, scopes, limits, errors.',
         '- [Webhooks](/docs/webhooks): events and how to verify them.',
-        '- [MCP and A2A](/docs/mcp-a2a): the gateway from AI assistants and other agents.',
+        '- [MCP server](/docs/mcp) and [A2A agent](/docs/a2a): the gateway from AI assistants and other agents.',
         '- [API reference](/docs/reference): every public route, generated from [openapi.yaml](/openapi.yaml).',
       ].join('\n'),
     ),

@@ -1,9 +1,9 @@
 /**
- * A source of demand: one adapter per kind of caller (an API key, a channel's visitor, and next
- * MCP and A2A callers). It owns what differs between them: admission, the conversation's key, the
- * rate-limit subject, the guard on its channel, where the brain sees the demand come from, the
- * channel facts its records carry, and the words its caller reads. The execution core
- * (core/execute.ts) is the same for all of them.
+ * A source of demand: one adapter per kind of caller (an API key, whether it calls over HTTP, MCP
+ * or A2A; a channel's visitor; an email reply). It owns what differs between them: admission, the
+ * conversation's key, the rate-limit subject, the guard on its channel, where the brain sees the
+ * demand come from, the channel facts its records carry, and the words its caller reads. The
+ * execution core (core/execute.ts) is the same for all of them.
  */
 import type { BrainInput, ExecutedPlan, IntakeTrigger } from '../../../brain';
 import type { EgressPolicy } from '../../../lib/egress';
@@ -49,6 +49,11 @@ export interface ExecutionContext {
   secretsKey?: string;
   /** What the emails this execution causes need: their links' origin, the unread wait. */
   mail: MailContext;
+  /**
+   * The protocol an API key's caller used when it was not plain HTTP: an MCP client's tool call or
+   * an A2A agent's message (gateway/mcp.ts, gateway/a2a.ts). The audit record names it.
+   */
+  via?: 'mcp' | 'a2a';
 }
 
 /** Who the execution runs as, after its source admitted it. */

@@ -1,0 +1,77 @@
+/**
+ * What the MCP and A2A adapters share (PRODUCT.md section 16): both authenticate as /api/execute
+ * does, need the key's `execute` scope to connect at all, and turn a message of their protocol
+ * into the same execute request, run through the same pipeline (executeAsKey). Their refusals are
+ * the platform's problems, carried in the protocol's own error shape.
+ */
+import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { problemResponse, validationError } from '../app';
+import { type AppEnv, resolvePlatformUrls } from '../env';
+import { ApiError, type ProblemBody, problemBody } from '../lib/errors';
+import { type ExecuteRequest, type ExecuteResponse, executeRequestSchema } from '../platform/core';
+import { requireActor } from '../platform/identity';
+import { executeAsKey } from './execute';
+
+/** What an assistant or agent may send: the execute request's fields, less the HTTP-only ones. */
+export type AssistantRequest = Pick<
+  ExecuteRequest,
+  'domain' | 'text' | 'structured_input' | 'session_id' | 'idempotency_key' | 'key_id'
+>;
+
+/** An execution's answer to an assistant: the envelope and its reply, or the problem that refused it. */
+export type AssistantOutcome =
+  | { ok: true; envelope: ExecuteResponse; reply: string; replayed: boolean }
+  | { ok: false; problem: ProblemBody };
+
+/**
+ * An API key must hold `execute` to use the protocol at all (an administrator names the key per
+ * call, in `key_id`, and is checked then). A key without it gets the 403 /api/execute would give.
+ */
+export const requireExecuteScope = createMiddleware<AppEnv>(async (c, next) => {
+  const actor = requireActor(c);
+  if (actor.kind === 'api_key' && !actor.key.scopes.includes('execute'))
+    throw new ApiError('insufficient_scope', 'The key lacks the scope(s): execute.', {
+      extensions: { missing_scopes: ['execute'] },
+    });
+  await next();
+});
+
+/** The problem body of a refusal, as /api/execute would send it. */
+export function problemOf(c: Context<AppEnv>, error: ApiError): ProblemBody {
+  return problemBody(error, c.var.requestId ?? 'req_unknown', resolvePlatformUrls(c.var.settings, c.req.url).baseUrl);
+}
+
+/**
+ * Runs one execution for an MCP tool call or an A2A message: the request is validated by the
+ * execute request's own schema (all of the key's scopes, sync), so the rules are the same.
+ */
+export async function executeForAssistant(
+  c: Context<AppEnv>,
+  request: AssistantRequest,
+  via: 'mcp' | 'a2a',
+): Promise<AssistantOutcome> {
+  const parsed = executeRequestSchema.safeParse({ ...request, execution_mode: 'sync', required_scopes: [] });
+  try {
+    if (!parsed.success) throw validationError(parsed.error);
+    const outcome = await executeAsKey(c, parsed.data, via);
+    if (outcome.status !== 200) {
+      // A replay of a refusal: the stored problem, as it was first sent.
+      return { ok: false, problem: JSON.parse(outcome.body) as ProblemBody };
+    }
+    const envelope = JSON.parse(outcome.body) as ExecuteResponse;
+    const reply = typeof envelope.output.result.reply === 'string' ? envelope.output.result.reply : '';
+    return { ok: true, envelope, reply, replayed: outcome.replayed };
+  } catch (error) {
+    if (error instanceof ApiError) return { ok: false, problem: problemOf(c, error) };
+    throw error;
+  }
+}
+
+/** A 405 for the methods a stateless JSON-RPC endpoint does not serve (no GET stream, no session to DELETE). */
+export function postOnly(c: Context<AppEnv>): Response {
+  return problemResponse(
+    c,
+    new ApiError('method_not_allowed', `${c.req.path} takes POST only.`, { headers: { Allow: 'POST' } }),
+  );
+}

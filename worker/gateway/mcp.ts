@@ -1,0 +1,112 @@
+/**
+ * POST /mcp: the gateway as a Model Context Protocol server (PRODUCT.md section 16), over
+ * Streamable HTTP and stateless: each request gets its own server and transport, so nothing is
+ * kept between calls and no Durable Object is needed. Authentication is /api/execute's (an API key
+ * with `execute`, or an administrator naming `key_id`), checked before the SDK sees the body.
+ *
+ * Tools: `execute` (the execute request's fields; `domain` an enum of the catalog, read through
+ * its 30-second cache) and `list_domains`. A refusal is a tool result with `isError: true` whose
+ * text and `structuredContent` carry the problem's `code` and `detail`.
+ */
+import { type CallToolResult, McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { newApp } from '../app';
+import type { AppEnv } from '../env';
+import { parseJsonBody, readJsonBody } from '../lib/body';
+import { type DomainEntry, listDomainEntries } from '../platform/domains';
+import { requireBearer } from '../platform/identity';
+import { executeForAssistant, postOnly, requireExecuteScope } from './callers';
+
+/** The server's name and version, as MCP clients show them. */
+export const MCP_SERVER_INFO = { name: 'edge-execution-gateway', version: '1.0.0' } as const;
+
+const EXECUTE_DESCRIPTION =
+  'Hand a demand to the platform: its agents and robots answer first; when none does, it becomes a lead for a ' +
+  'human expert (with the key’s leads:write). Returns the reply as text and the whole execution envelope ' +
+  '(execution_id, result, usage, audit ids) as structured content. Pass the same session_id to continue a ' +
+  'conversation, and an idempotency_key to make a retry safe.';
+
+function executeInput(domains: DomainEntry[]) {
+  const slugs = domains.map((entry) => entry.domain);
+  const catalog = domains.map((entry) => `${entry.domain} (${entry.name})`).join(', ');
+  return z.object({
+    // Advertised as an enum, checked by the pipeline: a domain outside the catalog is then refused
+    // with the platform's own `unknown_domain` problem, not the SDK's generic validation message.
+    domain: z.string().meta({
+      ...(slugs.length ? { enum: slugs } : {}),
+      description: `The business domain of the demand: ${catalog || 'see list_domains'}.`,
+    }),
+    text: z.string().optional().describe('The demand in words, as the person wrote it.'),
+    structured_input: z.record(z.string(), z.unknown()).optional().describe('Structured fields for the domain.'),
+    session_id: z.string().optional().describe('Your conversation id: the same one continues a conversation.'),
+    idempotency_key: z.string().optional().describe('A retry with the same key returns the first answer.'),
+    key_id: z.string().optional().describe('Administrator tokens only: the API key to act as.'),
+  });
+}
+
+/** A refusal as a tool result: the model reads the code and detail, a program the problem object. */
+function refusal(problem: { code: string; detail: string }): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${problem.code}: ${problem.detail}` }],
+    structuredContent: problem as unknown as Record<string, unknown>,
+  };
+}
+
+/** One request's MCP server: its tools act as the request's bearer. */
+function serverFor(c: Context<AppEnv>, domains: DomainEntry[]): McpServer {
+  const server = new McpServer(MCP_SERVER_INFO, {
+    instructions:
+      'Use list_domains to see what the platform handles, then execute to hand a demand to its agents and experts.',
+  });
+  server.registerTool(
+    'execute',
+    {
+      title: 'Hand a demand to experts and agents',
+      description: EXECUTE_DESCRIPTION,
+      inputSchema: executeInput(domains),
+    },
+    async (input): Promise<CallToolResult> => {
+      const outcome = await executeForAssistant(c, input, 'mcp');
+      if (!outcome.ok) return refusal(outcome.problem);
+      return {
+        content: [{ type: 'text', text: outcome.reply }],
+        structuredContent: outcome.envelope as unknown as Record<string, unknown>,
+        ...(outcome.replayed ? { _meta: { idempotent_replayed: true } } : {}),
+      };
+    },
+  );
+  server.registerTool(
+    'list_domains',
+    {
+      title: 'List the domains',
+      description: 'The business domains the platform takes demands for (the catalog), with their names.',
+      inputSchema: z.object({}),
+    },
+    async (): Promise<CallToolResult> => ({
+      content: [{ type: 'text', text: domains.map((entry) => `${entry.domain}: ${entry.name}`).join('\n') }],
+      structuredContent: {
+        domains: domains.map(({ domain, name, description }) => ({ domain, name, description })),
+      },
+    }),
+  );
+  return server;
+}
+
+/** The MCP endpoint. */
+export function mcpRoutes() {
+  const app = newApp('problem');
+  app.post('/mcp', readJsonBody(), requireBearer('admin_or_api_key'), requireExecuteScope, parseJsonBody, async (c) => {
+    const server = serverFor(c, await listDomainEntries(c.var.db));
+    // Stateless, and JSON answers rather than a stream: every tool call completes in its request.
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    return transport.handleRequest(c.req.raw, { parsedBody: c.var.jsonBody });
+  });
+  app.on(['GET', 'DELETE'], '/mcp', postOnly);
+  return app;
+}
