@@ -79,7 +79,11 @@ export const a2aPage: DocsPageSource = {
         ['Part', 'Carries'],
         [
           ['text', 'The request’s `text`: the demand in words'],
-          ['data', '`{"domain": …}` (required), and `structured_input`, `idempotency_key` if you need them'],
+          [
+            'data',
+            '`{"domain": …}` (required), and `structured_input`, `idempotency_key` if you need them; `key_id` ' +
+              'for administrator tokens',
+          ],
           ['`contextId`', 'The conversation (the request’s `session_id`): send it again to continue; empty starts one'],
         ],
       ),
