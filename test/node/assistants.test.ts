@@ -43,6 +43,9 @@ describe('MCP: the official client', () => {
     const execute = tools.find((tool) => tool.name === 'execute')!;
     const domain = (execute.inputSchema.properties as Record<string, { enum?: string[] }>).domain;
     expect(domain?.enum).toEqual(expect.arrayContaining(['consultation', 'faq']));
+    // Hints for the client's confirmation prompts: execute acts in the world, list_domains only reads.
+    expect(execute.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
+    expect(tools.find((tool) => tool.name === 'list_domains')?.annotations).toMatchObject({ readOnlyHint: true });
     const listed = await client.callTool({ name: 'list_domains', arguments: {} });
     expect(listed.structuredContent).toMatchObject({
       domains: expect.arrayContaining([expect.objectContaining({ domain: 'consultation' })]),

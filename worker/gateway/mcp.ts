@@ -66,6 +66,8 @@ function serverFor(c: Context<AppEnv>, domains: DomainEntry[]): McpServer {
       title: 'Hand a demand to experts and agents',
       description: EXECUTE_DESCRIPTION,
       inputSchema: executeInput(domains),
+      // It acts in the world (a lead, an agent's call) and is not idempotent without a key.
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     async (input): Promise<CallToolResult> => {
       const outcome = await executeForAssistant(c, input, 'mcp');
@@ -83,6 +85,7 @@ function serverFor(c: Context<AppEnv>, domains: DomainEntry[]): McpServer {
       title: 'List the domains',
       description: 'The business domains the platform takes demands for (the catalog), with their names.',
       inputSchema: z.object({}),
+      annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (): Promise<CallToolResult> => ({
       content: [{ type: 'text', text: domains.map((entry) => `${entry.domain}: ${entry.name}`).join('\n') }],

@@ -36,7 +36,7 @@ const AUDIENCES = [
     title: 'API callers',
     text:
       'One JSON request to POST /api/execute with a bearer key, one completed and audited envelope back: ' +
-      'idempotent, rate-limited, with scopes.',
+      'idempotent, rate-limited, with scopes. AI assistants call it as an MCP server, other agents over A2A.',
     link: ['Read the docs', 'docs'],
   },
   {
