@@ -202,7 +202,8 @@ if (list && form && leadId && typingLine) {
       if (response.status === 201) {
         const { message_id, created_at } = (await response.json()) as { message_id: string; created_at: string };
         add({ message_id, created_at, role: 'provider', author_name: 'You', text });
-        if (textarea) textarea.value = '';
+        // Only what was sent is cleared: the expert may have typed the next reply while this one flew.
+        if (textarea && textarea.value === text) textarea.value = '';
         send({ type: 'typing', active: false });
         typingSent = 0;
       } else {
