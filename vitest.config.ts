@@ -4,6 +4,30 @@ import { defineConfig } from 'vitest/config';
 // @ts-expect-error: a plain ES module shared with the Node scripts.
 import { freePort } from './scripts/local-worker.mjs';
 
+/** Every package the Worker and its tests import, by the specifier they use. */
+const PREBUNDLED = [
+  ...[
+    '',
+    '/factory',
+    '/jsx',
+    '/jsx/jsx-runtime',
+    '/jsx/jsx-dev-runtime',
+    '/html',
+    '/http-exception',
+    '/csrf',
+    '/cookie',
+  ].map((path) => `hono${path}`),
+  ...['', '/batch', '/sqlite-core', '/d1'].map((path) => `drizzle-orm${path}`),
+  'zod',
+  '@hono/zod-openapi',
+  ...['', '/server', '/compat/v0_3/server'].map((path) => `@a2a-js/sdk${path}`),
+  '@modelcontextprotocol/server',
+  'yaml',
+  'worker-mailer',
+  'postal-mime',
+  'standardwebhooks',
+];
+
 // Worker tests run inside workerd with the real D1 and the real migrations (test/setup.ts).
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(fileURLToPath(new URL('./migrations', import.meta.url)));
@@ -43,6 +67,10 @@ export default defineConfig(async () => {
     test: {
       include: ['test/worker/**/*.test.ts'],
       setupFiles: ['./test/worker/setup.ts'],
+      // Pre-bundle the dependencies: each test file starts a fresh workerd, which fetches every module
+      // one by one, so a few bundles instead of hundreds of files cut the suite by a fifth. A package
+      // missing from the list still loads, only slower.
+      deps: { optimizer: { ssr: { enabled: true, include: PREBUNDLED } } },
       globalSetup: ['./test/worker/mail-sink.global.mjs'],
       testTimeout: 20_000,
       // Two test files at a time: each runs in its own workerd isolate with its own D1, and a file's
