@@ -166,6 +166,11 @@ export interface Variables {
   callerRequestId?: string;
   traceId: string;
   settings: Settings;
+  /**
+   * The rate-limit headers of this request's last execution (or a refusal's Retry-After), for the
+   * MCP and A2A adapters, whose responses an SDK builds: they add them as /api/execute sends them.
+   */
+  executionHeaders?: Record<string, string>;
 }
 
 export interface AppEnv {

@@ -135,15 +135,28 @@ const legacySend = (data: Record<string, unknown>, contextId?: string) => ({
 });
 
 describe('MCP and A2A callers: the limits and admission of /api/execute', () => {
-  it('the key’s rate limit counts tool calls and messages alike; a refusal carries rate_limited', async () => {
+  it('the key’s rate limit counts tool calls and messages alike, with its headers; a refusal carries rate_limited', async () => {
     const tenant = await createTenant({ rate_limit_per_minute: 2 });
-    const first = await json(await rpc('/mcp', tenant.token, toolCall({})));
+    const listed = await rpc('/mcp', tenant.token, { jsonrpc: '2.0', id: 0, method: 'tools/list' });
+    // Only a call that ran an execution tells the window.
+    expect(listed.headers.get('RateLimit-Remaining')).toBeNull();
+    const firstResponse = await rpc('/mcp', tenant.token, toolCall({}));
+    expect(firstResponse.headers.get('RateLimit-Limit')).toBe('2');
+    expect(firstResponse.headers.get('RateLimit-Remaining')).toBe('1');
+    expect(Number(firstResponse.headers.get('RateLimit-Reset'))).toBeGreaterThan(0);
+    const first = await json(firstResponse);
     expect(first.result.isError).toBeFalsy();
-    const a2a = await json(await rpc('/a2a', tenant.token, legacySend({ domain: 'consultation' })));
+    const a2aResponse = await rpc('/a2a', tenant.token, legacySend({ domain: 'consultation' }));
+    expect(a2aResponse.headers.get('RateLimit-Remaining')).toBe('0');
+    const a2a = await json(a2aResponse);
     expect(a2a.result.kind).toBe('message');
-    const limitedTool = await json(await rpc('/mcp', tenant.token, toolCall({})));
+    const limitedToolResponse = await rpc('/mcp', tenant.token, toolCall({}));
+    expect(Number(limitedToolResponse.headers.get('Retry-After'))).toBeGreaterThan(0);
+    const limitedTool = await json(limitedToolResponse);
     expect(limitedTool.result).toMatchObject({ isError: true, structuredContent: { code: 'rate_limited' } });
-    const limitedMessage = await json(await rpc('/a2a', tenant.token, legacySend({ domain: 'consultation' })));
+    const limitedMessageResponse = await rpc('/a2a', tenant.token, legacySend({ domain: 'consultation' }));
+    expect(Number(limitedMessageResponse.headers.get('Retry-After'))).toBeGreaterThan(0);
+    const limitedMessage = await json(limitedMessageResponse);
     expect(limitedMessage.error).toMatchObject({ code: -32000, data: { code: 'rate_limited', status: 429 } });
     expect(await countRows('executions', tenant.workspaceId)).toBe(2);
   });

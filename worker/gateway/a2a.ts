@@ -29,7 +29,13 @@ import { parseJsonBody, readJsonBody } from '../lib/body';
 import type { ProblemBody } from '../lib/errors';
 import { type DomainEntry, listDomainEntries } from '../platform/domains';
 import { requireBearer } from '../platform/identity';
-import { type AssistantRequest, executeForAssistant, postOnly, requireExecuteScope } from './callers';
+import {
+  type AssistantRequest,
+  executeForAssistant,
+  postOnly,
+  requireExecuteScope,
+  withExecutionHeaders,
+} from './callers';
 
 const MODES = ['text/plain', 'application/json'];
 const JSON_RPC_INVALID_PARAMS = -32602;
@@ -233,7 +239,9 @@ export function a2aRoutes() {
     );
     return c.json(cardJson(card), 200, { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' });
   });
-  app.post('/a2a', readJsonBody(), requireBearer('admin_or_api_key'), requireExecuteScope, parseJsonBody, handleA2a);
+  app.post('/a2a', readJsonBody(), requireBearer('admin_or_api_key'), requireExecuteScope, parseJsonBody, async (c) =>
+    withExecutionHeaders(c, await handleA2a(c)),
+  );
   app.on(['GET', 'DELETE'], '/a2a', postOnly);
   return app;
 }

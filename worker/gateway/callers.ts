@@ -11,7 +11,7 @@ import { type AppEnv, resolvePlatformUrls } from '../env';
 import { ApiError, type ProblemBody, problemBody } from '../lib/errors';
 import { type ExecuteRequest, type ExecuteResponse, executeRequestSchema } from '../platform/core';
 import { requireActor } from '../platform/identity';
-import { executeAsKey } from './execute';
+import { executeAsKey, rateLimitHeaders } from './execute';
 
 /** What an assistant or agent may send: the execute request's fields, less the HTTP-only ones. */
 export type AssistantRequest = Pick<
@@ -55,6 +55,7 @@ export async function executeForAssistant(
   try {
     if (!parsed.success) throw validationError(parsed.error);
     const outcome = await executeAsKey(c, parsed.data, via);
+    c.set('executionHeaders', rateLimitHeaders(outcome.rateLimit));
     if (outcome.status !== 200) {
       // A replay of a refusal: the stored problem, as it was first sent.
       return { ok: false, problem: JSON.parse(outcome.body) as ProblemBody };
@@ -63,9 +64,25 @@ export async function executeForAssistant(
     const reply = typeof envelope.output.result.reply === 'string' ? envelope.output.result.reply : '';
     return { ok: true, envelope, reply, replayed: outcome.replayed };
   } catch (error) {
-    if (error instanceof ApiError) return { ok: false, problem: problemOf(c, error) };
+    if (error instanceof ApiError) {
+      if (error.options.headers) c.set('executionHeaders', error.options.headers);
+      return { ok: false, problem: problemOf(c, error) };
+    }
     throw error;
   }
+}
+
+/**
+ * An SDK's response with the headers of the execution it carried (RateLimit-*, or Retry-After), so
+ * an MCP or A2A caller can pace itself as an /api/execute caller does. Calls that ran no execution
+ * (initialize, tools/list, a malformed message) carry none.
+ */
+export function withExecutionHeaders(c: Context<AppEnv>, response: Response): Response {
+  const extra = c.var.executionHeaders;
+  if (!extra) return response;
+  const headers = new Headers(response.headers);
+  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 /** A 405 for the methods a stateless JSON-RPC endpoint does not serve (no GET stream, no session to DELETE). */

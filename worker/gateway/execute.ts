@@ -8,6 +8,7 @@ import { parseJsonBody, readJsonBody } from '../lib/body';
 import { egressPolicy } from '../lib/egress';
 import { ApiError, fieldErrorsFromZod, type ErrorCode } from '../lib/errors';
 import { problemResponses } from '../lib/openapi';
+import type { RateLimitOutcome } from '../lib/rate-limit';
 import { mailContextOf } from '../platform/email';
 import { requireActor, requireBearer } from '../platform/identity';
 import {
@@ -155,6 +156,15 @@ function executeValidationError(error: z.ZodError, input: unknown): ApiError {
   return validationError(error);
 }
 
+/** The key's rate-limit window after an execution, as every execute caller is told it. */
+export function rateLimitHeaders(rateLimit: RateLimitOutcome): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(rateLimit.limit),
+    'RateLimit-Remaining': String(rateLimit.remaining),
+    'RateLimit-Reset': String(rateLimit.resetSeconds),
+  };
+}
+
 /** The gateway's execute route. */
 export function executeRoutes() {
   const app = newApp('problem');
@@ -165,9 +175,7 @@ export function executeRoutes() {
       const headers = new Headers({
         'Content-Type': 'application/json',
         'Cache-Control': 'no-store',
-        'RateLimit-Limit': String(outcome.rateLimit.limit),
-        'RateLimit-Remaining': String(outcome.rateLimit.remaining),
-        'RateLimit-Reset': String(outcome.rateLimit.resetSeconds),
+        ...rateLimitHeaders(outcome.rateLimit),
       });
       if (outcome.replayed) headers.set('Idempotent-Replayed', 'true');
       // The body is already JSON text (a replay must send the stored bytes unchanged), so it is

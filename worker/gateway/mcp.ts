@@ -16,7 +16,7 @@ import type { AppEnv } from '../env';
 import { parseJsonBody, readJsonBody } from '../lib/body';
 import { type DomainEntry, listDomainEntries } from '../platform/domains';
 import { requireBearer } from '../platform/identity';
-import { executeForAssistant, postOnly, requireExecuteScope } from './callers';
+import { executeForAssistant, postOnly, requireExecuteScope, withExecutionHeaders } from './callers';
 
 /** The server's name and version, as MCP clients show them. */
 export const MCP_SERVER_INFO = { name: 'edge-execution-gateway', version: '1.0.0' } as const;
@@ -108,7 +108,7 @@ export function mcpRoutes() {
       enableJsonResponse: true,
     });
     await server.connect(transport);
-    return transport.handleRequest(c.req.raw, { parsedBody: c.var.jsonBody });
+    return withExecutionHeaders(c, await transport.handleRequest(c.req.raw, { parsedBody: c.var.jsonBody }));
   });
   app.on(['GET', 'DELETE'], '/mcp', postOnly);
   return app;

@@ -100,6 +100,8 @@ export const a2aPage: DocsPageSource = {
         'or with invalid fields, is a JSON-RPC **invalid params** error (-32602). Other refusals, such as the ' +
         'key’s rate limit, are error -32000. Each error’s message is `code: detail`; with 1.0 its `data` holds an ' +
         '`ErrorInfo` whose `metadata` has the problem’s `code`, `detail` and `request_id`, with 0.3 the problem ' +
-        'object itself. The audit record of each execution says `via: "a2a"`.',
+        'object itself. The HTTP response of a message that ran an execution carries the `RateLimit-*` headers ' +
+        'of [limits](/docs/protocol#limits), and a rate-limited one `Retry-After`. The audit record of each ' +
+        'execution says `via: "a2a"`.',
     ),
 };
