@@ -176,6 +176,30 @@ describe('MCP and A2A callers: the limits and admission of /api/execute', () => 
     expect(await countRows('leads', tenant.workspaceId)).toBe(0);
   });
 
+  it('a wrong or missing argument is the platform’s own refusal, with a pointer to the field', async () => {
+    const tenant = await createTenant();
+    const wrongType = await json(await rpc('/mcp', tenant.token, toolCall({ text: 42, session_id: ['s'] })));
+    expect(wrongType.result).toMatchObject({ isError: true, structuredContent: { code: 'validation_failed' } });
+    const pointers = wrongType.result.structuredContent.errors.map((error: { pointer: string }) => error.pointer);
+    expect(pointers).toEqual(expect.arrayContaining(['/text', '/session_id']));
+    const noDomain = await json(
+      await rpc('/mcp', tenant.token, { ...toolCall({}), params: { name: 'execute', arguments: { text: 'Hi' } } }),
+    );
+    expect(noDomain.result).toMatchObject({ isError: true });
+    expect(noDomain.result.structuredContent.code).toBe('validation_failed');
+    expect(noDomain.result.structuredContent.errors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ pointer: '/domain' })]),
+    );
+    expect(await countRows('executions', tenant.workspaceId)).toBe(0);
+    // The advertised schema still says what each field is.
+    const listed = await json(await rpc('/mcp', tenant.token, { jsonrpc: '2.0', id: 3, method: 'tools/list' }));
+    const execute = listed.result.tools.find((tool: { name: string }) => tool.name === 'execute');
+    expect(execute.inputSchema).toMatchObject({
+      required: ['domain'],
+      properties: { domain: { type: 'string' }, text: { type: 'string' }, structured_input: { type: 'object' } },
+    });
+  });
+
   it('a 0.3 message/send answers in 0.3; its contextId is the conversation', async () => {
     const tenant = await createTenant();
     const first = await json(await rpc('/a2a', tenant.token, legacySend({ domain: 'consultation' })));

@@ -16,7 +16,13 @@ import type { AppEnv } from '../env';
 import { parseJsonBody, readJsonBody } from '../lib/body';
 import { type DomainEntry, listDomainEntries } from '../platform/domains';
 import { requireBearer } from '../platform/identity';
-import { executeForAssistant, postOnly, requireExecuteScope, withExecutionHeaders } from './callers';
+import {
+  type AssistantRequest,
+  executeForAssistant,
+  postOnly,
+  requireExecuteScope,
+  withExecutionHeaders,
+} from './callers';
 
 /** The server's name and version, as MCP clients show them. */
 export const MCP_SERVER_INFO = { name: 'edge-execution-gateway', version: '1.0.0' } as const;
@@ -27,22 +33,36 @@ const EXECUTE_DESCRIPTION =
   '(execution_id, result, usage, audit ids) as structured content. Pass the same session_id to continue a ' +
   'conversation, and an idempotency_key to make a retry safe.';
 
+/**
+ * A field advertised with its JSON Schema, but accepted as anything by the SDK: the pipeline checks
+ * it with the execute request's own schema, so a wrong value is refused with the platform's problem
+ * (`unknown_domain`, or `validation_failed` with a pointer per field), not the SDK's generic message.
+ */
+const checkedByPipeline = (jsonSchema: Record<string, unknown>) => z.unknown().optional().meta(jsonSchema);
+
 function executeInput(domains: DomainEntry[]) {
   const slugs = domains.map((entry) => entry.domain);
   const catalog = domains.map((entry) => `${entry.domain} (${entry.name})`).join(', ');
-  return z.object({
-    // Advertised as an enum, checked by the pipeline: a domain outside the catalog is then refused
-    // with the platform's own `unknown_domain` problem, not the SDK's generic validation message.
-    domain: z.string().meta({
-      ...(slugs.length ? { enum: slugs } : {}),
-      description: `The business domain of the demand: ${catalog || 'see list_domains'}.`,
-    }),
-    text: z.string().optional().describe('The demand in words, as the person wrote it.'),
-    structured_input: z.record(z.string(), z.unknown()).optional().describe('Structured fields for the domain.'),
-    session_id: z.string().optional().describe('Your conversation id: the same one continues a conversation.'),
-    idempotency_key: z.string().optional().describe('A retry with the same key returns the first answer.'),
-    key_id: z.string().optional().describe('Administrator tokens only: the API key to act as.'),
-  });
+  return z
+    .object({
+      domain: checkedByPipeline({
+        type: 'string',
+        ...(slugs.length ? { enum: slugs } : {}),
+        description: `The business domain of the demand: ${catalog || 'see list_domains'}.`,
+      }),
+      text: checkedByPipeline({ type: 'string', description: 'The demand in words, as the person wrote it.' }),
+      structured_input: checkedByPipeline({ type: 'object', description: 'Structured fields for the domain.' }),
+      session_id: checkedByPipeline({
+        type: 'string',
+        description: 'Your conversation id: the same one continues a conversation.',
+      }),
+      idempotency_key: checkedByPipeline({
+        type: 'string',
+        description: 'A retry with the same key returns the first answer.',
+      }),
+      key_id: checkedByPipeline({ type: 'string', description: 'Administrator tokens only: the API key to act as.' }),
+    })
+    .meta({ required: ['domain'] });
 }
 
 /** A refusal as a tool result: the model reads the code and detail, a program the problem object. */
@@ -70,7 +90,8 @@ function serverFor(c: Context<AppEnv>, domains: DomainEntry[]): McpServer {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     async (input): Promise<CallToolResult> => {
-      const outcome = await executeForAssistant(c, input, 'mcp');
+      // Unchecked so far (see checkedByPipeline): executeForAssistant validates it as /api/execute does.
+      const outcome = await executeForAssistant(c, input as AssistantRequest, 'mcp');
       if (!outcome.ok) return refusal(outcome.problem);
       return {
         content: [{ type: 'text', text: outcome.reply }],

@@ -93,7 +93,8 @@ export const mcpPage: DocsPageSource = {
         'record says `via: "mcp"`). Before the protocol starts, a missing or bad key is a 401 and a key without ' +
         '`execute` a 403, as [problem details](/docs/protocol#errors). Inside it, a refusal is a tool result with ' +
         '`isError: true`: its text is `code: detail`, and its `structuredContent` is the problem object, such as ' +
-        '`{"code": "rate_limited", "status": 429, …}`. A response that ran an execution carries the key’s ' +
+        '`{"code": "rate_limited", "status": 429, …}`; a missing or wrongly typed argument is `validation_failed`, ' +
+        'with the field of each error in `errors[].pointer`. A response that ran an execution carries the key’s ' +
         '`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` headers, and a rate-limited one ' +
         '`Retry-After`, as [limits](/docs/protocol#limits) describes. `GET` and `DELETE` on `/mcp` are 405: there ' +
         'is no stream and no session to end.',
