@@ -135,7 +135,7 @@ const legacySend = (data: Record<string, unknown>, contextId?: string) => ({
 });
 
 describe('MCP and A2A callers: the limits and admission of /api/execute', () => {
-  it('the key’s rate limit counts tool calls and messages alike, with its headers; a refusal carries rate_limited', async () => {
+  it('one rate limit counts tool calls and messages alike, with its headers; a refusal is rate_limited', async () => {
     const tenant = await createTenant({ rate_limit_per_minute: 2 });
     const listed = await rpc('/mcp', tenant.token, { jsonrpc: '2.0', id: 0, method: 'tools/list' });
     // Only a call that ran an execution tells the window.
