@@ -23,7 +23,7 @@ const PREBUNDLED = [
   ...['', '/server', '/compat/v0_3/server'].map((path) => `@a2a-js/sdk${path}`),
   '@modelcontextprotocol/server',
   'yaml',
-  'worker-mailer',
+  'mimetext/browser',
   'postal-mime',
   'standardwebhooks',
 ];
@@ -44,6 +44,8 @@ export default defineConfig(async () => {
           queueConsumers: { events: { maxBatchTimeout: 0.05 } },
           bindings: {
             TEST_MIGRATIONS: migrations,
+            // The public URL emails link to (never a request's Host): the origin every test calls.
+            CONSOLE_URL: 'http://gateway.test',
             ADMIN_TOKEN: 'egadm_test_bootstrap_admin_token_000000001',
             EXPOSE_DB_METRICS: '1',
             PASSWORD_PEPPER: 'test-pepper-0123456789abcdef',

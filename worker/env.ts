@@ -41,6 +41,8 @@ export interface Bindings {
   SMTP_USERNAME?: string;
   /** Secret. */
   SMTP_PASSWORD?: string;
+  /** The longest wait for the SMTP server's connection and each reply, in seconds (15; the dialogue: 4 times that). */
+  SMTP_TIMEOUT_SECONDS?: string;
   /** The sender, `Name <address>` or an address. */
   MAIL_FROM?: string;
   /** Visitors' replies come back to `reply+{token}@{MAIL_REPLY_DOMAIN}` (Cloudflare Email Routing). */
@@ -90,6 +92,7 @@ const settingsSchema = z.object({
   SMTP_SECURE: z.enum(['tls', 'starttls', 'none']).default('starttls'),
   SMTP_USERNAME: z.string().optional(),
   SMTP_PASSWORD: z.string().optional(),
+  SMTP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(15),
   MAIL_FROM: z.string().default('Edge Gateway <no-reply@localhost>'),
   MAIL_REPLY_DOMAIN: z
     .string()

@@ -29,6 +29,7 @@ const until = <T>(check: () => T | Promise<T>) => vi.waitUntil(check, { timeout:
 
 interface Mail {
   to: string[];
+  fromMailboxes: Array<{ name: string; address: string }>;
   subject: string;
   text: string;
   html: string;
@@ -99,11 +100,12 @@ async function twoMinutesLater(conversationId: string) {
 }
 
 /** An incoming email through the Worker's `email` entry point, as Email Routing hands it over. */
-async function deliverInbound(to: string, raw: string, rawSize?: number) {
+async function deliverInbound(to: string, raw: string, options: { from?: string; rawSize?: number } = {}) {
+  const { from = VISITOR.email, rawSize } = options;
   const rejected: string[] = [];
   const bytes = new TextEncoder().encode(raw);
   const message = {
-    from: 'vera.visitor@example.org',
+    from,
     to,
     headers: new Headers(),
     raw: new Response(bytes).body!,
@@ -118,9 +120,9 @@ async function deliverInbound(to: string, raw: string, rawSize?: number) {
   return rejected;
 }
 
-const replyEmail = (to: string, body: string, extraHeaders = '') =>
+const replyEmail = (to: string, body: string, extraHeaders = '', from = VISITOR.email) =>
   [
-    'From: Vera Visitor <vera.visitor@example.org>',
+    `From: Vera Visitor <${from}>`,
     `To: ${to}`,
     'Subject: Re: Test Expert replied',
     `Message-ID: <${crypto.randomUUID()}@example.org>`,
@@ -384,7 +386,7 @@ describe('the visitor’s continuation', () => {
     const mail = await mailTo(gone.email, /Test Expert replied/);
     expect(mail.text).toContain('Here is the answer you asked for.');
     expect(mail.text).toContain('And one more detail.');
-    expect(mail.headers['reply-to']).toMatch(/^reply\+[a-z2-7]{52}@reply\.mail\.test$/);
+    expect(mail.headers['reply-to']).toMatch(/^<reply\+[a-z2-7]{52}@reply\.mail\.test>$/);
     expect(mail.headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
     const resume = mail.text.match(/\?resume=(egv_[1-9A-HJ-NP-Za-km-z]+)/)![1]!;
     await until(async () => (await continuations(gone.conversationId))[0]!.status === 'sent');
@@ -428,6 +430,58 @@ describe('a polling visitor’s read mark', () => {
   });
 });
 
+describe('headers and links that no input can bend', () => {
+  it('a brand with quotes, commas, an address and accents stays one name of the platform’s mailbox', async () => {
+    const context = await channelWithExpert();
+    const brand = 'Acme" <ceo@bank.example>, "Café Zoë';
+    const patched = await call(`/api/integrations/channels/${context.channelKey}`, {
+      token: context.tenant.token,
+      method: 'PATCH',
+      body: { widget: { brand: { name: brand } } },
+    });
+    expect(patched.status, await patched.clone().text()).toBe(200);
+    const lead = await claimedLeadWithContact(context);
+    await reply(context.expert, lead.leadId, 'Here is what I suggest.');
+    await twoMinutesLater(lead.conversationId);
+    const mail = await mailTo(lead.email, /Test Expert replied/);
+    expect(mail.fromMailboxes).toEqual([{ name: brand, address: 'gateway@mail.test' }]);
+    expect(mail.headers.from).not.toContain('bank.example');
+    expect(mail.to).toEqual([lead.email]);
+  });
+
+  it('links come from CONSOLE_URL, never from the Host of the request that caused the email', async () => {
+    const context = await channelWithExpert();
+    // A deployment without CONSOLE_URL, reached with a forged Host and a matching (first-party) Origin.
+    const bare = { ...env, CONSOLE_URL: '', BASE_URL: '' };
+    const forged = 'http://attacker.example';
+    const execution = createExecutionContext();
+    const response = await worker.fetch(
+      new Request(`${forged}/api/public/widget/${context.channelKey}/intake`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Origin: forged, 'CF-Connecting-IP': '203.0.113.77' },
+        body: JSON.stringify({ message: { text: 'Our payroll run failed, please help.' } }),
+      }) as Parameters<typeof worker.fetch>[0],
+      bare,
+      execution,
+    );
+    await waitOnExecutionContext(execution);
+    expect(response.status, await response.clone().text()).toBe(200);
+    const { lead_id: leadId } = await json(response);
+    // Sent by the queue of this deployment (CONSOLE_URL set): every link is the configured origin's.
+    const mail = await mailTo(context.expert.email, /^New lead D-/);
+    expect(mail.raw).not.toContain('attacker.example');
+    expect(mail.text).toContain(`http://gateway.test/provider/workbench/leads/${leadId}`);
+    // Where no public URL is configured, the email is not sent at all, and says why.
+    const [alert] = await emailsOfLead(leadId);
+    await env.DB.prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?").bind(alert!.id).run();
+    expect(await sendEmail(emailSendDeps(bare, createDatabase(env.DB)), alert!.id)).toBe('skipped');
+    expect((await rows('SELECT status, last_error FROM emails WHERE id = ?', alert!.id))[0]).toEqual({
+      status: 'skipped',
+      last_error: 'No public URL is configured (CONSOLE_URL or BASE_URL) for the links of this email.',
+    });
+  });
+});
+
 describe('replies by email', () => {
   it('a reply becomes the visitor’s message without quoted history; forged, huge, textless: refused', async () => {
     const context = await channelWithExpert();
@@ -435,7 +489,7 @@ describe('replies by email', () => {
     await reply(context.expert, lead.leadId, 'What is your company size?');
     await twoMinutesLater(lead.conversationId);
     const mail = await mailTo(lead.email, /Test Expert replied/);
-    const address = mail.headers['reply-to']!;
+    const address = mail.headers['reply-to']!.slice(1, -1);
     const body = [
       'We are 40 people, mostly in Lyon.',
       '',
@@ -443,7 +497,10 @@ describe('replies by email', () => {
       'wrote:',
       '> What is your company size?',
     ].join('\n');
-    expect(await deliverInbound(address.toUpperCase(), replyEmail(address, body))).toEqual([]);
+    const fromVisitor = { from: lead.email.toUpperCase() };
+    expect(await deliverInbound(address.toUpperCase(), replyEmail(address, body, '', lead.email), fromVisitor)).toEqual(
+      [],
+    );
     const detail = await json(await sessionCall(context.expert.cookie, `/api/provider/workbench/leads/${lead.leadId}`));
     expect(detail.messages.at(-1)).toMatchObject({ role: 'visitor', text: 'We are 40 people, mostly in Lyon.' });
 
@@ -454,12 +511,12 @@ describe('replies by email', () => {
     expect(await deliverInbound('someone@reply.mail.test', replyEmail('someone@reply.mail.test', 'Hi'))).toEqual([
       'This address does not take messages.',
     ]);
-    expect(await deliverInbound(address, replyEmail(address, 'x'), 5 * 1024 * 1024)).toEqual([
+    expect(await deliverInbound(address, replyEmail(address, 'x'), { rawSize: 5 * 1024 * 1024 })).toEqual([
       'The message is too large (512 KB at most).',
     ]);
     const imageOnly = [
       `To: ${address}`,
-      'From: vera.visitor@example.org',
+      `From: ${lead.email}`,
       `Message-ID: <${crypto.randomUUID()}@example.org>`,
       'Content-Type: image/png',
       'Content-Transfer-Encoding: base64',
@@ -467,13 +524,37 @@ describe('replies by email', () => {
       'iVBORw0KGgo=',
       '',
     ].join('\r\n');
-    expect(await deliverInbound(address, imageOnly)).toEqual(['The message has no text to add to the conversation.']);
-    const vacation = replyEmail(address, 'I am out of office.', 'Auto-Submitted: auto-replied');
-    expect(await deliverInbound(address, vacation)).toEqual(['Automatic replies are not added to conversations.']);
+    expect(await deliverInbound(address, imageOnly, fromVisitor)).toEqual([
+      'The message has no text to add to the conversation.',
+    ]);
+    const vacation = replyEmail(address, 'I am out of office.', 'Auto-Submitted: auto-replied', lead.email);
+    expect(await deliverInbound(address, vacation, fromVisitor)).toEqual([
+      'Automatic replies are not added to conversations.',
+    ]);
+    // Only the visitor's own mailbox: a stranger, or a stranger's From: behind the visitor's envelope.
+    const notTheVisitor = ['Replies to this address are taken only from the address the email was sent to.'];
+    const stranger = 'stranger@attacker.test';
+    expect(
+      await deliverInbound(address, replyEmail(address, 'Wire the money', '', stranger), { from: stranger }),
+    ).toEqual(notTheVisitor);
+    expect(await deliverInbound(address, replyEmail(address, 'Wire the money', '', stranger), fromVisitor)).toEqual(
+      notTheVisitor,
+    );
     const after = await json(await sessionCall(context.expert.cookie, `/api/provider/workbench/leads/${lead.leadId}`));
     expect(after.messages.filter((message: any) => message.role === 'visitor')).toHaveLength(
       detail.messages.filter((message: any) => message.role === 'visitor').length,
     );
+
+    // Once the lead is won, the conversation takes no more replies by email.
+    for (const status of ['qualified', 'won']) {
+      const moved = await sessionCall(context.expert.cookie, `/api/provider/workbench/leads/${lead.leadId}/status`, {
+        body: { status },
+      });
+      expect(moved.status).toBe(200);
+    }
+    expect(await deliverInbound(address, replyEmail(address, 'One more thing', '', lead.email), fromVisitor)).toEqual([
+      'This conversation is closed: its request was completed.',
+    ]);
   });
 });
 

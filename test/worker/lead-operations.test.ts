@@ -125,7 +125,29 @@ describe('the first wave', () => {
     expect(await available(second)).toEqual([]);
     await expectProblem(await sessionCall(second.cookie, `/api/provider/workbench/leads/${leadId}`), 404, 'not_found');
     await expectProblem(await claim(second, leadId), 404, 'not_found');
-    expect(await history(leadId)).toEqual(['Offered to the best matching expert.']);
+    // Not offered answers exactly as a made-up id does, on every lead route: no oracle of ids.
+    for (const id of [leadId, 'lead_01made0up0000000000000000']) {
+      const base = `/api/provider/workbench/leads/${id}`;
+      await expectProblem(
+        await sessionCall(second.cookie, `${base}/status`, { body: { status: 'contacted' } }),
+        404,
+        'not_found',
+      );
+      await expectProblem(
+        await sessionCall(second.cookie, `${base}/messages`, { body: { text: 'Hi' } }),
+        404,
+        'not_found',
+      );
+      await expectProblem(
+        await sessionCall(second.cookie, `${base}/live-ticket`, { method: 'POST' }),
+        404,
+        'not_found',
+      );
+    }
+    // Once another expert holds it, the claim says no more than that either.
+    expect((await claim(first, leadId)).status).toBe(200);
+    await expectProblem(await claim(second, leadId), 404, 'not_found');
+    expect(await history(leadId)).toEqual(['Offered to the best matching expert.', null]);
     expect((await lead(leadId)).wave).toBe(1);
   });
 
@@ -185,6 +207,37 @@ describe('the first wave', () => {
 });
 
 describe('timers', () => {
+  it('a widening sweep that offers one expert 40 leads at once queues at most 30 instant alerts', async () => {
+    const { domain, channelKey } = await channel({ offer_first: 1, offer_widen_minutes: 10 });
+    const first = await expert({ domain, alerts: true });
+    const second = await expert({ domain, alerts: true });
+    const leadIds: string[] = [];
+    for (let index = 0; index < 40; index++) leadIds.push(await newLead(channelKey, `Request ${index}`));
+    const alerts = async (who: TestProvider) =>
+      rows(
+        `SELECT status, COUNT(*) AS n FROM emails WHERE provider_id = ? AND kind = 'lead_alert' GROUP BY status
+         ORDER BY status`,
+        who.providerId,
+      );
+    const secondWaves = await rows(
+      `SELECT COUNT(*) AS n FROM lead_offers WHERE provider_id = ? AND lead_id IN (${leadIds.map(() => '?').join()})`,
+      second.providerId,
+      ...leadIds,
+    );
+    expect(secondWaves[0]!.n).toBe(0);
+    const latest = Math.max(...(await Promise.all(leadIds.map(async (id) => (await lead(id)).created_at as number))));
+    await sweepLeadTimers(db(), latest + 10 * MINUTE);
+    // One statement offered the second expert all 40: 30 go now, 10 wait for the digest.
+    expect(await alerts(second)).toEqual([
+      { status: 'held', n: 10 },
+      { status: 'queued', n: 30 },
+    ]);
+    for (const who of [first, second]) {
+      const instant = (await alerts(who)).filter((row) => row.status !== 'held');
+      expect(instant.reduce((sum, row) => sum + (row.n as number), 0)).toBeLessThanOrEqual(30);
+    }
+  });
+
   it('widens after offer_widen_minutes, escalates after escalate_minutes, once for overlapping sweeps', async () => {
     const { domain, channelKey } = await channel({ offer_first: 1, offer_widen_minutes: 10, escalate_minutes: 60 });
     const first = await expert({ domain, alerts: true });
@@ -285,13 +338,31 @@ describe('bounds', () => {
     expect(alerted.filter((row) => row.provider_id === busy.providerId)).toHaveLength(1);
     expect((await claim(busy, two)).status).toBe(200);
 
+    // Lost races and wrong ids cost nothing but attempts: the limit counts claims that won.
     const eager = await expert({ domain });
-    const attempts = await Promise.all(
-      Array.from({ length: 30 }, () => claim(eager, 'lead_01nonexistent0000000000000')),
-    );
-    expect(attempts.every((response) => response.status === 404)).toBe(true);
-    const limited = await expectProblem(await claim(eager, one), 429, 'rate_limited');
+    const rival = await expert({ domain });
+    const [three, four, five] = [await newLead(channelKey), await newLead(channelKey), await newLead(channelKey)];
+    expect((await claim(rival, five)).status).toBe(200);
+    const attempts = await Promise.all([
+      ...Array.from({ length: 20 }, () => claim(eager, 'lead_01nonexistent0000000000000')),
+      ...Array.from({ length: 20 }, () => claim(eager, five)),
+    ]);
+    expect(attempts.map((response) => response.status).sort()).toEqual([
+      ...Array<number>(20).fill(404),
+      ...Array<number>(20).fill(409),
+    ]);
+    expect((await claim(eager, three)).status).toBe(200);
+    const window = async () =>
+      (await rows('SELECT count FROM rate_limit_windows WHERE key_id = ?', `claims:${eager.providerId}`))[0]?.count;
+    expect(await window()).toBe(1);
+    // 30 claims won within the hour: the next one is refused, and writes nothing.
+    await env.DB.prepare('UPDATE rate_limit_windows SET count = 30 WHERE key_id = ?')
+      .bind(`claims:${eager.providerId}`)
+      .run();
+    const limited = await expectProblem(await claim(eager, four), 429, 'rate_limited');
     expect(limited.detail).toContain('30 claims an hour');
+    expect((await lead(four)).status).toBe('open');
+    expect(await window()).toBe(30);
 
     // Platform admins see how many contacts each expert has revealed (one per claim) on the review page.
     const admin = await signUpUser('business');

@@ -217,6 +217,15 @@ describe('MCP and A2A callers: the limits and admission of /api/execute', () => 
     expect(unsupported.error.code).toBe(-32009);
   });
 
+  it('a JSON-RPC batch is refused whole: nothing in it runs', async () => {
+    const tenant = await createTenant({ rate_limit_per_minute: 10_000 });
+    const batch = Array.from({ length: 10 }, (_, index) => ({ ...toolCall({}), id: index + 1 }));
+    const response = await rpc('/mcp', tenant.token, batch);
+    expect(response.status).toBe(400);
+    expect((await json(response)).error).toMatchObject({ code: -32600 });
+    expect(await countRows('executions', tenant.workspaceId)).toBe(0);
+  });
+
   it('GET and DELETE on /mcp and /a2a are 405, not a stream or a session', async () => {
     for (const path of ['/mcp', '/a2a'])
       for (const method of ['GET', 'DELETE']) {

@@ -1,6 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { executeRequestSchema } from '../../worker/platform/core/schemas';
-import { call, createTenant, execute, executeBody, expectProblem, writeFootprint, type Tenant } from './helpers';
+import {
+  ADMIN_TOKEN,
+  call,
+  createTenant,
+  execute,
+  executeBody,
+  expectProblem,
+  writeFootprint,
+  type Tenant,
+} from './helpers';
+import { sessionCall, signUpProvider } from './provider-helpers';
 
 interface BodyCase {
   name: string;
@@ -237,5 +247,42 @@ describe('validation of POST /api/execute', () => {
       'unsupported_execution_mode',
     );
     expect(problem.detail).toContain('sync');
+  });
+});
+
+describe('display strings', () => {
+  it('refuse control characters wherever a name, a label or copy is written; paragraphs keep line breaks', async () => {
+    const tenant = await createTenant({ scopes: ['channels:write', 'channels:read'] });
+    const channel = (body: Record<string, unknown>) =>
+      call('/api/integrations/channels', {
+        token: tenant.token,
+        body: { name: 'Shop', domain: 'consultation', allowed_origins: ['https://shop.example.com'], ...body },
+      });
+    const brand = (name: string) => ({ widget: { brand: { name } } });
+    for (const [body, pointer] of [
+      [{ name: '\u0000\u0001' }, '/name'],
+      [{ name: 'Shop\nBcc: x' }, '/name'],
+      [{ name: 'Shop\u202eedoc' }, '/name'],
+      [brand('Acme\r\nFrom: ceo@bank.example'), '/widget/brand/name'],
+      [{ widget: { copy: { title: 'Hi\u0007' } } }, '/widget/copy/title'],
+      [{ widget: { copy: { greeting: 'Hello\u0000' } } }, '/widget/copy/greeting'],
+    ] as const) {
+      const problem = await expectProblem(await channel(body), 422, 'validation_failed');
+      expect(problem.errors.map((error: { pointer: string }) => error.pointer)).toContain(pointer);
+    }
+    // A greeting is a paragraph: line breaks are text.
+    expect((await channel({ widget: { copy: { greeting: 'Hello!\nHow can we help?' } } })).status).toBe(201);
+    const organization = await call('/api/admin/organizations', {
+      token: ADMIN_TOKEN,
+      body: { name: 'Acme\u0000Corp' },
+    });
+    await expectProblem(organization, 422, 'validation_failed');
+    const provider = await signUpProvider();
+    for (const body of [{ display_name: 'Dana\u0000' }, { headline: 'Expert\u0085' }, { bio: 'Bio\u001b[31m' }]) {
+      const response = await sessionCall(provider.cookie, '/api/provider/profile', { body });
+      await expectProblem(response, 422, 'validation_failed');
+    }
+    const bio = await sessionCall(provider.cookie, '/api/provider/profile', { body: { bio: 'Line one.\nLine two.' } });
+    expect(bio.status).toBe(200);
   });
 });

@@ -122,6 +122,18 @@ function serverFor(c: Context<AppEnv>, domains: DomainEntry[]): McpServer {
 export function mcpRoutes() {
   const app = newApp('problem');
   app.post('/mcp', readJsonBody(), requireBearer('admin_or_api_key'), requireExecuteScope, parseJsonBody, async (c) => {
+    // One call per request (the current MCP transport has no batches), so each is counted and limited
+    // before it runs; a batch would run many calls past the limits at once.
+    if (Array.isArray(c.var.jsonBody)) {
+      return c.json(
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: 'Batches are not accepted: send one JSON-RPC message per request.' },
+        },
+        400,
+      );
+    }
     const server = serverFor(c, await listDomainEntries(c.var.db));
     // Stateless, and JSON answers rather than a stream: every tool call completes in its request.
     const transport = new WebStandardStreamableHTTPServerTransport({

@@ -1,7 +1,7 @@
 /** What the email jobs need, from the Worker's settings: the SMTP transport and the composer's settings. */
 import { readSettings, type Bindings } from '../env';
 import type { Database } from '../lib/db';
-import { parseMailbox, type SendDeps, smtpTransport } from '../platform/email';
+import { emailLinkOrigin, parseMailbox, type SendDeps, smtpTransport } from '../platform/email';
 
 /** The first retry of an email waits about a minute (then doubling, at most 2 hours, for 24 hours). */
 const EMAIL_RETRY_BASE_SECONDS = 60;
@@ -19,6 +19,7 @@ export function emailSendDeps(env: Bindings, db: Database): SendDeps {
       ? {
           signingSecret,
           fromDomain,
+          linkOrigin: (stored) => emailLinkOrigin(settings, stored || undefined),
           ...(settings.MAIL_REPLY_DOMAIN ? { replyDomain: settings.MAIL_REPLY_DOMAIN } : {}),
         }
       : { missing: 'SECRETS_KEY is not set: unsubscribe links cannot be signed.' },

@@ -11,7 +11,14 @@ import { newId } from '../lib/ids';
 import { logLine } from '../lib/request-context';
 import { findActiveChannel } from '../platform/channels';
 import { runEmailReply } from '../platform/core';
-import { INBOUND_MAX_BYTES, readInboundReply, replyKeyOf, replyTarget } from '../platform/email';
+import {
+  emailLinkOrigin,
+  fromTheVisitor,
+  INBOUND_MAX_BYTES,
+  readInboundReply,
+  replyKeyOf,
+  replyTarget,
+} from '../platform/email';
 import { publishCommittedEvents } from './publish';
 
 /** What became of an incoming email: `added` with the message, or `rejected` with the reason. */
@@ -41,8 +48,14 @@ async function receive(message: ForwardableEmailMessage, env: Bindings): Promise
   const now = Date.now();
   const target = await replyTarget(db, key, now);
   if (!target) return { rejected: 'This reply address is not valid or has expired.' };
+  if (target.leadStatus === 'won' || target.leadStatus === 'lost') {
+    return { rejected: 'This conversation is closed: its request was completed.' };
+  }
   const reply = await readInboundReply(message.raw);
   if ('refuse' in reply) return { rejected: reply.refuse };
+  if (!fromTheVisitor(target.contactEmail, message.from, reply.from)) {
+    return { rejected: 'Replies to this address are taken only from the address the email was sent to.' };
+  }
   const channel = await findActiveChannel(db, target.channelKey);
   if (!channel) return { rejected: 'This conversation is closed.' };
   const messageId = await runEmailReply(db, {
@@ -57,7 +70,7 @@ async function receive(message: ForwardableEmailMessage, env: Bindings): Promise
       egress: egressPolicy(settings),
       secretsKey: settings.SECRETS_KEY,
       mail: {
-        linkOrigin: settings.CONSOLE_URL ?? target.linkOrigin ?? settings.BASE_URL ?? '',
+        linkOrigin: emailLinkOrigin(settings) || target.linkOrigin || '',
         unreadAfterMs: settings.EMAIL_UNREAD_AFTER_SECONDS * 1000,
       },
     },

@@ -10,7 +10,8 @@ import { createMiddleware } from 'hono/factory';
 import type { AppEnv, Bindings } from '../env';
 import type { Database } from '../lib/db';
 import { logLine } from '../lib/request-context';
-import { fanOutLive } from '../live/fan-out';
+import { fanOutLive, revokeLive } from '../live/fan-out';
+import { takeLiveRevocations } from '../platform/conversations';
 import { enqueueEmails, takeCommittedEmails } from '../platform/email';
 import { takeCommittedEvents } from '../platform/events';
 import { enqueueForDelivery } from '../platform/webhooks';
@@ -23,7 +24,8 @@ export async function publishCommittedEvents(
 ): Promise<void> {
   const committed = takeCommittedEvents(db);
   const emails = takeCommittedEmails(db);
-  if (committed.length === 0 && emails.length === 0) return;
+  const revocations = takeLiveRevocations(db);
+  if (committed.length === 0 && emails.length === 0 && revocations.length === 0) return;
   const warn = (message: string) => (error: unknown) =>
     logLine({
       level: 'warn',
@@ -33,6 +35,7 @@ export async function publishCommittedEvents(
     });
   await Promise.all([
     fanOutLive(env.CONVERSATIONS, committed).catch(warn('live_fan_out_failed')),
+    revocations.length > 0 ? revokeLive(env.CONVERSATIONS, revocations).catch(warn('live_revoke_failed')) : undefined,
     enqueueForDelivery(db, env.EVENTS, committed).catch(warn('outbox_enqueue_failed')),
     emails.length > 0 ? enqueueEmails(env.EVENTS, emails).catch(warn('email_enqueue_failed')) : undefined,
   ]);

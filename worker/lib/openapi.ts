@@ -18,6 +18,27 @@ export const problemSchema = z
   })
   .openapi('Problem', { description: 'RFC 9457 problem details.' });
 
+/** Control characters (C0, DEL, C1), line and paragraph separators, and bidirectional overrides. */
+const CONTROLS = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * Text people read as a name, a label or a line of copy, wherever it is shown (pages, email
+ * headers, alerts, the widget): trimmed, within its length, and free of control characters, which
+ * would corrupt a header or a page title and can disguise one name as another. `multiline` lets a
+ * paragraph (a bio, a note, a greeting) keep its line breaks.
+ */
+export function displayText(options: { min?: number; max: number; multiline?: boolean; minMessage?: string }) {
+  const base = z.string().trim();
+  const sized = options.min ? base.min(options.min, options.minMessage) : base;
+  return sized
+    .max(options.max)
+    .refine((value) => !CONTROLS.test(options.multiline ? value.replace(/[\n\r\t]/g, '') : value), {
+      message: options.multiline
+        ? 'Control characters are not allowed (line breaks are).'
+        : 'Control characters and line breaks are not allowed.',
+    });
+}
+
 /** Response entries for the error statuses a route can return. */
 export function problemResponses<const S extends readonly number[]>(statuses: S) {
   return Object.fromEntries(

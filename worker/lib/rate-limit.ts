@@ -21,7 +21,8 @@ export interface WindowGuard {
 }
 
 /**
- * The upsert that counts `increment` events (1, or 0 to re-check only) for `subject` in a fixed
+ * The upsert that counts `increment` events (1, 0 to re-check only, or an SQL condition that
+ * counts 1 only if it holds when the statement runs: a claim that applied) for `subject` in a fixed
  * window: a window opens at the first event after the previous one closed. With `maxCount`, the
  * CHECK on the table refuses the increment that would pass it, which fails the statement's whole
  * batch: a limit taken this way holds under any concurrency, and a refused attempt leaves no
@@ -33,7 +34,7 @@ export function windowIncrement(
   now: number,
   windowMs: number,
   maxCount: number | null = null,
-  options: { guard?: WindowGuard; increment?: 0 | 1 } = {},
+  options: { guard?: WindowGuard; increment?: 0 | 1 | SQL } = {},
 ) {
   const increment = options.increment ?? 1;
   const guard = options.guard ?? { keyUsable: null, tenantActive: null, channelActive: null, quotaLeft: null };

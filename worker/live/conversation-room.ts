@@ -2,7 +2,10 @@
  * One Durable Object per conversation, for live delivery over WebSockets (PRODUCT.md section 11).
  * It uses the hibernation API: sockets stay connected while the object sleeps, so an idle
  * conversation costs nothing. D1 stays the record of every message; this only delivers:
- * - a socket opens with a single-use ticket that an HTTP route issued after checking who may listen;
+ * - a socket opens with a single-use ticket that an HTTP route issued after checking who may listen,
+ *   and the right is checked again when it opens (a ticket minted before a release opens nothing);
+ * - a participant who loses the right (a release, a lapse, a new claimer, a suspension) has every
+ *   socket closed and every unspent ticket dropped; tickets, frames and frame sizes are bounded;
  * - its first frame is `resume`, answered from D1 with every message after the one it names, and
  *   anything fanned out meanwhile is held and sent after, so nothing is lost and the order holds;
  * - committed events arrive through `deliver` (jobs/publish.ts) and go to every resumed socket;
@@ -12,7 +15,13 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Bindings } from '../env';
 import { newSecretToken } from '../lib/crypto';
 import { createDatabase } from '../lib/db';
-import { threadAfter, visitorReadUpTo } from '../platform/conversations';
+import {
+  type LiveParticipant,
+  messageInConversation,
+  participantMayListen,
+  threadAfter,
+  visitorReadUpTo,
+} from '../platform/conversations';
 import {
   type ClientFrame,
   type ClosedReason,
@@ -43,6 +52,16 @@ interface SocketState extends Participant {
 /** How long a resumed socket remembers its backlog's ids, against a late fan-out of the same messages. */
 const BACKLOG_MEMORY_MS = 10_000;
 
+/** The result of asking for a ticket: the ticket, or why not (too many unspent, or too fast). */
+export type TicketResult = { ticket: string } | { refused: string };
+
+/** Whom to close: a role (all of it, or all but one participant), or one participant. */
+export type CloseTarget =
+  | { role: ParticipantRole | 'all'; reason: ClosedReason; except?: string }
+  | { participant: LiveParticipant; reason: ClosedReason };
+
+const tagOf = (participant: LiveParticipant) => `${participant.role}:${participant.id}`;
+
 const problem = (status: number, code: string, detail: string) =>
   new Response(JSON.stringify({ type: `about:blank#${code}`, title: code, status, code, detail }), {
     status,
@@ -59,22 +78,39 @@ export class ConversationRoom extends DurableObject<Bindings> {
    */
   private readonly backlogs = new Map<WebSocket, { ids: Set<string>; until: number }>();
 
-  /** A single-use ticket that opens one socket for this participant within 60 s. */
-  async issueTicket(conversationId: string, participant: Participant): Promise<string> {
+  /** Frames each socket sent in its current window (memory only: a woken room starts afresh). */
+  private readonly frameCounts = new Map<WebSocket, { since: number; count: number }>();
+
+  /**
+   * A single-use ticket that opens one socket for this participant within 60 s; at most 5 unspent
+   * at once and 20 a minute per participant.
+   */
+  async issueTicket(conversationId: string, participant: Participant): Promise<TicketResult> {
     const now = Date.now();
-    const stale = await this.ctx.storage.list<Ticket>({ prefix: 'ticket:' });
-    const expired = [...stale].filter(([, ticket]) => ticket.expiresAt <= now).map(([key]) => key);
+    const stored = await this.ctx.storage.list<Ticket>({ prefix: 'ticket:' });
+    const expired = [...stored].filter(([, ticket]) => ticket.expiresAt <= now).map(([key]) => key);
     if (expired.length > 0) await this.ctx.storage.delete(expired);
+    const unspent = [...stored].filter(
+      ([, ticket]) => ticket.expiresAt > now && ticket.role === participant.role && ticket.id === participant.id,
+    );
+    if (unspent.length >= LIVE_LIMITS.ticketsPerParticipant) {
+      return { refused: `At most ${LIVE_LIMITS.ticketsPerParticipant} unused live tickets at once: use one first.` };
+    }
+    const rateKey = `ticket-rate:${tagOf(participant)}`;
+    const rate = await this.ctx.storage.get<{ since: number; count: number }>(rateKey);
+    const window = rate && now - rate.since < 60_000 ? rate : { since: now, count: 0 };
+    if (window.count >= LIVE_LIMITS.ticketsPerMinute) {
+      return { refused: `At most ${LIVE_LIMITS.ticketsPerMinute} live tickets a minute.` };
+    }
     const ticket = newSecretToken('lvt_', 24);
-    await this.ctx.storage.put<Ticket>(`ticket:${ticket}`, {
-      ...participant,
-      conversationId,
-      expiresAt: now + LIVE_LIMITS.ticketMs,
+    await this.ctx.storage.put({
+      [rateKey]: { since: window.since, count: window.count + 1 },
+      [`ticket:${ticket}`]: { ...participant, conversationId, expiresAt: now + LIVE_LIMITS.ticketMs } satisfies Ticket,
     });
-    return ticket;
+    return { ticket };
   }
 
-  /** Opens a socket for the ticket's participant: the ticket is spent whatever happens next. */
+  /** Opens a socket for the ticket's participant, if they may still listen: the ticket is spent whatever happens. */
   override async fetch(request: Request): Promise<Response> {
     const key = `ticket:${new URL(request.url).searchParams.get('ticket') ?? ''}`;
     const ticket = await this.ctx.storage.get<Ticket>(key);
@@ -83,7 +119,11 @@ export class ConversationRoom extends DurableObject<Bindings> {
       return problem(401, 'invalid_token', 'This live ticket is unknown, used or expired. Ask for a new one.');
     if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket')
       return problem(426, 'upgrade_required', 'Open this URL as a WebSocket.');
-    const tag = `${ticket.role}:${ticket.id}`;
+    // The right is the one in force now, not when the ticket was minted.
+    if (!(await participantMayListen(createDatabase(this.env.DB), ticket.conversationId, ticket))) {
+      return problem(403, 'not_claimer', 'You no longer take part in this conversation.');
+    }
+    const tag = tagOf(ticket);
     if (this.ctx.getWebSockets(tag).length >= LIVE_LIMITS.socketsPerParticipant) {
       return problem(
         429,
@@ -103,15 +143,37 @@ export class ConversationRoom extends DurableObject<Bindings> {
     return new Response(null, { status: 101, webSocket: client });
   }
 
+  /** Closes the sockets of whoever `target` names, with a `closed` frame, and drops their unspent tickets. */
+  async close(target: CloseTarget): Promise<number> {
+    const sockets =
+      'participant' in target
+        ? this.ctx.getWebSockets(tagOf(target.participant))
+        : (target.role === 'all' ? this.ctx.getWebSockets() : this.ctx.getWebSockets(target.role)).filter(
+            (socket) => (socket.deserializeAttachment() as SocketState | null)?.id !== target.except,
+          );
+    for (const socket of sockets) {
+      send(socket, { type: 'closed', reason: target.reason });
+      socket.close(1000, target.reason);
+      this.forget(socket);
+    }
+    const tickets = await this.ctx.storage.list<Ticket>({ prefix: 'ticket:' });
+    const dropped = [...tickets]
+      .filter(([, ticket]) =>
+        'participant' in target
+          ? ticket.role === target.participant.role && ticket.id === target.participant.id
+          : (target.role === 'all' || ticket.role === target.role) && ticket.id !== target.except,
+      )
+      .map(([key]) => key);
+    if (dropped.length > 0) await this.ctx.storage.delete(dropped);
+    return sockets.length;
+  }
+
   /**
    * Delivers committed frames to every resumed socket (and holds them for those resuming). With
    * `close`, the given role's sockets get a `closed` frame and are closed: the lead was released,
    * won or lost, so that live session is over.
    */
-  async deliver(
-    frames: ServerFrame[],
-    close?: { role: ParticipantRole | 'all'; reason: ClosedReason },
-  ): Promise<number> {
+  async deliver(frames: ServerFrame[], close?: CloseTarget): Promise<number> {
     let reached = 0;
     for (const socket of this.ctx.getWebSockets()) {
       const pending = this.resuming.get(socket);
@@ -129,19 +191,23 @@ export class ConversationRoom extends DurableObject<Bindings> {
       }
       reached++;
     }
-    if (close) {
-      const closing = close.role === 'all' ? this.ctx.getWebSockets() : this.ctx.getWebSockets(close.role);
-      for (const socket of closing) {
-        send(socket, { type: 'closed', reason: close.reason });
-        socket.close(1000, close.reason);
-      }
-    }
+    if (close) await this.close(close);
     return reached;
   }
 
-  /** A client's frame: `resume` once, then typing and read marks. Anything else is ignored. */
+  /**
+   * A client's frame: `resume` once, then typing and read marks. Anything else is ignored; an
+   * oversized frame closes the socket, and frames past the rate are dropped (a flood closes it).
+   */
   override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
-    if (typeof data !== 'string' || data.length > LIVE_LIMITS.clientFrameBytes) return;
+    const size = typeof data === 'string' ? data.length : data.byteLength;
+    if (size > LIVE_LIMITS.clientFrameBytes) {
+      socket.close(1009, 'Frame too large');
+      this.forget(socket);
+      return;
+    }
+    if (!this.withinFrameRate(socket)) return;
+    if (typeof data !== 'string') return;
     let frame: ClientFrame;
     try {
       const parsed = clientFrameSchema.safeParse(JSON.parse(data));
@@ -157,10 +223,12 @@ export class ConversationRoom extends DurableObject<Bindings> {
       this.toOthers(state.role, { type: 'typing', role: state.role, active: frame.active });
       return;
     }
-    // A read mark only moves forward; the last one is kept for sockets that resume later.
+    // A read mark only moves forward, and only to a message of this conversation; the last one is
+    // kept for sockets that resume later.
     const key = `read:${state.role}`;
     const previous = await this.ctx.storage.get<string>(key);
     if (previous && previous >= frame.up_to) return;
+    if (!(await messageInConversation(createDatabase(this.env.DB), state.conversationId, frame.up_to))) return;
     await this.ctx.storage.put(key, frame.up_to);
     this.toOthers(state.role, { type: 'read', role: state.role, up_to: frame.up_to });
     // The visitor's read mark is also D1's: a reply read live is not sent again by email.
@@ -170,10 +238,30 @@ export class ConversationRoom extends DurableObject<Bindings> {
     }
   }
 
-  /** Completes the closing handshake (workerd logs an error without this handler). */
-  override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
+  /** Counts a frame of this socket: false past the rate (dropped); a flood closes the socket. */
+  private withinFrameRate(socket: WebSocket): boolean {
+    const now = Date.now();
+    const current = this.frameCounts.get(socket);
+    const window = current && now - current.since < LIVE_LIMITS.frameWindowMs ? current : { since: now, count: 0 };
+    window.count += 1;
+    this.frameCounts.set(socket, window);
+    if (window.count > LIVE_LIMITS.framesBeforeClose) {
+      socket.close(1008, 'Too many frames');
+      this.forget(socket);
+      return false;
+    }
+    return window.count <= LIVE_LIMITS.framesPerWindow;
+  }
+
+  private forget(socket: WebSocket): void {
     this.resuming.delete(socket);
     this.backlogs.delete(socket);
+    this.frameCounts.delete(socket);
+  }
+
+  /** Completes the closing handshake (workerd logs an error without this handler). */
+  override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
+    this.forget(socket);
     // 1005 and 1006 say "no code was given" and may not be sent back.
     try {
       if (code === 1005 || code === 1006) socket.close(1000, 'closed');
@@ -185,8 +273,7 @@ export class ConversationRoom extends DurableObject<Bindings> {
 
   /** A socket that failed is forgotten like a closed one. */
   override async webSocketError(socket: WebSocket): Promise<void> {
-    this.resuming.delete(socket);
-    this.backlogs.delete(socket);
+    this.forget(socket);
   }
 
   /** The backlog from D1, the read marks, then whatever was fanned out meanwhile (each message once). */

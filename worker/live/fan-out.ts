@@ -3,13 +3,14 @@
  * conversation's participants see becomes frames, one `deliver` call per conversation. D1 already
  * holds every message, so a failed delivery loses nothing: clients resume from their last message.
  */
+import type { LiveRevocation } from '../platform/conversations';
 import type { CommittedEvent } from '../platform/events';
-import type { ConversationRoom } from './conversation-room';
-import type { ClosedReason, ParticipantRole, ServerFrame } from './frames';
+import type { CloseTarget, ConversationRoom } from './conversation-room';
+import type { ServerFrame } from './frames';
 
 interface RoomDelivery {
   frames: ServerFrame[];
-  close?: { role: ParticipantRole | 'all'; reason: ClosedReason };
+  close?: CloseTarget;
 }
 
 /** The frames each conversation's room gets from these events (pure). */
@@ -29,7 +30,10 @@ export function framesByConversation(committed: CommittedEvent[]): Map<string, R
       });
     } else if (event.type === 'lead.claimed' && event.data.conversation_id) {
       const name = event.data.claimed_by.name ?? 'An expert';
-      room(event.data.conversation_id).frames.push({ type: 'lead', status: 'claimed', claimed_by_name: name });
+      const delivery = room(event.data.conversation_id);
+      delivery.frames.push({ type: 'lead', status: 'claimed', claimed_by_name: name });
+      // A new claimer: any other expert's socket on this conversation is over.
+      delivery.close = { role: 'provider', reason: 'revoked', except: event.data.claimed_by.provider_id };
     } else if (event.type === 'lead.status_changed' && event.data.conversation_id) {
       const { to, changed_by } = event.data;
       const delivery = room(event.data.conversation_id);
@@ -61,6 +65,16 @@ export async function fanOutLive(namespace: DurableObjectNamespace, committed: C
     ),
   );
   return rooms.size;
+}
+
+/** Closes the sockets (and drops the tickets) of participants who lost the right, per conversation. */
+export async function revokeLive(namespace: DurableObjectNamespace, revocations: LiveRevocation[]): Promise<number> {
+  await Promise.all(
+    revocations.map(({ conversationId, participant }) =>
+      roomOf(namespace, conversationId).close({ participant, reason: 'revoked' }),
+    ),
+  );
+  return revocations.length;
 }
 
 /** The room of one conversation (the binding is declared untyped in env.ts, below the live module). */

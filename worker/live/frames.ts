@@ -20,8 +20,8 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
 ]);
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 
-/** Why a live session ended. */
-export type ClosedReason = 'lead_won' | 'lead_lost' | 'released' | 'lead_open';
+/** Why a live session ended: the lead closed or went back to open, or this participant lost the right. */
+export type ClosedReason = 'lead_won' | 'lead_lost' | 'released' | 'lead_open' | 'revoked';
 
 /** What the server sends. */
 export type ServerFrame =
@@ -38,6 +38,14 @@ export const LIVE_LIMITS = {
   ticketMs: 60_000,
   /** Sockets per conversation and participant (a visitor's tabs, an expert's windows). */
   socketsPerParticipant: 5,
-  /** The largest frame a client may send. */
+  /** The largest frame a client may send; a larger one closes the socket (1009). */
   clientFrameBytes: 1024,
+  /** Tickets one participant may hold unspent at once, and mint per minute. */
+  ticketsPerParticipant: 5,
+  ticketsPerMinute: 20,
+  /** Frames a socket may send per window (typing, read marks); more are dropped. */
+  framesPerWindow: 20,
+  frameWindowMs: 10_000,
+  /** A socket that keeps sending this many frames over its window is closed (1008). */
+  framesBeforeClose: 100,
 } as const;

@@ -12,6 +12,7 @@ import { admittedChannel, channelGate, PUBLIC_CHANNEL_PATHS } from '../platform/
 import { visitorConversation } from '../platform/conversations';
 import { claimedConversation } from '../platform/leads';
 import { requireProvider, requireProviderRow } from '../platform/providers';
+import type { TicketResult } from './conversation-room';
 import { roomOf } from './fan-out';
 import { LIVE_LIMITS } from './frames';
 
@@ -31,6 +32,12 @@ function socketUrl(baseUrl: string, conversationId: string, ticket: string): str
   url.protocol = url.protocol === 'http:' ? 'ws:' : 'wss:';
   url.searchParams.set('ticket', ticket);
   return url.toString();
+}
+
+/** The room's ticket, or its refusal as a 429 (too many unspent, or too many a minute). */
+function ticketOrRefuse(result: TicketResult): string {
+  if ('refused' in result) throw new ApiError('rate_limited', result.refused, { headers: { 'Retry-After': '60' } });
+  return result.ticket;
 }
 
 /** The live ticket routes and the socket address. */
@@ -59,10 +66,12 @@ export function liveRoutes() {
         c.header('Cache-Control', 'no-store');
         const token = BEARER.exec(c.req.header('Authorization') ?? '')?.[1];
         const conversationId = await visitorConversation(c.var.db, admittedChannel(c).id, token);
-        const ticket = await roomOf(c.env.CONVERSATIONS, conversationId).issueTicket(conversationId, {
-          role: 'visitor',
-          id: conversationId,
-        });
+        const ticket = ticketOrRefuse(
+          await roomOf(c.env.CONVERSATIONS, conversationId).issueTicket(conversationId, {
+            role: 'visitor',
+            id: conversationId,
+          }),
+        );
         const base = resolvePlatformUrls(c.var.settings, c.req.url).baseUrl;
         return c.json({ url: socketUrl(base, conversationId, ticket), expires_in: LIVE_LIMITS.ticketMs / 1000 }, 200);
       },
@@ -91,10 +100,12 @@ export function liveRoutes() {
       c.header('Cache-Control', 'no-store');
       const provider = requireProviderRow(c);
       const lead = await claimedConversation(c.var.db, provider, c.req.valid('param').leadId);
-      const ticket = await roomOf(c.env.CONVERSATIONS, lead.conversationId).issueTicket(lead.conversationId, {
-        role: 'provider',
-        id: provider.id,
-      });
+      const ticket = ticketOrRefuse(
+        await roomOf(c.env.CONVERSATIONS, lead.conversationId).issueTicket(lead.conversationId, {
+          role: 'provider',
+          id: provider.id,
+        }),
+      );
       const base = resolvePlatformUrls(c.var.settings, c.req.url).baseUrl;
       return c.json(
         { url: socketUrl(base, lead.conversationId, ticket), expires_in: LIVE_LIMITS.ticketMs / 1000 },

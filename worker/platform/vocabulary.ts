@@ -91,3 +91,5 @@ export type RoutingSettings = { [K in keyof typeof ROUTING_DEFAULTS]: number };
 export const CLAIM_COOLDOWN_MS = 24 * 60 * 60 * 1000;
 /** Claims an hour per expert. */
 export const CLAIMS_PER_HOUR = 30;
+/** Claim attempts an hour per expert, won or not: a bound on hammering, far above honest use. */
+export const CLAIM_ATTEMPTS_PER_HOUR = 600;

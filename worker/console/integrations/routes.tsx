@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { newPageApp } from '../shared/app';
 import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
+import { displayText } from '../../lib/openapi';
 import { createChannelSchema, updateChannelSchema, widgetConfigPatchSchema } from '../../platform/channels';
 import {
   createChannel,
@@ -188,8 +189,8 @@ export function integrationsRoutes() {
     const form = await readForm(c);
     const parsed = z
       .object({
-        organization_name: z.string().trim().min(1, 'Enter a name.').max(120),
-        workspace_name: z.string().trim().min(1, 'Enter a name.').max(120),
+        organization_name: displayText({ min: 1, max: 120, minMessage: 'Enter a name.' }),
+        workspace_name: displayText({ min: 1, max: 120, minMessage: 'Enter a name.' }),
       })
       .safeParse(form);
     if (!parsed.success)

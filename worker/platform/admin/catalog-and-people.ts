@@ -2,6 +2,7 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
 import { PROVIDER_STATUSES } from '../vocabulary';
+import { displayText } from '../../lib/openapi';
 import { createDomain, listDomainEntries } from '../domains';
 import { findUserByEmail, setPlatformAdmin } from '../identity';
 import { approvalSchema, domainSlugSchema, reviewNoteSchema } from '../providers';
@@ -19,7 +20,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
       body: z.strictObject({
         domain: domainSlugSchema,
         name: nameSchema,
-        description: z.string().trim().max(500).optional(),
+        description: displayText({ max: 500, multiline: true }).optional(),
       }),
       status: 201,
       description: 'The new catalog domain.',

@@ -7,7 +7,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../env';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
-import { jsonBody, jsonContent } from '../../lib/openapi';
+import { displayText, jsonBody, jsonContent } from '../../lib/openapi';
 import { requireAdmin, requireBearer } from '../identity';
 import type { AuditContext } from '../identity';
 
@@ -81,4 +81,4 @@ export function adminAuditContext(c: Context<AppEnv>): AuditContext {
 export const idParam = <N extends string>(name: N, prefix: string) =>
   z.object({ [name]: z.string().startsWith(`${prefix}_`).max(64) } as Record<N, z.ZodString>);
 
-export const nameSchema = z.string().trim().min(1).max(120);
+export const nameSchema = displayText({ min: 1, max: 120 });

@@ -5,7 +5,7 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
 import { egressPolicy } from '../../lib/egress';
-import { setOf } from '../../lib/openapi';
+import { displayText, setOf } from '../../lib/openapi';
 import { EVENT_TYPES, eventTypeSchema } from '../events';
 import {
   createEndpoint,
@@ -24,7 +24,7 @@ const createBody = z.strictObject({
     (types) => types.length > 0,
     'Subscribe to at least one event type.',
   ),
-  description: z.string().trim().max(200).optional(),
+  description: displayText({ max: 200 }).optional(),
 });
 
 const webhookParam = idParam('webhook_id', 'whk');

@@ -3,7 +3,7 @@
  * OpenAPI description, and give the TypeScript types.
  */
 import { z } from '@hono/zod-openapi';
-import { setOf } from '../../lib/openapi';
+import { displayText, setOf } from '../../lib/openapi';
 import { attributionSchema } from '../attribution';
 import { messageSchema } from '../conversations/schemas';
 import { MESSAGE_MAX_CHARS, ROUTING_POOLS, TRIGGERS } from '../vocabulary';
@@ -35,7 +35,7 @@ const fieldRule = z.enum(['off', 'optional', 'required']);
 export const widgetConfigSchema = z
   .strictObject({
     brand: z.strictObject({
-      name: z.string().trim().min(1).max(60),
+      name: displayText({ min: 1, max: 60 }),
       logo_url: z
         .url({ protocol: /^https$/ })
         .max(500)
@@ -49,17 +49,17 @@ export const widgetConfigSchema = z
       offset_y: z.number().int().min(0).max(200),
     }),
     copy: z.strictObject({
-      title: z.string().trim().min(1).max(60),
-      greeting: z.string().trim().min(1).max(280),
-      placeholder: z.string().trim().min(1).max(80),
-      launcher_label: z.string().trim().min(1).max(40),
-      success_message: z.string().trim().min(1).max(200),
-      privacy_note: z.string().trim().min(1).max(280),
+      title: displayText({ min: 1, max: 60 }),
+      greeting: displayText({ min: 1, max: 280, multiline: true }),
+      placeholder: displayText({ min: 1, max: 80 }),
+      launcher_label: displayText({ min: 1, max: 40 }),
+      success_message: displayText({ min: 1, max: 200, multiline: true }),
+      privacy_note: displayText({ min: 1, max: 280, multiline: true }),
     }),
     lead_capture: z.strictObject({ name: fieldRule, email: fieldRule, phone: fieldRule }),
     provider_entry: z.strictObject({
       mode: z.enum(['auto', 'on', 'off']),
-      label: z.string().trim().min(1).max(40),
+      label: displayText({ min: 1, max: 40 }),
     }),
   })
   .openapi('WidgetConfig');
@@ -116,7 +116,7 @@ export const routingSettingsSchema = z
 
 export const createChannelSchema = z
   .strictObject({
-    name: z.string().trim().min(1).max(80),
+    name: displayText({ min: 1, max: 80 }),
     domain: domainSchema,
     allowed_origins: setOf(originSchema, 50).default([]),
     first_party_origins: setOf(originSchema, 20).default([]),
@@ -128,7 +128,7 @@ export const createChannelSchema = z
 
 export const updateChannelSchema = z
   .strictObject({
-    name: z.string().trim().min(1).max(80).optional(),
+    name: displayText({ min: 1, max: 80 }).optional(),
     domain: domainSchema.optional(),
     allowed_origins: setOf(originSchema, 50).optional(),
     first_party_origins: setOf(originSchema, 20).optional(),

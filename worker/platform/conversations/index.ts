@@ -25,6 +25,14 @@ export {
   visitorThread,
 } from './thread';
 export {
+  type LiveParticipant,
+  type LiveRevocation,
+  messageInConversation,
+  participantMayListen,
+  providerLiveRevocation,
+  takeLiveRevocations,
+} from './live-access';
+export {
   CONVERSATION_KEY_TTL_MS,
   conversationOfReplyKey,
   mintConversationKeys,

@@ -7,8 +7,9 @@ import { and, asc, eq, gt, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { demandReference } from '../../brain';
 import { sha256Hex } from '../../lib/crypto';
-import { schema, type Database } from '../../lib/db';
+import { isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
+import { RATE_LIMIT_WINDOW_MS, windowIncrement } from '../../lib/rate-limit';
 import type { LeadStatus } from '../vocabulary';
 import { openedByVisitorToken } from './keys';
 import type { MessageView, VisitorThread } from './schemas';
@@ -82,10 +83,14 @@ export async function visitorConversation(db: Database, channelId: number, token
   return row.id;
 }
 
+/** Reads of the thread per minute and session: a polling widget makes 30 at most, per tab. */
+export const THREAD_READS_PER_MINUTE = 120;
+
 /**
  * What the visitor reads: the messages after `after`, and the state of the conversation's lead
  * (and, from a polling client, what the visitor has seen). Two round trips: the token's
- * conversation, then the page and the lead in one batch.
+ * conversation, then the page and the lead in one batch, with the session's read counted (429
+ * past 120 a minute).
  */
 export async function visitorThread(
   db: Database,
@@ -93,14 +98,26 @@ export async function visitorThread(
   token: string | undefined,
   after: string | undefined,
   readUpTo?: string,
+  now = Date.now(),
 ): Promise<VisitorThread> {
   const conversationId = await visitorConversation(db, channelId, token);
-  const [rows, heads] = await db.batch([
-    threadQuery(db, conversationId, { ...(after !== undefined ? { after } : {}), limit: THREAD_PAGE + 1 }),
-    leadStateQuery(db, conversationId),
-    // A polling client's read mark (a socket sends its own): it only moves forward.
-    ...(readUpTo ? [visitorReadUpTo(db, conversationId, readUpTo)] : []),
-  ]);
+  const subject = `thread-reads:${conversationId}`;
+  let rows: Awaited<ReturnType<typeof threadQuery>>;
+  let heads: Awaited<ReturnType<ReturnType<typeof leadStateQuery>['all']>>;
+  try {
+    [, rows, heads] = await db.batch([
+      windowIncrement(db, subject, now, RATE_LIMIT_WINDOW_MS, THREAD_READS_PER_MINUTE),
+      threadQuery(db, conversationId, { ...(after !== undefined ? { after } : {}), limit: THREAD_PAGE + 1 }),
+      leadStateQuery(db, conversationId),
+      // A polling client's read mark (a socket sends its own): it only moves forward.
+      ...(readUpTo ? [visitorReadUpTo(db, conversationId, readUpTo)] : []),
+    ]);
+  } catch (error) {
+    if (!isConstraintViolation(error, 'within_window_limit')) throw error;
+    throw new ApiError('rate_limited', `At most ${THREAD_READS_PER_MINUTE} reads of the thread a minute.`, {
+      headers: { 'Retry-After': '60' },
+    });
+  }
   const head = heads[0];
   return {
     reference: head?.demandId ? demandReference(head.demandId) : null,
@@ -166,13 +183,17 @@ export async function ownerThread(db: Database, channelId: number, conversationI
   };
 }
 
-/** The visitor has seen the thread up to `messageId` (a read mark only moves forward). */
+/**
+ * The visitor has seen the thread up to `messageId`: a read mark only moves forward, and only to a
+ * message of this conversation (a made-up id, sorting after every real one, would pin it forever).
+ */
 export function visitorReadUpTo(db: Database, conversationId: string, messageId: string | SQL): BatchItem<'sqlite'> {
   return db
     .update(conversations)
     .set({ visitorReadUpTo: sql`${messageId}` })
     .where(
       sql`${conversations.id} = ${conversationId} AND (${conversations.visitorReadUpTo} IS NULL
-        OR ${conversations.visitorReadUpTo} < ${messageId})`,
+        OR ${conversations.visitorReadUpTo} < ${messageId})
+        AND EXISTS (SELECT 1 FROM ${messages} m WHERE m.id = ${messageId} AND m.conversation_id = ${conversationId})`,
     );
 }

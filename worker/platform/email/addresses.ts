@@ -14,7 +14,7 @@ export function maskAddress(address: string): string {
   return `${local.slice(0, 1)}***@${host.slice(0, 1)}***${tld}`;
 }
 
-/** `Name <address>` or a bare address, as worker-mailer's user. */
+/** `Name <address>` or a bare address, as the sender's mailbox. */
 export function parseMailbox(value: string): { name?: string; email: string } {
   const match = value.match(/^\s*(.*?)\s*<([^>]+)>\s*$/);
   if (!match) return { email: value.trim() };

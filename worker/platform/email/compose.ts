@@ -33,6 +33,8 @@ export interface ComposeSettings {
   fromDomain: string;
   /** Where visitors' replies come back (`reply+{key}@…`), when Email Routing is set up. */
   replyDomain?: string;
+  /** The origin of the links, given the one the row was written with ('': none; see emailLinkOrigin). */
+  linkOrigin(stored: string): string;
 }
 
 /** An email to send, and what the row records when it goes. */
@@ -115,20 +117,20 @@ function addressed(
   };
 }
 
-async function expertEmail(db: Database, row: EmailRow, settings: ComposeSettings): Promise<Composed> {
+async function expertEmail(db: Database, row: EmailRow, settings: ComposeSettings, origin: string): Promise<Composed> {
   const recipient = await alertRecipient(db, row.providerId!);
   if ('skip' in recipient) return { skip: recipient.skip! };
-  const unsubscribeUrl = `${row.linkOrigin}/email/unsubscribe/${await unsubscribeToken(settings.signingSecret, {
+  const unsubscribeUrl = `${origin}/email/unsubscribe/${await unsubscribeToken(settings.signingSecret, {
     kind: 'alerts',
     providerId: row.providerId!,
   })}`;
   const footer: EmailFooter = {
     reason: 'You get this because you take leads as an expert.',
-    manageUrl: `${row.linkOrigin}/provider/workbench#preferences`,
+    manageUrl: `${origin}/provider/workbench#preferences`,
     manageLabel: 'Change your alert preferences',
   };
   if (row.kind === 'lead_alert') {
-    const item = (await alertItems(db, row.linkOrigin, [row.leadId!])).get(row.leadId!);
+    const item = (await alertItems(db, origin, [row.leadId!])).get(row.leadId!);
     if (!item) return { skip: 'The lead was claimed or closed before the alert went.' };
     return { email: addressed(row, recipient.email!, leadAlertEmail(item, footer), unsubscribeUrl, settings) };
   }
@@ -139,17 +141,23 @@ async function expertEmail(db: Database, row: EmailRow, settings: ComposeSetting
     .orderBy(asc(emails.id));
   const items = await alertItems(
     db,
-    row.linkOrigin,
+    origin,
     held.map((alert) => alert.leadId!),
   );
   if (items.size === 0) return { skip: 'Every lead of this digest was claimed or closed.' };
-  const content = leadDigestEmail([...items.values()], `${row.linkOrigin}/provider/workbench`, footer);
+  const content = leadDigestEmail([...items.values()], `${origin}/provider/workbench`, footer);
   return { email: addressed(row, recipient.email!, content, unsubscribeUrl, settings) };
 }
 
 const timeOf = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
-async function visitorEmail(db: Database, row: EmailRow, settings: ComposeSettings, now: number): Promise<Composed> {
+async function visitorEmail(
+  db: Database,
+  row: EmailRow,
+  settings: ComposeSettings,
+  origin: string,
+  now: number,
+): Promise<Composed> {
   const head = await db
     .select({
       email: leads.contactEmail,
@@ -195,9 +203,9 @@ async function visitorEmail(db: Database, row: EmailRow, settings: ComposeSettin
     .limit(20);
   if (replies.length === 0) return { skip: 'The visitor read the replies.' };
   const keys = await mintConversationKeys(db, row.conversationId!, now);
-  const resumeUrl = `${row.linkOrigin}/widget/${head.channelKey}?resume=${keys.resume}`;
+  const resumeUrl = `${origin}/widget/${head.channelKey}?resume=${keys.resume}`;
   const { brand } = head;
-  const unsubscribeUrl = `${row.linkOrigin}/email/unsubscribe/${await unsubscribeToken(settings.signingSecret, {
+  const unsubscribeUrl = `${origin}/email/unsubscribe/${await unsubscribeToken(settings.signingSecret, {
     kind: 'visitor',
     conversationId: row.conversationId!,
   })}`;
@@ -227,7 +235,13 @@ async function visitorEmail(db: Database, row: EmailRow, settings: ComposeSettin
 }
 
 /** A lead nobody claimed in time, to one of its workspace's owners (no contact details either). */
-async function ownerEmail(db: Database, row: EmailRow, settings: ComposeSettings, now: number): Promise<Composed> {
+async function ownerEmail(
+  db: Database,
+  row: EmailRow,
+  settings: ComposeSettings,
+  origin: string,
+  now: number,
+): Promise<Composed> {
   const head = await db
     .select({
       email: users.email,
@@ -249,8 +263,8 @@ async function ownerEmail(db: Database, row: EmailRow, settings: ComposeSettings
   if (await isSuppressed(db, head.email)) return { skip: 'The owner unsubscribed from these emails.' };
   const ws = `?ws=${encodeURIComponent(row.workspaceId)}`;
   const consoleUrl = head.channelKey
-    ? `${row.linkOrigin}/integrations/channels/${head.channelKey}${ws}`
-    : `${row.linkOrigin}/integrations${ws}`;
+    ? `${origin}/integrations/channels/${head.channelKey}${ws}`
+    : `${origin}/integrations${ws}`;
   const content = unclaimedEmail(
     {
       reference: demandReference(head.demandId),
@@ -261,17 +275,25 @@ async function ownerEmail(db: Database, row: EmailRow, settings: ComposeSettings
     },
     {
       reason: 'You get this because you own this workspace, and a lead of it is waiting for an expert.',
-      manageUrl: `${row.linkOrigin}/integrations/email${ws}`,
+      manageUrl: `${origin}/integrations/email${ws}`,
       manageLabel: 'See every email of this workspace',
     },
   );
   const token = await unsubscribeToken(settings.signingSecret, { kind: 'owner', userId: row.userId! });
-  return { email: addressed(row, head.email, content, `${row.linkOrigin}/email/unsubscribe/${token}`, settings) };
+  return { email: addressed(row, head.email, content, `${origin}/email/unsubscribe/${token}`, settings) };
 }
 
 /** The email a claimed row becomes now, or why there is nothing to send. */
-export function composeEmail(db: Database, row: EmailRow, settings: ComposeSettings, now: number): Promise<Composed> {
-  if (row.kind === 'visitor_continuation') return visitorEmail(db, row, settings, now);
-  if (row.kind === 'lead_unclaimed') return ownerEmail(db, row, settings, now);
-  return expertEmail(db, row, settings);
+export async function composeEmail(
+  db: Database,
+  row: EmailRow,
+  settings: ComposeSettings,
+  now: number,
+): Promise<Composed> {
+  // Links never come from a request's Host: without a configured public URL, nothing links anywhere.
+  const origin = settings.linkOrigin(row.linkOrigin);
+  if (!origin) return { skip: 'No public URL is configured (CONSOLE_URL or BASE_URL) for the links of this email.' };
+  if (row.kind === 'visitor_continuation') return visitorEmail(db, row, settings, origin, now);
+  if (row.kind === 'lead_unclaimed') return ownerEmail(db, row, settings, origin, now);
+  return expertEmail(db, row, settings, origin);
 }

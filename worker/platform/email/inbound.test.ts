@@ -37,9 +37,9 @@ describe('quoted history', () => {
       '',
       '<div>Fine &amp; <b>thanks</b></div><blockquote>old stuff</blockquote>',
     ].join('\r\n');
-    expect(await readInboundReply(html)).toEqual({ text: 'Fine & thanks' });
+    expect(await readInboundReply(html)).toEqual({ text: 'Fine & thanks', from: '' });
     const long = ['To: x@y.z', 'Content-Type: text/plain', '', 'a'.repeat(5000)].join('\r\n');
-    expect(await readInboundReply(long)).toEqual({ text: 'a'.repeat(4000) });
+    expect(await readInboundReply(long)).toEqual({ text: 'a'.repeat(4000), from: '' });
   });
 });
 

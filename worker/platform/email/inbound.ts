@@ -9,7 +9,7 @@ import { type Database, schema } from '../../lib/db';
 import { conversationOfReplyKey } from '../conversations';
 import { MESSAGE_MAX_CHARS } from '../vocabulary';
 
-const { conversations, channels, emails } = schema;
+const { conversations, channels, emails, leads } = schema;
 
 /** Larger messages are refused before they are read (a reply is a few KB; attachments are not taken). */
 export const INBOUND_MAX_BYTES = 512 * 1024;
@@ -67,8 +67,8 @@ export function stripQuotedHistory(text: string): string {
     .trim();
 }
 
-/** What a reply email carries for the conversation, or why it is refused. */
-export type InboundReply = { text: string } | { refuse: string };
+/** What a reply email carries for the conversation (and who its `From:` says wrote it), or why it is refused. */
+export type InboundReply = { text: string; from: string } | { refuse: string };
 
 /** Parses a raw message and takes the visitor's words from it. */
 export async function readInboundReply(raw: ArrayBuffer | ReadableStream | string): Promise<InboundReply> {
@@ -87,12 +87,17 @@ export async function readInboundReply(raw: ArrayBuffer | ReadableStream | strin
   const body = parsed.text ?? (parsed.html ? textOfHtml(parsed.html) : '');
   const text = stripQuotedHistory(body);
   if (!text) return { refuse: 'The message has no text to add to the conversation.' };
-  return { text: text.length > MESSAGE_MAX_CHARS ? text.slice(0, MESSAGE_MAX_CHARS) : text };
+  return {
+    text: text.length > MESSAGE_MAX_CHARS ? text.slice(0, MESSAGE_MAX_CHARS) : text,
+    from: parsed.from?.address ?? '',
+  };
 }
 
 /**
- * The conversation a reply key opens, with its channel and the links of the email it answers (the
- * links of any email this reply causes). Undefined when the key is unknown or expired.
+ * The conversation a reply key opens, with its channel, the links of the email it answers (the
+ * links of any email this reply causes), and its lead's contact address and status (a reply is
+ * taken only from that address, and only while the lead is open). Undefined when the key is
+ * unknown or expired.
  */
 export async function replyTarget(db: Database, key: string, now: number) {
   const conversationId = await conversationOfReplyKey(db, key, now);
@@ -100,12 +105,26 @@ export async function replyTarget(db: Database, key: string, now: number) {
   const row = await db
     .select({
       channelKey: channels.channelKey,
+      contactEmail: leads.contactEmail,
+      leadStatus: leads.status,
       linkOrigin: sql<string | null>`(SELECT ${emails.linkOrigin} FROM ${emails} WHERE
         ${emails.conversationId} = ${conversations.id} ORDER BY ${emails.id} DESC LIMIT 1)`,
     })
     .from(conversations)
     .innerJoin(channels, eq(channels.id, conversations.channelId))
+    .leftJoin(leads, eq(leads.id, conversations.leadId))
     .where(eq(conversations.id, conversationId))
     .get();
-  return row ? { conversationId, channelKey: row.channelKey, linkOrigin: row.linkOrigin } : undefined;
+  return row ? { conversationId, ...row } : undefined;
+}
+
+/**
+ * Whether a reply came from the address the email went to: both the envelope sender and the
+ * `From:` header, compared without case. Anyone may guess or be forwarded a reply address; only
+ * the visitor's own mailbox may add to the conversation.
+ */
+export function fromTheVisitor(contactEmail: string | null, envelopeFrom: string, headerFrom: string): boolean {
+  if (!contactEmail) return false;
+  const expected = contactEmail.trim().toLowerCase();
+  return envelopeFrom.trim().toLowerCase() === expected && headerFrom.trim().toLowerCase() === expected;
 }

@@ -7,6 +7,7 @@ export {
   continuationHold,
   INSTANT_ALERTS_PER_HOUR,
   type MailContext,
+  emailLinkOrigin,
   mailContextOf,
   offerAlertInserts,
   unclaimedAlertInserts,
@@ -16,7 +17,14 @@ export { enqueueEmails, sendEmail, sendEmails, type SendDeps, type SendEmailsMes
 export { purgeOldEmails, sweepEmails } from './sweep';
 export { maskAddress, parseMailbox, scrubAddresses } from './addresses';
 export { type MailTransport, type OutgoingEmail, smtpTransport } from './transport';
-export { INBOUND_MAX_BYTES, readInboundReply, replyKeyOf, replyTarget, stripQuotedHistory } from './inbound';
+export {
+  fromTheVisitor,
+  INBOUND_MAX_BYTES,
+  readInboundReply,
+  replyKeyOf,
+  replyTarget,
+  stripQuotedHistory,
+} from './inbound';
 export { type EmailLogEntry, emailLog } from './log';
 export {
   applyUnsubscribe,

@@ -8,7 +8,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { resolvePlatformUrls, type Settings } from '../../env';
+import type { Settings } from '../../env';
 import { afterCommit, type Database, schema } from '../../lib/db';
 import { newId } from '../../lib/ids';
 
@@ -17,18 +17,34 @@ const { emails, providers, leads, leadOffers } = schema;
 /** At most this many instant alerts an hour per expert; the rest wait for the digest. */
 export const INSTANT_ALERTS_PER_HOUR = 30;
 /**
- * What the emails a request causes need to know of it: the console origin their links use
- * (CONSOLE_URL, else the request's own), and how long a reply may stay unread (2 minutes).
+ * What the emails a request causes need to know of it: the origin their links use, and how long a
+ * reply may stay unread (2 minutes).
  */
 export interface MailContext {
   linkOrigin: string;
   unreadAfterMs: number;
 }
 
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * The origin of every link in an email: CONSOLE_URL, else BASE_URL. Never a request's Host, which
+ * anyone can set; only in local development (ALLOW_LOOPBACK_EGRESS, plain http) is a loopback
+ * request origin taken, so `npm run dev` on any port works. Empty: none, and such emails are not
+ * sent (compose.ts skips them with the reason).
+ */
+export function emailLinkOrigin(settings: Settings, requestUrl?: string): string {
+  const configured = settings.CONSOLE_URL ?? settings.BASE_URL;
+  if (configured) return new URL(configured).origin;
+  if (!requestUrl || !settings.ALLOW_LOOPBACK_EGRESS) return '';
+  const url = new URL(requestUrl);
+  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname) ? url.origin : '';
+}
+
 /** The mail context of a request. */
 export function mailContextOf(settings: Settings, requestUrl: string): MailContext {
   return {
-    linkOrigin: resolvePlatformUrls(settings, requestUrl).consoleUrl,
+    linkOrigin: emailLinkOrigin(settings, requestUrl),
     unreadAfterMs: settings.EMAIL_UNREAD_AFTER_SECONDS * 1000,
   };
 }
@@ -61,11 +77,12 @@ export function takeCommittedEmails(db: Database): string[] {
 }
 
 /**
- * The alerts of new offers (PRODUCT.md sections 14 and 15), one statement for any number of
- * leads: one row per offer that `offered` selects (a condition on the offer `o` and its lead `l`),
- * to experts who are available and want alerts. `instant` experts under 30 alerts in the last
- * hour get theirs queued; the others' wait (`held`) for their next digest. Written in the batch
- * that makes the offers: the lead's own, or the sweep's step that widens them.
+ * The alerts of new offers (docs/design/email.md), one statement for any number of leads: one row
+ * per offer that `offered` selects (a condition on the offer `o` and its lead `l`), to experts who
+ * are available and want alerts. An `instant` expert's alerts are queued up to 30 in the last
+ * hour, counting the rows of this very statement (a widening sweep offers one expert many leads at
+ * once): the window numbers each expert's new rows; the rest wait (`held`) for the next digest.
+ * Written in the batch that makes the offers: the lead's own, or the sweep's step that widens them.
  */
 export function offerAlertInserts(db: Database, offered: SQL, now: number): BatchItem<'sqlite'> {
   const recentInstant = sql`(SELECT COUNT(*) FROM ${emails} e WHERE e.provider_id = p.id
@@ -75,8 +92,9 @@ export function offerAlertInserts(db: Database, offered: SQL, now: number): Batc
     INSERT INTO ${emails} (id, workspace_id, kind, status, provider_id, lead_id, subject, link_origin,
       next_attempt_at, created_at, updated_at)
     SELECT ${idsInStatement(now)}, l.workspace_id, 'lead_alert',
-      CASE WHEN p.lead_alerts = 'instant' AND ${recentInstant} < ${INSTANT_ALERTS_PER_HOUR} THEN 'queued'
-        ELSE 'held' END,
+      CASE WHEN p.lead_alerts = 'instant'
+        AND ${recentInstant} + ROW_NUMBER() OVER (PARTITION BY p.id ORDER BY l.id) <= ${INSTANT_ALERTS_PER_HOUR}
+        THEN 'queued' ELSE 'held' END,
       p.id, l.id, 'New lead D-' || upper(substr(l.demand_id, -6)) || ': ' || l.domain || ' · ' || l.topic,
       COALESCE(l.console_origin, ''), ${now}, ${now}, ${now}
     FROM ${leadOffers} o JOIN ${leads} l ON l.id = o.lead_id JOIN ${providers} p ON p.id = o.provider_id

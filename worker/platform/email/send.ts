@@ -10,6 +10,7 @@ import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import { backoffDelayMs } from '../../lib/backoff';
 import { type Database, schema } from '../../lib/db';
 import { logLine } from '../../lib/request-context';
+import { SmtpError } from '../../lib/smtp';
 import { type ComposeSettings, composeEmail } from './compose';
 import { scrubAddresses } from './addresses';
 import type { MailTransport, NoTransport } from './transport';
@@ -99,12 +100,17 @@ export async function sendEmail(deps: SendDeps, id: string): Promise<string | un
   } catch (error) {
     const reason = scrubAddresses(error instanceof Error ? error.message : String(error)).slice(0, 500);
     const retryAt = now + backoffDelayMs(row.attempts, deps.retryBaseSeconds * 1000, MAX_STEP_MS);
-    const givingUp = retryAt - row.createdAt > EMAIL_RETRY_WINDOW_MS;
+    // A recipient the server refused for good (5xx) is refused again: no retry.
+    const refusedForGood = error instanceof SmtpError && error.permanent && error.stage.includes('recipient');
+    const givingUp = refusedForGood || retryAt - row.createdAt > EMAIL_RETRY_WINDOW_MS;
     await settle(
       db,
       id,
       givingUp
-        ? { status: 'failed', lastError: `Given up after ${row.attempts} attempts: ${reason}` }
+        ? {
+            status: 'failed',
+            lastError: refusedForGood ? reason : `Given up after ${row.attempts} attempts: ${reason}`,
+          }
         : { status: 'queued', lastError: reason, nextAttemptAt: retryAt },
       now,
     );

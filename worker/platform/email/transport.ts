@@ -1,13 +1,15 @@
 /**
- * Sending over SMTP from the Worker (PRODUCT.md section 14), through `cloudflare:sockets`, with
- * worker-mailer: maintained, MIT, its only import is `cloudflare:sockets`, and it writes proper
- * MIME (quoted-printable text and HTML parts, custom headers). Two things it does not do, done
- * here: with STARTTLS asked for, it would go on in plain text (credentials included) when the
- * server does not offer STARTTLS, so that refuses; and its error messages quote the SMTP dialogue,
- * addresses included, so they are scrubbed before anyone stores or logs them.
+ * Sending over SMTP from the Worker (docs/design/email.md): the message is composed with mimetext
+ * (every display name and the subject as RFC 2047 encoded words, so a quote or a comma in a brand
+ * name can never add a mailbox), and sent by our own small client (lib/smtp.ts) over
+ * `cloudflare:sockets`, whose every read has a deadline and handles a dropped connection. SMTP
+ * errors quote the dialogue, addresses included, so they are scrubbed before anyone stores or
+ * logs them (send.ts).
  */
-import { LogLevel, WorkerMailer } from 'worker-mailer';
+import { connect } from 'cloudflare:sockets';
+import { createMimeMessage, Mailbox } from 'mimetext/browser';
 import type { Settings } from '../../env';
+import { type SmtpConnect, type SmtpOptions, sendSmtp } from '../../lib/smtp';
 import { parseMailbox } from './addresses';
 
 /** One email, ready to go: the composer's output. */
@@ -31,100 +33,70 @@ export interface MailTransport {
 /** Why no transport: emails are then recorded as skipped, with this reason. */
 export type NoTransport = { skipped: string };
 
-type MailerOptions = Parameters<typeof WorkerMailer.connect>[0];
-
-/** The library's own steps, which the guard below wraps (they are private in its types). */
-interface MailerSteps {
-  tls(): Promise<void>;
-  auth(): Promise<void>;
-  initializeSmtpSession(): Promise<void>;
-  start(): Promise<void>;
-  send(email: unknown): Promise<void>;
-  close(error?: Error): Promise<void>;
-}
-
-const MailerBase = WorkerMailer as unknown as new (options: MailerOptions) => MailerSteps;
-
-/** worker-mailer, refusing to authenticate or send unless STARTTLS took place when it was required. */
-class StrictStartTlsMailer extends MailerBase {
-  private upgraded = false;
-
-  constructor(
-    options: MailerOptions,
-    private readonly requireStartTls: boolean,
-  ) {
-    super(options);
-  }
-
-  override async tls(): Promise<void> {
-    await super.tls();
-    this.upgraded = true;
-  }
-
-  override async auth(): Promise<void> {
-    if (this.requireStartTls && !this.upgraded) {
-      throw new Error('The SMTP server did not offer STARTTLS; nothing is sent in plain text (SMTP_SECURE=starttls).');
-    }
-    await super.auth();
-  }
-
-  static async open(options: MailerOptions, requireStartTls: boolean): Promise<StrictStartTlsMailer> {
-    const mailer = new StrictStartTlsMailer(options, requireStartTls);
-    try {
-      await mailer.initializeSmtpSession();
-    } catch (error) {
-      await mailer.close(error as Error).catch(() => undefined);
-      throw error;
-    }
-    void mailer.start().catch(() => undefined);
-    return mailer;
-  }
-}
-
 const oneLine = (value: string) => value.replace(/[\r\n]+/g, ' ');
+
+/** Base64 in lines of 76 characters, as MIME bodies are written. */
+function base64Lines(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = '';
+  for (let start = 0; start < bytes.length; start += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
+  return (btoa(binary).match(/.{1,76}/g) ?? []).join('\r\n');
+}
+
+/** The whole RFC 5322 message: text and HTML alternatives, every name and the subject encoded. */
+export function composeMime(email: OutgoingEmail, from: { name?: string; email: string }, now: Date): string {
+  const message = createMimeMessage();
+  const name = email.fromName ?? from.name;
+  message.setSender(name ? { addr: from.email, name: oneLine(name) } : { addr: from.email });
+  message.setTo({ addr: email.to });
+  if (email.replyTo) message.setHeader('Reply-To', new Mailbox({ addr: email.replyTo }, { type: 'To' }));
+  message.setSubject(oneLine(email.subject));
+  message.setHeader('Date', now.toUTCString().replace(/GMT|UTC/i, '+0000'));
+  for (const [header, value] of Object.entries(email.headers)) message.setHeader(header, oneLine(value));
+  message.addMessage({ contentType: 'text/plain', data: base64Lines(email.text), encoding: 'base64' });
+  message.addMessage({ contentType: 'text/html', data: base64Lines(email.html), encoding: 'base64' });
+  return message.asRaw();
+}
+
+const cloudflareConnect: SmtpConnect = (host, port, secureTransport) =>
+  connect({ hostname: host, port }, { secureTransport, allowHalfOpen: false });
 
 /**
  * The SMTP transport from the settings, or why there is none: no SMTP_HOST; or `none` (plain
  * text) towards anything but a loopback address. A deployed Worker cannot reach loopback, so plain
  * text never leaves the machine: it is for the local sink of `npm run dev` and the tests.
  */
-export function smtpTransport(settings: Settings): MailTransport | NoTransport {
+export function smtpTransport(
+  settings: Settings,
+  socketConnect: SmtpConnect = cloudflareConnect,
+): MailTransport | NoTransport {
   const host = settings.SMTP_HOST;
   if (!host) return { skipped: 'No SMTP server is configured (SMTP_HOST).' };
   const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
   if (settings.SMTP_SECURE === 'none' && !loopback) {
     return { skipped: 'SMTP_SECURE=none (plain text) is allowed only towards 127.0.0.1, for local development.' };
   }
-  const options: MailerOptions = {
+  const from = parseMailbox(settings.MAIL_FROM);
+  const options: SmtpOptions = {
     host,
     port: settings.SMTP_PORT,
-    secure: settings.SMTP_SECURE === 'tls',
-    startTls: settings.SMTP_SECURE === 'starttls',
-    ...(settings.SMTP_USERNAME
-      ? { credentials: { username: settings.SMTP_USERNAME, password: settings.SMTP_PASSWORD ?? '' } }
-      : {}),
-    authType: ['plain', 'login'],
-    logLevel: LogLevel.NONE,
-    socketTimeoutMs: 15_000,
-    responseTimeoutMs: 15_000,
+    security: settings.SMTP_SECURE,
+    // Only with a username: many relays list AUTH in EHLO without requiring it.
+    credentials: settings.SMTP_USERNAME
+      ? { username: settings.SMTP_USERNAME, password: settings.SMTP_PASSWORD ?? '' }
+      : undefined,
+    clientName: from.email.split('@').pop() || 'localhost',
+    stepTimeoutMs: settings.SMTP_TIMEOUT_SECONDS * 1000,
+    totalTimeoutMs: settings.SMTP_TIMEOUT_SECONDS * 4000,
   };
-  const from = parseMailbox(settings.MAIL_FROM);
   return {
     async send(email) {
-      const mailer = await StrictStartTlsMailer.open(options, settings.SMTP_SECURE === 'starttls');
-      try {
-        await mailer.send({
-          from: email.fromName ? { name: oneLine(email.fromName), email: from.email } : from,
-          to: email.to,
-          ...(email.replyTo ? { reply: email.replyTo } : {}),
-          subject: oneLine(email.subject),
-          text: email.text,
-          html: email.html,
-          headers: Object.fromEntries(Object.entries(email.headers).map(([name, value]) => [name, oneLine(value)])),
-        });
-      } finally {
-        await mailer.close().catch(() => undefined);
-      }
+      await sendSmtp(socketConnect, options, {
+        from: from.email,
+        to: [email.to],
+        data: composeMime(email, from, new Date()),
+      });
     },
   };
 }

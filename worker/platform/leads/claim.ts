@@ -2,7 +2,8 @@
  * The claim (PRODUCT.md sections 9 and 15): one conditional UPDATE, so when many experts claim at
  * once exactly one wins. It holds only for a lead offered to the expert (not cooling down from a
  * release or a lapse), while they hold fewer than their `max_open_claims`, and within 30 claims an
- * hour; its history, audit, event, the expert's round-robin time and reveal count are written in
+ * hour (claims that won: a lost race costs nothing but an attempt, of which 600 an hour are
+ * allowed); its history, audit, event, the expert's round-robin time and reveal count are written in
  * the same batch, and only with the claim. The claim SLA's clock starts with it.
  */
 import { and, eq, sql } from 'drizzle-orm';
@@ -13,7 +14,7 @@ import { readWindows, windowIncrement } from '../../lib/rate-limit';
 import { eventInsertWhere, newEvent } from '../events';
 import { auditInsertWhere, type AuditContext } from '../identity';
 import type { ProviderRow } from '../providers';
-import { CLAIMS_PER_HOUR } from '../vocabulary';
+import { CLAIM_ATTEMPTS_PER_HOUR, CLAIMS_PER_HOUR } from '../vocabulary';
 import { openClaimsOf } from './offers';
 import type { LeadDetail } from './schemas';
 import { availableTo, changeApplied, leadDetailForProvider, leadInScope } from './workbench';
@@ -40,7 +41,7 @@ export async function claimLead(
   let claimed: Array<{ id: string }>;
   try {
     [, claimed] = await db.batch([
-      windowIncrement(db, `claims:${provider.id}`, now, HOUR_MS, CLAIMS_PER_HOUR),
+      windowIncrement(db, `claim-attempts:${provider.id}`, now, HOUR_MS, CLAIM_ATTEMPTS_PER_HOUR),
       db
         .update(leads)
         .set({
@@ -54,6 +55,10 @@ export async function claimLead(
         })
         .where(and(eq(leads.id, leadId), availableTo(provider, now), underCapacity(provider)))
         .returning({ id: leads.id }),
+      // Counted only when the claim applied; the 31st claim that would apply fails the whole batch.
+      windowIncrement(db, `claims:${provider.id}`, now, HOUR_MS, CLAIMS_PER_HOUR, {
+        increment: sql`CASE WHEN ${applied} THEN 1 ELSE 0 END`,
+      }),
       db
         .update(providers)
         .set({ lastClaimedAt: now, contactReveals: sql`${providers.contactReveals} + 1` })
@@ -105,11 +110,17 @@ export async function claimLead(
     ]);
   } catch (error) {
     if (!isConstraintViolation(error, 'within_window_limit')) throw error;
-    const [window] = await readWindows(db, [`claims:${provider.id}`], now, HOUR_MS);
-    const retryAfter = Math.max(1, Math.ceil(((window?.resetAt ?? now + HOUR_MS) - now) / 1000));
-    throw new ApiError('rate_limited', `At most ${CLAIMS_PER_HOUR} claims an hour.`, {
-      headers: { 'Retry-After': String(retryAfter) },
-    });
+    const windows = await readWindows(db, [`claims:${provider.id}`, `claim-attempts:${provider.id}`], now, HOUR_MS);
+    const full = windows.find((window) => window.maxCount !== null && window.count >= window.maxCount) ?? windows[0];
+    const retryAfter = Math.max(1, Math.ceil(((full?.resetAt ?? now + HOUR_MS) - now) / 1000));
+    const attempts = full?.subject.startsWith('claim-attempts:');
+    throw new ApiError(
+      'rate_limited',
+      attempts
+        ? `At most ${CLAIM_ATTEMPTS_PER_HOUR} claim attempts an hour.`
+        : `At most ${CLAIMS_PER_HOUR} claims an hour.`,
+      { headers: { 'Retry-After': String(retryAfter) } },
+    );
   }
   if (claimed.length === 0) await refusal(db, provider, leadId, now);
   return leadDetailForProvider(db, provider, leadId);

@@ -80,6 +80,11 @@ export function offeredTo(providerId: string, now: number): SQL {
     AND (o.cooldown_until IS NULL OR o.cooldown_until <= ${now}))`;
 }
 
+/** The lead was offered to this expert at some point, cooling down or not (a condition on leads). */
+export function everOffered(providerId: string): SQL {
+  return sql`EXISTS (SELECT 1 FROM ${leadOffers} o WHERE o.lead_id = ${leads.id} AND o.provider_id = ${providerId})`;
+}
+
 /** This expert may not claim the lead again until `until` (a release or a lapse). */
 export function cooldownWrite(
   db: Database,

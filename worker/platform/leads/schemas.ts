@@ -3,6 +3,7 @@ import { z } from '@hono/zod-openapi';
 import { attributionSchema } from '../attribution';
 import { messageSchema } from '../conversations/schemas';
 import { LEAD_STATUSES, MESSAGE_MAX_CHARS, TRIGGERS, URGENCIES } from '../vocabulary';
+import { displayText } from '../../lib/openapi';
 
 export const leadStatusSchema = z.enum(LEAD_STATUSES).openapi('LeadStatus', {
   description: '`open → claimed → contacted → qualified → won | lost`; the claimer may release a lead back to `open`.',
@@ -75,7 +76,7 @@ export const leadListSchema = z
 export const leadStatusBodySchema = z
   .strictObject({
     status: leadStatusSchema.openapi({ description: 'The next status; `open` releases the lead.' }),
-    note: z.string().trim().max(1000).optional(),
+    note: displayText({ max: 1000, multiline: true }).optional(),
   })
   .openapi('LeadStatusChange');
 

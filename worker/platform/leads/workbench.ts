@@ -14,7 +14,7 @@ import type { ProviderRow } from '../providers';
 import type { LeadDetail, LeadStatus, LeadView } from './schemas';
 import { offerAlertInserts } from '../email';
 import { CLAIM_COOLDOWN_MS } from '../vocabulary';
-import { cooldownWrite, offeredTo, widenOffers } from './offers';
+import { cooldownWrite, everOffered, offeredTo, widenOffers } from './offers';
 import { leadTransitionAllowed } from './transitions';
 
 const { leads, leadEvents, channels, memberships } = schema;
@@ -141,12 +141,16 @@ export async function leadDetailForProvider(db: Database, provider: ProviderRow,
   return detail;
 }
 
-/** Whether the lead exists in the provider's scope at all (whatever its status): the 403/409 cases. */
+/**
+ * Whether the lead was ever offered to the provider, in their scope (whatever its status now): the
+ * 403/409 cases. A lead never offered to them is 404, exactly as an id that does not exist, so
+ * that nobody learns of leads they were not meant to see.
+ */
 export async function leadInScope(db: Database, provider: ProviderRow, leadId: string) {
   return db
     .select({ status: leads.status, claimedBy: leads.claimedBy })
     .from(leads)
-    .where(and(eq(leads.id, leadId), inScope(provider)))
+    .where(and(eq(leads.id, leadId), inScope(provider), everOffered(provider.id)))
     .get();
 }
 

@@ -3,7 +3,7 @@
  * provider API, the console and the admin API answer. Types are inferred from them.
  */
 import { z } from '@hono/zod-openapi';
-import { setOf } from '../../lib/openapi';
+import { displayText, setOf } from '../../lib/openapi';
 import { agentCardSummarySchema } from '../agents/schemas';
 import { AVAILABILITIES, LEAD_ALERT_MODES, PROVIDER_KINDS, PROVIDER_STATUSES } from '../vocabulary';
 
@@ -65,9 +65,9 @@ export type AcceptedScope = z.infer<typeof acceptedScopeSchema>;
 export const profileInputSchema = z
   .strictObject({
     kind: providerKindSchema,
-    display_name: z.string().trim().min(1, 'Enter a display name.').max(80),
-    headline: z.string().trim().min(1, 'Enter a headline.').max(140),
-    bio: z.string().trim().max(2000).nullable(),
+    display_name: displayText({ min: 1, max: 80, minMessage: 'Enter a display name.' }),
+    headline: displayText({ min: 1, max: 140, minMessage: 'Enter a headline.' }),
+    bio: displayText({ max: 2000, multiline: true }).nullable(),
     accepted_scope: acceptedScopeSchema,
     languages: setOf(languageSchema, 20),
     regions: setOf(regionSchema, 60),
@@ -174,7 +174,7 @@ export type ProviderProfileView = z.infer<typeof providerProfileSchema>;
 
 /** An admin's decision on a provider under review. */
 export const reviewNoteSchema = z.strictObject({
-  note: z.string().trim().min(1, 'Say why: the provider reads this note.').max(1000),
+  note: displayText({ min: 1, max: 1000, multiline: true, minMessage: 'Say why: the provider reads this note.' }),
 });
 
 /** An admin's approval: of the profile version the reviewer read. */

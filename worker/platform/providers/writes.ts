@@ -8,6 +8,7 @@ import { insertWhere, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { ProviderStatus } from '../vocabulary';
+import { providerLiveRevocation } from '../conversations';
 import { type EventData, eventInsertWhere, newEvent } from '../events';
 import type { ProviderEvent } from './transitions';
 
@@ -36,7 +37,8 @@ export const changeApplied = (providerId: string, changeId: string) =>
 
 /**
  * `provider.status_changed` for each workspace the provider belongs to (their team's site owners
- * hear of it), written only if the transition happened.
+ * hear of it), written only if the transition happened; and a provider who stops being active
+ * (suspended, or back under review) loses the live sockets of the leads they hold, after the commit.
  */
 export async function providerEventWrites(
   db: Database,
@@ -58,7 +60,7 @@ export async function providerEventWrites(
     to,
     changed_at: new Date(now).toISOString(),
   };
-  return teams.map((team) =>
+  const writes = teams.map((team) =>
     eventInsertWhere(
       db,
       newEvent('provider.status_changed', team.workspaceId, data),
@@ -66,6 +68,9 @@ export async function providerEventWrites(
       now,
     ),
   );
+  if (from === 'active' && to !== 'active')
+    writes.push(providerLiveRevocation(db, row.id, changeApplied(row.id, changeId)));
+  return writes;
 }
 
 /** The row that records one transition (or an edit under review), written only with its change. */
