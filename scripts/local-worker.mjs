@@ -93,9 +93,10 @@ export async function startLocalWorker({
   const pepper = 'local-test-pepper-0123456789';
   const secretsKey = 'local-test-secrets-key-0123456789';
   const agent = await startReferenceAgent({ secret: REFERENCE_AGENT_TEST_SECRET, onCall: onAgentCall });
-  // A real SMTP server for the Worker's email, keeping each message as an .eml file in mailDir.
+  // A real SMTP server for the Worker's email, keeping each message as an .eml file in mailDir;
+  // a test makes it misbehave by writing a mode to mailDir/.relay-mode (see mail-sink.mjs).
   const mailDir = join(persistTo, 'mail');
-  const mailSink = await startMailSink({ dir: mailDir, quiet: true });
+  const mailSink = await startMailSink({ dir: mailDir, quiet: true, modeFile: join(mailDir, '.relay-mode') });
   const referenceAgent = { port: Number(new URL(agent.url).port), secret: REFERENCE_AGENT_TEST_SECRET };
   await prepareLocalDatabase({
     persistTo,
@@ -113,6 +114,9 @@ export async function startLocalWorker({
     SECRETS_KEY: secretsKey,
     ALLOW_LOOPBACK_EGRESS: 'true',
     WEBHOOK_RETRY_BASE_SECONDS: '1',
+    // A relay that hangs is given up after 2 s, and a failed email is retried after about a second.
+    EMAIL_RETRY_BASE_SECONDS: '1',
+    SMTP_TIMEOUT_SECONDS: '2',
     SMTP_HOST: '127.0.0.1',
     SMTP_PORT: String(mailSink.port),
     SMTP_SECURE: 'none',

@@ -9,10 +9,14 @@ import { z } from 'zod';
 /** Bindings and vars as wrangler.toml and .dev.vars declare them. */
 export interface Bindings {
   DB: D1Database;
-  /** The events queue (producer; this Worker is also its consumer). */
+  /** The events queue (producer; this Worker is also its consumer): webhook deliveries to hand over. */
   EVENTS: Queue<unknown>;
+  /** The email queue, apart from the events so that a slow SMTP server delays no webhook. */
+  EMAILS: Queue<unknown>;
   /** One Durable Object per conversation, for live fan-out. */
   CONVERSATIONS: DurableObjectNamespace;
+  /** One Durable Object per webhook endpoint: its outbox runner. */
+  WEBHOOK_ENDPOINTS: DurableObjectNamespace;
   BASE_URL?: string;
   CONSOLE_URL?: string;
   AUTH_URL?: string;
@@ -47,6 +51,8 @@ export interface Bindings {
   MAIL_FROM?: string;
   /** Visitors' replies come back to `reply+{token}@{MAIL_REPLY_DOMAIN}` (Cloudflare Email Routing). */
   MAIL_REPLY_DOMAIN?: string;
+  /** The first wait before an email is retried, in seconds (60, doubling to 2 hours; less for local tests). */
+  EMAIL_RETRY_BASE_SECONDS?: string;
   /** How long a reply may stay unread before it goes to the visitor by email (120 s; less for local tests). */
   EMAIL_UNREAD_AFTER_SECONDS?: string;
   /** The platform's own channel: the consultation entry of the front page `/` (the widget and its hosted inbox). */
@@ -99,6 +105,7 @@ const settingsSchema = z.object({
     .optional()
     .transform((value) => value || undefined),
   EMAIL_UNREAD_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
+  EMAIL_RETRY_BASE_SECONDS: z.coerce.number().positive().max(3600).default(60),
   LEAD_MINUTE_SECONDS: z.coerce.number().int().min(1).max(60).default(60),
   FRONT_DOOR_CHANNEL: z
     .string()

@@ -33,6 +33,7 @@ import { workbenchRoutes } from './platform/leads';
 import { providerProfileRoutes } from './platform/providers';
 
 export { ConversationRoom } from './live/conversation-room';
+export { WebhookEndpointOutbox } from './jobs/webhook-endpoint';
 
 export const app = newApp('problem', consoleErrorPages);
 app.use('*', requestContext);

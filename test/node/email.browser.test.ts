@@ -26,6 +26,8 @@ interface Mail {
   html: string;
   headers: Map<string, unknown>;
   replyTo: string;
+  /** The mailboxes of `From:`, as a mail program reads them. */
+  from: Array<{ name: string; address: string }>;
   raw: string;
 }
 
@@ -48,6 +50,7 @@ async function mails(): Promise<Mail[]> {
       html: typeof mail.html === 'string' ? mail.html : '',
       headers: mail.headers,
       replyTo: mail.replyTo?.value[0]?.address ?? '',
+      from: (mail.from?.value ?? []).map(({ name, address }) => ({ name, address: address ?? '' })),
       raw,
     });
   }
@@ -173,7 +176,7 @@ describe('email through a real SMTP server', () => {
     await fireMinuteCron();
     const mail = await waitForMail((candidate) => candidate.to === visitorEmail);
     expect(mail.subject).toMatch(/^Dana Reyes replied \(D-[0-9A-Z]{6}\)$/);
-    expect(mail.raw).toContain('From: "Northwind Bookkeeping" <gateway@mail.test>');
+    expect(mail.from).toEqual([{ name: 'Northwind Bookkeeping', address: 'gateway@mail.test' }]);
     expect(mail.text).toContain('You have a reply from Northwind Bookkeeping');
     expect(mail.text).toContain('send me your last payslip run');
     expect(mail.replyTo).toMatch(/^reply\+[a-z2-7]{52}@reply\.mail\.test$/);

@@ -36,20 +36,22 @@ async function api(
 interface Delivery {
   id: string;
   type: string;
+  created_at: string;
   data: Record<string, any>;
   attempt: number;
 }
 
-/** A receiver on loopback: verifies each request, then answers as `decide` says. */
-async function startReceiver(decide: (webhookId: string, attempt: number) => number) {
+/** A receiver on loopback: verifies each request, then answers as `decide` says (perhaps after a while). */
+async function startReceiver(decide: (webhookId: string, attempt: number) => number | Promise<number>) {
   let secret = '';
   const attempts = new Map<string, number>();
-  const delivered: Delivery[] = [];
+  const delivered: Array<Delivery & { receivedAt: number }> = [];
   const rejected: string[] = [];
   const server: Server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => {
+    request.on('end', async () => {
+      const receivedAt = Date.now();
       let event: Omit<Delivery, 'attempt'>;
       try {
         event = new Webhook(secret).verify(
@@ -64,9 +66,9 @@ async function startReceiver(decide: (webhookId: string, attempt: number) => num
       const webhookId = String(request.headers['webhook-id']);
       const attempt = (attempts.get(webhookId) ?? 0) + 1;
       attempts.set(webhookId, attempt);
-      const status = decide(webhookId, attempt);
-      if (status < 300) delivered.push({ ...event, attempt });
-      response.writeHead(status).end();
+      const status = await decide(webhookId, attempt);
+      if (status < 300) delivered.push({ ...event, attempt, receivedAt });
+      if (!response.destroyed) response.writeHead(status).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -76,7 +78,11 @@ async function startReceiver(decide: (webhookId: string, attempt: number) => num
     attempts,
     delivered,
     rejected,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -170,6 +176,37 @@ describe('webhooks through the real wrangler dev', () => {
       from: 'claimed',
       to: 'contacted',
     });
+  });
+
+  it('a receiver that hangs holds up no other tenant: the healthy one gets each event within 5 s', async () => {
+    // Workspace A's receiver holds each request 15 s, then answers 500 (and is retried meanwhile).
+    const hanging = await startReceiver(() => new Promise((resolve) => setTimeout(() => resolve(500), 15_000)));
+    const healthy = await startReceiver(() => 204);
+    receivers.push(hanging, healthy);
+    const [slowTenant, healthyTenant] = [await newWorkspace(['execute']), await newWorkspace(['execute'])];
+    for (const [tenant, receiver] of [
+      [slowTenant, hanging],
+      [healthyTenant, healthy],
+    ] as const) {
+      const hook = await api('/api/admin/webhooks', {
+        token: adminToken,
+        body: { workspace_id: tenant.workspaceId, url: receiver.url, event_types: ['execution.completed'] },
+      });
+      receiver.useSecret(hook.secret);
+    }
+    const execute = (token: string, text: string) =>
+      api('/api/execute', {
+        token,
+        body: { domain: 'consultation', execution_mode: 'sync', required_scopes: ['execute'], text },
+      });
+    // A's events first, so its receiver is already hanging when B's are made.
+    for (let index = 0; index < 5; index++) await execute(slowTenant.token, `Slow ${index}`);
+    await vi.waitUntil(() => hanging.attempts.size > 0, { timeout: 10_000, interval: 50 });
+    for (let index = 0; index < 10; index++) await execute(healthyTenant.token, `Healthy ${index}`);
+    await vi.waitUntil(() => healthy.delivered.length === 10, { timeout: 20_000, interval: 50 });
+    const lateness = healthy.delivered.map((event) => event.receivedAt - Date.parse(event.created_at));
+    expect(Math.max(...lateness), `lateness: ${lateness.join(', ')} ms`).toBeLessThan(5_000);
+    expect(hanging.delivered).toEqual([]); // Still hanging, or failed: never answered in time.
   });
 
   it('a receiver that fails three times gets the event on the fourth attempt, with the same webhook-id', async () => {

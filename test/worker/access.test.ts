@@ -72,6 +72,13 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
     scope: 'channels:read',
     tenantScoped: true,
   },
+  {
+    method: 'GET',
+    path: '/api/integrations/channels/:channelKey/csp-check',
+    auth: 'api_key_or_session',
+    scope: 'channels:read',
+    tenantScoped: true,
+  },
   // The admin API.
   { method: 'POST', path: '/api/admin/organizations', auth: 'admin', body: { name: 'Org' } },
   { method: 'GET', path: '/api/admin/organizations', auth: 'admin' },
@@ -113,6 +120,8 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'POST', path: '/api/admin/webhooks/:webhook_id/rotate-secret', auth: 'admin' },
   { method: 'GET', path: '/api/admin/webhooks/:webhook_id/deliveries', auth: 'admin' },
   { method: 'POST', path: '/api/admin/webhooks/:webhook_id/deliveries/:event_id/redeliver', auth: 'admin' },
+  { method: 'POST', path: '/api/admin/emails/test', auth: 'admin', body: { user_email: 'nobody@example.com' } },
+  { method: 'GET', path: '/api/admin/emails/:email_id', auth: 'admin' },
   // The provider API and the workbench API.
   {
     method: 'GET',

@@ -3,9 +3,6 @@ import { readSettings, type Bindings } from '../env';
 import type { Database } from '../lib/db';
 import { emailLinkOrigin, parseMailbox, type SendDeps, smtpTransport } from '../platform/email';
 
-/** The first retry of an email waits about a minute (then doubling, at most 2 hours, for 24 hours). */
-const EMAIL_RETRY_BASE_SECONDS = 60;
-
 /** The dependencies of sending, for the queue job. */
 export function emailSendDeps(env: Bindings, db: Database): SendDeps {
   const settings = readSettings(env);
@@ -13,7 +10,7 @@ export function emailSendDeps(env: Bindings, db: Database): SendDeps {
   const signingSecret = settings.SECRETS_KEY ?? settings.PASSWORD_PEPPER;
   return {
     db,
-    queue: env.EVENTS,
+    queue: env.EMAILS,
     transport: smtpTransport(settings),
     compose: signingSecret
       ? {
@@ -23,6 +20,7 @@ export function emailSendDeps(env: Bindings, db: Database): SendDeps {
           ...(settings.MAIL_REPLY_DOMAIN ? { replyDomain: settings.MAIL_REPLY_DOMAIN } : {}),
         }
       : { missing: 'SECRETS_KEY is not set: unsubscribe links cannot be signed.' },
-    retryBaseSeconds: EMAIL_RETRY_BASE_SECONDS,
+    // About a minute first (EMAIL_RETRY_BASE_SECONDS), then doubling, at most 2 hours, for 24 hours.
+    retryBaseSeconds: settings.EMAIL_RETRY_BASE_SECONDS,
   };
 }

@@ -5,15 +5,15 @@
  */
 import { executionLimits, readSettings, type Bindings } from '../env';
 import { createDatabase, type Database } from '../lib/db';
-import { egressPolicy } from '../lib/egress';
 import { logLine } from '../lib/request-context';
 import { sendEmails, type SendEmailsMessage, sweepEmails } from '../platform/email';
 import { sweepLeadTimers } from '../platform/leads';
-import { deliverEvents, EndpointLimiter, sweepDueDeliveries, type DeliveryBatchContext } from '../platform/webhooks';
+import { endpointsWithPending, sweepDueDeliveries } from '../platform/webhooks';
 import type { DeliverMessage } from '../platform/webhooks';
 import { emailSendDeps } from './email';
 import { publishCommittedEvents } from './publish';
 import { purgeExpiredRecords } from './sweeps';
+import { endpointOutbox } from './webhook-endpoint';
 
 /** A message on the events queue: its kind says which job handles it. */
 export interface QueueMessageBody {
@@ -21,28 +21,14 @@ export interface QueueMessageBody {
   [field: string]: unknown;
 }
 
-/** What the messages of one queue batch share: the per-endpoint bound on webhook attempts. */
-interface BatchShared {
-  delivery: DeliveryBatchContext;
-}
-
-type QueueJob = (body: QueueMessageBody, env: Bindings, db: Database, shared: BatchShared) => Promise<void>;
+type QueueJob = (body: QueueMessageBody, env: Bindings, db: Database) => Promise<void>;
 
 /** The queue jobs, by message kind. */
 const QUEUE_JOBS: Record<string, QueueJob> = {
-  'webhook.deliver': async (body, env, db, shared) => {
-    const settings = readSettings(env);
-    await deliverEvents(
-      {
-        db,
-        queue: env.EVENTS,
-        egress: egressPolicy(settings),
-        secretsKey: settings.SECRETS_KEY,
-        retryBaseSeconds: settings.WEBHOOK_RETRY_BASE_SECONDS,
-      },
-      body as unknown as DeliverMessage,
-      shared.delivery,
-    );
+  // Hands over only: each endpoint's own outbox sends, so no receiver ever holds up this batch.
+  'webhook.deliver': async (body, env, db) => {
+    const endpoints = await endpointsWithPending(db, body as unknown as DeliverMessage);
+    await Promise.all(endpoints.map((id) => endpointOutbox(env.WEBHOOK_ENDPOINTS, id).wake(id)));
   },
   'email.send': (body, env, db) => sendEmails(emailSendDeps(env, db), body as unknown as SendEmailsMessage),
 };
@@ -54,7 +40,6 @@ const QUEUE_JOBS: Record<string, QueueJob> = {
  */
 export async function handleQueue(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
   readSettings(env);
-  const shared: BatchShared = { delivery: { limiter: new EndpointLimiter() } };
   await Promise.all(
     batch.messages.map(async (message) => {
       const body = message.body as QueueMessageBody;
@@ -72,7 +57,7 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Bindings): 
       }
       try {
         const db = createDatabase(env.DB);
-        await job(body, env, db, shared);
+        await job(body, env, db);
         message.ack();
         await publishCommittedEvents(db, env);
       } catch (error) {
@@ -111,7 +96,7 @@ export async function handleScheduled(controller: ScheduledController, env: Bind
   const leads = await sweepLeadTimers(db, controller.scheduledTime, executionLimits(readSettings(env)).leadMinuteMs);
   const [requeued, emails] = await Promise.all([
     sweepDueDeliveries(db, env.EVENTS, controller.scheduledTime),
-    sweepEmails(db, env.EVENTS, controller.scheduledTime),
+    sweepEmails(db, env.EMAILS, controller.scheduledTime),
   ]);
   logLine({ level: 'info', message: 'scheduled', cron: controller.cron, requeued, emails, leads });
   await publishCommittedEvents(db, env);

@@ -19,7 +19,7 @@ import { enqueueForDelivery } from '../platform/webhooks';
 /** Hands the events committed through `db` to the queue. */
 export async function publishCommittedEvents(
   db: Database,
-  env: Pick<Bindings, 'EVENTS' | 'CONVERSATIONS'>,
+  env: Pick<Bindings, 'EVENTS' | 'EMAILS' | 'CONVERSATIONS'>,
   requestId?: string,
 ): Promise<void> {
   const committed = takeCommittedEvents(db);
@@ -37,7 +37,7 @@ export async function publishCommittedEvents(
     fanOutLive(env.CONVERSATIONS, committed).catch(warn('live_fan_out_failed')),
     revocations.length > 0 ? revokeLive(env.CONVERSATIONS, revocations).catch(warn('live_revoke_failed')) : undefined,
     enqueueForDelivery(db, env.EVENTS, committed).catch(warn('outbox_enqueue_failed')),
-    emails.length > 0 ? enqueueEmails(env.EVENTS, emails).catch(warn('email_enqueue_failed')) : undefined,
+    emails.length > 0 ? enqueueEmails(env.EMAILS, emails).catch(warn('email_enqueue_failed')) : undefined,
   ]);
 }
 

@@ -67,7 +67,13 @@ export const LEAD_ALERT_MODES = ['instant', 'hourly', 'off'] as const;
 export type LeadAlertMode = (typeof LEAD_ALERT_MODES)[number];
 
 /** What an email is about (PRODUCT.md section 14). */
-export const EMAIL_KINDS = ['lead_alert', 'lead_digest', 'visitor_continuation', 'lead_unclaimed'] as const;
+export const EMAIL_KINDS = [
+  'lead_alert',
+  'lead_digest',
+  'visitor_continuation',
+  'lead_unclaimed',
+  'smtp_test',
+] as const;
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 
 /**

@@ -12,6 +12,7 @@ const KIND_LABELS: Record<EmailLogEntry['kind'], string> = {
   lead_digest: 'Lead digest',
   visitor_continuation: 'Reply to visitor',
   lead_unclaimed: 'Unclaimed lead',
+  smtp_test: 'Test email',
 };
 
 /** What a status means here, when the pill alone does not say it. */

@@ -5,7 +5,7 @@
  * Server-rendered; every form works without JavaScript, and /embed/console.js adds the preview.
  */
 import { raw } from 'hono/html';
-import type { ChannelView, PublicWidgetConfig } from '../../platform/channels';
+import type { ChannelView, CspFinding, PublicWidgetConfig } from '../../platform/channels';
 import { roleMay } from '../../platform/access';
 import { RoutingFields } from './lead-operations';
 import { ChannelTabs } from './intake-page';
@@ -20,6 +20,8 @@ export interface ChannelPageProps extends WorkspacePageProps {
   errors?: FieldErrors;
   notice?: string;
   error?: string;
+  /** The site policy check, when the owner asked for it. */
+  cspFindings?: CspFinding[];
 }
 
 const FIELD_RULES: [string, string][] = [
@@ -79,6 +81,20 @@ export function ChannelPage(props: ChannelPageProps) {
             Copy link
           </button>
         </div>
+        <h3 id="csp-title">Your site’s Content-Security-Policy</h3>
+        <p>
+          A page with a strict policy must allow the widget’s script, its calls and its live socket, or the widget falls
+          back to polling and the browser reports a violation on every page view.
+        </p>
+        {props.cspFindings ? (
+          <CspFindings findings={props.cspFindings} />
+        ) : (
+          <p>
+            <a class="button small" href={`${base}${ws}&check=csp#csp-title`}>
+              Check my sites’ policies
+            </a>
+          </p>
+        )}
       </section>
 
       <section class="card" aria-labelledby="widget-title">
@@ -298,5 +314,42 @@ export function ChannelPage(props: ChannelPageProps) {
         </form>
       </section>
     </WorkspaceLayout>
+  );
+}
+
+const CSP_STATUS: Record<CspFinding['status'], string> = {
+  ok: 'Fine',
+  missing: 'Sources missing',
+  no_policy: 'No policy',
+  unreachable: 'Not checked',
+};
+
+const WARNING = new Set<CspFinding['status']>(['missing', 'unreachable']);
+
+/** What the policy check found, origin by origin, with the exact sources to add. */
+function CspFindings({ findings }: { findings: CspFinding[] }) {
+  if (findings.length === 0)
+    return <p>Add the sites that embed the widget (allowed origins) to check their policies.</p>;
+  return (
+    <ul class="csp-findings" aria-live="polite">
+      {findings.map((finding) => (
+        <li>
+          <strong>{finding.origin}</strong>{' '}
+          <span class={`pill ${WARNING.has(finding.status) ? 'status-failing' : 'status-active'}`}>
+            {CSP_STATUS[finding.status]}
+          </span>
+          <p>{finding.detail}</p>
+          {finding.missing.length > 0 ? (
+            <ul>
+              {finding.missing.map((entry) => (
+                <li>
+                  Add <code>{entry.source}</code> to <code>{entry.directive}</code>, for {entry.needed_for}.
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </li>
+      ))}
+    </ul>
   );
 }

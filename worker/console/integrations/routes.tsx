@@ -10,7 +10,12 @@ import { newPageApp } from '../shared/app';
 import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { displayText } from '../../lib/openapi';
-import { createChannelSchema, updateChannelSchema, widgetConfigPatchSchema } from '../../platform/channels';
+import {
+  channelCspFindings,
+  createChannelSchema,
+  updateChannelSchema,
+  widgetConfigPatchSchema,
+} from '../../platform/channels';
 import {
   createChannel,
   describeChannel,
@@ -138,6 +143,8 @@ async function renderChannel(
   const urls = urlsOf(c);
   const row = await getChannel(c.var.db, context.current.workspaceId, channelKey);
   const domains = await listDomains(c.var.db);
+  // The site policy check reads the customer's pages: only when asked for (?check=csp).
+  const cspFindings = c.req.query('check') === 'csp' ? await channelCspFindings(c, row) : undefined;
   return c.html(
     <ChannelPage
       user={currentUser(c)}
@@ -146,6 +153,7 @@ async function renderChannel(
       previewConfig={publicWidgetConfig(row, urls, consoleOrigin(urls))}
       domains={domains}
       notice={noticeOf(c)}
+      {...(cspFindings ? { cspFindings } : {})}
       {...extra}
     />,
     status,

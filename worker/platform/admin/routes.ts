@@ -3,6 +3,7 @@ import { newApp } from '../../app';
 import { registerAuditLogRoutes } from './audit-log';
 import { registerCatalogAndPeopleRoutes } from './catalog-and-people';
 import { registerCredentialRoutes } from './credentials';
+import { registerEmailRoutes } from './email';
 import { registerOrganizationRoutes } from './organizations';
 import { registerWebhookRoutes } from './webhooks';
 
@@ -13,6 +14,7 @@ export function adminRoutes() {
   registerCredentialRoutes(app);
   registerCatalogAndPeopleRoutes(app);
   registerWebhookRoutes(app);
+  registerEmailRoutes(app);
   registerAuditLogRoutes(app);
   return app;
 }

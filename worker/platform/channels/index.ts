@@ -4,7 +4,8 @@
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */
 export { admittedChannel, channelGate, PUBLIC_CHANNEL_PATHS, publicWidgetRoutes } from './public-routes';
-export { channelRoutes } from './routes';
+export { channelCspFindings, channelRoutes } from './routes';
+export type { CspFinding } from './csp-check';
 export {
   type ChannelView,
   createChannelSchema,

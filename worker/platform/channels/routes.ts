@@ -4,10 +4,13 @@ import type { Context } from 'hono';
 import { newApp } from '../../app';
 import { resolvePlatformUrls, type AppEnv } from '../../env';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
+import { egressPolicy } from '../../lib/egress';
+import { takeSlotOrRefuse } from '../../lib/rate-limit';
 import { jsonContent as json, problemResponses } from '../../lib/openapi';
 import { requireWorkspace, requireWorkspaceAccess } from '../identity';
 import type { AuditContext } from '../identity';
 import { listChannelIntake } from '../leads';
+import { checkSitePolicies, cspFindingSchema } from './csp-check';
 import { channelSchema, createChannelSchema, updateChannelSchema } from './schemas';
 import { createChannel, describeChannel, getChannel, listChannels, updateChannel } from './service';
 
@@ -202,5 +205,44 @@ export function channelRoutes() {
       return c.json({ data: await listChannelIntake(c.var.db, row.id, c.req.valid('query').limit) }, 200);
     },
   );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/integrations/channels/{channelKey}/csp-check',
+      operationId: 'checkChannelCsp',
+      tags: [TAG],
+      summary: 'Will each site’s Content-Security-Policy let the widget run?',
+      description:
+        'Reads the page at each allowed and first-party origin (through the egress guard: public https only) and ' +
+        'checks its policies against what the widget loads: its script, its calls, and its live socket on the ' +
+        '`wss://` twin. Each finding names the exact sources to add. At most 10 checks a minute per channel.',
+      security,
+      middleware: readMiddleware,
+      request: { params: channelKeyParam },
+      responses: {
+        200: json(z.object({ data: z.array(cspFindingSchema) }), 'One finding per origin.'),
+        ...problemResponses([401, 403, 404, 429] as const),
+      },
+    }),
+    async (c) => {
+      const row = await getChannel(c.var.db, requireWorkspace(c).workspaceId, c.req.valid('param').channelKey);
+      return c.json({ data: await channelCspFindings(c, row) }, 200);
+    },
+  );
   return app;
+}
+
+/** The CSP findings of a channel's sites, within the channel's limit of 10 checks a minute (fetches go out). */
+export async function channelCspFindings(
+  c: Context<AppEnv>,
+  row: { id: number; allowedOrigins: string[]; firstPartyOrigins: string[] },
+) {
+  await takeSlotOrRefuse(c.var.db, `csp-check:${row.id}`, Date.now(), {
+    windowMs: 60_000,
+    max: 10,
+    detail: 'At most 10 policy checks a minute per channel.',
+  });
+  const origins = [...new Set([...row.allowedOrigins, ...row.firstPartyOrigins])];
+  return checkSitePolicies(origins, resolvePlatformUrls(c.var.settings, c.req.url), egressPolicy(c.var.settings));
 }

@@ -16,6 +16,7 @@ import {
   type EmailFooter,
   leadAlertEmail,
   leadDigestEmail,
+  testEmail,
   unclaimedEmail,
 } from './templates';
 import type { OutgoingEmail } from './transport';
@@ -283,6 +284,27 @@ async function ownerEmail(
   return { email: addressed(row, head.email, content, `${origin}/email/unsubscribe/${token}`, settings) };
 }
 
+/** The operator's test email, to the user who asked for it. */
+async function smtpTestEmail(
+  db: Database,
+  row: EmailRow,
+  settings: ComposeSettings,
+  origin: string,
+): Promise<Composed> {
+  const user = await db.select({ email: users.email }).from(users).where(eq(users.id, row.userId!)).get();
+  if (!user) return { skip: 'The user no longer exists.' };
+  const token = await unsubscribeToken(settings.signingSecret, { kind: 'owner', userId: row.userId! });
+  const content = testEmail(
+    { sentAt: timeOf(row.createdAt), consoleUrl: `${origin}/console` },
+    {
+      reason: 'You get this because a platform administrator sent a test email to your account.',
+      manageUrl: `${origin}/console`,
+      manageLabel: 'Open the console',
+    },
+  );
+  return { email: addressed(row, user.email, content, `${origin}/email/unsubscribe/${token}`, settings) };
+}
+
 /** The email a claimed row becomes now, or why there is nothing to send. */
 export async function composeEmail(
   db: Database,
@@ -295,5 +317,6 @@ export async function composeEmail(
   if (!origin) return { skip: 'No public URL is configured (CONSOLE_URL or BASE_URL) for the links of this email.' };
   if (row.kind === 'visitor_continuation') return visitorEmail(db, row, settings, origin, now);
   if (row.kind === 'lead_unclaimed') return ownerEmail(db, row, settings, origin, now);
+  if (row.kind === 'smtp_test') return smtpTestEmail(db, row, settings, origin);
   return expertEmail(db, row, settings, origin);
 }

@@ -147,3 +147,34 @@ export function continuationHold(
       AND NOT EXISTS (SELECT 1 FROM ${emails} WHERE ${emails.conversationId} = c.id
         AND ${emails.kind} = 'visitor_continuation' AND ${emails.status} = 'held')`);
 }
+
+/**
+ * The operator's test email to a user: a row like any other, queued now (published after the
+ * commit), so it proves the whole path: outbox, queue, composer, SMTP. Answers its id.
+ */
+export async function queueTestEmail(db: Database, userId: string, mail: MailContext, now = Date.now()) {
+  const id = newId('eml', now);
+  const statement = db.all(sql`INSERT INTO ${emails} (id, workspace_id, kind, status, user_id, subject, link_origin,
+      next_attempt_at, created_at, updated_at)
+    VALUES (${id}, '', 'smtp_test', 'queued', ${userId}, 'Test email', ${mail.linkOrigin}, ${now}, ${now}, ${now})
+    RETURNING id, status`);
+  await db.batch([afterCommit(statement, collect(db))]);
+  return id;
+}
+
+/** Where one email is: for the operator checking a test email, or a support question. Never its address. */
+export async function emailStatus(db: Database, id: string) {
+  const row = await db
+    .select({
+      email_id: emails.id,
+      kind: emails.kind,
+      status: emails.status,
+      attempts: emails.attempts,
+      last_error: emails.lastError,
+      sent_at: emails.sentAt,
+    })
+    .from(emails)
+    .where(sql`${emails.id} = ${id}`)
+    .get();
+  return row ? { ...row, sent_at: row.sent_at ? new Date(row.sent_at).toISOString() : null } : undefined;
+}

@@ -270,3 +270,23 @@ export function unclaimedEmail(
     `Your recent intake: ${facts.consoleUrl}\n\n${textFooter(footer)}`;
   return { subject, text, html: `<!doctype html>${html}` };
 }
+
+/** The operator's test email: proof that the SMTP settings deliver, sent through the same outbox as any other. */
+export function testEmail(facts: { sentAt: string; consoleUrl: string }, footer: EmailFooter): ComposedContent {
+  const subject = 'Test email: your SMTP settings deliver';
+  const html = (
+    <Layout preheader="If you read this, email works." footer={footer}>
+      <h1 style="font-size:20px;margin:0 0 4px;">{subject}</h1>
+      <p style="margin:0 0 12px;color:#4b5563;">
+        A platform administrator asked for this email at {facts.sentAt}. It went through the outbox, the queue and your
+        SMTP server, as lead alerts and replies to visitors do.
+      </p>
+      <Button href={facts.consoleUrl}>Open the console</Button>
+    </Layout>
+  );
+  const text =
+    `${subject}.\n\nA platform administrator asked for this email at ${facts.sentAt}. It went through the outbox, ` +
+    `the queue and your SMTP server, as lead alerts and replies to visitors do.\n\n${facts.consoleUrl}\n\n` +
+    textFooter(footer);
+  return { subject, text, html: `<!doctype html>${html}` };
+}

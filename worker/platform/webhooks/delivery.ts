@@ -1,13 +1,14 @@
 /**
- * Webhook delivery (PRODUCT.md section 10): at least once, from the outbox, through the events
- * queue. A consumer leases the due deliveries of an event (so two consumers do not both send),
+ * Webhook delivery (docs/design/webhooks.md): at least once, from the outbox. The events queue
+ * only wakes the outbox of each endpoint concerned, one Durable Object per endpoint
+ * (jobs/webhook-endpoint.ts), which leases its due deliveries (so two runs do not both send),
  * POSTs each through the egress guard with Standard Webhooks headers (the event id is the
  * `webhook-id` of every attempt), logs the attempt, and on failure schedules the next one with
- * exponential backoff and jitter, honouring `Retry-After`, for about three days. Deliveries run
- * concurrently, at most a few at a time per endpoint, and each outcome is written as soon as it
- * is known, so a hanging endpoint delays no other. A 410 disables the endpoint; so do three days
- * of failures. A disabled endpoint's deliveries are paused, not dropped, and go out when it is
- * enabled again (within the 3-day window). The cron sweep (sweep.ts) re-enqueues whatever is overdue.
+ * exponential backoff and jitter, honouring `Retry-After`, for about three days; its alarm fires
+ * when the next one is due. So a hanging receiver holds up nobody but itself. A 410 disables the
+ * endpoint; so do three days of failures. A disabled endpoint's deliveries are paused, not dropped,
+ * and go out when it is enabled again (within the 3-day window). The cron sweep (sweep.ts) wakes
+ * any endpoint whose deliveries are overdue.
  */
 import { and, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
@@ -17,7 +18,7 @@ import { newId } from '../../lib/ids';
 import { signingSecretsInForce } from '../../lib/secrets';
 import { signStandardWebhook } from '../../lib/standard-webhooks';
 import { auditInsertWhere, type AuditContext } from '../identity';
-import { enqueueDeliveries, type DeliverMessage } from './outbox';
+import type { DeliverMessage } from './outbox';
 import { EndpointLimiter, RETRY_WINDOW_MS, retryAfterMs, retryDelayMs } from './retry-policy';
 
 const { webhookEndpoints, webhookDeliveries, webhookAttempts, events } = schema;
@@ -25,11 +26,8 @@ const { webhookEndpoints, webhookDeliveries, webhookAttempts, events } = schema;
 const DELIVERY_TIMEOUT_MS = 10_000;
 /** An attempt in flight holds its delivery this long (then the sweep may hand it out again). */
 const LEASE_MS = 60_000;
-/** The longest delay a queue message may carry; longer waits are left to the sweep. */
-const QUEUE_MAX_DELAY_SECONDS = 12 * 60 * 60;
 export interface DeliveryEnvironment {
   db: Database;
-  queue: Queue<unknown>;
   egress: EgressPolicy;
   secretsKey: string | undefined;
   retryBaseSeconds: number;
@@ -120,7 +118,7 @@ function outcomeWrites(
   result: AttemptResult,
   startedAt: number,
   env: DeliveryEnvironment,
-): { writes: BatchItem<'sqlite'>[]; retryInMs?: number } {
+): { writes: BatchItem<'sqlite'>[] } {
   const now = Date.now();
   const number = delivery.attempts + 1;
   const key = and(
@@ -211,7 +209,7 @@ function outcomeWrites(
       lte(webhookEndpoints.failingSince, now - RETRY_WINDOW_MS),
     ),
   );
-  return givesUp ? { writes } : { writes, retryInMs: wait };
+  return { writes };
 }
 
 /**
@@ -255,90 +253,119 @@ export function disableWrites(
   ];
 }
 
-/** What the consumer of one queue batch shares between its messages. */
-export interface DeliveryBatchContext {
-  limiter: EndpointLimiter;
+/** At most this many deliveries per run of an endpoint's outbox; more are taken by the next run at once. */
+const DELIVERIES_PER_RUN = 20;
+
+/** What one run of an endpoint's outbox did, and when the endpoint has something due next. */
+export interface EndpointRun {
+  attempted: number;
+  /** When the next pending delivery falls due (null: none pending); `now` when more wait already. */
+  nextDueAt: number | null;
 }
 
 /**
- * The queue job: delivers the due deliveries of some events (of one endpoint, for a retry). Each
- * is leased first with one conditional UPDATE, so a duplicate message or a concurrent consumer
- * finds nothing to do. Attempts run concurrently within the per-endpoint bound; each outcome is
- * written in its own batch as soon as it is known, and its retry goes back on the queue.
+ * One run of one endpoint's outbox (its Durable Object's alarm, jobs/webhook-endpoint.ts): the
+ * due deliveries, oldest first, leased with one conditional UPDATE (so a concurrent run finds
+ * nothing), then POSTed a few at a time; each outcome is written in its own batch as soon as it is
+ * known. Retries are not queued: the answer says when the endpoint has something due next, and the
+ * object sets its alarm then. Only this endpoint's receiver can slow this run down.
  */
-export async function deliverEvents(
+export async function deliverDueToEndpoint(
   env: DeliveryEnvironment,
-  message: DeliverMessage,
-  shared: DeliveryBatchContext = { limiter: new EndpointLimiter() },
-): Promise<{ attempted: number }> {
+  endpointId: string,
+  limiter = new EndpointLimiter(),
+): Promise<EndpointRun> {
   const { db } = env;
   const now = Date.now();
-  const leased = await db
-    .update(webhookDeliveries)
-    .set({ nextAttemptAt: now + LEASE_MS, updatedAt: now })
+  const due = db
+    .select({ eventId: webhookDeliveries.eventId })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.endpointId, endpointId),
+        eq(webhookDeliveries.status, 'pending'),
+        lte(webhookDeliveries.nextAttemptAt, now),
+      ),
+    )
+    .orderBy(webhookDeliveries.createdAt)
+    .limit(DELIVERIES_PER_RUN);
+  const [leased, endpointRows] = await db.batch([
+    db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: now + LEASE_MS, updatedAt: now })
+      .where(
+        and(
+          eq(webhookDeliveries.endpointId, endpointId),
+          inArray(webhookDeliveries.eventId, due),
+          eq(webhookDeliveries.status, 'pending'),
+          lte(webhookDeliveries.nextAttemptAt, now),
+        ),
+      )
+      .returning({
+        eventId: webhookDeliveries.eventId,
+        endpointId: webhookDeliveries.endpointId,
+        attempts: webhookDeliveries.attempts,
+        createdAt: webhookDeliveries.createdAt,
+      }),
+    db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)),
+  ]);
+  const endpoint = endpointRows[0];
+  if (leased.length > 0) {
+    const eventRows = await db
+      .select()
+      .from(events)
+      .where(inArray(events.id, [...new Set(leased.map((row) => row.eventId))]));
+    const eventsById = new Map(eventRows.map((row) => [row.id, row]));
+    await Promise.all(
+      leased.map((delivery) =>
+        limiter.run(endpointId, async () => {
+          const event = eventsById.get(delivery.eventId);
+          const key = and(
+            eq(webhookDeliveries.eventId, delivery.eventId),
+            eq(webhookDeliveries.endpointId, delivery.endpointId),
+          );
+          if (!endpoint || !event) {
+            await db.update(webhookDeliveries).set({ status: 'cancelled', updatedAt: Date.now() }).where(key);
+            return;
+          }
+          if (endpoint.status !== 'active') {
+            // Disabled meanwhile: nothing is sent; the delivery waits for the endpoint to be enabled.
+            await db
+              .update(webhookDeliveries)
+              .set({ status: 'paused', updatedAt: Date.now() })
+              .where(and(key, eq(webhookDeliveries.status, 'pending')));
+            return;
+          }
+          const startedAt = Date.now();
+          const result = await attempt(env, endpoint, event, startedAt);
+          const { writes } = outcomeWrites(db, delivery, result, startedAt, env);
+          await db.batch(writes as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+        }),
+      ),
+    );
+  }
+  const next = await db
+    .select({ at: sql<number | null>`MIN(${webhookDeliveries.nextAttemptAt})` })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, 'pending')))
+    .get();
+  return { attempted: leased.length, nextDueAt: next?.at ?? null };
+}
+
+/**
+ * The endpoints that have pending deliveries among some events (all of them, or the one named):
+ * the queue job wakes each one's outbox and returns, never waiting on a receiver.
+ */
+export async function endpointsWithPending(db: Database, message: DeliverMessage): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ endpointId: webhookDeliveries.endpointId })
+    .from(webhookDeliveries)
     .where(
       and(
         inArray(webhookDeliveries.eventId, message.event_ids),
         message.endpoint_id ? eq(webhookDeliveries.endpointId, message.endpoint_id) : undefined,
         eq(webhookDeliveries.status, 'pending'),
-        lte(webhookDeliveries.nextAttemptAt, now),
       ),
-    )
-    .returning({
-      eventId: webhookDeliveries.eventId,
-      endpointId: webhookDeliveries.endpointId,
-      attempts: webhookDeliveries.attempts,
-      createdAt: webhookDeliveries.createdAt,
-    });
-  if (leased.length === 0) return { attempted: 0 };
-  const [endpointRows, eventRows] = await db.batch([
-    db
-      .select()
-      .from(webhookEndpoints)
-      .where(inArray(webhookEndpoints.id, [...new Set(leased.map((row) => row.endpointId))])),
-    db
-      .select()
-      .from(events)
-      .where(inArray(events.id, [...new Set(leased.map((row) => row.eventId))])),
-  ]);
-  const endpoints = new Map(endpointRows.map((row) => [row.id, row]));
-  const eventsById = new Map(eventRows.map((row) => [row.id, row]));
-
-  await Promise.all(
-    leased.map((delivery) =>
-      shared.limiter.run(delivery.endpointId, async () => {
-        const endpoint = endpoints.get(delivery.endpointId);
-        const event = eventsById.get(delivery.eventId);
-        const key = and(
-          eq(webhookDeliveries.eventId, delivery.eventId),
-          eq(webhookDeliveries.endpointId, delivery.endpointId),
-        );
-        if (!endpoint || !event) {
-          await db.update(webhookDeliveries).set({ status: 'cancelled', updatedAt: Date.now() }).where(key);
-          return;
-        }
-        if (endpoint.status !== 'active') {
-          // Disabled meanwhile: nothing is sent; the delivery waits for the endpoint to be enabled.
-          await db
-            .update(webhookDeliveries)
-            .set({ status: 'paused', updatedAt: Date.now() })
-            .where(and(key, eq(webhookDeliveries.status, 'pending')));
-          return;
-        }
-        const startedAt = Date.now();
-        const result = await attempt(env, endpoint, event, startedAt);
-        const { writes, retryInMs } = outcomeWrites(db, delivery, result, startedAt, env);
-        await db.batch(writes as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-        // A retry goes back on the queue with its delay; one longer than a queue message may wait is the sweep's.
-        if (retryInMs !== undefined && retryInMs / 1000 <= QUEUE_MAX_DELAY_SECONDS) {
-          await enqueueDeliveries(
-            env.queue,
-            [{ kind: 'webhook.deliver', event_ids: [delivery.eventId], endpoint_id: delivery.endpointId }],
-            Math.max(1, Math.ceil(retryInMs / 1000)),
-          ).catch(() => undefined);
-        }
-      }),
-    ),
-  );
-  return { attempted: leased.length };
+    );
+  return rows.map((row) => row.endpointId);
 }

@@ -3,7 +3,12 @@
  * endpoints and their delivery log. The events themselves are the events module's.
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */
-export { deliverEvents, type DeliveryBatchContext } from './delivery';
+export {
+  type DeliveryEnvironment,
+  deliverDueToEndpoint,
+  type EndpointRun,
+  endpointsWithPending,
+} from './delivery';
 export { EndpointLimiter, RETRY_WINDOW_MS } from './retry-policy';
 export { sweepDueDeliveries, webhookHousekeeping } from './sweep';
 export { type DeliverMessage, enqueueForDelivery } from './outbox';

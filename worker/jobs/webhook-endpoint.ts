@@ -1,0 +1,49 @@
+/**
+ * One Durable Object per webhook endpoint: the endpoint's own outbox runner. The events queue only
+ * wakes it (an RPC that sets an alarm and returns), and its alarm sends what is due, oldest first,
+ * then sets the next alarm for the endpoint's next retry. A receiver that hangs or fails keeps only
+ * its own alarm busy: no other endpoint, no email, no queue batch ever waits on it.
+ */
+import { DurableObject } from 'cloudflare:workers';
+import { readSettings, type Bindings } from '../env';
+import { createDatabase } from '../lib/db';
+import { egressPolicy } from '../lib/egress';
+import { deliverDueToEndpoint } from '../platform/webhooks';
+import { publishCommittedEvents } from './publish';
+
+/** The outbox of one endpoint. */
+export class WebhookEndpointOutbox extends DurableObject<Bindings> {
+  /** Something may be due for the endpoint: run now (or as soon as the current run ends). */
+  async wake(endpointId: string): Promise<void> {
+    await this.ctx.storage.put('endpoint', endpointId);
+    const alarm = await this.ctx.storage.getAlarm();
+    if (alarm === null || alarm > Date.now()) await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  /** Sends what is due; the next alarm is the endpoint's next due delivery (a throw is retried by the platform). */
+  override async alarm(): Promise<void> {
+    const endpointId = await this.ctx.storage.get<string>('endpoint');
+    if (!endpointId) return;
+    const settings = readSettings(this.env);
+    const db = createDatabase(this.env.DB);
+    const run = await deliverDueToEndpoint(
+      {
+        db,
+        egress: egressPolicy(settings),
+        secretsKey: settings.SECRETS_KEY,
+        retryBaseSeconds: settings.WEBHOOK_RETRY_BASE_SECONDS,
+      },
+      endpointId,
+    );
+    await publishCommittedEvents(db, this.env);
+    if (run.nextDueAt !== null) await this.ctx.storage.setAlarm(Math.max(run.nextDueAt, Date.now()));
+  }
+}
+
+/** The outbox object of an endpoint (the binding is declared untyped in env.ts, below the jobs). */
+export function endpointOutbox(
+  namespace: DurableObjectNamespace,
+  endpointId: string,
+): DurableObjectStub<WebhookEndpointOutbox> {
+  return namespace.get(namespace.idFromName(endpointId)) as unknown as DurableObjectStub<WebhookEndpointOutbox>;
+}
