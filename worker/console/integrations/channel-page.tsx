@@ -87,7 +87,12 @@ export function ChannelPage(props: ChannelPageProps) {
           back to polling and the browser reports a violation on every page view.
         </p>
         {props.cspFindings ? (
-          <CspFindings findings={props.cspFindings} />
+          <>
+            <CspFindings findings={props.cspFindings} />
+            <p>
+              <a href={`${base}${ws}&check=csp#csp-title`}>Check again</a> after you change a policy.
+            </p>
+          </>
         ) : (
           <p>
             <a class="button small" href={`${base}${ws}&check=csp#csp-title`}>
@@ -338,7 +343,7 @@ function CspFindings({ findings }: { findings: CspFinding[] }) {
           <span class={`pill ${WARNING.has(finding.status) ? 'status-failing' : 'status-active'}`}>
             {CSP_STATUS[finding.status]}
           </span>
-          <p>{finding.detail}</p>
+          {finding.missing.length === 0 ? <p>{finding.detail}</p> : null}
           {finding.missing.length > 0 ? (
             <ul>
               {finding.missing.map((entry) => (

@@ -100,8 +100,11 @@ async function readPolicies(origin: string, egress: EgressPolicy): Promise<{ pol
         redirect: 'manual',
         signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
       });
-    } catch {
-      return { error: `${url} did not answer within ${TIMEOUT_MS / 1000} s.` };
+    } catch (error) {
+      const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+      return {
+        error: timedOut ? `${url} did not answer within ${TIMEOUT_MS / 1000} s.` : `${url} could not be reached.`,
+      };
     }
     const location = response.headers.get('Location');
     if (response.status >= 300 && response.status < 400 && location) {
