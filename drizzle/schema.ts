@@ -23,7 +23,7 @@ import {
   TRIGGERS,
   URGENCIES,
   WORKSPACE_ROLES,
-} from '../worker/platform/vocabulary';
+} from '../worker/lib/vocabulary';
 
 const createdAt = () => integer('created_at').notNull();
 

@@ -2,7 +2,7 @@
  * Wiring only: build the app from its route groups, and export the Worker's entry points
  * (HTTP, the events queue, the cron trigger, incoming email) and its Durable Object classes.
  */
-import { newApp } from './app';
+import { newApp } from './lib/app';
 import { consoleErrorPages } from './console/shared/app';
 import { emailPageRoutes } from './console/email/routes';
 import { adminPageRoutes } from './console/admin/routes';

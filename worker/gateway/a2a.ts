@@ -23,7 +23,7 @@ import {
   validateVersion,
 } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
-import { newApp } from '../app';
+import { newApp } from '../lib/app';
 import { type AppEnv, resolvePlatformUrls } from '../env';
 import { parseJsonBody, readJsonBody } from '../lib/body';
 import type { ProblemBody } from '../lib/errors';

@@ -9,7 +9,7 @@
  * - `POST /__bench/lead-sweep`: the cron sweep's lead timers at a given time, with how many D1
  *   round trips they took.
  */
-import { newApp } from '../app';
+import { newApp } from '../lib/app';
 import { countingD1, createDatabase, type QueryCounter } from '../lib/db';
 import { ApiError } from '../lib/errors';
 import { sweepLeadTimers } from '../platform/leads';

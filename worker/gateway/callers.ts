@@ -6,7 +6,7 @@
  */
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { problemResponse, validationError } from '../app';
+import { problemResponse, validationError } from '../lib/app';
 import { type AppEnv, resolvePlatformUrls } from '../env';
 import { ApiError, type ProblemBody, problemBody } from '../lib/errors';
 import { type ExecuteRequest, type ExecuteResponse, executeRequestSchema } from '../platform/core';

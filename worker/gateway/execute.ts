@@ -3,7 +3,7 @@ import { createRoute, type RouteConfigToTypedResponse } from '@hono/zod-openapi'
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { type AppEnv, executionLimits } from '../env';
-import { newApp, validationError } from '../app';
+import { newApp, validationError } from '../lib/app';
 import { parseJsonBody, readJsonBody } from '../lib/body';
 import { egressPolicy } from '../lib/egress';
 import { ApiError, fieldErrorsFromZod, type ErrorCode } from '../lib/errors';

@@ -2,7 +2,7 @@
 import { pingDatabase } from '../lib/db';
 import { createRoute, z } from '@hono/zod-openapi';
 import packageJson from '../../package.json';
-import { newApp } from '../app';
+import { newApp } from '../lib/app';
 import { ApiError } from '../lib/errors';
 import { problemResponses } from '../lib/openapi';
 

@@ -6,7 +6,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { executionLimits } from '../env';
-import { newApp } from '../app';
+import { newApp } from '../lib/app';
 import { parseJsonBody, readJsonBody } from '../lib/body';
 import { egressPolicy } from '../lib/egress';
 import { problemResponses } from '../lib/openapi';

@@ -11,7 +11,7 @@
 import { type CallToolResult, McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { newApp } from '../app';
+import { newApp } from '../lib/app';
 import type { AppEnv } from '../env';
 import { parseJsonBody, readJsonBody } from '../lib/body';
 import { type DomainEntry, listDomainEntries } from '../platform/domains';

@@ -1,7 +1,7 @@
 /** GET /openapi.json and /openapi.yaml: the public description, generated from the routes' zod schemas. */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { stringify } from 'yaml';
-import { newApp } from '../app';
+import { newApp } from '../lib/app';
 import { resolvePlatformUrls, type AppEnv } from '../env';
 import { SERVICE_VERSION } from './healthz';
 

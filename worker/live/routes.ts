@@ -4,7 +4,7 @@
  * address itself, which hands the upgrade to the conversation's room with the ticket.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { newApp } from '../app';
+import { newApp } from '../lib/app';
 import { resolvePlatformUrls } from '../env';
 import { ApiError, type ErrorCode } from '../lib/errors';
 import { jsonContent, problemResponses } from '../lib/openapi';

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /** The console's route groups: the platform's error model, with errors shown as the console's pages. */
 import type { Context } from 'hono';
-import { type ErrorPages, newApp } from '../../app';
+import { type ErrorPages, newApp } from '../../lib/app';
 import type { AppEnv } from '../../env';
 import type { ApiError } from '../../lib/errors';
 import { ErrorPage, NotFoundPage } from './not-found';

@@ -1,7 +1,7 @@
 /** Admin routes for the domain catalog, users (platform admins) and provider review (PRODUCT.md section 12). */
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
-import { PROVIDER_STATUSES } from '../vocabulary';
+import { PROVIDER_STATUSES } from '../../lib/vocabulary';
 import { displayText } from '../../lib/openapi';
 import { createDomain, listDomainEntries } from '../domains';
 import { findUserByEmail, setPlatformAdmin } from '../identity';

@@ -1,5 +1,5 @@
 /** The internal provisioning API under /api/admin/ (PRODUCT.md section 12). Not in the public description. */
-import { newApp } from '../../app';
+import { newApp } from '../../lib/app';
 import { registerAuditLogRoutes } from './audit-log';
 import { registerCatalogAndPeopleRoutes } from './catalog-and-people';
 import { registerCredentialRoutes } from './credentials';

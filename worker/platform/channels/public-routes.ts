@@ -9,7 +9,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { newApp } from '../../app';
+import { newApp } from '../../lib/app';
 import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { sha256Hex } from '../../lib/crypto';
 import { ApiError } from '../../lib/errors';

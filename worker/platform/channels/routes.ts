@@ -1,7 +1,7 @@
 /** The platform core's channel API (SPEC.md "Platform core routes"). */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { newApp } from '../../app';
+import { newApp } from '../../lib/app';
 import { resolvePlatformUrls, type AppEnv } from '../../env';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { egressPolicy } from '../../lib/egress';

@@ -6,7 +6,7 @@ import { z } from '@hono/zod-openapi';
 import { displayText, setOf } from '../../lib/openapi';
 import { attributionSchema } from '../attribution';
 import { messageSchema } from '../conversations/schemas';
-import { MESSAGE_MAX_CHARS, ROUTING_POOLS, TRIGGERS } from '../vocabulary';
+import { MESSAGE_MAX_CHARS, ROUTING_POOLS, TRIGGERS } from '../../lib/vocabulary';
 import widgetDefaults from './widget-defaults.json';
 
 /** An exact web origin: scheme, host and optional port, nothing else. */

@@ -11,7 +11,7 @@ import { schema, type Database } from '../../lib/db';
 import { ApiError, fieldErrorsFromZod } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { AdmissionCache, type AdmissionRead } from '../../lib/admission-cache';
-import { ROUTING_DEFAULTS, type RoutingSettings } from '../vocabulary';
+import { ROUTING_DEFAULTS, type RoutingSettings } from '../../lib/vocabulary';
 import { assertKnownDomain } from '../domains';
 import { auditInsert, type AuditContext } from '../identity';
 import { joinTenant, tenantIsActive } from '../identity';

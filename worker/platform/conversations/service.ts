@@ -14,7 +14,7 @@ import { openedByVisitorToken } from './keys';
 
 const { conversations, messages, leads, demands } = schema;
 
-import type { LeadStatus, MessageRole } from '../vocabulary';
+import type { LeadStatus, MessageRole } from '../../lib/vocabulary';
 
 export type { MessageRole };
 

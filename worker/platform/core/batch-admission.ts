@@ -10,7 +10,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { insertRowsSql, isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { forgetChannel } from '../channels';
-import { EXECUTIONS_METER } from '../vocabulary';
+import { EXECUTIONS_METER } from '../../lib/vocabulary';
 import { forgetCachedKeys, freshKeyRefusal, quotaPeriod, workspaceInactive, type KeyContext } from '../identity';
 import { claimIdempotencyKey, storedOutcome, storedRecord } from './idempotency';
 import {

@@ -23,7 +23,7 @@ import { continuationHold, offerAlertInserts } from '../email';
 import { eventInserts } from '../events';
 import { workspaceRiskPolicy } from '../identity';
 import { type DemandOrigin, type LeadOperations, planWrites } from '../leads';
-import { ROUTING_DEFAULTS } from '../vocabulary';
+import { ROUTING_DEFAULTS } from '../../lib/vocabulary';
 import { expertPool } from '../providers';
 import { AgentPhase } from './agent-phase';
 import { BatchAdmission, IdempotentReplay } from './batch-admission';

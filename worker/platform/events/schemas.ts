@@ -14,7 +14,7 @@ import {
   PROVIDER_STATUSES,
   TRIGGERS,
   URGENCIES,
-} from '../vocabulary';
+} from '../../lib/vocabulary';
 
 const at = z.string().openapi({ description: 'ISO 8601, UTC.' });
 const providerRef = z.object({ provider_id: z.string(), name: z.string().nullable() });

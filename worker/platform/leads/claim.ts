@@ -14,7 +14,7 @@ import { readWindows, windowIncrement } from '../../lib/rate-limit';
 import { eventInsertWhere, newEvent } from '../events';
 import { auditInsertWhere, type AuditContext } from '../identity';
 import type { ProviderRow } from '../providers';
-import { CLAIM_ATTEMPTS_PER_HOUR, CLAIMS_PER_HOUR } from '../vocabulary';
+import { CLAIM_ATTEMPTS_PER_HOUR, CLAIMS_PER_HOUR } from '../../lib/vocabulary';
 import { openClaimsOf } from './offers';
 import type { LeadDetail } from './schemas';
 import { availableTo, changeApplied, leadDetailForProvider, leadInScope } from './workbench';

@@ -1,7 +1,7 @@
 /** The workbench API (PRODUCT.md section 9): an active expert lists, claims and works leads. */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { newApp } from '../../app';
+import { newApp } from '../../lib/app';
 import type { AppEnv } from '../../env';
 import { mailContextOf } from '../email';
 import { parseJsonBody, readJsonBody } from '../../lib/body';

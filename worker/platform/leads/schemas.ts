@@ -2,7 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { attributionSchema } from '../attribution';
 import { messageSchema } from '../conversations/schemas';
-import { LEAD_STATUSES, MESSAGE_MAX_CHARS, TRIGGERS, URGENCIES } from '../vocabulary';
+import { LEAD_STATUSES, MESSAGE_MAX_CHARS, TRIGGERS, URGENCIES } from '../../lib/vocabulary';
 import { displayText } from '../../lib/openapi';
 
 export const leadStatusSchema = z.enum(LEAD_STATUSES).openapi('LeadStatus', {

@@ -18,7 +18,7 @@ import { type Database, schema } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { offerAlertInserts, unclaimedAlertInserts } from '../email';
 import { eventsFromRows } from '../events';
-import { CLAIM_COOLDOWN_MS } from '../vocabulary';
+import { CLAIM_COOLDOWN_MS } from '../../lib/vocabulary';
 import { widenOffers } from './offers';
 
 const { leads, leadEvents, leadOffers, channels, providers } = schema;

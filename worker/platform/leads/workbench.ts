@@ -13,7 +13,7 @@ import { eventInsertWhere, newEvent } from '../events';
 import type { ProviderRow } from '../providers';
 import type { LeadDetail, LeadStatus, LeadView } from './schemas';
 import { offerAlertInserts } from '../email';
-import { CLAIM_COOLDOWN_MS } from '../vocabulary';
+import { CLAIM_COOLDOWN_MS } from '../../lib/vocabulary';
 import { cooldownWrite, everOffered, offeredTo, widenOffers } from './offers';
 import { leadTransitionAllowed } from './transitions';
 

@@ -4,7 +4,7 @@
  * and the health of the last 24 hours.
  */
 import { createRoute } from '@hono/zod-openapi';
-import { newApp } from '../../app';
+import { newApp } from '../../lib/app';
 import { jsonContent, problemResponses } from '../../lib/openapi';
 import { requireProvider, requireProviderRow } from './gate';
 import { agentHealthSchema, signingSecretSchema } from '../agents';

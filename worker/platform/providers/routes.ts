@@ -1,6 +1,6 @@
 /** The provider API (SPEC.md "Platform core routes"): a provider reads and writes their own profile and preferences. */
 import { createRoute } from '@hono/zod-openapi';
-import { newApp } from '../../app';
+import { newApp } from '../../lib/app';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { egressPolicy } from '../../lib/egress';
 import { jsonBody, jsonContent, problemResponses } from '../../lib/openapi';

@@ -5,7 +5,7 @@
 import { z } from '@hono/zod-openapi';
 import { displayText, setOf } from '../../lib/openapi';
 import { agentCardSummarySchema } from '../agents/schemas';
-import { AVAILABILITIES, LEAD_ALERT_MODES, PROVIDER_KINDS, PROVIDER_STATUSES } from '../vocabulary';
+import { AVAILABILITIES, LEAD_ALERT_MODES, PROVIDER_KINDS, PROVIDER_STATUSES } from '../../lib/vocabulary';
 
 export { PROVIDER_KINDS };
 export const providerKindSchema = z.enum(PROVIDER_KINDS).openapi('ProviderKind', {

@@ -2,7 +2,7 @@
  * The provider's states and what moves it between them (PRODUCT.md section 8), as data: the
  * provider API, the review pages and the unit tests beside this file all read this one table.
  */
-import type { ProviderStatus } from '../vocabulary';
+import type { ProviderStatus } from '../../lib/vocabulary';
 
 /** What moves a provider from one state to another. */
 export type ProviderEvent = 'save' | 'submit' | 'approve' | 'reject' | 'suspend' | 'material_change';

@@ -14,7 +14,7 @@ import type { ConversationStart, ConversationState, StoredMessage } from '../../
 import type { KeyContext } from '../../identity';
 import type { MailContext } from '../../email';
 import type { VisitorContact } from '../../leads';
-import type { RoutingPoolKind, RoutingSettings } from '../../vocabulary';
+import type { RoutingPoolKind, RoutingSettings } from '../../../lib/vocabulary';
 
 /** What is asked: the same fields whoever asks. */
 export interface Demand {

@@ -8,9 +8,9 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
-import { resolvePlatformUrls, type AppEnv } from './env';
-import { ApiError, fieldErrorsFromZod, problemBody, type ErrorCode } from './lib/errors';
-import { logLine } from './lib/request-context';
+import { resolvePlatformUrls, type AppEnv } from '../env';
+import { ApiError, fieldErrorsFromZod, problemBody, type ErrorCode } from './errors';
+import { logLine } from './request-context';
 
 /** How a route group's errors look: RFC 9457 problem+json, or an HTML page. */
 export type ErrorStyle = 'problem' | 'page';
