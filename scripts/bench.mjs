@@ -212,6 +212,7 @@ console.log(
 const worker = await startLocalWorker({
   vars: { EXPOSE_DB_METRICS: '1', INTAKE_RATE_LIMIT_PER_MINUTE: '1000000' },
   inspector: values.inspector,
+  entry: 'bench/entry.ts',
 });
 let failed = false;
 try {

@@ -85,6 +85,7 @@ export async function startLocalWorker({
   quiet = process.env.EGW_WORKER_LOGS !== '1',
   onAgentCall,
   inspector = true,
+  entry,
 } = {}) {
   if (!existsSync(join(ROOT, 'dist/public/embed/panel.js'))) await buildWidget();
   const persistTo = mkdtempSync(join(tmpdir(), 'egw-worker-'));
@@ -129,6 +130,7 @@ export async function startLocalWorker({
     ? [
         WRANGLER,
         'dev',
+        ...(entry ? [join(ROOT, entry)] : []),
         '--ip',
         '127.0.0.1',
         '--port',
@@ -144,7 +146,7 @@ export async function startLocalWorker({
         'warn',
         ...Object.entries(allVars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
       ]
-    : [join(ROOT, 'scripts/serve-worker.mjs'), JSON.stringify({ port, persistTo, vars: allVars })];
+    : [join(ROOT, 'scripts/serve-worker.mjs'), JSON.stringify({ port, persistTo, vars: allVars, entry })];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: quiet ? ['ignore', 'ignore', 'pipe'] : 'inherit',

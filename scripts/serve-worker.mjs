@@ -3,14 +3,16 @@
 // line, each D1 round trip's events) is forwarded to wrangler's Node process, which appends it to
 // a debug log file: about 2 ms of CPU per D1 round trip on the machine being measured, a cost
 // that production does not have and that made one D1 round trip look dearer than it is.
-// Usage (from local-worker.mjs): node scripts/serve-worker.mjs '{"port":…,"persistTo":…,"vars":{…}}'
+// Usage (from local-worker.mjs): node scripts/serve-worker.mjs '{"port":…,"persistTo":…,"vars":{…},"entry":…}'
 import { unstable_startWorker } from 'wrangler';
 import { join } from 'node:path';
 import { ROOT } from './lib.mjs';
 
-const { port, persistTo, vars } = JSON.parse(process.argv[2]);
+const { port, persistTo, vars, entry } = JSON.parse(process.argv[2]);
 const worker = await unstable_startWorker({
   config: join(ROOT, 'wrangler.toml'),
+  // The bench runs its own entry (bench/entry.ts): the deployed Worker plus the bench's routes.
+  ...(entry ? { entrypoint: join(ROOT, entry) } : {}),
   bindings: Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, { type: 'plain_text', value }])),
   dev: {
     inspector: false,

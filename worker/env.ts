@@ -130,8 +130,18 @@ export function readSettings(env: Bindings): Settings {
   return settings;
 }
 
+/** The limits every execution runs under. */
+export interface ExecutionLimits {
+  defaultRateLimitPerMinute: number;
+  intakeRateLimitPerMinute: number;
+  /** The agent chain's total deadline. */
+  agentChainMs: number;
+  /** How long a minute of the lead timers lasts (60,000 ms; local tests shorten it). */
+  leadMinuteMs: number;
+}
+
 /** The limits every execution runs under, from the settings. */
-export function executionLimits(settings: Settings) {
+export function executionLimits(settings: Settings): ExecutionLimits {
   return {
     defaultRateLimitPerMinute: settings.DEFAULT_RATE_LIMIT_PER_MINUTE,
     intakeRateLimitPerMinute: settings.INTAKE_RATE_LIMIT_PER_MINUTE,
@@ -153,6 +163,22 @@ export function resolvePlatformUrls(settings: Settings, requestUrl: string): Pla
   const baseUrl = settings.BASE_URL ?? ownOrigin;
   const consoleUrl = settings.CONSOLE_URL ?? ownOrigin;
   return { baseUrl, consoleUrl, authUrl: settings.AUTH_URL ?? `${consoleUrl}/auth` };
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * The origin of every link in an email: CONSOLE_URL, else BASE_URL. Never a request's Host, which
+ * anyone can set; only in local development (ALLOW_LOOPBACK_EGRESS, plain http) is a loopback
+ * request origin taken, so `npm run dev` on any port works. Empty: none, and such emails are not
+ * sent (the composer skips them with the reason).
+ */
+export function emailLinkOrigin(settings: Settings, requestUrl?: string): string {
+  const configured = settings.CONSOLE_URL ?? settings.BASE_URL;
+  if (configured) return new URL(configured).origin;
+  if (!requestUrl || !settings.ALLOW_LOOPBACK_EGRESS) return '';
+  const url = new URL(requestUrl);
+  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname) ? url.origin : '';
 }
 
 /** The console's origin: where our own pages, and so cookie-authenticated changes, come from. */

@@ -13,7 +13,6 @@ import { publicPageRoutes } from './console/public/routes';
 import { teamRoutes } from './console/team/routes';
 import { webhookPageRoutes } from './console/webhooks/routes';
 import type { Bindings } from './env';
-import { benchRoutes } from './gateway/bench';
 import { executeRoutes } from './gateway/execute';
 import { mcpRoutes } from './gateway/mcp';
 import { a2aRoutes } from './gateway/a2a';
@@ -42,7 +41,6 @@ app.use('*', publishAfterResponse);
 
 // Machine routes: the gateway and the platform core (problem+json errors).
 app.route('/', healthzRoutes());
-app.route('/', benchRoutes());
 app.route('/', executeRoutes());
 app.route('/', mcpRoutes());
 app.route('/', a2aRoutes());

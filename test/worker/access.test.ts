@@ -500,10 +500,6 @@ const PUBLIC_ROUTES = [
   'DELETE /mcp',
   'GET /a2a',
   'DELETE /a2a',
-  // npm run bench only: a 404 unless EXPOSE_DB_METRICS is set (public.test.ts).
-  'POST /__bench/d1-batch',
-  'POST /__bench/lead-fixture',
-  'POST /__bench/lead-sweep',
   'GET /openapi.json',
   'GET /openapi.yaml',
   'GET /docs',

@@ -11,6 +11,7 @@ import worker from '../../worker/index';
 import { emailSendDeps } from '../../worker/jobs/email';
 import { createDatabase } from '../../worker/lib/db';
 import { newId } from '../../worker/lib/ids';
+import { buildServices } from '../../worker/lib/services';
 import { sendEmail, sweepEmails } from '../../worker/platform/email';
 import { newDomain } from './agent-helpers';
 import { getPage, signUpOwner } from './console-helpers';
@@ -281,10 +282,9 @@ describe('sending', () => {
   it('retries with backoff, scrubs addresses from errors, gives up after 24 hours, and never sends twice', async () => {
     const start = Date.now() - 60 * 60 * 1000;
     const { id } = await queuedRow(start);
-    const db = createDatabase(env.DB);
     const failing = { send: vi.fn(async () => Promise.reject(new Error('550 <someone@example.net> mailbox full'))) };
     let now = Date.now();
-    const deps = { ...emailSendDeps(env, db), transport: failing, now: () => now };
+    const deps = { ...emailSendDeps(buildServices(env, { kind: 'queue' })), transport: failing, now: () => now };
     // The digest gathers an alert of an open lead, so it has something to send.
     await env.DB.prepare(
       `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, digest_id, subject, link_origin,
@@ -316,7 +316,6 @@ describe('sending', () => {
   });
 
   it('two consumers racing for one row: one sends it, once', async () => {
-    const db = createDatabase(env.DB);
     const sent: string[] = [];
     const transport = {
       send: async (email: { to: string }) => {
@@ -330,7 +329,7 @@ describe('sending', () => {
     const [alert] = await emailsOfLead(lead.lead_id);
     await until(async () => (await row(alert!.id)).status === 'sent');
     await env.DB.prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?").bind(alert!.id).run();
-    const deps = { ...emailSendDeps(env, db), transport };
+    const deps = { ...emailSendDeps(buildServices(env, { kind: 'queue' })), transport };
     const outcomes = await Promise.all([sendEmail(deps, alert!.id), sendEmail(deps, alert!.id)]);
     expect(outcomes.filter((outcome) => outcome === 'sent')).toHaveLength(1);
     expect(sent).toEqual([context.expert.email]);
@@ -339,7 +338,7 @@ describe('sending', () => {
 
   it('without SMTP_HOST, emails are recorded as skipped and nothing is sent', async () => {
     const { id } = await queuedRow(Date.now() - 1000);
-    const deps = { ...emailSendDeps({ ...env, SMTP_HOST: '' }, createDatabase(env.DB)) };
+    const deps = { ...emailSendDeps(buildServices({ ...env, SMTP_HOST: '' }, { kind: 'queue' })) };
     expect(await sendEmail(deps, id)).toBe('skipped');
     expect((await row(id)).last_error).toBe('No SMTP server is configured (SMTP_HOST).');
   });
@@ -474,7 +473,7 @@ describe('headers and links that no input can bend', () => {
     // Where no public URL is configured, the email is not sent at all, and says why.
     const [alert] = await emailsOfLead(leadId);
     await env.DB.prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?").bind(alert!.id).run();
-    expect(await sendEmail(emailSendDeps(bare, createDatabase(env.DB)), alert!.id)).toBe('skipped');
+    expect(await sendEmail(emailSendDeps(buildServices(bare, { kind: 'queue' })), alert!.id)).toBe('skipped');
     expect((await rows('SELECT status, last_error FROM emails WHERE id = ?', alert!.id))[0]).toEqual({
       status: 'skipped',
       last_error: 'No public URL is configured (CONSOLE_URL or BASE_URL) for the links of this email.',

@@ -2,14 +2,12 @@
 import { createRoute, type RouteConfigToTypedResponse } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { type AppEnv, executionLimits } from '../env';
+import type { AppEnv } from '../env';
 import { newApp, validationError } from '../lib/app';
 import { parseJsonBody, readJsonBody } from '../lib/body';
-import { egressPolicy } from '../lib/egress';
 import { ApiError, fieldErrorsFromZod, type ErrorCode } from '../lib/errors';
 import { problemResponses } from '../lib/openapi';
 import type { RateLimitOutcome } from '../lib/rate-limit';
-import { mailContextOf } from '../platform/email';
 import { requireActor, requireBearer } from '../platform/identity';
 import {
   apiSource,
@@ -112,7 +110,7 @@ export async function executeAsKey(
   if (body.request_id) c.set('callerRequestId', body.request_id);
   if (body.trace_id) c.set('traceId', body.trace_id);
   return runExecution(
-    c.var.db,
+    c.var.services,
     apiSource({
       principal: {
         kind: 'api_key',
@@ -128,16 +126,10 @@ export async function executeAsKey(
     }),
     { domain: body.domain, text: body.text, structuredInput: body.structured_input, attachments: body.attachments },
     {
-      requestId: c.var.requestId,
       outputRequestId: body.request_id ?? c.var.requestId,
       traceId: c.var.traceId,
-      now: Date.now(),
       correlation: { projectId: body.project_id, userId: body.user_id, sessionId: body.session_id },
       ...(body.exact_bridge ? { exactBridge: body.exact_bridge } : {}),
-      limits: executionLimits(c.var.settings),
-      egress: egressPolicy(c.var.settings),
-      secretsKey: c.var.settings.SECRETS_KEY,
-      mail: mailContextOf(c.var.settings, c.req.url),
       ...(via ? { via } : {}),
     },
   );

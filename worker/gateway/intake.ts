@@ -5,15 +5,12 @@
  * allowed origin, CORS) and then the channel visitor's source adapter (core/sources/channel.ts).
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { executionLimits } from '../env';
 import { newApp } from '../lib/app';
 import { parseJsonBody, readJsonBody } from '../lib/body';
-import { egressPolicy } from '../lib/egress';
 import { problemResponses } from '../lib/openapi';
 import { admittedChannel, channelGate, PUBLIC_CHANNEL_PATHS } from '../platform/channels';
 import { intakeRequestSchema, intakeResponseSchema } from '../platform/channels';
 import { runIntake } from '../platform/core';
-import { mailContextOf } from '../platform/email';
 
 const TAG = 'Widget (public)';
 const INTAKE_MAX_BYTES = 16 * 1024;
@@ -61,8 +58,7 @@ export function intakeRoutes() {
         },
       }),
       async (c) => {
-        const { settings } = c.var;
-        const response = await runIntake(c.var.db, {
+        const response = await runIntake(c.var.services, {
           channel: admittedChannel(c),
           request: c.req.valid('json'),
           clientIp: c.req.header('CF-Connecting-IP') ?? 'unknown',
@@ -70,15 +66,6 @@ export function intakeRoutes() {
           visitor: {
             acceptLanguage: c.req.header('Accept-Language'),
             country: c.req.header('CF-IPCountry'),
-          },
-          context: {
-            requestId: c.var.requestId,
-            traceId: c.var.traceId,
-            now: Date.now(),
-            limits: executionLimits(settings),
-            egress: egressPolicy(settings),
-            secretsKey: settings.SECRETS_KEY,
-            mail: mailContextOf(settings, c.req.url),
           },
         });
         c.header('Cache-Control', 'no-store');

@@ -4,21 +4,12 @@
  * execution core, and the claimer sees it live. Anything else is rejected with a reason, which the
  * sender's mail system reports to them; nothing about the message is logged but its outcome.
  */
-import { executionLimits, readSettings, type Bindings } from '../env';
-import { createDatabase } from '../lib/db';
-import { egressPolicy } from '../lib/egress';
-import { newId } from '../lib/ids';
+import { type Bindings, emailLinkOrigin } from '../env';
+import { buildServices } from '../lib/services';
 import { logLine } from '../lib/request-context';
 import { findActiveChannel } from '../platform/channels';
 import { runEmailReply } from '../platform/core';
-import {
-  emailLinkOrigin,
-  fromTheVisitor,
-  INBOUND_MAX_BYTES,
-  readInboundReply,
-  replyKeyOf,
-  replyTarget,
-} from '../platform/email';
+import { fromTheVisitor, INBOUND_MAX_BYTES, readInboundReply, replyKeyOf, replyTarget } from '../platform/email';
 import { publishCommittedEvents } from './publish';
 
 /** What became of an incoming email: `added` with the message, or `rejected` with the reason. */
@@ -40,13 +31,12 @@ export async function handleInboundEmail(message: ForwardableEmailMessage, env: 
 }
 
 async function receive(message: ForwardableEmailMessage, env: Bindings): Promise<InboundOutcome> {
-  const settings = readSettings(env);
+  const entry = buildServices(env, { kind: 'email' });
+  const { settings, db } = entry;
   const key = replyKeyOf(message.to, settings.MAIL_REPLY_DOMAIN);
   if (!key) return { rejected: 'This address does not take messages.' };
   if (message.rawSize > INBOUND_MAX_BYTES) return { rejected: 'The message is too large (512 KB at most).' };
-  const db = createDatabase(env.DB);
-  const now = Date.now();
-  const target = await replyTarget(db, key, now);
+  const target = await replyTarget(db, key, entry.clock.now());
   if (!target) return { rejected: 'This reply address is not valid or has expired.' };
   if (target.leadStatus === 'won' || target.leadStatus === 'lost') {
     return { rejected: 'This conversation is closed: its request was completed.' };
@@ -58,22 +48,14 @@ async function receive(message: ForwardableEmailMessage, env: Bindings): Promise
   }
   const channel = await findActiveChannel(db, target.channelKey);
   if (!channel) return { rejected: 'This conversation is closed.' };
-  const messageId = await runEmailReply(db, {
+  // An email has no request: its links' origin is the configured one, else (local development) the
+  // loopback origin of the email it answers.
+  const linkOrigin = entry.mail.linkOrigin || emailLinkOrigin(settings, target.linkOrigin ?? undefined);
+  const services = { ...entry, mail: { ...entry.mail, linkOrigin } };
+  const messageId = await runEmailReply(services, {
     channel,
     conversationId: target.conversationId,
     text: reply.text,
-    context: {
-      requestId: newId('req', now),
-      traceId: crypto.randomUUID().replaceAll('-', ''),
-      now,
-      limits: executionLimits(settings),
-      egress: egressPolicy(settings),
-      secretsKey: settings.SECRETS_KEY,
-      mail: {
-        linkOrigin: emailLinkOrigin(settings) || target.linkOrigin || '',
-        unreadAfterMs: settings.EMAIL_UNREAD_AFTER_SECONDS * 1000,
-      },
-    },
   });
   await publishCommittedEvents(db, env);
   return messageId ? { added: messageId } : { rejected: 'The reply could not be added to the conversation.' };

@@ -5,9 +5,8 @@
  * its own alarm busy: no other endpoint, no email, no queue batch ever waits on it.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { readSettings, type Bindings } from '../env';
-import { createDatabase } from '../lib/db';
-import { egressPolicy } from '../lib/egress';
+import type { Bindings } from '../env';
+import { buildServices } from '../lib/services';
 import { deliverDueToEndpoint } from '../platform/webhooks';
 import { publishCommittedEvents } from './publish';
 
@@ -24,18 +23,17 @@ export class WebhookEndpointOutbox extends DurableObject<Bindings> {
   override async alarm(): Promise<void> {
     const endpointId = await this.ctx.storage.get<string>('endpoint');
     if (!endpointId) return;
-    const settings = readSettings(this.env);
-    const db = createDatabase(this.env.DB);
+    const services = buildServices(this.env, { kind: 'object' });
     const run = await deliverDueToEndpoint(
       {
-        db,
-        egress: egressPolicy(settings),
-        secretsKey: settings.SECRETS_KEY,
-        retryBaseSeconds: settings.WEBHOOK_RETRY_BASE_SECONDS,
+        db: services.db,
+        egress: services.egress,
+        secretsKey: services.secretsKey,
+        retryBaseSeconds: services.settings.WEBHOOK_RETRY_BASE_SECONDS,
       },
       endpointId,
     );
-    await publishCommittedEvents(db, this.env);
+    await publishCommittedEvents(services.db, this.env);
     if (run.nextDueAt !== null) await this.ctx.storage.setAlarm(Math.max(run.nextDueAt, Date.now()));
   }
 }

@@ -1,8 +1,9 @@
 import { createMiddleware } from 'hono/factory';
 import type { Context } from 'hono';
-import { readSettings, urlsFollowHost, type AppEnv } from '../env';
-import { countingD1, createDatabase, type QueryCounter } from './db';
+import { urlsFollowHost, type AppEnv } from '../env';
+import type { QueryCounter } from './db';
 import { newId, newTraceId, traceIdFromTraceparent } from './ids';
+import { buildServices } from './services';
 
 /** One structured line per request. Never put a token, password or contact detail in here. */
 export interface RequestLogLine {
@@ -46,8 +47,9 @@ function applyCachingRules(c: Context<AppEnv>): void {
 }
 
 /**
- * Sets the request id, trace id, settings and database for the rest of the chain, and writes
- * the request log line and the X-Request-Id header once everything else has run.
+ * Builds the request's services (its database, settings, limits… lib/services.ts) and sets them,
+ * with the request and trace ids, for the rest of the chain; writes the request log line and the
+ * X-Request-Id header once everything else has run.
  */
 export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   const startedAt = Date.now();
@@ -55,8 +57,16 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   c.set('requestId', newId('req'));
   c.set('traceId', traceIdFromTraceparent(c.req.header('traceparent')) ?? newTraceId());
   try {
-    c.set('settings', readSettings(c.env));
-    c.set('db', createDatabase(countingD1(c.env.DB, counter)));
+    const services = buildServices(c.env, {
+      kind: 'request',
+      url: c.req.url,
+      requestId: c.var.requestId,
+      traceId: c.var.traceId,
+      counter,
+    });
+    c.set('services', services);
+    c.set('settings', services.settings);
+    c.set('db', services.db);
     await next();
   } finally {
     applyCachingRules(c);

@@ -14,7 +14,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Bindings } from '../env';
 import { newSecretToken } from '../lib/crypto';
-import { createDatabase } from '../lib/db';
+import { buildServices } from '../lib/services';
 import {
   type LiveParticipant,
   messageInConversation,
@@ -78,6 +78,11 @@ export class ConversationRoom extends DurableObject<Bindings> {
    */
   private readonly backlogs = new Map<WebSocket, { ids: Set<string>; until: number }>();
 
+  /** The services of one call of this object (lib/services.ts). */
+  private services() {
+    return buildServices(this.env, { kind: 'object' });
+  }
+
   /** Frames each socket sent in its current window (memory only: a woken room starts afresh). */
   private readonly frameCounts = new Map<WebSocket, { since: number; count: number }>();
 
@@ -120,7 +125,7 @@ export class ConversationRoom extends DurableObject<Bindings> {
     if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket')
       return problem(426, 'upgrade_required', 'Open this URL as a WebSocket.');
     // The right is the one in force now, not when the ticket was minted.
-    if (!(await participantMayListen(createDatabase(this.env.DB), ticket.conversationId, ticket))) {
+    if (!(await participantMayListen(this.services().db, ticket.conversationId, ticket))) {
       return problem(403, 'not_claimer', 'You no longer take part in this conversation.');
     }
     const tag = tagOf(ticket);
@@ -228,12 +233,12 @@ export class ConversationRoom extends DurableObject<Bindings> {
     const key = `read:${state.role}`;
     const previous = await this.ctx.storage.get<string>(key);
     if (previous && previous >= frame.up_to) return;
-    if (!(await messageInConversation(createDatabase(this.env.DB), state.conversationId, frame.up_to))) return;
+    const { db } = this.services();
+    if (!(await messageInConversation(db, state.conversationId, frame.up_to))) return;
     await this.ctx.storage.put(key, frame.up_to);
     this.toOthers(state.role, { type: 'read', role: state.role, up_to: frame.up_to });
     // The visitor's read mark is also D1's: a reply read live is not sent again by email.
     if (state.role === 'visitor') {
-      const db = createDatabase(this.env.DB);
       await db.batch([visitorReadUpTo(db, state.conversationId, frame.up_to)]);
     }
   }
@@ -281,7 +286,7 @@ export class ConversationRoom extends DurableObject<Bindings> {
     if (state.resumed || this.resuming.has(socket)) return;
     this.resuming.set(socket, []);
     try {
-      const thread = await threadAfter(createDatabase(this.env.DB), state.conversationId, after);
+      const thread = await threadAfter(this.services().db, state.conversationId, after);
       const sent = new Set<string>();
       for (const message of thread.messages) {
         sent.add(message.message_id);

@@ -99,7 +99,7 @@ export function adminPageRoutes() {
         ({ signingSecret: issuedSecret } = await reviewProvider(c.var.db, userAuditContext(c), providerId, decision, {
           note,
           version,
-          secretsKey: c.var.settings.SECRETS_KEY,
+          secretsKey: c.var.services.secretsKey,
         }));
       } catch (error) {
         if (error instanceof ApiError && (error.code === 'invalid_transition' || error.code === 'profile_changed'))

@@ -15,7 +15,7 @@ import { workspaceContext } from '../shared/workspace';
 import { EmailLogPage, UnsubscribePage } from './pages';
 
 function unsubscribeTarget(c: Context<AppEnv>) {
-  const secret = c.var.settings.SECRETS_KEY ?? c.var.settings.PASSWORD_PEPPER;
+  const secret = c.var.services.secretsKey ?? c.var.settings.PASSWORD_PEPPER;
   return secret ? readUnsubscribeToken(secret, c.req.param('token') ?? '') : Promise.resolve(undefined);
 }
 

@@ -7,8 +7,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { newPageApp } from '../shared/app';
 import type { AppEnv } from '../../env';
-import { mailContextOf } from '../../platform/email';
-import { egressPolicy } from '../../lib/egress';
 import { ApiError, type FieldError } from '../../lib/errors';
 import { providerRefusalError, requireProviderRow } from '../../platform/providers';
 import { providerRefusal, type ProviderAction } from '../../platform/access';
@@ -174,7 +172,7 @@ async function saveOrShow(
       c.var.db,
       provider,
       input,
-      { egress: egressPolicy(c.var.settings), secretsKey: c.var.settings.SECRETS_KEY },
+      { egress: c.var.services.egress, secretsKey: c.var.services.secretsKey },
       c.var.requestId,
     );
   } catch (error) {
@@ -325,8 +323,7 @@ export function providerPageRoutes() {
         422,
       );
     }
-    const mail = mailContextOf(c.var.settings, c.req.url);
-    await replyToLead(c.var.db, provider, leadId, parsed.data.text, userAuditContext(c), mail);
+    await replyToLead(c.var.db, provider, leadId, parsed.data.text, userAuditContext(c), c.var.services.mail);
     return c.redirect(`/provider/workbench/leads/${leadId}?notice=replied#reply-form`, 303);
   });
 
@@ -352,7 +349,7 @@ export function providerPageRoutes() {
         c.var.db,
         userAuditContext(c),
         provider.id,
-        c.var.settings.SECRETS_KEY,
+        c.var.services.secretsKey,
         Date.now(),
       );
       return renderOperations(c, provider, {

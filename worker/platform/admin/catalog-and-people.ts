@@ -106,7 +106,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
         {
           note: null,
           version: body.version,
-          secretsKey: c.var.settings.SECRETS_KEY,
+          secretsKey: c.var.services.secretsKey,
         },
       );
       // Agents and robots: the signing secret, in this answer only (PRODUCT.md section 12).
@@ -142,7 +142,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
       async ({ params, body }, c) => {
         const { row } = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, decision, {
           note: body.note,
-          secretsKey: c.var.settings.SECRETS_KEY,
+          secretsKey: c.var.services.secretsKey,
         });
         return { provider_id: row.id, status: row.status, review_note: row.reviewNote };
       },

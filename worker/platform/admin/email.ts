@@ -2,7 +2,7 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { emailStatus, mailContextOf, queueTestEmail } from '../email';
+import { emailStatus, queueTestEmail } from '../email';
 import { findUserByEmail } from '../identity';
 import { defineAdminRoute, idParam } from './define';
 
@@ -19,7 +19,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
     },
     async ({ body }, c) => {
       const user = await findUserByEmail(c.var.db, body.user_email);
-      const id = await queueTestEmail(c.var.db, user.user_id, mailContextOf(c.var.settings, c.req.url));
+      const id = await queueTestEmail(c.var.db, user.user_id, c.var.services.mail);
       return { email_id: id, status: 'queued' };
     },
   );

@@ -4,7 +4,6 @@
  */
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
-import { egressPolicy } from '../../lib/egress';
 import { displayText, setOf } from '../../lib/openapi';
 import { EVENT_TYPES, eventTypeSchema } from '../events';
 import {
@@ -51,8 +50,8 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
           eventTypes: body.event_types,
           ...(body.description ? { description: body.description } : {}),
         },
-        egressPolicy(c.var.settings),
-        c.var.settings.SECRETS_KEY,
+        c.var.services.egress,
+        c.var.services.secretsKey,
       ),
   );
   defineAdminRoute(
@@ -91,7 +90,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
       noStore: true,
     },
     ({ params }, c) =>
-      rotateEndpointSecret(c.var.db, adminAuditContext(c), params.webhook_id, c.var.settings.SECRETS_KEY),
+      rotateEndpointSecret(c.var.db, adminAuditContext(c), params.webhook_id, c.var.services.secretsKey),
   );
   defineAdminRoute(
     app,

@@ -4,7 +4,6 @@ import type { Context } from 'hono';
 import { newApp } from '../../lib/app';
 import { resolvePlatformUrls, type AppEnv } from '../../env';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
-import { egressPolicy } from '../../lib/egress';
 import { takeSlotOrRefuse } from '../../lib/rate-limit';
 import { jsonContent as json, problemResponses } from '../../lib/openapi';
 import { requireWorkspace, requireWorkspaceAccess } from '../identity';
@@ -244,5 +243,5 @@ export async function channelCspFindings(
     detail: 'At most 10 policy checks a minute per channel.',
   });
   const origins = [...new Set([...row.allowedOrigins, ...row.firstPartyOrigins])];
-  return checkSitePolicies(origins, resolvePlatformUrls(c.var.settings, c.req.url), egressPolicy(c.var.settings));
+  return checkSitePolicies(origins, resolvePlatformUrls(c.var.settings, c.req.url), c.var.services.egress);
 }

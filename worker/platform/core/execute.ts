@@ -30,7 +30,16 @@ import { BatchAdmission, IdempotentReplay } from './batch-admission';
 import { executionEvents } from './events';
 import { releaseIdempotencyKey } from './idempotency';
 import { envelopeOf, executionRecordWrites } from './records';
-import type { Admitted, Demand, ExecutionContext, ExecutionOutcome, Source } from './sources/source';
+import type { Services } from '../../lib/services';
+import {
+  type Admitted,
+  type Demand,
+  type ExecutionCall,
+  type ExecutionContext,
+  type ExecutionOutcome,
+  executionContextOf,
+  type Source,
+} from './sources/source';
 
 /**
  * Whether a batch lost a race for a conversation: another request started the same API session
@@ -64,11 +73,13 @@ interface ExecutionRun {
  * same execution id, without a second admission or a second call to any agent.
  */
 export async function runExecution(
-  db: Database,
+  services: Services,
   source: Source,
   demand: Demand,
-  context: ExecutionContext,
+  call: ExecutionCall = {},
 ): Promise<ExecutionOutcome> {
+  const { db } = services;
+  const context = executionContextOf(services, call);
   // Admit: who runs it, with which scopes and limits (nothing written yet).
   const admitted = await source.admit(db, context);
   const idempotency = admitted.key ? source.idempotency : undefined;

@@ -9,4 +9,4 @@ export { executeRequestSchema, executeResponseSchema, type ExecuteRequest, type 
 export { apiSource } from './sources/api';
 export { runIntake } from './sources/channel';
 export { runEmailReply } from './sources/email-reply';
-export type { Demand, ExecutionContext, ExecutionOutcome, Source } from './sources/source';
+export type { Demand, ExecutionCall, ExecutionContext, ExecutionOutcome, Source } from './sources/source';

@@ -6,16 +6,20 @@
 export {
   continuationHold,
   INSTANT_ALERTS_PER_HOUR,
-  type MailContext,
-  emailLinkOrigin,
   emailStatus,
-  mailContextOf,
   queueTestEmail,
   offerAlertInserts,
   unclaimedAlertInserts,
   takeCommittedEmails,
 } from './outbox';
-export { enqueueEmails, sendEmail, sendEmails, type SendDeps, type SendEmailsMessage } from './send';
+export {
+  enqueueEmails,
+  sendEmail,
+  sendEmails,
+  type SendDeps,
+  type SendEmailsMessage,
+  sendEmailsMessageSchema,
+} from './send';
 export { purgeOldEmails, sweepEmails } from './sweep';
 export { maskAddress, parseMailbox, scrubAddresses } from './addresses';
 export { type MailTransport, type OutgoingEmail, smtpTransport } from './transport';

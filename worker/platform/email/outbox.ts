@@ -8,47 +8,14 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { Settings } from '../../env';
 import { afterCommit, type Database, schema } from '../../lib/db';
 import { newId } from '../../lib/ids';
+import type { MailContext } from '../../lib/services';
 
 const { emails, providers, leads, leadOffers } = schema;
 
 /** At most this many instant alerts an hour per expert; the rest wait for the digest. */
 export const INSTANT_ALERTS_PER_HOUR = 30;
-/**
- * What the emails a request causes need to know of it: the origin their links use, and how long a
- * reply may stay unread (2 minutes).
- */
-export interface MailContext {
-  linkOrigin: string;
-  unreadAfterMs: number;
-}
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-/**
- * The origin of every link in an email: CONSOLE_URL, else BASE_URL. Never a request's Host, which
- * anyone can set; only in local development (ALLOW_LOOPBACK_EGRESS, plain http) is a loopback
- * request origin taken, so `npm run dev` on any port works. Empty: none, and such emails are not
- * sent (compose.ts skips them with the reason).
- */
-export function emailLinkOrigin(settings: Settings, requestUrl?: string): string {
-  const configured = settings.CONSOLE_URL ?? settings.BASE_URL;
-  if (configured) return new URL(configured).origin;
-  if (!requestUrl || !settings.ALLOW_LOOPBACK_EGRESS) return '';
-  const url = new URL(requestUrl);
-  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname) ? url.origin : '';
-}
-
-/** The mail context of a request. */
-export function mailContextOf(settings: Settings, requestUrl: string): MailContext {
-  return {
-    linkOrigin: emailLinkOrigin(settings, requestUrl),
-    unreadAfterMs: settings.EMAIL_UNREAD_AFTER_SECONDS * 1000,
-  };
-}
-
 const HOUR_MS = 60 * 60 * 1000;
 
 /**

@@ -7,6 +7,7 @@
  * recipient's mail system sees the same message.
  */
 import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { backoffDelayMs } from '../../lib/backoff';
 import { type Database, schema } from '../../lib/db';
 import { logLine } from '../../lib/request-context';
@@ -17,11 +18,12 @@ import type { MailTransport, NoTransport } from './transport';
 
 const { emails } = schema;
 
-/** The queue message that asks for some emails to be sent. */
-export interface SendEmailsMessage {
-  kind: 'email.send';
-  email_ids: string[];
-}
+/** The queue message that asks for some emails to be sent (the consumer parses it with this). */
+export const sendEmailsMessageSchema = z.object({
+  kind: z.literal('email.send'),
+  email_ids: z.array(z.string().startsWith('eml_').max(64)).min(1).max(100),
+});
+export type SendEmailsMessage = z.infer<typeof sendEmailsMessageSchema>;
 
 /** Emails are retried for this long after they were written, then given up. */
 export const EMAIL_RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -10,7 +10,8 @@ import { insertWhere, isConstraintViolation, schema, type Database } from '../..
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { readWindows, windowIncrement } from '../../lib/rate-limit';
-import { continuationHold, type MailContext } from '../email';
+import type { MailContext } from '../../lib/services';
+import { continuationHold } from '../email';
 import { eventInsertWhere, newEvent } from '../events';
 import { auditInsertWhere, type AuditContext } from '../identity';
 import type { ProviderRow } from '../providers';

@@ -3,7 +3,6 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { newApp } from '../../lib/app';
 import type { AppEnv } from '../../env';
-import { mailContextOf } from '../email';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { jsonBody, jsonContent, problemResponses } from '../../lib/openapi';
 import { requireProvider, requireProviderRow } from '../providers';
@@ -170,9 +169,8 @@ export function workbenchRoutes() {
     c.header('Cache-Control', 'no-store');
     const { text } = c.req.valid('json');
     const provider = requireProviderRow(c);
-    const mail = mailContextOf(c.var.settings, c.req.url);
     const leadId = c.req.valid('param').leadId;
-    return c.json(await replyToLead(c.var.db, provider, leadId, text, providerAudit(c), mail), 201);
+    return c.json(await replyToLead(c.var.db, provider, leadId, text, providerAudit(c), c.var.services.mail), 201);
   });
   return app;
 }

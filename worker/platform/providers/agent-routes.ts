@@ -56,7 +56,7 @@ export function agentProviderRoutes() {
       c.var.db,
       { actorKind: 'user', actorId: provider.userId, requestId: c.var.requestId },
       provider.id,
-      c.var.settings.SECRETS_KEY,
+      c.var.services.secretsKey,
       Date.now(),
     );
     c.header('Cache-Control', 'no-store');

@@ -2,7 +2,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { newApp } from '../../lib/app';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
-import { egressPolicy } from '../../lib/egress';
 import { jsonBody, jsonContent, problemResponses } from '../../lib/openapi';
 import { requireProvider, requireProviderRow } from './gate';
 import { preferencesOf, savePreferences } from './preferences';
@@ -99,7 +98,7 @@ export function providerProfileRoutes() {
       c.var.db,
       requireProviderRow(c),
       c.req.valid('json'),
-      { egress: egressPolicy(c.var.settings), secretsKey: c.var.settings.SECRETS_KEY },
+      { egress: c.var.services.egress, secretsKey: c.var.services.secretsKey },
       c.var.requestId,
     );
     c.header('Cache-Control', 'no-store');

@@ -11,7 +11,7 @@ export {
 } from './delivery';
 export { EndpointLimiter, RETRY_WINDOW_MS } from './retry-policy';
 export { sweepDueDeliveries, webhookHousekeeping } from './sweep';
-export { type DeliverMessage, enqueueForDelivery } from './outbox';
+export { type DeliverMessage, deliverMessageSchema, enqueueForDelivery } from './outbox';
 export {
   createEndpoint,
   deliveryLog,

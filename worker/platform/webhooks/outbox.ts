@@ -5,19 +5,21 @@
  * finds the deliveries anyway. Nothing is sent from the request itself.
  */
 import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
 import { schema, type Database } from '../../lib/db';
 import { TtlCache } from '../../lib/ttl-cache';
 import type { CommittedEvent } from '../events';
 
 const { webhookEndpoints } = schema;
 
-/** The queue message that asks for the deliveries of some events. */
-export interface DeliverMessage {
-  kind: 'webhook.deliver';
-  event_ids: string[];
-  /** Only this endpoint's delivery (a retry, a redelivery, the sweep). */
-  endpoint_id?: string;
-}
+/** The queue message that asks for the deliveries of some events (the consumer parses it with this). */
+export const deliverMessageSchema = z.object({
+  kind: z.literal('webhook.deliver'),
+  event_ids: z.array(z.string().startsWith('evt_').max(64)).min(1).max(100),
+  /** Only this endpoint's delivery (a redelivery, the sweep). */
+  endpoint_id: z.string().startsWith('whk_').max(64).optional(),
+});
+export type DeliverMessage = z.infer<typeof deliverMessageSchema>;
 
 /**
  * Whether a workspace has an active endpoint, cached briefly: most workspaces have none, and

@@ -8,7 +8,7 @@
  */
 import { demandReference } from '../../../brain';
 import { sha256Hex } from '../../../lib/crypto';
-import type { Database } from '../../../lib/db';
+import type { Services } from '../../../lib/services';
 import { ApiError, type FieldError } from '../../../lib/errors';
 import {
   type ActiveChannel,
@@ -23,7 +23,7 @@ import { findChannelConversation, newVisitorToken } from '../../conversations';
 import { admitChannel } from '../admission';
 import { runExecution } from '../execute';
 import { visitorReply } from '../replies';
-import type { ExecutionContext, Source } from './source';
+import type { Source } from './source';
 
 export interface IntakeCommand {
   channel: ActiveChannel;
@@ -34,7 +34,6 @@ export interface IntakeCommand {
   origin: string | null;
   /** The visitor's language and country when the request says (`Accept-Language`, `CF-IPCountry`), for offers. */
   visitor?: { acceptLanguage?: string; country?: string };
-  context: Omit<ExecutionContext, 'outputRequestId' | 'correlation' | 'exactBridge'>;
 }
 
 /** A channel's visitor as a source of demand. */
@@ -114,7 +113,7 @@ function missingContactFields(channel: ChannelRow, request: IntakeRequest): Fiel
 }
 
 /** Runs one visitor message (or handoff, or contact form) and answers what to show next. */
-export async function runIntake(db: Database, command: IntakeCommand): Promise<IntakeResponse> {
+export async function runIntake(services: Services, command: IntakeCommand): Promise<IntakeResponse> {
   const { channel, request } = command;
   if (request.trigger === 'lead_capture' && !request.website) {
     const missing = missingContactFields(channel, request);
@@ -122,12 +121,10 @@ export async function runIntake(db: Database, command: IntakeCommand): Promise<I
       throw new ApiError('validation_failed', 'Some contact details are required.', { errors: missing });
     }
   }
-  const outcome = await runExecution(
-    db,
-    channelSource(command),
-    { domain: channel.domain, text: request.message?.text },
-    { ...command.context, outputRequestId: command.context.requestId },
-  );
+  const outcome = await runExecution(services, channelSource(command), {
+    domain: channel.domain,
+    text: request.message?.text,
+  });
   const plan = outcome.plan!;
   const next: IntakeResponse['next'] =
     request.trigger === 'lead_capture' ? 'done' : plan.askForContact ? 'collect_contact' : 'continue';

@@ -4,33 +4,30 @@
  * claimer gets the message), except that the conversation is the one the reply address named and
  * no new conversation can start. It runs through the one execution core, with its audit and events.
  */
-import type { Database } from '../../../lib/db';
+import type { Services } from '../../../lib/services';
 import { ApiError } from '../../../lib/errors';
 import type { ActiveChannel } from '../../channels';
 import { findChannelConversationById } from '../../conversations';
 import { runExecution } from '../execute';
 import { channelSource } from './channel';
-import type { ExecutionContext } from './source';
 
 export interface EmailReplyCommand {
   channel: ActiveChannel;
   conversationId: string;
   text: string;
-  context: Omit<ExecutionContext, 'outputRequestId' | 'correlation' | 'exactBridge'>;
 }
 
 /** Adds the reply to its conversation as a visitor message; answers the new message's id. */
-export async function runEmailReply(db: Database, command: EmailReplyCommand): Promise<string | undefined> {
+export async function runEmailReply(services: Services, command: EmailReplyCommand): Promise<string | undefined> {
   const base = channelSource({
     channel: command.channel,
     request: { trigger: 'consultation', message: { text: command.text } },
     // The rate limit counts per conversation: every reply to it comes from the same mail system.
     clientIp: `email:${command.conversationId}`,
     origin: null,
-    context: command.context,
   });
   const outcome = await runExecution(
-    db,
+    services,
     {
       ...base,
       findConversation: (db) => findChannelConversationById(db, command.channel.id, command.conversationId),
@@ -39,7 +36,6 @@ export async function runEmailReply(db: Database, command: EmailReplyCommand): P
       },
     },
     { domain: command.channel.domain, text: command.text },
-    { ...command.context, outputRequestId: command.context.requestId },
   );
   return outcome.messages?.find((message) => message.role === 'visitor')?.message_id;
 }

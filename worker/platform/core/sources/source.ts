@@ -12,7 +12,8 @@ import type { RateLimitOutcome } from '../../../lib/rate-limit';
 import type { Attribution } from '../../attribution';
 import type { ConversationStart, ConversationState, StoredMessage } from '../../conversations';
 import type { KeyContext } from '../../identity';
-import type { MailContext } from '../../email';
+import type { ExecutionLimits } from '../../../env';
+import type { MailContext, Services } from '../../../lib/services';
 import type { VisitorContact } from '../../leads';
 import type { RoutingPoolKind, RoutingSettings } from '../../../lib/vocabulary';
 
@@ -24,7 +25,18 @@ export interface Demand {
   attachments?: unknown[];
 }
 
-/** What every execution needs to know of its request and its settings. */
+/** What differs between calls of one entry: the caller's own ids and correlation, and the protocol used. */
+export interface ExecutionCall {
+  /** The request id the envelope carries: the caller's `request_id` (else the services' own). */
+  outputRequestId?: string;
+  /** The caller's trace (its `trace_id`, or a traceparent), else the services' own. */
+  traceId?: string;
+  correlation?: ExecutionContext['correlation'];
+  exactBridge?: ExecutionContext['exactBridge'];
+  via?: ExecutionContext['via'];
+}
+
+/** What every execution needs to know of its request and its settings (made from the entry's services). */
 export interface ExecutionContext {
   /** Our id of this request, for the audit record. */
   requestId: string;
@@ -37,13 +49,7 @@ export interface ExecutionContext {
   /** The request's exact_bridge, kept for the association it asks for. */
   exactBridge?: Record<string, unknown> & { contract_id?: string; escrow_id?: string };
   /** The agent chain's total deadline (20 s by default) is the brain's; see BrainInput. */
-  limits: {
-    defaultRateLimitPerMinute: number;
-    intakeRateLimitPerMinute: number;
-    agentChainMs: number;
-    /** How long a minute of the lead timers lasts (60,000 ms; local tests shorten it). */
-    leadMinuteMs: number;
-  };
+  limits: ExecutionLimits;
   /** Calls to agents and robots: the egress guard's policy, and the key their secrets are encrypted under. */
   egress: EgressPolicy;
   secretsKey?: string;
@@ -126,4 +132,21 @@ export interface ExecutionOutcome {
   conversation?: { token?: string; contactKnown: boolean };
   /** The messages this turn stored (the visitor's and the reply), as the thread shows them. */
   messages?: StoredMessage[];
+}
+
+/** The execution context of one call, from its entry's services (the clock read once, now). */
+export function executionContextOf(services: Services, call: ExecutionCall = {}): ExecutionContext {
+  return {
+    requestId: services.requestId,
+    outputRequestId: call.outputRequestId ?? services.requestId,
+    traceId: call.traceId ?? services.traceId,
+    now: services.clock.now(),
+    ...(call.correlation ? { correlation: call.correlation } : {}),
+    ...(call.exactBridge ? { exactBridge: call.exactBridge } : {}),
+    limits: services.limits,
+    egress: services.egress,
+    ...(services.secretsKey ? { secretsKey: services.secretsKey } : {}),
+    mail: services.mail,
+    ...(call.via ? { via: call.via } : {}),
+  };
 }

@@ -1,6 +1,6 @@
 /**
- * `npm run bench` only (EXPOSE_DB_METRICS; a 404 everywhere else, and undocumented): routes that
- * let the load scripts measure what no public route exposes on its own.
+ * `npm run bench` only: routes of the bench's own entry (bench/entry.ts), never of the deployed
+ * Worker, that let the load scripts measure what no public route exposes on its own.
  *
  * - `POST /__bench/d1-batch`: one trivial D1 batch behind the same stack, the floor an
  *   execution's one round trip is measured against;
@@ -9,10 +9,10 @@
  * - `POST /__bench/lead-sweep`: the cron sweep's lead timers at a given time, with how many D1
  *   round trips they took.
  */
-import { newApp } from '../lib/app';
-import { countingD1, createDatabase, type QueryCounter } from '../lib/db';
-import { ApiError } from '../lib/errors';
-import { sweepLeadTimers } from '../platform/leads';
+import { newApp } from '../worker/lib/app';
+import type { QueryCounter } from '../worker/lib/db';
+import { buildServices } from '../worker/lib/services';
+import { sweepLeadTimers } from '../worker/platform/leads';
 
 /** Rows for one statement each: `n` numbered 1…count by a recursive CTE. */
 const numbers = (count: number) => `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})`;
@@ -21,7 +21,6 @@ const numbers = (count: number) => `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL S
 export function benchRoutes() {
   const app = newApp('problem');
   app.use('/__bench/*', async (c, next) => {
-    if (!c.var.settings.EXPOSE_DB_METRICS) throw new ApiError('not_found', 'No such route.');
     c.header('Cache-Control', 'no-store');
     await next();
   });
@@ -73,7 +72,8 @@ export function benchRoutes() {
   app.post('/__bench/lead-sweep', async (c) => {
     const { now } = (await c.req.json()) as { now: number };
     const counter: QueryCounter = { roundTrips: 0, statements: 0 };
-    const swept = await sweepLeadTimers(createDatabase(countingD1(c.env.DB, counter)), now);
+    const services = buildServices(c.env, { kind: 'request', counter });
+    const swept = await sweepLeadTimers(services.db, now, services.limits.leadMinuteMs);
     return c.json({ ...swept, round_trips: counter.roundTrips }, 200);
   });
   return app;
