@@ -4,6 +4,7 @@
 // ticker calls `/__scheduled?cron=…` for each cron of wrangler.toml when it is due, once a minute,
 // as production would: webhook sweeps, housekeeping and timers work in the demo without a command.
 import { readFileSync } from 'node:fs';
+import { Cron } from 'croner';
 import { join } from 'node:path';
 import { ROOT } from './lib.mjs';
 
@@ -14,30 +15,15 @@ export function wranglerCrons(toml = readFileSync(join(ROOT, 'wrangler.toml'), '
   return [...line.matchAll(/"([^"]+)"/g)].map((match) => match[1]);
 }
 
-const FIELDS = [
-  { min: 0, max: 59, of: (date) => date.getUTCMinutes() },
-  { min: 0, max: 23, of: (date) => date.getUTCHours() },
-  { min: 1, max: 31, of: (date) => date.getUTCDate() },
-  { min: 1, max: 12, of: (date) => date.getUTCMonth() + 1 },
-  { min: 0, max: 6, of: (date) => date.getUTCDay() },
-];
-
-/** Whether one field (`*`, `*\/5`, `3`, `1-5`, `1,15`, `10-30/10`) admits `value`. */
-function fieldMatches(field, value, { min, max }) {
-  return field.split(',').some((part) => {
-    const [range, stepText] = part.split('/');
-    const step = stepText === undefined ? 1 : Number(stepText);
-    let [low, high] = range === '*' ? [min, max] : range.split('-').map(Number);
-    if (high === undefined) high = stepText === undefined ? low : max;
-    return value >= low && value <= high && (value - low) % step === 0;
-  });
-}
-
-/** Whether a five-field cron expression (UTC, as Cloudflare runs them) is due at this minute. */
+/**
+ * Whether a five-field cron expression (UTC, as Cloudflare runs them) is due at this minute, read
+ * by croner: steps, lists, ranges, names, and a day of the month or of the week (either, when both
+ * are given, as standard cron fires).
+ */
 export function cronDue(expression, date) {
-  const fields = expression.trim().split(/\s+/);
-  if (fields.length !== 5) throw new Error(`Not a five-field cron expression: "${expression}"`);
-  return fields.every((field, index) => fieldMatches(field, FIELDS[index].of(date), FIELDS[index]));
+  if (expression.trim().split(/\s+/).length !== 5) throw new Error(`Not a five-field cron expression: "${expression}"`);
+  const minute = new Date(Math.floor(date.getTime() / 60_000) * 60_000);
+  return new Cron(expression, { timezone: 'UTC', paused: true, domAndDow: false }).match(minute);
 }
 
 /**

@@ -24,6 +24,16 @@ const PARALLEL = [
       npx(['tsc', '--noEmit', '-p', 'tsconfig.node.json']),
       npx(['tsc', '--noEmit', '-p', 'widget/tsconfig.json']),
       ['node', ['scripts/check-architecture.mjs']],
+      // The generated binding types match wrangler.toml (npm run cf-typegen).
+      npx([
+        'wrangler',
+        'types',
+        'worker-configuration.d.ts',
+        '--include-runtime=false',
+        '--env-file',
+        '/dev/null',
+        '--check',
+      ]),
       npx(['vitest', 'run', '--config', 'vitest.unit.config.ts']),
     ],
   },

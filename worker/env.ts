@@ -6,17 +6,16 @@
  */
 import { z } from 'zod';
 
-/** Bindings and vars as wrangler.toml and .dev.vars declare them. */
-export interface Bindings {
-  DB: D1Database;
-  /** The events queue (producer; this Worker is also its consumer): webhook deliveries to hand over. */
-  EVENTS: Queue<unknown>;
-  /** The email queue, apart from the events so that a slow SMTP server delays no webhook. */
-  EMAILS: Queue<unknown>;
-  /** One Durable Object per conversation, for live fan-out. */
-  CONVERSATIONS: DurableObjectNamespace;
-  /** One Durable Object per webhook endpoint: its outbox runner. */
-  WEBHOOK_ENDPOINTS: DurableObjectNamespace;
+/**
+ * Bindings and vars. The bindings' types (D1, the queues, the Durable Object namespaces, typed by
+ * their classes) are generated from wrangler.toml into worker-configuration.d.ts (`npm run
+ * cf-typegen`; `npm test` checks it is current); the vars and secrets, each an optional string
+ * whatever wrangler.toml's default, are documented here.
+ */
+export type Bindings = Omit<Cloudflare.Env, keyof Vars> & Vars;
+
+/** The vars and secrets the Worker reads (settingsSchema parses them). */
+export interface Vars {
   BASE_URL?: string;
   CONSOLE_URL?: string;
   AUTH_URL?: string;

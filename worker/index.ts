@@ -4,6 +4,7 @@
  */
 import { newApp } from './lib/app';
 import { consoleErrorPages } from './console/shared/app';
+import { pageSecurityHeaders } from './console/shared/security';
 import { emailPageRoutes } from './console/email/routes';
 import { adminPageRoutes } from './console/admin/routes';
 import { authRoutes } from './console/auth/routes';
@@ -17,8 +18,8 @@ import { executeRoutes } from './gateway/execute';
 import { mcpRoutes } from './gateway/mcp';
 import { a2aRoutes } from './gateway/a2a';
 import { healthzRoutes } from './gateway/healthz';
-import { intakeRoutes } from './gateway/intake';
 import { openApiRoutes } from './gateway/openapi';
+import { widgetRoutes } from './gateway/widget';
 import { handleQueue, handleScheduled } from './jobs';
 import { handleInboundEmail } from './jobs/inbound-email';
 import { publishAfterResponse } from './jobs/publish';
@@ -26,7 +27,6 @@ import { liveRoutes } from './live/routes';
 import { requestContext } from './lib/request-context';
 import { adminRoutes } from './platform/admin';
 import { agentProviderRoutes } from './platform/providers';
-import { publicWidgetRoutes } from './platform/channels';
 import { channelRoutes } from './platform/channels';
 import { workbenchRoutes } from './platform/leads';
 import { providerProfileRoutes } from './platform/providers';
@@ -36,6 +36,11 @@ export { WebhookEndpointOutbox } from './jobs/webhook-endpoint';
 
 export const app = newApp('problem', consoleErrorPages);
 app.use('*', requestContext);
+// Pages outside the page groups (the 404 page of an unknown path) carry the page headers too.
+app.use('*', async (c, next) => {
+  await next();
+  if (c.res.headers.get('Content-Type')?.startsWith('text/html')) await pageSecurityHeaders(c, async () => {});
+});
 // After the response, the events a request committed go to the events queue (the outbox).
 app.use('*', publishAfterResponse);
 
@@ -45,8 +50,7 @@ app.route('/', executeRoutes());
 app.route('/', mcpRoutes());
 app.route('/', a2aRoutes());
 app.route('/', channelRoutes());
-app.route('/', publicWidgetRoutes());
-app.route('/', intakeRoutes());
+app.route('/', widgetRoutes());
 app.route('/', providerProfileRoutes());
 app.route('/', agentProviderRoutes());
 app.route('/', workbenchRoutes());

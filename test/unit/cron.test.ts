@@ -26,6 +26,10 @@ describe('the cron ticker of npm run dev', () => {
     expect(cronDue('10-30/10 * * * *', at('2026-11-23T10:20:00Z'))).toBe(true);
     expect(cronDue('10-30/10 * * * *', at('2026-11-23T10:25:00Z'))).toBe(false);
     expect(() => cronDue('* * *', at('2026-11-23T10:00:00Z'))).toThrow(/five-field/);
+    // A day of the month or of the week: either fires (standard cron), not only both.
+    expect(cronDue('0 9 1 * 1', at('2026-11-23T09:00:00Z'))).toBe(true); // a Monday, not the 1st
+    expect(cronDue('0 9 1 * 1', at('2026-12-01T09:00:00Z'))).toBe(true); // the 1st, a Tuesday
+    expect(cronDue('0 9 1 * 1', at('2026-12-02T09:00:00Z'))).toBe(false);
   });
 
   it('fires each due cron at the start of a minute through /__scheduled', async () => {

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { createDatabase, insertRows, schema } from '../../worker/lib/db';
+import { createDatabase, insertRows, isConstraintViolation, schema } from '../../worker/lib/db';
 import { windowIncrement } from '../../worker/lib/rate-limit';
 
 const { demands, messages, auditLog } = schema;
@@ -96,5 +96,39 @@ describe('insertRows, the cached INSERT of the hot path', () => {
         quotaLeft: null,
       },
     ]);
+  });
+});
+
+/**
+ * The fences: lib/db.ts reaches into two things no library promises to keep, and these tests fail
+ * loudly on an upgrade that changes them (drizzle's batch items; D1's constraint error text).
+ */
+describe('what lib/db.ts relies on, and an upgrade could break', () => {
+  it('drizzle batch items still prepare into a query, a statement and a result mapper', () => {
+    const db = createDatabase(env.DB);
+    const item = db.select().from(schema.domains).limit(1) as unknown as { _prepare(): Record<string, unknown> };
+    expect(typeof item._prepare).toBe('function');
+    const prepared = item._prepare();
+    expect(typeof prepared.getQuery).toBe('function');
+    expect(typeof prepared.mapResult).toBe('function');
+    const raw = db.all(sql`SELECT ${1} AS one`) as unknown as { _prepare(): { getQuery(): { sql: string } } };
+    expect(raw._prepare().getQuery().sql).toContain('SELECT ? AS one');
+  });
+
+  it('D1 names the constraint that refused a write, as isConstraintViolation reads it', async () => {
+    const db = createDatabase(env.DB);
+    const window = (count: number) =>
+      db.run(sql`INSERT INTO rate_limit_windows (key_id, window_start, count, max_count)
+        VALUES ('fence', 0, ${count}, 1) ON CONFLICT (key_id) DO UPDATE SET count = excluded.count`);
+    await db.batch([window(1)]);
+    const refusal = await db.batch([window(2)]).catch((error: unknown) => error);
+    expect(isConstraintViolation(refusal, 'within_window_limit')).toBe(true);
+    expect(isConstraintViolation(refusal, 'another_check')).toBe(false);
+    const duplicate = await env.DB.prepare(
+      "INSERT INTO domains (slug, name, created_at) VALUES ('consultation', 'x', 0)",
+    )
+      .run()
+      .catch((error: unknown) => error);
+    expect(isConstraintViolation(duplicate, 'domains.slug')).toBe(true);
   });
 });

@@ -38,10 +38,10 @@ export class WebhookEndpointOutbox extends DurableObject<Bindings> {
   }
 }
 
-/** The outbox object of an endpoint (the binding is declared untyped in env.ts, below the jobs). */
+/** The outbox object of an endpoint. */
 export function endpointOutbox(
-  namespace: DurableObjectNamespace,
+  namespace: DurableObjectNamespace<WebhookEndpointOutbox>,
   endpointId: string,
 ): DurableObjectStub<WebhookEndpointOutbox> {
-  return namespace.get(namespace.idFromName(endpointId)) as unknown as DurableObjectStub<WebhookEndpointOutbox>;
+  return namespace.get(namespace.idFromName(endpointId));
 }

@@ -35,7 +35,7 @@ export function problemResponse(c: Context<AppEnv>, error: ApiError): Response {
 const HTTP_EXCEPTION_CODES: Record<number, ErrorCode> = {
   400: 'malformed_json',
   401: 'invalid_token',
-  403: 'csrf_rejected',
+  403: 'forbidden',
   404: 'not_found',
   413: 'payload_too_large',
   415: 'unsupported_media_type',

@@ -1,4 +1,6 @@
-/** Hashing and token helpers on WebCrypto. Secrets are only ever compared through their digests. */
+/** Hashing, HMAC and token helpers on WebCrypto. Secrets are only ever compared through their digests. */
+export { fromBase64, toBase64 } from './base64';
+
 const encoder = new TextEncoder();
 
 /** SHA-256 of a UTF-8 string, as lower-case hex: how tokens and secrets are stored and looked up. */
@@ -60,4 +62,15 @@ export function newSecretToken(prefix: SecretPrefix, bytes = 24): string {
 export function displayPrefix(token: string): string {
   const separator = token.indexOf('_') + 1;
   return token.slice(0, separator + 6);
+}
+
+const utf8 = new TextEncoder();
+
+/** HMAC-SHA-256 of `message` under `key` (raw bytes or a UTF-8 string). */
+export async function hmacSha256(key: Uint8Array | string, message: Uint8Array | string): Promise<Uint8Array> {
+  const raw = typeof key === 'string' ? utf8.encode(key) : key;
+  const imported = await crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return new Uint8Array(
+    await crypto.subtle.sign('HMAC', imported, typeof message === 'string' ? utf8.encode(message) : message),
+  );
 }

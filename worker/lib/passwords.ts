@@ -6,6 +6,7 @@
  * (and get rehashed at the next sign-in).
  */
 import { COMMON_PASSWORDS } from './common-passwords';
+import { fromBase64, hmacSha256, toBase64 } from './crypto';
 
 export const PBKDF2_ITERATIONS = 100_000;
 /** The Workers production limit for PBKDF2 iterations. */
@@ -15,20 +16,10 @@ export const PASSWORD_MAX_LENGTH = 128;
 const SALT_BYTES = 16;
 const HASH_BITS = 256;
 
-const encoder = new TextEncoder();
-
-const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-const fromBase64 = (text: string) => Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
+const _encoder = new TextEncoder();
 
 async function pepperedKey(password: string, pepper: string): Promise<CryptoKey> {
-  const hmacKey = await crypto.subtle.importKey(
-    'raw',
-    encoder.encode(pepper),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign'],
-  );
-  const peppered = await crypto.subtle.sign('HMAC', hmacKey, encoder.encode(password));
+  const peppered = await hmacSha256(pepper, password);
   return crypto.subtle.importKey('raw', peppered, 'PBKDF2', false, ['deriveBits']);
 }
 

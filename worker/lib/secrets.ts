@@ -3,10 +3,10 @@
  * and webhooks, and agents' bearer tokens) are stored encrypted: AES-GCM with a fresh 96-bit IV,
  * under a key derived from the SECRETS_KEY secret. A database leak alone reveals none of them.
  */
+import { fromBase64, toBase64 } from './crypto';
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-const fromBase64 = (text: string) => Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
 
 const keyCache = new Map<string, Promise<CryptoKey>>();
 

@@ -7,6 +7,8 @@
  * tested against real local relays that drop, hang, greet 421 or answer slowly.
  */
 
+import { toBase64 } from './base64';
+
 /** The socket the client speaks over: cloudflare:sockets' `Socket`, or anything shaped like it. */
 export interface SmtpSocket {
   readonly readable: ReadableStream<Uint8Array>;
@@ -248,7 +250,7 @@ async function authenticate(
   credentials: { username: string; password: string },
 ): Promise<void> {
   const mechanisms = (extensions.get('AUTH') ?? '').split(' ');
-  const base64 = (text: string) => btoa(String.fromCharCode(...encoder.encode(text)));
+  const base64 = (text: string) => toBase64(encoder.encode(text));
   if (mechanisms.includes('PLAIN')) {
     await connection.command(
       `AUTH PLAIN ${base64(`\0${credentials.username}\0${credentials.password}`)}`,

@@ -5,9 +5,9 @@
  * `{id}.{timestamp}.{body}` under the `whsec_` secret). During a rotation, old and new secrets
  * both sign: the header then holds two signatures, and either verifies.
  */
+import { fromBase64, hmacSha256, toBase64 } from './crypto';
+
 const encoder = new TextEncoder();
-const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-const fromBase64 = (text: string) => Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
 
 /** A new `whsec_` secret: 24 random bytes, base64 (what the npm `standardwebhooks` verifier takes). */
 export function newWebhookSecret(): string {
@@ -23,16 +23,9 @@ export async function signStandardWebhook(
 ): Promise<Record<string, string>> {
   const content = encoder.encode(`${id}.${timestampSeconds}.${body}`);
   const signatures = await Promise.all(
-    secrets.map(async (secret) => {
-      const key = await crypto.subtle.importKey(
-        'raw',
-        fromBase64(secret.replace(/^whsec_/, '')),
-        { name: 'HMAC', hash: 'SHA-256' },
-        false,
-        ['sign'],
-      );
-      return `v1,${toBase64(new Uint8Array(await crypto.subtle.sign('HMAC', key, content)))}`;
-    }),
+    secrets.map(
+      async (secret) => `v1,${toBase64(await hmacSha256(fromBase64(secret.replace(/^whsec_/, '')), content))}`,
+    ),
   );
   return { 'webhook-id': id, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': signatures.join(' ') };
 }

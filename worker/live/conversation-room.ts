@@ -62,11 +62,19 @@ export type CloseTarget =
 
 const tagOf = (participant: LiveParticipant) => `${participant.role}:${participant.id}`;
 
-const problem = (status: number, code: string, detail: string) =>
-  new Response(JSON.stringify({ type: `about:blank#${code}`, title: code, status, code, detail }), {
-    status,
-    headers: { 'Content-Type': 'application/problem+json' },
-  });
+/** A refusal as problem+json, with the id of the request the route forwarded (X-Request-Id). */
+const problem = (request: Request, status: number, code: string, detail: string) =>
+  new Response(
+    JSON.stringify({
+      type: `about:blank#${code}`,
+      title: code,
+      status,
+      code,
+      detail,
+      request_id: request.headers.get('X-Request-Id') ?? 'req_unknown',
+    }),
+    { status, headers: { 'Content-Type': 'application/problem+json' } },
+  );
 
 /** The live room of one conversation. */
 export class ConversationRoom extends DurableObject<Bindings> {
@@ -121,16 +129,17 @@ export class ConversationRoom extends DurableObject<Bindings> {
     const ticket = await this.ctx.storage.get<Ticket>(key);
     if (ticket) await this.ctx.storage.delete(key);
     if (!ticket || ticket.expiresAt <= Date.now())
-      return problem(401, 'invalid_token', 'This live ticket is unknown, used or expired. Ask for a new one.');
+      return problem(request, 401, 'invalid_token', 'This live ticket is unknown, used or expired. Ask for a new one.');
     if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket')
-      return problem(426, 'upgrade_required', 'Open this URL as a WebSocket.');
+      return problem(request, 426, 'upgrade_required', 'Open this URL as a WebSocket.');
     // The right is the one in force now, not when the ticket was minted.
     if (!(await participantMayListen(this.services().db, ticket.conversationId, ticket))) {
-      return problem(403, 'not_claimer', 'You no longer take part in this conversation.');
+      return problem(request, 403, 'not_claimer', 'You no longer take part in this conversation.');
     }
     const tag = tagOf(ticket);
     if (this.ctx.getWebSockets(tag).length >= LIVE_LIMITS.socketsPerParticipant) {
       return problem(
+        request,
         429,
         'rate_limited',
         `At most ${LIVE_LIMITS.socketsPerParticipant} live connections per conversation and participant.`,

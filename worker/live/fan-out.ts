@@ -57,7 +57,10 @@ export function framesByConversation(committed: CommittedEvent[]): Map<string, R
 }
 
 /** Delivers the frames of these events to their rooms, in parallel; answers how many rooms were told. */
-export async function fanOutLive(namespace: DurableObjectNamespace, committed: CommittedEvent[]): Promise<number> {
+export async function fanOutLive(
+  namespace: DurableObjectNamespace<ConversationRoom>,
+  committed: CommittedEvent[],
+): Promise<number> {
   const rooms = framesByConversation(committed);
   await Promise.all(
     [...rooms].map(([conversationId, delivery]) =>
@@ -68,7 +71,10 @@ export async function fanOutLive(namespace: DurableObjectNamespace, committed: C
 }
 
 /** Closes the sockets (and drops the tickets) of participants who lost the right, per conversation. */
-export async function revokeLive(namespace: DurableObjectNamespace, revocations: LiveRevocation[]): Promise<number> {
+export async function revokeLive(
+  namespace: DurableObjectNamespace<ConversationRoom>,
+  revocations: LiveRevocation[],
+): Promise<number> {
   await Promise.all(
     revocations.map(({ conversationId, participant }) =>
       roomOf(namespace, conversationId).close({ participant, reason: 'revoked' }),
@@ -77,7 +83,10 @@ export async function revokeLive(namespace: DurableObjectNamespace, revocations:
   return revocations.length;
 }
 
-/** The room of one conversation (the binding is declared untyped in env.ts, below the live module). */
-export function roomOf(namespace: DurableObjectNamespace, conversationId: string): DurableObjectStub<ConversationRoom> {
-  return namespace.get(namespace.idFromName(conversationId)) as unknown as DurableObjectStub<ConversationRoom>;
+/** The room of one conversation. */
+export function roomOf(
+  namespace: DurableObjectNamespace<ConversationRoom>,
+  conversationId: string,
+): DurableObjectStub<ConversationRoom> {
+  return namespace.get(namespace.idFromName(conversationId));
 }

@@ -8,7 +8,7 @@ import { newApp } from '../lib/app';
 import { resolvePlatformUrls } from '../env';
 import { ApiError, type ErrorCode } from '../lib/errors';
 import { jsonContent, problemResponses } from '../lib/openapi';
-import { admittedChannel, channelGate, PUBLIC_CHANNEL_PATHS } from '../platform/channels';
+import { admittedChannel, channelGate, PUBLIC_CHANNEL_PATHS, widgetCors } from '../gateway/widget';
 import { visitorConversation } from '../platform/conversations';
 import { claimedConversation } from '../platform/leads';
 import { requireProvider, requireProviderRow } from '../platform/providers';
@@ -55,7 +55,7 @@ export function liveRoutes() {
           'With the visitor’s `Authorization: Bearer egv_…`. The ticket opens one socket within 60 s, once. Send ' +
           '`{"type":"resume","after":…}` first; the thread after that message comes back before anything live.',
         security: [{ visitorSession: [] }],
-        middleware: [channelGate(paths.param, { requireOrigin: false })],
+        middleware: [channelGate(paths.param, { requireOrigin: false }), widgetCors],
         request: { params: z.object({ [paths.param]: z.string().min(1).max(64) }) },
         responses: {
           200: jsonContent(liveTicketSchema, 'The socket address, with its ticket.'),
@@ -118,7 +118,10 @@ export function liveRoutes() {
   app.get('/live/:conversationId', async (c) => {
     const conversationId = c.req.param('conversationId');
     if (!CONVERSATION_ID.test(conversationId)) return c.notFound();
-    const response = await roomOf(c.env.CONVERSATIONS, conversationId).fetch(c.req.raw);
+    // The room's refusals carry this request's id, as every problem does.
+    const forwarded = new Request(c.req.raw);
+    forwarded.headers.set('X-Request-Id', c.var.requestId);
+    const response = await roomOf(c.env.CONVERSATIONS, conversationId).fetch(forwarded);
     if (response.status === 101) return response;
     // The room's refusal, as the problem+json every route answers (with this request's id).
     const refusal = (await response.json()) as { code: ErrorCode; detail: string };

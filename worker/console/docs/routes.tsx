@@ -10,7 +10,6 @@ import { buildOpenApiDocument } from '../../gateway/openapi';
 import { hostedInboxUrl, snippetFor } from '../../platform/channels';
 import { listDomainEntries } from '../../platform/domains';
 import { newPageApp } from '../shared/app';
-import { setPageSecurityHeaders } from '../shared/security';
 import { parseMarkdown } from './markdown';
 import type { DocsDocument } from './openapi-markdown';
 import { DOCS_PAGES, type DocsContext, type DocsPageSource } from './pages';
@@ -46,7 +45,6 @@ export function docsRoutes(root: OpenAPIHono<AppEnv>) {
     const context = await contextOf(c, root);
     const parsed = DOCS_PAGES.map((entry) => ({ page: entry, blocks: parseMarkdown(entry.markdown(context)) }));
     const blocks = parsed.find((entry) => entry.page === page)?.blocks ?? [];
-    setPageSecurityHeaders(c);
     setDocsHeaders(c);
     return c.html(
       <DocsSitePage page={page} context={context} blocks={blocks} index={searchIndex(parsed)} title={title} />,

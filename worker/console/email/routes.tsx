@@ -9,7 +9,6 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../../env';
 import { applyUnsubscribe, emailLog, readUnsubscribeToken } from '../../platform/email';
 import { newPageApp } from '../shared/app';
-import { setPageSecurityHeaders } from '../shared/security';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { workspaceContext } from '../shared/workspace';
 import { EmailLogPage, UnsubscribePage } from './pages';
@@ -32,7 +31,6 @@ export function emailPageRoutes() {
   });
 
   app.on(['GET', 'POST'], '/email/unsubscribe/:token', async (c) => {
-    setPageSecurityHeaders(c);
     c.header('Cache-Control', 'no-store');
     const target = await unsubscribeTarget(c);
     if (!target) return c.html(<UnsubscribePage what="alerts" invalid />, 404);

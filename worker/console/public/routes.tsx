@@ -9,7 +9,7 @@ import { consoleOrigin, resolvePlatformUrls, urlsFollowHost, type AppEnv } from 
 import { findActiveChannel, hostedInboxUrl, publicWidgetConfig, snippetFor } from '../../platform/channels';
 import { docsRoutes } from '../docs/routes';
 import { docsCss } from '../docs/styles';
-import { pageCsp, setPageSecurityHeaders } from '../shared/security';
+import { allowHttpsImages } from '../shared/security';
 import { siteCss } from '../shared/styles';
 import { DemoSitePage } from './demo';
 import { FrontDoorPage } from './front-door';
@@ -33,7 +33,7 @@ export function publicPageRoutes(root: OpenAPIHono<AppEnv>) {
   app.get('/widget/:channelKey', async (c) => {
     const channel = await findActiveChannel(c.var.db, c.req.param('channelKey'));
     // Channel logos may live on any https host.
-    setPageSecurityHeaders(c, pageCsp({ images: "'self' https: data:" }));
+    allowHttpsImages(c);
     if (!channel) return c.html(<ChannelNotFoundPage />, 404);
     const urls = resolvePlatformUrls(c.var.settings, c.req.url);
     c.header('Cache-Control', 'no-store');
@@ -44,7 +44,6 @@ export function publicPageRoutes(root: OpenAPIHono<AppEnv>) {
     const channel = await findActiveChannel(c.var.db, DEMO_CHANNEL_KEY);
     if (!channel) return c.notFound();
     const urls = resolvePlatformUrls(c.var.settings, c.req.url);
-    setPageSecurityHeaders(c);
     return c.html(
       <DemoSitePage
         snippet={snippetFor(urls, DEMO_CHANNEL_KEY)}
@@ -58,7 +57,6 @@ export function publicPageRoutes(root: OpenAPIHono<AppEnv>) {
     const urls = resolvePlatformUrls(c.var.settings, c.req.url);
     const key = c.var.settings.FRONT_DOOR_CHANNEL;
     const channel = key ? await findActiveChannel(c.var.db, key) : undefined;
-    setPageSecurityHeaders(c);
     if (urlsFollowHost(c.var.settings)) c.header('Vary', 'Host');
     return c.html(
       <FrontDoorPage

@@ -5,12 +5,11 @@ import { type ErrorPages, newApp } from '../../lib/app';
 import type { AppEnv } from '../../env';
 import type { ApiError } from '../../lib/errors';
 import { ErrorPage, NotFoundPage } from './not-found';
-import { setPageSecurityHeaders } from './security';
+import { pageSecurityHeaders } from './security';
 
 /** Errors on pages are pages: the same status and message, in HTML, with the request id. */
 export const consoleErrorPages: ErrorPages = {
   error(c: Context<AppEnv>, error: ApiError) {
-    setPageSecurityHeaders(c);
     for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
     if (error.status === 404) return c.html(<NotFoundPage path={new URL(c.req.url).pathname} />, 404);
     return c.html(
@@ -19,12 +18,13 @@ export const consoleErrorPages: ErrorPages = {
     );
   },
   notFound(c: Context<AppEnv>, path: string) {
-    setPageSecurityHeaders(c);
     return c.html(<NotFoundPage path={path} />, 404);
   },
 };
 
 /** A route group of pages: its errors are the console's error pages. */
 export function newPageApp() {
-  return newApp('page', consoleErrorPages);
+  const app = newApp('page', consoleErrorPages);
+  app.use('*', pageSecurityHeaders);
+  return app;
 }

@@ -2,11 +2,11 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { csrf } from 'hono/csrf';
 import { createMiddleware } from 'hono/factory';
+import { HTTPException } from 'hono/http-exception';
 import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { clearSessionCookie, readSessionToken, setSessionCookie, validateSession } from '../../platform/identity';
 import { requireFormBody } from './form-input';
-import { setPageSecurityHeaders } from './security';
 
 /** Reads the session cookie, if any; renews the cookie when the session slid forward. */
 export const loadSession = createMiddleware<AppEnv>(async (c, next) => {
@@ -72,15 +72,25 @@ export function safeReturnTo(value: string | undefined | null, fallback: string)
   return normalised;
 }
 
-/** Our page headers, Hono's csrf check against the console origin, and forms only on POST. */
-export const pageGuards: MiddlewareHandler<AppEnv>[] = [
-  async (c, next) => {
-    setPageSecurityHeaders(c);
-    await next();
-  },
-  csrf({ origin: (origin, c) => origin === consoleOrigin(resolvePlatformUrls(c.var.settings, c.req.url)) }),
-  requireFormBody,
-];
+const honoCsrf = csrf({
+  origin: (origin, c) => origin === consoleOrigin(resolvePlatformUrls(c.var.settings, c.req.url)),
+});
+
+/** Hono's csrf check against the console origin; its refusal is our `csrf_rejected` (and only its). */
+const sameOriginChanges: MiddlewareHandler<AppEnv> = async (c, next) => {
+  try {
+    await honoCsrf(c, async () => {});
+  } catch (error) {
+    if (error instanceof HTTPException && error.status === 403) {
+      throw new ApiError('csrf_rejected', 'This change must come from a page of the console (its Origin).');
+    }
+    throw error;
+  }
+  await next();
+};
+
+/** The csrf check against the console origin, and forms only on POST (the page headers are the group's). */
+export const pageGuards: MiddlewareHandler<AppEnv>[] = [sameOriginChanges, requireFormBody];
 
 /** Everything a signed-in console page runs first: the page guards, the session, a signed-in user. */
 export const consolePageGuards: MiddlewareHandler<AppEnv>[] = [...pageGuards, loadSession, requireUser];

@@ -3,7 +3,6 @@
  * the public widget configuration, and the gate every public channel route passes.
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */
-export { admittedChannel, channelGate, PUBLIC_CHANNEL_PATHS, publicWidgetRoutes } from './public-routes';
 export { channelCspFindings, channelRoutes } from './routes';
 export type { CspFinding } from './csp-check';
 export {
@@ -15,6 +14,7 @@ export {
   intakeResponseSchema,
   type IntakeTrigger,
   type PublicWidgetConfig,
+  publicWidgetConfigSchema,
   updateChannelSchema,
   widgetConfigPatchSchema,
 } from './schemas';
@@ -26,10 +26,13 @@ export {
   describeChannel,
   findActiveChannel,
   forgetChannel,
+  findActiveChannelForIntake,
   getChannel,
   hostedInboxUrl,
+  isOriginAllowed,
   listChannels,
   publicWidgetConfig,
+  reverifyCachedChannel,
   routingOf,
   snippetFor,
   updateChannel,

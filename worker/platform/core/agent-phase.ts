@@ -14,6 +14,7 @@ import {
   runAgents,
 } from '../../brain';
 import type { Database } from '../../lib/db';
+import { logLine } from '../../lib/request-context';
 import {
   type AgentSupply,
   agentSupplyOf,
@@ -79,14 +80,13 @@ export class AgentPhase {
           target = await supply.target(providerId);
         } catch (error) {
           // Its secrets cannot be read (SECRETS_KEY unset or changed): skip it; the next one or an expert answers.
-          console.error(
-            JSON.stringify({
-              level: 'error',
-              message: 'provider secrets unreadable',
-              provider_id: providerId,
-              error: error instanceof Error ? error.name : 'unknown',
-            }),
-          );
+          logLine({
+            level: 'error',
+            message: 'provider_secrets_unreadable',
+            request_id: context.requestId,
+            provider_id: providerId,
+            error: error instanceof Error ? error.name : 'unknown',
+          });
           return {
             ok: false,
             outcome: 'refused',

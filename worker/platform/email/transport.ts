@@ -9,6 +9,7 @@
 import { connect } from 'cloudflare:sockets';
 import { createMimeMessage, Mailbox } from 'mimetext/browser';
 import type { Settings } from '../../env';
+import { toBase64 } from '../../lib/crypto';
 import { type SmtpConnect, type SmtpOptions, sendSmtp } from '../../lib/smtp';
 import { parseMailbox } from './addresses';
 
@@ -37,11 +38,7 @@ const oneLine = (value: string) => value.replace(/[\r\n]+/g, ' ');
 
 /** Base64 in lines of 76 characters, as MIME bodies are written. */
 function base64Lines(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = '';
-  for (let start = 0; start < bytes.length; start += 0x8000)
-    binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
-  return (btoa(binary).match(/.{1,76}/g) ?? []).join('\r\n');
+  return (toBase64(new TextEncoder().encode(text)).match(/.{1,76}/g) ?? []).join('\r\n');
 }
 
 /** The whole RFC 5322 message: text and HTML alternatives, every name and the subject encoded. */

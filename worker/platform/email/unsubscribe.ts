@@ -6,7 +6,7 @@
  * expert or address. GET shows a confirmation (mail scanners follow links); POST applies it.
  */
 import { eq } from 'drizzle-orm';
-import { sha256Hex, toHex } from '../../lib/crypto';
+import { hmacSha256, sha256Hex, toHex } from '../../lib/crypto';
 import { type Database, schema } from '../../lib/db';
 
 const { providers, conversations, leads, users, emailSuppressions } = schema;
@@ -22,11 +22,7 @@ export type UnsubscribeTarget =
 const PREFIXES = { alerts: 'a', visitor: 'v', owner: 'u' } as const;
 
 async function signature(secret: string, payload: string): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-  ]);
-  const mac = await crypto.subtle.sign('HMAC', key, encoder.encode(`unsubscribe:${payload}`));
-  return toHex(new Uint8Array(mac)).slice(0, 32);
+  return toHex(await hmacSha256(secret, `unsubscribe:${payload}`)).slice(0, 32);
 }
 
 /** The token of a target. */

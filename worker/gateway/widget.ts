@@ -1,29 +1,39 @@
 /**
- * The public widget routes, each served at both addresses the spec names:
- *   /api/public/channels/{channelKey}/widget-config  and  /api/public/widget/{channel_key}/config
- * and the gate of every public channel route (intake, in gateway/intake.ts, included): the channel
- * must be active and the page origin on its lists. CORS is an exact-origin allowlist (the
- * channel's allowed and first-party origins, and the console), answered with `Vary: Origin` and
- * never `*`.
+ * The public widget API, one family at both addresses the spec names
+ * (`/api/public/channels/{channelKey}/…` and `/api/public/widget/{channel_key}/…`): the widget
+ * configuration, intake (a thin adapter over the execution core, as /api/execute is), the visitor's
+ * thread, their CORS preflights, and the gate every one of them passes (live tickets too): the
+ * channel must be active and the page origin on its lists (the admission decision is the channels
+ * module's). CORS is hono/cors with an exact-origin allowlist (the channel's allowed and first-party
+ * origins, and the console), answered with `Vary: Origin` and never `*`.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { cors } from 'hono/cors';
+import { etag } from 'hono/etag';
 import { createMiddleware } from 'hono/factory';
-import { newApp } from '../../lib/app';
-import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
-import { sha256Hex } from '../../lib/crypto';
-import { ApiError } from '../../lib/errors';
-import { problemResponses } from '../../lib/openapi';
-import { visitorThread, visitorThreadSchema } from '../conversations';
-import { publicWidgetConfigSchema } from './schemas';
+import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../env';
+import { newApp } from '../lib/app';
+import { parseJsonBody, readJsonBody } from '../lib/body';
+import { ApiError } from '../lib/errors';
+import { problemResponses } from '../lib/openapi';
 import {
+  type ActiveChannel,
   findActiveChannel,
   findActiveChannelForIntake,
+  intakeRequestSchema,
+  intakeResponseSchema,
   isOriginAllowed,
   publicWidgetConfig,
+  publicWidgetConfigSchema,
   reverifyCachedChannel,
-  type ActiveChannel,
-} from './service';
+} from '../platform/channels';
+import { visitorThread, visitorThreadSchema } from '../platform/conversations';
+import { runIntake } from '../platform/core';
+
+const INTAKE_MAX_BYTES = 16 * 1024;
+/** The widget configuration's ETag (a 304 to a matching If-None-Match). */
+const widgetConfigEtag = etag();
 
 const TAG = 'Widget (public)';
 const BEARER = /^Bearer +(egv_[A-Za-z0-9]{1,64}) *$/i;
@@ -37,10 +47,7 @@ function pageOriginOf(c: Context<AppEnv>): string | undefined {
   return undefined;
 }
 
-/**
- * Admits a public widget request: the channel must be active, and the page origin on its list.
- * Afterwards, every answer (errors too) carries the exact origin, so the widget can read it.
- */
+/** Admits a public widget request: the channel must be active, and the page origin on its list. */
 export function channelGate(param: string, options: { requireOrigin: boolean; forIntake?: boolean }) {
   return createMiddleware<AppEnv>(async (c, next) => {
     c.header('Vary', 'Origin');
@@ -68,14 +75,20 @@ export function channelGate(param: string, options: { requireOrigin: boolean; fo
     // A disabled channel or a removed origin gets its own answer (404 or 403) whatever the cache held.
     const refused = await reverifyCachedChannel(c.var.db, read, channelKey, c.error, admit);
     if (refused) throw refused;
-    const requestOrigin = c.req.header('Origin');
-    if (requestOrigin) {
-      c.header('Access-Control-Allow-Origin', requestOrigin);
-      c.header('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After, ETag');
-    }
-    c.header('Vary', 'Origin');
   });
 }
+
+/**
+ * CORS for the admitted page origin only (the gate ran first): every answer, errors included, and
+ * the preflight, which it answers itself (204).
+ */
+export const widgetCors = cors({
+  origin: (origin, c) => (origin && c.get('pageOrigin') === origin ? origin : null),
+  allowMethods: ['GET', 'POST', 'OPTIONS'],
+  allowHeaders: ['Content-Type', 'Authorization'],
+  exposeHeaders: ['X-Request-Id', 'Retry-After', 'ETag'],
+  maxAge: 600,
+});
 
 /** The channel that channelGate admitted. */
 export function admittedChannel(c: Context<AppEnv>) {
@@ -118,7 +131,7 @@ export const PUBLIC_CHANNEL_PATHS: PublicPaths[] = [
 const honoPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
 /** The public widget routes, at both addresses each. */
-export function publicWidgetRoutes() {
+export function widgetRoutes() {
   const app = newApp('problem');
   for (const paths of PUBLIC_CHANNEL_PATHS) {
     const params = z.object({ [paths.param]: z.string().min(1).max(64).openapi({ example: 'ch_demo' }) });
@@ -134,7 +147,7 @@ export function publicWidgetRoutes() {
           '`provider_entry.enabled` is resolved for the requesting page: on for first-party origins under `auto`, ' +
           'off for third-party embeds unless the channel forces it on. Cached briefly, with an ETag.',
         security: [],
-        middleware: [channelGate(paths.param, { requireOrigin: false })],
+        middleware: [channelGate(paths.param, { requireOrigin: false }), widgetCors, widgetConfigEtag],
         request: { params },
         responses: {
           200: {
@@ -151,12 +164,8 @@ export function publicWidgetRoutes() {
           resolvePlatformUrls(c.var.settings, c.req.url),
           c.var.pageOrigin,
         );
-        const body = JSON.stringify(config);
-        const etag = `"${(await sha256Hex(body)).slice(0, 32)}"`;
-        c.header('ETag', etag);
         c.header('Cache-Control', 'public, max-age=60, stale-while-revalidate=300');
-        if (c.req.header('If-None-Match') === etag) return c.body(null, 304);
-        return c.body(body, 200, { 'Content-Type': 'application/json' });
+        return c.json(config, 200);
       },
     );
 
@@ -172,7 +181,7 @@ export function publicWidgetRoutes() {
           'or a cleared store. At most 100 messages after `after`; `has_more` says to read again from the last. A ' +
           'session of another channel, or none, is 401 `invalid_session`. The polling fallback of the live socket.',
         security: [{ visitorSession: [] }],
-        middleware: [channelGate(paths.param, { requireOrigin: false })],
+        middleware: [channelGate(paths.param, { requireOrigin: false }), widgetCors],
         request: {
           params,
           query: z.object({
@@ -208,14 +217,63 @@ export function publicWidgetRoutes() {
       },
     );
 
-    // CORS preflight: only for admitted origins.
+    app.openapi(
+      createRoute({
+        method: 'post',
+        path: paths.intake,
+        operationId: `submitIntake${paths.idSuffix}`,
+        tags: [TAG],
+        summary: 'Send a visitor message, handoff or contact details',
+        description:
+          'Starts or continues a visitor session and answers with the reply to show. Admission: active channel, ' +
+          'allowed origin, a rate limit per channel and client, a honeypot, and 4,000 characters per message. The ' +
+          'demand then runs through the same executor as /api/execute.',
+        security: [],
+        middleware: [
+          channelGate(paths.param, { requireOrigin: true, forIntake: true }),
+          widgetCors,
+          readJsonBody(INTAKE_MAX_BYTES),
+          parseJsonBody,
+        ],
+        request: {
+          params,
+          body: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: intakeRequestSchema,
+                example: { trigger: 'consultation', message: { text: 'Do you do payroll audits?' } },
+              },
+            },
+          },
+        },
+        responses: {
+          200: {
+            description: 'What to show the visitor next.',
+            content: { 'application/json': { schema: intakeResponseSchema } },
+          },
+          ...problemResponses([400, 403, 404, 413, 415, 422, 429, 503] as const),
+        },
+      }),
+      async (c) => {
+        const response = await runIntake(c.var.services, {
+          channel: admittedChannel(c),
+          request: c.req.valid('json'),
+          clientIp: c.req.header('CF-Connecting-IP') ?? 'unknown',
+          origin: c.var.channelOriginToGuard ?? null,
+          visitor: {
+            acceptLanguage: c.req.header('Accept-Language'),
+            country: c.req.header('CF-IPCountry'),
+          },
+        });
+        c.header('Cache-Control', 'no-store');
+        return c.json(response, 200);
+      },
+    );
+
+    // CORS preflight: only for admitted origins (hono/cors answers it).
     for (const path of [paths.config, paths.intake, paths.messages, paths.liveTicket]) {
-      app.options(honoPath(path), channelGate(paths.param, { requireOrigin: true }), (c) => {
-        c.header('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-        c.header('Access-Control-Allow-Headers', 'Content-Type, Authorization');
-        c.header('Access-Control-Max-Age', '600');
-        return c.body(null, 204);
-      });
+      app.options(honoPath(path), channelGate(paths.param, { requireOrigin: true }), widgetCors);
     }
   }
   return app;

@@ -1,0 +1,14 @@
+/** Base64, the one implementation (signatures, secrets, password hashes, SMTP, MIME bodies). */
+
+/** Bytes as standard base64 (chunked, so any length fits the argument limit). */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let start = 0; start < bytes.length; start += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
+  return btoa(binary);
+}
+
+/** Standard base64 back to bytes. */
+export function fromBase64(text: string): Uint8Array {
+  return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
+}
