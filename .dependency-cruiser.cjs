@@ -76,7 +76,8 @@ module.exports = {
       name: 'schemas-are-leaves',
       severity: 'error',
       comment:
-        'A module’s schemas.ts holds wire shapes only: zod, the vocabulary, shared OpenAPI pieces, other schemas.',
+        'A module’s schemas.ts holds wire shapes only: zod, the vocabulary, shared OpenAPI pieces, other schemas, ' +
+        'and the bounds the brain’s policies declare (a pure leaf of the brain).',
       from: { path: '^worker/platform/[^/]+/schemas\\.ts$' },
       to: {
         path: '^worker/',
@@ -84,6 +85,7 @@ module.exports = {
           '^worker/platform/[^/]+/schemas\\.ts$',
           '^worker/platform/attribution\\.ts$',
           '^worker/lib/(openapi|vocabulary)\\.ts$',
+          '^worker/brain/lead-policy\\.ts$',
           '\\.json$',
         ],
       },

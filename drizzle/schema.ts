@@ -517,6 +517,7 @@ export const providers = sqliteTable('providers', {
   /** Experts' lead preferences (PRODUCT.md sections 14 and 15). */
   availability: text('availability', { enum: AVAILABILITIES }).notNull().default('available'),
   leadAlerts: text('lead_alerts', { enum: LEAD_ALERT_MODES }).notNull().default('instant'),
+  /** CLAIM_BOUNDS.maxOpenClaims.default (brain/lead-policy.ts; its unit test checks they agree). */
   maxOpenClaims: integer('max_open_claims').notNull().default(20),
   /** When they last claimed a lead (the offer ranking's round robin), and how many contacts they have revealed. */
   lastClaimedAt: integer('last_claimed_at'),

@@ -15,6 +15,15 @@ import type { BrainInput, BrainPlan } from './types';
 export type * from './types';
 export { BREAKER_OPEN_MS, BREAKER_THRESHOLD, countsAsFailure, runAgents, type AgentRun } from './agents';
 export { assessDemand, demandReference, type Assessment } from './routing';
+export {
+  CLAIM_BOUNDS,
+  OFFER_RANKING,
+  OFFER_WAVES,
+  type OfferCriterion,
+  ROUTING_DEFAULTS,
+  type RoutingSettings,
+  settingBounds,
+} from './lead-policy';
 
 /**
  * The plan of one execution (PRODUCT.md section 6), after assessment and any agents: an agent's

@@ -83,19 +83,3 @@ export type EmailKind = (typeof EMAIL_KINDS)[number];
  */
 export const EMAIL_STATUSES = ['held', 'queued', 'sending', 'sent', 'failed', 'skipped'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
-
-/** A channel's lead operations (PRODUCT.md section 15), and what a channel starts with. */
-export const ROUTING_DEFAULTS = {
-  offer_first: 3,
-  offer_widen_minutes: 10,
-  escalate_minutes: 60,
-  claim_sla_minutes: 60,
-} as const;
-export type RoutingSettings = { [K in keyof typeof ROUTING_DEFAULTS]: number };
-
-/** After a release or a lapse, the expert may not claim the same lead for this long. */
-export const CLAIM_COOLDOWN_MS = 24 * 60 * 60 * 1000;
-/** Claims an hour per expert. */
-export const CLAIMS_PER_HOUR = 30;
-/** Claim attempts an hour per expert, won or not: a bound on hammering, far above honest use. */
-export const CLAIM_ATTEMPTS_PER_HOUR = 600;

@@ -6,7 +6,7 @@
  */
 import type { ChannelView } from '../../platform/channels';
 import { roleMay } from '../../platform/access';
-import type { ApiKeyDescription } from '../../platform/identity';
+import type { ApiKeyView } from '../../platform/keys';
 import type { EndpointView } from '../../platform/webhooks';
 import { mcpClientConfig } from '../docs/pages';
 import { Field, Select, type FieldErrors } from '../shared/forms';
@@ -22,7 +22,7 @@ import {
 
 export interface IntegrationsProps extends WorkspacePageProps {
   channels: ChannelView[];
-  apiKeys: ApiKeyDescription[];
+  apiKeys: ApiKeyView[];
   /** The gateway's base URL: its MCP endpoint and A2A card are under it, the same for every workspace. */
   gatewayUrl: string;
   /** Invitations waiting for this user's answer. */

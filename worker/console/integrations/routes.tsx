@@ -31,7 +31,8 @@ import {
   listOpenInvitations,
   type MemberWorkspaces,
 } from '../../platform/identity';
-import { listApiKeys, setBlockedTerms, workspaceRiskPolicy } from '../../platform/identity';
+import { setBlockedTerms, workspaceRiskPolicy } from '../../platform/identity';
+import { listApiKeys } from '../../platform/keys';
 import { roleMay } from '../../platform/access';
 import { listChannelIntake } from '../../platform/leads';
 import { ownerThread } from '../../platform/conversations';

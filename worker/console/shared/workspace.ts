@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from '../../env';
 import type { WorkspaceAction } from '../../platform/access';
-import type { AuditContext } from '../../platform/identity';
+import type { AuditContext } from '../../platform/audit';
 import { requireRole, resolveMemberWorkspace, type MemberWorkspaces } from '../../platform/identity';
 import { currentUser } from './session';
 

@@ -1,7 +1,8 @@
 /** The admin route for the audit log: newest first, filtered, with cursor pagination. */
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
-import { listAuditLog } from '../identity';
+import { listAuditLog } from '../audit';
+import { auditLogSchema } from './responses';
 import { defineAdminRoute } from './define';
 
 /** Registers GET /api/admin/audit-log. */
@@ -11,6 +12,7 @@ export function registerAuditLogRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'get',
       path: '/api/admin/audit-log',
+      response: auditLogSchema,
       query: z.object({
         workspace_id: z.string().startsWith('ws_').optional(),
         organization_id: z.string().startsWith('org_').optional(),

@@ -8,6 +8,16 @@ import { findUserByEmail, setPlatformAdmin } from '../identity';
 import { approvalSchema, domainSlugSchema, reviewNoteSchema } from '../providers';
 import { agentHealth } from '../agents';
 import { listProvidersForReview, providerForReview, reviewProvider } from '../providers';
+import {
+  agentHealthSchema,
+  approvalAnswerSchema,
+  decisionAnswerSchema,
+  domainEntrySchema,
+  domainListSchema,
+  providerListSchema,
+  providerReviewSchema,
+  userSchema,
+} from './responses';
 import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
 
 /** Registers the catalog, user and provider-review routes. */
@@ -17,6 +27,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'post',
       path: '/api/admin/domains',
+      response: domainEntrySchema,
       body: z.strictObject({
         domain: domainSlugSchema,
         name: nameSchema,
@@ -34,7 +45,13 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
   );
   defineAdminRoute(
     app,
-    { method: 'get', path: '/api/admin/domains', status: 200, description: 'The domain catalog.' },
+    {
+      method: 'get',
+      path: '/api/admin/domains',
+      response: domainListSchema,
+      status: 200,
+      description: 'The domain catalog.',
+    },
     async (_input, c) => ({
       data: await listDomainEntries(c.var.db),
     }),
@@ -45,6 +62,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'get',
       path: '/api/admin/users',
+      response: userSchema,
       query: z.object({ email: z.string().trim().min(3).max(254) }),
       status: 200,
       description: 'The user with that email.',
@@ -56,6 +74,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'patch',
       path: '/api/admin/users/{user_id}',
+      response: userSchema,
       params: idParam('user_id', 'usr'),
       body: z.strictObject({ platform_admin: z.boolean() }),
       status: 200,
@@ -69,6 +88,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'get',
       path: '/api/admin/providers',
+      response: providerListSchema,
       query: z.object({ status: z.enum(PROVIDER_STATUSES).optional() }),
       status: 200,
       description: 'Providers, newest submission first.',
@@ -80,6 +100,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'get',
       path: '/api/admin/providers/{provider_id}',
+      response: providerReviewSchema,
       params: idParam('provider_id', 'prv'),
       status: 200,
       description: 'The provider, with its profile and history.',
@@ -91,6 +112,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'post',
       path: '/api/admin/providers/{provider_id}/approve',
+      response: approvalAnswerSchema,
       params: idParam('provider_id', 'prv'),
       body: approvalSchema,
       status: 200,
@@ -118,6 +140,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'get',
       path: '/api/admin/providers/{provider_id}/health',
+      response: agentHealthSchema,
       params: idParam('provider_id', 'prv'),
       status: 200,
       description:
@@ -134,6 +157,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
       {
         method: 'post',
         path: `/api/admin/providers/{provider_id}/${decision}`,
+        response: decisionAnswerSchema,
         params: idParam('provider_id', 'prv'),
         body: reviewNoteSchema,
         status: 200,

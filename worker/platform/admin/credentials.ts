@@ -3,8 +3,22 @@ import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
 import { setOf } from '../../lib/openapi';
 import { KNOWN_SCOPES, scopeSchema } from '../access';
-import { issueApiKey, listAdminTokens, listApiKeys, mintAdminToken, revokeAdminToken, revokeApiKey } from '../identity';
+import {
+  adminTokenSchema,
+  apiKeySchema,
+  issueApiKey,
+  issuedAdminTokenSchema,
+  issuedApiKeySchema,
+  listAdminTokens,
+  listApiKeys,
+  mintAdminToken,
+  revokeAdminToken,
+  revokeApiKey,
+} from '../keys';
 import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
+
+const apiKeyListSchema = z.object({ data: z.array(apiKeySchema) });
+const adminTokenListSchema = z.object({ data: z.array(adminTokenSchema) });
 
 const issueApiKeyBody = z.strictObject({
   workspace_id: z.string().startsWith('ws_'),
@@ -25,6 +39,7 @@ export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'post',
       path: '/api/admin/api-keys',
+      response: issuedApiKeySchema,
       body: issueApiKeyBody,
       status: 201,
       description: 'The key, with its token shown this once.',
@@ -45,6 +60,7 @@ export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'get',
       path: '/api/admin/api-keys',
+      response: apiKeyListSchema,
       query: z.object({ workspace_id: z.string().startsWith('ws_') }),
       status: 200,
       description: 'Keys of the workspace, without tokens.',
@@ -56,6 +72,7 @@ export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'post',
       path: '/api/admin/api-keys/{key_id}/revoke',
+      response: apiKeySchema,
       params: idParam('key_id', 'key'),
       status: 200,
       description: 'The revoked key.',
@@ -67,6 +84,7 @@ export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'post',
       path: '/api/admin/admin-tokens',
+      response: issuedAdminTokenSchema,
       body: z.strictObject({ name: nameSchema }),
       status: 201,
       description: 'The admin token, shown this once.',
@@ -76,7 +94,13 @@ export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
   );
   defineAdminRoute(
     app,
-    { method: 'get', path: '/api/admin/admin-tokens', status: 200, description: 'Admin tokens, without secrets.' },
+    {
+      method: 'get',
+      path: '/api/admin/admin-tokens',
+      response: adminTokenListSchema,
+      status: 200,
+      description: 'Admin tokens, without secrets.',
+    },
     async (_input, c) => ({
       data: await listAdminTokens(c.var.db),
     }),
@@ -86,6 +110,7 @@ export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'post',
       path: '/api/admin/admin-tokens/{admin_token_id}/revoke',
+      response: adminTokenSchema,
       params: idParam('admin_token_id', 'adm'),
       status: 200,
       description: 'The revoked admin token.',

@@ -9,11 +9,10 @@ import type { AppEnv } from '../../env';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { displayText, jsonBody, jsonContent } from '../../lib/openapi';
 import { requireAdmin, requireBearer } from '../identity';
-import type { AuditContext } from '../identity';
+import type { AuditContext } from '../audit';
 
 const adminJsonMiddleware: MiddlewareHandler<AppEnv>[] = [readJsonBody(), requireBearer('admin'), parseJsonBody];
 const adminMiddleware: MiddlewareHandler<AppEnv>[] = [requireBearer('admin')];
-const anyJson = z.record(z.string(), z.unknown());
 
 type Shape = z.ZodObject | undefined;
 type Parsed<S extends Shape> = S extends z.ZodObject ? z.infer<S> : undefined;
@@ -24,13 +23,15 @@ export interface AdminRouteInput<P extends Shape, Q extends Shape, B extends Sha
   body: Parsed<B>;
 }
 
-export interface AdminRouteSpec<P extends Shape, Q extends Shape, B extends Shape> {
+export interface AdminRouteSpec<P extends Shape, Q extends Shape, B extends Shape, R extends z.ZodType> {
   method: 'get' | 'post' | 'patch';
   path: string;
   params?: P;
   query?: Q;
   body?: B;
   status: 200 | 201;
+  /** What it answers (responses.ts): the answer is checked against it before it leaves. */
+  response: R;
   description: string;
   /** Secrets shown once (new tokens) must not be cached anywhere. */
   noStore?: boolean;
@@ -40,10 +41,15 @@ export interface AdminRouteSpec<P extends Shape, Q extends Shape, B extends Shap
 export const ADMIN_ROUTES: Array<{ method: string; path: string; body?: z.ZodObject }> = [];
 
 /** Registers an admin route; the handler gets the validated inputs and answers a JSON value. */
-export function defineAdminRoute<P extends Shape = undefined, Q extends Shape = undefined, B extends Shape = undefined>(
+export function defineAdminRoute<
+  R extends z.ZodType,
+  P extends Shape = undefined,
+  Q extends Shape = undefined,
+  B extends Shape = undefined,
+>(
   app: OpenAPIHono<AppEnv>,
-  spec: AdminRouteSpec<P, Q, B>,
-  handler: (input: AdminRouteInput<P, Q, B>, c: Context<AppEnv>) => Promise<unknown>,
+  spec: AdminRouteSpec<P, Q, B, R>,
+  handler: (input: AdminRouteInput<P, Q, B>, c: Context<AppEnv>) => Promise<z.input<R>>,
 ): void {
   ADMIN_ROUTES.push({ method: spec.method, path: spec.path, ...(spec.body ? { body: spec.body } : {}) });
   const route = createRoute({
@@ -56,7 +62,7 @@ export function defineAdminRoute<P extends Shape = undefined, Q extends Shape = 
       ...(spec.query ? { query: spec.query } : {}),
       ...(spec.body ? { body: jsonBody(spec.body) } : {}),
     },
-    responses: { [spec.status]: jsonContent(anyJson, spec.description) },
+    responses: { [spec.status]: jsonContent(spec.response, spec.description) },
   });
   app.openapi(route, async (c) => {
     // The validator ran on each declared input; read them back by target.
@@ -67,6 +73,11 @@ export function defineAdminRoute<P extends Shape = undefined, Q extends Shape = 
       body: spec.body ? valid('json') : undefined,
     } as AdminRouteInput<P, Q, B>;
     const answer = await handler(input, c);
+    // The answer must be what the route declares (unknown fields pass; missing or mistyped ones are a bug).
+    const checked = spec.response.safeParse(answer);
+    if (!checked.success) {
+      throw new Error(`${spec.method.toUpperCase()} ${spec.path} answered off its schema: ${checked.error.message}`);
+    }
     if (spec.noStore) c.header('Cache-Control', 'no-store');
     return c.json(answer as Record<string, unknown>, spec.status);
   });

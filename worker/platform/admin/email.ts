@@ -4,6 +4,7 @@ import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { emailStatus, queueTestEmail } from '../email';
 import { findUserByEmail } from '../identity';
+import { emailStatusSchema, testEmailSchema } from './responses';
 import { defineAdminRoute, idParam } from './define';
 
 /** Registers the email routes. */
@@ -13,6 +14,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
     {
       method: 'post',
       path: '/api/admin/emails/test',
+      response: testEmailSchema,
       body: z.strictObject({ user_email: z.string().trim().min(3).max(254) }),
       status: 201,
       description: 'A test email to a user of the platform, through the outbox, the queue and SMTP.',
@@ -20,7 +22,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
     async ({ body }, c) => {
       const user = await findUserByEmail(c.var.db, body.user_email);
       const id = await queueTestEmail(c.var.db, user.user_id, c.var.services.mail);
-      return { email_id: id, status: 'queued' };
+      return { email_id: id, status: 'queued' as const };
     },
   );
 
@@ -29,6 +31,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
     {
       method: 'get',
       path: '/api/admin/emails/{email_id}',
+      response: emailStatusSchema,
       params: idParam('email_id', 'eml'),
       status: 200,
       description: 'Where an email is: kind, status, attempts, the last error, when it was sent. Never its address.',

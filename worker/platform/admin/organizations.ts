@@ -2,6 +2,13 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
 import { createOrganization, createWorkspace, listOrganizations, listWorkspaces, setStatus } from '../identity';
+import {
+  newOrganizationSchema,
+  organizationListSchema,
+  statusChangeSchema,
+  workspaceListSchema,
+  workspaceSchema,
+} from './responses';
 import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
 
 const statusBody = z.strictObject({ status: z.enum(['active', 'suspended']) });
@@ -13,6 +20,7 @@ export function registerOrganizationRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'post',
       path: '/api/admin/organizations',
+      response: newOrganizationSchema,
       body: z.strictObject({ name: nameSchema, workspace_name: nameSchema.optional() }),
       status: 201,
       description: 'The organisation and its first workspace.',
@@ -22,7 +30,13 @@ export function registerOrganizationRoutes(app: OpenAPIHono<AppEnv>): void {
   );
   defineAdminRoute(
     app,
-    { method: 'get', path: '/api/admin/organizations', status: 200, description: 'Organisations, newest first.' },
+    {
+      method: 'get',
+      path: '/api/admin/organizations',
+      response: organizationListSchema,
+      status: 200,
+      description: 'Organisations, newest first.',
+    },
     async (_input, c) => ({
       data: await listOrganizations(c.var.db),
     }),
@@ -32,6 +46,7 @@ export function registerOrganizationRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'patch',
       path: '/api/admin/organizations/{organization_id}',
+      response: statusChangeSchema,
       params: idParam('organization_id', 'org'),
       body: statusBody,
       status: 200,
@@ -45,6 +60,7 @@ export function registerOrganizationRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'post',
       path: '/api/admin/workspaces',
+      response: workspaceSchema,
       body: z.strictObject({ organization_id: z.string().startsWith('org_'), name: nameSchema }),
       status: 201,
       description: 'The new workspace.',
@@ -57,6 +73,7 @@ export function registerOrganizationRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'get',
       path: '/api/admin/workspaces',
+      response: workspaceListSchema,
       query: z.object({ organization_id: z.string().startsWith('org_').optional() }),
       status: 200,
       description: 'Workspaces, newest first.',
@@ -68,6 +85,7 @@ export function registerOrganizationRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'patch',
       path: '/api/admin/workspaces/{workspace_id}',
+      response: statusChangeSchema,
       params: idParam('workspace_id', 'ws'),
       body: statusBody,
       status: 200,

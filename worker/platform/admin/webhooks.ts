@@ -14,6 +14,14 @@ import {
   rotateEndpointSecret,
   setEndpointEnabled,
 } from '../webhooks';
+import {
+  deliveryLogSchema,
+  endpointEnabledSchema,
+  endpointListSchema,
+  newEndpointSchema,
+  redeliverySchema,
+  rotatedSecretSchema,
+} from './responses';
 import { adminAuditContext, defineAdminRoute, idParam } from './define';
 
 const createBody = z.strictObject({
@@ -35,6 +43,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'post',
       path: '/api/admin/webhooks',
+      response: newEndpointSchema,
       body: createBody,
       status: 201,
       description: 'The endpoint, with its whsec_ secret shown this once.',
@@ -59,6 +68,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'get',
       path: '/api/admin/webhooks',
+      response: endpointListSchema,
       query: z.object({ workspace_id: z.string().startsWith('ws_') }),
       status: 200,
       description: 'The workspace’s endpoints, without secrets.',
@@ -71,6 +81,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
       {
         method: 'post',
         path: `/api/admin/webhooks/{webhook_id}/${action}`,
+        response: endpointEnabledSchema,
         params: webhookParam,
         status: 200,
         description: `The endpoint, ${action}d.`,
@@ -84,6 +95,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'post',
       path: '/api/admin/webhooks/{webhook_id}/rotate-secret',
+      response: rotatedSecretSchema,
       params: webhookParam,
       status: 200,
       description: 'The new secret, shown this once; the old one signs for 24 h more.',
@@ -97,6 +109,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'get',
       path: '/api/admin/webhooks/{webhook_id}/deliveries',
+      response: deliveryLogSchema,
       params: webhookParam,
       query: z.object({
         limit: z.coerce.number().int().min(1).max(100).default(50),
@@ -116,6 +129,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: 'post',
       path: '/api/admin/webhooks/{webhook_id}/deliveries/{event_id}/redeliver',
+      response: redeliverySchema,
       params: z.object({
         webhook_id: z.string().startsWith('whk_').max(64),
         event_id: z.string().startsWith('evt_').max(64),

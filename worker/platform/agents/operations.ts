@@ -7,7 +7,7 @@ import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { encryptSecret, SIGNING_SECRET_OVERLAP_MS } from '../../lib/secrets';
 import { newWebhookSecret } from '../../lib/standard-webhooks';
-import { auditInsert, type AuditContext } from '../identity';
+import { auditInsert, type AuditContext } from '../audit';
 import type { AgentHealth } from './schemas';
 import { requireSecretsKey } from './service';
 

@@ -7,7 +7,7 @@ import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { takeSlotOrRefuse } from '../../lib/rate-limit';
 import { jsonContent as json, problemResponses } from '../../lib/openapi';
 import { requireWorkspace, requireWorkspaceAccess } from '../identity';
-import type { AuditContext } from '../identity';
+import type { AuditContext } from '../audit';
 import { listChannelIntake } from '../leads';
 import { checkSitePolicies, cspFindingSchema } from './csp-check';
 import { channelSchema, createChannelSchema, updateChannelSchema } from './schemas';

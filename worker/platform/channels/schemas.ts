@@ -3,6 +3,7 @@
  * OpenAPI description, and give the TypeScript types.
  */
 import { z } from '@hono/zod-openapi';
+import { settingBounds } from '../../brain/lead-policy';
 import { displayText, setOf } from '../../lib/openapi';
 import { attributionSchema } from '../attribution';
 import { messageSchema } from '../conversations/schemas';
@@ -94,18 +95,19 @@ export const routingPoolSchema = z.enum(ROUTING_POOLS).openapi('RoutingPool', {
     'providers who are members of this workspace).',
 });
 
+const { minutes: minuteBounds, offerFirst } = settingBounds;
 const minutes = (description: string) =>
   z
     .number()
     .int()
-    .min(1)
-    .max(10_080)
+    .min(minuteBounds.min)
+    .max(minuteBounds.max)
     .openapi({ description: `${description} Minutes, 1 to 10,080 (7 days).` });
 
 /** A channel's lead operations (PRODUCT.md section 15). */
 export const routingSettingsSchema = z
   .strictObject({
-    offer_first: z.number().int().min(1).max(50).openapi({
+    offer_first: z.number().int().min(offerFirst.min).max(offerFirst.max).openapi({
       description: 'How many experts a new lead is offered to first: the best matches (default 3).',
     }),
     offer_widen_minutes: minutes('Unclaimed this long, the lead is offered to every matching expert (default 10).'),

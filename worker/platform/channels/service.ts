@@ -11,9 +11,9 @@ import { schema, type Database } from '../../lib/db';
 import { ApiError, fieldErrorsFromZod } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { AdmissionCache, type AdmissionRead } from '../../lib/admission-cache';
-import { ROUTING_DEFAULTS, type RoutingSettings } from '../../lib/vocabulary';
+import { ROUTING_DEFAULTS, type RoutingSettings } from '../../brain';
 import { assertKnownDomain } from '../domains';
-import { auditInsert, type AuditContext } from '../identity';
+import { auditInsert, type AuditContext } from '../audit';
 import { joinTenant, tenantIsActive } from '../identity';
 import {
   defaultWidgetConfig,

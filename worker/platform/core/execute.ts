@@ -13,7 +13,14 @@
  */
 import { sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { type AgentAttempt, type BrainInput, type ExecutedPlan, assessDemand, decide } from '../../brain';
+import {
+  type AgentAttempt,
+  type BrainInput,
+  type ExecutedPlan,
+  assessDemand,
+  decide,
+  ROUTING_DEFAULTS,
+} from '../../brain';
 import { type Database, isConstraintViolation } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -23,7 +30,6 @@ import { continuationHold, offerAlertInserts } from '../email';
 import { eventInserts } from '../events';
 import { workspaceRiskPolicy } from '../identity';
 import { type DemandOrigin, type LeadOperations, planWrites } from '../leads';
-import { ROUTING_DEFAULTS } from '../../lib/vocabulary';
 import { expertPool } from '../providers';
 import { AgentPhase } from './agent-phase';
 import { BatchAdmission, IdempotentReplay } from './batch-admission';

@@ -7,7 +7,7 @@ import { asc, eq } from 'drizzle-orm';
 import { isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { TtlCache } from '../../lib/ttl-cache';
-import { auditInsert, type AuditContext } from '../identity';
+import { auditInsert, type AuditContext } from '../audit';
 
 const { domains } = schema;
 

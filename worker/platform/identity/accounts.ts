@@ -9,7 +9,7 @@ import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { burnVerification, hashPassword, passwordProblem, verifyPassword } from '../../lib/passwords';
 import { clearWindow, readWindows, releaseWindowSlot, windowIncrement } from '../../lib/rate-limit';
-import { auditInsert, type AuditContext } from './audit';
+import { auditInsert, type AuditContext } from '../audit';
 
 const { users, providers } = schema;
 

@@ -4,7 +4,6 @@
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */
 export { type AccountRole, signIn, signUp } from './accounts';
-export { type AuditContext, auditInsert, auditInsertWhere, listAuditLog } from './audit';
 export {
   type Actor,
   findKeyContext,
@@ -40,18 +39,11 @@ export {
   revokeInvitation,
 } from './memberships';
 export {
-  type ApiKeyDescription,
   createOrganization,
   createWorkspace,
   findUserByEmail,
-  issueApiKey,
-  listAdminTokens,
-  listApiKeys,
   listOrganizations,
   listWorkspaces,
-  mintAdminToken,
-  revokeAdminToken,
-  revokeApiKey,
   setBlockedTerms,
   setPlatformAdmin,
   setStatus,

@@ -10,7 +10,7 @@ import { newId } from '../../lib/ids';
 import { roleMay, type WorkspaceAction } from '../access';
 import type { WorkspaceRole } from '../../lib/vocabulary';
 import { normalizeEmail } from './accounts';
-import { auditInsert, type AuditContext } from './audit';
+import { auditInsert, type AuditContext } from '../audit';
 import { joinTenant } from './tenants';
 
 const { users, memberships, workspaces, organizations, invitations } = schema;

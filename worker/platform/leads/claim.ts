@@ -12,9 +12,11 @@ import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { readWindows, windowIncrement } from '../../lib/rate-limit';
 import { eventInsertWhere, newEvent } from '../events';
-import { auditInsertWhere, type AuditContext } from '../identity';
+import { auditInsertWhere, type AuditContext } from '../audit';
 import type { ProviderRow } from '../providers';
-import { CLAIM_ATTEMPTS_PER_HOUR, CLAIMS_PER_HOUR } from '../../lib/vocabulary';
+import { CLAIM_BOUNDS } from '../../brain';
+
+const { claimsPerHour: CLAIMS_PER_HOUR, claimAttemptsPerHour: CLAIM_ATTEMPTS_PER_HOUR } = CLAIM_BOUNDS;
 import { openClaimsOf } from './offers';
 import type { LeadDetail } from './schemas';
 import { availableTo, changeApplied, leadDetailForProvider, leadInScope } from './workbench';

@@ -13,7 +13,7 @@ import { readWindows, windowIncrement } from '../../lib/rate-limit';
 import type { MailContext } from '../../lib/services';
 import { continuationHold } from '../email';
 import { eventInsertWhere, newEvent } from '../events';
-import { auditInsertWhere, type AuditContext } from '../identity';
+import { auditInsertWhere, type AuditContext } from '../audit';
 import type { ProviderRow } from '../providers';
 import { changeApplied, claimedBy, leadInScope } from './workbench';
 

@@ -12,7 +12,8 @@ import { newId } from '../../lib/ids';
 import { withoutContactDetails } from '../../lib/redact';
 import type { Attribution } from '../attribution';
 import type { EventData } from '../events';
-import { type RoutingSettings, URGENCIES, URGENCY_RANK } from '../../lib/vocabulary';
+import type { RoutingSettings } from '../../brain';
+import { URGENCIES, URGENCY_RANK } from '../../lib/vocabulary';
 import { firstWaveOffers } from './offers';
 
 const { demands, leads, leadEvents } = schema;

@@ -1,23 +1,26 @@
 /**
- * Offer waves (PRODUCT.md section 15): who a lead is offered to. A new lead goes first to the
- * best `offer_first` matching experts, ranked by the most specific topic match, the visitor's
- * language, their region, the fewest open claims, and the longest since their last claim (a
- * round robin); then, unclaimed, to every matching expert. Only experts it is offered to see it
- * in Available and may claim it; one who released it, or let it lapse, waits 24 hours.
+ * Offer waves, as the brain's lead policy declares them (brain/lead-policy.ts): a new lead goes
+ * first to the best `offer_first` matching experts, in the order of OFFER_RANKING; then,
+ * unclaimed, to every matching expert. This file is the policy's SQL: one expression per ranking
+ * criterion. Only experts it is offered to see it in Available and may claim it; one who released
+ * it, or let it lapse, waits out the cooldown.
  */
 import { type SQL, sql } from 'drizzle-orm';
+import { CLAIM_BOUNDS, OFFER_RANKING, OFFER_WAVES, type OfferCriterion } from '../../brain';
 import { type Database, schema } from '../../lib/db';
 import { expertsForLead, type LeadScope } from '../providers';
 
 const { leads, leadOffers, providers } = schema;
 
 /** The statuses in which a lead counts against its claimer's capacity. */
-export const HELD_STATUSES = ['claimed', 'contacted', 'qualified'] as const;
+export const HELD_STATUSES = CLAIM_BOUNDS.heldStatuses;
+
+const heldList = sql.raw(HELD_STATUSES.map((status) => `'${status}'`).join(', '));
 
 /** How many leads an expert holds now, as SQL over `providers`. */
 export const openClaimsOf = (providerId: SQL | string | typeof providers.id) =>
   sql`(SELECT COUNT(*) FROM ${leads} WHERE ${leads.claimedBy} = ${providerId}
-    AND ${leads.status} IN ('claimed', 'contacted', 'qualified'))`;
+    AND ${leads.status} IN (${heldList}))`;
 
 /** What the ranking knows of the lead. */
 export interface RankedLead extends LeadScope {
@@ -25,20 +28,24 @@ export interface RankedLead extends LeadScope {
   region: string | null | SQL;
 }
 
+/** Each criterion of the brain's ranking as an SQL key over `providers`: lower ranks first. */
+const RANKING_KEYS: Record<OfferCriterion, (lead: RankedLead) => SQL> = {
+  topic_specificity: () => sql`CASE WHEN json_array_length(${providers.acceptedTopics}) > 0 THEN 0 ELSE 1 END`,
+  language: (lead) => sql`CASE WHEN EXISTS (SELECT 1 FROM json_each(${providers.languages})
+      WHERE lower(value) = ${lead.language} OR lower(value) LIKE ${lead.language} || '-%') THEN 0 ELSE 1 END`,
+  region: (lead) => sql`CASE
+      WHEN EXISTS (SELECT 1 FROM json_each(${providers.regions}) WHERE upper(value) = ${lead.region}) THEN 0
+      WHEN EXISTS (SELECT 1 FROM json_each(${providers.regions}) WHERE lower(value) = 'global') THEN 1 ELSE 2 END`,
+  open_claims: () => openClaimsOf(providers.id),
+  longest_since_claim: () => sql`COALESCE(${providers.lastClaimedAt}, 0)`,
+};
+
 /**
- * The offer ranking, best first, as an ORDER BY over `providers`: every criterion breaks the
- * ties of the one before, and the id makes it total.
+ * The offer ranking, best first, as an ORDER BY over `providers`: the brain's criteria in its
+ * order, each breaking the ties of the one before, and the id making it total.
  */
 export function offerRanking(lead: RankedLead): SQL {
-  return sql`
-    CASE WHEN json_array_length(${providers.acceptedTopics}) > 0 THEN 0 ELSE 1 END,
-    CASE WHEN EXISTS (SELECT 1 FROM json_each(${providers.languages})
-      WHERE lower(value) = ${lead.language} OR lower(value) LIKE ${lead.language} || '-%') THEN 0 ELSE 1 END,
-    CASE WHEN EXISTS (SELECT 1 FROM json_each(${providers.regions}) WHERE upper(value) = ${lead.region}) THEN 0
-      WHEN EXISTS (SELECT 1 FROM json_each(${providers.regions}) WHERE lower(value) = 'global') THEN 1 ELSE 2 END,
-    ${openClaimsOf(providers.id)},
-    COALESCE(${providers.lastClaimedAt}, 0),
-    ${providers.id}`;
+  return sql.join([...OFFER_RANKING.map((criterion) => RANKING_KEYS[criterion](lead)), sql`${providers.id}`], sql`, `);
 }
 
 /** Experts who take new offers: matching, and available. */
@@ -47,7 +54,7 @@ const offerable = (lead: LeadScope) => sql`${expertsForLead(lead)} AND ${provide
 /** A new lead's first wave: the best `count` experts, in one statement of the lead's batch. */
 export function firstWaveOffers(db: Database, leadId: string, lead: RankedLead, count: number, now: number) {
   return db.run(sql`INSERT OR IGNORE INTO ${leadOffers} (lead_id, provider_id, wave, offered_at)
-    SELECT ${leadId}, ${providers.id}, 1, ${now} FROM ${providers}
+    SELECT ${leadId}, ${providers.id}, ${OFFER_WAVES.first}, ${now} FROM ${providers}
     WHERE ${offerable(lead)}
     ORDER BY ${offerRanking(lead)}
     LIMIT ${count}`);
@@ -69,7 +76,7 @@ export const leadColumnsScope: RankedLead = {
  */
 export function widenOffers(db: Database, which: SQL, now: number, except: SQL = sql`NULL`) {
   return db.run(sql`INSERT OR IGNORE INTO ${leadOffers} (lead_id, provider_id, wave, offered_at)
-    SELECT l.id, ${providers.id}, 2, ${now} FROM ${leads} l JOIN ${providers}
+    SELECT l.id, ${providers.id}, ${OFFER_WAVES.everyone}, ${now} FROM ${leads} l JOIN ${providers}
       ON ${offerable(leadColumnsScope)} AND ${providers.id} IS NOT ${except}
     WHERE ${which}`);
 }

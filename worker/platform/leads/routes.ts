@@ -6,7 +6,7 @@ import type { AppEnv } from '../../env';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { jsonBody, jsonContent, problemResponses } from '../../lib/openapi';
 import { requireProvider, requireProviderRow } from '../providers';
-import type { AuditContext } from '../identity';
+import type { AuditContext } from '../audit';
 import { replyToLead } from './conversation';
 import {
   leadDetailSchema,

@@ -18,7 +18,7 @@ import { type Database, schema } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { offerAlertInserts, unclaimedAlertInserts } from '../email';
 import { eventsFromRows } from '../events';
-import { CLAIM_COOLDOWN_MS } from '../../lib/vocabulary';
+import { CLAIM_BOUNDS } from '../../brain';
 import { widenOffers } from './offers';
 
 const { leads, leadEvents, leadOffers, channels, providers } = schema;
@@ -99,7 +99,7 @@ export async function sweepLeadTimers(db: Database, now: number, minuteMs = 60_0
   const lapse = sql`l.status = 'claimed' AND l.claim_deadline <= ${now}`;
   const lapsed = await db.batch([
     db.run(sql`INSERT INTO ${leadOffers} (lead_id, provider_id, wave, offered_at, cooldown_until)
-      SELECT l.id, l.claimed_by, 2, ${now}, ${now + CLAIM_COOLDOWN_MS} FROM ${leads} l WHERE ${lapse}
+      SELECT l.id, l.claimed_by, 2, ${now}, ${now + CLAIM_BOUNDS.cooldownMs} FROM ${leads} l WHERE ${lapse}
       ON CONFLICT (lead_id, provider_id) DO UPDATE SET cooldown_until = excluded.cooldown_until`),
     widenOffers(db, lapse, now, sql`l.claimed_by`),
     offerAlertInserts(db, sql`o.offered_at = ${now} AND o.provider_id IS NOT l.claimed_by AND ${lapse}`, now),

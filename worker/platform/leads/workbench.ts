@@ -8,12 +8,12 @@ import { insertWhere, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { threadQuery, toMessageViews } from '../conversations';
-import { auditInsertWhere, type AuditContext } from '../identity';
+import { auditInsertWhere, type AuditContext } from '../audit';
 import { eventInsertWhere, newEvent } from '../events';
 import type { ProviderRow } from '../providers';
 import type { LeadDetail, LeadStatus, LeadView } from './schemas';
 import { offerAlertInserts } from '../email';
-import { CLAIM_COOLDOWN_MS } from '../../lib/vocabulary';
+import { CLAIM_BOUNDS } from '../../brain';
 import { cooldownWrite, everOffered, offeredTo, widenOffers } from './offers';
 import { leadTransitionAllowed } from './transitions';
 
@@ -215,7 +215,7 @@ export async function changeLeadStatus(
     ...(release
       ? [
           widenOffers(db, sql`l.id = ${leadId} AND ${applied}`, now, sql`${provider.id}`),
-          cooldownWrite(db, leadId, provider.id, now, now + CLAIM_COOLDOWN_MS, applied),
+          cooldownWrite(db, leadId, provider.id, now, now + CLAIM_BOUNDS.cooldownMs, applied),
           offerAlertInserts(db, sql`o.lead_id = ${leadId} AND o.offered_at = ${now} AND ${applied}`, now),
           eventInsertWhere(
             db,

@@ -13,7 +13,7 @@ import { fetchAgentCard, sameCalledInterface } from '../agents';
 import { forgetAgentSupply, requireSecretsKey } from '../agents';
 import { takeSlotOrRefuse } from '../../lib/rate-limit';
 import { listDomains } from '../domains';
-import { auditInsertWhere } from '../identity';
+import { auditInsertWhere } from '../audit';
 import type { ProfileInput } from './schemas';
 import { nextProviderStatus, type ProviderEvent } from './transitions';
 

@@ -8,7 +8,7 @@ import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { ProviderStatus } from '../../lib/vocabulary';
 import { forgetAgentSupply, signingSecretOnApproval } from '../agents';
-import { auditInsertWhere, type AuditContext } from '../identity';
+import { auditInsertWhere, type AuditContext } from '../audit';
 import { nextProviderStatus } from './transitions';
 
 import { describeProvider, iso, type ProviderRow } from './records';

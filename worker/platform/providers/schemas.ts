@@ -3,6 +3,7 @@
  * provider API, the console and the admin API answer. Types are inferred from them.
  */
 import { z } from '@hono/zod-openapi';
+import { CLAIM_BOUNDS } from '../../brain/lead-policy';
 import { displayText, setOf } from '../../lib/openapi';
 import { agentCardSummarySchema } from '../agents/schemas';
 import { AVAILABILITIES, LEAD_ALERT_MODES, PROVIDER_KINDS, PROVIDER_STATUSES } from '../../lib/vocabulary';
@@ -202,7 +203,7 @@ export const preferencesSchema = z
         '`instant`: an email within a minute of each lead offered to you (30 an hour at most, the rest in the ' +
         'digest); `hourly`: one digest an hour; `off`: none.',
     }),
-    max_open_claims: z.number().int().min(1).max(100).openapi({
+    max_open_claims: z.number().int().min(CLAIM_BOUNDS.maxOpenClaims.min).max(CLAIM_BOUNDS.maxOpenClaims.max).openapi({
       description: 'How many leads you may hold at once (claimed, contacted or qualified).',
     }),
   })

@@ -17,7 +17,7 @@ import { EgressRefused, guardedFetch, type EgressPolicy } from '../../lib/egress
 import { newId } from '../../lib/ids';
 import { signingSecretsInForce } from '../../lib/secrets';
 import { signStandardWebhook } from '../../lib/standard-webhooks';
-import { auditInsertWhere, type AuditContext } from '../identity';
+import { auditInsertWhere, type AuditContext } from '../audit';
 import type { DeliverMessage } from './outbox';
 import { EndpointLimiter, RETRY_WINDOW_MS, retryAfterMs, retryDelayMs } from './retry-policy';
 

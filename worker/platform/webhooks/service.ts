@@ -13,7 +13,7 @@ import { newId } from '../../lib/ids';
 import { encryptSecret, SIGNING_SECRET_OVERLAP_MS } from '../../lib/secrets';
 import { newWebhookSecret } from '../../lib/standard-webhooks';
 import { requireSecretsKey } from '../agents';
-import { auditInsert, type AuditContext } from '../identity';
+import { auditInsert, type AuditContext } from '../audit';
 import { disableWrites } from './delivery';
 import { RETRY_WINDOW_MS } from './retry-policy';
 import { enqueueDeliveries, forgetEndpoints, type DeliverMessage } from './outbox';

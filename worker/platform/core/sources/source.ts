@@ -15,7 +15,8 @@ import type { KeyContext } from '../../identity';
 import type { ExecutionLimits } from '../../../env';
 import type { MailContext, Services } from '../../../lib/services';
 import type { VisitorContact } from '../../leads';
-import type { RoutingPoolKind, RoutingSettings } from '../../../lib/vocabulary';
+import type { RoutingSettings } from '../../../brain';
+import type { RoutingPoolKind } from '../../../lib/vocabulary';
 
 /** What is asked: the same fields whoever asks. */
 export interface Demand {
