@@ -40,7 +40,7 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: './wrangler.toml' },
         miniflare: {
-          // Deliver queue batches within about 100 ms in tests (STACK.md).
+          // Deliver queue batches within about 100 ms in tests.
           queueConsumers: { events: { maxBatchTimeout: 0.05 }, emails: { maxBatchTimeout: 0.05 } },
           bindings: {
             TEST_MIGRATIONS: migrations,

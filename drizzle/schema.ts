@@ -53,7 +53,7 @@ export const workspaces = sqliteTable(
     status: text('status', { enum: ['active', 'suspended'] })
       .notNull()
       .default('active'),
-    /** Words or phrases that hold a demand for review (risk control, PRODUCT.md section 6). */
+    /** Words or phrases that hold a demand for review (risk control, docs/design/providers-and-leads.md). */
     blockedTerms: text('blocked_terms', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
     createdAt: createdAt(),
   },
@@ -290,7 +290,7 @@ export const channels = sqliteTable(
     routingPool: text('routing_pool', { enum: ROUTING_POOLS }).notNull().default('platform'),
     /** WidgetConfig (worker/platform/channels/schemas.ts), validated on write. */
     widgetConfig: text('widget_config', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-    /** RoutingSettings (PRODUCT.md section 15): offer waves, escalation, claim SLA. Null: the defaults. */
+    /** RoutingSettings (docs/design/lead-operations.md): offer waves, escalation, claim SLA. Null: the defaults. */
     routing: text('routing', { mode: 'json' }).$type<Record<string, number>>(),
     createdAt: createdAt(),
     updatedAt: integer('updated_at').notNull(),
@@ -376,7 +376,7 @@ export const leads = sqliteTable(
      */
     changeId: text('change_id'),
     /**
-     * Lead operations (PRODUCT.md section 15): the offer wave (1: the best few experts; 2: every
+     * Lead operations (docs/design/lead-operations.md): the offer wave (1: the best few experts; 2: every
      * matching expert), when it widens and escalates, the claim SLA and the running claim's deadline.
      */
     wave: integer('wave').notNull().default(1),
@@ -400,7 +400,7 @@ export const leads = sqliteTable(
     index('leads_widen_idx').on(table.status, table.wave, table.widenAt),
     index('leads_escalate_idx').on(table.status, table.escalatedAt, table.escalateAt),
     index('leads_deadline_idx').on(table.status, table.claimDeadline),
-    // A conversation has at most one lead (PRODUCT.md section 5), however many turns race.
+    // A conversation has at most one lead (docs/design/providers-and-leads.md), however many turns race.
     uniqueIndex('leads_conversation_idx').on(table.conversationId).where(sql`conversation_id IS NOT NULL`),
     index('leads_workspace_idx').on(table.workspaceId, table.createdAt),
     index('leads_channel_idx').on(table.channelId, table.createdAt),
@@ -514,7 +514,7 @@ export const providers = sqliteTable('providers', {
   timeoutMs: integer('timeout_ms').notNull().default(10_000),
   /** Counts every change of the profile; an approval names the version it approves (a stale one fails). */
   profileVersion: integer('profile_version').notNull().default(1),
-  /** Experts' lead preferences (PRODUCT.md sections 14 and 15). */
+  /** Experts' lead preferences (docs/design/email.md and docs/design/lead-operations.md). */
   availability: text('availability', { enum: AVAILABILITIES }).notNull().default('available'),
   leadAlerts: text('lead_alerts', { enum: LEAD_ALERT_MODES }).notNull().default('instant'),
   /** CLAIM_BOUNDS.maxOpenClaims.default (brain/lead-policy.ts; its unit test checks they agree). */
@@ -603,7 +603,7 @@ export const providerTransitions = sqliteTable(
   (table) => [index('provider_transitions_provider_idx').on(table.providerId, table.id)],
 );
 
-/** The domain catalog (PRODUCT.md section 6), kept by admins. */
+/** The domain catalog (docs/design/providers-and-leads.md), kept by admins. */
 export const domains = sqliteTable('domains', {
   slug: text('slug').primaryKey(),
   name: text('name').notNull(),
@@ -639,7 +639,8 @@ export const invitations = sqliteTable(
 );
 
 /**
- * A customer's webhook endpoint (PRODUCT.md sections 10 and 12), provisioned by an admin per
+ * A customer's webhook endpoint (docs/design/webhooks.md and docs/design/identity-and-access.md), provisioned by an
+ * admin per
  * workspace. Its `whsec_` secret is stored encrypted; during a rotation the previous one also signs.
  */
 export const webhookEndpoints = sqliteTable(
@@ -729,7 +730,7 @@ export const webhookAttempts = sqliteTable(
 );
 
 /**
- * The email outbox (PRODUCT.md section 14): one row per email, written in the batch of the change
+ * The email outbox (docs/design/email.md): one row per email, written in the batch of the change
  * that causes it (digests: by the cron sweep), sent from the queue and retried for 24 hours. It
  * holds no address and no body: both are resolved when it is sent, so nothing stale or personal
  * is kept here, and the log shows the recipient masked.
@@ -774,7 +775,7 @@ export const emails = sqliteTable(
 );
 
 /**
- * Keys into one conversation that an email carries (PRODUCT.md section 14): `resume` opens it in
+ * Keys into one conversation that an email carries (docs/design/email.md): `resume` opens it in
  * the hosted inbox (a visitor bearer, `egv_…`), `reply` is the local part of its Reply-To address.
  * 256 random bits each, stored as SHA-256, for 30 days.
  */
@@ -797,7 +798,7 @@ export const emailSuppressions = sqliteTable('email_suppressions', {
 });
 
 /**
- * Who a lead is offered to (PRODUCT.md section 15), wave by wave: only they see it in Available
+ * Who a lead is offered to (docs/design/lead-operations.md), wave by wave: only they see it in Available
  * and may claim it. An expert who released it, or let it lapse, keeps the row with a cooldown.
  */
 export const leadOffers = sqliteTable(

@@ -1,6 +1,6 @@
 // Cron triggers under `npm run dev`. `wrangler dev` never fires them on its own, and with `[assets]`
 // in wrangler.toml its /cdn-cgi/handler/scheduled route answers 500 without running the handler (a
-// wrangler bug; ../shared/STACK.md). So `npm run dev` starts wrangler with `--test-scheduled` and this
+// wrangler bug; ). So `npm run dev` starts wrangler with `--test-scheduled` and this
 // ticker calls `/__scheduled?cron=…` for each cron of wrangler.toml when it is due, once a minute,
 // as production would: webhook sweeps, housekeeping and timers work in the demo without a command.
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The reference agent (PRODUCT.md section 7): a small, rules-based FAQ agent for the demo company,
+// The reference agent (docs/design/agents-and-robots.md): a small, rules-based FAQ agent for the demo company,
 // Northwind Bookkeeping. It speaks A2A 1.0 (JSON-RPC) through @a2a-js/sdk's own server classes,
 // serves its agent card, and checks the Standard Webhooks signature of every call with the npm
 // `standardwebhooks` library, refusing anything unsigned or tampered with. It answers only what

@@ -1,4 +1,4 @@
-// The local demo tenant (PRODUCT.md section 0). Idempotent: every statement leaves an
+// The local demo tenant (docs/design/README.md). Idempotent: every statement leaves an
 // existing row as it is, so a second run changes nothing. Never runs on deploy.
 import { createCipheriv, createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import widgetDefaults from '../worker/platform/channels/widget-defaults.json' with { type: 'json' };

@@ -1,5 +1,5 @@
 /**
- * /embed/lead.js: the claimer's live conversation on a lead's page (PRODUCT.md section 11). It opens
+ * /embed/lead.js: the claimer's live conversation on a lead's page (docs/design/live.md). It opens
  * the lead's live socket (a single-use ticket from the API, then `resume` after the last message on
  * the page), appends messages as text only, shows when the visitor types, sends the expert's typing
  * and read marks, and sends replies over the API without leaving the page. While the tab is hidden,

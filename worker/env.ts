@@ -36,7 +36,7 @@ export interface Vars {
   WEBHOOK_RETRY_BASE_SECONDS?: string;
   /** The total deadline of one execution's chain of agent calls, in ms (20,000 by default). */
   AGENT_CHAIN_DEADLINE_MS?: string;
-  /** Outgoing email over SMTP (PRODUCT.md section 14). Without SMTP_HOST, emails are recorded as skipped. */
+  /** Outgoing email over SMTP (docs/design/email.md). Without SMTP_HOST, emails are recorded as skipped. */
   SMTP_HOST?: string;
   SMTP_PORT?: string;
   /** `tls` (465), `starttls` (587, required: never falls back to plain text), or `none` (127.0.0.1 only). */
@@ -156,7 +156,7 @@ export interface PlatformUrls {
   authUrl: string;
 }
 
-/** BASE_URL, CONSOLE_URL and AUTH_URL where set, else the request's own origin (PRODUCT.md section 0). */
+/** BASE_URL, CONSOLE_URL and AUTH_URL where set, else the request's own origin (docs/design/README.md). */
 export function resolvePlatformUrls(settings: Settings, requestUrl: string): PlatformUrls {
   const ownOrigin = new URL(requestUrl).origin;
   const baseUrl = settings.BASE_URL ?? ownOrigin;

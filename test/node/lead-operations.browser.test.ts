@@ -1,5 +1,5 @@
 /**
- * Lead operations as people see them (PRODUCT.md section 15), against a real local Worker whose
+ * Lead operations as people see them (docs/design/lead-operations.md), against a real local Worker whose
  * timer minutes last a second (LEAD_MINUTE_SECONDS=1, test/node/global-setup.ts): the owner sets
  * a channel's routing in the console; a lead offered first to one expert widens to the other when
  * the cron fires, and its history shows both waves on the lead's page. Screenshots at 375 px and

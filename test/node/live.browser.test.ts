@@ -1,5 +1,5 @@
 /**
- * Live conversation in Chromium (PRODUCT.md section 11), in two browser contexts: a visitor on a
+ * Live conversation in Chromium (docs/design/live.md), in two browser contexts: a visitor on a
  * customer's cross-origin page (strict CSP) and the seeded expert in the workbench. The reference
  * agent answers until the expert claims; then visitor and expert write to each other live, with
  * typing and read marks; the visitor reloads and finds the whole thread; with WebSockets blocked,

@@ -491,7 +491,7 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
 ];
 
-/** Routes anyone may call; each is public by design (SPEC.md, PRODUCT.md sections 4 and 13). */
+/** Routes anyone may call; each is public by design (docs/design/channels-and-widget.md and docs/design/README.md). */
 const PUBLIC_ROUTES = [
   'GET /healthz',
   // The gateway's A2A agent card is public, as A2A discovery expects; /mcp and /a2a answer 405 to these.

@@ -1,5 +1,6 @@
 /**
- * Agents and robots that execute (PRODUCT.md sections 6 and 7): A2A agents and signed robots
+ * Agents and robots that execute (docs/design/providers-and-leads.md and docs/design/agents-and-robots.md): A2A
+ * agents and signed robots
  * answer /api/execute and the widget, with failover, a circuit breaker, every attempt recorded,
  * memory behind its scopes, and a fallback to the expert lead path. Remote agents are stubbed
  * fetches; the database, the migrations and the Worker are real.
@@ -1110,7 +1111,7 @@ describe('chat with an agent in the widget', () => {
       expect(handoff.answered_by).toBeUndefined();
       expect(handoff.lead_id).toMatch(/^lead_/);
       expect(connectionsTo(`${origin}/a2a`).length).toBe(callsBefore);
-      // Until a person claims the lead, the agent still answers what it can (PRODUCT.md section 11).
+      // Until a person claims the lead, the agent still answers what it can (docs/design/live.md).
       const after = await visitorSays(channel, { session_id: first.session_id, message: { text: 'Are you there?' } });
       expect(after.answered_by).toEqual({ kind: 'agent', name: 'Northwind FAQ agent' });
       expect(connectionsTo(`${origin}/a2a`).length).toBe(callsBefore + 1);

@@ -1,5 +1,5 @@
 /**
- * The egress table (PRODUCT.md section 10): URLs a customer may not make us call, in every
+ * The egress table (docs/design/webhooks.md): URLs a customer may not make us call, in every
  * spelling. Tests check each is refused before any connection: agent cards, robot endpoints,
  * webhook endpoints, at creation and again at call time.
  */

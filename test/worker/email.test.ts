@@ -1,5 +1,5 @@
 /**
- * Email (PRODUCT.md section 14): lead alerts in the lead's batch, sent over real SMTP to a local
+ * Email (docs/design/email.md): lead alerts in the lead's batch, sent over real SMTP to a local
  * sink (test/worker/mail-sink.global.ts); the 30-an-hour cap and the hourly digest; away and off;
  * retries, give-up and never twice; the visitor's continuation after 2 unread minutes, at most one
  * per 10 minutes; the resume key; replies by email through the `email` entry point; unsubscribing;

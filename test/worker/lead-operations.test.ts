@@ -1,5 +1,5 @@
 /**
- * Lead operations (PRODUCT.md section 15), on a controlled clock (the sweep is called with the
+ * Lead operations (docs/design/lead-operations.md), on a controlled clock (the sweep is called with the
  * time it should think it is): the first wave and its ranking, widening, escalation, the claim
  * SLA and its re-offer, overlapping sweeps, away, capacity, the cooldown and the claim rate, the
  * routing settings, and 20 parallel claims with offers in force.

@@ -1,5 +1,5 @@
 /**
- * Live conversation (PRODUCT.md section 11): the claimer's replies, the visitor's thread, the
+ * Live conversation (docs/design/live.md): the claimer's replies, the visitor's thread, the
  * agent's handoff, and the Durable Object's sockets, with real WebSockets in workerd.
  */
 import { env, SELF } from 'cloudflare:test';

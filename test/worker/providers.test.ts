@@ -1,4 +1,7 @@
-/** Providers: the profile API, the state machine of PRODUCT.md section 8, validation, and review by admins only. */
+/**
+ * Providers: the profile API, the state machine of docs/design/providers-and-leads.md, validation, and review by
+ * admins only.
+ */
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, call, createTenant, expectProblem, json } from './helpers';
@@ -143,7 +146,7 @@ describe('the provider profile API', () => {
   });
 });
 
-/** URLs a profile must refuse (the egress guard, PRODUCT.md section 10). */
+/** URLs a profile must refuse (the egress guard, docs/design/webhooks.md). */
 const HOSTILE_ENDPOINTS = [
   'http://robot.example.com/execute',
   'https://127.0.0.1/execute',

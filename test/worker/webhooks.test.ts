@@ -1,5 +1,6 @@
 /**
- * Events written back (PRODUCT.md sections 10 and 12): the outbox commits with its change, the
+ * Events written back (docs/design/webhooks.md and docs/design/identity-and-access.md): the outbox commits with its
+ * change, the
  * events queue delivers, the cron sweep recovers what the queue never got, retries keep their
  * webhook-id and back off, 410 and three days of failures disable, Retry-After is honoured, the
  * egress guard applies at creation and at delivery, and a slow receiver never holds up the

@@ -1,5 +1,5 @@
 /**
- * The brain's routing and the workbench (PRODUCT.md sections 6 and 9): who sees a demand, the
+ * The brain's routing and the workbench (docs/design/providers-and-leads.md): who sees a demand, the
  * claim race, the lead status table, contact details, pagination, and the D1 work of each.
  */
 import { env } from 'cloudflare:test';

@@ -1,5 +1,5 @@
 /**
- * The visitor's live connection (PRODUCT.md section 11): a socket opened with a single-use ticket,
+ * The visitor's live connection (docs/design/live.md): a socket opened with a single-use ticket,
  * `resume` first so nothing is lost, and, when a socket cannot open or keeps dropping, polling of
  * the thread with backoff. Either way the panel gets the same messages, which it de-duplicates by
  * `message_id`. Sockets only deliver: messages are sent over HTTP (intake).

@@ -1,5 +1,6 @@
 /**
- * The agent path (PRODUCT.md sections 6 and 7): with `agents:invoke`, the active agents and
+ * The agent path (docs/design/providers-and-leads.md and docs/design/agents-and-robots.md): with `agents:invoke`, the
+ * active agents and
  * robots that accept the domain are called one after another, in a stable order, until one
  * gives a valid answer. A provider that failed too often in a row is skipped for a while (the
  * circuit breaker). Every call, and every skip, is an attempt recorded on the execution. The

@@ -1,5 +1,5 @@
 /**
- * The brain core (SPEC.md: execution, routing, judgement, risk control, memory). It takes a
+ * The brain core (docs/design/providers-and-leads.md). It takes a
  * plain description of a demand, reads what it needs through its ports, and returns decisions.
  * It never sees Hono, drizzle or HTTP, and it writes no copy: the platform core runs its two
  * phases around admission (core/execute.ts) and turns the plan into rows and words.
@@ -26,7 +26,7 @@ export {
 } from './lead-policy';
 
 /**
- * The plan of one execution (PRODUCT.md section 6), after assessment and any agents: an agent's
+ * The plan of one execution (docs/design/providers-and-leads.md), after assessment and any agents: an agent's
  * answer; else the lead path for experts; but with agents tried, all failed, and no `leads:write`,
  * there is no answer to give.
  */

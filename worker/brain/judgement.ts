@@ -1,5 +1,5 @@
 /**
- * Judgement (PRODUCT.md section 6): the topic of a demand, matched against the topics that
+ * Judgement (docs/design/providers-and-leads.md): the topic of a demand, matched against the topics that
  * active providers accept (else `general`), and its urgency, from its words and its trigger.
  */
 import { containsPhrase } from './risk';

@@ -1,5 +1,5 @@
 /**
- * Risk control (PRODUCT.md section 6), the first step of every plan: it decides whether a
+ * Risk control (docs/design/providers-and-leads.md), the first step of every plan: it decides whether a
  * demand is offered to providers (`routed`), kept for a person to look at (`held`), or refused
  * (`rejected`, stored for audit and answered politely), with stable reason codes.
  */

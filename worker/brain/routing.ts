@@ -1,5 +1,5 @@
 /**
- * Assessment and the lead path (PRODUCT.md section 6). Every message is first assessed (risk
+ * Assessment and the lead path (docs/design/providers-and-leads.md). Every message is first assessed (risk
  * control, then judgement, and whether agents may answer it). On the lead path, a routed demand
  * becomes its conversation's one lead for the active experts who cover its domain (and topic),
  * if the execution may write leads (`leads:write`; channels always may). A held or rejected
@@ -117,7 +117,10 @@ export function planLeadPath(input: BrainInput, assessment: Assessment, attempts
   };
 }
 
-/** Memory (PRODUCT.md section 6): a turn is kept as conversation memory with `memory:write` (channels hold it). */
+/**
+ * Memory (docs/design/providers-and-leads.md): a turn is kept as conversation memory with `memory:write` (channels
+ * hold it).
+ */
 export function storesTurn(input: BrainInput): boolean {
   return input.grantedScopes.includes('memory:write');
 }

@@ -24,7 +24,7 @@ export interface ConversationContext {
   demandId: string;
   leadId: string | null;
   disposition: Disposition | null;
-  /** A person claimed its lead: the agents stop, and visitor messages go to the claimer (PRODUCT.md section 11). */
+  /** A person claimed its lead: the agents stop, and visitor messages go to the claimer (docs/design/live.md). */
   personHasIt: boolean;
 }
 
@@ -42,7 +42,7 @@ export interface BrainInput {
   grantedScopes: string[];
   origin: DemandOrigin;
   conversation?: ConversationContext;
-  /** How many experts a new lead is offered to first (the channel's `offer_first`; PRODUCT.md section 15). */
+  /** How many experts a new lead is offered to first (the channel's `offer_first`; docs/design/lead-operations.md). */
   offerFirst: number;
   now: number;
   /**
@@ -76,7 +76,7 @@ export interface MemoryTurn {
   created_at: string;
 }
 
-/** What an agent or robot is asked: the demand and its context (PRODUCT.md section 7). */
+/** What an agent or robot is asked: the demand and its context (docs/design/agents-and-robots.md). */
 export interface AgentCall {
   execution_id: string;
   domain: string;

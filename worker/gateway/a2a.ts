@@ -1,5 +1,5 @@
 /**
- * The gateway as an A2A agent (PRODUCT.md section 16): its card at
+ * The gateway as an A2A agent (docs/design/callers.md): its card at
  * /.well-known/agent-card.json (A2A 1.0, a skill per catalog domain, JSON-RPC at /a2a, a bearer
  * scheme) and POST /a2a, which takes `SendMessage` (1.0) and `message/send` (0.3) with the same
  * API keys as /api/execute.

@@ -1,5 +1,5 @@
 /**
- * What the MCP and A2A adapters share (PRODUCT.md section 16): both authenticate as /api/execute
+ * What the MCP and A2A adapters share (docs/design/callers.md): both authenticate as /api/execute
  * does, need the key's `execute` scope to connect at all, and turn a message of their protocol
  * into the same execute request, run through the same pipeline (executeAsKey). Their refusals are
  * the platform's problems, carried in the protocol's own error shape.

@@ -20,7 +20,7 @@ import {
   runExecution,
 } from '../platform/core';
 
-/** The route contract of SPEC.md "Gateway", carried into the OpenAPI description as x- extensions. */
+/** The route contract of the specification’s "Gateway", carried into the OpenAPI description as x- extensions. */
 export const executeRouteContract = {
   'x-route-id': 'brain.execute',
   'x-auth': 'admin_or_api_key',
@@ -31,7 +31,7 @@ export const executeRouteContract = {
 } as const;
 
 /**
- * The order of checks (PRODUCT.md section 2): these refusals come before the workspace check, so a
+ * The order of checks (docs/design/execution.md): these refusals come before the workspace check, so a
  * request refused with one on a cached key is re-verified for the key's 401 alone.
  */
 const REFUSED_BEFORE_TENANT_CHECK = new Set<ErrorCode>([
@@ -135,7 +135,7 @@ export async function executeAsKey(
   );
 }
 
-/** An `execution_mode` other than `sync` has its own code (PRODUCT.md section 2, step 3). */
+/** An `execution_mode` other than `sync` has its own code (docs/design/execution.md, step 3). */
 function executeValidationError(error: z.ZodError, input: unknown): ApiError {
   const mode =
     typeof input === 'object' && input !== null ? (input as Record<string, unknown>).execution_mode : undefined;

@@ -1,5 +1,5 @@
 /**
- * POST /mcp: the gateway as a Model Context Protocol server (PRODUCT.md section 16), over
+ * POST /mcp: the gateway as a Model Context Protocol server (docs/design/callers.md), over
  * Streamable HTTP and stateless: each request gets its own server and transport, so nothing is
  * kept between calls and no Durable Object is needed. Authentication is /api/execute's (an API key
  * with `execute`, or an administrator naming `key_id`), checked before the SDK sees the body.

@@ -97,12 +97,12 @@ export function admittedChannel(c: Context<AppEnv>) {
   return channel;
 }
 
-/** The two addresses of each public channel route (SPEC.md names both). */
+/** The two addresses of each public channel route (docs/design/channels-and-widget.md). */
 export interface PublicPaths {
   param: string;
   config: string;
   intake: string;
-  /** The visitor's thread (PRODUCT.md section 11). */
+  /** The visitor's thread (docs/design/live.md). */
   messages: string;
   /** A ticket for the visitor's live socket. */
   liveTicket: string;

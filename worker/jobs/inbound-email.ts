@@ -1,6 +1,6 @@
 /**
  * The Worker's `email` entry point (Cloudflare Email Routing): a visitor's reply to a continuation
- * email becomes a visitor message of its conversation (PRODUCT.md section 14), through the one
+ * email becomes a visitor message of its conversation (docs/design/email.md), through the one
  * execution core, and the claimer sees it live. Anything else is rejected with a reason, which the
  * sender's mail system reports to them; nothing about the message is logged but its outcome.
  */

@@ -56,7 +56,7 @@ export interface ErrorPages {
   notFound(c: Context<AppEnv>, path: string): Response | Promise<Response>;
 }
 
-/** Unknown routes: problem+json under /api/ (PRODUCT.md section 3), an HTML page elsewhere. */
+/** Unknown routes: problem+json under /api/ (docs/design/execution.md), an HTML page elsewhere. */
 function isApiPath(c: Context<AppEnv>): boolean {
   const path = new URL(c.req.url).pathname;
   return path === '/api' || path.startsWith('/api/');

@@ -1,5 +1,5 @@
 /**
- * JSON request bodies, in the order PRODUCT.md section 2 fixes: content type and size are
+ * JSON request bodies, in the order docs/design/execution.md fixes: content type and size are
  * checked before authentication (readJsonBody), the JSON itself is parsed after it
  * (parseJsonBody), so an unauthenticated caller learns nothing about body validation. Every JSON
  * route reads its body here, so every one treats odd input alike: a byte-order mark (which

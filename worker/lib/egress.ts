@@ -1,5 +1,5 @@
 /**
- * The egress guard (PRODUCT.md section 10): every URL a customer gives us (webhooks, robot
+ * The egress guard (docs/design/webhooks.md): every URL a customer gives us (webhooks, robot
  * endpoints, agent cards and agent endpoints) is checked here before we store it and again
  * before we connect. Only https on the default port to a public DNS name passes. IP literals in
  * any spelling, loopback names (`localhost`, `localhost.localdomain`, `ip6-localhost`…),

@@ -4,7 +4,7 @@
  * layer may depend on it.
  */
 
-/** Where a provider is in its review (SPEC.md "Provider states"). */
+/** Where a provider is in its review (docs/design/README.md). */
 export const PROVIDER_STATUSES = ['registered', 'profile_incomplete', 'pending_review', 'active', 'suspended'] as const;
 export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
 
@@ -12,7 +12,7 @@ export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
 export const PROVIDER_KINDS = ['expert', 'agent', 'robot'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
-/** A lead's life (PRODUCT.md section 9): `open → claimed → contacted → qualified → won | lost`. */
+/** A lead's life (docs/design/providers-and-leads.md): `open → claimed → contacted → qualified → won | lost`. */
 export const LEAD_STATUSES = ['open', 'claimed', 'contacted', 'qualified', 'won', 'lost'] as const;
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
 
@@ -58,15 +58,15 @@ export const PLATFORM_METERS: readonly string[] = [EXECUTIONS_METER];
 /** Who reported a usage line: the platform's own charge, or the agent or robot that answered. */
 export const USAGE_SOURCES = ['platform', 'provider'] as const;
 
-/** Whether an expert takes new leads now (PRODUCT.md section 15): away experts get no offers and no alerts. */
+/** Whether an expert takes new leads now (docs/design/lead-operations.md): away experts get no offers and no alerts. */
 export const AVAILABILITIES = ['available', 'away'] as const;
 export type Availability = (typeof AVAILABILITIES)[number];
 
-/** How an expert hears of new leads (PRODUCT.md section 14): an email each, an hourly digest, or none. */
+/** How an expert hears of new leads (docs/design/email.md): an email each, an hourly digest, or none. */
 export const LEAD_ALERT_MODES = ['instant', 'hourly', 'off'] as const;
 export type LeadAlertMode = (typeof LEAD_ALERT_MODES)[number];
 
-/** What an email is about (PRODUCT.md section 14). */
+/** What an email is about (docs/design/email.md). */
 export const EMAIL_KINDS = [
   'lead_alert',
   'lead_digest',

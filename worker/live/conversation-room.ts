@@ -1,5 +1,5 @@
 /**
- * One Durable Object per conversation, for live delivery over WebSockets (PRODUCT.md section 11).
+ * One Durable Object per conversation, for live delivery over WebSockets (docs/design/live.md).
  * It uses the hibernation API: sockets stay connected while the object sleeps, so an idle
  * conversation costs nothing. D1 stays the record of every message; this only delivers:
  * - a socket opens with a single-use ticket that an HTTP route issued after checking who may listen,

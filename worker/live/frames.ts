@@ -1,5 +1,5 @@
 /**
- * The JSON frames of a live conversation socket (PRODUCT.md section 11). Sockets only deliver:
+ * The JSON frames of a live conversation socket (docs/design/live.md). Sockets only deliver:
  * messages are sent over HTTP (intake, the reply route) and written to D1 first. The widget and
  * the workbench import these types (types only).
  */

@@ -1,5 +1,5 @@
 /**
- * The live routes (PRODUCT.md section 11): two routes that issue a single-use ticket after checking
+ * The live routes (docs/design/live.md): two routes that issue a single-use ticket after checking
  * who may listen (the visitor by the `egv_` session, the expert by the claim), and the socket
  * address itself, which hands the upgrade to the conversation's room with the ticket.
  */

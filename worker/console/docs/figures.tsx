@@ -82,7 +82,7 @@ const LayersTall: FC = () => (
   </svg>
 );
 
-/** SPEC.md's layers and the way a demand flows through them. */
+/** the layers (docs/design/README.md) and the way a demand flows through them. */
 export const LayersFigure: FC = () => (
   <figure class="diagram">
     <LayersTall />

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * A channel's lead operations on its console page (PRODUCT.md section 15): the routing settings
+ * A channel's lead operations on its console page (docs/design/lead-operations.md): the routing settings
  * in its form, and each lead's wave and response times in its recent intake.
  */
 import type { ChannelView } from '../../platform/channels';

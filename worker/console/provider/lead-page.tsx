@@ -42,7 +42,7 @@ export function LeadPage({
   const mine = lead.contact !== undefined;
   const next = NEXT_STATUSES[lead.status] ?? [];
   const base = `/provider/workbench/leads/${lead.lead_id}`;
-  // The claimer writes in the conversation while working the lead (PRODUCT.md section 11).
+  // The claimer writes in the conversation while working the lead (docs/design/live.md).
   const canReply = mine && WORKING.has(lead.status) && lead.messages.length > 0;
   return (
     <ConsoleLayout

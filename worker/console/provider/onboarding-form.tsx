@@ -82,7 +82,7 @@ Content-Type: application/json
   "usage": [{ "meter": "tokens", "quantity": 812, "unit": "token" }]
 }`;
 
-/** The exact request a robot receives and the answer it must give (PRODUCT.md section 7). */
+/** The exact request a robot receives and the answer it must give (docs/design/agents-and-robots.md). */
 function RobotContract() {
   return (
     <details class="contract">

@@ -102,7 +102,7 @@ export function WorkbenchPage(props: WorkbenchProps) {
   );
 }
 
-/** Availability, alerts and capacity (PRODUCT.md sections 14 and 15): a plain form. */
+/** Availability, alerts and capacity (docs/design/email.md and docs/design/lead-operations.md): a plain form. */
 function PreferencesCard({ preferences }: { preferences: Preferences }) {
   return (
     <section class="card" id="preferences" aria-labelledby="preferences-title">

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * `/`: the platform's own front page (SPEC.md "Business front-ends", PRODUCT.md section 13): what
+ * `/`: the platform's own front page (docs/design/README.md): what
  * it does for site owners, visitors, API callers and providers; the consultation entry (the
  * platform's own widget, provider entry on, and its hosted inbox); the provider sign-up entry;
  * sign-in. Server-rendered, no script of its own: the widget's loader is the only one.

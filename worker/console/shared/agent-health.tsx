@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * An agent's or robot's last 24 hours (the health view of PRODUCT.md section 7), as its provider
+ * An agent's or robot's last 24 hours (the health view of docs/design/agents-and-robots.md), as its provider
  * sees it on /provider/operations and a platform admin on the review page.
  */
 import type { AgentHealth } from '../../platform/agents';

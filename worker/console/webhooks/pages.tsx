@@ -1,8 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /**
  * A workspace owner's view of its webhook endpoints and their delivery log: read only, since
- * endpoints are provisioned by the platform team (SPEC.md: "only through the formal
- * provisioning process"). A disabled endpoint says why.
+ * endpoints are provisioned by the platform team (docs/design/README.md). A disabled endpoint says why.
  */
 import type { EndpointView } from '../../platform/webhooks';
 import { DataTable, StatusPill, when, WorkspaceLayout, wsQuery, type WorkspacePageProps } from '../shared/layout';

@@ -39,7 +39,9 @@ export const WORKSPACE_POLICY = {
 export type WorkspaceAction = keyof typeof WORKSPACE_POLICY;
 
 interface ProviderRule {
-  /** The provider states that allow it (PRODUCT.md section 8: only active providers see or claim leads). */
+  /**
+   * The provider states that allow it (docs/design/providers-and-leads.md: only active providers see or claim leads).
+   */
   states: readonly ProviderStatus[];
   /** The provider kinds it is for; null: every kind, and a provider who has not chosen one yet. */
   kinds: readonly ProviderKind[] | null;

@@ -1,4 +1,7 @@
-/** Admin routes for the domain catalog, users (platform admins) and provider review (PRODUCT.md section 12). */
+/**
+ * Admin routes for the domain catalog, users (platform admins) and provider review
+ * (docs/design/identity-and-access.md).
+ */
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
 import { PROVIDER_STATUSES } from '../../lib/vocabulary';
@@ -131,7 +134,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
           secretsKey: c.var.services.secretsKey,
         },
       );
-      // Agents and robots: the signing secret, in this answer only (PRODUCT.md section 12).
+      // Agents and robots: the signing secret, in this answer only (docs/design/identity-and-access.md).
       return { provider_id: row.id, status: row.status, ...(signingSecret ? { signing_secret: signingSecret } : {}) };
     },
   );

@@ -1,5 +1,5 @@
 /**
- * Provisioning (PRODUCT.md section 12): the internal admin API under /api/admin/, for
+ * Provisioning (docs/design/identity-and-access.md): the internal admin API under /api/admin/, for
  * administrators only, kept out of the public description.
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */

@@ -1,4 +1,7 @@
-/** The internal provisioning API under /api/admin/ (PRODUCT.md section 12). Not in the public description. */
+/**
+ * The internal provisioning API under /api/admin/ (docs/design/identity-and-access.md). Not in the public
+ * description.
+ */
 import { newApp } from '../../lib/app';
 import { registerAuditLogRoutes } from './audit-log';
 import { registerCatalogAndPeopleRoutes } from './catalog-and-people';

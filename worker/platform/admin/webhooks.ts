@@ -1,5 +1,5 @@
 /**
- * Admin routes for webhook endpoints (PRODUCT.md section 12): create (the secret is in the
+ * Admin routes for webhook endpoints (docs/design/identity-and-access.md): create (the secret is in the
  * answer only), list, disable and enable, rotate the secret, read the delivery log, redeliver.
  */
 import { z, type OpenAPIHono } from '@hono/zod-openapi';

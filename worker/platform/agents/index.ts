@@ -1,5 +1,5 @@
 /**
- * Agents and robots as the brain's supply (PRODUCT.md section 7): their cards, the calls to them
+ * Agents and robots as the brain's supply (docs/design/agents-and-robots.md): their cards, the calls to them
  * (signed, through the egress guard), their attempts, breaker, health and signing secrets.
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */

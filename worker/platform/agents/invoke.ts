@@ -1,5 +1,5 @@
 /**
- * Calling an agent or a robot (PRODUCT.md section 7). An agent gets one A2A `SendMessage`
+ * Calling an agent or a robot (docs/design/agents-and-robots.md). An agent gets one A2A `SendMessage`
  * (`message/send` on 0.3) through the `@a2a-js/sdk` client; a robot gets one JSON POST. Every
  * request goes through the egress guard, carries Standard Webhooks signature headers over its
  * exact body, and must answer within the provider's timeout. The answer is validated; anything

@@ -1,5 +1,6 @@
 /**
- * An agent's or robot's operations (PRODUCT.md sections 7 and 12): the signing secret issued on
+ * An agent's or robot's operations (docs/design/agents-and-robots.md and docs/design/identity-and-access.md): the
+ * signing secret issued on
  * approval, shown once and rotated with an overlap, and the health view of its last 24 hours.
  */
 import { and, desc, eq, gt } from 'drizzle-orm';
@@ -14,7 +15,7 @@ import { requireSecretsKey } from './service';
 const { providers, providerHealth, agentAttempts } = schema;
 
 /**
- * The signing secret an approval issues to an agent or robot that has none yet (PRODUCT.md
+ * The signing secret an approval issues to an agent or robot that has none yet (docs/design/agents-and-robots.md
  * section 12): the fields to set, and the secret itself, which the approval's answer shows once.
  */
 export async function signingSecretOnApproval(

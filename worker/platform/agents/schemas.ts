@@ -1,5 +1,5 @@
 /**
- * Agents and robots (PRODUCT.md section 7): the agent card the platform keeps, what a robot must
+ * Agents and robots (docs/design/agents-and-robots.md): the agent card the platform keeps, what a robot must
  * answer, the signing secret a provider receives, and the health view. Types are inferred.
  */
 import { z } from '@hono/zod-openapi';
@@ -32,7 +32,7 @@ export interface StoredAgentCard {
   card: Record<string, unknown>;
 }
 
-/** What a robot must answer (PRODUCT.md section 7); anything else is an `invalid_answer`. */
+/** What a robot must answer (docs/design/agents-and-robots.md); anything else is an `invalid_answer`. */
 export const robotAnswerSchema = z.object({
   output: z.record(z.string(), z.unknown()),
   reply: z.string().max(16_000).optional(),

@@ -1,5 +1,5 @@
 /**
- * Agents and robots as the brain's supply (PRODUCT.md section 7): which ones may answer a
+ * Agents and robots as the brain's supply (docs/design/agents-and-robots.md): which ones may answer a
  * domain, with their health; what it takes to call one (its card or endpoint, its decrypted
  * signing secrets and bearer token, its timeout); the attempts and circuit-breaker state an
  * execution writes; and the memory of a conversation an agent is given.
@@ -26,11 +26,11 @@ const { providers, providerDomains, providerHealth, agentAttempts, memberships, 
 
 /** How many agents one execution may try, at most. */
 const MAX_CANDIDATES = 8;
-/** Memory (PRODUCT.md section 6): the last 20 turns, at most 16 KB. */
+/** Memory (docs/design/providers-and-leads.md): the last 20 turns, at most 16 KB. */
 export const MEMORY_TURNS = 20;
 export const MEMORY_BYTES = 16 * 1024;
 
-/** The routing pool (PRODUCT.md section 6), which bounds agents as it bounds experts. */
+/** The routing pool (docs/design/providers-and-leads.md), which bounds agents as it bounds experts. */
 export type AgentPool = { kind: 'platform' } | { kind: 'workspace'; workspaceId: string };
 
 interface CandidateRow {

@@ -1,5 +1,5 @@
 /**
- * Channels (PRODUCT.md section 4): a workspace's demand-side entry points, their widget settings,
+ * Channels (docs/design/channels-and-widget.md): a workspace's demand-side entry points, their widget settings,
  * the public widget configuration, and the gate every public channel route passes.
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */

@@ -1,4 +1,4 @@
-/** The platform core's channel API (SPEC.md "Platform core routes"). */
+/** The platform core's channel API (docs/design/channels-and-widget.md). */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { newApp } from '../../lib/app';

@@ -104,7 +104,7 @@ const minutes = (description: string) =>
     .max(minuteBounds.max)
     .openapi({ description: `${description} Minutes, 1 to 10,080 (7 days).` });
 
-/** A channel's lead operations (PRODUCT.md section 15). */
+/** A channel's lead operations (docs/design/lead-operations.md). */
 export const routingSettingsSchema = z
   .strictObject({
     offer_first: z.number().int().min(offerFirst.min).max(offerFirst.max).openapi({

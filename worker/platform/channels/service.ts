@@ -73,7 +73,7 @@ export function snippetFor(urls: PlatformUrls, channelKey: string): string {
   );
 }
 
-/** A channel's lead operations: what it set, over the defaults (PRODUCT.md section 15). */
+/** A channel's lead operations: what it set, over the defaults (docs/design/lead-operations.md). */
 export function routingOf(row: Pick<ChannelRow, 'routing'> | null | undefined): RoutingSettings {
   return { ...ROUTING_DEFAULTS, ...(row?.routing ?? {}) };
 }

@@ -1,5 +1,5 @@
 /**
- * Conversations (PRODUCT.md section 5): a visitor's session or an API session_id, its messages,
+ * Conversations (docs/design/providers-and-leads.md): a visitor's session or an API session_id, its messages,
  * its one demand and at most one lead, and where its visitor came from.
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */

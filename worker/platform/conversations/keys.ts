@@ -1,5 +1,5 @@
 /**
- * Keys into one conversation that an email carries (PRODUCT.md section 14). A `resume` key is a
+ * Keys into one conversation that an email carries (docs/design/email.md). A `resume` key is a
  * visitor bearer (`egv_…`, 256 bits) that opens the conversation in the hosted inbox; a `reply`
  * key is the local part of the Reply-To address (`reply+{key}`, 256 bits in lower-case base32,
  * since mail systems may fold the case of an address). Both are stored as SHA-256 and last 30

@@ -1,4 +1,4 @@
-/** The wire shapes of a conversation (PRODUCT.md section 11): a message, and the visitor's thread. */
+/** The wire shapes of a conversation (docs/design/live.md): a message, and the visitor's thread. */
 import { z } from '@hono/zod-openapi';
 import { LEAD_STATUSES, MESSAGE_ROLES } from '../../lib/vocabulary';
 

@@ -1,5 +1,5 @@
 /**
- * Conversations (PRODUCT.md section 5): one visitor session on one channel, or the turns of one
+ * Conversations (docs/design/providers-and-leads.md): one visitor session on one channel, or the turns of one
  * API `session_id` in a workspace. The first message creates the conversation's one demand;
  * later messages are turns of it, and it has at most one lead. A channel's visitor holds a
  * secret token (`egv_…`); D1 keeps only its SHA-256.

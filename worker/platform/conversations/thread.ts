@@ -1,5 +1,5 @@
 /**
- * A conversation's thread as people read it (PRODUCT.md section 11): each message with who wrote
+ * A conversation's thread as people read it (docs/design/live.md): each message with who wrote
  * it, oldest first. The visitor reads theirs with the `egv_` token intake issued; the claimer
  * reads it on the lead; the site owner reads it in the console. Contact details are not in it.
  */

@@ -1,5 +1,5 @@
 /**
- * Admission (PRODUCT.md section 2, steps 4 and 5): which key an execution runs as, whether its
+ * Admission (docs/design/execution.md, steps 4 and 5): which key an execution runs as, whether its
  * tenant is active, the scopes it runs with, and whether its domain is in the catalog. Nothing
  * here writes: a refused execution leaves no trace.
  */

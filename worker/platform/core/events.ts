@@ -1,5 +1,5 @@
 /**
- * The events an execution writes to the outbox (PRODUCT.md section 10), in its own batch:
+ * The events an execution writes to the outbox (docs/design/webhooks.md), in its own batch:
  * `execution.completed` always; for a channel's visitor, `intake.received`; each message the
  * turn stores, `conversation.message_created`; and a new lead, `lead.created`. Each carries the
  * public shape of its record: never the visitor's contact details.

@@ -1,5 +1,5 @@
 /**
- * The one execution pipeline of the platform core (PRODUCT.md section 2, steps 4 to 8). Every
+ * The one execution pipeline of the platform core (docs/design/execution.md, steps 4 to 8). Every
  * demand runs through it, whoever brings it; a source (core/sources/) says what differs between
  * callers. It reads as its phases:
  *
@@ -234,7 +234,7 @@ async function executeOnce(
   const reply = source.reply(plan);
   const startedId = conversation ? undefined : newId('cnv', now);
   const newConversation = startedId ? await source.newConversation(admitted, startedId) : null;
-  // A one-off API call (no session_id) forms no conversation (PRODUCT.md section 5).
+  // A one-off API call (no session_id) forms no conversation (docs/design/providers-and-leads.md).
   const conversationId = conversation?.id ?? (newConversation ? startedId! : null);
   const channel = source.channelFacts(conversation);
   const turn = conversationId
@@ -308,7 +308,7 @@ async function executeOnce(
   };
 }
 
-/** A new lead's email alerts to the experts of its first wave (PRODUCT.md section 14), in its batch. */
+/** A new lead's email alerts to the experts of its first wave (docs/design/email.md), in its batch. */
 function newLeadAlerts(db: Database, plan: ExecutedPlan, now: number) {
   if (plan.lead?.action !== 'create') return [];
   return [offerAlertInserts(db, sql`o.lead_id = ${plan.lead.id} AND o.wave = 1`, now)];

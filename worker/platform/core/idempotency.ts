@@ -1,5 +1,5 @@
 /**
- * Idempotency per (key, idempotency_key), kept 24 hours (PRODUCT.md section 2, step 7).
+ * Idempotency per (key, idempotency_key), kept 24 hours (docs/design/execution.md, step 7).
  * The key is claimed, with its completed response, in the execution's own batch, so a stored
  * response always matches a committed execution and a fresh key costs no extra round trip. The
  * agent path reserves it first (its call has effects outside D1) and completes it in its batch.

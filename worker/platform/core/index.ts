@@ -1,5 +1,5 @@
 /**
- * The execution core (PRODUCT.md section 2): the one pipeline every demand runs through, whoever
+ * The execution core (docs/design/execution.md): the one pipeline every demand runs through, whoever
  * brings it, and the source adapters that say what differs between callers.
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */

@@ -1,5 +1,5 @@
 /**
- * The records of one execution (PRODUCT.md section 2): its row and its one audit record, written
+ * The records of one execution (docs/design/execution.md): its row and its one audit record, written
  * in its batch, and the envelope it answers with (step 8).
  */
 import type { BatchItem } from 'drizzle-orm/batch';
@@ -85,7 +85,7 @@ export function executionRecordWrites(
   ];
 }
 
-/** The envelope of PRODUCT.md section 2, step 8. */
+/** The envelope of docs/design/execution.md, step 8. */
 export function envelopeOf(
   ids: { executionId: string; auditId: string },
   admitted: Admitted,

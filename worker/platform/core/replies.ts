@@ -51,7 +51,7 @@ export function callerReply(plan: ExecutedPlan): string {
 }
 
 /**
- * The envelope's `output.result` (PRODUCT.md section 6). The lead path: `{demand_id, reference,
+ * The envelope's `output.result` (docs/design/providers-and-leads.md). The lead path: `{demand_id, reference,
  * lead_id?, disposition, reasons, topic, urgency, matched_providers, reply}`; the agent path:
  * `{demand_id, reference, disposition, topic, urgency, handled_by, output, reply}`.
  */

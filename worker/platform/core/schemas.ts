@@ -1,6 +1,6 @@
 /**
- * The execution request and the envelope it answers with (SPEC.md "Execution request" and
- * "Execution response"). The same objects validate requests and generate the OpenAPI
+ * The execution request and the envelope it answers with (docs/design/execution.md). The same objects validate
+ * requests and generate the OpenAPI
  * description, so the two cannot drift. TypeScript types are inferred from them.
  */
 import { z } from '@hono/zod-openapi';

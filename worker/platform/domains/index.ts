@@ -1,5 +1,5 @@
 /**
- * The domain catalog (PRODUCT.md section 6): the domains executions, channels and providers name.
+ * The domain catalog (docs/design/providers-and-leads.md): the domains executions, channels and providers name.
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */
 export { assertKnownDomain, createDomain, type DomainEntry, listDomainEntries, listDomains } from './service';

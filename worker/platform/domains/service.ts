@@ -1,5 +1,5 @@
 /**
- * The domain catalog (PRODUCT.md section 6): the business domains that executions, channels
+ * The domain catalog (docs/design/providers-and-leads.md): the business domains that executions, channels
  * and providers' accepted scopes may name, kept by admins. Anything else is 422 `unknown_domain`.
  * The catalog is read on every execution, so it is cached briefly in the isolate.
  */

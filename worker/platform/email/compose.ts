@@ -1,5 +1,5 @@
 /**
- * From an outbox row to an email, when it is sent (PRODUCT.md section 14): the address and the
+ * From an outbox row to an email, when it is sent (docs/design/email.md): the address and the
  * content are read now, so a changed preference, a lead claimed meanwhile or a reply read
  * meanwhile is honoured, and no address or body is ever stored in the outbox. Each kind says
  * whether there is still something to send; if not, the row is skipped with the reason.

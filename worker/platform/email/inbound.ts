@@ -1,5 +1,5 @@
 /**
- * Replies by email (PRODUCT.md section 14): what of an incoming message becomes the visitor's
+ * Replies by email (docs/design/email.md): what of an incoming message becomes the visitor's
  * message. Only `reply+{key}@{MAIL_REPLY_DOMAIN}` is taken; the MIME is parsed with postal-mime
  * (maintained, runs in Workers); the plain text is kept (the HTML's text when there is none),
  * without the quoted history mail clients add below or above a reply, at most 4,000 characters.

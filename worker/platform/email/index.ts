@@ -1,5 +1,5 @@
 /**
- * Email (PRODUCT.md section 14): the outbox, lead alerts and digests to experts, the visitor's
+ * Email (docs/design/email.md): the outbox, lead alerts and digests to experts, the visitor's
  * continuation, replies by email, unsubscribing, and the SMTP transport.
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */

@@ -1,5 +1,5 @@
 /**
- * A workspace's email log (PRODUCT.md section 14), for its owners and admins: each email about its
+ * A workspace's email log (docs/design/email.md), for its owners and admins: each email about its
  * leads and conversations, the recipient masked, its subject, status and attempts. An alert that
  * went into a digest shows the digest's status.
  */

@@ -1,5 +1,5 @@
 /**
- * The email outbox's writes (PRODUCT.md section 14). An email is a row written in the batch of
+ * The email outbox's writes (docs/design/email.md). An email is a row written in the batch of
  * the change that causes it: a new lead's alerts in the execution's batch, a reply's continuation
  * (held until the visitor has had 2 minutes to read it) in the reply's batch. Each insert returns
  * its ids, so the ids that committed come back from the batch itself (takeCommittedEmails); the
@@ -73,7 +73,7 @@ export function offerAlertInserts(db: Database, offered: SQL, now: number): Batc
 }
 
 /**
- * A lead nobody claimed in time (PRODUCT.md section 15): one email to each owner of its workspace,
+ * A lead nobody claimed in time (docs/design/lead-operations.md): one email to each owner of its workspace,
  * for every lead `l` that `which` selects, in the sweep's escalation step.
  */
 export function unclaimedAlertInserts(db: Database, which: SQL, now: number): BatchItem<'sqlite'> {
@@ -91,7 +91,7 @@ export function unclaimedAlertInserts(db: Database, which: SQL, now: number): Ba
 }
 
 /**
- * A reply's continuation email (PRODUCT.md section 14), one statement in the reply's batch: held
+ * A reply's continuation email (docs/design/email.md), one statement in the reply's batch: held
  * for 2 minutes (`unreadAfterMs`), when the conversation's lead has an email address and no continuation is held
  * already (that one will carry this reply too). The sweep then sends it, or skips it when the
  * visitor has read the replies meanwhile. Written only if `written` holds (the reply went in).

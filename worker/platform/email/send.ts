@@ -1,5 +1,5 @@
 /**
- * Sending the outbox (PRODUCT.md section 14), from the queue. Each row is claimed atomically
+ * Sending the outbox (docs/design/email.md), from the queue. Each row is claimed atomically
  * (`UPDATE … WHERE status = 'queued' … RETURNING`, with a lease), so two consumers never both
  * send it; then composed, sent, and settled as `sent`, `skipped`, retried with backoff, or
  * `failed` once 24 hours have passed. Its Message-ID is fixed per row: in the one case where a

@@ -1,5 +1,5 @@
 /**
- * The email side of the every-minute cron sweep (PRODUCT.md section 14), in one batch whatever
+ * The email side of the every-minute cron sweep (docs/design/email.md), in one batch whatever
  * the number of rows, and safe when two sweeps overlap (each step moves rows out of the state it
  * reads, inside one transaction):
  *

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The emails' words and layout (PRODUCT.md section 14): each has a plain-text part and an HTML
+ * The emails' words and layout (docs/design/email.md): each has a plain-text part and an HTML
  * part with the same content. The HTML is one centred column of tables with inline styles (what
  * mail clients render alike), escaped by JSX; nothing is loaded from elsewhere.
  */

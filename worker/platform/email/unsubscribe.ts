@@ -1,5 +1,5 @@
 /**
- * The way out of every email (PRODUCT.md section 14, RFC 8058): a link that needs no sign-in.
+ * The way out of every email (docs/design/email.md, RFC 8058): a link that needs no sign-in.
  * Its token names what it stops: `a.{provider_id}` (an expert's lead alerts), `v.{conversation_id}`
  * (the visitor emails to that conversation's address) or `u.{user_id}` (an owner's escalations), signed with an
  * HMAC under SECRETS_KEY, so nothing is stored per email and a token cannot be made for another

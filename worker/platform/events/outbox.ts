@@ -1,5 +1,5 @@
 /**
- * The outbox's writes (PRODUCT.md section 10). A change that customers hear about writes its
+ * The outbox's writes (docs/design/webhooks.md). A change that customers hear about writes its
  * events in its own D1 batch, made with `newEvent` (typed by its schema); a trigger fans each
  * one out to the matching webhook endpoints in the same statement. Each insert returns its row,
  * so the ids that committed come back from the batch itself (takeCommittedEvents): a batch that

@@ -1,5 +1,5 @@
 /**
- * Every event type and the shape of its `data` (PRODUCT.md section 10), one zod schema each:
+ * Every event type and the shape of its `data` (docs/design/webhooks.md), one zod schema each:
  * the public shape of its record, never contact details. The envelope is a union discriminated
  * by `type`, so a consumer that switches on the type gets the data's type. Adding an event type
  * is one entry here and one `newEvent` call where it happens; the compiler finds the rest.

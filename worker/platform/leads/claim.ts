@@ -1,5 +1,6 @@
 /**
- * The claim (PRODUCT.md sections 9 and 15): one conditional UPDATE, so when many experts claim at
+ * The claim (docs/design/providers-and-leads.md and docs/design/lead-operations.md): one conditional UPDATE, so when
+ * many experts claim at
  * once exactly one wins. It holds only for a lead offered to the expert (not cooling down from a
  * release or a lapse), while they hold fewer than their `max_open_claims`, and within 30 claims an
  * hour (claims that won: a lost race costs nothing but an attempt, of which 600 an hour are

@@ -1,5 +1,5 @@
 /**
- * The claimer's side of a lead's conversation (PRODUCT.md section 11): only the expert who claimed
+ * The claimer's side of a lead's conversation (docs/design/live.md): only the expert who claimed
  * the lead writes in it, and only while the lead is being worked (claimed, contacted, qualified).
  * The first reply moves `claimed` to `contacted`, with a history entry. A reply is written with its
  * event and its audit row in one batch, conditional on the claim still holding, so a release or a

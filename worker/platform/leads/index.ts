@@ -1,5 +1,5 @@
 /**
- * Demands and leads (PRODUCT.md sections 5 and 9): what a conversation asks, and the lead experts
+ * Demands and leads (docs/design/providers-and-leads.md): what a conversation asks, and the lead experts
  * claim and work in the workbench.
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */

@@ -1,5 +1,5 @@
 /**
- * The writes of an execution's intake (PRODUCT.md sections 5 and 9): a demand records what a
+ * The writes of an execution's intake (docs/design/providers-and-leads.md): a demand records what a
  * conversation asks; a lead is a routed demand offered to experts. Contact details live only on
  * the lead row, and leave the platform only towards its claimer.
  */
@@ -39,7 +39,7 @@ export interface DemandOrigin {
   operations: LeadOperations;
 }
 
-/** What a new lead's offers and timers follow (PRODUCT.md section 15). */
+/** What a new lead's offers and timers follow (docs/design/lead-operations.md). */
 export interface LeadOperations {
   routing: RoutingSettings;
   /** The visitor's language, primary subtag in lower case (`de`), and country in upper case (`DE`). */

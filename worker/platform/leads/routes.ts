@@ -1,4 +1,4 @@
-/** The workbench API (PRODUCT.md section 9): an active expert lists, claims and works leads. */
+/** The workbench API (docs/design/providers-and-leads.md): an active expert lists, claims and works leads. */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { newApp } from '../../lib/app';

@@ -1,4 +1,4 @@
-/** Workbench schemas (PRODUCT.md section 9): leads as a provider sees them, and what a provider sends. */
+/** Workbench schemas (docs/design/providers-and-leads.md): leads as a provider sees them, and what a provider sends. */
 import { z } from '@hono/zod-openapi';
 import { attributionSchema } from '../attribution';
 import { messageSchema } from '../conversations/schemas';

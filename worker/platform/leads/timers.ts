@@ -1,5 +1,5 @@
 /**
- * Lead timers in the cron sweep (PRODUCT.md section 15), each step one D1 batch whatever the
+ * Lead timers in the cron sweep (docs/design/lead-operations.md), each step one D1 batch whatever the
  * number of leads, and idempotent when two sweeps overlap: each step's last statement moves the
  * leads out of the state its first ones select, inside one transaction, so a second sweep finds
  * nothing left to do.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LEAD_STATUSES } from '../../lib/vocabulary';
 import { leadTransitionAllowed } from './transitions';
 
-/** PRODUCT.md section 9, written out: every move a claimer may make. Anything else is 409. */
+/** docs/design/providers-and-leads.md, written out: every move a claimer may make. Anything else is 409. */
 const ALLOWED = [
   'open>claimed',
   'claimed>contacted',

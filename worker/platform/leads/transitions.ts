@@ -1,10 +1,10 @@
 /**
- * The lead's states and the changes its claimer may make (PRODUCT.md section 9), as data: the
+ * The lead's states and the changes its claimer may make (docs/design/providers-and-leads.md), as data: the
  * workbench's API and pages, and the unit tests beside this file, all read this one table.
  */
 import type { LeadStatus } from './schemas';
 
-/** The lead statuses, and the changes a claimer may make (PRODUCT.md section 9). Anything else is 409. */
+/** The lead statuses, and the changes a claimer may make (docs/design/providers-and-leads.md). Anything else is 409. */
 export const LEAD_TRANSITIONS: readonly { from: LeadStatus; to: LeadStatus }[] = [
   { from: 'open', to: 'claimed' },
   { from: 'claimed', to: 'contacted' },

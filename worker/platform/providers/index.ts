@@ -1,5 +1,5 @@
 /**
- * Providers (PRODUCT.md section 8): experts, agents and robots, their profiles, review and state
+ * Providers (docs/design/providers-and-leads.md): experts, agents and robots, their profiles, review and state
  * machine, the provider gate, and the provider API.
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */

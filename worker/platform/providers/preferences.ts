@@ -1,4 +1,7 @@
-/** An expert's lead preferences (PRODUCT.md sections 14 and 15): availability, alerts, capacity. */
+/**
+ * An expert's lead preferences (docs/design/email.md and docs/design/lead-operations.md): availability, alerts,
+ * capacity.
+ */
 import { eq } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import type { ProviderRow } from './records';

@@ -1,5 +1,5 @@
 /**
- * Saving a provider's profile (PRODUCT.md section 8): the URLs and domains checked, an agent's card
+ * Saving a provider's profile (docs/design/providers-and-leads.md): the URLs and domains checked, an agent's card
  * fetched, and a material change to a reviewed profile sent back through review.
  */
 import { and, eq } from 'drizzle-orm';

@@ -1,4 +1,7 @@
-/** The provider API (SPEC.md "Platform core routes"): a provider reads and writes their own profile and preferences. */
+/**
+ * The provider API (docs/design/providers-and-leads.md): a provider reads and writes their own profile and
+ * preferences.
+ */
 import { createRoute } from '@hono/zod-openapi';
 import { newApp } from '../../lib/app';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
@@ -35,7 +38,7 @@ export const saveProfileRoute = createRoute({
   summary: 'Save your provider profile, and submit it for review',
   description:
     'Send any of the fields; the rest stay as they are. `submit: true` sends a complete profile to review ' +
-    '(`pending_review`). States follow PRODUCT.md section 8: an active provider who changes kind, accepted scope ' +
+    '(`pending_review`). An active provider who changes kind, accepted scope ' +
     'or endpoint goes back to review; any other change of state is 409 `invalid_transition`. URLs must be public ' +
     'https (the egress guard).',
   security,

@@ -1,5 +1,5 @@
 /**
- * Provider profile schemas (PRODUCT.md section 8): what a provider may send, and what the
+ * Provider profile schemas (docs/design/providers-and-leads.md): what a provider may send, and what the
  * provider API, the console and the admin API answer. Types are inferred from them.
  */
 import { z } from '@hono/zod-openapi';
@@ -192,7 +192,7 @@ export const approvalSchema = z.strictObject({
     }),
 });
 
-/** An expert's lead preferences (PRODUCT.md sections 14 and 15). */
+/** An expert's lead preferences (docs/design/email.md and docs/design/lead-operations.md). */
 export const preferencesSchema = z
   .object({
     availability: z.enum(AVAILABILITIES).openapi({

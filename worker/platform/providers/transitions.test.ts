@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PROVIDER_STATUSES } from '../../lib/vocabulary';
 import { nextProviderStatus, type ProviderEvent } from './transitions';
 
-/** PRODUCT.md section 8, written out as "state + event → state". Every other pair is refused. */
+/** docs/design/providers-and-leads.md, written out as "state + event → state". Every other pair is refused. */
 const EXPECTED: Record<string, string> = {
   'registered+save': 'profile_incomplete',
   'registered+submit': 'pending_review',

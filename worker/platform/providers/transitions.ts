@@ -1,5 +1,5 @@
 /**
- * The provider's states and what moves it between them (PRODUCT.md section 8), as data: the
+ * The provider's states and what moves it between them (docs/design/providers-and-leads.md), as data: the
  * provider API, the review pages and the unit tests beside this file all read this one table.
  */
 import type { ProviderStatus } from '../../lib/vocabulary';
@@ -7,7 +7,7 @@ import type { ProviderStatus } from '../../lib/vocabulary';
 /** What moves a provider from one state to another. */
 export type ProviderEvent = 'save' | 'submit' | 'approve' | 'reject' | 'suspend' | 'material_change';
 
-/** PRODUCT.md section 8, as data: every allowed transition. Anything else is 409 `invalid_transition`. */
+/** docs/design/providers-and-leads.md, as data: every allowed transition. Anything else is 409 `invalid_transition`. */
 export const PROVIDER_TRANSITIONS: readonly {
   from: readonly ProviderStatus[];
   event: ProviderEvent;

@@ -42,7 +42,7 @@ type AttemptResult =
   | { kind: 'gone'; status: number }
   | { kind: 'failed'; status: number | null; error: string; retryAfterMs?: number };
 
-/** The exact body every attempt of an event sends: the event envelope of PRODUCT.md section 10. */
+/** The exact body every attempt of an event sends: the event envelope of docs/design/webhooks.md. */
 export function eventBody(event: EventRow): string {
   return JSON.stringify({
     id: event.id,

@@ -1,5 +1,5 @@
 /**
- * Webhooks (PRODUCT.md section 10): committed events to the queue, signed delivery, retries, the
+ * Webhooks (docs/design/webhooks.md): committed events to the queue, signed delivery, retries, the
  * endpoints and their delivery log. The events themselves are the events module's.
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */

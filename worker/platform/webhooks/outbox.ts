@@ -1,5 +1,5 @@
 /**
- * From the outbox to the queue (PRODUCT.md section 10). The events a change wrote (their
+ * From the outbox to the queue (docs/design/webhooks.md). The events a change wrote (their
  * deliveries made by the fan-out trigger in the same statement) are handed, after the commit, to
  * the events queue, only for workspaces that have an endpoint; if that send fails the cron sweep
  * finds the deliveries anyway. Nothing is sent from the request itself.

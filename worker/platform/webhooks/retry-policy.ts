@@ -1,5 +1,5 @@
 /**
- * When a webhook delivery is tried again (PRODUCT.md section 10): exponential backoff with jitter,
+ * When a webhook delivery is tried again (docs/design/webhooks.md): exponential backoff with jitter,
  * honouring `Retry-After`, for about three days; and how many attempts one endpoint may have in
  * flight, so that a slow receiver holds only its own slots.
  */

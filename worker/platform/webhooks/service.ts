@@ -1,5 +1,6 @@
 /**
- * Webhook endpoints (PRODUCT.md sections 10 and 12): provisioned by an admin per workspace,
+ * Webhook endpoints (docs/design/webhooks.md and docs/design/identity-and-access.md): provisioned by an admin per
+ * workspace,
  * read by the workspace's owners. The URL passes the egress guard at creation (and again at
  * every delivery); the `whsec_` secret is shown once, at creation and at each rotation, and is
  * stored encrypted. Each endpoint has a delivery log, and any event can be delivered again.

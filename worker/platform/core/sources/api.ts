@@ -1,5 +1,5 @@
 /**
- * The API key source (POST /api/execute): admission by the bearer key and its scopes (PRODUCT.md
+ * The API key source (POST /api/execute): admission by the bearer key and its scopes (docs/design/execution.md
  * section 2, steps 4 and 5), the key's rate limit, per-key idempotency, a conversation named by
  * the caller's `session_id` (none without one), and a reply worded for a program's caller.
  */
@@ -34,7 +34,8 @@ export function apiSource(input: ApiSourceInput): Source {
     },
     findConversation: (db, admitted) =>
       input.sessionId ? findApiConversation(db, admitted.workspaceId, input.sessionId) : Promise.resolve(undefined),
-    // Only a session_id forms a conversation (PRODUCT.md section 5): a one-off call has nothing to continue.
+    // Only a session_id forms a conversation (docs/design/providers-and-leads.md): a one-off call has nothing to
+    // continue.
     newConversation: async (admitted) =>
       input.sessionId
         ? { start: { kind: 'api', workspaceId: admitted.workspaceId, externalSessionId: input.sessionId } }

@@ -1,5 +1,5 @@
 /**
- * The channel visitor source (widget and hosted-inbox intake): admission by the channel (PRODUCT.md
+ * The channel visitor source (widget and hosted-inbox intake): admission by the channel (docs/design/execution.md
  * section 4), a rate limit per channel and client, a guard on the channel's state and the page
  * origin, a conversation keyed by the visitor's token (a new one gets a new token), first-touch
  * attribution, and replies worded for a person. runIntake applies the channel's own rules (the

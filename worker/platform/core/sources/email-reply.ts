@@ -1,5 +1,5 @@
 /**
- * A visitor's reply by email (PRODUCT.md section 14) as a source of demand: the visitor of a
+ * A visitor's reply by email (docs/design/email.md) as a source of demand: the visitor of a
  * channel's conversation, like intake (admission by the channel, its rate limit, its guard, the
  * claimer gets the message), except that the conversation is the one the reply address named and
  * no new conversation can start. It runs through the one execution core, with its audit and events.
