@@ -1,9 +1,10 @@
 // `npm run bench -- claims`: 20 experts claim the same lead at once, 20 times over, against the
-// real local Worker. Fails unless each round has exactly one winner and 19 × 409 already_claimed.
+// real local Worker. Every lead comes from a channel that offers it to all of them at once (the
+// first wave at its widest), so that each is allowed to race. Fails unless each round has exactly
+// one winner and 19 × 409 already_claimed.
 import { DEMO_TEST_PASSWORD } from './local-worker.mjs';
 
-const CLAIMERS = 20;
-const ROUNDS = 20;
+const ORIGIN = 'https://bench.example.com';
 
 /** Signs up, submits and approves one expert for `domain`; answers its session cookie. */
 async function activeExpert(worker, adminCall, domain, index) {
@@ -30,31 +31,44 @@ async function activeExpert(worker, adminCall, domain, index) {
     }),
   }).then((response) => response.json());
   await adminCall(worker, `/api/admin/providers/${profile.provider_id}/approve`, { version: profile.version });
+  // Every round's winner keeps the lead it won: room for all of them.
+  await fetch(`${worker.url}/api/provider/preferences`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ max_open_claims: 100 }),
+  });
   return headers;
 }
 
 /** Runs the claim race against a started local Worker; answers whether it held. */
-export async function benchClaims(worker, adminCall) {
+export async function benchClaims(worker, adminCall, { smoke = false } = {}) {
+  const CLAIMERS = smoke ? 5 : 20;
+  const ROUNDS = smoke ? 3 : 20;
   const domain = `claims-${Date.now().toString(36)}`;
   await adminCall(worker, '/api/admin/domains', { domain, name: 'Claims bench' });
   const organization = await adminCall(worker, '/api/admin/organizations', { name: 'Bench claims' });
   const key = await adminCall(worker, '/api/admin/api-keys', {
     workspace_id: organization.workspace_id,
     name: 'claims',
-    scopes: ['execute', 'leads:write'],
+    scopes: ['execute', 'channels:write'],
     rate_limit_per_minute: 1_000_000,
   });
+  const channel = await fetch(`${worker.url}/api/integrations/channels`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'Claims bench', domain, allowed_origins: [ORIGIN], routing: { offer_first: 50 } }),
+  }).then((response) => response.json());
   const claimers = [];
   for (let index = 0; index < CLAIMERS; index++) claimers.push(await activeExpert(worker, adminCall, domain, index));
   let held = true;
   const durations = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const envelope = await fetch(`${worker.url}/api/execute`, {
+    const intake = await fetch(`${worker.url}/api/public/widget/${channel.channel_key}/intake`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ domain, execution_mode: 'sync', required_scopes: [], text: `Race ${round}` }),
+      headers: { Origin: ORIGIN, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ message: { text: `Race ${round}` }, trigger: 'handoff' }),
     }).then((response) => response.json());
-    const leadId = envelope.output.result.lead_id;
+    const leadId = intake.lead_id;
     const started = Date.now();
     const statuses = await Promise.all(
       claimers.map((headers) =>

@@ -5,9 +5,8 @@
 // and again at the same time (an overlapping sweep: nothing left to do). Prints each run's D1
 // round trips and time, with a trivial D1 batch measured in the same run as the floor; fails unless
 // every run takes the same 3 round trips and the repeat does nothing.
-const LEADS = 10_000;
-const DOMAINS = 50;
-const EXPERTS_PER_DOMAIN = 10;
+/** The sizes: the full run, and the smoke run of `npm test`. */
+const SIZES = { full: { leads: 10_000, domains: 50, experts: 10 }, smoke: { leads: 200, domains: 5, experts: 4 } };
 const MINUTE = 60_000;
 
 async function post(worker, path, body) {
@@ -23,7 +22,9 @@ async function post(worker, path, body) {
 }
 
 /** Runs the sweep bench against a started local Worker (EXPOSE_DB_METRICS set); answers whether it held. */
-export async function benchSweep(worker) {
+export async function benchSweep(worker, { smoke = false } = {}) {
+  const { leads: LEADS, domains: DOMAINS, experts: EXPERTS_PER_DOMAIN } = SIZES[smoke ? 'smoke' : 'full'];
+  const count = LEADS.toLocaleString('en');
   console.log(`\nLead timers: ${LEADS.toLocaleString()} open leads, ${DOMAINS * EXPERTS_PER_DOMAIN} experts`);
   const tag = `s${Date.now().toString(36)}`;
   const fixture = await post(worker, '/__bench/lead-fixture', {
@@ -40,8 +41,8 @@ export async function benchSweep(worker) {
   const created = fixture.body.created_at;
   const runs = [
     ['nothing due', created + 5 * MINUTE],
-    ['10,000 widen', created + 11 * MINUTE],
-    ['10,000 escalate', created + 61 * MINUTE],
+    [`${count} widen`, created + 11 * MINUTE],
+    [`${count} escalate`, created + 61 * MINUTE],
     ['again, same time', created + 61 * MINUTE],
   ];
   let held = true;
@@ -54,8 +55,8 @@ export async function benchSweep(worker) {
         `(${(run.ms / floorMs).toFixed(0)}× the floor)  widened ${widened}, escalated ${escalated}, lapsed ${lapsed}`,
     );
     if (trips !== 3) held = false;
-    if (name === '10,000 widen' && widened !== LEADS) held = false;
-    if (name === '10,000 escalate' && escalated !== LEADS) held = false;
+    if (name === `${count} widen` && widened !== LEADS) held = false;
+    if (name === `${count} escalate` && escalated !== LEADS) held = false;
     if (name === 'again, same time' && widened + escalated + lapsed !== 0) held = false;
   }
   console.log(held ? '  ✓ constant round trips; the repeat did nothing' : '  ✗ the sweep did not hold');

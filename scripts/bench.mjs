@@ -12,7 +12,8 @@
 // the outbox, scripts/bench-webhooks.mjs), `npm run bench -- claims` (20 × 20 concurrent claims,
 // scripts/bench-claims.mjs), `npm run bench -- live` (200 live conversations, scripts/bench-live.mjs),
 // `npm run bench -- sweep` (the lead timers over 10,000 open leads, scripts/bench-sweep.mjs),
-// `npm run bench -- all`.
+// `npm run bench -- all`. `--smoke` runs every scenario at tiny sizes, in seconds: `npm test` runs
+// `npm run bench -- all --smoke`, so a change that breaks a bench fails the build.
 import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
 import { benchClaims } from './bench-claims.mjs';
@@ -28,11 +29,15 @@ const { values, positionals } = parseArgs({
     connections: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '3' },
     inspector: { type: 'boolean', default: false },
+    smoke: { type: 'boolean', default: false },
   },
 });
-const duration = Number(values.duration);
-const connections = Number(values.connections);
-const rounds = Number(values.rounds);
+const smoke = values.smoke;
+const duration = smoke ? 1 : Number(values.duration);
+const connections = smoke ? 4 : Number(values.connections);
+const rounds = smoke ? 1 : Number(values.rounds);
+/** The sizes of the gateway run's data growth (small in a smoke run). */
+const GROWTH = smoke ? { organizations: 2, leads: 10, providers: 2 } : { organizations: 25, leads: 200, providers: 20 };
 const scenario = positionals[0] ?? 'gateway';
 if (!['gateway', 'webhooks', 'claims', 'live', 'sweep', 'all'].includes(scenario)) {
   console.error(`Unknown scenario "${scenario}": use gateway (the default), webhooks, claims, live, sweep or all.`);
@@ -122,8 +127,8 @@ async function workbenchWork(worker, workspaceId) {
   };
   await measure(); // warm the isolate's caches
   const before = await measure();
-  for (let i = 0; i < 200; i++) await newLead(`Bench growth lead ${i}`);
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < GROWTH.leads; i++) await newLead(`Bench growth lead ${i}`);
+  for (let i = 0; i < GROWTH.providers; i++) {
     const email = `bench.provider.${Date.now().toString(36)}.${i}@example.com`;
     await fetch(`${worker.url}/auth/sign-up`, {
       method: 'POST',
@@ -216,10 +221,13 @@ const worker = await startLocalWorker({
 });
 let failed = false;
 try {
-  if (scenario === 'webhooks' || scenario === 'all') failed = !(await benchWebhooks(worker, adminCall)) || failed;
-  if (scenario === 'claims' || scenario === 'all') failed = !(await benchClaims(worker, adminCall)) || failed;
-  if (scenario === 'live' || scenario === 'all') failed = !(await benchLive(worker, adminCall)) || failed;
-  if (scenario === 'sweep' || scenario === 'all') failed = !(await benchSweep(worker)) || failed;
+  const options = { smoke };
+  // The sweep first: it counts every lead its timers move, so it runs before the others make leads.
+  if (scenario === 'sweep' || scenario === 'all') failed = !(await benchSweep(worker, options)) || failed;
+  if (scenario === 'webhooks' || scenario === 'all')
+    failed = !(await benchWebhooks(worker, adminCall, options)) || failed;
+  if (scenario === 'claims' || scenario === 'all') failed = !(await benchClaims(worker, adminCall, options)) || failed;
+  if (scenario === 'live' || scenario === 'all') failed = !(await benchLive(worker, adminCall, options)) || failed;
   if (scenario === 'gateway' || scenario === 'all') failed = !(await benchGateway()) || failed;
 } finally {
   await worker.stop();
@@ -268,7 +276,7 @@ async function benchGateway() {
     median(runs.execute.map((run, index) => run.requestsPerSecond / floor[index].requestsPerSecond));
 
   // Grow the data further: many more organisations, keys and channels, on top of the rows the load wrote.
-  for (let i = 0; i < 25; i++) {
+  for (let i = 0; i < GROWTH.organizations; i++) {
     const org = await adminCall(worker, '/api/admin/organizations', { name: `Growth ${i}` });
     for (let j = 0; j < 4; j++) {
       const grown = await adminCall(worker, '/api/admin/api-keys', {
@@ -310,7 +318,7 @@ async function benchGateway() {
   console.log(
     `D1 per execute: ${d1Before.roundTrips} round trips (${d1Before.statements} statements) on a warm key; ` +
       `${d1After.roundTrips} round trips (${d1After.statements} statements) after ${execute.total} more executions, ` +
-      `100 more keys and 100 more channels`,
+      `${GROWTH.organizations * 4} more keys and ${GROWTH.organizations * 4} more channels`,
   );
   console.log(
     `D1 per workbench list: ${workbench.before.list} round trips with ${workbench.leadsBefore} leads, ` +

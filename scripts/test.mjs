@@ -4,6 +4,7 @@
 // (a real `wrangler dev`, Chromium) and the deploy dry-run run side by side. Each step's output is
 // printed whole when it ends, so logs never interleave. Any failing step fails the run.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { ROOT } from './lib.mjs';
 
@@ -40,6 +41,8 @@ const PARALLEL = [
   { name: 'worker suite', background: true, commands: [npx(['vitest', 'run'])] },
   { name: 'node suite', commands: [npx(['vitest', 'run', '--config', 'vitest.node.config.ts'])] },
   { name: 'deploy dry-run', background: true, commands: [['node', ['scripts/deploy-dry-run.mjs']]] },
+  // Every bench scenario at tiny sizes, on its own Worker: a change that breaks a bench fails here.
+  { name: 'bench smoke', background: true, commands: [['node', ['scripts/bench.mjs', 'all', '--smoke']]] },
 ];
 
 function run([command, args], background) {
@@ -84,8 +87,13 @@ const results = [await runStep(BUILD)];
 if (results[0].ok) results.push(...(await Promise.all(PARALLEL.map(runStep))));
 const total = Date.now() - started;
 
-console.log('Step times (the four after the build ran side by side):');
+console.log('Step times (the steps after the build ran side by side):');
 for (const result of results)
   console.log(`  ${result.ok ? '✓' : '✗'} ${result.name.padEnd(16)} ${seconds(result.ms).padStart(8)}`);
 console.log(`  = npm test       ${seconds(total).padStart(8)} wall time`);
+// Said last and loudly: a green run without a browser has not run the browser tests.
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+if (!existsSync(chromium)) {
+  console.log(`\n⚠⚠⚠ The browser tests were SKIPPED: no Chromium at ${chromium} (apt-get install -y chromium). ⚠⚠⚠`);
+}
 process.exit(results.every((result) => result.ok) && results.length === PARALLEL.length + 1 ? 0 : 1);

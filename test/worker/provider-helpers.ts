@@ -2,6 +2,7 @@
 import { env, SELF } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { ADMIN_TOKEN, call, json, ORIGIN } from './helpers';
+import { forgetExpertPools } from '../../worker/platform/providers';
 import { SESSION_COOKIE, signUpUser } from './console-helpers';
 
 export const SITE = 'https://shop.example.com';
@@ -94,6 +95,48 @@ export async function createActiveExpert(
     await env.DB.prepare("UPDATE providers SET lead_alerts = 'off' WHERE id = ?").bind(provider.providerId).run();
   }
   return provider;
+}
+
+/**
+ * Many active experts at once, written straight to D1 as a fixture (users, providers, their domains
+ * and a signed-in session each), for tests that need a crowd rather than the sign-up and review
+ * flow, which createActiveExpert and the providers tests go through.
+ */
+export async function seedActiveExperts(count: number, options: { domains: string[] }): Promise<TestProvider[]> {
+  const now = Date.now();
+  const stamp = crypto.randomUUID().replaceAll('-', '').slice(0, 10);
+  const experts: TestProvider[] = [];
+  const statements: D1PreparedStatement[] = [];
+  for (let index = 0; index < count; index++) {
+    const userId = `usr_seed${stamp}${index}`;
+    const providerId = `prv_seed${stamp}${index}`;
+    const email = `seed.${stamp}.${index}@example.com`;
+    const token = `seed${stamp}${index}${crypto.randomUUID().replaceAll('-', '')}`;
+    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
+    const tokenHash = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+    statements.push(
+      env.DB.prepare(
+        `INSERT INTO users (id, email, password_hash, role, created_at, updated_at)
+         VALUES (?, ?, 'x', 'provider', ?, ?)`,
+      ).bind(userId, email, now, now),
+      env.DB.prepare(
+        `INSERT INTO providers (id, user_id, status, kind, display_name, headline, accepted_domains, languages, regions,
+          lead_alerts, created_at, updated_at)
+         VALUES (?, ?, 'active', 'expert', ?, 'Helps with tests', ?, '["en"]', '["global"]', 'off', ?, ?)`,
+      ).bind(providerId, userId, `Seeded Expert ${index}`, JSON.stringify(options.domains), now, now),
+      ...options.domains.map((domain) =>
+        env.DB.prepare('INSERT INTO provider_domains (provider_id, domain) VALUES (?, ?)').bind(providerId, domain),
+      ),
+      env.DB.prepare(
+        'INSERT INTO user_sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
+      ).bind(tokenHash, userId, now, now + 24 * 60 * 60 * 1000),
+    );
+    experts.push({ email, cookie: token, providerId, userId });
+  }
+  await env.DB.batch(statements);
+  // The routing's brief cache of each domain's experts would not see them for 10 s.
+  forgetExpertPools();
+  return experts;
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   createActiveExpert,
   createChannel,
   review,
+  seedActiveExperts,
   sessionCall,
   signUpProvider,
   visitorSays,
@@ -251,7 +252,7 @@ describe('claiming', () => {
     tenant = await createTenant({ scopes: SCOPES });
     domain = await newDomain();
     claimers = [];
-    for (let i = 0; i < 20; i++) claimers.push(await createActiveExpert({ domains: [domain] }));
+    claimers.push(...(await seedActiveExperts(20, { domains: [domain] })));
   }, 120_000);
 
   // 3 rounds here; `npm run bench -- claims` runs 20 rounds of the same race.

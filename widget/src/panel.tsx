@@ -5,13 +5,13 @@
 import { render } from 'preact';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { readableOn, safeColor } from '../../worker/lib/contrast';
+import { type ContactField, deliveryMark, type FieldErrors, type Message, useConversation } from './conversation';
 import { connectLive, type LiveConnection } from './live';
 import { panelCss } from './styles';
 import type {
   Attribution,
   FieldRule,
   IntakeAnswer,
-  MessageView,
   PanelController,
   PanelOptions,
   Problem,
@@ -19,52 +19,7 @@ import type {
   WidgetConfig,
 } from './types';
 
-type Role = 'visitor' | 'assistant' | 'provider';
-interface Message {
-  /** The server's `message_id`; a message being sent has none yet. */
-  id?: string;
-  role: Role;
-  text: string;
-  /** Set when an agent or robot wrote it: visitors are told when no person answered. */
-  by?: string;
-  /** The expert who wrote it. */
-  author?: string;
-}
-
-/** A message of the thread as the panel shows it. */
-function fromView(view: MessageView): Message {
-  if (view.role === 'visitor') return { id: view.message_id, role: 'visitor', text: view.text };
-  if (view.role === 'provider')
-    return { id: view.message_id, role: 'provider', text: view.text, author: view.author_name ?? 'Expert' };
-  return {
-    id: view.message_id,
-    role: 'assistant',
-    text: view.text,
-    ...(view.role === 'agent' && view.author_name ? { by: view.author_name } : {}),
-  };
-}
-
-/**
- * Adds messages not shown yet, each once (by id). A visitor message that comes back from the
- * server takes the place of the same text still being sent.
- */
-function merge(current: Message[], incoming: MessageView[]): Message[] {
-  const known = new Set(current.map((message) => message.id));
-  let next = current;
-  for (const view of incoming) {
-    if (known.has(view.message_id)) continue;
-    known.add(view.message_id);
-    const pending =
-      view.role === 'visitor' ? next.findIndex((message) => !message.id && message.text === view.text) : -1;
-    next =
-      pending >= 0
-        ? next.map((message, index) => (index === pending ? fromView(view) : message))
-        : [...next, fromView(view)];
-  }
-  return next;
-}
-type ContactField = 'name' | 'email' | 'phone';
-type Contact = Partial<Record<ContactField, string>>;
+type Contact = FieldErrors;
 type ContactTrigger = 'lead_capture';
 
 const FIELD_LABELS: Record<ContactField, string> = { name: 'Name', email: 'Email', phone: 'Phone' };
@@ -95,7 +50,7 @@ function store(channelKey: string) {
 class IntakeError extends Error {
   constructor(
     message: string,
-    readonly fieldErrors: Partial<Record<ContactField, string>> = {},
+    readonly fieldErrors: FieldErrors = {},
   ) {
     super(message);
   }
@@ -115,7 +70,7 @@ async function sendIntake(config: WidgetConfig, body: Record<string, unknown>): 
   }
   if (response.ok) return (await response.json()) as IntakeAnswer;
   const problem = ((await response.json().catch(() => ({}))) ?? {}) as Partial<Problem>;
-  const fieldErrors: Partial<Record<ContactField, string>> = {};
+  const fieldErrors: FieldErrors = {};
   for (const entry of problem.errors ?? []) {
     const field = entry.pointer.split('/')[2] as ContactField | undefined;
     if (entry.pointer.startsWith('/contact/') && field) fieldErrors[field] = entry.detail;
@@ -125,11 +80,8 @@ async function sendIntake(config: WidgetConfig, body: Record<string, unknown>): 
   throw new IntakeError(problem.detail ?? 'Something went wrong. Please try again.', fieldErrors);
 }
 
-function validateContact(
-  rules: Record<ContactField, FieldRule>,
-  contact: Contact,
-): Partial<Record<ContactField, string>> {
-  const errors: Partial<Record<ContactField, string>> = {};
+function validateContact(rules: Record<ContactField, FieldRule>, contact: Contact): FieldErrors {
+  const errors: FieldErrors = {};
   for (const field of ['name', 'email', 'phone'] as const) {
     const value = contact[field]?.trim() ?? '';
     if (rules[field] === 'required' && !value) errors[field] = `Please enter your ${field}.`;
@@ -142,7 +94,7 @@ function validateContact(
 interface ContactFormProps {
   config: WidgetConfig;
   busy: boolean;
-  serverErrors: Partial<Record<ContactField, string>>;
+  serverErrors: FieldErrors;
   onSubmit: (contact: Contact, honeypot: string) => void;
   onDismiss: () => void;
 }
@@ -151,7 +103,7 @@ function ContactForm({ config, busy, serverErrors, onSubmit, onDismiss }: Contac
   const id = useId();
   const fields = (['name', 'email', 'phone'] as const).filter((field) => config.lead_capture[field] !== 'off');
   const [values, setValues] = useState<Contact>({});
-  const [errors, setErrors] = useState<Partial<Record<ContactField, string>>>({});
+  const [errors, setErrors] = useState<FieldErrors>({});
   const honeypot = useRef<HTMLInputElement>(null);
   const shown = { ...errors, ...serverErrors };
 
@@ -224,22 +176,13 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
     mode === 'preview'
       ? { read: <T,>(_name: string, fallback: T) => fallback, write: () => {} }
       : store(config.channel_key);
-  const [sessionId, setSessionId] = useState<string | undefined>(() =>
+  const [state, dispatch] = useConversation(
     saved.read<string | undefined>('session', undefined),
+    saved.read<Message[]>('thread', []),
   );
-  const [messages, setMessages] = useState<Message[]>(() => saved.read<Message[]>('thread', []));
-  const [view, setView] = useState<'chat' | 'success'>('chat');
-  // The reply to the contact form: the success card stands in for its bubble, so the visitor is thanked once.
-  const [success, setSuccess] = useState<{ replyId?: string; reference?: string }>({});
+  const { sessionId, messages, view, success, busy, error, contactOpen, contactErrors, typing, claimer, closed } =
+    state;
   const [draft, setDraft] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [contactOpen, setContactOpen] = useState(false);
-  const [contactErrors, setContactErrors] = useState<Partial<Record<ContactField, string>>>({});
-  const [typing, setTyping] = useState(false);
-  const [readUpTo, setReadUpTo] = useState<string | null>(null);
-  const [claimer, setClaimer] = useState<string | null>(null);
-  const [closed, setClosed] = useState(false);
   const composer = useRef<HTMLTextAreaElement>(null);
   const thread = useRef<HTMLDivElement>(null);
   const live = useRef<LiveConnection>();
@@ -253,16 +196,15 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
     if (!sessionId || mode === 'preview') return;
     let typingTimer: ReturnType<typeof setTimeout> | undefined;
     const connection = connectLive(config, sessionId, {
-      messages: (incoming) => setMessages((current) => merge(current, incoming)),
+      messages: (incoming) => dispatch({ type: 'arrived', messages: incoming }),
       lastId: () => latest.current.filter((message) => message.id).at(-1)?.id ?? null,
       frame: (frame: ServerFrame) => {
+        dispatch({ type: 'frame', frame });
         if (frame.type === 'typing' && frame.role === 'provider') {
-          setTyping(frame.active);
+          // The expert's typing fades after a few quiet seconds.
           clearTimeout(typingTimer);
-          typingTimer = setTimeout(() => setTyping(false), 6_000);
-        } else if (frame.type === 'read' && frame.role === 'provider') setReadUpTo(frame.up_to);
-        else if (frame.type === 'lead') setClaimer(frame.status === 'open' ? null : frame.claimed_by_name);
-        else if (frame.type === 'closed') setClosed(true);
+          typingTimer = setTimeout(() => dispatch({ type: 'typing-quiet' }), 6_000);
+        }
       },
     });
     live.current = connection;
@@ -301,27 +243,9 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
     thread.current?.scrollTo({ top: thread.current.scrollHeight });
   }, [messages, contactOpen, view]);
 
-  const remember = (answer: IntakeAnswer) => {
-    setSessionId(answer.session_id);
-    saved.write('session', answer.session_id);
-  };
-
-  const send = async (body: Record<string, unknown>, visitorText?: string) => {
-    if (mode === 'preview') {
-      // The console preview shows the look and flow; it never creates demand.
-      if (visitorText) setMessages((current) => [...current, { role: 'visitor', text: visitorText }]);
-      const answer: IntakeAnswer = {
-        session_id: 'preview',
-        reply: 'Preview: replies to your visitors appear here.',
-        next: 'collect_contact',
-        messages: [],
-      };
-      setMessages((current) => [...current, { role: 'assistant', text: answer.reply }]);
-      return answer;
-    }
-    setBusy(true);
-    setError(null);
-    if (visitorText) setMessages((current) => [...current, { role: 'visitor', text: visitorText }]);
+  /** One intake request; its answer, or undefined after the failure was shown. */
+  const send = async (body: Record<string, unknown>, visitorText?: string): Promise<IntakeAnswer | undefined> => {
+    dispatch({ type: 'sending', ...(visitorText ? { text: visitorText } : {}) });
     try {
       const answer = await sendIntake(config, {
         ...body,
@@ -329,18 +253,13 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
         attribution,
         language: navigator.language || undefined,
       });
-      remember(answer);
-      setClosed(false);
-      setMessages((current) => merge(current, answer.messages));
+      saved.write('session', answer.session_id);
       return answer;
     } catch (failure) {
       const intakeError =
         failure instanceof IntakeError ? failure : new IntakeError('Something went wrong. Please try again.');
-      setError(intakeError.message);
-      setContactErrors(intakeError.fieldErrors);
+      dispatch({ type: 'failed', message: intakeError.message, fieldErrors: intakeError.fieldErrors });
       return undefined;
-    } finally {
-      setBusy(false);
     }
   };
 
@@ -350,20 +269,22 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
     setDraft('');
     // The message ends this bout of typing: the next keystroke says so again at once.
     typingSent.current = 0;
-    const answer = await send({ trigger, message: { text: trimmed } }, trimmed);
-    if (answer?.next === 'collect_contact') setContactOpen(true);
+    if (mode === 'preview') {
+      dispatch({ type: 'preview', text: trimmed, reply: 'Preview: replies to your visitors appear here.' });
+    } else {
+      const answer = await send({ trigger, message: { text: trimmed } }, trimmed);
+      if (answer) dispatch({ type: 'answered', answer });
+    }
     composer.current?.focus();
   };
 
   const submitContact = async (contact: Contact, honeypot: string) => {
     const trigger: ContactTrigger = 'lead_capture';
-    const answer = await send({ trigger, contact, ...(honeypot ? { website: honeypot } : {}) });
-    if (answer) {
-      const reply = answer.messages.filter((message) => message.role !== 'visitor').at(-1);
-      setSuccess({ replyId: reply?.message_id, reference: answer.reference });
-      setContactOpen(false);
-      setView('success');
+    if (mode === 'preview') {
+      return void dispatch({ type: 'contact-sent', answer: { session_id: '', reply: '', next: 'done', messages: [] } });
     }
+    const answer = await send({ trigger, contact, ...(honeypot ? { website: honeypot } : {}) });
+    if (answer) dispatch({ type: 'contact-sent', answer });
   };
 
   const onKeyDown = (event: KeyboardEvent) => {
@@ -382,8 +303,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
     }
   };
 
-  const lastVisitor = messages.filter((message) => message.role === 'visitor').at(-1);
-  const mark = lastVisitor?.id ? (readUpTo && readUpTo >= lastVisitor.id ? 'Read' : 'Delivered') : null;
+  const delivery = deliveryMark(state);
 
   const onComposerKey = (event: KeyboardEvent) => {
     // Enter sends; Shift+Enter adds a new line; IME composition is left alone.
@@ -438,7 +358,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
                 </span>
               ) : null}
               {message.text}
-              {message === lastVisitor && mark ? <span class="mark">{mark}</span> : null}
+              {message === delivery?.message ? <span class="mark">{delivery.mark}</span> : null}
             </p>
           ),
         )}
@@ -460,7 +380,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
           <div class="card success" role="status">
             <p class="card-title">{config.copy.success_message}</p>
             {success.reference ? <p>Your request reference is {success.reference}.</p> : null}
-            <button type="button" class="link" onClick={() => setView('chat')}>
+            <button type="button" class="link" onClick={() => dispatch({ type: 'back-to-chat' })}>
               Back to the conversation
             </button>
           </div>
@@ -471,7 +391,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
             busy={busy}
             serverErrors={contactErrors}
             onSubmit={submitContact}
-            onDismiss={() => setContactOpen(false)}
+            onDismiss={() => dispatch({ type: 'contact', open: false })}
           />
         ) : null}
       </div>
@@ -515,7 +435,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
           Talk to an expert
         </button>
         {!contactOpen && view === 'chat' && messages.length > 0 ? (
-          <button type="button" class="link" onClick={() => setContactOpen(true)}>
+          <button type="button" class="link" onClick={() => dispatch({ type: 'contact', open: true })}>
             Leave your details
           </button>
         ) : null}

@@ -21,4 +21,4 @@ export { describeProvider, providerOf, type ProviderRow } from './records';
 export { saveProviderProfile } from './profile';
 export { preferencesOf, savePreferences } from './preferences';
 export { countProvidersByStatus, listProvidersForReview, providerForReview, reviewProvider } from './review';
-export { expertPool, expertsForLead, type LeadScope, type RoutingPool } from './pool';
+export { expertPool, expertsForLead, forgetExpertPools, type LeadScope, type RoutingPool } from './pool';

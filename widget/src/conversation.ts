@@ -1,0 +1,183 @@
+/**
+ * The panel's conversation, as state and the events that change it: a pure reducer (tested in
+ * conversation.test.ts) and the hook the panel uses. The panel keeps the side effects (intake
+ * requests, the live connection, storage, focus); everything it shows comes from here.
+ */
+import { useReducer } from 'preact/hooks';
+import type { IntakeAnswer, MessageView, ServerFrame } from './types';
+
+export type Role = 'visitor' | 'assistant' | 'provider';
+
+/** A message of the thread as the panel shows it. */
+export interface Message {
+  /** The server's `message_id`; a message being sent has none yet. */
+  id?: string;
+  role: Role;
+  text: string;
+  /** Set when an agent or robot wrote it: visitors are told when no person answered. */
+  by?: string;
+  /** The expert who wrote it. */
+  author?: string;
+}
+
+export type ContactField = 'name' | 'email' | 'phone';
+export type FieldErrors = Partial<Record<ContactField, string>>;
+
+export interface ConversationState {
+  sessionId: string | undefined;
+  messages: Message[];
+  /** `success`: the contact form went through; its card stands in for the reply's bubble. */
+  view: 'chat' | 'success';
+  success: { replyId?: string; reference?: string };
+  /** An intake request is on its way (the panel says it is thinking). */
+  busy: boolean;
+  error: string | null;
+  contactOpen: boolean;
+  contactErrors: FieldErrors;
+  /** The expert is typing. */
+  typing: boolean;
+  /** The expert's read mark. */
+  readUpTo: string | null;
+  /** Who claimed the conversation's lead (the header names them). */
+  claimer: string | null;
+  /** The live session ended (the lead was closed). */
+  closed: boolean;
+}
+
+export type ConversationEvent =
+  | { type: 'sending'; text?: string }
+  | { type: 'answered'; answer: IntakeAnswer }
+  | { type: 'failed'; message: string; fieldErrors: FieldErrors }
+  | { type: 'arrived'; messages: MessageView[] }
+  | { type: 'frame'; frame: ServerFrame }
+  | { type: 'typing-quiet' }
+  | { type: 'contact'; open: boolean }
+  | { type: 'contact-sent'; answer: IntakeAnswer }
+  | { type: 'back-to-chat' }
+  | { type: 'preview'; text?: string; reply: string };
+
+/** A message of the server as the panel shows it. */
+export function fromView(view: MessageView): Message {
+  if (view.role === 'visitor') return { id: view.message_id, role: 'visitor', text: view.text };
+  if (view.role === 'provider')
+    return { id: view.message_id, role: 'provider', text: view.text, author: view.author_name ?? 'Expert' };
+  return {
+    id: view.message_id,
+    role: 'assistant',
+    text: view.text,
+    ...(view.role === 'agent' && view.author_name ? { by: view.author_name } : {}),
+  };
+}
+
+/**
+ * Adds messages not shown yet, each once (by id). A visitor message that comes back from the
+ * server takes the place of the same text still being sent.
+ */
+export function merge(current: Message[], incoming: MessageView[]): Message[] {
+  const known = new Set(current.map((message) => message.id));
+  let next = current;
+  for (const view of incoming) {
+    if (known.has(view.message_id)) continue;
+    known.add(view.message_id);
+    const pending =
+      view.role === 'visitor' ? next.findIndex((message) => !message.id && message.text === view.text) : -1;
+    next =
+      pending >= 0
+        ? next.map((message, index) => (index === pending ? fromView(view) : message))
+        : [...next, fromView(view)];
+  }
+  return next;
+}
+
+/** The state a panel starts with: the stored session and thread, if any. */
+export function initialConversation(sessionId: string | undefined, messages: Message[]): ConversationState {
+  return {
+    sessionId,
+    messages,
+    view: 'chat',
+    success: {},
+    busy: false,
+    error: null,
+    contactOpen: false,
+    contactErrors: {},
+    typing: false,
+    readUpTo: null,
+    claimer: null,
+    closed: false,
+  };
+}
+
+/** What an event makes of the conversation. */
+export function conversationReducer(state: ConversationState, event: ConversationEvent): ConversationState {
+  switch (event.type) {
+    case 'sending':
+      return {
+        ...state,
+        busy: true,
+        error: null,
+        messages: event.text ? [...state.messages, { role: 'visitor', text: event.text }] : state.messages,
+      };
+    case 'answered':
+      return {
+        ...state,
+        busy: false,
+        sessionId: event.answer.session_id,
+        closed: false,
+        messages: merge(state.messages, event.answer.messages),
+        contactOpen: state.contactOpen || event.answer.next === 'collect_contact',
+      };
+    case 'failed':
+      return { ...state, busy: false, error: event.message, contactErrors: event.fieldErrors };
+    case 'arrived':
+      return { ...state, messages: merge(state.messages, event.messages) };
+    case 'frame': {
+      const { frame } = event;
+      if (frame.type === 'typing' && frame.role === 'provider') return { ...state, typing: frame.active };
+      if (frame.type === 'read' && frame.role === 'provider') return { ...state, readUpTo: frame.up_to };
+      if (frame.type === 'lead') return { ...state, claimer: frame.status === 'open' ? null : frame.claimed_by_name };
+      if (frame.type === 'closed') return { ...state, closed: true };
+      return state;
+    }
+    case 'typing-quiet':
+      return { ...state, typing: false };
+    case 'contact':
+      return { ...state, contactOpen: event.open };
+    case 'contact-sent': {
+      const reply = event.answer.messages.filter((message) => message.role !== 'visitor').at(-1);
+      return {
+        ...conversationReducer(state, { type: 'answered', answer: event.answer }),
+        success: {
+          ...(reply ? { replyId: reply.message_id } : {}),
+          ...(event.answer.reference ? { reference: event.answer.reference } : {}),
+        },
+        contactOpen: false,
+        view: 'success',
+      };
+    }
+    case 'back-to-chat':
+      return { ...state, view: 'chat' };
+    case 'preview':
+      // The console's preview shows the look and the flow; it never creates demand.
+      return {
+        ...state,
+        contactOpen: true,
+        messages: [
+          ...state.messages,
+          ...(event.text ? [{ role: 'visitor' as const, text: event.text }] : []),
+          { role: 'assistant' as const, text: event.reply },
+        ],
+      };
+  }
+}
+
+/** "Delivered" or "Read" under the visitor's last message (none before the server has it). */
+export function deliveryMark(state: ConversationState): { message: Message; mark: 'Read' | 'Delivered' } | null {
+  const last = state.messages.filter((message) => message.role === 'visitor').at(-1);
+  if (!last?.id) return null;
+  return { message: last, mark: state.readUpTo && state.readUpTo >= last.id ? 'Read' : 'Delivered' };
+}
+
+/** The conversation's state and its dispatcher, for the panel. */
+export function useConversation(sessionId: string | undefined, messages: Message[]) {
+  return useReducer(conversationReducer, undefined, () => initialConversation(sessionId, messages));
+}
