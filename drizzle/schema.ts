@@ -127,6 +127,10 @@ export const rateLimitWindows = sqliteTable(
      * checked.
      */
     quotaLeft: integer('quota_left'),
+    /** 1 when the contract in force is still the one the execution charges (docs/design/billing.md). */
+    contractCurrent: integer('contract_current'),
+    /** 1 when the contract's blocked meters have room and its escrow the funds (checked before an agent call). */
+    allowanceLeft: integer('allowance_left'),
   },
   (table) => [
     check('guard_key_usable', sql`${table.keyUsable} IS NULL OR ${table.keyUsable} = 1`),
@@ -134,6 +138,8 @@ export const rateLimitWindows = sqliteTable(
     check('guard_channel_active', sql`${table.channelActive} IS NULL OR ${table.channelActive} = 1`),
     check('within_window_limit', sql`${table.maxCount} IS NULL OR ${table.count} <= ${table.maxCount}`),
     check('guard_quota_left', sql`${table.quotaLeft} IS NULL OR ${table.quotaLeft} > 0`),
+    check('guard_contract_current', sql`${table.contractCurrent} IS NULL OR ${table.contractCurrent} = 1`),
+    check('guard_allowance_left', sql`${table.allowanceLeft} IS NULL OR ${table.allowanceLeft} = 1`),
   ],
 );
 
@@ -608,6 +614,8 @@ export const domains = sqliteTable('domains', {
   slug: text('slug').primaryKey(),
   name: text('name').notNull(),
   description: text('description'),
+  /** What an expert pays to claim a lead of this domain (minor units of PLATFORM_CURRENCY); null: free. */
+  leadPriceMinor: integer('lead_price_minor'),
   createdAt: createdAt(),
 });
 
@@ -816,3 +824,6 @@ export const leadOffers = sqliteTable(
     index('lead_offers_provider_idx').on(table.providerId, table.leadId),
   ],
 );
+
+// The ledger's tables (contracts, escrows, entries, meters, statements, refund requests).
+export * from './billing';

@@ -58,6 +58,8 @@ export interface Vars {
   FRONT_DOOR_CHANNEL?: string;
   /** How many seconds a minute of the lead timers lasts (60; local tests shorten it to see waves and SLAs). */
   LEAD_MINUTE_SECONDS?: string;
+  /** The currency of providers' escrows and lead prices (ISO 4217; EUR by default). */
+  PLATFORM_CURRENCY?: string;
 }
 
 const optionalUrl = z
@@ -110,6 +112,10 @@ const settingsSchema = z.object({
     .string()
     .optional()
     .transform((value) => value || undefined),
+  PLATFORM_CURRENCY: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'PLATFORM_CURRENCY is an ISO 4217 code, such as EUR')
+    .default('EUR'),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

@@ -94,6 +94,8 @@ describe('insertRows, the cached INSERT of the hot path', () => {
         tenantActive: null,
         channelActive: null,
         quotaLeft: null,
+        contractCurrent: null,
+        allowanceLeft: null,
       },
     ]);
   });

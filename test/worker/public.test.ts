@@ -1,3 +1,4 @@
+import { credit, recordContract } from './billing-helpers';
 import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { app } from '../../worker/index';
@@ -158,16 +159,33 @@ describe('D1 round trips per execution (issue 13)', () => {
   }
   const executeLogged = (token: string, body = executeBody()) => logged('/api/execute', { token, body });
 
+  it('is 1 under a contract in force too, with two more statements when the execution is charged', async () => {
+    const tenant = await createTenant();
+    await executeLogged(tenant.token);
+    const without = await executeLogged(tenant.token);
+    const contract = await recordContract(tenant.workspaceId, {
+      allowances: { executions: 1 },
+      overage: { executions: { unit_price_minor: 1 } },
+    });
+    await credit(contract.escrow_id, 100);
+    await executeLogged(tenant.token);
+    const charged = await executeLogged(tenant.token);
+    expect(without).toMatchObject({ status: 200, trips: 1 });
+    expect(charged).toMatchObject({ status: 200, trips: 1, statements: without.statements + 2 });
+    expect(JSON.parse(charged.body).usage_applications[1]).toMatchObject({ source: 'contract', charged_minor: 1 });
+  });
+
   it('is 1 on a warm key, with and without idempotency_key, and stays 1 after 10,000 more rows in every table', {
     timeout: 120_000,
   }, async () => {
     // Another tenant's execution warms what all keys share (the catalog, the domain's experts).
     await execute((await createTenant()).token, executeBody());
     const tenant = await createTenant();
-    // The first request looks the key up (2 trips); then the key context, the catalog, the
-    // workspace's risk policy and the domain's experts come from the isolate's caches.
+    // The first request looks the key up and reads the workspace's contracts (3 trips); then the
+    // key context, the contracts, the catalog, the workspace's risk policy and the domain's experts
+    // come from the isolate's caches.
     const cold = await executeLogged(tenant.token);
-    expect(cold).toMatchObject({ status: 200, trips: 2 });
+    expect(cold).toMatchObject({ status: 200, trips: 3 });
     const warm = await executeLogged(tenant.token);
     const warmIdempotent = await executeLogged(tenant.token, executeBody({ idempotency_key: 'rt-1' }));
     expect(warm).toMatchObject({ status: 200, trips: 1 });

@@ -24,6 +24,10 @@ export type IdPrefix =
   | 'lev'
   | 'ptr'
   | 'eml'
+  | 'ctr'
+  | 'esc'
+  | 'stm'
+  | 'rfr'
   /**
    * Internal only: conversation messages, agent attempts, the webhook-id of each signed call, and an execution batch's
    * guard row.
@@ -31,7 +35,10 @@ export type IdPrefix =
   | 'msg'
   | 'att'
   | 'call'
-  | 'grd';
+  | 'grd'
+  /** Internal only: ledger entries and the transfers they belong to. */
+  | 'led'
+  | 'trf';
 
 function encodeTime(milliseconds: number): string {
   let out = '';

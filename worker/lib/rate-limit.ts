@@ -18,7 +18,18 @@ export interface WindowGuard {
   tenantActive: SQL | null;
   channelActive: SQL | null;
   quotaLeft: SQL | null;
+  contractCurrent: SQL | null;
+  allowanceLeft: SQL | null;
 }
+
+const NO_GUARD: WindowGuard = {
+  keyUsable: null,
+  tenantActive: null,
+  channelActive: null,
+  quotaLeft: null,
+  contractCurrent: null,
+  allowanceLeft: null,
+};
 
 /**
  * The upsert that counts `increment` events (1, 0 to re-check only, or an SQL condition that
@@ -37,7 +48,7 @@ export function windowIncrement(
   options: { guard?: WindowGuard; increment?: 0 | 1 | SQL } = {},
 ) {
   const increment = options.increment ?? 1;
-  const guard = options.guard ?? { keyUsable: null, tenantActive: null, channelActive: null, quotaLeft: null };
+  const guard = options.guard ?? NO_GUARD;
   // Written as SQL text (it runs on every execution; see insertRowsSql). SET reads the old row;
   // `excluded` is the row the INSERT proposed, whose guard subqueries ran once.
   const windowExpired = sql`${now} - window_start >= ${windowMs}`;
@@ -52,7 +63,9 @@ export function windowIncrement(
         key_usable = excluded.key_usable,
         tenant_active = excluded.tenant_active,
         channel_active = excluded.channel_active,
-        quota_left = excluded.quota_left
+        quota_left = excluded.quota_left,
+        contract_current = excluded.contract_current,
+        allowance_left = excluded.allowance_left
       RETURNING window_start AS "windowStart", count`,
     ),
   );

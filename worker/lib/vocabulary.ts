@@ -53,10 +53,38 @@ export const EXECUTIONS_METER = 'executions';
  * Meters the platform charges itself. A provider's reported usage may never take one of these
  * names: its lines are its own (`source: "provider"`), never mistaken for the platform's charge.
  */
-export const PLATFORM_METERS: readonly string[] = [EXECUTIONS_METER];
+export const PLATFORM_METERS: readonly string[] = [EXECUTIONS_METER, 'leads', 'agent_calls'];
 
-/** Who reported a usage line: the platform's own charge, or the agent or robot that answered. */
-export const USAGE_SOURCES = ['platform', 'provider'] as const;
+/**
+ * What a contract meters per calendar month (docs/design/billing.md): every execution, every lead
+ * an execution creates, and every answer an agent or robot gives.
+ */
+export const CONTRACT_METERS = ['executions', 'leads', 'agent_calls'] as const;
+export type ContractMeter = (typeof CONTRACT_METERS)[number];
+
+/** The unit each contract meter counts, as the envelope's `unit` names it. */
+export const METER_UNITS: Record<ContractMeter, string> = {
+  executions: 'execution',
+  leads: 'lead',
+  agent_calls: 'agent_call',
+};
+
+/**
+ * Who reported a usage line: the platform's own charge (a key's quota), the contract in force, or
+ * the agent or robot that answered.
+ */
+export const USAGE_SOURCES = ['platform', 'contract', 'provider'] as const;
+
+/** What a ledger entry records (docs/design/billing.md). */
+export const LEDGER_KINDS = ['credit', 'charge', 'lead_fee', 'refund'] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+
+/** Whose prepaid balance an escrow is. */
+export const ESCROW_OWNERS = ['workspace', 'provider'] as const;
+
+/** Why an expert asks for a lead fee back. */
+export const REFUND_REASONS = ['spam', 'unreachable'] as const;
+export const REFUND_STATUSES = ['pending', 'accepted', 'declined'] as const;
 
 /** Whether an expert takes new leads now (docs/design/lead-operations.md): away experts get no offers and no alerts. */
 export const AVAILABILITIES = ['available', 'away'] as const;
@@ -73,6 +101,7 @@ export const EMAIL_KINDS = [
   'visitor_continuation',
   'lead_unclaimed',
   'smtp_test',
+  'billing_notice',
 ] as const;
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 

@@ -100,6 +100,7 @@ export function adminPageRoutes() {
           note,
           version,
           secretsKey: c.var.services.secretsKey,
+          currency: c.var.services.settings.PLATFORM_CURRENCY,
         }));
       } catch (error) {
         if (error instanceof ApiError && (error.code === 'invalid_transition' || error.code === 'profile_changed'))

@@ -13,6 +13,7 @@ const KIND_LABELS: Record<EmailLogEntry['kind'], string> = {
   visitor_continuation: 'Reply to visitor',
   lead_unclaimed: 'Unclaimed lead',
   smtp_test: 'Test email',
+  billing_notice: 'Billing notice',
 };
 
 /** What a status means here, when the pill alone does not say it. */

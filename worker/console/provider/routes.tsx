@@ -196,7 +196,7 @@ async function renderWorkbench(
   c: Context<AppEnv>,
   provider: ProviderRow,
   extra: { error?: string } = {},
-  status: 200 | 409 | 422 = 200,
+  status: 200 | 402 | 409 | 422 = 200,
 ) {
   const user = currentUser(c);
   const profile = await describeProvider(c.var.db, provider);
@@ -296,7 +296,9 @@ export function providerPageRoutes() {
     const provider = requireProviderRow(c);
     const leadId = c.req.param('leadId');
     try {
-      await claimLead(c.var.db, provider, leadId, userAuditContext(c));
+      await claimLead(c.var.db, provider, leadId, userAuditContext(c), {
+        currency: c.var.services.settings.PLATFORM_CURRENCY,
+      });
     } catch (error) {
       if (error instanceof ApiError && error.code === 'already_claimed')
         return renderWorkbench(
@@ -305,6 +307,8 @@ export function providerPageRoutes() {
           { error: 'Another expert claimed this lead first. It has left your Available list.' },
           409,
         );
+      if (error instanceof ApiError && error.code === 'insufficient_credits')
+        return renderWorkbench(c, provider, { error: `${error.message} Ask the platform to add credits.` }, 402);
       throw error;
     }
     return c.redirect(`/provider/workbench/leads/${leadId}?notice=claimed`, 303);

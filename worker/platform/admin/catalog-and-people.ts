@@ -6,7 +6,8 @@ import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
 import { PROVIDER_STATUSES } from '../../lib/vocabulary';
 import { displayText } from '../../lib/openapi';
-import { createDomain, listDomainEntries } from '../domains';
+import { createDomain, listDomainEntries, updateDomain } from '../domains';
+import { minorUnits } from '../billing';
 import { findUserByEmail, setPlatformAdmin } from '../identity';
 import { approvalSchema, domainSlugSchema, reviewNoteSchema } from '../providers';
 import { agentHealth } from '../agents';
@@ -23,6 +24,9 @@ import {
 } from './responses';
 import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
 
+/** A domain's lead price in minor units of the platform's currency; null makes its leads free. */
+const leadPriceSchema = minorUnits.max(100_000_000).nullable();
+
 /** Registers the catalog, user and provider-review routes. */
 export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
   defineAdminRoute(
@@ -35,6 +39,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
         domain: domainSlugSchema,
         name: nameSchema,
         description: displayText({ max: 500, multiline: true }).optional(),
+        lead_price_minor: leadPriceSchema.optional(),
       }),
       status: 201,
       description: 'The new catalog domain.',
@@ -44,6 +49,29 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
         domain: body.domain,
         name: body.name,
         ...(body.description ? { description: body.description } : {}),
+        ...(body.lead_price_minor !== undefined ? { leadPriceMinor: body.lead_price_minor } : {}),
+      }),
+  );
+  defineAdminRoute(
+    app,
+    {
+      method: 'patch',
+      path: '/api/admin/domains/{domain}',
+      params: z.object({ domain: domainSlugSchema }),
+      response: domainEntrySchema,
+      body: z.strictObject({
+        name: nameSchema.optional(),
+        description: displayText({ max: 500, multiline: true }).nullable().optional(),
+        lead_price_minor: leadPriceSchema.optional(),
+      }),
+      status: 200,
+      description: 'The domain after the change.',
+    },
+    ({ params, body }, c) =>
+      updateDomain(c.var.db, adminAuditContext(c), params.domain, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.lead_price_minor !== undefined ? { leadPriceMinor: body.lead_price_minor } : {}),
       }),
   );
   defineAdminRoute(
@@ -132,6 +160,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
           note: null,
           version: body.version,
           secretsKey: c.var.services.secretsKey,
+          currency: c.var.services.settings.PLATFORM_CURRENCY,
         },
       );
       // Agents and robots: the signing secret, in this answer only (docs/design/identity-and-access.md).
@@ -170,6 +199,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
         const { row } = await reviewProvider(c.var.db, adminAuditContext(c), params.provider_id, decision, {
           note: body.note,
           secretsKey: c.var.services.secretsKey,
+          currency: c.var.services.settings.PLATFORM_CURRENCY,
         });
         return { provider_id: row.id, status: row.status, review_note: row.reviewNote };
       },

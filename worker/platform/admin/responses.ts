@@ -37,6 +37,7 @@ export const domainEntrySchema = z.object({
   domain: z.string(),
   name: z.string(),
   description: z.string().nullable(),
+  lead_price_minor: z.number().int().nullable(),
   created_at: z.string(),
 });
 export const domainListSchema = list(domainEntrySchema);
@@ -64,6 +65,7 @@ export const providerReviewSchema = providerProfileSchema.extend({
   user_id: z.string(),
   email: z.string(),
   contact_reveals: z.number().int(),
+  escrow_id: z.string().nullable(),
 });
 export const approvalAnswerSchema = z.object({
   provider_id: z.string(),

@@ -4,6 +4,7 @@
  */
 import { newApp } from '../../lib/app';
 import { registerAuditLogRoutes } from './audit-log';
+import { registerBillingRoutes } from './billing';
 import { registerCatalogAndPeopleRoutes } from './catalog-and-people';
 import { registerCredentialRoutes } from './credentials';
 import { registerEmailRoutes } from './email';
@@ -18,6 +19,7 @@ export function adminRoutes() {
   registerCatalogAndPeopleRoutes(app);
   registerWebhookRoutes(app);
   registerEmailRoutes(app);
+  registerBillingRoutes(app);
   registerAuditLogRoutes(app);
   return app;
 }

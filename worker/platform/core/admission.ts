@@ -5,8 +5,10 @@
  */
 import type { Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
+import type { ContractTerms } from '../billing';
 import type { ActiveChannel } from '../channels';
 import { assertKnownDomain } from '../domains';
+import type { ExecutionContext } from './sources/source';
 import { findKeyContext, keyInactiveReason, workspaceInactive, type Actor, type KeyContext } from '../identity';
 
 /** An API request's principal: the bearer actor, and the `key_id` it named (if any). */
@@ -98,4 +100,25 @@ export async function admitChannel(db: Database, channel: ActiveChannel) {
     actorId: channel.channelKey,
     grantedScopes: CHANNEL_SCOPES,
   };
+}
+
+/**
+ * A request may name the contract and escrow it runs under (`exact_bridge`); under a contract,
+ * naming another is 422 `contract_mismatch`. Without one, the request's values are only carried.
+ */
+export function assertContractNamed(contract: ContractTerms | null, context: ExecutionContext): void {
+  const named = context.exactBridge;
+  if (!contract || !named) return;
+  const errors = [
+    ...(named.contract_id && named.contract_id !== contract.id
+      ? [{ pointer: '/exact_bridge/contract_id', detail: `The contract in force is ${contract.id}.` }]
+      : []),
+    ...(named.escrow_id && named.escrow_id !== contract.escrowId
+      ? [{ pointer: '/exact_bridge/escrow_id', detail: `The contract's escrow is ${contract.escrowId}.` }]
+      : []),
+  ];
+  if (errors.length > 0)
+    throw new ApiError('contract_mismatch', 'exact_bridge names another contract or escrow than the one in force.', {
+      errors,
+    });
 }

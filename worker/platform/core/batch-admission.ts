@@ -9,6 +9,13 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { insertRowsSql, isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
+import {
+  type ContractCharge,
+  contractInForceSql,
+  forgetContracts,
+  type MeterQuantities,
+  type MeterRow,
+} from '../billing';
 import { forgetChannel } from '../channels';
 import { EXECUTIONS_METER } from '../../lib/vocabulary';
 import { forgetCachedKeys, freshKeyRefusal, quotaPeriod, workspaceInactive, type KeyContext } from '../identity';
@@ -45,6 +52,8 @@ interface GuardTarget {
    * Also refuse when the key's monthly quota is already used up (before an agent call, which the charge comes after).
    */
   checkQuota?: boolean;
+  /** The contract the execution charges (null: none in force when it was read). */
+  charge: ContractCharge | null;
 }
 
 /**
@@ -64,6 +73,12 @@ function guardValues(target: GuardTarget, now: number): WindowGuard {
       organizations o ON o.id = w.organization_id WHERE w.id = ${target.workspaceId}), 0)`,
     channelActive: target.channel ? channelAdmits(target.channel.id, target.channel.origin) : null,
     quotaLeft: target.checkQuota && target.keyId ? quotaLeftAfter(target.keyId, now) : null,
+    // The contract read from the cache is still the one in force (or still none is).
+    contractCurrent: target.charge
+      ? target.charge.currentSql()
+      : sql`(${contractInForceSql(target.workspaceId, now)} = '')`,
+    // Before an agent call: the contract's blocked meters have room, and the escrow the funds.
+    allowanceLeft: target.checkQuota && target.charge ? target.charge.roomSql(['executions', 'agent_calls']) : null,
   };
 }
 
@@ -100,15 +115,27 @@ export function rateLimitOutcome(
 }
 
 /** Which admission check a failed batch refused, by the constraint that fired (in the order checks are answered). */
-export type BatchRefusal = 'key' | 'tenant' | 'channel' | 'rate_limit' | 'quota' | 'idempotency';
+export type BatchRefusal =
+  | 'key'
+  | 'tenant'
+  | 'channel'
+  | 'contract_changed'
+  | 'rate_limit'
+  | 'quota'
+  | 'entitlement'
+  | 'idempotency';
 
 const REFUSALS: Array<[string, BatchRefusal]> = [
   ['guard_key_usable', 'key'],
   ['guard_tenant_active', 'tenant'],
   ['guard_channel_active', 'channel'],
+  ['guard_contract_current', 'contract_changed'],
   ['within_window_limit', 'rate_limit'],
   ['guard_quota_left', 'quota'],
   ['usage_within_quota', 'quota'],
+  ['guard_allowance_left', 'entitlement'],
+  ['contract_allowance_left', 'entitlement'],
+  ['escrow_funds_left', 'entitlement'],
   ['idempotency_key_free', 'idempotency'],
 ];
 
@@ -116,6 +143,12 @@ const REFUSALS: Array<[string, BatchRefusal]> = [
 export function batchRefusal(error: unknown): BatchRefusal | undefined {
   return REFUSALS.find(([constraint]) => isConstraintViolation(error, constraint))?.[1];
 }
+
+/**
+ * The contract in force changed since it was cached (recorded or ended through another isolate):
+ * nothing was written, and the execution runs again with the fresh one.
+ */
+export class ContractChanged extends Error {}
 
 /** A taken idempotency key whose stored response is replayed (thrown from inside the pipeline). */
 export class IdempotentReplay {
@@ -137,12 +170,16 @@ export class BatchAdmission {
   private preflightRateLimit: RateLimitOutcome | undefined;
   /** Whether a preflight reserved the idempotency key (the final batch completes it). */
   reserved = false;
+  /** What the final batch charged (the meters' quantities), for the refusal's answer. */
+  private charged: MeterQuantities | undefined;
 
   constructor(
     private readonly db: Database,
     private readonly subject: AdmissionSubject,
     private readonly idempotency: { key: string; fingerprint: string } | undefined,
     private readonly now: number,
+    /** The contract in force, if any (runExecution replaces it when the guard finds it changed). */
+    public charge: ContractCharge | null = null,
   ) {}
 
   get workspaceId(): string {
@@ -156,7 +193,10 @@ export class BatchAdmission {
    */
   private rateLimit({ checkQuota = false, increment = 1 }: { checkQuota?: boolean; increment?: 0 | 1 } = {}) {
     const { key, workspaceId, channel, rateLimit } = this.subject;
-    const guard = guardValues({ keyId: key?.id ?? null, workspaceId, channel, checkQuota }, this.now);
+    const guard = guardValues(
+      { keyId: key?.id ?? null, workspaceId, channel, checkQuota, charge: this.charge },
+      this.now,
+    );
     return windowIncrement(this.db, rateLimit.subject, this.now, RATE_LIMIT_WINDOW_MS, rateLimit.perMinute, {
       guard,
       increment,
@@ -201,21 +241,29 @@ export class BatchAdmission {
   async commit(
     writes: BatchItem<'sqlite'>[],
     envelope: ExecuteResponse,
+    quantities: MeterQuantities,
   ): Promise<{ body: string; rateLimit: RateLimitOutcome }> {
-    const { db, subject, idempotency, now } = this;
+    const { db, subject, idempotency, now, charge } = this;
     const key = subject.key;
+    this.charged = quantities;
     // After a preflight, the guard is checked again (the key may have been revoked during the
     // call), but the request is not counted twice.
     const items: BatchItem<'sqlite'>[] = [this.rateLimit({ increment: this.preflightRateLimit ? 0 : 1 })];
     const rateLimitAt = this.preflightRateLimit ? -1 : 0;
     const chargeAt = key ? items.push(chargeUsage(db, key, now)) - 1 : -1;
+    // The contract's lines follow the key's own line (records.ts: envelopeOf).
+    const contractLinesAt = key ? 1 : 0;
+    const contractWrites = charge?.writes(db, quantities, envelope.output.execution_id) ?? [];
+    const metersAt = contractWrites.length > 0 ? items.length : -1;
+    items.push(...contractWrites);
     let storedAt = -1;
     if (key && idempotency) {
-      const template = JSON.stringify(envelope);
-      const responseBody =
+      const template = sql`${JSON.stringify(envelope)}`;
+      const withQuota =
         key.monthlyQuota === null
-          ? sql`${template}`
+          ? template
           : sql`json_set(${template}, '$.usage_applications[0].remaining', ${quotaLeftAfter(key.id, now)})`;
+      const responseBody = charge ? charge.fillSql(withQuota, contractLinesAt, quantities) : withQuota;
       const store = this.reserved
         ? completeReservation(db, key.id, idempotency.key, responseBody)
         : this.claim({ state: 'completed', responseBody });
@@ -233,6 +281,8 @@ export class BatchAdmission {
     const charged = chargeAt >= 0 ? (results[chargeAt] as Array<{ used: number; quota: number | null }>)[0] : undefined;
     const usage = envelope.usage_applications[0];
     if (charged && charged.quota !== null && usage) usage.remaining = charged.quota - charged.used;
+    if (charge && metersAt >= 0)
+      charge.fill(envelope.usage_applications, contractLinesAt, results[metersAt] as MeterRow[]);
     return { body: JSON.stringify(envelope), rateLimit };
   }
 
@@ -244,6 +294,25 @@ export class BatchAdmission {
     } catch (error) {
       throw await this.refusal(error);
     }
+  }
+
+  /**
+   * 402: the contract's meter is used up and has no overage price, or its escrow lacks the funds
+   * for the overage; the problem names the meter.
+   */
+  private async entitlementExceeded(): Promise<ApiError> {
+    const charge = this.charge;
+    // Before an agent call (the preflight), the execution would charge an execution and an agent call.
+    const quantities = this.charged ?? { executions: 1, leads: 0, agent_calls: 1 };
+    const meter = charge ? await charge.refusedMeter(this.db, quantities) : 'executions';
+    const terms = charge?.contract.meters[meter];
+    const detail =
+      terms && terms.unitPriceMinor === null
+        ? `This workspace's contract includes ${terms.included} ${meter} a month, used up, with no overage.`
+        : `This workspace's escrow lacks the funds for the overage of ${meter}.`;
+    return new ApiError('entitlement_exceeded', detail, {
+      extensions: { meter, contract_id: charge?.contract.id ?? null },
+    });
   }
 
   /** The answer to a batch that a constraint refused, or the error itself. */
@@ -260,6 +329,11 @@ export class BatchAdmission {
         // Disabled, or the origin taken off its lists, since it was cached: the route re-checks it fresh to say which.
         if (subject.channel) forgetChannel(subject.channel.channelKey);
         return new ApiError('not_found', 'No such channel, or it is disabled.');
+      case 'contract_changed':
+        forgetContracts(subject.workspaceId);
+        return new ContractChanged();
+      case 'entitlement':
+        return this.entitlementExceeded();
       case 'rate_limit': {
         const [window] = await readWindows(db, [subject.rateLimit.subject], now, RATE_LIMIT_WINDOW_MS);
         const retryAfter = Math.max(1, Math.ceil(((window?.resetAt ?? now + RATE_LIMIT_WINDOW_MS) - now) / 1000));

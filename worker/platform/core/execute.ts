@@ -25,6 +25,7 @@ import { type Database, isConstraintViolation } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { attemptWrites } from '../agents';
+import { ContractCharge, contractInForce } from '../billing';
 import { type ConversationState, conversationTurnWrites, type StoredMessage, visitorReadUpTo } from '../conversations';
 import { continuationHold, offerAlertInserts } from '../email';
 import { eventInserts } from '../events';
@@ -32,10 +33,11 @@ import { workspaceRiskPolicy } from '../identity';
 import { type DemandOrigin, type LeadOperations, planWrites } from '../leads';
 import { expertPool } from '../providers';
 import { AgentPhase } from './agent-phase';
-import { BatchAdmission, IdempotentReplay } from './batch-admission';
+import { BatchAdmission, ContractChanged, IdempotentReplay } from './batch-admission';
 import { executionEvents } from './events';
 import { releaseIdempotencyKey } from './idempotency';
-import { envelopeOf, executionRecordWrites } from './records';
+import { envelopeOf, executionRecordWrites, meterQuantities } from './records';
+import { assertContractNamed } from './admission';
 import type { Services } from '../../lib/services';
 import {
   type Admitted,
@@ -89,6 +91,8 @@ export async function runExecution(
   // Admit: who runs it, with which scopes and limits (nothing written yet).
   const admitted = await source.admit(db, context);
   const idempotency = admitted.key ? source.idempotency : undefined;
+  const contract = await contractInForce(db, admitted.workspaceId, context.now);
+  assertContractNamed(contract, context);
   // Steps 6 and 7 (rate limit, quota, idempotency) are statements of the execution's own batch.
   const admission = new BatchAdmission(
     db,
@@ -100,6 +104,7 @@ export async function runExecution(
     },
     idempotency,
     context.now,
+    contract ? new ContractCharge(contract, context.now) : null,
   );
   const run: ExecutionRun = {
     admitted,
@@ -114,6 +119,13 @@ export async function runExecution(
         return await executeOnce(db, source, demand, context, run);
       } catch (error) {
         if (tries < CONVERSATION_TRIES && lostConversationRace(error)) continue;
+        // The contract in force changed since it was cached: run again under the fresh one.
+        if (tries < CONVERSATION_TRIES && error instanceof ContractChanged) {
+          const fresh = await contractInForce(db, admitted.workspaceId, context.now);
+          assertContractNamed(fresh, context);
+          admission.charge = fresh ? new ContractCharge(fresh, context.now) : null;
+          continue;
+        }
         throw error;
       }
     }
@@ -291,8 +303,12 @@ async function executeOnce(
   ];
 
   // One batch, and the answer.
-  const envelope = envelopeOf({ executionId, auditId }, admitted, demand, context, plan, reply);
-  const { body, rateLimit } = await admission.commit(writes, envelope);
+  const quantities = meterQuantities(plan);
+  const envelope = envelopeOf({ executionId, auditId }, admitted, demand, context, plan, reply, {
+    charge: admission.charge,
+    quantities,
+  });
+  const { body, rateLimit } = await admission.commit(writes, envelope, quantities);
   const contactKnown = origin.kind === 'channel' && origin.contactKnown;
   return {
     status: 200,

@@ -4,6 +4,7 @@
  */
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { ExecutedPlan } from '../../brain';
+import type { ContractCharge, MeterQuantities } from '../billing';
 import { type Database, insertRows, schema } from '../../lib/db';
 import { EXECUTIONS_METER } from '../../lib/vocabulary';
 import { resultOf } from './replies';
@@ -93,7 +94,9 @@ export function envelopeOf(
   context: ExecutionContext,
   plan: ExecutedPlan,
   reply: string,
+  billing: { charge: ContractCharge | null; quantities: MeterQuantities },
 ): ExecuteResponse {
+  const contract = billing.charge?.contract;
   const { executionId, auditId } = ids;
   const usage: UsageApplication = { meter: EXECUTIONS_METER, quantity: 1, unit: 'execution', source: 'platform' };
   // A placeholder keeps `remaining` in its place; the batch fills in the exact value.
@@ -108,10 +111,12 @@ export function envelopeOf(
       domain: demand.domain,
       result: resultOf(plan, reply),
     },
-    // The execution's own charge first (the batch fills in its `remaining`), then what a robot
-    // reported about itself, marked as such.
+    // The execution's own charge first (the batch fills in its `remaining`), then the contract's
+    // meters (the batch fills in what is left and what was charged), then what a robot reported
+    // about itself, marked as such.
     usage_applications: [
       usage,
+      ...(billing.charge?.lines(billing.quantities) ?? []),
       ...plan.reportedUsage.map((line) => ({
         ...line,
         source: 'provider' as const,
@@ -119,8 +124,8 @@ export function envelopeOf(
       })),
     ],
     exact_bridge: {
-      contract_id: context.exactBridge?.contract_id ?? '',
-      escrow_id: context.exactBridge?.escrow_id ?? '',
+      contract_id: contract?.id ?? context.exactBridge?.contract_id ?? '',
+      escrow_id: contract?.escrowId ?? context.exactBridge?.escrow_id ?? '',
       org_id: admitted.organizationId,
       organization_id: admitted.organizationId,
       workspace_id: admitted.workspaceId,
@@ -128,5 +133,14 @@ export function envelopeOf(
       source_layer: 'brain',
       source_record: plan.sourceRecord,
     },
+  };
+}
+
+/** What an execution moves on each metered meter: itself, the lead it creates, the agent's answer. */
+export function meterQuantities(plan: ExecutedPlan): MeterQuantities {
+  return {
+    executions: 1,
+    leads: plan.lead?.action === 'create' ? 1 : 0,
+    agent_calls: plan.handledBy ? 1 : 0,
   };
 }

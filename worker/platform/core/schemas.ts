@@ -92,12 +92,18 @@ export const usageApplicationSchema = z
       .number()
       .openapi({ description: 'An integer for the platform’s own meters; a provider may report fractions.' }),
     unit: z.string().openapi({ example: 'execution' }),
-    limit: z.number().int().optional().openapi({ description: 'The key’s monthly quota, when it has one.' }),
+    limit: z.number().int().optional().openapi({
+      description: 'The key’s monthly quota (`platform`), or the units the contract includes a month (`contract`).',
+    }),
     remaining: z.number().int().optional().openapi({ description: 'What is left of it this month.' }),
+    charged_minor: z.number().int().optional().openapi({
+      description: 'For `source: contract`: what this execution debited from the escrow (overage), in minor units.',
+    }),
+    currency: z.string().optional().openapi({ description: 'For `source: contract`: the contract’s currency.' }),
     source: z.enum(USAGE_SOURCES).openapi({
       description:
-        '`platform`: the platform’s own charge. `provider`: usage that the robot or agent which answered reported ' +
-        'about itself (never a platform meter).',
+        '`platform`: the key’s own quota. `contract`: a meter of the workspace’s contract in force. `provider`: ' +
+        'usage that the robot or agent which answered reported about itself (never a platform meter).',
     }),
     provider_id: z.string().optional().openapi({ description: 'For `source: provider`: who reported it.' }),
   })

@@ -2,4 +2,11 @@
  * The domain catalog (docs/design/providers-and-leads.md): the domains executions, channels and providers name.
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */
-export { assertKnownDomain, createDomain, type DomainEntry, listDomainEntries, listDomains } from './service';
+export {
+  assertKnownDomain,
+  createDomain,
+  type DomainEntry,
+  listDomainEntries,
+  listDomains,
+  updateDomain,
+} from './service';

@@ -3,11 +3,11 @@
  * and providers' accepted scopes may name, kept by admins. Anything else is 422 `unknown_domain`.
  * The catalog is read on every execution, so it is cached briefly in the isolate.
  */
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { TtlCache } from '../../lib/ttl-cache';
-import { auditInsert, type AuditContext } from '../audit';
+import { auditInsert, auditInsertWhere, type AuditContext } from '../audit';
 
 const { domains } = schema;
 
@@ -15,6 +15,8 @@ export interface DomainEntry {
   domain: string;
   name: string;
   description: string | null;
+  /** What an expert pays to claim one of its leads, in minor units of the platform's currency; null: free. */
+  lead_price_minor: number | null;
   created_at: string;
 }
 
@@ -28,6 +30,7 @@ export async function listDomainEntries(db: Database): Promise<DomainEntry[]> {
       domain: row.slug,
       name: row.name,
       description: row.description,
+      lead_price_minor: row.leadPriceMinor,
       created_at: new Date(row.createdAt).toISOString(),
     }));
   });
@@ -59,7 +62,7 @@ export async function assertKnownDomain(db: Database, domain: string, pointer = 
 export async function createDomain(
   db: Database,
   audit: AuditContext,
-  input: { domain: string; name: string; description?: string },
+  input: { domain: string; name: string; description?: string; leadPriceMinor?: number | null },
   now = Date.now(),
 ): Promise<DomainEntry> {
   const conflict = () =>
@@ -70,10 +73,23 @@ export async function createDomain(
     throw conflict();
   try {
     await db.batch([
-      db
-        .insert(domains)
-        .values({ slug: input.domain, name: input.name, description: input.description ?? null, createdAt: now }),
-      auditInsert(db, audit, { action: 'domain.created', targetId: input.domain, metadata: { name: input.name } }, now),
+      db.insert(domains).values({
+        slug: input.domain,
+        name: input.name,
+        description: input.description ?? null,
+        leadPriceMinor: input.leadPriceMinor ?? null,
+        createdAt: now,
+      }),
+      auditInsert(
+        db,
+        audit,
+        {
+          action: 'domain.created',
+          targetId: input.domain,
+          metadata: { name: input.name, lead_price_minor: input.leadPriceMinor ?? null },
+        },
+        now,
+      ),
     ]);
   } catch (error) {
     if (isConstraintViolation(error, 'domains.slug')) throw conflict();
@@ -84,6 +100,53 @@ export async function createDomain(
     domain: input.domain,
     name: input.name,
     description: input.description ?? null,
+    lead_price_minor: input.leadPriceMinor ?? null,
     created_at: new Date(now).toISOString(),
+  };
+}
+
+/** Changes a domain's name, description or lead price (404 for a domain outside the catalog). */
+export async function updateDomain(
+  db: Database,
+  audit: AuditContext,
+  slug: string,
+  change: { name?: string; description?: string | null; leadPriceMinor?: number | null },
+  now = Date.now(),
+): Promise<DomainEntry> {
+  const set = {
+    ...(change.name !== undefined ? { name: change.name } : {}),
+    ...(change.description !== undefined ? { description: change.description } : {}),
+    ...(change.leadPriceMinor !== undefined ? { leadPriceMinor: change.leadPriceMinor } : {}),
+  };
+  const [updated] = await db.batch([
+    db
+      .update(domains)
+      .set(Object.keys(set).length > 0 ? set : { slug })
+      .where(eq(domains.slug, slug))
+      .returning(),
+    auditInsertWhere(
+      db,
+      audit,
+      {
+        action: 'domain.updated',
+        targetId: slug,
+        metadata: {
+          ...(change.name !== undefined ? { name: change.name } : {}),
+          ...(change.leadPriceMinor !== undefined ? { lead_price_minor: change.leadPriceMinor } : {}),
+        },
+      },
+      sql`EXISTS (SELECT 1 FROM ${domains} WHERE ${domains.slug} = ${slug})`,
+      now,
+    ),
+  ]);
+  const row = updated[0];
+  if (!row) throw new ApiError('not_found', `No domain "${slug}" in the catalog.`);
+  catalogCache.clear();
+  return {
+    domain: row.slug,
+    name: row.name,
+    description: row.description,
+    lead_price_minor: row.leadPriceMinor,
+    created_at: new Date(row.createdAt).toISOString(),
   };
 }

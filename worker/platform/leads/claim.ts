@@ -14,6 +14,7 @@ import { newId } from '../../lib/ids';
 import { readWindows, windowIncrement } from '../../lib/rate-limit';
 import { eventInsertWhere, newEvent } from '../events';
 import { auditInsertWhere, type AuditContext } from '../audit';
+import { claimRefusedForFunds, insufficientCredits, leadFeeInsert } from '../billing';
 import type { ProviderRow } from '../providers';
 import { CLAIM_BOUNDS } from '../../brain';
 
@@ -37,6 +38,7 @@ export async function claimLead(
   provider: ProviderRow,
   leadId: string,
   audit: AuditContext,
+  options: { currency: string },
   now = Date.now(),
 ): Promise<LeadDetail> {
   const changeId = newId('lev', now);
@@ -62,6 +64,8 @@ export async function claimLead(
       windowIncrement(db, `claims:${provider.id}`, now, HOUR_MS, CLAIMS_PER_HOUR, {
         increment: sql`CASE WHEN ${applied} THEN 1 ELSE 0 END`,
       }),
+      // The domain's lead price, from the expert's escrow (docs/design/billing.md); without the funds, no claim.
+      leadFeeInsert(db, { providerId: provider.id, leadId, applied, currency: options.currency }, now),
       db
         .update(providers)
         .set({ lastClaimedAt: now, contactReveals: sql`${providers.contactReveals} + 1` })
@@ -112,6 +116,7 @@ export async function claimLead(
       ),
     ]);
   } catch (error) {
+    if (claimRefusedForFunds(error)) throw await insufficientCredits(db, leadId);
     if (!isConstraintViolation(error, 'within_window_limit')) throw error;
     const windows = await readWindows(db, [`claims:${provider.id}`, `claim-attempts:${provider.id}`], now, HOUR_MS);
     const full = windows.find((window) => window.maxCount !== null && window.count >= window.maxCount) ?? windows[0];

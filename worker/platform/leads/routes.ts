@@ -148,7 +148,11 @@ export function workbenchRoutes() {
   });
   app.openapi(claimLeadRoute, async (c) => {
     c.header('Cache-Control', 'no-store');
-    return c.json(await claimLead(c.var.db, requireProviderRow(c), c.req.valid('param').leadId, providerAudit(c)), 200);
+    const currency = c.var.services.settings.PLATFORM_CURRENCY;
+    const lead = await claimLead(c.var.db, requireProviderRow(c), c.req.valid('param').leadId, providerAudit(c), {
+      currency,
+    });
+    return c.json(lead, 200);
   });
   app.openapi(leadStatusRoute, async (c) => {
     const { status, note } = c.req.valid('json');

@@ -9,13 +9,14 @@ import { newId } from '../../lib/ids';
 import type { ProviderStatus } from '../../lib/vocabulary';
 import { forgetAgentSupply, signingSecretOnApproval } from '../agents';
 import { auditInsertWhere, type AuditContext } from '../audit';
+import { openProviderEscrow } from '../billing';
 import { nextProviderStatus } from './transitions';
 
 import { describeProvider, iso, type ProviderRow } from './records';
 import { changeApplied, invalidTransition, providerEventWrites, transitionInsert } from './writes';
 import { forgetExpertPools } from './pool';
 
-const { providers, users } = schema;
+const { providers, users, escrows } = schema;
 
 export type ReviewDecision = 'approve' | 'reject' | 'suspend';
 
@@ -29,7 +30,7 @@ export async function reviewProvider(
   audit: AuditContext,
   providerId: string,
   decision: ReviewDecision,
-  options: { note: string | null; version?: number; secretsKey: string | undefined },
+  options: { note: string | null; version?: number; secretsKey: string | undefined; currency: string },
   now = Date.now(),
 ): Promise<{ row: ProviderRow; signingSecret?: string }> {
   const row = await db.select().from(providers).where(eq(providers.id, providerId)).get();
@@ -79,6 +80,8 @@ export async function reviewProvider(
       now,
     ),
     ...(await providerEventWrites(db, row, row.status, to, changeId, now)),
+    // An approved provider has an escrow for lead fees (docs/design/billing.md), opened once.
+    ...(to === 'active' ? [openProviderEscrow(db, providerId, options.currency, now)] : []),
   ]);
   if (updated.length === 0) {
     const fresh = await db
@@ -141,9 +144,10 @@ export async function countProvidersByStatus(db: Database): Promise<Partial<Reco
 /** One provider with its profile, history and account email, for an admin. */
 export async function providerForReview(db: Database, providerId: string) {
   const found = await db
-    .select({ provider: providers, email: users.email })
+    .select({ provider: providers, email: users.email, escrowId: escrows.id })
     .from(providers)
     .innerJoin(users, eq(users.id, providers.userId))
+    .leftJoin(escrows, and(eq(escrows.ownerKind, 'provider'), eq(escrows.ownerId, providers.id)))
     .where(eq(providers.id, providerId))
     .get();
   if (!found) throw new ApiError('not_found', `No provider ${providerId}.`);
@@ -153,5 +157,7 @@ export async function providerForReview(db: Database, providerId: string) {
     email: found.email,
     // Every claim shows the claimer the visitor's contact details: how often this expert has seen them.
     contact_reveals: found.provider.contactReveals,
+    // Where their lead fees are paid from (docs/design/billing.md); opened at approval.
+    escrow_id: found.escrowId,
   };
 }

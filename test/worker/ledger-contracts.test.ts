@@ -1,0 +1,313 @@
+/**
+ * Contracts, escrows and what an execution is charged (docs/design/billing.md): the envelope
+ * tells the truth, a refusal writes nothing, and the books balance under concurrency.
+ */
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { balanceOf, credit, expectBalancedBooks, recordContract } from './billing-helpers';
+import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, writeFootprint } from './helpers';
+
+const contractLine = (body: Record<string, any>, meter = 'executions') =>
+  body.usage_applications.find((line: Record<string, any>) => line.source === 'contract' && line.meter === meter);
+
+describe('contracts', () => {
+  it('records a contract with its escrow, lists it, and ends it', async () => {
+    const tenant = await createTenant();
+    const contract = await recordContract(tenant.workspaceId, {
+      allowances: { executions: 1000, leads: 100 },
+      overage: { executions: { unit_price_minor: 2 } },
+      reference: 'cus_demo',
+    });
+    expect(contract.contract_id).toMatch(/^ctr_/);
+    expect(contract.escrow_id).toMatch(/^esc_/);
+    expect(contract.status).toBe('in_force');
+
+    const listed = await json(
+      await call(`/api/admin/contracts?workspace_id=${tenant.workspaceId}`, { token: ADMIN_TOKEN }),
+    );
+    expect(listed.data.map((row: { contract_id: string }) => row.contract_id)).toEqual([contract.contract_id]);
+
+    const escrow = await json(await call(`/api/admin/escrows/${contract.escrow_id}`, { token: ADMIN_TOKEN }));
+    expect(escrow).toMatchObject({
+      owner: { kind: 'workspace', id: tenant.workspaceId },
+      contract_id: contract.contract_id,
+      currency: 'EUR',
+      balance_minor: 0,
+    });
+
+    const ended = await call(`/api/admin/contracts/${contract.contract_id}/end`, {
+      token: ADMIN_TOKEN,
+      method: 'POST',
+    });
+    expect((await json(ended)).status).toBe('ended');
+    await expectProblem(
+      await call(`/api/admin/contracts/${contract.contract_id}/end`, { token: ADMIN_TOKEN, method: 'POST' }),
+      409,
+      'invalid_transition',
+    );
+    // Without a contract in force, the execution runs as before, carrying the request's values.
+    const body = await json(
+      await execute(tenant.token, executeBody({ exact_bridge: { contract_id: 'theirs', escrow_id: 'also_theirs' } })),
+    );
+    expect(body.exact_bridge).toMatchObject({ contract_id: 'theirs', escrow_id: 'also_theirs' });
+    expect(contractLine(body)).toBeUndefined();
+  });
+
+  it('lets a later contract take over at its start, and refuses one that does not start later', async () => {
+    const tenant = await createTenant();
+    const first = await recordContract(tenant.workspaceId, { allowances: { executions: 10 } });
+    await expectProblem(
+      await call('/api/admin/contracts', {
+        token: ADMIN_TOKEN,
+        body: {
+          workspace_id: tenant.workspaceId,
+          plan: 'Earlier',
+          currency: 'EUR',
+          starts_at: new Date(Date.now() - 3_600_000).toISOString(),
+        },
+      }),
+      409,
+      'contract_overlap',
+    );
+    const second = await recordContract(tenant.workspaceId, {
+      allowances: { executions: 20 },
+      starts_at: new Date(Date.now() - 1_000).toISOString(),
+    });
+    const listed = await json(
+      await call(`/api/admin/contracts?workspace_id=${tenant.workspaceId}`, { token: ADMIN_TOKEN }),
+    );
+    expect(listed.data.map((row: Record<string, string>) => [row.contract_id, row.status])).toEqual([
+      [second.contract_id, 'in_force'],
+      [first.contract_id, 'ended'],
+    ]);
+    const body = await json(await execute(tenant.token, executeBody()));
+    expect(body.exact_bridge.contract_id).toBe(second.contract_id);
+    expect(contractLine(body)).toMatchObject({ limit: 20, remaining: 19 });
+  });
+
+  it('refuses bad contracts with field errors', async () => {
+    const tenant = await createTenant();
+    for (const body of [
+      { plan: 'x', currency: 'eur', starts_at: new Date().toISOString() },
+      { plan: 'x', currency: 'EUR', starts_at: 'tomorrow' },
+      { plan: 'x', currency: 'EUR', starts_at: new Date().toISOString(), allowances: { minutes: 5 } },
+      { plan: 'x', currency: 'EUR', starts_at: new Date().toISOString(), allowances: { executions: -1 } },
+      {
+        plan: 'x',
+        currency: 'EUR',
+        starts_at: '2026-02-01T00:00:00Z',
+        ends_at: '2026-01-01T00:00:00Z',
+      },
+    ]) {
+      await expectProblem(
+        await call('/api/admin/contracts', { token: ADMIN_TOKEN, body: { workspace_id: tenant.workspaceId, ...body } }),
+        422,
+        'validation_failed',
+      );
+    }
+    await expectProblem(
+      await call('/api/admin/contracts', {
+        token: ADMIN_TOKEN,
+        body: { workspace_id: 'ws_nothere', plan: 'x', currency: 'EUR', starts_at: new Date().toISOString() },
+      }),
+      404,
+      'not_found',
+    );
+  });
+});
+
+describe('escrow credits', () => {
+  it('are idempotent per reference, and refuse a reused reference with another amount', async () => {
+    const tenant = await createTenant();
+    const contract = await recordContract(tenant.workspaceId);
+    const first = await credit(contract.escrow_id, 5000, 'INV-1');
+    expect(first.balance_minor).toBe(5000);
+    const again = await credit(contract.escrow_id, 5000, 'INV-1');
+    expect(again).toEqual(first);
+    expect(await balanceOf(contract.escrow_id)).toBe(5000);
+    await expectProblem(
+      await call(`/api/admin/escrows/${contract.escrow_id}/credits`, {
+        token: ADMIN_TOKEN,
+        body: { amount_minor: 7000, reference: 'INV-1' },
+      }),
+      409,
+      'credit_reference_reused',
+    );
+    await expectProblem(
+      await call(`/api/admin/escrows/${contract.escrow_id}/credits`, {
+        token: ADMIN_TOKEN,
+        body: { amount_minor: 0, reference: 'INV-2' },
+      }),
+      422,
+      'validation_failed',
+    );
+    await expectProblem(
+      await call('/api/admin/escrows/esc_unknown/credits', {
+        token: ADMIN_TOKEN,
+        body: { amount_minor: 1, reference: 'x' },
+      }),
+      404,
+      'not_found',
+    );
+    await expectBalancedBooks();
+  });
+});
+
+describe('what an execution is charged', () => {
+  it('within the allowance: free, and the envelope says what is left', async () => {
+    const tenant = await createTenant({ monthly_quota: 50 });
+    const contract = await recordContract(tenant.workspaceId, {
+      allowances: { executions: 3 },
+      overage: { executions: { unit_price_minor: 2 } },
+    });
+    const body = await json(await execute(tenant.token, executeBody()));
+    // The key's own quota line first, as before; then the contract's.
+    expect(body.usage_applications[0]).toMatchObject({
+      meter: 'executions',
+      source: 'platform',
+      limit: 50,
+      remaining: 49,
+    });
+    expect(contractLine(body)).toEqual({
+      meter: 'executions',
+      quantity: 1,
+      unit: 'execution',
+      source: 'contract',
+      limit: 3,
+      remaining: 2,
+      charged_minor: 0,
+      currency: 'EUR',
+    });
+    expect(body.exact_bridge).toMatchObject({ contract_id: contract.contract_id, escrow_id: contract.escrow_id });
+  });
+
+  it('past the allowance: debits the escrow at the overage price, in the execution’s batch', async () => {
+    const tenant = await createTenant();
+    const contract = await recordContract(tenant.workspaceId, {
+      allowances: { executions: 1 },
+      overage: { executions: { unit_price_minor: 7 } },
+    });
+    await credit(contract.escrow_id, 100);
+    const free = await json(await execute(tenant.token, executeBody()));
+    expect(contractLine(free)).toMatchObject({ remaining: 0, charged_minor: 0 });
+    const paid = await json(await execute(tenant.token, executeBody()));
+    expect(contractLine(paid)).toMatchObject({ remaining: 0, charged_minor: 7, currency: 'EUR' });
+    expect(await balanceOf(contract.escrow_id)).toBe(93);
+    const entries = await env.DB.prepare(
+      "SELECT account, amount_minor, kind, meter, quantity, ref FROM ledger_entries WHERE kind = 'charge' AND ref = ?",
+    )
+      .bind(paid.output.execution_id)
+      .all();
+    expect(entries.results).toEqual([
+      {
+        account: contract.escrow_id,
+        amount_minor: -7,
+        kind: 'charge',
+        meter: 'executions',
+        quantity: 1,
+        ref: paid.output.execution_id,
+      },
+      {
+        account: 'platform:revenue:EUR',
+        amount_minor: 7,
+        kind: 'charge',
+        meter: 'executions',
+        quantity: 1,
+        ref: paid.output.execution_id,
+      },
+    ]);
+    await expectBalancedBooks();
+  });
+
+  it('a blocked meter past its allowance: 402 naming the meter, and nothing written', async () => {
+    const tenant = await createTenant();
+    await recordContract(tenant.workspaceId, { allowances: { executions: 1 } });
+    expect((await execute(tenant.token, executeBody())).status).toBe(200);
+    const before = await writeFootprint(tenant.workspaceId, tenant.keyId);
+    const problem = await expectProblem(await execute(tenant.token, executeBody()), 402, 'entitlement_exceeded');
+    expect(problem.meter).toBe('executions');
+    const after = await writeFootprint(tenant.workspaceId, tenant.keyId);
+    expect(after).toEqual(before);
+  });
+
+  it('an overage the escrow cannot pay: 402, and nothing written', async () => {
+    const tenant = await createTenant();
+    const contract = await recordContract(tenant.workspaceId, { overage: { executions: { unit_price_minor: 5 } } });
+    await credit(contract.escrow_id, 4);
+    const before = await writeFootprint(tenant.workspaceId, tenant.keyId);
+    const problem = await expectProblem(await execute(tenant.token, executeBody()), 402, 'entitlement_exceeded');
+    expect(problem).toMatchObject({ meter: 'executions', contract_id: contract.contract_id });
+    expect(await writeFootprint(tenant.workspaceId, tenant.keyId)).toEqual(before);
+    expect(await balanceOf(contract.escrow_id)).toBe(4);
+  });
+
+  it('charges the lead an execution creates on the leads meter', async () => {
+    const tenant = await createTenant();
+    const contract = await recordContract(tenant.workspaceId, {
+      allowances: { executions: 10, leads: 0 },
+      overage: { leads: { unit_price_minor: 50 } },
+    });
+    await credit(contract.escrow_id, 60);
+    const body = await json(await execute(tenant.token, executeBody()));
+    expect(body.output.result.lead_id ?? body.output.result.lead).toBeTruthy();
+    expect(contractLine(body, 'leads')).toMatchObject({ quantity: 1, unit: 'lead', limit: 0, charged_minor: 50 });
+    expect(await balanceOf(contract.escrow_id)).toBe(10);
+    // A second lead cannot be paid for: refused, and its execution is not written either.
+    await expectProblem(
+      await execute(tenant.token, executeBody({ session_id: 'another' })),
+      402,
+      'entitlement_exceeded',
+    );
+  });
+
+  it('refuses a request naming another contract or escrow with 422 contract_mismatch', async () => {
+    const tenant = await createTenant();
+    const contract = await recordContract(tenant.workspaceId);
+    const problem = await expectProblem(
+      await execute(tenant.token, executeBody({ exact_bridge: { contract_id: 'ctr_other' } })),
+      422,
+      'contract_mismatch',
+    );
+    expect(problem.errors[0].pointer).toBe('/exact_bridge/contract_id');
+    await expectProblem(
+      await execute(tenant.token, executeBody({ exact_bridge: { escrow_id: 'esc_other' } })),
+      422,
+      'contract_mismatch',
+    );
+    const named = await execute(
+      tenant.token,
+      executeBody({ exact_bridge: { contract_id: contract.contract_id, escrow_id: contract.escrow_id } }),
+    );
+    expect(named.status).toBe(200);
+  });
+
+  it('an idempotent replay answers the same charge', async () => {
+    const tenant = await createTenant();
+    const contract = await recordContract(tenant.workspaceId, { overage: { executions: { unit_price_minor: 3 } } });
+    await credit(contract.escrow_id, 30);
+    const body = executeBody({ idempotency_key: 'charge-once' });
+    const first = await json(await execute(tenant.token, body));
+    const replay = await json(await execute(tenant.token, body));
+    expect(contractLine(first)).toMatchObject({ charged_minor: 3, remaining: 0, currency: 'EUR' });
+    expect(replay).toEqual(first);
+    expect(await balanceOf(contract.escrow_id)).toBe(27);
+  });
+
+  it('50 concurrent charges against a small escrow: what it can pay succeed, and the books balance', async () => {
+    const tenant = await createTenant({ rate_limit_per_minute: 1000 });
+    const contract = await recordContract(tenant.workspaceId, { overage: { executions: { unit_price_minor: 10 } } });
+    await credit(contract.escrow_id, 125);
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, index) => execute(tenant.token, executeBody({ text: `Charge number ${index}.` }))),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(12);
+    expect(statuses.filter((status) => status === 402)).toHaveLength(38);
+    expect(await balanceOf(contract.escrow_id)).toBe(5);
+    const executions = await env.DB.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
+      .bind(tenant.workspaceId)
+      .first<{ n: number }>();
+    expect(executions?.n).toBe(12);
+    await expectBalancedBooks();
+  });
+});

@@ -1,0 +1,34 @@
+/**
+ * The ledger's face (docs/design/billing.md): contracts, escrows, the double-entry ledger, what an
+ * execution and a claim are charged, usage, statements and refunds.
+ */
+export {
+  ContractCharge,
+  type ContractUsageLine,
+  type MeterQuantities,
+  type MeterRow,
+  overageUnits,
+} from './charges';
+export {
+  type ContractTerms,
+  contractInForce,
+  contractInForceSql,
+  createContract,
+  endContract,
+  forgetContracts,
+  listContracts,
+} from './contracts';
+export { balanceOf, fundingAccount, revenueAccount, transferInsert } from './ledger';
+export { creditEscrow, escrowView, openProviderEscrow } from './escrows';
+export {
+  claimRefusedForFunds,
+  decideRefund,
+  insufficientCredits,
+  leadFeeInsert,
+  listRefundRequests,
+  providerCredits,
+  REFUND_WINDOW_MS,
+  requestRefund,
+} from './lead-fees';
+export * from './schemas';
+export { type MeterEvent, meterEvents, meterEventSchema } from './meter-events';

@@ -1,0 +1,246 @@
+/**
+ * Lead fees (docs/design/billing.md), as lead marketplaces charge them: a domain may price its
+ * leads, and an expert who claims one pays it from their escrow in the claim's own batch, once
+ * per lead (a release and a new claim do not charge again; nor do they refund). An expert may ask
+ * for the fee back within 7 days when the lead was spam or unreachable, once; an admin decides,
+ * and an accepted request credits the fee back in the decision's batch.
+ */
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { type Database, isConstraintViolation, schema } from '../../lib/db';
+import { ApiError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { auditInsert, auditInsertWhere, type AuditContext } from '../audit';
+import { findEscrow, latestEntries, providerEscrow, providerEscrowSql } from './escrows';
+import { balances, revenueAccount, transferInsert } from './ledger';
+import type { RefundRequestView } from './schemas';
+
+const { leadRefundRequests, ledgerEntries, leads, domains } = schema;
+
+/** How long after paying a lead's fee an expert may ask for it back. */
+export const REFUND_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * The fee of claiming a lead, for the claim's batch: the provider's escrow pays the domain's lead
+ * price to the platform's revenue, when `applied` (the claim won) and not paid for this lead
+ * before. Without an escrow or the funds, the ledger's CHECK fails the batch: the claim did not
+ * happen (402 `insufficient_credits`, see claimRefusedForFunds).
+ */
+export function leadFeeInsert(
+  db: Database,
+  claim: { providerId: string; leadId: string; applied: SQL; currency: string },
+  now: number,
+): BatchItem<'sqlite'> {
+  const { providerId, leadId, currency } = claim;
+  // No escrow: an account that holds nothing, so any fee is refused by the same CHECK.
+  const escrow = sql`coalesce(${providerEscrowSql(providerId)}, ${`no-escrow:${providerId}`})`;
+  const price = sql`coalesce((SELECT d.lead_price_minor FROM ${leads} l JOIN ${domains} d ON d.slug = l.domain WHERE
+    l.id = ${leadId}), 0)`;
+  const notPaidBefore = sql`NOT EXISTS (SELECT 1 FROM ${ledgerEntries} WHERE kind = 'lead_fee' AND ref = ${leadId} AND
+    account = ${escrow})`;
+  return transferInsert(
+    db,
+    {
+      currency,
+      when: sql`${claim.applied} AND ${notPaidBefore}`,
+      legs: [
+        { account: escrow, accountKind: 'escrow', amount: sql`-${price}`, kind: 'lead_fee', ref: leadId },
+        { account: revenueAccount(currency), accountKind: 'revenue', amount: price, kind: 'lead_fee', ref: leadId },
+      ],
+    },
+    now,
+  );
+}
+
+/** Whether a claim's batch failed for want of funds. */
+export function claimRefusedForFunds(error: unknown): boolean {
+  return isConstraintViolation(error, 'escrow_funds_left');
+}
+
+/** The 402 of a claim without the funds for its fee. */
+export async function insufficientCredits(db: Database, leadId: string): Promise<ApiError> {
+  const row = await db
+    .select({ price: domains.leadPriceMinor, domain: domains.slug })
+    .from(leads)
+    .innerJoin(domains, eq(domains.slug, leads.domain))
+    .where(eq(leads.id, leadId))
+    .get();
+  return new ApiError(
+    'insufficient_credits',
+    `Claiming a ${row?.domain ?? ''} lead costs ${row?.price ?? 0} minor units, more than your credits hold.`,
+    { extensions: { lead_price_minor: row?.price ?? null } },
+  );
+}
+
+type RefundRow = typeof leadRefundRequests.$inferSelect;
+
+const iso = (milliseconds: number | null) => (milliseconds === null ? null : new Date(milliseconds).toISOString());
+
+/** A refund request as the APIs show it. */
+export function refundRequestView(row: RefundRow): RefundRequestView {
+  return {
+    refund_request_id: row.id,
+    lead_id: row.leadId,
+    provider_id: row.providerId,
+    amount_minor: row.amountMinor,
+    currency: row.currency,
+    reason: row.reason,
+    note: row.note,
+    status: row.status,
+    decision_note: row.decisionNote,
+    created_at: iso(row.createdAt)!,
+    decided_at: iso(row.decidedAt),
+  };
+}
+
+/**
+ * An expert asks for a lead's fee back: they paid one for it, at most 7 days ago, and have not
+ * asked before (409 `refund_not_allowed` otherwise).
+ */
+export async function requestRefund(
+  db: Database,
+  audit: AuditContext,
+  request: { providerId: string; leadId: string; reason: RefundRow['reason']; note: string | null },
+  now: number,
+): Promise<RefundRequestView> {
+  const escrow = await providerEscrow(db, request.providerId);
+  const fee = escrow
+    ? await db
+        .select()
+        .from(ledgerEntries)
+        .where(
+          and(
+            eq(ledgerEntries.account, escrow.id),
+            eq(ledgerEntries.kind, 'lead_fee'),
+            eq(ledgerEntries.ref, request.leadId),
+          ),
+        )
+        .get()
+    : undefined;
+  if (!escrow || !fee) throw new ApiError('not_found', `You paid no fee for lead ${request.leadId}.`);
+  if (now - fee.createdAt > REFUND_WINDOW_MS)
+    throw new ApiError('refund_not_allowed', 'A fee can be asked back within 7 days of the claim; this one is older.');
+  const row: RefundRow = {
+    id: newId('rfr', now),
+    leadId: request.leadId,
+    providerId: request.providerId,
+    escrowId: escrow.id,
+    amountMinor: -fee.amountMinor,
+    currency: fee.currency,
+    reason: request.reason,
+    note: request.note,
+    status: 'pending',
+    decisionNote: null,
+    decidedBy: null,
+    decidedAt: null,
+    createdAt: now,
+  };
+  try {
+    await db.batch([
+      db.insert(leadRefundRequests).values(row),
+      auditInsert(
+        db,
+        audit,
+        { action: 'lead.refund_requested', targetId: request.leadId, metadata: { refund_request_id: row.id } },
+        now,
+      ),
+    ]);
+  } catch (error) {
+    if (isConstraintViolation(error, 'lead_refund_requests.lead_id'))
+      throw new ApiError(
+        'refund_not_allowed',
+        `You asked for this lead's fee back already; a lead's fee is asked once.`,
+      );
+    throw error;
+  }
+  return refundRequestView(row);
+}
+
+/** Refund requests, newest first: all (admins, by status) or one provider's. */
+export async function listRefundRequests(
+  db: Database,
+  filter: { status?: RefundRow['status']; providerId?: string },
+): Promise<RefundRequestView[]> {
+  const conditions = [
+    ...(filter.status ? [eq(leadRefundRequests.status, filter.status)] : []),
+    ...(filter.providerId ? [eq(leadRefundRequests.providerId, filter.providerId)] : []),
+  ];
+  const rows = await db
+    .select()
+    .from(leadRefundRequests)
+    .where(conditions.length > 0 ? and(...conditions) : undefined)
+    .orderBy(desc(leadRefundRequests.createdAt))
+    .limit(200);
+  return rows.map(refundRequestView);
+}
+
+/**
+ * An admin accepts or declines a pending request (one conditional UPDATE: two admins deciding at
+ * once cannot both win). An accepted one credits the fee back, from revenue, in the same batch.
+ */
+export async function decideRefund(
+  db: Database,
+  audit: AuditContext,
+  refundRequestId: string,
+  decision: { decision: 'accept' | 'decline'; note: string | null },
+  now: number,
+): Promise<RefundRequestView> {
+  const row = await db.select().from(leadRefundRequests).where(eq(leadRefundRequests.id, refundRequestId)).get();
+  if (!row) throw new ApiError('not_found', `No refund request ${refundRequestId}.`);
+  if (row.status !== 'pending') throw new ApiError('invalid_transition', `Refund request ${row.id} is ${row.status}.`);
+  const escrow = await findEscrow(db, row.escrowId);
+  const status = decision.decision === 'accept' ? 'accepted' : 'declined';
+  const decided = sql`EXISTS (SELECT 1 FROM ${leadRefundRequests} WHERE id = ${row.id} AND status = ${status} AND
+    decided_at = ${now} AND decided_by = ${audit.actorId})`;
+  const [updated] = await db.batch([
+    db
+      .update(leadRefundRequests)
+      .set({ status, decisionNote: decision.note, decidedBy: audit.actorId, decidedAt: now })
+      .where(and(eq(leadRefundRequests.id, row.id), eq(leadRefundRequests.status, 'pending')))
+      .returning({ id: leadRefundRequests.id }),
+    transferInsert(
+      db,
+      {
+        currency: row.currency,
+        when: status === 'accepted' ? decided : sql`0`,
+        legs: [
+          { account: escrow.id, accountKind: 'escrow', amount: row.amountMinor, kind: 'refund', ref: row.leadId },
+          {
+            account: revenueAccount(row.currency),
+            accountKind: 'revenue',
+            amount: -row.amountMinor,
+            kind: 'refund',
+            ref: row.leadId,
+          },
+        ],
+      },
+      now,
+    ),
+    auditInsertWhere(
+      db,
+      audit,
+      { action: `lead.refund_${status}`, targetId: row.leadId, metadata: { refund_request_id: row.id } },
+      decided,
+      now,
+    ),
+  ]);
+  if (updated.length === 0) throw new ApiError('invalid_transition', `Refund request ${row.id} was decided already.`);
+  return refundRequestView({ ...row, status, decisionNote: decision.note, decidedBy: audit.actorId, decidedAt: now });
+}
+
+/** An expert's credits: their escrow's balance, latest entries and refund requests. */
+export async function providerCredits(db: Database, providerId: string, currency: string) {
+  const escrow = await providerEscrow(db, providerId);
+  const [balance, entries, refundRequests] = await Promise.all([
+    escrow ? balances(db, [escrow.id]) : Promise.resolve(new Map<string, number>()),
+    escrow ? latestEntries(db, escrow.id, 50) : Promise.resolve([]),
+    listRefundRequests(db, { providerId }),
+  ]);
+  return {
+    escrow_id: escrow?.id ?? '',
+    currency: escrow?.currency ?? currency,
+    balance_minor: escrow ? (balance.get(escrow.id) ?? 0) : 0,
+    entries,
+    refund_requests: refundRequests,
+  };
+}
