@@ -827,3 +827,5 @@ export const leadOffers = sqliteTable(
 
 // The ledger's tables (contracts, escrows, entries, meters, statements, refund requests).
 export * from './billing';
+// The owner's numbers per day, rolled up by the sweep.
+export * from './rollups';

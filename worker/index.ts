@@ -29,6 +29,7 @@ import { adminRoutes } from './platform/admin';
 import { agentProviderRoutes } from './platform/providers';
 import { channelRoutes } from './platform/channels';
 import { workbenchRoutes } from './platform/leads';
+import { billingRoutes } from './platform/billing';
 import { providerProfileRoutes } from './platform/providers';
 
 export { ConversationRoom } from './live/conversation-room';
@@ -54,6 +55,7 @@ app.route('/', widgetRoutes());
 app.route('/', providerProfileRoutes());
 app.route('/', agentProviderRoutes());
 app.route('/', workbenchRoutes());
+app.route('/', billingRoutes());
 app.route('/', liveRoutes());
 app.route('/', adminRoutes());
 app.route('/', openApiRoutes(app));

@@ -221,7 +221,11 @@ export function pathFor(route: ProtectedRoute, tenant: AccessTenant, workspace: 
     .replace(/[:{]step}?/, 'kind')
     .replace(/[:{]webhookId}?|[:{]webhook_id}?/, tenant.webhookId)
     .replace(/[:{]event_id}?/, 'evt_doesnotexist')
-    .replace(/[:{]conversationId}?/, tenant.conversationId);
+    .replace(/[:{]conversationId}?/, tenant.conversationId)
+    .replace(/[:{]escrow_id}?/, 'esc_doesnotexist')
+    .replace(/[:{]contract_id}?/, 'ctr_doesnotexist')
+    .replace(/[:{]refund_request_id}?/, 'rfr_doesnotexist')
+    .replace(/[:{]domain}?/, 'consultation');
   if (route.auth !== 'session' || route.path.startsWith('/provider') || route.path.startsWith('/admin')) return filled;
   return `${filled}${filled.includes('?') ? '&' : '?'}ws=${workspace.workspaceId}`;
 }

@@ -122,6 +122,59 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'POST', path: '/api/admin/webhooks/:webhook_id/deliveries/:event_id/redeliver', auth: 'admin' },
   { method: 'POST', path: '/api/admin/emails/test', auth: 'admin', body: { user_email: 'nobody@example.com' } },
   { method: 'GET', path: '/api/admin/emails/:email_id', auth: 'admin' },
+  // The ledger: contracts, escrows, refunds, meter events; lead prices.
+  { method: 'PATCH', path: '/api/admin/domains/:domain', auth: 'admin', body: { lead_price_minor: 100 } },
+  {
+    method: 'POST',
+    path: '/api/admin/contracts',
+    auth: 'admin',
+    body: { workspace_id: 'ws_x', plan: 'P', currency: 'EUR', starts_at: '2026-01-01T00:00:00Z' },
+  },
+  { method: 'GET', path: '/api/admin/contracts', auth: 'admin' },
+  { method: 'POST', path: '/api/admin/contracts/:contract_id/end', auth: 'admin' },
+  {
+    method: 'POST',
+    path: '/api/admin/escrows/:escrow_id/credits',
+    auth: 'admin',
+    body: { amount_minor: 100, reference: 'INV-1' },
+  },
+  { method: 'GET', path: '/api/admin/escrows/:escrow_id', auth: 'admin' },
+  { method: 'GET', path: '/api/admin/refund-requests', auth: 'admin' },
+  {
+    method: 'POST',
+    path: '/api/admin/refund-requests/:refund_request_id/decision',
+    auth: 'admin',
+    body: { decision: 'decline' },
+  },
+  { method: 'GET', path: '/api/admin/meter-events', auth: 'admin' },
+  // A workspace's usage and statements: its owners (an administrator names the workspace).
+  { method: 'GET', path: '/api/usage', auth: 'api_key_or_session', deniedRole: 'admin', tenantScoped: true },
+  {
+    method: 'GET',
+    path: '/api/usage/statements',
+    auth: 'api_key_or_session',
+    deniedRole: 'member',
+    tenantScoped: true,
+  },
+  {
+    method: 'GET',
+    path: '/api/provider/credits',
+    auth: 'provider',
+    refuses: [
+      { who: 'owner', status: 403, code: 'provider_required' },
+      { who: 'inactive_provider', status: 403, code: 'provider_inactive' },
+    ],
+  },
+  {
+    method: 'POST',
+    path: '/api/provider/workbench/leads/:leadId/refund-request',
+    auth: 'provider',
+    body: { reason: 'spam' },
+    refuses: [
+      { who: 'owner', status: 403, code: 'provider_required' },
+      { who: 'inactive_provider', status: 403, code: 'provider_inactive' },
+    ],
+  },
   // The provider API and the workbench API.
   {
     method: 'GET',

@@ -104,6 +104,14 @@ describe('every JSON route treats odd input alike', () => {
     expect(missing).toEqual([]);
   });
 
+  it('a path whose segment spells the route’s own parameter (`:user_id`) is answered, never a 5xx', async () => {
+    for (const route of ADMIN_ROUTES.filter((entry) => entry.body && /\{\w+\}/.test(entry.path))) {
+      const path = route.path.replace(/\{(\w+)\}/g, ':$1');
+      const response = await call(path, { method: route.method.toUpperCase(), token: ADMIN_TOKEN, body: {} });
+      expect(response.status, `${route.method} ${path}`).toBeLessThan(500);
+    }
+  });
+
   it('a byte-order mark is malformed JSON on every route (400), never a 5xx', async () => {
     for (const route of requestBodies()) {
       const response = await send(route, new Uint8Array([0xef, 0xbb, 0xbf, ...encode('{}')]));

@@ -260,6 +260,27 @@ describe('what an execution is charged', () => {
     );
   });
 
+  it('charges two meters in one transfer, each balance after the one before', async () => {
+    const tenant = await createTenant();
+    const contract = await recordContract(tenant.workspaceId, {
+      overage: { executions: { unit_price_minor: 2 }, leads: { unit_price_minor: 30 } },
+    });
+    await credit(contract.escrow_id, 100);
+    const body = await json(await execute(tenant.token, executeBody()));
+    expect(contractLine(body)).toMatchObject({ charged_minor: 2 });
+    expect(contractLine(body, 'leads')).toMatchObject({ charged_minor: 30 });
+    const escrowLegs = await env.DB.prepare(
+      'SELECT meter, amount_minor, balance_after FROM ledger_entries WHERE account = ? AND kind = ? ORDER BY seq',
+    )
+      .bind(contract.escrow_id, 'charge')
+      .all();
+    expect(escrowLegs.results).toEqual([
+      { meter: 'executions', amount_minor: -2, balance_after: 98 },
+      { meter: 'leads', amount_minor: -30, balance_after: 68 },
+    ]);
+    await expectBalancedBooks();
+  });
+
   it('refuses a request naming another contract or escrow with 422 contract_mismatch', async () => {
     const tenant = await createTenant();
     const contract = await recordContract(tenant.workspaceId);

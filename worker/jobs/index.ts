@@ -9,6 +9,8 @@ import { logLine } from '../lib/request-context';
 import { buildServices, type Services } from '../lib/services';
 import { sendEmails, sendEmailsMessageSchema, sweepEmails } from '../platform/email';
 import { sweepLeadTimers } from '../platform/leads';
+import { sweepBilling } from '../platform/billing';
+import { rollUp } from '../platform/rollups';
 import { deliverMessageSchema, endpointsWithPending, sweepDueDeliveries } from '../platform/webhooks';
 import { emailSendDeps } from './email';
 import { publishCommittedEvents } from './publish';
@@ -89,8 +91,11 @@ export async function handleScheduled(controller: ScheduledController, env: Bind
     logLine({ level: 'info', message: 'scheduled', cron: controller.cron, purged });
     return;
   }
-  // Lead timers first: the offers and escalations they make write emails the email sweep then finds.
+  // Lead timers first: the offers and escalations they make write emails the email sweep then finds;
+  // so do the ledger's notices and statements. The rollups count what the outbox holds so far.
   const leads = await sweepLeadTimers(db, now, services.limits.leadMinuteMs);
+  await rollUp(db);
+  await sweepBilling(db, now);
   const [requeued, emails] = await Promise.all([
     sweepDueDeliveries(db, services.queues.events, now),
     sweepEmails(db, services.queues.emails, now),

@@ -52,6 +52,9 @@ function tooLarge(maxBytes: number): ApiError {
 /** Step 1: content type and size; keeps the body as text for parseJsonBody and the validator. */
 export function readJsonBody(maxBytes: number = MAX_JSON_BODY_BYTES) {
   return createMiddleware<AppEnv>(async (c, next) => {
+    // A path that matches two routes (a literal `:user_id` segment matches the route's own
+    // pattern as text too) runs this twice: the body was read and checked the first time.
+    if ((c.req.bodyCache as { text?: Promise<string> }).text) return next();
     const contentType = c.req.header('Content-Type') ?? '';
     if (!JSON_CONTENT_TYPE.test(contentType.trim())) {
       throw new ApiError('unsupported_media_type', 'Send the body as Content-Type: application/json (UTF-8).');

@@ -32,3 +32,7 @@ export {
 } from './lead-fees';
 export * from './schemas';
 export { type MeterEvent, meterEvents, meterEventSchema } from './meter-events';
+export { sweepBilling } from './sweep';
+export { listStatements, statementsCsv, workspaceEscrowIds } from './statements';
+export { billingRoutes } from './routes';
+export { usageView } from './usage';

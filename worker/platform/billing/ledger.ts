@@ -51,12 +51,26 @@ export function transferInsert(
   now: number,
 ): BatchItem<'sqlite'> {
   const transferId = transfer.transferId ?? newId('trf', now);
-  const rows = transfer.legs.map(
-    (leg, index) => sql`SELECT ${index} AS ord, ${newId('led', now)} AS id, ${leg.account} AS account,
-      ${leg.accountKind} AS account_kind, ${leg.amount} AS amount, ${leg.kind} AS kind, ${leg.meter ?? null} AS meter,
-      ${leg.quantity ?? null} AS quantity, ${leg.ref} AS ref, ${leg.workspaceId ?? null} AS workspace_id`,
-  );
-  const legs = sql.join(rows, sql` UNION ALL `);
+  // One row per leg, as a CASE over the leg's index (D1 caps compound SELECTs at a few terms).
+  const column = (name: string, value: (leg: Leg, index: number) => unknown) =>
+    sql`CASE ord ${sql.join(
+      transfer.legs.map((leg, index) => sql`WHEN ${index} THEN ${value(leg, index)}`),
+      sql` `,
+    )} END AS ${sql.raw(name)}`;
+  const legs = sql`SELECT ord, ${sql.join(
+    [
+      column('id', () => newId('led', now)),
+      column('account', (leg) => leg.account),
+      column('account_kind', (leg) => leg.accountKind),
+      column('amount', (leg) => leg.amount),
+      column('kind', (leg) => leg.kind),
+      column('meter', (leg) => leg.meter ?? null),
+      column('quantity', (leg) => leg.quantity ?? null),
+      column('ref', (leg) => leg.ref),
+      column('workspace_id', (leg) => leg.workspaceId ?? null),
+    ],
+    sql`, `,
+  )} FROM (SELECT key AS ord FROM json_each(${JSON.stringify(transfer.legs.map(() => 0))}))`;
   return db.all<{ id: string; account: string; amount: number; balance: number }>(sql`INSERT INTO ${ledgerEntries}
       (id, transfer_id, account, account_kind, amount_minor, balance_after, currency, kind, meter, quantity, ref,
       workspace_id, created_at)

@@ -71,6 +71,7 @@ export function executionEvents(facts: ExecutionFacts): NewEvent[] {
       domain: facts.domain,
       channelKey: facts.channel?.channelKey ?? null,
       summaryText: facts.text,
+      executionId: facts.executionId,
       now: facts.now,
     });
     list.push(newEvent('lead.created', workspaceId, data));

@@ -16,6 +16,7 @@ import {
   type EmailFooter,
   leadAlertEmail,
   leadDigestEmail,
+  billingNoticeEmail,
   testEmail,
   unclaimedEmail,
 } from './templates';
@@ -305,6 +306,36 @@ async function smtpTestEmail(
   return { email: addressed(row, user.email, content, `${origin}/email/unsubscribe/${token}`, settings) };
 }
 
+/** A billing notice, to a workspace owner (`user_id`) or to the expert whose credits it is about (`provider_id`). */
+async function billingEmail(db: Database, row: EmailRow, settings: ComposeSettings, origin: string): Promise<Composed> {
+  const forExpert = row.providerId !== null;
+  const recipient = forExpert
+    ? await db
+        .select({ email: users.email, userId: users.id })
+        .from(providers)
+        .innerJoin(users, eq(users.id, providers.userId))
+        .where(eq(providers.id, row.providerId!))
+        .get()
+    : await db.select({ email: users.email, userId: users.id }).from(users).where(eq(users.id, row.userId!)).get();
+  if (!recipient) return { skip: 'The recipient no longer exists.' };
+  if (await isSuppressed(db, recipient.email)) return { skip: 'The recipient unsubscribed from these emails.' };
+  const url = forExpert
+    ? `${origin}/provider/workbench#credits`
+    : `${origin}/integrations/usage?ws=${encodeURIComponent(row.workspaceId)}`;
+  const content = billingNoticeEmail(
+    { subject: row.subject, url, forExpert },
+    {
+      reason: forExpert
+        ? 'You get this because you claim leads on this platform, and these are your credits.'
+        : 'You get this because you own this workspace, and this is its contract.',
+      manageUrl: url,
+      manageLabel: forExpert ? 'See your credits' : 'See usage',
+    },
+  );
+  const token = await unsubscribeToken(settings.signingSecret, { kind: 'owner', userId: recipient.userId });
+  return { email: addressed(row, recipient.email, content, `${origin}/email/unsubscribe/${token}`, settings) };
+}
+
 /** The email a claimed row becomes now, or why there is nothing to send. */
 export async function composeEmail(
   db: Database,
@@ -318,5 +349,6 @@ export async function composeEmail(
   if (row.kind === 'visitor_continuation') return visitorEmail(db, row, settings, origin, now);
   if (row.kind === 'lead_unclaimed') return ownerEmail(db, row, settings, origin, now);
   if (row.kind === 'smtp_test') return smtpTestEmail(db, row, settings, origin);
+  if (row.kind === 'billing_notice') return billingEmail(db, row, settings, origin);
   return expertEmail(db, row, settings, origin);
 }

@@ -4,6 +4,7 @@
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */
 export {
+  billingNoticeInserts,
   continuationHold,
   INSTANT_ALERTS_PER_HOUR,
   emailStatus,

@@ -91,6 +91,31 @@ export function unclaimedAlertInserts(db: Database, which: SQL, now: number): Ba
 }
 
 /**
+ * Billing notices (docs/design/billing.md): for each row `from` selects (a FROM … clause with the
+ * escrow's `owner_kind` and `owner_id` columns), an email to each owner of the workspace, or to
+ * the expert whose escrow it is. Its subject says it all; the body links to the numbers.
+ */
+export function billingNoticeInserts(
+  db: Database,
+  notice: { from: SQL; ownerKind: SQL; ownerId: SQL; subject: SQL },
+  now: number,
+): BatchItem<'sqlite'> {
+  const { memberships } = schema;
+  const statement = db.all(sql`
+    INSERT INTO ${emails} (id, workspace_id, kind, status, user_id, provider_id, subject, link_origin,
+      next_attempt_at, created_at, updated_at)
+    SELECT ${idsInStatement(now)}, CASE WHEN n.owner_kind = 'workspace' THEN n.owner_id ELSE '' END, 'billing_notice',
+      'queued', m.user_id, CASE WHEN n.owner_kind = 'provider' THEN n.owner_id END, n.subject, '', ${now}, ${now},
+      ${now}
+    FROM (SELECT ${notice.ownerKind} AS owner_kind, ${notice.ownerId} AS owner_id, ${notice.subject} AS subject
+      ${notice.from}) AS n
+    LEFT JOIN ${memberships} m ON n.owner_kind = 'workspace' AND m.workspace_id = n.owner_id AND m.role = 'owner'
+    WHERE n.owner_kind = 'provider' OR m.user_id IS NOT NULL
+    RETURNING id, status`);
+  return afterCommit(statement, collect(db));
+}
+
+/**
  * A reply's continuation email (docs/design/email.md), one statement in the reply's batch: held
  * for 2 minutes (`unreadAfterMs`), when the conversation's lead has an email address and no continuation is held
  * already (that one will carry this reply too). The sweep then sends it, or skips it when the

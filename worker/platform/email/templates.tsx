@@ -290,3 +290,27 @@ export function testEmail(facts: { sentAt: string; consoleUrl: string }, footer:
     textFooter(footer);
   return { subject, text, html: `<!doctype html>${html}` };
 }
+
+/**
+ * A billing notice (docs/design/billing.md): an allowance nearly or wholly used, a low balance, a
+ * statement issued. The subject says what happened; the body says where to see the numbers.
+ */
+export function billingNoticeEmail(
+  facts: { subject: string; url: string; forExpert: boolean },
+  footer: EmailFooter,
+): ComposedContent {
+  const where = facts.forExpert ? 'your credits on the workbench' : 'the workspace’s usage page';
+  const html = (
+    <Layout preheader={facts.subject} footer={footer}>
+      <h1 style="font-size:20px;margin:0 0 4px;">{facts.subject}</h1>
+      <p style="margin:0 0 12px;color:#4b5563;">
+        The numbers, the balance and every statement (with CSV) are on {where}.
+      </p>
+      <Button href={facts.url}>{facts.forExpert ? 'See your credits' : 'See usage'}</Button>
+    </Layout>
+  );
+  const text =
+    `${facts.subject}.\n\nThe numbers, the balance and every statement are on ${where}: ${facts.url}\n\n` +
+    textFooter(footer);
+  return { subject: facts.subject, text, html: `<!doctype html>${html}` };
+}

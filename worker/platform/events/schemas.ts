@@ -24,6 +24,7 @@ export const EVENT_DATA = {
   'lead.created': z.object({
     lead_id: z.string(),
     demand_id: z.string(),
+    execution_id: z.string().openapi({ description: 'The execution whose demand became this lead.' }),
     reference: z.string(),
     status: z.literal('open'),
     trigger: z.enum(TRIGGERS),
@@ -110,6 +111,33 @@ export const EVENT_DATA = {
     author_name: z.string().nullable(),
     text: z.string(),
     created_at: at,
+  }),
+  'usage.threshold_reached': z.object({
+    contract_id: z.string(),
+    meter: z.string(),
+    period: z.string().openapi({ description: 'The calendar month (UTC), `YYYY-MM`.' }),
+    percent: z.union([z.literal(80), z.literal(100)]),
+    used: z.number().int(),
+    included: z.number().int(),
+    reached_at: at,
+  }),
+  'escrow.low_balance': z.object({
+    escrow_id: z.string(),
+    contract_id: z.string().nullable(),
+    currency: z.string(),
+    balance_minor: z.number().int(),
+    low_balance_minor: z.number().int(),
+    noticed_at: at,
+  }),
+  'statement.issued': z.object({
+    statement_id: z.string(),
+    escrow_id: z.string(),
+    contract_id: z.string().nullable(),
+    period: z.string(),
+    currency: z.string(),
+    opening_minor: z.number().int(),
+    closing_minor: z.number().int(),
+    issued_at: at,
   }),
 } as const;
 

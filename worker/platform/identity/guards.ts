@@ -19,7 +19,8 @@ import { scopeFor, type WorkspaceAction } from '../access';
 export interface WorkspaceAccess {
   workspaceId: string;
   organizationId: string;
-  actorKind: 'api_key' | 'user';
+  /** `admin`: a platform administrator reading a workspace it named (the usage routes). */
+  actorKind: 'api_key' | 'user' | 'admin';
   actorId: string;
 }
 

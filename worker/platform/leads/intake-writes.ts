@@ -213,11 +213,12 @@ export function planWrites(
 /** A new lead as `lead.created` reports it: its public shape, without contact details. */
 export function leadCreatedData(
   plan: ExecutedPlan,
-  facts: { domain: string; channelKey: string | null; summaryText?: string; now: number },
+  facts: { domain: string; channelKey: string | null; summaryText?: string; executionId: string; now: number },
 ): EventData<'lead.created'> {
   return {
     lead_id: plan.lead!.id,
     demand_id: plan.demand.id,
+    execution_id: facts.executionId,
     reference: demandReference(plan.demand.id),
     status: 'open' as const,
     trigger: plan.trigger,

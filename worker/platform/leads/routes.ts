@@ -7,6 +7,13 @@ import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { jsonBody, jsonContent, problemResponses } from '../../lib/openapi';
 import { requireProvider, requireProviderRow } from '../providers';
 import type { AuditContext } from '../audit';
+import {
+  providerCredits,
+  providerCreditsSchema,
+  refundRequestBodySchema,
+  refundRequestSchema,
+  requestRefund,
+} from '../billing';
 import { replyToLead } from './conversation';
 import {
   leadDetailSchema,
@@ -176,5 +183,53 @@ export function workbenchRoutes() {
     const leadId = c.req.valid('param').leadId;
     return c.json(await replyToLead(c.var.db, provider, leadId, text, providerAudit(c), c.var.services.mail), 201);
   });
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/provider/credits',
+      operationId: 'getCredits',
+      tags: ['Workbench'],
+      summary: 'Your credits: balance, lead fees, refunds and refund requests',
+      security: security,
+      middleware: [requireProvider('workbench.use')] as const,
+      responses: {
+        200: jsonContent(providerCreditsSchema, 'Your escrow, its latest 50 entries, and your refund requests.'),
+        ...problemResponses([401, 403] as const),
+      },
+    }),
+    async (c) => {
+      c.header('Cache-Control', 'no-store');
+      const provider = requireProviderRow(c);
+      return c.json(await providerCredits(c.var.db, provider.id, c.var.services.settings.PLATFORM_CURRENCY), 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/provider/workbench/leads/{leadId}/refund-request',
+      operationId: 'requestLeadRefund',
+      tags: ['Workbench'],
+      summary: 'Ask for a lead’s fee back (spam, unreachable)',
+      description: 'Once per lead, within 7 days of paying its fee. An administrator decides.',
+      security: security,
+      middleware: [readJsonBody(), requireProvider('workbench.use'), parseJsonBody] as const,
+      request: { params: leadIdParam, body: jsonBody(refundRequestBodySchema) },
+      responses: {
+        201: jsonContent(refundRequestSchema, 'The request, pending.'),
+        ...problemResponses([401, 403, 404, 409, 422] as const),
+      },
+    }),
+    async (c) => {
+      const provider = requireProviderRow(c);
+      const body = c.req.valid('json');
+      const request = await requestRefund(
+        c.var.db,
+        { actorKind: 'user', actorId: c.var.user.id, requestId: c.var.requestId, traceId: c.var.traceId },
+        { providerId: provider.id, leadId: c.req.valid('param').leadId, reason: body.reason, note: body.note ?? null },
+        c.var.services.clock.now(),
+      );
+      return c.json(request, 201);
+    },
+  );
   return app;
 }

@@ -13,6 +13,10 @@ const EVENT_MEANINGS: Record<EventType, string> = {
   'provider.status_changed': 'A provider who is a member of the workspace changed state (approved, suspended…).',
   'intake.received': 'A visitor’s message, handoff or contact form reached a channel.',
   'conversation.message_created': 'A message was added to a conversation (visitor, agent, expert or platform).',
+  'usage.threshold_reached':
+    'A meter of the contract reached 80% or 100% of its monthly allowance (once a month each).',
+  'escrow.low_balance': 'The contract’s escrow fell below its low-balance threshold.',
+  'statement.issued': 'A month closed: the contract’s statement is ready (JSON or CSV at /api/usage/statements).',
 };
 
 /** A lead.created event as it is sent: the test checks it against the event's own schema. */
@@ -24,6 +28,7 @@ export const EXAMPLE_EVENT = {
   data: {
     lead_id: 'lead_01m82f7a9k2c4d6e8g0h2j4k6n',
     demand_id: 'dem_01m82f7a9k2c4d6e8g0h2j4k6p',
+    execution_id: 'exe_01m82f7a9k2c4d6e8g0h2j4k6q',
     reference: 'D-8S5BSX',
     status: 'open',
     trigger: 'consultation',

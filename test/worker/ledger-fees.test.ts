@@ -1,0 +1,202 @@
+/**
+ * Lead fees and refunds (docs/design/billing.md): a claim pays the domain's lead price from the
+ * expert's escrow in its own batch; without the funds there is no claim; a refund is asked once,
+ * within 7 days, and an accepted one credits the fee back once.
+ */
+import { env } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { balanceOf, credit, expectBalancedBooks } from './billing-helpers';
+import { ADMIN_TOKEN, call, createTenant, expectProblem, json, type Tenant } from './helpers';
+import { createActiveExpert, createChannel, sessionCall, visitorSays, type TestProvider } from './provider-helpers';
+
+let ipCounter = 0;
+const nextIp = () => `198.19.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;
+
+async function pricedDomain(price: number): Promise<string> {
+  const domain = `fee-${Math.random().toString(36).slice(2, 9)}`;
+  const response = await call('/api/admin/domains', {
+    token: ADMIN_TOKEN,
+    body: { domain, name: domain, lead_price_minor: price },
+  });
+  expect(response.status, await response.clone().text()).toBe(201);
+  expect((await json(response)).lead_price_minor).toBe(price);
+  return domain;
+}
+
+const claim = (expert: TestProvider, leadId: string) =>
+  sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' });
+const release = (expert: TestProvider, leadId: string) =>
+  sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/status`, { body: { status: 'open' } });
+const credits = async (expert: TestProvider) => json(await sessionCall(expert.cookie, '/api/provider/credits'));
+const askRefund = (expert: TestProvider, leadId: string, reason = 'spam') =>
+  sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/refund-request`, { body: { reason } });
+const decide = (requestId: string, decision: 'accept' | 'decline') =>
+  call(`/api/admin/refund-requests/${requestId}/decision`, { token: ADMIN_TOKEN, body: { decision } });
+
+describe('lead fees', () => {
+  let domain: string;
+  let tenant: Tenant;
+  let channel: string;
+  let expert: TestProvider;
+  let other: TestProvider;
+  const newLead = async () =>
+    (await visitorSays(channel, { message: { text: `A lead to pay for ${Math.random()}` } }, nextIp()))
+      .lead_id as string;
+
+  beforeAll(async () => {
+    domain = await pricedDomain(300);
+    tenant = await createTenant({ scopes: ['execute', 'leads:write', 'channels:write', 'channels:read'] });
+    channel = await createChannel(tenant.token, { domain });
+    expert = await createActiveExpert({ domains: [domain] });
+    other = await createActiveExpert({ domains: [domain] });
+  });
+
+  it('every approved expert has an escrow, shown to them and to the admin', async () => {
+    const mine = await credits(expert);
+    expect(mine).toMatchObject({ currency: 'EUR', balance_minor: 0, entries: [], refund_requests: [] });
+    expect(mine.escrow_id).toMatch(/^esc_/);
+    const view = await json(await call(`/api/admin/providers/${expert.providerId}`, { token: ADMIN_TOKEN }));
+    expect(view.escrow_id).toBe(mine.escrow_id);
+  });
+
+  it('a claim without the funds is 402 insufficient_credits, and nothing of it is written', async () => {
+    const leadId = await newLead();
+    const problem = await expectProblem(await claim(expert, leadId), 402, 'insufficient_credits');
+    expect(problem.lead_price_minor).toBe(300);
+    const lead = await env.DB.prepare('SELECT status, claimed_by FROM leads WHERE id = ?').bind(leadId).first();
+    expect(lead).toEqual({ status: 'open', claimed_by: null });
+    const events = await env.DB.prepare(
+      "SELECT COUNT(*) AS n FROM lead_events WHERE lead_id = ? AND to_status = 'claimed'",
+    )
+      .bind(leadId)
+      .first<{ n: number }>();
+    expect(events?.n).toBe(0);
+  });
+
+  it('a claim pays the fee in its batch, once per lead and expert; a release refunds nothing', async () => {
+    const { escrow_id: escrowId } = await credits(expert);
+    await credit(escrowId, 1000);
+    const leadId = await newLead();
+    expect((await claim(expert, leadId)).status).toBe(200);
+    expect(await balanceOf(escrowId)).toBe(700);
+    // Released and claimed again by the same expert: not charged twice.
+    expect((await release(expert, leadId)).status).toBe(200);
+    await env.DB.prepare('UPDATE lead_offers SET cooldown_until = NULL WHERE lead_id = ?').bind(leadId).run();
+    expect((await claim(expert, leadId)).status).toBe(200);
+    expect(await balanceOf(escrowId)).toBe(700);
+    const mine = await credits(expert);
+    expect(
+      mine.entries.map((entry: { kind: string; amount_minor: number }) => [entry.kind, entry.amount_minor]),
+    ).toEqual([
+      ['lead_fee', -300],
+      ['credit', 1000],
+    ]);
+    await expectBalancedBooks();
+  });
+
+  it('a free domain costs nothing to claim', async () => {
+    const free = `free-${Math.random().toString(36).slice(2, 9)}`;
+    expect((await call('/api/admin/domains', { token: ADMIN_TOKEN, body: { domain: free, name: free } })).status).toBe(
+      201,
+    );
+    const freeExpert = await createActiveExpert({ domains: [free] });
+    const freeChannel = await createChannel(tenant.token, { domain: free });
+    const lead = await visitorSays(freeChannel, { message: { text: 'Free lead please' } }, nextIp());
+    expect((await claim(freeExpert, lead.lead_id)).status).toBe(200);
+    expect((await credits(freeExpert)).entries).toEqual([]);
+  });
+
+  it('an admin changes a domain’s price; the next claim pays the new one', async () => {
+    const changed = await call(`/api/admin/domains/${domain}`, {
+      method: 'PATCH',
+      token: ADMIN_TOKEN,
+      body: { lead_price_minor: 150 },
+    });
+    expect((await json(changed)).lead_price_minor).toBe(150);
+    const { escrow_id: escrowId } = await credits(other);
+    await credit(escrowId, 150);
+    expect((await claim(other, await newLead())).status).toBe(200);
+    expect(await balanceOf(escrowId)).toBe(0);
+    await call(`/api/admin/domains/${domain}`, {
+      method: 'PATCH',
+      token: ADMIN_TOKEN,
+      body: { lead_price_minor: 300 },
+    });
+    await expectProblem(
+      await call('/api/admin/domains/no-such-domain', { method: 'PATCH', token: ADMIN_TOKEN, body: { name: 'x' } }),
+      404,
+      'not_found',
+    );
+  });
+});
+
+describe('refunds of lead fees', () => {
+  let expert: TestProvider;
+  let escrowId: string;
+  let leadId: string;
+  let channel: string;
+
+  beforeAll(async () => {
+    const domain = await pricedDomain(400);
+    const tenant = await createTenant({ scopes: ['execute', 'leads:write', 'channels:write', 'channels:read'] });
+    channel = await createChannel(tenant.token, { domain });
+    expert = await createActiveExpert({ domains: [domain] });
+    escrowId = (await credits(expert)).escrow_id;
+    await credit(escrowId, 1000);
+    leadId = (await visitorSays(channel, { message: { text: 'Spam spam spam' } }, nextIp())).lead_id;
+    expect((await claim(expert, leadId)).status).toBe(200);
+  });
+
+  it('are asked once per lead, and only for a lead whose fee was paid', async () => {
+    const asked = await askRefund(expert, leadId);
+    expect(asked.status, await asked.clone().text()).toBe(201);
+    expect(await json(asked)).toMatchObject({ lead_id: leadId, amount_minor: 400, status: 'pending', reason: 'spam' });
+    await expectProblem(await askRefund(expert, leadId, 'unreachable'), 409, 'refund_not_allowed');
+    const unpaid = (await visitorSays(channel, { message: { text: 'Not claimed by me' } }, nextIp())).lead_id;
+    await expectProblem(await askRefund(expert, unpaid), 404, 'not_found');
+    await expectProblem(
+      await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/refund-request`, {
+        body: { reason: 'did not like them' },
+      }),
+      422,
+      'validation_failed',
+    );
+  });
+
+  it('an accepted one credits the fee back once; a second decision is refused', async () => {
+    const pending = await json(await call('/api/admin/refund-requests?status=pending', { token: ADMIN_TOKEN }));
+    const request = pending.data.find((entry: { lead_id: string }) => entry.lead_id === leadId);
+    expect(request).toBeTruthy();
+    expect(await balanceOf(escrowId)).toBe(600);
+    const [first, second] = await Promise.all([
+      decide(request.refund_request_id, 'accept'),
+      decide(request.refund_request_id, 'accept'),
+    ]);
+    expect([first.status, second.status].sort()).toEqual([200, 409]);
+    expect(await balanceOf(escrowId)).toBe(1000);
+    await expectProblem(await decide(request.refund_request_id, 'decline'), 409, 'invalid_transition');
+    const mine = await credits(expert);
+    expect(mine.refund_requests[0]).toMatchObject({ status: 'accepted', lead_id: leadId });
+    expect(mine.entries[0]).toMatchObject({ kind: 'refund', amount_minor: 400 });
+    await expectBalancedBooks();
+  });
+
+  it('are refused after 7 days', async () => {
+    const late = (await visitorSays(channel, { message: { text: 'Another one' } }, nextIp())).lead_id;
+    expect((await claim(expert, late)).status).toBe(200);
+    await env.DB.prepare("UPDATE ledger_entries SET created_at = created_at - ? WHERE kind = 'lead_fee' AND ref = ?")
+      .bind(8 * 86_400_000, late)
+      .run();
+    await expectProblem(await askRefund(expert, late), 409, 'refund_not_allowed');
+  });
+
+  it('a declined one credits nothing', async () => {
+    const lead = (await visitorSays(channel, { message: { text: 'Decline me' } }, nextIp())).lead_id;
+    expect((await claim(expert, lead)).status).toBe(200);
+    const before = await balanceOf(escrowId);
+    const asked = await json(await askRefund(expert, lead, 'unreachable'));
+    const declined = await json(await decide(asked.refund_request_id, 'decline'));
+    expect(declined.status).toBe('declined');
+    expect(await balanceOf(escrowId)).toBe(before);
+  });
+});
