@@ -203,5 +203,67 @@ INSERT INTO provider_transitions (id, provider_id, from_status, to_status, actor
   VALUES ('ptr_seed_prv_demo_agent', ${quote(DEMO.agentProviderId)}, NULL, 'active', 'system', NULL, 'Seeded as the ' +
     'active reference agent.', ${now})
   ON CONFLICT(id) DO NOTHING;
+${ledgerSql(now)}
 `;
+}
+
+/**
+ * A credit to an escrow (`escrow`: SQL for its id), once (by its entry id), with its funding leg:
+ * the ledger's double entry.
+ */
+function creditSql({ id, escrow, amount, reference, workspaceId, now }) {
+  const exists = `EXISTS (SELECT 1 FROM ledger_entries WHERE id = ${quote(`led_${id}`)})`;
+  const lastOf = (account) =>
+    `coalesce((SELECT balance_after FROM ledger_entries WHERE account = ${account} ORDER BY seq DESC LIMIT 1), 0)`;
+  return `INSERT INTO ledger_entries (id, transfer_id, account, account_kind, amount_minor, balance_after, currency,
+    kind, ref, workspace_id, created_at)
+  SELECT ${quote(`led_${id}`)}, ${quote(`trf_${id}`)}, ${escrow}, 'escrow', ${amount},
+    ${lastOf(escrow)} + ${amount}, 'EUR', 'credit', ${quote(reference)}, ${quote(workspaceId)}, ${now}
+  WHERE NOT ${exists} AND ${escrow} IS NOT NULL;
+INSERT INTO ledger_entries (id, transfer_id, account, account_kind, amount_minor, balance_after, currency, kind, ref,
+    created_at)
+  SELECT ${quote(`led_${id}_funding`)}, ${quote(`trf_${id}`)}, 'platform:funding:EUR', 'funding', ${-amount},
+    ${lastOf("'platform:funding:EUR'")} - ${amount}, 'EUR', 'credit', ${quote(reference)}, ${now}
+  WHERE ${exists} AND NOT EXISTS (SELECT 1 FROM ledger_entries WHERE id = ${quote(`led_${id}_funding`)});`;
+}
+
+/**
+ * The demo's contract and money (docs/design/billing.md): plan "Demo" for ws_demo from the start
+ * of this month (1,000 executions and 100 leads a month; executions past that at 2 cents), its
+ * escrow funded with 100.00 EUR; leads priced on consultation (2.50) and faq (1.50), the domain of
+ * the five-step demo, and 20.00 EUR of credits for each demo expert.
+ */
+function ledgerSql(now) {
+  const monthStart = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1);
+  const escrow = (id, ownerKind, ownerId, contractId) =>
+    `INSERT INTO escrows (id, owner_kind, owner_id, contract_id, currency, low_balance_minor, low_balance_notified,
+    created_at) VALUES (${quote(id)}, '${ownerKind}', ${quote(ownerId)}, ${quote(contractId)}, 'EUR', 1000, 0, ${now})
+  ON CONFLICT DO NOTHING;`;
+  return `UPDATE domains SET lead_price_minor = 250 WHERE slug = 'consultation' AND lead_price_minor IS NULL;
+UPDATE domains SET lead_price_minor = 150 WHERE slug = 'faq' AND lead_price_minor IS NULL;
+INSERT INTO contracts (id, workspace_id, plan, currency, starts_at, ends_at, reference, allowances, overage, escrow_id,
+    created_at)
+  VALUES ('ctr_demo', ${quote(DEMO.workspaceId)}, 'Demo', 'EUR', ${monthStart}, NULL, 'cus_demo',
+    '{"executions":1000,"leads":100}', '{"executions":{"unit_price_minor":2}}', 'esc_demo', ${now})
+  ON CONFLICT(id) DO NOTHING;
+${escrow('esc_demo', 'workspace', DEMO.workspaceId, 'ctr_demo')}
+${creditSql({
+  id: 'demo_credit',
+  escrow: "'esc_demo'",
+  amount: 10_000,
+  reference: 'DEMO-INV-1',
+  workspaceId: DEMO.workspaceId,
+  now,
+})}
+${DEMO_EXPERTS.map(
+  (expert) => `${escrow(`esc_${expert.providerId}`, 'provider', expert.providerId, null)}
+${creditSql({
+  id: `credit_${expert.providerId}`,
+  escrow: `(SELECT id FROM escrows WHERE owner_kind = 'provider' AND owner_id = ${quote(expert.providerId)})`,
+  amount: 2000,
+  reference: 'DEMO-CREDITS',
+  workspaceId: null,
+  now,
+})}`,
+).join('\n')}`;
 }

@@ -67,6 +67,15 @@ describe('the local demo seed', () => {
     expect(first).toContain('"prv_demo_agent"');
     expect(first).toContain('http://127.0.0.1:48788/a2a/jsonrpc');
     expect(first).not.toContain(REFERENCE_AGENT_TEST_SECRET.slice(6, 30));
+    // The demo's contract, its funded escrow and the experts' credits, in balanced books.
+    expect(first).toContain('"ctr_demo"');
+    const books = await db
+      .prepare(
+        "SELECT SUM(amount_minor) AS total, SUM(CASE WHEN account = 'esc_demo' THEN amount_minor END) AS demo, " +
+          'COUNT(DISTINCT account) AS accounts FROM ledger_entries',
+      )
+      .first<{ total: number; demo: number; accounts: number }>();
+    expect(books).toEqual({ total: 0, demo: 10_000, accounts: 4 });
     await runSeed();
     expect(await dumpDatabase()).toBe(first);
   });

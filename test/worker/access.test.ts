@@ -542,6 +542,46 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
     refuses: [{ who: 'owner', status: 403 }],
     body: { note: 'n' },
   },
+  // The ledger's pages: the owner's usage, the expert's refund form, the admin's billing.
+  { method: 'GET', path: '/integrations/usage', auth: 'session', deniedRole: 'admin', tenantScoped: true },
+  { method: 'GET', path: '/integrations/usage/daily.csv', auth: 'session', deniedRole: 'member', tenantScoped: true },
+  {
+    method: 'GET',
+    path: '/integrations/usage/statements.csv',
+    auth: 'session',
+    deniedRole: 'admin',
+    tenantScoped: true,
+  },
+  {
+    method: 'POST',
+    path: '/provider/workbench/leads/:leadId/refund-request',
+    auth: 'session',
+    sessionOf: 'expert',
+    refuses: [
+      { who: 'owner', status: 303 },
+      { who: 'inactive_provider', status: 403 },
+    ],
+    body: { reason: 'spam' },
+  },
+  ...(
+    [
+      ['GET', '/admin/billing'],
+      ['POST', '/admin/billing/contracts'],
+      ['POST', '/admin/billing/contracts/:contractId/end'],
+      ['POST', '/admin/billing/credits'],
+      ['POST', '/admin/billing/refunds/:requestId/accept'],
+      ['POST', '/admin/billing/refunds/:requestId/decline'],
+    ] as const
+  ).map(([method, path]) => ({
+    method,
+    path,
+    auth: 'session' as const,
+    sessionOf: 'platform_admin' as const,
+    refuses: [
+      { who: 'owner' as const, status: 403 },
+      { who: 'expert' as const, status: 403 },
+    ],
+  })),
 ];
 
 /** Routes anyone may call; each is public by design (docs/design/channels-and-widget.md and docs/design/README.md). */

@@ -1,3 +1,4 @@
+import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { app } from '../../worker/index';
 import { DOCS_PAGES, EXAMPLE_AGENT_CARD, EXAMPLE_EVENT } from '../../worker/console/docs/pages';
@@ -19,6 +20,8 @@ describe('the public OpenAPI description', () => {
     const text = await yaml.text();
     expect(text).toContain('openapi: 3.1.0');
     expect(text).toContain('x-route-id: brain.execute');
+    // The same document, whichever format is read.
+    expect(parse(text)).toEqual(document);
   });
 
   it('carries the route contract of POST /api/execute', async () => {

@@ -1,9 +1,9 @@
 /** GET /openapi.json and /openapi.yaml: the public description, generated from the routes' zod schemas. */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { stringify } from 'yaml';
 import { newApp } from '../lib/app';
 import { resolvePlatformUrls, type AppEnv } from '../env';
 import { SERVICE_VERSION } from './healthz';
+import { toYaml } from '../lib/yaml';
 
 type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']>;
 
@@ -62,7 +62,7 @@ export function openApiRoutes(root: OpenAPIHono<AppEnv>) {
   });
   app.get('/openapi.yaml', (c) => {
     c.header('Cache-Control', 'public, max-age=300');
-    return c.body(stringify(documentFor(c.req.url, c.var.settings), { aliasDuplicateObjects: false }), 200, {
+    return c.body(toYaml(documentFor(c.req.url, c.var.settings)), 200, {
       'Content-Type': 'application/yaml; charset=utf-8',
     });
   });

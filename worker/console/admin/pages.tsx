@@ -18,7 +18,11 @@ type QueueRow = {
   submitted_at: string | null;
 };
 
-const adminNav = (): NavItem[] => [{ href: '/admin/providers', label: 'Provider review', current: true }];
+/** The platform admins' areas. */
+export const adminNav = (active: 'providers' | 'billing' = 'providers'): NavItem[] => [
+  { href: '/admin/providers', label: 'Provider review', current: active === 'providers' },
+  { href: '/admin/billing', label: 'Billing', current: active === 'billing' },
+];
 const STATE_LABELS: Record<string, string> = {
   pending_review: 'To review',
   active: 'Active',
@@ -89,7 +93,7 @@ export function ProviderReviewPage({
   error,
 }: {
   user: SessionUser;
-  provider: ProviderProfileView & { email: string; contact_reveals?: number };
+  provider: ProviderProfileView & { email: string; contact_reveals?: number; escrow_id?: string | null };
   /** Agents and robots: their last 24 hours. */
   health?: AgentHealth;
   /** The signing secret the approval just issued, shown this once. */
@@ -109,7 +113,13 @@ export function ProviderReviewPage({
     ['Languages', provider.languages.join(', ') || '—'],
     ['Regions', provider.regions.join(', ') || '—'],
     ...(provider.kind === 'expert'
-      ? ([['Contact reveals', `${provider.contact_reveals ?? 0} (one per claim)`]] as [string, string][])
+      ? ([
+          ['Contact reveals', `${provider.contact_reveals ?? 0} (one per claim)`],
+          [
+            'Credits escrow',
+            provider.escrow_id ? `${provider.escrow_id} (credit it on the Billing page)` : 'opened at approval',
+          ],
+        ] as [string, string][])
       : []),
     ...(provider.endpoint_url ? ([['Endpoint', provider.endpoint_url]] as [string, string][]) : []),
     ...(provider.agent_card_url ? ([['Agent card', provider.agent_card_url]] as [string, string][]) : []),

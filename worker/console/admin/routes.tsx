@@ -21,6 +21,7 @@ import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { userAuditContext } from '../shared/workspace';
 import { ProviderQueuePage, ProviderReviewPage } from './pages';
+import { registerBillingPages } from './billing-routes';
 
 const requirePlatformAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!currentUser(c).isPlatformAdmin)
@@ -61,6 +62,7 @@ export function adminPageRoutes() {
   for (const path of ['/admin', '/admin/*']) app.use(path, ...consolePageGuards, requirePlatformAdmin);
 
   app.get('/admin', (c) => c.redirect('/admin/providers', 303));
+  registerBillingPages(app);
 
   app.get('/admin/providers', async (c) => {
     const wanted = c.req.query('status');

@@ -36,6 +36,8 @@ import { ProviderOnboardingPage } from './onboarding-page';
 import { OperationsPage, ProviderClosedPage } from './operations-page';
 import { ONBOARDING_STEPS, type OnboardingStep } from './states';
 import { WorkbenchPage } from './workbench-page';
+import { providerCredits } from '../../platform/billing';
+import { registerCreditRoutes } from './credits-routes';
 
 /**
  * The one provider gate of the console's pages, over the same policy as the provider API
@@ -202,11 +204,14 @@ async function renderWorkbench(
   const profile = await describeProvider(c.var.db, provider);
   const tab = c.req.query('tab') === 'mine' ? 'mine' : 'available';
   const after = c.req.query('after');
-  const page = await listLeadsForProvider(c.var.db, provider, {
-    scope: tab,
-    limit: 25,
-    ...(after?.startsWith('lead_') ? { startingAfter: after } : {}),
-  });
+  const [page, credits] = await Promise.all([
+    listLeadsForProvider(c.var.db, provider, {
+      scope: tab,
+      limit: 25,
+      ...(after?.startsWith('lead_') ? { startingAfter: after } : {}),
+    }),
+    providerCredits(c.var.db, provider.id, c.var.services.settings.PLATFORM_CURRENCY),
+  ]);
   return c.html(
     <WorkbenchPage
       user={user}
@@ -216,6 +221,8 @@ async function renderWorkbench(
       counts={page.counts}
       hasMore={page.has_more}
       preferences={preferencesOf(provider)}
+      credits={credits}
+      now={c.var.services.clock.now()}
       notice={noticeOf(c)}
       {...extra}
     />,
@@ -272,6 +279,7 @@ export function providerPageRoutes() {
 
   app.get('/provider/workbench', async (c) => renderWorkbench(c, requireProviderRow(c)));
 
+  registerCreditRoutes(app);
   app.post('/provider/workbench/preferences', async (c) => {
     const provider = requireProviderRow(c);
     const form = await readForm(c);

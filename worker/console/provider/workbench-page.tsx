@@ -8,6 +8,7 @@ import { Field, Select } from '../shared/forms';
 import type { SessionUser } from '../../platform/identity';
 import { ConsoleLayout, StatusPill, when } from '../shared/layout';
 import { providerNav } from './states';
+import { type Credits, CreditsCard } from './credits-card';
 
 export const URGENCY_LABEL: Record<string, string> = { high: 'urgent', normal: 'normal', low: 'low' };
 
@@ -38,6 +39,8 @@ interface WorkbenchProps {
   counts: { available: number; mine: number };
   hasMore: boolean;
   preferences: Preferences;
+  credits: Credits;
+  now: number;
   notice?: string;
   error?: string;
 }
@@ -97,6 +100,7 @@ export function WorkbenchPage(props: WorkbenchProps) {
           </p>
         ) : null}
       </section>
+      <CreditsCard credits={props.credits} now={props.now} />
       <PreferencesCard preferences={props.preferences} />
     </ConsoleLayout>
   );

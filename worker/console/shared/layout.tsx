@@ -43,12 +43,15 @@ export function workspaceNav(current: MembershipView, active: WorkspaceArea | un
     ...(roleMay(current.role, 'emails.read')
       ? [{ href: `/integrations/email${wsQuery(current.workspaceId)}`, label: 'Email', current: active === 'email' }]
       : []),
+    ...(roleMay(current.role, 'usage.read')
+      ? [{ href: `/integrations/usage${wsQuery(current.workspaceId)}`, label: 'Usage', current: active === 'usage' }]
+      : []),
     { href: '/docs', label: 'Docs' },
   ];
 }
 
 /** The areas of a workspace's console. */
-export type WorkspaceArea = 'channels' | 'team' | 'webhooks' | 'email';
+export type WorkspaceArea = 'channels' | 'team' | 'webhooks' | 'email' | 'usage';
 
 interface LayoutProps {
   title: string;

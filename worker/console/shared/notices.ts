@@ -25,6 +25,12 @@ const NOTICES: Record<string, string> = {
   suspended: 'Provider suspended.',
   settings: 'Workspace settings saved.',
   preferences: 'Preferences saved.',
+  refund_requested: 'Asked: the platform team decides, and an accepted request puts the fee back in your credits.',
+  refund_accepted: 'Refund accepted: the fee is back in the expert’s credits.',
+  refund_declined: 'Refund declined.',
+  contract_recorded: 'Contract recorded, with its escrow.',
+  contract_ended: 'Contract ended.',
+  credited: 'Credit recorded.',
 };
 
 /** The notice a redirect asked the page to show, if it is one of ours. */

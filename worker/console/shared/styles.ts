@@ -202,6 +202,32 @@ grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; }
 .demo-grid h2 { font-size: 1.1rem; margin: 0 0 0.4rem; }
 @media (max-width: 480px) { body { font-size: 15px; } h1 { font-size: 1.5rem; } .card { padding: 1rem;
 } th, td { padding: 0.4rem; } }
+/* Charts (shared/charts.tsx) and meters against an allowance (the usage page). */
+.chart { margin: 0.5rem 0 0; }
+.chart-title { font-weight: 600; margin-bottom: 0.25rem; }
+.chart svg { width: 100%; height: auto; display: block; }
+.chart .tick line { stroke: var(--line); }
+.chart text { font-size: 11px; fill: var(--muted); }
+.chart .series-1 { fill: var(--accent); stroke: var(--accent); }
+.chart .series-2 { fill: #0f8a6a; stroke: #0f8a6a; }
+.chart .series-3 { fill: #b45309; stroke: #b45309; }
+.chart .series-4 { fill: #7c3aed; stroke: #7c3aed; }
+.chart path.line { fill: none; stroke-width: 2; }
+.legend { list-style: none; padding: 0; margin: 0.25rem 0; display: flex; flex-wrap: wrap; gap: 0.25rem 1rem;
+  font-size: 0.9rem; }
+.swatch { display: inline-block; width: 0.8rem; height: 0.8rem; border-radius: 2px; margin-right: 0.35rem;
+  vertical-align: -0.05rem; }
+.legend .series-1 { background: var(--accent); } .legend .series-2 { background: #0f8a6a; }
+.legend .series-3 { background: #b45309; } .legend .series-4 { background: #7c3aed; }
+.chart-numbers summary { cursor: pointer; color: var(--accent); margin: 0.5rem 0; }
+.meters { list-style: none; padding: 0; margin: 0; display: grid; gap: 1rem;
+  grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); }
+.meters li { border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem; }
+.meters .figure { font-size: 1.4rem; font-weight: 700; }
+.meters progress { width: 100%; height: 0.6rem; accent-color: var(--accent); }
+.meters progress.over { accent-color: var(--bad); }
+.money { font-variant-numeric: tabular-nums; }
+.balance { font-size: 2rem; font-weight: 700; margin: 0.25rem 0; }
 /* On a phone, a data table becomes one card per row: every column shows, labelled, none cut off. */
 @media (max-width: 640px) {
   table.cards thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }

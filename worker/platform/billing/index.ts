@@ -18,7 +18,7 @@ export {
   forgetContracts,
   listContracts,
 } from './contracts';
-export { balanceOf, fundingAccount, revenueAccount, transferInsert } from './ledger';
+export { balanceOf, balances as escrowBalances, fundingAccount, revenueAccount, transferInsert } from './ledger';
 export { creditEscrow, escrowView, openProviderEscrow } from './escrows';
 export {
   claimRefusedForFunds,

@@ -1,0 +1,153 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * Charts drawn on the server as SVG (no script): the scales come from d3-scale and the lines from
+ * d3-shape. Each chart has a title and a description that screen readers read, and its numbers
+ * follow as a table, for reading and copying, with a CSV link when the page offers one.
+ */
+import { scaleBand, scaleLinear } from 'd3-scale';
+import { line } from 'd3-shape';
+import { DataTable } from './layout';
+
+const WIDTH = 640;
+const HEIGHT = 220;
+const MARGIN = { top: 12, right: 12, bottom: 28, left: 44 };
+
+/** One series of a chart: its name and one value per label. */
+export interface Series {
+  name: string;
+  values: number[];
+  /** A CSS class for its colour (styles.ts: `.series-1` … `.series-4`). */
+  tone?: 1 | 2 | 3 | 4;
+}
+
+export interface ChartProps {
+  /** The chart's id: its title and description are referred to by it. */
+  id: string;
+  title: string;
+  /** What the chart shows, in a sentence a screen reader reads instead of the picture. */
+  description: string;
+  /** One per value: days (`2026-11-26`) or names. */
+  labels: string[];
+  series: Series[];
+  kind: 'bars' | 'lines';
+  /** A link to the same numbers as CSV. */
+  csvHref?: string;
+  /** How the table's first column is titled. */
+  labelHeader?: string;
+}
+
+/** A day label as the axis shows it: `26 Nov`. */
+const shortDay = (label: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(label)
+    ? new Date(`${label}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' })
+    : label;
+
+/** A chart, with its numbers as a table below it. */
+export function Chart(props: ChartProps) {
+  const { labels, series } = props;
+  const max = Math.max(1, ...series.flatMap((entry) => entry.values));
+  const y = scaleLinear()
+    .domain([0, max])
+    .nice(4)
+    .range([HEIGHT - MARGIN.bottom, MARGIN.top]);
+  const x = scaleBand<number>()
+    .domain(labels.map((_, index) => index))
+    .range([MARGIN.left, WIDTH - MARGIN.right])
+    .paddingInner(0.2)
+    .paddingOuter(0.1);
+  const band = x.bandwidth();
+  const barWidth = band / Math.max(1, series.length);
+  // At most 8 labels on the axis, evenly spread; the table has them all.
+  const step = Math.max(1, Math.ceil(labels.length / 8));
+  const draw = line<number>()
+    .x((_, index) => (x(index) ?? 0) + band / 2)
+    .y((value) => y(value));
+  return (
+    <figure class="chart" aria-labelledby={`${props.id}-caption`}>
+      <figcaption id={`${props.id}-caption`} class="chart-title">
+        {props.title}
+      </figcaption>
+      <svg
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        role="img"
+        aria-labelledby={`${props.id}-title ${props.id}-desc`}
+        preserveAspectRatio="xMidYMid meet"
+      >
+        <title id={`${props.id}-title`}>{props.title}</title>
+        <desc id={`${props.id}-desc`}>{props.description}</desc>
+        {y.ticks(4).map((tick) => (
+          <g class="tick">
+            <line x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={y(tick)} y2={y(tick)} />
+            <text x={MARGIN.left - 6} y={y(tick)} dy="0.32em" text-anchor="end">
+              {tick.toLocaleString('en-GB')}
+            </text>
+          </g>
+        ))}
+        {props.kind === 'bars'
+          ? series.map((entry, seriesIndex) =>
+              entry.values.map((value, index) => (
+                <rect
+                  class={`series-${entry.tone ?? seriesIndex + 1}`}
+                  x={(x(index) ?? 0) + seriesIndex * barWidth}
+                  y={y(value)}
+                  width={Math.max(1, barWidth - 1)}
+                  height={Math.max(0, y(0) - y(value))}
+                />
+              )),
+            )
+          : series.map((entry, seriesIndex) => (
+              <path class={`line series-${entry.tone ?? seriesIndex + 1}`} d={draw(entry.values) ?? ''} />
+            ))}
+        {labels.map((label, index) =>
+          index % step === 0 ? (
+            <text class="axis-label" x={(x(index) ?? 0) + band / 2} y={HEIGHT - 8} text-anchor="middle">
+              {shortDay(label)}
+            </text>
+          ) : null,
+        )}
+      </svg>
+      {series.length > 1 ? (
+        <ul class="legend">
+          {series.map((entry, index) => (
+            <li>
+              <span class={`swatch series-${entry.tone ?? index + 1}`} aria-hidden="true"></span>
+              {entry.name}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <details class="chart-numbers">
+        <summary>The numbers</summary>
+        <DataTable
+          rows={labels.map((label, index) => ({ label, index }))}
+          columns={[
+            { header: props.labelHeader ?? 'Day', rowHeader: true, cell: (row) => row.label },
+            ...series.map((entry) => ({
+              header: entry.name,
+              cell: (row: { index: number }) => (entry.values[row.index] ?? 0).toLocaleString('en-GB'),
+            })),
+          ]}
+        />
+        {props.csvHref ? (
+          <p>
+            <a href={props.csvHref} download>
+              Download as CSV
+            </a>
+          </p>
+        ) : null}
+      </details>
+    </figure>
+  );
+}
+
+/** The CSV of a chart's numbers: a header, then one line per label. */
+export function chartCsv(labelHeader: string, labels: string[], series: Series[]): string {
+  const quote = (text: string) => (/[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+  const lines = [
+    [labelHeader, ...series.map((entry) => entry.name)].map(quote).join(','),
+    ...labels.map((label, index) =>
+      [quote(label), ...series.map((entry) => String(entry.values[index] ?? 0))].join(','),
+    ),
+  ];
+  return `${lines.join('\r\n')}\r\n`;
+}
