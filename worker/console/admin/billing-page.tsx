@@ -7,7 +7,7 @@ import type { ContractView, RefundRequestView } from '../../platform/billing';
 import type { SessionUser } from '../../platform/identity';
 import { Field } from '../shared/forms';
 import { ConsoleLayout, DataTable, StatusPill, when } from '../shared/layout';
-import { formatMoney } from '../shared/money';
+import { formatCount, formatMoney } from '../shared/money';
 import { adminNav } from './pages';
 
 export interface BillingPageProps {
@@ -25,7 +25,7 @@ const terms = (contract: ContractView) =>
     .filter((meter) => contract.allowances[meter] !== undefined || contract.overage[meter] !== undefined)
     .map((meter) => {
       const price = contract.overage[meter]?.unit_price_minor;
-      return `${contract.allowances[meter] ?? 0} ${meter.replace('_', ' ')}${
+      return `${formatCount(contract.allowances[meter] ?? 0)} ${meter.replace('_', ' ')}${
         price === undefined ? ' (blocked past it)' : `, then ${formatMoney(price, contract.currency)} each`
       }`;
     })

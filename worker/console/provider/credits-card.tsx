@@ -76,7 +76,7 @@ export function CreditsCard({ credits, now }: { credits: Credits; now: number })
                       <option value="spam">Spam</option>
                       <option value="unreachable">Unreachable</option>
                     </select>{' '}
-                    <button type="submit" class="button small">
+                    <button type="submit" class="button small nowrap">
                       Ask for it back
                     </button>
                   </form>

@@ -45,7 +45,8 @@ const shortDay = (label: string) =>
 /** A chart, with its numbers as a table below it. */
 export function Chart(props: ChartProps) {
   const { labels, series } = props;
-  const max = Math.max(1, ...series.flatMap((entry) => entry.values));
+  // Counts: whole ticks only, so a small range reads 0 to 4, never 0.2.
+  const max = Math.max(4, ...series.flatMap((entry) => entry.values));
   const y = scaleLinear()
     .domain([0, max])
     .nice(4)
@@ -57,32 +58,35 @@ export function Chart(props: ChartProps) {
     .paddingOuter(0.1);
   const band = x.bandwidth();
   const barWidth = band / Math.max(1, series.length);
-  // At most 8 labels on the axis, evenly spread; the table has them all.
-  const step = Math.max(1, Math.ceil(labels.length / 8));
+  // At most 6 labels on the axis (a phone shows them large), evenly spread; the table has them all.
+  const step = Math.max(1, Math.ceil(labels.length / 6));
   const draw = line<number>()
     .x((_, index) => (x(index) ?? 0) + band / 2)
     .y((value) => y(value));
   return (
-    <figure class="chart" aria-labelledby={`${props.id}-caption`}>
-      <figcaption id={`${props.id}-caption`} class="chart-title">
+    <figure class="chart" aria-labelledby={`${props.id}-chart-caption`}>
+      <figcaption id={`${props.id}-chart-caption`} class="chart-title">
         {props.title}
       </figcaption>
       <svg
         viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
         role="img"
-        aria-labelledby={`${props.id}-title ${props.id}-desc`}
+        aria-labelledby={`${props.id}-chart-title ${props.id}-chart-desc`}
         preserveAspectRatio="xMidYMid meet"
       >
-        <title id={`${props.id}-title`}>{props.title}</title>
-        <desc id={`${props.id}-desc`}>{props.description}</desc>
-        {y.ticks(4).map((tick) => (
-          <g class="tick">
-            <line x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={y(tick)} y2={y(tick)} />
-            <text x={MARGIN.left - 6} y={y(tick)} dy="0.32em" text-anchor="end">
-              {tick.toLocaleString('en-GB')}
-            </text>
-          </g>
-        ))}
+        <title id={`${props.id}-chart-title`}>{props.title}</title>
+        <desc id={`${props.id}-chart-desc`}>{props.description}</desc>
+        {y
+          .ticks(4)
+          .filter(Number.isInteger)
+          .map((tick) => (
+            <g class="tick">
+              <line x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={y(tick)} y2={y(tick)} />
+              <text x={MARGIN.left - 6} y={y(tick)} dy="0.32em" text-anchor="end">
+                {tick.toLocaleString('en-GB')}
+              </text>
+            </g>
+          ))}
         {props.kind === 'bars'
           ? series.map((entry, seriesIndex) =>
               entry.values.map((value, index) => (
@@ -119,6 +123,7 @@ export function Chart(props: ChartProps) {
       <details class="chart-numbers">
         <summary>The numbers</summary>
         <DataTable
+          compact
           rows={labels.map((label, index) => ({ label, index }))}
           columns={[
             { header: props.labelHeader ?? 'Day', rowHeader: true, cell: (row) => row.label },

@@ -221,15 +221,18 @@ export function DataTable<Row>({
   rows,
   rowId,
   headless,
+  compact,
 }: {
   columns: Column<Row>[];
   rows: Row[];
   rowId?: (row: Row) => string | undefined;
   headless?: boolean;
+  /** A few short columns (numbers) that fit a phone as a table: no cards. */
+  compact?: boolean;
 }) {
   return (
     <div class="table-scroll">
-      <table class={headless ? undefined : 'cards'}>
+      <table class={headless || compact ? undefined : 'cards'}>
         {headless ? null : (
           <thead>
             <tr>

@@ -84,7 +84,7 @@ color: var(--ink); cursor: pointer; text-decoration: none; }
 border-radius: 14px; padding: 1.75rem; box-shadow: 0 10px 30px rgba(16, 24, 40, 0.12); }
 .auth-brand { margin: 0; font-weight: 800; color: var(--accent); letter-spacing: -0.01em; }
 .auth-card h1 { margin-top: 0.3rem; }
-.console-nav { display: flex; gap: 1rem; }
+.console-nav { display: flex; flex-wrap: wrap; gap: 0.35rem 1rem; }
 .console-nav a[aria-current=page] { color: #fff; font-weight: 700; text-decoration: underline;
 text-underline-offset: 6px; }
 .topbar .inner > .brand { margin-right: 0.5rem; }
@@ -205,9 +205,11 @@ grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; }
 /* Charts (shared/charts.tsx) and meters against an allowance (the usage page). */
 .chart { margin: 0.5rem 0 0; }
 .chart-title { font-weight: 600; margin-bottom: 0.25rem; }
-.chart svg { width: 100%; height: auto; display: block; }
+.chart svg { width: 100%; max-width: 52rem; height: auto; display: block; }
 .chart .tick line { stroke: var(--line); }
 .chart text { font-size: 11px; fill: var(--muted); }
+/* The SVG scales down on a phone: its text is set larger in the drawing's own units to stay readable. */
+@media (max-width: 640px) { .chart text { font-size: 24px; } }
 .chart .series-1 { fill: var(--accent); stroke: var(--accent); }
 .chart .series-2 { fill: #0f8a6a; stroke: #0f8a6a; }
 .chart .series-3 { fill: #b45309; stroke: #b45309; }

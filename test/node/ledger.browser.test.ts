@@ -1,0 +1,87 @@
+/**
+ * The ledger's pages in Chromium (docs/design/billing.md): the demo owner's Usage page, the demo
+ * expert's credits card after claiming a priced lead, and the admin's billing page. axe-core
+ * checks each; screenshots at 375 px and 1440 px, neither scrolling sideways.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth, signInAsDemo } from './browser';
+
+const worker = inject('workerUrl');
+const apiKey = inject('demoApiKey');
+
+describe.skipIf(!browserAvailable)('the ledger’s pages in Chromium', () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('the owner’s Usage page: the month against the contract, the balance, the daily chart', async () => {
+    // An execution of the demo key, so the month has something in it.
+    const executed = await fetch(`${worker}/api/execute`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ domain: 'consultation', execution_mode: 'sync', required_scopes: [], text: 'Usage page' }),
+    });
+    expect(executed.status).toBe(200);
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    await signInAsDemo(page, worker, 'owner@demo.test');
+    await page.goto(`${worker}/integrations/usage?ws=ws_demo`);
+    await expect(page.getByRole('heading', { name: 'Usage', level: 1 })).toBeTruthy();
+    expect(await page.locator('.meters li').first().textContent()).toContain('of 1,000');
+    expect(await page.locator('#balance-title + .balance').textContent()).toMatch(/^€\d/);
+    expect(await page.locator('figure.chart svg[role=img]').count()).toBe(1);
+    await page.locator('details.chart-numbers summary').click();
+    await expectAccessible(page, 'usage page');
+    await screenshotBoth(page, 'usage');
+    await context.close();
+  });
+
+  it('the expert’s credits card: the balance, the fee of a claimed lead, the refund form', async () => {
+    const executed = await fetch(`${worker}/api/execute`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        domain: 'consultation',
+        execution_mode: 'sync',
+        required_scopes: ['execute', 'leads:write'],
+        text: `A priced lead for the credits card (${Date.now()})`,
+      }),
+    });
+    const { output } = (await executed.json()) as { output: { result: { lead_id?: string } } };
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    await signInAsDemo(page, worker, 'expert@demo.test');
+    if (output.result.lead_id) {
+      await page.goto(`${worker}/provider/workbench/leads/${output.result.lead_id}`);
+      await page.getByRole('button', { name: 'Claim this lead' }).click();
+      await page.waitForLoadState('load');
+    }
+    await page.goto(`${worker}/provider/workbench#credits`);
+    const card = page.locator('#credits');
+    expect(await card.locator('.balance').textContent()).toMatch(/^€\d/);
+    expect(await card.textContent()).toContain('Lead fee');
+    expect(await card.getByRole('button', { name: 'Ask for it back' }).count()).toBeGreaterThan(0);
+    await expectAccessible(page, 'workbench with credits');
+    await card.scrollIntoViewIfNeeded();
+    await screenshotBoth(page, 'credits');
+    await context.close();
+  });
+
+  it('the admin’s billing page', async () => {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    await signInAsDemo(page, worker, 'admin@demo.test');
+    await page.goto(`${worker}/admin/billing?workspace=ws_demo`);
+    expect(await page.locator('#contracts-title').textContent()).toContain('ws_demo');
+    expect(await page.content()).toContain('1,000 executions, then €0.02 each');
+    await expectAccessible(page, 'admin billing page');
+    await screenshotBoth(page, 'admin-billing');
+    await context.close();
+  });
+});
