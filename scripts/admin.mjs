@@ -34,6 +34,16 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   webhooks deliveries WHK_ID [--limit N] [--after ATT_ID]
   webhooks redeliver WHK_ID EVT_ID
   audit [--workspace WS_ID] [--org ORG_ID] [--action ACTION] [--limit N] [--after AUD_ID]
+  contracts create --workspace WS_ID --plan NAME --currency EUR --starts ISO_DATETIME [--ends ISO_DATETIME]
+              [--allowances executions=1000,leads=100] [--overage executions=2] [--reference CUSTOMER_REF]
+  contracts list --workspace WS_ID
+  contracts end CTR_ID
+  escrows show ESC_ID
+  escrows credit ESC_ID --amount MINOR_UNITS --reference PAYMENT_REF   (once per reference)
+  domains price SLUG --price MINOR_UNITS|none
+  refunds list [--status pending|accepted|declined]
+  refunds accept|decline RFR_ID [--note TEXT]
+  meter-events --since ISO_DATETIME   (the contracts' charges as JSON lines, for a billing system)
 
 Global: --url BASE_URL (default $EGW_URL or http://127.0.0.1:8787)`;
 
@@ -60,6 +70,16 @@ const { values: options, positionals } = parseArgs({
     events: { type: 'string' },
     endpoint: { type: 'string' },
     version: { type: 'string' },
+    plan: { type: 'string' },
+    currency: { type: 'string' },
+    starts: { type: 'string' },
+    ends: { type: 'string' },
+    reference: { type: 'string' },
+    allowances: { type: 'string' },
+    overage: { type: 'string' },
+    amount: { type: 'string' },
+    price: { type: 'string' },
+    since: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -89,6 +109,19 @@ const need = (value, what) => {
   }
   return value;
 };
+
+/** `executions=1000,leads=100` as `{ executions: 1000, leads: 100 }`, each value mapped by `value`. */
+const meterTerms = (text, value = (number) => number) =>
+  Object.fromEntries(
+    (text ?? '')
+      .split(',')
+      .map((pair) => pair.trim())
+      .filter(Boolean)
+      .map((pair) => {
+        const [meter, amount] = pair.split('=');
+        return [meter.trim(), value(Number(amount))];
+      }),
+  );
 
 const commands = {
   'orgs create': () => [
@@ -183,6 +216,47 @@ const commands = {
     'POST',
     `/api/admin/webhooks/${need(target, 'WHK_ID')}/deliveries/${need(second, 'EVT_ID')}/redeliver`,
   ],
+  'contracts create': () => [
+    'POST',
+    '/api/admin/contracts',
+    {
+      workspace_id: need(options.workspace, '--workspace'),
+      plan: need(options.plan, '--plan'),
+      currency: need(options.currency, '--currency'),
+      starts_at: need(options.starts, '--starts'),
+      ends_at: options.ends,
+      reference: options.reference,
+      allowances: meterTerms(options.allowances),
+      overage: meterTerms(options.overage, (price) => ({ unit_price_minor: price })),
+    },
+  ],
+  'contracts list': () => [
+    'GET',
+    `/api/admin/contracts${query({ workspace_id: need(options.workspace, '--workspace') })}`,
+  ],
+  'contracts end': () => ['POST', `/api/admin/contracts/${need(target, 'CTR_ID')}/end`],
+  'escrows show': () => ['GET', `/api/admin/escrows/${need(target, 'ESC_ID')}`],
+  'escrows credit': () => [
+    'POST',
+    `/api/admin/escrows/${need(target, 'ESC_ID')}/credits`,
+    { amount_minor: toNumber(need(options.amount, '--amount')), reference: need(options.reference, '--reference') },
+  ],
+  'domains price': () => [
+    'PATCH',
+    `/api/admin/domains/${need(target, 'SLUG')}`,
+    { lead_price_minor: need(options.price, '--price') === 'none' ? null : toNumber(options.price) },
+  ],
+  'refunds list': () => ['GET', `/api/admin/refund-requests${query({ status: options.status })}`],
+  'refunds accept': () => [
+    'POST',
+    `/api/admin/refund-requests/${need(target, 'RFR_ID')}/decision`,
+    { decision: 'accept', note: options.note },
+  ],
+  'refunds decline': () => [
+    'POST',
+    `/api/admin/refund-requests/${need(target, 'RFR_ID')}/decision`,
+    { decision: 'decline', note: options.note },
+  ],
   audit: () => [
     'GET',
     `/api/admin/audit-log${query({
@@ -195,25 +269,46 @@ const commands = {
   ],
 };
 
+/** A request to the admin API, or an exit with the reason it could not be made. */
+async function send(method, path, body) {
+  try {
+    return await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch (error) {
+    console.error(
+      `Cannot reach ${baseUrl} (${error.cause?.code ?? error.message}). Is the service running (npm run dev)?`,
+    );
+    process.exit(1);
+  }
+}
+
+// The charges as JSON lines, one event per line, every page of them.
+if (resource === 'meter-events') {
+  const since = need(options.since, '--since');
+  let after = null;
+  do {
+    const response = await send('GET', `/api/admin/meter-events${query({ since, after: after ?? undefined })}`);
+    if (!response.ok) {
+      console.error(`HTTP ${response.status}\n${await response.text()}`);
+      process.exit(1);
+    }
+    const page = await response.json();
+    for (const event of page.data) console.log(JSON.stringify(event));
+    after = page.next_after;
+  } while (after);
+  process.exit(0);
+}
+
 const command = commands[resource === 'audit' ? 'audit' : `${resource} ${action}`];
 if (!command) {
   console.error(`Unknown command "${positionals.join(' ')}".\n\n${USAGE}`);
   process.exit(1);
 }
 const [method, path, body] = command();
-let response;
-try {
-  response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-} catch (error) {
-  console.error(
-    `Cannot reach ${baseUrl} (${error.cause?.code ?? error.message}). Is the service running (npm run dev)?`,
-  );
-  process.exit(1);
-}
+const response = await send(method, path, body);
 const text = await response.text();
 let output = text;
 try {

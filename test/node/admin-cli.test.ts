@@ -157,6 +157,58 @@ describe('npm run admin', () => {
     ).rejects.toMatchObject({ code: 1 });
   });
 
+  it('records a contract, credits its escrow, and prints the charges as meter events (JSON lines)', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const org = await admin('orgs', 'create', '--name', 'CLI Billing Org');
+    const contract = await admin(
+      'contracts',
+      'create',
+      '--workspace',
+      org.workspace_id,
+      '--plan',
+      'CLI',
+      '--currency',
+      'EUR',
+      '--starts',
+      new Date(Date.now() - 60_000).toISOString(),
+      '--allowances',
+      'executions=0',
+      '--overage',
+      'executions=4',
+      '--reference',
+      'cus_cli',
+    );
+    expect(contract).toMatchObject({ allowances: { executions: 0 }, overage: { executions: { unit_price_minor: 4 } } });
+    expect(
+      (await admin('escrows', 'credit', contract.escrow_id, '--amount', '40', '--reference', 'INV-CLI')).balance_minor,
+    ).toBe(40);
+    const key = await admin('keys', 'create', '--workspace', org.workspace_id, '--scopes', 'execute');
+    for (let index = 0; index < 2; index++) {
+      const response = await fetch(`${worker}/api/execute`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ domain: 'consultation', execution_mode: 'sync', required_scopes: [], text: 'Metered' }),
+      });
+      expect(response.status).toBe(200);
+    }
+    expect((await admin('escrows', 'show', contract.escrow_id)).balance_minor).toBe(32);
+    const { stdout } = await run(
+      process.execPath,
+      ['scripts/admin.mjs', '--url', worker, 'meter-events', '--since', since],
+      {
+        env: { ...process.env, EGW_ADMIN_TOKEN: inject('adminToken') },
+      },
+    );
+    const events = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((event) => event.payload.customer === 'cus_cli');
+    expect(events).toHaveLength(2);
+    expect(events[0]).toMatchObject({ event_name: 'executions.overage', payload: { value: '1', amount_minor: '4' } });
+    expect((await admin('contracts', 'end', contract.contract_id)).status).toBe('ended');
+  });
+
   it('explains a failure and exits non-zero', async () => {
     await expect(admin('keys', 'create', '--workspace', 'ws_missing', '--scopes', 'execute')).rejects.toMatchObject({
       code: 1,
