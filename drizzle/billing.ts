@@ -4,7 +4,7 @@
  * lead-fee refund requests. Money is integer minor units of one currency per account.
  */
 import { sql } from 'drizzle-orm';
-import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import {
   type ContractMeter,
   ESCROW_OWNERS,
@@ -105,31 +105,6 @@ export const ledgerEntries = sqliteTable(
     uniqueIndex('ledger_escrow_once')
       .on(table.account, table.kind, table.ref)
       .where(sql`${table.accountKind} = 'escrow' AND ${table.kind} <> 'charge'`),
-  ],
-);
-
-/**
- * A contract's meters for one calendar month (`2026-11`): what was used, with the month's terms
- * copied in, so that the CHECK refuses the unit past a blocked allowance inside the batch.
- */
-export const contractUsage = sqliteTable(
-  'contract_usage',
-  {
-    contractId: text('contract_id').notNull(),
-    meter: text('meter').notNull(),
-    period: text('period').notNull(),
-    used: integer('used').notNull(),
-    included: integer('included').notNull(),
-    /** Null: no overage, the meter is blocked past `included`. */
-    unitPriceMinor: integer('unit_price_minor'),
-    /** The highest threshold (80, 100) the owners were told of this month. */
-    notifiedPercent: integer('notified_percent').notNull().default(0),
-    updatedAt: integer('updated_at').notNull(),
-  },
-  (table) => [
-    primaryKey({ columns: [table.contractId, table.meter, table.period] }),
-    check('contract_allowance_left', sql`${table.unitPriceMinor} IS NOT NULL OR ${table.used} <= ${table.included}`),
-    index('contract_usage_period_idx').on(table.period, table.notifiedPercent),
   ],
 );
 

@@ -147,18 +147,39 @@ export const rateLimitWindows = sqliteTable(
  * Metered usage per key, meter and calendar month (UTC). The CHECK makes the quota exact:
  * a charge that would pass the quota fails, and with it the whole execution batch.
  */
+/**
+ * Monthly meters (`period` = `2026-11`): an API key's executions against its quota, and a
+ * contract's meters against its allowances (docs/design/billing.md). One table, so an execution
+ * counts all of its meters in one statement. `quota` is the hard limit the CHECK enforces (a key's
+ * quota; a contract's allowance when the meter has no overage price).
+ */
 export const usageMeters = sqliteTable(
   'usage_meters',
   {
-    keyId: text('key_id').notNull(),
+    /** The API key's id (`kind` = key), or the contract's (`kind` = contract). The column kept its first name. */
+    subject: text('key_id').notNull(),
     meter: text('meter').notNull(),
     period: text('period').notNull(),
     used: integer('used').notNull(),
     quota: integer('quota'),
+    kind: text('kind', { enum: ['key', 'contract'] })
+      .notNull()
+      .default('key'),
+    /** A contract's meter: the units included this month, the price past them, its escrow and currency. */
+    included: integer('included'),
+    unitPriceMinor: integer('unit_price_minor'),
+    escrowId: text('escrow_id'),
+    currency: text('currency'),
+    /** The execution that counted last: the ledger's reference for the overage it was charged. */
+    lastRef: text('last_ref'),
+    /** The highest threshold (80, 100) the owners were told of this month. */
+    notifiedPercent: integer('notified_percent').notNull().default(0),
+    updatedAt: integer('updated_at'),
   },
   (table) => [
-    primaryKey({ columns: [table.keyId, table.meter, table.period] }),
+    primaryKey({ columns: [table.subject, table.meter, table.period] }),
     check('usage_within_quota', sql`${table.quota} IS NULL OR ${table.used} <= ${table.quota}`),
+    index('usage_meters_contract_period_idx').on(table.kind, table.period, table.notifiedPercent),
   ],
 );
 

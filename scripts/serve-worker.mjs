@@ -18,7 +18,8 @@ const worker = await unstable_startWorker({
     inspector: false,
     persist: persistTo,
     server: { hostname: '127.0.0.1', port },
-    logLevel: 'warn',
+    // EGW_SERVE_LOG_LEVEL=log shows the Worker's own log lines (quiet by default: they cost CPU).
+    logLevel: process.env.EGW_SERVE_LOG_LEVEL ?? 'warn',
     watch: false,
     remote: false,
   },

@@ -1,7 +1,8 @@
 /**
- * The two @babel/runtime-corejs3 helpers that mimetext imports are replaced in the Worker bundle by
- * the runtime's own methods (wrangler.toml [alias], worker/lib/vendor/): each shim must do what the
- * helper it replaces does, so that an upgrade of either package that changes them fails here.
+ * What wrangler.toml [alias] replaces in the Worker bundle (worker/lib/vendor/): the two
+ * @babel/runtime-corejs3 helpers that mimetext imports, by the runtime's own methods, and zod's
+ * every-locale namespace, by English alone. Each shim must do what the code it replaces does, so
+ * that an upgrade that changes them fails here.
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
@@ -36,5 +37,30 @@ describe('the mimetext helper shims', () => {
     expect(toml).toContain(
       '"@babel/runtime-corejs3/helpers/esm/defineProperty" = "./worker/lib/vendor/babel-define-property.ts"',
     );
+  });
+});
+
+describe('zod with English only', () => {
+  it('the stub is zod’s own English locale, and zod’s modules import the locales by the aliased path', async () => {
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const stub = await import('../../worker/lib/vendor/zod-locales');
+    const zod = await import('zod');
+    expect(stub.en).toBe(zod.locales.en);
+    expect(Object.keys(stub)).toEqual(['en']);
+    // The alias replaces an import path as text: zod's modules that name the locales name them so.
+    const zodDir = join(require.resolve('zod/package.json'), '..', 'v4');
+    const importers = ['classic/external.js', 'core/index.js'].map((file) => readFileSync(join(zodDir, file), 'utf8'));
+    for (const source of importers) expect(source).toContain('from "../locales/index.js"');
+    expect(readdirSync(join(zodDir, 'locales'))).toContain('en.js');
+    const toml = readFileSync(new URL('../../wrangler.toml', import.meta.url), 'utf8');
+    expect(toml).toContain('"../locales/index.js" = "./worker/lib/vendor/zod-locales.ts"');
+  });
+
+  it('zod still explains a failure in English', async () => {
+    const { z } = await import('zod');
+    const result = z.object({ name: z.string().min(2) }).safeParse({ name: 'x' });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.message).toMatch(/at least 2 characters|>=2 characters/);
   });
 });

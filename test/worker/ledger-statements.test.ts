@@ -19,13 +19,13 @@ const nextMonth = () => {
 };
 const eventsOf = async (workspaceId: string, type: string) =>
   (
-    await env.DB.prepare('SELECT data FROM events WHERE workspace_id = ? AND type = ? ORDER BY id')
+    await env.DB.prepare('SELECT data FROM events WHERE workspace_id = ? AND type = ? ORDER BY rowid')
       .bind(workspaceId, type)
       .all<{ data: string }>()
   ).results.map((row) => JSON.parse(row.data));
 const noticesTo = async (workspaceId: string) =>
   (
-    await env.DB.prepare("SELECT subject FROM emails WHERE workspace_id = ? AND kind = 'billing_notice' ORDER BY id")
+    await env.DB.prepare("SELECT subject FROM emails WHERE workspace_id = ? AND kind = 'billing_notice' ORDER BY rowid")
       .bind(workspaceId)
       .all<{ subject: string }>()
   ).results.map((row) => row.subject);

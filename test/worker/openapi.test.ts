@@ -1,7 +1,15 @@
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { app } from '../../worker/index';
-import { DOCS_PAGES, EXAMPLE_AGENT_CARD, EXAMPLE_EVENT } from '../../worker/console/docs/pages';
+import {
+  DOCS_PAGES,
+  EXAMPLE_AGENT_CARD,
+  EXAMPLE_EVENT,
+  EXAMPLE_METER_EVENT,
+  EXAMPLE_USAGE_APPLICATIONS,
+} from '../../worker/console/docs/pages';
+import { meterEventSchema } from '../../worker/platform/billing';
+import { usageApplicationSchema } from '../../worker/platform/core/schemas';
 import { egressPolicy } from '../../worker/lib/egress';
 import { validateAgentCard } from '../../worker/platform/agents/card';
 import { eventSchema } from '../../worker/platform/events/schemas';
@@ -200,6 +208,11 @@ describe('the documentation site', () => {
 
   it('shows examples the platform accepts: the event per its schema, the agent card as onboarding would', async () => {
     expect(eventSchema.safeParse(EXAMPLE_EVENT).success).toBe(true);
+    // The ledger's examples: the usage lines as the envelope's schema reads them, a meter event as the API's.
+    for (const line of EXAMPLE_USAGE_APPLICATIONS)
+      expect(usageApplicationSchema.strict().safeParse(line).success).toBe(true);
+    expect(meterEventSchema.strict().safeParse(EXAMPLE_METER_EVENT).success).toBe(true);
+    expect(await (await call('/docs/protocol.md')).text()).toContain('| `entitlement_exceeded` | 402 |');
     const check = validateAgentCard(EXAMPLE_AGENT_CARD, egressPolicy({}));
     expect(check).toMatchObject({ ok: true });
   });

@@ -6,8 +6,13 @@
  */
 export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
-  /** Loads in flight: concurrent misses of one key share one load (a sweep's 10,000 events, one query). */
-  private readonly loading = new Map<string, Promise<V>>();
+  /**
+   * Loads in flight, per unit of work (its database): concurrent misses of one key within one
+   * request or sweep share one load (a sweep's 10,000 events, one query). Never across requests:
+   * in Workers a promise whose I/O belongs to another request's context may never settle for this
+   * one, and the runtime cancels a request that waits on it (a 500 with no log of ours).
+   */
+  private readonly loading = new WeakMap<object, Map<string, Promise<V>>>();
   /** Counts clears, so that a load that began before one is not cached after it. */
   private generation = 0;
 
@@ -16,11 +21,16 @@ export class TtlCache<V> {
     private readonly maxEntries: number,
   ) {}
 
-  /** The cached value, or `load()`'s (then cached); concurrent misses of a key wait for the same load. */
-  async get(key: string, load: () => Promise<V>, now = Date.now()): Promise<V> {
+  /**
+   * The cached value, or `load()`'s (then cached); concurrent misses of a key by the same `owner`
+   * (the unit of work's database) wait for the same load.
+   */
+  async get(key: string, owner: object, load: () => Promise<V>, now = Date.now()): Promise<V> {
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > now) return hit.value;
-    const inFlight = this.loading.get(key);
+    const loads = this.loading.get(owner) ?? new Map<string, Promise<V>>();
+    this.loading.set(owner, loads);
+    const inFlight = loads.get(key);
     if (inFlight) return inFlight;
     const generation = this.generation;
     const loaded = load().then((value) => {
@@ -28,11 +38,11 @@ export class TtlCache<V> {
       if (generation === this.generation) this.set(key, value, now);
       return value;
     });
-    this.loading.set(key, loaded);
+    loads.set(key, loaded);
     try {
       return await loaded;
     } finally {
-      if (this.loading.get(key) === loaded) this.loading.delete(key);
+      if (loads.get(key) === loaded) loads.delete(key);
     }
   }
 
@@ -52,12 +62,7 @@ export class TtlCache<V> {
   /** Forgets one key, or everything. */
   clear(key?: string): void {
     this.generation++;
-    if (key === undefined) {
-      this.entries.clear();
-      this.loading.clear();
-    } else {
-      this.entries.delete(key);
-      this.loading.delete(key);
-    }
+    if (key === undefined) this.entries.clear();
+    else this.entries.delete(key);
   }
 }

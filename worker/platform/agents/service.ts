@@ -137,7 +137,7 @@ const supplyPresenceCache = new TtlCache<boolean>(10_000, 500);
  */
 export async function hasAgentSupply(db: Database, domain: string, pool: AgentPool): Promise<boolean> {
   const key = pool.kind === 'platform' ? `platform:${domain}` : `workspace:${pool.workspaceId}:${domain}`;
-  return supplyPresenceCache.get(key, async () => {
+  return supplyPresenceCache.get(key, db, async () => {
     const row = await db
       .select({ found: sql<number>`1` })
       .from(providerDomains)

@@ -1,19 +1,19 @@
 /**
- * What an execution costs under the contract in force (docs/design/billing.md), as statements of
- * the execution's own batch: one upsert counts every meter it moves this month (its CHECK refuses
- * the unit past a blocked allowance), and one transfer debits the escrow for the units past an
- * allowance at the overage price (the ledger's CHECK refuses it without the funds). A refusal
- * fails the batch, so nothing of the execution is written. Two statements, whatever the history.
+ * What an execution costs under the contract in force (docs/design/billing.md): rows of the
+ * execution's one usage upsert (with the key's own quota row, so counting is one statement). Its
+ * CHECK refuses the unit past a blocked allowance; the database's overage trigger
+ * (migrations/0018) writes the escrow's debit and the revenue's credit for the units past a priced
+ * one in that same statement, and the ledger's CHECK refuses it without the funds. A refusal
+ * fails the batch, so nothing of the execution is written.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
 import { type Database, schema } from '../../lib/db';
 import { monthOf } from '../../lib/periods';
 import { CONTRACT_METERS, type ContractMeter, METER_UNITS } from '../../lib/vocabulary';
 import { contractInForceSql, type ContractTerms, type MeterTerms } from './contracts';
-import { balanceOf, revenueAccount, transferInsert } from './ledger';
+import { balanceOf } from './ledger';
 
-const { contractUsage } = schema;
+const { usageMeters } = schema;
 
 /** How many units of each meter an execution moves. */
 export type MeterQuantities = Record<ContractMeter, number>;
@@ -30,12 +30,30 @@ export interface ContractUsageLine {
   currency: string;
 }
 
-/** A meter row of this month, as the batch's upsert returns it. */
+/** A meter row of this month, as the batch's upsert returns it (a key's row has no `included`). */
 export interface MeterRow {
+  subject: string;
   meter: string;
   used: number;
-  included: number;
+  quota: number | null;
+  included: number | null;
   unitPriceMinor: number | null;
+}
+
+/** One row of the usage upsert: a key's quota or a contract's meter, and what this execution adds. */
+export interface MeterIncrement {
+  subject: string;
+  meter: string;
+  period: string;
+  used: number;
+  quota: number | null;
+  kind: 'key' | 'contract';
+  included: number | null;
+  unitPriceMinor: number | null;
+  escrowId: string | null;
+  currency: string | null;
+  lastRef: string | null;
+  updatedAt: number;
 }
 
 /** The meters this execution moves that the contract meters, in the order of CONTRACT_METERS. */
@@ -56,7 +74,7 @@ export function overageUnits(used: number, included: number, quantity: number): 
 export function usageLine(
   meter: ContractMeter,
   quantity: number,
-  row: Pick<MeterRow, 'used' | 'included' | 'unitPriceMinor'>,
+  row: { used: number; included: number | null; unitPriceMinor: number | null },
   currency: string,
 ): ContractUsageLine {
   return {
@@ -64,15 +82,15 @@ export function usageLine(
     quantity,
     unit: METER_UNITS[meter],
     source: 'contract',
-    limit: row.included,
-    remaining: Math.max(0, row.included - row.used),
-    charged_minor: overageUnits(row.used, row.included, quantity) * (row.unitPriceMinor ?? 0),
+    limit: row.included ?? 0,
+    remaining: Math.max(0, (row.included ?? 0) - row.used),
+    charged_minor: overageUnits(row.used, row.included ?? 0, quantity) * (row.unitPriceMinor ?? 0),
     currency,
   };
 }
 
 const meterRow = (contractId: string, meter: ContractMeter, period: string) =>
-  sql`FROM ${contractUsage} WHERE contract_id = ${contractId} AND meter = ${meter} AND period = ${period}`;
+  sql`FROM ${usageMeters} WHERE key_id = ${contractId} AND meter = ${meter} AND period = ${period}`;
 
 /** One execution's charge under a contract: its statements, its envelope lines, and how to fill them in. */
 export class ContractCharge {
@@ -120,46 +138,33 @@ export class ContractCharge {
     );
   }
 
-  /** The batch's statements: the month's meters, then the escrow's debit for what is past an allowance. */
-  writes(db: Database, quantities: MeterQuantities, executionId: string): BatchItem<'sqlite'>[] {
-    const charged = chargedMeters(this.contract, quantities);
-    if (charged.length === 0) return [];
+  /**
+   * The usage upsert's rows for the contract's meters this execution moves: a blocked meter's
+   * allowance is its hard `quota`; a priced one's overage is the trigger's to charge, with this
+   * execution as its reference.
+   */
+  increments(quantities: MeterQuantities, executionId: string): MeterIncrement[] {
     const { contract, now, period } = this;
-    const values = charged.map(
-      ({ meter, quantity, terms }) =>
-        sql`(${contract.id}, ${meter}, ${period}, ${quantity}, ${terms.included}, ${terms.unitPriceMinor}, 0, ${now})`,
-    );
-    const upsert = db.all<MeterRow>(sql`INSERT INTO ${contractUsage} (contract_id, meter, period, used, included,
-        unit_price_minor, notified_percent, updated_at)
-      VALUES ${sql.join(values, sql`, `)}
-      ON CONFLICT (contract_id, meter, period) DO UPDATE SET used = used + excluded.used,
-        updated_at = excluded.updated_at
-      RETURNING meter, used, included, unit_price_minor AS "unitPriceMinor"`);
-    const priced = charged.filter(({ terms }) => terms.unitPriceMinor !== null);
-    if (priced.length === 0) return [upsert];
-    const legs = priced.flatMap(({ meter, quantity }) => {
-      const units = sql`(SELECT min(${quantity}, max(0, used - included)) ${meterRow(contract.id, meter, period)})`;
-      const amount = sql`(SELECT min(${quantity}, max(0, used - included)) * unit_price_minor
-        ${meterRow(contract.id, meter, period)})`;
-      const common = {
-        kind: 'charge' as const,
-        meter,
-        quantity: units,
-        ref: executionId,
-        workspaceId: contract.workspaceId,
-      };
-      return [
-        { ...common, account: contract.escrowId, accountKind: 'escrow' as const, amount: sql`-${amount}` },
-        { ...common, account: revenueAccount(contract.currency), accountKind: 'revenue' as const, amount },
-      ];
-    });
-    return [upsert, transferInsert(db, { currency: contract.currency, legs }, now)];
+    return chargedMeters(contract, quantities).map(({ meter, quantity, terms }) => ({
+      subject: contract.id,
+      meter,
+      period,
+      used: quantity,
+      quota: terms.unitPriceMinor === null ? terms.included : null,
+      kind: 'contract',
+      included: terms.included,
+      unitPriceMinor: terms.unitPriceMinor,
+      escrowId: contract.escrowId,
+      currency: contract.currency,
+      lastRef: executionId,
+      updatedAt: now,
+    }));
   }
 
   /** Fills the envelope's contract lines (from `first`) with what the batch's upsert returned. */
   fill(lines: Array<{ meter: string; quantity: number; source: string }>, first: number, rows: MeterRow[]): void {
     for (const [offset, line] of lines.slice(first).entries()) {
-      const row = rows.find((candidate) => candidate.meter === line.meter);
+      const row = rows.find((candidate) => candidate.subject === this.contract.id && candidate.meter === line.meter);
       if (!row || line.source !== 'contract') continue;
       Object.assign(
         lines[first + offset]!,
@@ -188,8 +193,8 @@ export class ContractCharge {
     const charged = chargedMeters(this.contract, quantities);
     const rows = await db
       .select()
-      .from(contractUsage)
-      .where(sql`${contractUsage.contractId} = ${this.contract.id} AND ${contractUsage.period} = ${this.period}`);
+      .from(usageMeters)
+      .where(sql`${usageMeters.subject} = ${this.contract.id} AND ${usageMeters.period} = ${this.period}`);
     const usedOf = (meter: string) => rows.find((row) => row.meter === meter)?.used ?? 0;
     const full = charged.find(({ meter, quantity, terms }) => usedOf(meter) + quantity > terms.included);
     const blocked = charged.find(

@@ -104,7 +104,7 @@ const upcoming = new TtlCache<ContractTerms[]>(30_000, 2_000);
 
 /** The contract in force in a workspace at `now`, if any. */
 export async function contractInForce(db: Database, workspaceId: string, now: number): Promise<ContractTerms | null> {
-  const list = await upcoming.get(workspaceId, async () => {
+  const list = await upcoming.get(workspaceId, db, async () => {
     const rows = await db
       .select()
       .from(contracts)

@@ -5,6 +5,7 @@
 export {
   ContractCharge,
   type ContractUsageLine,
+  type MeterIncrement,
   type MeterQuantities,
   type MeterRow,
   overageUnits,

@@ -13,15 +13,15 @@ import { billingNoticeInserts } from '../email';
 import { eventsFromRows } from '../events';
 import { balanceOf } from './ledger';
 
-const { contractUsage, contracts, escrows, ledgerEntries } = schema;
+const { usageMeters, contracts, escrows, ledgerEntries } = schema;
 
 /** Allowances nearly (80%) or wholly (100%) used this month, not yet told. */
 export function thresholdNotices(db: Database, now: number): BatchItem<'sqlite'>[] {
   const period = monthOf(now);
   const level = sql`(CASE WHEN u.used >= u.included THEN 100 ELSE 80 END)`;
-  const crossed = sql`u.period = ${period} AND u.included > 0 AND u.used * 100 >= u.included * 80
-    AND u.notified_percent < ${level}`;
-  const from = sql`FROM ${contractUsage} u JOIN ${contracts} c ON c.id = u.contract_id WHERE ${crossed}`;
+  const crossed = sql`u.kind = 'contract' AND u.period = ${period} AND u.included > 0
+    AND u.used * 100 >= u.included * 80 AND u.notified_percent < ${level}`;
+  const from = sql`FROM ${usageMeters} u JOIN ${contracts} c ON c.id = u.key_id WHERE ${crossed}`;
   return [
     eventsFromRows(
       db,
@@ -29,7 +29,7 @@ export function thresholdNotices(db: Database, now: number): BatchItem<'sqlite'>
       {
         from,
         workspaceId: sql`c.workspace_id`,
-        data: sql`json_object('contract_id', u.contract_id, 'meter', u.meter, 'period', u.period, 'percent', ${level},
+        data: sql`json_object('contract_id', u.key_id, 'meter', u.meter, 'period', u.period, 'percent', ${level},
           'used', u.used, 'included', u.included, 'reached_at', ${new Date(now).toISOString()})`,
       },
       now,
@@ -45,7 +45,7 @@ export function thresholdNotices(db: Database, now: number): BatchItem<'sqlite'>
       },
       now,
     ),
-    db.run(sql`UPDATE ${contractUsage} AS u SET notified_percent = ${level} WHERE ${crossed}`),
+    db.run(sql`UPDATE ${usageMeters} AS u SET notified_percent = ${level} WHERE ${crossed}`),
   ];
 }
 

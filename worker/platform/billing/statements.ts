@@ -13,7 +13,7 @@ import { eventsFromRows } from '../events';
 import { billingNoticeInserts } from '../email';
 import type { StatementView } from './schemas';
 
-const { statements, escrows, contracts, ledgerEntries, contractUsage } = schema;
+const { statements, escrows, contracts, ledgerEntries, usageMeters } = schema;
 
 /** How many statements one sweep issues at most (the rest follow on the next ticks). */
 export const STATEMENTS_PER_TICK = 200;
@@ -60,7 +60,7 @@ export function issueStatements(db: Database, period: string, now: number): Batc
       u.included, 'overage', max(0, u.used - u.included), 'charged_minor', coalesce((SELECT -sum(amount_minor) FROM
       ${ledgerEntries} l WHERE l.account = e.id AND l.kind = 'charge' AND l.meter = u.meter AND l.created_at >= ${start}
       AND l.created_at < ${end}), 0)))
-    FROM ${contractUsage} u WHERE u.contract_id = e.contract_id AND u.period = ${period}), '[]')`;
+    FROM ${usageMeters} u WHERE u.kind = 'contract' AND u.key_id = e.contract_id AND u.period = ${period}), '[]')`;
   // The escrows due a statement of this month, and not issued one yet (at most STATEMENTS_PER_TICK).
   const due = sql`FROM ${escrows} e LEFT JOIN ${contracts} c ON c.id = e.contract_id
     WHERE e.created_at < ${end}

@@ -14,7 +14,7 @@ import { currentContract } from './contracts';
 import { balances } from './ledger';
 import type { UsageView } from './schemas';
 
-const { contractUsage, workspaces } = schema;
+const { usageMeters, workspaces } = schema;
 
 /** A workspace's ids, if it exists (an administrator names it). */
 export async function findWorkspace(db: Database, workspaceId: string) {
@@ -61,8 +61,8 @@ export async function usageView(
     contract
       ? db
           .select()
-          .from(contractUsage)
-          .where(and(eq(contractUsage.contractId, contract.id), eq(contractUsage.period, monthOf(now))))
+          .from(usageMeters)
+          .where(and(eq(usageMeters.subject, contract.id), eq(usageMeters.period, monthOf(now))))
       : Promise.resolve([]),
     rollupSums(db, {
       workspaceId,

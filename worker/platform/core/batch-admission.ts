@@ -7,26 +7,21 @@
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { insertRowsSql, isConstraintViolation, schema, type Database } from '../../lib/db';
+import { insertRowsSql, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import {
   type ContractCharge,
-  contractInForceSql,
   forgetContracts,
+  type MeterIncrement,
   type MeterQuantities,
   type MeterRow,
 } from '../billing';
 import { forgetChannel } from '../channels';
+import { batchRefusal, guardValues, quotaLeftAfter, rateLimitOutcome } from './batch-guard';
 import { EXECUTIONS_METER } from '../../lib/vocabulary';
 import { forgetCachedKeys, freshKeyRefusal, quotaPeriod, workspaceInactive, type KeyContext } from '../identity';
 import { claimIdempotencyKey, storedOutcome, storedRecord } from './idempotency';
-import {
-  RATE_LIMIT_WINDOW_MS,
-  readWindows,
-  windowIncrement,
-  type RateLimitOutcome,
-  type WindowGuard,
-} from '../../lib/rate-limit';
+import { RATE_LIMIT_WINDOW_MS, readWindows, windowIncrement, type RateLimitOutcome } from '../../lib/rate-limit';
 import type { ExecuteResponse } from './schemas';
 
 const { usageMeters, idempotencyRecords } = schema;
@@ -41,108 +36,6 @@ export interface AdmissionSubject {
 }
 
 type WindowRow = { count: number; windowStart: number };
-
-/** Whose current state the guard re-reads: the key (if any), the workspace, the channel (if any). */
-interface GuardTarget {
-  keyId: string | null;
-  workspaceId: string;
-  /** A channel's demand: the channel, and the page origin it came from (null: the console's own, always allowed). */
-  channel: { id: number; origin: string | null } | null;
-  /**
-   * Also refuse when the key's monthly quota is already used up (before an agent call, which the charge comes after).
-   */
-  checkQuota?: boolean;
-  /** The contract the execution charges (null: none in force when it was read). */
-  charge: ContractCharge | null;
-}
-
-/**
- * The guard: fresh reads of whether the key is neither revoked nor expired, the workspace and
- * organisation are active, the channel is active and the page origin still on its lists (and,
- * when asked, the quota is not used up). They are written into the execution's rate-limit row,
- * whose CHECKs refuse a failing one, rolling the whole batch back (rate-limit.ts). SQL text,
- * since it runs on every execution (see insertRowsSql).
- */
-function guardValues(target: GuardTarget, now: number): WindowGuard {
-  return {
-    keyUsable: target.keyId
-      ? sql`coalesce((SELECT revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}) FROM api_keys WHERE
-        id = ${target.keyId}), 0)`
-      : null,
-    tenantActive: sql`coalesce((SELECT w.status = 'active' AND o.status = 'active' FROM workspaces w JOIN
-      organizations o ON o.id = w.organization_id WHERE w.id = ${target.workspaceId}), 0)`,
-    channelActive: target.channel ? channelAdmits(target.channel.id, target.channel.origin) : null,
-    quotaLeft: target.checkQuota && target.keyId ? quotaLeftAfter(target.keyId, now) : null,
-    // The contract read from the cache is still the one in force (or still none is).
-    contractCurrent: target.charge
-      ? target.charge.currentSql()
-      : sql`(${contractInForceSql(target.workspaceId, now)} = '')`,
-    // Before an agent call: the contract's blocked meters have room, and the escrow the funds.
-    allowanceLeft: target.checkQuota && target.charge ? target.charge.roomSql(['executions', 'agent_calls']) : null,
-  };
-}
-
-/** 1 when the channel is active and the origin still on its lists (exact match, as isOriginAllowed checks), else 0. */
-function channelAdmits(channelId: number, origin: string | null) {
-  const originAllowed =
-    origin === null
-      ? sql`1`
-      : sql`(EXISTS (SELECT 1 FROM json_each(allowed_origins) WHERE value = ${origin}) OR EXISTS (SELECT 1 FROM
-        json_each(first_party_origins) WHERE value = ${origin}))`;
-  return sql`coalesce((SELECT status = 'active' AND ${originAllowed} FROM channels WHERE id = ${channelId}), 0)`;
-}
-
-/** The key's executions left this month (null when unlimited or not yet charged), read inside the batch. */
-function quotaLeftAfter(keyId: string, now: number): SQL {
-  return sql`(SELECT quota - used FROM usage_meters WHERE key_id = ${keyId} AND meter = ${EXECUTIONS_METER} AND
-    period = ${quotaPeriod(now)})`;
-}
-
-/** The headers' view of a committed rate-limit statement's row. */
-export function rateLimitOutcome(
-  row: { count: number; windowStart: number } | undefined,
-  limit: number,
-  now: number,
-): RateLimitOutcome {
-  const count = row?.count ?? 1;
-  const windowStart = row?.windowStart ?? now;
-  return {
-    allowed: true,
-    limit,
-    remaining: Math.max(0, limit - count),
-    resetSeconds: Math.max(1, Math.ceil((windowStart + RATE_LIMIT_WINDOW_MS - now) / 1000)),
-  };
-}
-
-/** Which admission check a failed batch refused, by the constraint that fired (in the order checks are answered). */
-export type BatchRefusal =
-  | 'key'
-  | 'tenant'
-  | 'channel'
-  | 'contract_changed'
-  | 'rate_limit'
-  | 'quota'
-  | 'entitlement'
-  | 'idempotency';
-
-const REFUSALS: Array<[string, BatchRefusal]> = [
-  ['guard_key_usable', 'key'],
-  ['guard_tenant_active', 'tenant'],
-  ['guard_channel_active', 'channel'],
-  ['guard_contract_current', 'contract_changed'],
-  ['within_window_limit', 'rate_limit'],
-  ['guard_quota_left', 'quota'],
-  ['usage_within_quota', 'quota'],
-  ['guard_allowance_left', 'entitlement'],
-  ['contract_allowance_left', 'entitlement'],
-  ['escrow_funds_left', 'entitlement'],
-  ['idempotency_key_free', 'idempotency'],
-];
-
-/** The refusal a batch's error stands for, or undefined for any other failure. */
-export function batchRefusal(error: unknown): BatchRefusal | undefined {
-  return REFUSALS.find(([constraint]) => isConstraintViolation(error, constraint))?.[1];
-}
 
 /**
  * The contract in force changed since it was cached (recorded or ended through another isolate):
@@ -250,12 +143,14 @@ export class BatchAdmission {
     // call), but the request is not counted twice.
     const items: BatchItem<'sqlite'>[] = [this.rateLimit({ increment: this.preflightRateLimit ? 0 : 1 })];
     const rateLimitAt = this.preflightRateLimit ? -1 : 0;
-    const chargeAt = key ? items.push(chargeUsage(db, key, now)) - 1 : -1;
+    // Every meter this execution moves, the key's quota and the contract's, in one upsert.
+    const increments = [
+      ...(key ? [keyIncrement(key, now)] : []),
+      ...(charge?.increments(quantities, envelope.output.execution_id) ?? []),
+    ];
+    const chargeAt = increments.length > 0 ? items.push(chargeUsage(db, increments)) - 1 : -1;
     // The contract's lines follow the key's own line (records.ts: envelopeOf).
     const contractLinesAt = key ? 1 : 0;
-    const contractWrites = charge?.writes(db, quantities, envelope.output.execution_id) ?? [];
-    const metersAt = contractWrites.length > 0 ? items.length : -1;
-    items.push(...contractWrites);
     let storedAt = -1;
     if (key && idempotency) {
       const template = sql`${JSON.stringify(envelope)}`;
@@ -278,11 +173,11 @@ export class BatchAdmission {
       const stored = (results[storedAt] as Array<{ body: string | null }>)[0];
       return { body: stored?.body ?? JSON.stringify(envelope), rateLimit };
     }
-    const charged = chargeAt >= 0 ? (results[chargeAt] as Array<{ used: number; quota: number | null }>)[0] : undefined;
+    const meters = chargeAt >= 0 ? (results[chargeAt] as MeterRow[]) : [];
+    const charged = key ? meters.find((row) => row.subject === key.id) : undefined;
     const usage = envelope.usage_applications[0];
     if (charged && charged.quota !== null && usage) usage.remaining = charged.quota - charged.used;
-    if (charge && metersAt >= 0)
-      charge.fill(envelope.usage_applications, contractLinesAt, results[metersAt] as MeterRow[]);
+    if (charge) charge.fill(envelope.usage_applications, contractLinesAt, meters);
     return { body: JSON.stringify(envelope), rateLimit };
   }
 
@@ -315,6 +210,16 @@ export class BatchAdmission {
     });
   }
 
+  /** Whether the key's monthly quota has no execution left. */
+  private async keyQuotaUsedUp(): Promise<boolean> {
+    const key = this.subject.key;
+    if (!key || key.monthlyQuota === null) return false;
+    const [left] = await this.db.all<{ left: number | null }>(
+      sql`SELECT ${quotaLeftAfter(key.id, this.now)} AS "left"`,
+    );
+    return left?.left !== null && left?.left !== undefined && left.left <= 0;
+  }
+
   /** The answer to a batch that a constraint refused, or the error itself. */
   private async refusal(error: unknown): Promise<unknown> {
     const { db, subject, idempotency, now } = this;
@@ -343,6 +248,8 @@ export class BatchAdmission {
         return new ApiError('rate_limited', detail, { headers: { 'Retry-After': String(retryAfter) } });
       }
       case 'quota':
+        // The same CHECK holds a key's quota and a contract's blocked allowance: the key's row says which.
+        if (this.charge && !(await this.keyQuotaUsedUp())) return this.entitlementExceeded();
         return new ApiError(
           'quota_exceeded',
           `This key's monthly quota of ${subject.key?.monthlyQuota ?? null} executions is used up.`,
@@ -369,14 +276,36 @@ export class BatchAdmission {
   }
 }
 
-/** The usage charge of an API key's execution; its CHECK usage_within_quota makes the quota exact. */
-function chargeUsage(db: Database, key: KeyContext, now: number) {
-  return db.all<{ used: number; quota: number | null }>(
+/** An API key's execution, counted against its monthly quota. */
+function keyIncrement(key: KeyContext, now: number): MeterIncrement {
+  return {
+    subject: key.id,
+    meter: EXECUTIONS_METER,
+    period: quotaPeriod(now),
+    used: 1,
+    quota: key.monthlyQuota,
+    kind: 'key',
+    included: null,
+    unitPriceMinor: null,
+    escrowId: null,
+    currency: null,
+    lastRef: null,
+    updatedAt: now,
+  };
+}
+
+/**
+ * The execution's usage, every meter in one upsert: its CHECK usage_within_quota makes a key's
+ * quota and a contract's blocked allowance exact, and the overage trigger charges a priced one.
+ */
+function chargeUsage(db: Database, increments: MeterIncrement[]) {
+  return db.all<MeterRow>(
     insertRowsSql(
       usageMeters,
-      [{ keyId: key.id, meter: EXECUTIONS_METER, period: quotaPeriod(now), used: 1, quota: key.monthlyQuota }],
-      sql`ON CONFLICT (key_id, meter, period) DO UPDATE SET used = used + 1, quota = ${key.monthlyQuota} RETURNING
-        used, quota`,
+      increments,
+      sql`ON CONFLICT (key_id, meter, period) DO UPDATE SET used = used + excluded.used, quota = excluded.quota,
+        last_ref = excluded.last_ref, updated_at = excluded.updated_at
+      RETURNING key_id AS subject, meter, used, quota, included, unit_price_minor AS "unitPriceMinor"`,
     ),
   );
 }

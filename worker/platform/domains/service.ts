@@ -24,7 +24,7 @@ const catalogCache = new TtlCache<DomainEntry[]>(30_000, 1);
 
 /** Every domain of the catalog, by slug. */
 export async function listDomainEntries(db: Database): Promise<DomainEntry[]> {
-  return catalogCache.get('all', async () => {
+  return catalogCache.get('all', db, async () => {
     const rows = await db.select().from(domains).orderBy(asc(domains.slug));
     return rows.map((row) => ({
       domain: row.slug,

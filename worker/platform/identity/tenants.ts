@@ -25,7 +25,7 @@ const riskPolicyCache = new TtlCache<{ blockedTerms: string[] }>(10_000, 1000);
 
 /** A workspace's risk settings (its blocked terms), cached briefly: they guard no access decision. */
 export async function workspaceRiskPolicy(db: Database, workspaceId: string): Promise<{ blockedTerms: string[] }> {
-  return riskPolicyCache.get(workspaceId, async () => {
+  return riskPolicyCache.get(workspaceId, db, async () => {
     const row = await db
       .select({ blockedTerms: workspaces.blockedTerms })
       .from(workspaces)

@@ -30,7 +30,7 @@ export function forgetExpertPools(): void {
  */
 export async function expertPool(db: Database, domain: string, pool: RoutingPool): Promise<ExpertPool> {
   const key = pool.kind === 'platform' ? `platform:${domain}` : `workspace:${pool.workspaceId}:${domain}`;
-  return expertPoolCache.get(key, async () => {
+  return expertPoolCache.get(key, db, async () => {
     const inPool =
       pool.kind === 'workspace'
         ? sql`AND p.user_id IN (SELECT ${memberships.userId} FROM ${memberships} WHERE ${memberships.workspaceId} =

@@ -29,7 +29,7 @@ export type DeliverMessage = z.infer<typeof deliverMessageSchema>;
 const endpointsCache = new TtlCache<boolean>(10_000, 1000);
 
 async function hasEndpoints(db: Database, workspaceId: string): Promise<boolean> {
-  return endpointsCache.get(workspaceId, async () => {
+  return endpointsCache.get(workspaceId, db, async () => {
     const row = await db
       .select({ id: webhookEndpoints.id })
       .from(webhookEndpoints)

@@ -1,5 +1,6 @@
 /** The docs' pages, in the order of the navigation. */
 import { referenceMarkdown } from '../openapi-markdown';
+import { billingPage } from './billing';
 import { boundariesPage } from './boundaries';
 import type { DocsPageSource } from './context';
 import { a2aPage } from './a2a';
@@ -13,6 +14,7 @@ import { webhooksPage } from './webhooks';
 export type { DocsContext, DocsPageSource } from './context';
 export { EXAMPLE_AGENT_CARD } from './providers';
 export { EXAMPLE_EVENT } from './webhooks';
+export { EXAMPLE_METER_EVENT, EXAMPLE_USAGE_APPLICATIONS } from './billing';
 export { mcpClientConfig } from './mcp';
 
 const referencePage: DocsPageSource = {
@@ -29,6 +31,7 @@ export const DOCS_PAGES: DocsPageSource[] = [
   boundariesPage,
   providersPage,
   webhooksPage,
+  billingPage,
   mcpPage,
   a2aPage,
   referencePage,
