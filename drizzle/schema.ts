@@ -448,9 +448,16 @@ export const leadEvents = sqliteTable(
     actorKind: text('actor_kind', { enum: ['provider', 'channel', 'api_key', 'admin', 'system'] }).notNull(),
     actorId: text('actor_id'),
     note: text('note'),
+    /** A move to `won` may say what it was worth (minor units of `value_currency`). */
+    valueMinor: integer('value_minor'),
+    valueCurrency: text('value_currency'),
     createdAt: createdAt(),
   },
-  (table) => [index('lead_events_lead_idx').on(table.leadId, table.id)],
+  (table) => [
+    index('lead_events_lead_idx').on(table.leadId, table.id),
+    // An expert's own numbers: their claims, replies and outcomes of the last days.
+    index('lead_events_actor_idx').on(table.actorId, table.createdAt),
+  ],
 );
 
 /** A person who signs in at {auth_url}: a site owner (business) or an expert (provider). */

@@ -31,6 +31,7 @@ import { agentProviderRoutes } from './platform/providers';
 import { channelRoutes } from './platform/channels';
 import { workbenchRoutes } from './platform/leads';
 import { billingRoutes } from './platform/billing';
+import { insightsRoutes } from './platform/insights';
 import { providerProfileRoutes } from './platform/providers';
 
 export { ConversationRoom } from './live/conversation-room';
@@ -57,6 +58,7 @@ app.route('/', providerProfileRoutes());
 app.route('/', agentProviderRoutes());
 app.route('/', workbenchRoutes());
 app.route('/', billingRoutes());
+app.route('/', insightsRoutes());
 app.route('/', liveRoutes());
 app.route('/', adminRoutes());
 app.route('/', openApiRoutes(app));

@@ -9,6 +9,7 @@ import { Field } from '../shared/forms';
 import { ConsoleLayout, DataTable, StatusPill, when } from '../shared/layout';
 import { providerNav } from './states';
 import { URGENCY_LABEL } from './workbench-page';
+import { formatMoney } from '../shared/money';
 
 /** The statuses a claimer may move a lead to next (release is its own button). */
 const NEXT_STATUSES: Partial<Record<LeadStatus, LeadStatus[]>> = {
@@ -152,6 +153,18 @@ export function LeadPage({
                   maxlength={1000}
                   hint="Kept in the lead's history."
                 />
+                {next.includes('won') ? (
+                  <fieldset class="won-value">
+                    <legend>If won: what was it worth? (optional)</legend>
+                    <Field
+                      name="value_amount"
+                      label="Amount"
+                      placeholder="1200.50"
+                      hint="The site owner sees the total."
+                    />
+                    <Field name="value_currency" label="Currency" value="EUR" maxlength={3} />
+                  </fieldset>
+                ) : null}
                 <button type="submit" class="button primary">
                   Update status
                 </button>
@@ -202,6 +215,9 @@ export function LeadPage({
                     : entry.from === entry.to
                       ? 'routing'
                       : `${entry.from} → ${entry.to}`}
+                  {entry.value ? (
+                    <strong> · {formatMoney(entry.value.value_minor, entry.value.currency)}</strong>
+                  ) : null}
                   {entry.by_you ? <span class="muted"> by you</span> : null}
                   {entry.note ? <p class="note">{entry.note}</p> : null}
                 </li>

@@ -13,9 +13,7 @@ import { providerRefusal, type ProviderAction } from '../../platform/access';
 import { agentHealth, rotateSigningSecret } from '../../platform/agents';
 import { listDomainEntries } from '../../platform/domains';
 import { listOpenInvitations } from '../../platform/identity';
-import { leadStatusSchema } from '../../platform/leads';
 import {
-  changeLeadStatus,
   claimLead,
   leadDetailForProvider,
   listLeadsForProvider,
@@ -37,7 +35,7 @@ import { OperationsPage, ProviderClosedPage } from './operations-page';
 import { ONBOARDING_STEPS, type OnboardingStep } from './states';
 import { WorkbenchPage } from './workbench-page';
 import { providerCredits } from '../../platform/billing';
-import { registerCreditRoutes } from './credits-routes';
+import { registerLeadForms } from './lead-forms';
 
 /**
  * The one provider gate of the console's pages, over the same policy as the provider API
@@ -279,7 +277,7 @@ export function providerPageRoutes() {
 
   app.get('/provider/workbench', async (c) => renderWorkbench(c, requireProviderRow(c)));
 
-  registerCreditRoutes(app);
+  registerLeadForms(app);
   app.post('/provider/workbench/preferences', async (c) => {
     const provider = requireProviderRow(c);
     const form = await readForm(c);
@@ -337,18 +335,6 @@ export function providerPageRoutes() {
     }
     await replyToLead(c.var.db, provider, leadId, parsed.data.text, userAuditContext(c), c.var.services.mail);
     return c.redirect(`/provider/workbench/leads/${leadId}?notice=replied#reply-form`, 303);
-  });
-
-  app.post('/provider/workbench/leads/:leadId/status', async (c) => {
-    const leadId = c.req.param('leadId');
-    const form = await readForm(c);
-    const status = leadStatusSchema.safeParse(form.status);
-    if (!status.success) throw new ApiError('validation_failed', 'Choose a status.');
-    const note = form.note?.trim().slice(0, 1000) || null;
-    await changeLeadStatus(c.var.db, requireProviderRow(c), leadId, status.data, note, userAuditContext(c));
-    return status.data === 'open'
-      ? c.redirect('/provider/workbench?notice=released', 303)
-      : c.redirect(`/provider/workbench/leads/${leadId}?notice=status`, 303);
   });
 
   app.get('/provider/operations', async (c) => renderOperations(c, requireProviderRow(c)));

@@ -34,6 +34,8 @@ export const WORKSPACE_POLICY = {
   'webhooks.read': { scope: null, roles: ['owner'] },
   /** Read the email log: alerts and visitor emails about the workspace's leads, recipients masked. */
   'emails.read': { scope: null, roles: ['owner', 'admin'] },
+  /** The workspace's insights: its funnel, response times and outcomes (docs/design/insights.md). */
+  'insights.read': { scope: 'channels:read', roles: ['owner'] },
   /** See the contract's usage, the escrow's balance and the statements (money: owners only). */
   'usage.read': { scope: null, roles: ['owner'] },
 } as const satisfies Record<string, Rule>;

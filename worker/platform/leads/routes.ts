@@ -162,7 +162,7 @@ export function workbenchRoutes() {
     return c.json(lead, 200);
   });
   app.openapi(leadStatusRoute, async (c) => {
-    const { status, note } = c.req.valid('json');
+    const { status, note, value } = c.req.valid('json');
     c.header('Cache-Control', 'no-store');
     return c.json(
       await changeLeadStatus(
@@ -170,7 +170,7 @@ export function workbenchRoutes() {
         requireProviderRow(c),
         c.req.valid('param').leadId,
         status,
-        note ?? null,
+        { note: note ?? null, ...(value ? { value } : {}) },
         providerAudit(c),
       ),
       200,

@@ -5,6 +5,17 @@ import { messageSchema } from '../conversations/schemas';
 import { LEAD_STATUSES, MESSAGE_MAX_CHARS, TRIGGERS, URGENCIES } from '../../lib/vocabulary';
 import { displayText } from '../../lib/openapi';
 
+/** What a won lead was worth: integer minor units of an ISO 4217 currency. */
+export const wonValueSchema = z
+  .strictObject({
+    value_minor: z.number().int().min(0).max(100_000_000_000),
+    currency: z
+      .string()
+      .length(3)
+      .regex(/^[A-Z]{3}$/, 'An ISO 4217 code in capitals, such as EUR.'),
+  })
+  .openapi('WonValue');
+
 export const leadStatusSchema = z.enum(LEAD_STATUSES).openapi('LeadStatus', {
   description: '`open → claimed → contacted → qualified → won | lost`; the claimer may release a lead back to `open`.',
 });
@@ -43,6 +54,8 @@ export const leadDetailSchema = leadSchema
         actor: z.enum(['provider', 'channel', 'api_key', 'admin', 'system']),
         by_you: z.boolean(),
         note: z.string().nullable(),
+        /** A move to `won` may carry what it was worth. */
+        value: wonValueSchema.nullable(),
         at: z.string(),
       }),
     ),
@@ -77,6 +90,13 @@ export const leadStatusBodySchema = z
   .strictObject({
     status: leadStatusSchema.openapi({ description: 'The next status; `open` releases the lead.' }),
     note: displayText({ max: 1000, multiline: true }).optional(),
+    value: wonValueSchema.optional().openapi({
+      description: 'With `won` only: what the deal was worth. The owner sees it summed per currency in insights.',
+    }),
+  })
+  .superRefine((body, context) => {
+    if (body.value && body.status !== 'won')
+      context.addIssue({ code: 'custom', path: ['value'], message: 'A value goes with `won` only.' });
   })
   .openapi('LeadStatusChange');
 

@@ -129,6 +129,10 @@ async function leadDetail(
       actor: event.actorKind,
       by_you: event.actorKind === 'provider' && event.actorId === provider.id,
       note: event.note,
+      value:
+        event.valueMinor !== null && event.valueCurrency
+          ? { value_minor: event.valueMinor, currency: event.valueCurrency }
+          : null,
       at: new Date(event.createdAt).toISOString(),
     })),
   };
@@ -172,10 +176,11 @@ export async function changeLeadStatus(
   provider: ProviderRow,
   leadId: string,
   to: LeadStatus,
-  note: string | null,
+  detail: { note: string | null; value?: { value_minor: number; currency: string } },
   audit: AuditContext,
   now = Date.now(),
 ): Promise<LeadDetail> {
+  const { note } = detail;
   const current = await db
     .select({
       status: leads.status,
@@ -243,6 +248,8 @@ export async function changeLeadStatus(
         actorKind: 'provider',
         actorId: provider.id,
         note,
+        valueMinor: to === 'won' ? (detail.value?.value_minor ?? null) : null,
+        valueCurrency: to === 'won' ? (detail.value?.currency ?? null) : null,
         createdAt: now,
       },
       applied,

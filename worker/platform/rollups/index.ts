@@ -1,8 +1,17 @@
 /**
- * The owner's numbers per day (docs/design/billing.md): rolled up by the cron sweep from the
- * outbox's events and the ledger, read by the usage and insights pages.
+ * The owner's numbers per day (docs/design/insights.md): rolled up by the cron sweep from the
+ * outbox's events, the ledger, conversations, the leads' history and the agents' attempts, read by
+ * the usage and insights pages.
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */
-export { CHARGED_METRICS, chargedMetric, EVENT_METRICS, type EventMetric } from './metrics';
+export {
+  CHARGED_METRICS,
+  chargedMetric,
+  EVENT_METRICS,
+  type EventMetric,
+  LEAD_STATUS_METRICS,
+  leadStatusMetric,
+  SECONDS_BUCKETS,
+} from './metrics';
 export { type RollupGroup, rollupSums } from './read';
 export { ROLLUP_BATCH, rollUp } from './sweep';

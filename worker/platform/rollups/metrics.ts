@@ -1,15 +1,16 @@
 /**
- * What the daily rollups count, and from which events (docs/design/billing.md). Each metric is a
- * condition on one event of the outbox (its type and a few fields of its data, as `f.*` columns
- * of sweep.ts), counted once per event; `charged_minor.<meter>` sums the ledger's charges.
+ * What the daily rollups count, and from which rows (docs/design/insights.md). A metric is a name,
+ * sometimes with a part that names what it counts (`topic.billing`, `agent_answered.prv_…`,
+ * `lead_status.won`); each is counted from one source (sweep.ts) exactly once.
  */
-import { type SQL, sql } from 'drizzle-orm';
-import { CONTRACT_METERS, type ContractMeter } from '../../lib/vocabulary';
+import type { SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
+import { CONTRACT_METERS, type ContractMeter, LEAD_STATUSES } from '../../lib/vocabulary';
 
-/** The event types the rollups read. */
-export const ROLLED_UP_EVENTS = ['execution.completed', 'lead.created'] as const;
+/** The event types the rollups read from the outbox. */
+export const ROLLED_UP_EVENTS = ['execution.completed', 'lead.created', 'lead.unclaimed', 'lead.released'] as const;
 
-/** Each metric counted from events, with the condition an event meets to count. */
+/** Each metric counted from events, with the condition an event (`f.*`, sweep.ts) meets to count once. */
 export const EVENT_METRICS = {
   executions: sql`f.type = 'execution.completed'`,
   agent_calls: sql`f.type = 'execution.completed' AND f.handled_kind IS NOT NULL`,
@@ -18,6 +19,10 @@ export const EVENT_METRICS = {
   held: sql`f.type = 'execution.completed' AND f.disposition = 'held'`,
   rejected: sql`f.type = 'execution.completed' AND f.disposition = 'rejected'`,
   leads: sql`f.type = 'lead.created'`,
+  /** Leads nobody claimed within the channel's escalate_minutes (their owners were emailed). */
+  escalated: sql`f.type = 'lead.unclaimed'`,
+  /** Claims that lapsed: no reply within the claim SLA. */
+  sla_lapses: sql`f.type = 'lead.released' AND f.reason = 'claim_sla'`,
 } satisfies Record<string, SQL>;
 
 export type EventMetric = keyof typeof EVENT_METRICS;
@@ -26,3 +31,26 @@ export type EventMetric = keyof typeof EVENT_METRICS;
 export const chargedMetric = (meter: ContractMeter) => `charged_minor.${meter}`;
 
 export const CHARGED_METRICS = CONTRACT_METERS.map(chargedMetric);
+
+/** Leads by their current status, counted on the day each lead was created (+1 into a status, −1 out). */
+export const leadStatusMetric = (status: string) => `lead_status.${status}`;
+export const LEAD_STATUS_METRICS = LEAD_STATUSES.map(leadStatusMetric);
+
+/**
+ * The upper edges, in seconds, of the buckets that times to first claim and to first reply are
+ * counted in: each a little wider than the one before, from 15 s to 30 days, then `inf`. A
+ * percentile is the edge of the bucket it falls in (read.ts).
+ */
+export const SECONDS_BUCKETS = [
+  15, 30, 45, 60, 90, 120, 180, 240, 300, 450, 600, 900, 1200, 1800, 2700, 3600, 5400, 7200, 10800, 14400, 21600, 28800,
+  43200, 64800, 86400, 129600, 172800, 259200, 432000, 604800, 1209600, 2592000,
+] as const;
+
+/**
+ * The bucket of a duration in seconds, as SQL text: its upper edge, or `inf`. The edges are this
+ * file's constants, written into the SQL as literals (D1 binds at most 100 parameters a statement).
+ */
+export function bucketOf(seconds: SQL): SQL {
+  const cases = SECONDS_BUCKETS.map((edge) => sql`WHEN ${seconds} <= ${sql.raw(`${edge} THEN '${edge}'`)}`);
+  return sql`(CASE ${sql.join(cases, sql` `)} ELSE 'inf' END)`;
+}

@@ -1,0 +1,299 @@
+/**
+ * Insights (docs/design/insights.md): every number against a hand-built history (rows written
+ * straight to the sources the sweep reads, at chosen times), with a channel filter, a single day,
+ * an empty range and another tenant's history next to it; the API's access and its refusals.
+ */
+import { env } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '../../worker/lib/db';
+import { rollUp } from '../../worker/platform/rollups';
+import { signUpOwner } from './console-helpers';
+import { ADMIN_TOKEN, call, createTenant, expectProblem, issueKey, json } from './helpers';
+import { createActiveExpert, createChannel, SITE, sessionCall } from './provider-helpers';
+
+const db = () => createDatabase(env.DB);
+const DAY = '2026-10-01';
+const T0 = Date.parse(`${DAY}T10:00:00Z`);
+let serial = 0;
+const id = (prefix: string) => `${prefix}_hist${Date.now().toString(36)}${++serial}`;
+
+/** One workspace's hand-built day: what the sweep will count, with the answers worked out by hand. */
+async function buildHistory(workspaceId: string, channels: { a: string; b: string }) {
+  const channelIds = await env.DB.prepare('SELECT id, channel_key FROM channels WHERE channel_key IN (?, ?)')
+    .bind(channels.a, channels.b)
+    .all<{ id: number; channel_key: string }>();
+  const channelId = (key: string) => channelIds.results.find((row) => row.channel_key === key)!.id;
+  const statements: D1PreparedStatement[] = [];
+  const event = (type: string, data: Record<string, unknown>, at = T0) =>
+    statements.push(
+      env.DB.prepare('INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)').bind(
+        id('evt'),
+        workspaceId,
+        type,
+        JSON.stringify(data),
+        at,
+      ),
+    );
+  // Conversations: three on A, one on B.
+  for (const key of [channels.a, channels.a, channels.a, channels.b])
+    statements.push(
+      env.DB.prepare(
+        `INSERT INTO conversations (id, workspace_id, kind, channel_id, created_at, last_seen_at)
+          VALUES (?, ?, 'channel', ?, ?, ?)`,
+      ).bind(id('cnv'), workspaceId, channelId(key), T0, T0),
+    );
+  // Executions: two answered by an agent on A, one by a robot on B, one held on A, one rejected on B.
+  event('execution.completed', { channel_key: channels.a, disposition: 'routed', handled_by: { kind: 'agent' } });
+  event('execution.completed', { channel_key: channels.a, disposition: 'routed', handled_by: { kind: 'agent' } });
+  event('execution.completed', { channel_key: channels.b, disposition: 'routed', handled_by: { kind: 'robot' } });
+  event('execution.completed', { channel_key: channels.a, disposition: 'held' });
+  event('execution.completed', { channel_key: channels.b, disposition: 'rejected' });
+  // Three leads: L1 (A) won with a value, L2 (A) released and open again, L3 (B) lost.
+  const leads = [
+    { id: id('lead'), channel: channels.a, topic: 'billing', claimAfter: 60, replyAfter: 300, end: 'won' },
+    { id: id('lead'), channel: channels.a, topic: 'vat', claimAfter: 600, replyAfter: null, end: 'released' },
+    { id: id('lead'), channel: channels.b, topic: 'billing', claimAfter: 30, replyAfter: 90, end: 'lost' },
+  ];
+  for (const lead of leads) {
+    event('lead.created', { lead_id: lead.id, channel_key: lead.channel, topic: lead.topic });
+    const claimAt = T0 + lead.claimAfter * 1000;
+    const replyAt = lead.replyAfter === null ? null : T0 + lead.replyAfter * 1000;
+    statements.push(
+      env.DB.prepare(
+        `INSERT INTO leads (id, workspace_id, demand_id, channel_id, status, trigger, topic, first_claimed_at,
+          first_contacted_at, created_at) VALUES (?, ?, ?, ?, ?, 'consultation', ?, ?, ?, ?)`,
+      ).bind(lead.id, workspaceId, id('dem'), channelId(lead.channel), 'open', lead.topic, claimAt, replyAt, T0),
+    );
+    const moves: Array<[string | null, string, number, number | null]> = [
+      [null, 'open', T0, null],
+      ['open', 'claimed', claimAt, null],
+    ];
+    if (lead.end === 'released') moves.push(['claimed', 'open', claimAt + 1000, null]);
+    else {
+      moves.push(['claimed', 'contacted', replyAt!, null], ['contacted', 'qualified', replyAt! + 1000, null]);
+      moves.push(['qualified', lead.end, replyAt! + 2000, lead.end === 'won' ? 120_000 : null]);
+    }
+    for (const [from, to, at, value] of moves)
+      statements.push(
+        env.DB.prepare(
+          `INSERT INTO lead_events (id, lead_id, from_status, to_status, actor_kind, created_at, value_minor,
+            value_currency) VALUES (?, ?, ?, ?, 'system', ?, ?, ?)`,
+        ).bind(id('lev'), lead.id, from, to, at, value, value === null ? null : 'EUR'),
+      );
+  }
+  // The agents' attempts: agent X answered twice and declined once; robot Y answered once.
+  for (const [provider, outcome] of [
+    ['prv_histx', 'success'],
+    ['prv_histx', 'success'],
+    ['prv_histx', 'declined'],
+    ['prv_histy', 'success'],
+  ])
+    statements.push(
+      env.DB.prepare(
+        `INSERT INTO agent_attempts (id, execution_id, provider_id, workspace_id, outcome, duration_ms, created_at)
+          VALUES (?, ?, ?, ?, ?, 10, ?)`,
+      ).bind(id('att'), id('exe'), provider, workspaceId, outcome, T0),
+    );
+  await env.DB.batch(statements);
+}
+
+async function sweepAll() {
+  // A few ticks: the sweep reads 5,000 rows of a source a tick, and the whole suite shares the tables.
+  for (let tick = 0; tick < 4; tick++) await rollUp(db());
+}
+
+describe('insights against a hand-built history', () => {
+  let owner: Awaited<ReturnType<typeof signUpOwner>>;
+  let channels: { a: string; b: string };
+  const insights = async (query: string) =>
+    call(`/api/insights?workspace_id=${owner.workspaceId}&${query}`, {
+      headers: { Cookie: `egw_session=${owner.cookie}` },
+    });
+
+  beforeAll(async () => {
+    owner = await signUpOwner();
+    const key = await issueKey(owner.workspaceId, { scopes: ['channels:write', 'channels:read', 'execute'] });
+    channels = { a: await createChannel(key.token), b: await createChannel(key.token) };
+    await buildHistory(owner.workspaceId, channels);
+    // Another tenant's identical day, never counted here.
+    const other = await createTenant({ scopes: ['channels:write', 'channels:read', 'execute'] });
+    await buildHistory(other.workspaceId, { a: await createChannel(other.token), b: await createChannel(other.token) });
+    await sweepAll();
+  });
+
+  it('counts the funnel, the statuses, the percentiles, the value, the agents and the topics', async () => {
+    const view = await json(await insights(`from=${DAY}&to=${DAY}`));
+    expect(view).toMatchObject({ from: DAY, to: DAY, channel: null });
+    expect(view.totals).toEqual({
+      conversations: 4,
+      answered_by_agent: 2,
+      answered_by_robot: 1,
+      leads: 3,
+      held: 1,
+      rejected: 1,
+      leads_by_status: { open: 1, claimed: 0, contacted: 0, qualified: 0, won: 1, lost: 1 },
+      // First claims after 30, 60 and 600 s: the median is 60, the 90th percentile 600.
+      time_to_first_claim_s: { p50: 60, p90: 600 },
+      // First replies after 90 and 300 s.
+      time_to_first_reply_s: { p50: 90, p90: 300 },
+      won_rate: 0.333,
+      won_value: [{ currency: 'EUR', value_minor: 120_000 }],
+    });
+    expect(view.days).toEqual([
+      { date: DAY, conversations: 4, answered_by_agent: 2, answered_by_robot: 1, leads: 3, won: 1 },
+    ]);
+    expect(view.agents).toEqual([
+      { provider_id: 'prv_histx', display_name: null, attempts: 3, answered: 2, declined: 1 },
+      { provider_id: 'prv_histy', display_name: null, attempts: 1, answered: 1, declined: 0 },
+    ]);
+    expect(view.topics).toEqual([
+      { topic: 'billing', count: 2 },
+      { topic: 'vat', count: 1 },
+    ]);
+  });
+
+  it('filters by channel', async () => {
+    const view = await json(await insights(`from=${DAY}&to=${DAY}&channel=${channels.a}`));
+    expect(view.channel).toBe(channels.a);
+    expect(view.totals).toMatchObject({
+      conversations: 3,
+      answered_by_agent: 2,
+      answered_by_robot: 0,
+      leads: 2,
+      held: 1,
+      rejected: 0,
+      leads_by_status: { open: 1, won: 1, lost: 0 },
+      time_to_first_claim_s: { p50: 60, p90: 600 },
+      time_to_first_reply_s: { p50: 300, p90: 300 },
+      won_rate: 0.5,
+    });
+  });
+
+  it('answers zeros and nulls for an empty range, and a day per date of a longer one', async () => {
+    const empty = await json(await insights('from=2026-01-01&to=2026-01-07'));
+    expect(empty.totals).toMatchObject({
+      conversations: 0,
+      leads: 0,
+      time_to_first_claim_s: { p50: null, p90: null },
+      won_rate: null,
+      won_value: [],
+    });
+    expect(empty.days).toHaveLength(7);
+    const week = await json(await insights('from=2026-09-28&to=2026-10-04'));
+    expect(week.days.map((day: { date: string }) => day.date)).toEqual([
+      '2026-09-28',
+      '2026-09-29',
+      '2026-09-30',
+      '2026-10-01',
+      '2026-10-02',
+      '2026-10-03',
+      '2026-10-04',
+    ]);
+    expect(week.totals.conversations).toBe(4);
+  });
+
+  it('refuses a bad range, another tenant’s channel, and a key without channels:read', async () => {
+    await expectProblem(await insights('from=2025-01-01&to=2026-06-01'), 422, 'validation_failed');
+    await expectProblem(await insights('from=2026-02-30'), 422, 'validation_failed');
+    await expectProblem(await insights('from=2026-03-02&to=2026-03-01'), 422, 'validation_failed');
+    const other = await createTenant({ scopes: ['channels:write', 'channels:read'] });
+    const theirs = await createChannel(other.token);
+    await expectProblem(await insights(`channel=${theirs}`), 404, 'not_found');
+    const narrow = await issueKey(owner.workspaceId, { scopes: ['execute'] });
+    await expectProblem(await call('/api/insights', { token: narrow.token }), 403, 'insufficient_scope');
+    const reader = await issueKey(owner.workspaceId, { scopes: ['channels:read'] });
+    const byKey = await json(await call(`/api/insights?from=${DAY}&to=${DAY}`, { token: reader.token }));
+    expect(byKey.totals.conversations).toBe(4);
+    await expectProblem(await call('/api/insights', { token: ADMIN_TOKEN }), 403, 'admin_required');
+  });
+});
+
+describe('the rollups after concurrent changes', () => {
+  it('equal a recount from the raw rows, however the sweep interleaves with the writes', {
+    timeout: 60_000,
+  }, async () => {
+    const owner = await signUpOwner();
+    const key = await issueKey(owner.workspaceId, {
+      scopes: ['channels:write', 'channels:read', 'execute', 'leads:write'],
+    });
+    const channel = await createChannel(key.token);
+    const expert = await createActiveExpert({ domains: ['consultation'] });
+    const say = (index: number) =>
+      call(`/api/public/widget/${channel}/intake`, {
+        body: { message: { text: `Concurrent visitor ${index}` } },
+        headers: { Origin: SITE, 'CF-Connecting-IP': `198.18.90.${index + 1}` },
+      });
+    // Visitors, API calls and sweeps at once.
+    const first = await Promise.all([
+      ...Array.from({ length: 12 }, (_, index) => say(index)),
+      ...Array.from({ length: 6 }, (_, index) =>
+        call('/api/execute', {
+          token: key.token,
+          body: { domain: 'consultation', execution_mode: 'sync', required_scopes: [], text: `API ${index}` },
+        }),
+      ),
+      rollUp(db()),
+      rollUp(db()),
+    ]);
+    const leadIds = (await Promise.all(first.slice(0, 12).map((response) => json(response as Response)))).map(
+      (answer) => answer.lead_id as string,
+    );
+    // The expert works the leads while the sweep runs.
+    await Promise.all([
+      ...leadIds.slice(0, 8).map(async (leadId, index) => {
+        const claim = (to: string, extra: Record<string, unknown> = {}) =>
+          sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/status`, {
+            body: { status: to, ...extra },
+          });
+        expect(
+          (await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' }))
+            .status,
+        ).toBe(200);
+        if (index % 2 === 0) return;
+        await claim('contacted');
+        await claim('qualified');
+        await claim(
+          index % 4 === 1 ? 'won' : 'lost',
+          index % 4 === 1 ? { value: { value_minor: 1000 * index, currency: 'EUR' } } : {},
+        );
+      }),
+      rollUp(db()),
+      rollUp(db()),
+    ]);
+    await sweepAll();
+
+    const rollups = async (metric: string) =>
+      (
+        await env.DB.prepare(
+          'SELECT coalesce(sum(value), 0) AS n FROM daily_rollups WHERE workspace_id = ? AND metric = ?',
+        )
+          .bind(owner.workspaceId, metric)
+          .first<{ n: number }>()
+      )?.n;
+    const recount = async (query: string) =>
+      (await env.DB.prepare(query).bind(owner.workspaceId).first<{ n: number }>())?.n;
+    expect(await rollups('conversations')).toBe(
+      await recount('SELECT count(*) AS n FROM conversations WHERE workspace_id = ?'),
+    );
+    expect(await rollups('executions')).toBe(
+      await recount("SELECT count(*) AS n FROM executions WHERE workspace_id = ? AND status = 'completed'"),
+    );
+    expect(await rollups('leads')).toBe(await recount('SELECT count(*) AS n FROM leads WHERE workspace_id = ?'));
+    for (const status of ['open', 'claimed', 'contacted', 'qualified', 'won', 'lost'])
+      expect(await rollups(`lead_status.${status}`), status).toBe(
+        await recount(`SELECT count(*) AS n FROM leads WHERE workspace_id = ? AND status = '${status}'`),
+      );
+    const claimed = await env.DB.prepare(
+      "SELECT coalesce(sum(value), 0) AS n FROM daily_rollups WHERE workspace_id = ? AND metric LIKE 'first_claim_s.%'",
+    )
+      .bind(owner.workspaceId)
+      .first<{ n: number }>();
+    expect(claimed?.n).toBe(8);
+    expect(await rollups('won_value.EUR')).toBe(
+      await recount(
+        `SELECT sum(le.value_minor) AS n FROM lead_events le JOIN leads l ON l.id = le.lead_id
+          WHERE l.workspace_id = ? AND le.to_status = 'won'`,
+      ),
+    );
+  });
+});
