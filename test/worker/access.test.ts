@@ -542,6 +542,23 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
     refuses: [{ who: 'owner', status: 403 }],
     body: { note: 'n' },
   },
+  // Insights: the owners' numbers (a key with channels:read too), and their page with its CSV tables.
+  {
+    method: 'GET',
+    path: '/api/insights',
+    auth: 'api_key_or_session',
+    scope: 'channels:read',
+    deniedRole: 'admin',
+    tenantScoped: true,
+  },
+  { method: 'GET', path: '/integrations/insights', auth: 'session', deniedRole: 'member', tenantScoped: true },
+  ...['funnel', 'days', 'outcomes', 'agents', 'topics'].map((table) => ({
+    method: 'GET' as const,
+    path: `/integrations/insights/${table}.csv`,
+    auth: 'session' as const,
+    deniedRole: 'admin' as const,
+    tenantScoped: true,
+  })),
   // The ledger's pages: the owner's usage, the expert's refund form, the admin's billing.
   { method: 'GET', path: '/integrations/usage', auth: 'session', deniedRole: 'admin', tenantScoped: true },
   { method: 'GET', path: '/integrations/usage/daily.csv', auth: 'session', deniedRole: 'member', tenantScoped: true },

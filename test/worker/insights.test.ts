@@ -7,8 +7,8 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../worker/lib/db';
 import { rollUp } from '../../worker/platform/rollups';
-import { signUpOwner } from './console-helpers';
-import { ADMIN_TOKEN, call, createTenant, expectProblem, issueKey, json } from './helpers';
+import { getPage, signUpOwner } from './console-helpers';
+import { ADMIN_TOKEN, call, createTenant, expectProblem, expectStrictPageHeaders, issueKey, json } from './helpers';
 import { createActiveExpert, createChannel, SITE, sessionCall } from './provider-helpers';
 
 const db = () => createDatabase(env.DB);
@@ -129,6 +129,8 @@ describe('insights against a hand-built history', () => {
       answered_by_agent: 2,
       answered_by_robot: 1,
       leads: 3,
+      claimed: 3,
+      replied: 2,
       held: 1,
       rejected: 1,
       leads_by_status: { open: 1, claimed: 0, contacted: 0, qualified: 0, won: 1, lost: 1 },
@@ -190,6 +192,38 @@ describe('insights against a hand-built history', () => {
       '2026-10-04',
     ]);
     expect(week.totals.conversations).toBe(4);
+  });
+
+  it('draws the page, and each of its tables downloads as CSV with the API’s numbers', async () => {
+    const range = `ws=${owner.workspaceId}&from=${DAY}&to=${DAY}`;
+    const page = await getPage(`/integrations/insights?${range}`, owner.cookie);
+    expect(page.status).toBe(200);
+    expectStrictPageHeaders(page);
+    const html = await page.text();
+    expect(html.match(/<svg/g)).toHaveLength(2);
+    expect(html).toContain(
+      'Conversations: 4; Answered by an agent or robot: 3; Became leads: 3; Claimed by an expert: 3',
+    );
+    expect(html).toContain('<td data-label="Value">1 min</td>');
+    expect(html).toContain('€1,200.00');
+    const csv = async (table: string) =>
+      (await (await getPage(`/integrations/insights/${table}.csv?${range}`, owner.cookie)).text()).trim().split('\r\n');
+    expect(await csv('funnel')).toEqual([
+      'step,count',
+      'Conversations,4',
+      'Answered by an agent or robot,3',
+      'Became leads,3',
+      'Claimed by an expert,3',
+      'Replied to,2',
+      'Won,1',
+    ]);
+    expect(await csv('days')).toEqual([
+      'day,Answered by an agent,Answered by a robot,Leads for experts',
+      `${DAY},2,1,3`,
+    ]);
+    expect(await csv('agents')).toEqual(['agent,asked,answered,declined', 'prv_histx,3,2,1', 'prv_histy,1,1,0']);
+    expect(await csv('topics')).toEqual(['topic,leads', 'billing,2', 'vat,1']);
+    expect(await csv('outcomes')).toContain('won_value_minor_EUR,120000');
   });
 
   it('refuses a bad range, another tenant’s channel, and a key without channels:read', async () => {

@@ -5,7 +5,7 @@
  * follow as a table, for reading and copying, with a CSV link when the page offers one.
  */
 import { scaleBand, scaleLinear } from 'd3-scale';
-import { line } from 'd3-shape';
+import { line, stack } from 'd3-shape';
 import { DataTable } from './layout';
 
 const WIDTH = 640;
@@ -29,7 +29,8 @@ export interface ChartProps {
   /** One per value: days (`2026-11-26`) or names. */
   labels: string[];
   series: Series[];
-  kind: 'bars' | 'lines';
+  /** Bars side by side, bars stacked on each other (parts of a whole), or lines. */
+  kind: 'bars' | 'stacked' | 'lines';
   /** A link to the same numbers as CSV. */
   csvHref?: string;
   /** How the table's first column is titled. */
@@ -45,8 +46,18 @@ const shortDay = (label: string) =>
 /** A chart, with its numbers as a table below it. */
 export function Chart(props: ChartProps) {
   const { labels, series } = props;
+  // Stacked: each label's values sum; its layers come from d3-shape's stack, bottom first.
+  const layers =
+    props.kind === 'stacked'
+      ? stack<number[]>()
+          .keys(series.map((_, index) => String(index)))
+          .value((row, key) => row[Number(key)] ?? 0)(
+          labels.map((_, index) => series.map((entry) => entry.values[index] ?? 0)),
+        )
+      : [];
+  const tops = props.kind === 'stacked' ? labels.map((_, index) => layers.at(-1)?.[index]?.[1] ?? 0) : [];
   // Counts: whole ticks only, so a small range reads 0 to 4, never 0.2.
-  const max = Math.max(4, ...series.flatMap((entry) => entry.values));
+  const max = Math.max(4, ...(props.kind === 'stacked' ? tops : series.flatMap((entry) => entry.values)));
   const y = scaleLinear()
     .domain([0, max])
     .nice(4)
@@ -87,6 +98,19 @@ export function Chart(props: ChartProps) {
               </text>
             </g>
           ))}
+        {props.kind === 'stacked'
+          ? layers.map((layer, seriesIndex) =>
+              layer.map(([low, high], index) => (
+                <rect
+                  class={`series-${series[seriesIndex]?.tone ?? seriesIndex + 1}`}
+                  x={x(index) ?? 0}
+                  y={y(high)}
+                  width={Math.max(1, band - 1)}
+                  height={Math.max(0, y(low) - y(high))}
+                />
+              )),
+            )
+          : null}
         {props.kind === 'bars'
           ? series.map((entry, seriesIndex) =>
               entry.values.map((value, index) => (
@@ -99,9 +123,12 @@ export function Chart(props: ChartProps) {
                 />
               )),
             )
-          : series.map((entry, seriesIndex) => (
+          : null}
+        {props.kind === 'lines'
+          ? series.map((entry, seriesIndex) => (
               <path class={`line series-${entry.tone ?? seriesIndex + 1}`} d={draw(entry.values) ?? ''} />
-            ))}
+            ))
+          : null}
         {labels.map((label, index) =>
           index % step === 0 ? (
             <text class="axis-label" x={(x(index) ?? 0) + band / 2} y={HEIGHT - 8} text-anchor="middle">

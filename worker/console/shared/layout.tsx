@@ -43,6 +43,15 @@ export function workspaceNav(current: MembershipView, active: WorkspaceArea | un
     ...(roleMay(current.role, 'emails.read')
       ? [{ href: `/integrations/email${wsQuery(current.workspaceId)}`, label: 'Email', current: active === 'email' }]
       : []),
+    ...(roleMay(current.role, 'insights.read')
+      ? [
+          {
+            href: `/integrations/insights${wsQuery(current.workspaceId)}`,
+            label: 'Insights',
+            current: active === 'insights',
+          },
+        ]
+      : []),
     ...(roleMay(current.role, 'usage.read')
       ? [{ href: `/integrations/usage${wsQuery(current.workspaceId)}`, label: 'Usage', current: active === 'usage' }]
       : []),
@@ -51,7 +60,7 @@ export function workspaceNav(current: MembershipView, active: WorkspaceArea | un
 }
 
 /** The areas of a workspace's console. */
-export type WorkspaceArea = 'channels' | 'team' | 'webhooks' | 'email' | 'usage';
+export type WorkspaceArea = 'channels' | 'team' | 'webhooks' | 'email' | 'usage' | 'insights';
 
 interface LayoutProps {
   title: string;

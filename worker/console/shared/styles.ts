@@ -202,6 +202,9 @@ grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; }
 .demo-grid h2 { font-size: 1.1rem; margin: 0 0 0.4rem; }
 @media (max-width: 480px) { body { font-size: 15px; } h1 { font-size: 1.5rem; } .card { padding: 1rem;
 } th, td { padding: 0.4rem; } }
+/* A row of small fields that wraps (the insights' range and channel). */
+.inline-form { display: flex; flex-wrap: wrap; gap: 0.75rem 1rem; align-items: flex-end; }
+.inline-form .field { margin: 0; }
 /* Charts (shared/charts.tsx) and meters against an allowance (the usage page). */
 .chart { margin: 0.5rem 0 0; }
 .chart-title { font-weight: 600; margin-bottom: 0.25rem; }

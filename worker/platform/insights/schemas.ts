@@ -26,6 +26,8 @@ export const insightsSchema = z
       answered_by_agent: z.number().int(),
       answered_by_robot: z.number().int(),
       leads: z.number().int(),
+      claimed: z.number().int().openapi({ description: 'The range’s leads an expert claimed.' }),
+      replied: z.number().int().openapi({ description: 'The range’s leads an expert replied to.' }),
       held: z.number().int(),
       rejected: z.number().int(),
       leads_by_status: z.object(

@@ -139,6 +139,8 @@ export async function insightsView(
       answered_by_agent: total('answered_by_agent'),
       answered_by_robot: total('answered_by_robot'),
       leads,
+      claimed: [...claimBuckets.values()].reduce((sum, count) => sum + count, 0),
+      replied: [...replyBuckets.values()].reduce((sum, count) => sum + count, 0),
       held: total('held'),
       rejected: total('rejected'),
       leads_by_status: leadsByStatus,

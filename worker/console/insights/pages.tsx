@@ -1,0 +1,218 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The owner's Insights page (docs/design/insights.md): the funnel, the days, response times,
+ * outcomes, the agents and the topics of a range, for all channels or one. Every chart is SVG
+ * drawn on the server, with its numbers as a table and CSV.
+ */
+import type { InsightsView } from '../../platform/insights';
+import { Chart, type Series } from '../shared/charts';
+import { DataTable, WorkspaceLayout, type WorkspacePageProps, wsQuery } from '../shared/layout';
+import { formatCount, formatMoney } from '../shared/money';
+
+/** A duration in seconds as people say it: `45 s`, `10 min`, `2 h`, `1.5 d`; `—` without one. */
+export function spokenDuration(seconds: number | null): string {
+  if (seconds === null) return '—';
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.round((seconds / 60) * 10) / 10} min`;
+  if (seconds < 86_400) return `${Math.round((seconds / 3600) * 10) / 10} h`;
+  return `${Math.round((seconds / 86_400) * 10) / 10} d`;
+}
+
+const percent = (share: number | null) => (share === null ? '—' : `${Math.round(share * 1000) / 10}%`);
+
+/** The funnel's steps: how far the range's demand went. */
+export function funnelOf(view: InsightsView): Array<{ step: string; count: number }> {
+  const { totals } = view;
+  return [
+    { step: 'Conversations', count: totals.conversations },
+    { step: 'Answered by an agent or robot', count: totals.answered_by_agent + totals.answered_by_robot },
+    { step: 'Became leads', count: totals.leads },
+    { step: 'Claimed by an expert', count: totals.claimed },
+    { step: 'Replied to', count: totals.replied },
+    { step: 'Won', count: totals.leads_by_status.won },
+  ];
+}
+
+/** The days as the stacked chart's series: what answered each day's demand. */
+export function dailySeries(view: InsightsView): { labels: string[]; series: Series[] } {
+  return {
+    labels: view.days.map((day) => day.date),
+    series: [
+      { name: 'Answered by an agent', values: view.days.map((day) => day.answered_by_agent) },
+      { name: 'Answered by a robot', values: view.days.map((day) => day.answered_by_robot) },
+      { name: 'Leads for experts', values: view.days.map((day) => day.leads) },
+    ],
+  };
+}
+
+export interface InsightsPageProps extends WorkspacePageProps {
+  view: InsightsView;
+  channels: Array<{ key: string; name: string }>;
+  /** The range chosen: 7, 30 or 90 days, or custom dates. */
+  range: '7' | '30' | '90' | 'custom';
+}
+
+/** The Insights page. */
+export function InsightsPage(props: InsightsPageProps) {
+  const { view } = props;
+  const ws = props.current.workspaceId;
+  const query = `${wsQuery(ws)}&from=${view.from}&to=${view.to}${view.channel ? `&channel=${view.channel}` : ''}`;
+  const csv = (table: string) => `/integrations/insights/${table}.csv${query}`;
+  const funnel = funnelOf(view);
+  const daily = dailySeries(view);
+  const { totals } = view;
+  const rangeLink = (days: '7' | '30' | '90') =>
+    `/integrations/insights${wsQuery(ws)}&range=${days}${view.channel ? `&channel=${view.channel}` : ''}`;
+  return (
+    <WorkspaceLayout page={props} title="Insights" active="insights">
+      <h1>Insights</h1>
+      <p class="lead">
+        How many visitors asked, how many an agent answered, how many became leads, how fast experts claimed and
+        replied, and how many were won, from {view.from} to {view.to}
+        {view.channel ? ` on ${props.channels.find((c) => c.key === view.channel)?.name ?? view.channel}` : ''}. The
+        numbers are counted each minute.
+      </p>
+      <nav class="tabs" aria-label="Range">
+        {(['7', '30', '90'] as const).map((days) => (
+          <a href={rangeLink(days)} aria-current={props.range === days ? 'page' : undefined}>
+            {days} days
+          </a>
+        ))}
+      </nav>
+      <form
+        method="get"
+        action="/integrations/insights"
+        class="card inline-form"
+        aria-label="Choose the range and channel"
+      >
+        <input type="hidden" name="ws" value={ws} />
+        <div class="field">
+          <label for="f-from">From</label>
+          <input id="f-from" type="date" name="from" value={view.from} />
+        </div>
+        <div class="field">
+          <label for="f-to">To</label>
+          <input id="f-to" type="date" name="to" value={view.to} />
+        </div>
+        <div class="field">
+          <label for="f-channel">Channel</label>
+          <select id="f-channel" name="channel">
+            <option value="">All channels</option>
+            {props.channels.map((channel) => (
+              <option value={channel.key} selected={channel.key === view.channel}>
+                {channel.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <button type="submit" class="button">
+            Show
+          </button>
+        </div>
+      </form>
+      <div class="grid-2">
+        <section class="card" aria-labelledby="funnel-title">
+          <h2 id="funnel-title">Funnel</h2>
+          <Chart
+            id="funnel"
+            kind="bars"
+            title="From conversation to won"
+            description={funnel.map((step) => `${step.step}: ${step.count}`).join('; ')}
+            labels={funnel.map((step) => step.step)}
+            series={[{ name: 'Count', values: funnel.map((step) => step.count) }]}
+            labelHeader="Step"
+            csvHref={csv('funnel')}
+          />
+        </section>
+        <section class="card" aria-labelledby="outcomes-title">
+          <h2 id="outcomes-title">Response and outcome</h2>
+          <DataTable
+            compact
+            rows={[
+              ['First claim, median', spokenDuration(totals.time_to_first_claim_s.p50)],
+              ['First claim, 9 in 10 within', spokenDuration(totals.time_to_first_claim_s.p90)],
+              ['First reply, median', spokenDuration(totals.time_to_first_reply_s.p50)],
+              ['First reply, 9 in 10 within', spokenDuration(totals.time_to_first_reply_s.p90)],
+              ['Won rate', percent(totals.won_rate)],
+              [
+                'Won value',
+                totals.won_value.map((entry) => formatMoney(entry.value_minor, entry.currency)).join(', ') || '—',
+              ],
+              ['Held for review', formatCount(totals.held)],
+              ['Rejected', formatCount(totals.rejected)],
+            ]}
+            columns={[
+              { header: 'Measure', rowHeader: true, cell: ([label]) => label },
+              { header: 'Value', cell: ([, value]) => value },
+            ]}
+          />
+          <p>
+            <a href={csv('outcomes')} download>
+              Download as CSV
+            </a>
+          </p>
+        </section>
+      </div>
+      <section class="card" aria-labelledby="days-title">
+        <h2 id="days-title">Day by day</h2>
+        <Chart
+          id="days"
+          kind="stacked"
+          title="What answered each day’s demand"
+          description={
+            `Per day, stacked: answered by an agent (${totals.answered_by_agent} in all), by a robot ` +
+            `(${totals.answered_by_robot}), and leads for experts (${totals.leads}).`
+          }
+          labels={daily.labels}
+          series={daily.series}
+          csvHref={csv('days')}
+        />
+      </section>
+      <div class="grid-2">
+        <section class="card" aria-labelledby="agents-title">
+          <h2 id="agents-title">Agents and robots</h2>
+          {view.agents.length === 0 ? (
+            <p class="muted">No agent or robot was asked in this range.</p>
+          ) : (
+            <DataTable
+              compact
+              rows={view.agents}
+              columns={[
+                { header: 'Agent', rowHeader: true, cell: (agent) => agent.display_name ?? agent.provider_id },
+                { header: 'Asked', cell: (agent) => formatCount(agent.attempts) },
+                { header: 'Answered', cell: (agent) => percent(agent.answered / Math.max(1, agent.attempts)) },
+                { header: 'Declined', cell: (agent) => percent(agent.declined / Math.max(1, agent.attempts)) },
+              ]}
+            />
+          )}
+          <p>
+            <a href={csv('agents')} download>
+              Download as CSV
+            </a>
+          </p>
+        </section>
+        <section class="card" aria-labelledby="topics-title">
+          <h2 id="topics-title">Top topics</h2>
+          {view.topics.length === 0 ? (
+            <p class="muted">No lead in this range.</p>
+          ) : (
+            <DataTable
+              compact
+              rows={view.topics}
+              columns={[
+                { header: 'Topic', rowHeader: true, cell: (topic) => topic.topic },
+                { header: 'Leads', cell: (topic) => formatCount(topic.count) },
+              ]}
+            />
+          )}
+          <p>
+            <a href={csv('topics')} download>
+              Download as CSV
+            </a>
+          </p>
+        </section>
+      </div>
+    </WorkspaceLayout>
+  );
+}

@@ -1,0 +1,118 @@
+/** @jsxImportSource hono/jsx */
+/** /integrations/insights: a workspace's numbers for its owners, and each table as CSV. */
+import type { Context } from 'hono';
+import type { AppEnv } from '../../env';
+import { dayOf } from '../../lib/periods';
+import { listChannels } from '../../platform/channels';
+import { type InsightsView, insightsView } from '../../platform/insights';
+import { newPageApp } from '../shared/app';
+import { chartCsv } from '../shared/charts';
+import { noticeOf } from '../shared/notices';
+import { consolePageGuards, currentUser } from '../shared/session';
+import { workspaceContext } from '../shared/workspace';
+import { dailySeries, funnelOf, InsightsPage, type InsightsPageProps } from './pages';
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const RANGES = ['7', '30', '90'] as const;
+
+/** The range a page asks for: 7, 30 or 90 days to today, or its own dates (ignored when not dates). */
+function rangeOf(c: Context<AppEnv>, now: number) {
+  const from = c.req.query('from');
+  const to = c.req.query('to');
+  const wanted = c.req.query('range');
+  if (from && to && DATE.test(from) && DATE.test(to) && !wanted) return { from, to, range: 'custom' as const };
+  const days = (RANGES as readonly string[]).includes(wanted ?? '') ? (wanted as (typeof RANGES)[number]) : '30';
+  return { from: dayOf(now - (Number(days) - 1) * 86_400_000), to: dayOf(now), range: days };
+}
+
+async function viewOf(c: Context<AppEnv>) {
+  const context = await workspaceContext(c, 'insights.read');
+  const now = c.var.services.clock.now();
+  const { range, ...dates } = rangeOf(c, now);
+  const channel = c.req.query('channel') || undefined;
+  const view = await insightsView(
+    c.var.db,
+    context.current.workspaceId,
+    { ...dates, ...(channel ? { channel } : {}) },
+    now,
+  );
+  return { context, view, range };
+}
+
+/** The CSV tables of the page, by name. */
+const TABLES: Record<string, (view: InsightsView) => string> = {
+  funnel: (view) => {
+    const funnel = funnelOf(view);
+    return chartCsv(
+      'step',
+      funnel.map((step) => step.step),
+      [{ name: 'count', values: funnel.map((s) => s.count) }],
+    );
+  },
+  days: (view) => {
+    const { labels, series } = dailySeries(view);
+    return chartCsv('day', labels, series);
+  },
+  outcomes: (view) => {
+    const { totals } = view;
+    const rows: Array<[string, string | number]> = [
+      ['first_claim_p50_s', totals.time_to_first_claim_s.p50 ?? ''],
+      ['first_claim_p90_s', totals.time_to_first_claim_s.p90 ?? ''],
+      ['first_reply_p50_s', totals.time_to_first_reply_s.p50 ?? ''],
+      ['first_reply_p90_s', totals.time_to_first_reply_s.p90 ?? ''],
+      ['won_rate', totals.won_rate ?? ''],
+      ...totals.won_value.map((entry): [string, number] => [`won_value_minor_${entry.currency}`, entry.value_minor]),
+      ['held', totals.held],
+      ['rejected', totals.rejected],
+    ];
+    return `measure,value\r\n${rows.map(([name, value]) => `${name},${value}`).join('\r\n')}\r\n`;
+  },
+  agents: (view) =>
+    chartCsv(
+      'agent',
+      view.agents.map((agent) => agent.display_name ?? agent.provider_id),
+      [
+        { name: 'asked', values: view.agents.map((agent) => agent.attempts) },
+        { name: 'answered', values: view.agents.map((agent) => agent.answered) },
+        { name: 'declined', values: view.agents.map((agent) => agent.declined) },
+      ],
+    ),
+  topics: (view) =>
+    chartCsv(
+      'topic',
+      view.topics.map((topic) => topic.topic),
+      [{ name: 'leads', values: view.topics.map((topic) => topic.count) }],
+    ),
+};
+
+/** The insights pages. */
+export function insightsPageRoutes() {
+  const app = newPageApp();
+  app.use('/integrations/insights', ...consolePageGuards);
+  app.use('/integrations/insights/*', ...consolePageGuards);
+  app.get('/integrations/insights', async (c) => {
+    const { context, view, range } = await viewOf(c);
+    const channels = await listChannels(c.var.db, context.current.workspaceId);
+    const props: InsightsPageProps = {
+      user: currentUser(c),
+      ...context,
+      notice: noticeOf(c),
+      view,
+      channels: channels.map((channel) => ({ key: channel.channelKey, name: channel.name })),
+      range,
+    };
+    c.header('Cache-Control', 'no-store');
+    return c.html(<InsightsPage {...props} />);
+  });
+  for (const [name, table] of Object.entries(TABLES)) {
+    app.get(`/integrations/insights/${name}.csv`, async (c) => {
+      const { view } = await viewOf(c);
+      return c.body(table(view), 200, {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': `attachment; filename="insights-${name}-${view.from}-${view.to}.csv"`,
+        'Cache-Control': 'no-store',
+      });
+    });
+  }
+  return app;
+}
