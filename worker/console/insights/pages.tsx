@@ -116,7 +116,7 @@ export function InsightsPage(props: InsightsPageProps) {
           <h2 id="funnel-title">Funnel</h2>
           <Chart
             id="funnel"
-            kind="bars"
+            kind="rows"
             title="From conversation to won"
             description={funnel.map((step) => `${step.step}: ${step.count}`).join('; ')}
             labels={funnel.map((step) => step.step)}
@@ -176,7 +176,6 @@ export function InsightsPage(props: InsightsPageProps) {
             <p class="muted">No agent or robot was asked in this range.</p>
           ) : (
             <DataTable
-              compact
               rows={view.agents}
               columns={[
                 { header: 'Agent', rowHeader: true, cell: (agent) => agent.display_name ?? agent.provider_id },

@@ -6,6 +6,7 @@
  */
 import { scaleBand, scaleLinear } from 'd3-scale';
 import { line, stack } from 'd3-shape';
+import type { JSX } from 'hono/jsx/jsx-runtime';
 import { DataTable } from './layout';
 
 const WIDTH = 640;
@@ -29,8 +30,8 @@ export interface ChartProps {
   /** One per value: days (`2026-11-26`) or names. */
   labels: string[];
   series: Series[];
-  /** Bars side by side, bars stacked on each other (parts of a whole), or lines. */
-  kind: 'bars' | 'stacked' | 'lines';
+  /** Bars side by side, bars stacked on each other (parts of a whole), lines, or one bar per row (a funnel). */
+  kind: 'bars' | 'stacked' | 'lines' | 'rows';
   /** A link to the same numbers as CSV. */
   csvHref?: string;
   /** How the table's first column is titled. */
@@ -43,8 +44,52 @@ const shortDay = (label: string) =>
     ? new Date(`${label}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' })
     : label;
 
+/** One bar per label, its name above it and its value at its end: long names read whole on a phone. */
+function RowsDrawing(props: ChartProps) {
+  const values = props.series[0]?.values ?? [];
+  const rowHeight = 52;
+  const height = props.labels.length * rowHeight;
+  const x = scaleLinear()
+    .domain([0, Math.max(1, ...values)])
+    .range([0, WIDTH - 90]);
+  return (
+    <svg
+      viewBox={`0 0 ${WIDTH} ${height}`}
+      role="img"
+      aria-labelledby={`${props.id}-chart-title ${props.id}-chart-desc`}
+      preserveAspectRatio="xMidYMid meet"
+    >
+      <title id={`${props.id}-chart-title`}>{props.title}</title>
+      <desc id={`${props.id}-chart-desc`}>{props.description}</desc>
+      {props.labels.map((label, index) => (
+        <g class="row">
+          <text class="row-label" x={0} y={index * rowHeight + 16}>
+            {label}
+          </text>
+          <rect
+            class="series-1"
+            x={0}
+            y={index * rowHeight + 24}
+            width={Math.max(2, x(values[index] ?? 0))}
+            height={18}
+          />
+          <text class="row-value" x={Math.max(2, x(values[index] ?? 0)) + 8} y={index * rowHeight + 38}>
+            {(values[index] ?? 0).toLocaleString('en-GB')}
+          </text>
+        </g>
+      ))}
+    </svg>
+  );
+}
+
 /** A chart, with its numbers as a table below it. */
 export function Chart(props: ChartProps) {
+  const drawing = props.kind === 'rows' ? <RowsDrawing {...props} /> : <AxesDrawing {...props} />;
+  return <ChartFrame {...props} drawing={drawing} />;
+}
+
+/** Bars, stacked bars or lines over an axis of labels (days), with whole ticks. */
+function AxesDrawing(props: ChartProps) {
   const { labels, series } = props;
   // Stacked: each label's values sum; its layers come from d3-shape's stack, bottom first.
   const layers =
@@ -75,68 +120,76 @@ export function Chart(props: ChartProps) {
     .x((_, index) => (x(index) ?? 0) + band / 2)
     .y((value) => y(value));
   return (
+    <svg
+      viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+      role="img"
+      aria-labelledby={`${props.id}-chart-title ${props.id}-chart-desc`}
+      preserveAspectRatio="xMidYMid meet"
+    >
+      <title id={`${props.id}-chart-title`}>{props.title}</title>
+      <desc id={`${props.id}-chart-desc`}>{props.description}</desc>
+      {y
+        .ticks(4)
+        .filter(Number.isInteger)
+        .map((tick) => (
+          <g class="tick">
+            <line x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={y(tick)} y2={y(tick)} />
+            <text x={MARGIN.left - 6} y={y(tick)} dy="0.32em" text-anchor="end">
+              {tick.toLocaleString('en-GB')}
+            </text>
+          </g>
+        ))}
+      {props.kind === 'stacked'
+        ? layers.map((layer, seriesIndex) =>
+            layer.map(([low, high], index) => (
+              <rect
+                class={`series-${series[seriesIndex]?.tone ?? seriesIndex + 1}`}
+                x={x(index) ?? 0}
+                y={y(high)}
+                width={Math.max(1, band - 1)}
+                height={Math.max(0, y(low) - y(high))}
+              />
+            )),
+          )
+        : null}
+      {props.kind === 'bars'
+        ? series.map((entry, seriesIndex) =>
+            entry.values.map((value, index) => (
+              <rect
+                class={`series-${entry.tone ?? seriesIndex + 1}`}
+                x={(x(index) ?? 0) + seriesIndex * barWidth}
+                y={y(value)}
+                width={Math.max(1, barWidth - 1)}
+                height={Math.max(0, y(0) - y(value))}
+              />
+            )),
+          )
+        : null}
+      {props.kind === 'lines'
+        ? series.map((entry, seriesIndex) => (
+            <path class={`line series-${entry.tone ?? seriesIndex + 1}`} d={draw(entry.values) ?? ''} />
+          ))
+        : null}
+      {labels.map((label, index) =>
+        index % step === 0 ? (
+          <text class="axis-label" x={(x(index) ?? 0) + band / 2} y={HEIGHT - 8} text-anchor="middle">
+            {shortDay(label)}
+          </text>
+        ) : null,
+      )}
+    </svg>
+  );
+}
+
+/** The frame of a drawing: its caption, its legend, and its numbers as a table (and CSV). */
+function ChartFrame(props: ChartProps & { drawing: JSX.Element }) {
+  const { labels, series } = props;
+  return (
     <figure class="chart" aria-labelledby={`${props.id}-chart-caption`}>
       <figcaption id={`${props.id}-chart-caption`} class="chart-title">
         {props.title}
       </figcaption>
-      <svg
-        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
-        role="img"
-        aria-labelledby={`${props.id}-chart-title ${props.id}-chart-desc`}
-        preserveAspectRatio="xMidYMid meet"
-      >
-        <title id={`${props.id}-chart-title`}>{props.title}</title>
-        <desc id={`${props.id}-chart-desc`}>{props.description}</desc>
-        {y
-          .ticks(4)
-          .filter(Number.isInteger)
-          .map((tick) => (
-            <g class="tick">
-              <line x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={y(tick)} y2={y(tick)} />
-              <text x={MARGIN.left - 6} y={y(tick)} dy="0.32em" text-anchor="end">
-                {tick.toLocaleString('en-GB')}
-              </text>
-            </g>
-          ))}
-        {props.kind === 'stacked'
-          ? layers.map((layer, seriesIndex) =>
-              layer.map(([low, high], index) => (
-                <rect
-                  class={`series-${series[seriesIndex]?.tone ?? seriesIndex + 1}`}
-                  x={x(index) ?? 0}
-                  y={y(high)}
-                  width={Math.max(1, band - 1)}
-                  height={Math.max(0, y(low) - y(high))}
-                />
-              )),
-            )
-          : null}
-        {props.kind === 'bars'
-          ? series.map((entry, seriesIndex) =>
-              entry.values.map((value, index) => (
-                <rect
-                  class={`series-${entry.tone ?? seriesIndex + 1}`}
-                  x={(x(index) ?? 0) + seriesIndex * barWidth}
-                  y={y(value)}
-                  width={Math.max(1, barWidth - 1)}
-                  height={Math.max(0, y(0) - y(value))}
-                />
-              )),
-            )
-          : null}
-        {props.kind === 'lines'
-          ? series.map((entry, seriesIndex) => (
-              <path class={`line series-${entry.tone ?? seriesIndex + 1}`} d={draw(entry.values) ?? ''} />
-            ))
-          : null}
-        {labels.map((label, index) =>
-          index % step === 0 ? (
-            <text class="axis-label" x={(x(index) ?? 0) + band / 2} y={HEIGHT - 8} text-anchor="middle">
-              {shortDay(label)}
-            </text>
-          ) : null,
-        )}
-      </svg>
+      {props.drawing}
       {series.length > 1 ? (
         <ul class="legend">
           {series.map((entry, index) => (

@@ -212,12 +212,14 @@ grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; }
 .chart .tick line { stroke: var(--line); }
 .chart text { font-size: 11px; fill: var(--muted); }
 /* The SVG scales down on a phone: its text is set larger in the drawing's own units to stay readable. */
-@media (max-width: 640px) { .chart text { font-size: 24px; } }
+@media (max-width: 640px) { .chart text, .chart .row-label, .chart .row-value { font-size: 24px; } }
 .chart .series-1 { fill: var(--accent); stroke: var(--accent); }
 .chart .series-2 { fill: #0f8a6a; stroke: #0f8a6a; }
 .chart .series-3 { fill: #b45309; stroke: #b45309; }
 .chart .series-4 { fill: #7c3aed; stroke: #7c3aed; }
 .chart path.line { fill: none; stroke-width: 2; }
+.chart .row-label { font-size: 17px; fill: var(--ink); }
+.chart .row-value { font-size: 16px; fill: var(--ink); font-weight: 600; }
 .legend { list-style: none; padding: 0; margin: 0.25rem 0; display: flex; flex-wrap: wrap; gap: 0.25rem 1rem;
   font-size: 0.9rem; }
 .swatch { display: inline-block; width: 0.8rem; height: 0.8rem; border-radius: 2px; margin-right: 0.35rem;
