@@ -583,6 +583,7 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
   ...(
     [
       ['GET', '/admin/billing'],
+      ['GET', '/admin/insights'],
       ['POST', '/admin/billing/contracts'],
       ['POST', '/admin/billing/contracts/:contractId/end'],
       ['POST', '/admin/billing/credits'],

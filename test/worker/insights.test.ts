@@ -7,7 +7,7 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../worker/lib/db';
 import { rollUp } from '../../worker/platform/rollups';
-import { getPage, signUpOwner } from './console-helpers';
+import { getPage, signUpOwner, signUpUser } from './console-helpers';
 import { ADMIN_TOKEN, call, createTenant, expectProblem, expectStrictPageHeaders, issueKey, json } from './helpers';
 import { createActiveExpert, createChannel, SITE, sessionCall } from './provider-helpers';
 
@@ -329,5 +329,60 @@ describe('the rollups after concurrent changes', () => {
           WHERE l.workspace_id = ? AND le.to_status = 'won'`,
       ),
     );
+  });
+});
+
+describe('the people’s numbers', () => {
+  it('an expert sees their claims, time to first reply, outcome and value on the workbench', async () => {
+    const owner = await signUpOwner();
+    const key = await issueKey(owner.workspaceId, { scopes: ['channels:write', 'channels:read'] });
+    const domain = `people-${Math.random().toString(36).slice(2, 8)}`;
+    await call('/api/admin/domains', { token: ADMIN_TOKEN, body: { domain, name: domain } });
+    const channel = await createChannel(key.token, { domain });
+    const expert = await createActiveExpert({ domains: [domain] });
+    const lead = await json(
+      await call(`/api/public/widget/${channel}/intake`, {
+        body: { message: { text: 'An expert’s own numbers' } },
+        headers: { Origin: SITE, 'CF-Connecting-IP': '198.18.91.1' },
+      }),
+    );
+    const base = `/api/provider/workbench/leads/${lead.lead_id}`;
+    expect((await sessionCall(expert.cookie, `${base}/claim`, { method: 'POST' })).status).toBe(200);
+    expect(
+      (await sessionCall(expert.cookie, `${base}/messages`, { body: { text: 'Hello, I can help.' } })).status,
+    ).toBe(201);
+    await sessionCall(expert.cookie, `${base}/status`, { body: { status: 'qualified' } });
+    const won = await sessionCall(expert.cookie, `${base}/status`, {
+      body: { status: 'won', value: { value_minor: 45_000, currency: 'EUR' } },
+    });
+    expect((await json(won)).history.at(-1)).toMatchObject({
+      to: 'won',
+      value: { value_minor: 45_000, currency: 'EUR' },
+    });
+    const html = await (await getPage('/provider/workbench', expert.cookie)).text();
+    expect(html).toContain('Your last 30 days');
+    expect(html).toMatch(/Leads claimed<\/th><td data-label="Value">1</);
+    expect(html).toContain('1 (100% of your claims)');
+    expect(html).toContain('€450.00');
+    // A value goes with `won` only.
+    await expectProblem(
+      await sessionCall(expert.cookie, `${base}/status`, {
+        body: { status: 'lost', value: { value_minor: 1, currency: 'EUR' } },
+      }),
+      422,
+      'validation_failed',
+    );
+  });
+
+  it('an administrator sees the platform’s leads and agents', async () => {
+    await sweepAll();
+    const admin = await signUpUser('business');
+    const user = await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(admin.email).first<{ id: string }>();
+    await call(`/api/admin/users/${user!.id}`, { method: 'PATCH', token: ADMIN_TOKEN, body: { platform_admin: true } });
+    const page = await getPage('/admin/insights?days=30', admin.cookie);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Platform insights');
+    expect(html).toContain('Escalated to their owners');
   });
 });

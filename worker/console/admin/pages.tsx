@@ -19,9 +19,10 @@ type QueueRow = {
 };
 
 /** The platform admins' areas. */
-export const adminNav = (active: 'providers' | 'billing' = 'providers'): NavItem[] => [
+export const adminNav = (active: 'providers' | 'billing' | 'insights' = 'providers'): NavItem[] => [
   { href: '/admin/providers', label: 'Provider review', current: active === 'providers' },
   { href: '/admin/billing', label: 'Billing', current: active === 'billing' },
+  { href: '/admin/insights', label: 'Insights', current: active === 'insights' },
 ];
 const STATE_LABELS: Record<string, string> = {
   pending_review: 'To review',

@@ -22,6 +22,8 @@ import { consolePageGuards, currentUser } from '../shared/session';
 import { userAuditContext } from '../shared/workspace';
 import { ProviderQueuePage, ProviderReviewPage } from './pages';
 import { registerBillingPages } from './billing-routes';
+import { PlatformInsightsPage } from './insights-page';
+import { platformNumbers } from '../../platform/insights';
 
 const requirePlatformAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!currentUser(c).isPlatformAdmin)
@@ -63,6 +65,12 @@ export function adminPageRoutes() {
 
   app.get('/admin', (c) => c.redirect('/admin/providers', 303));
   registerBillingPages(app);
+  app.get('/admin/insights', async (c) => {
+    const days = c.req.query('days') === '7' ? 7 : 30;
+    const numbers = await platformNumbers(c.var.db, days, c.var.services.clock.now());
+    c.header('Cache-Control', 'no-store');
+    return c.html(<PlatformInsightsPage user={currentUser(c)} numbers={numbers} days={days} />);
+  });
 
   app.get('/admin/providers', async (c) => {
     const wanted = c.req.query('status');

@@ -35,6 +35,7 @@ import { OperationsPage, ProviderClosedPage } from './operations-page';
 import { ONBOARDING_STEPS, type OnboardingStep } from './states';
 import { WorkbenchPage } from './workbench-page';
 import { providerCredits } from '../../platform/billing';
+import { expertNumbers } from '../../platform/insights';
 import { registerLeadForms } from './lead-forms';
 
 /**
@@ -202,13 +203,15 @@ async function renderWorkbench(
   const profile = await describeProvider(c.var.db, provider);
   const tab = c.req.query('tab') === 'mine' ? 'mine' : 'available';
   const after = c.req.query('after');
-  const [page, credits] = await Promise.all([
+  const now = c.var.services.clock.now();
+  const [page, credits, numbers] = await Promise.all([
     listLeadsForProvider(c.var.db, provider, {
       scope: tab,
       limit: 25,
       ...(after?.startsWith('lead_') ? { startingAfter: after } : {}),
     }),
     providerCredits(c.var.db, provider.id, c.var.services.settings.PLATFORM_CURRENCY),
+    expertNumbers(c.var.db, provider.id, now),
   ]);
   return c.html(
     <WorkbenchPage
@@ -220,7 +223,8 @@ async function renderWorkbench(
       hasMore={page.has_more}
       preferences={preferencesOf(provider)}
       credits={credits}
-      now={c.var.services.clock.now()}
+      numbers={numbers}
+      now={now}
       notice={noticeOf(c)}
       {...extra}
     />,

@@ -9,6 +9,8 @@ import type { SessionUser } from '../../platform/identity';
 import { ConsoleLayout, StatusPill, when } from '../shared/layout';
 import { providerNav } from './states';
 import { type Credits, CreditsCard } from './credits-card';
+import { NumbersCard } from './numbers-card';
+import type { ExpertNumbers } from '../../platform/insights';
 
 export const URGENCY_LABEL: Record<string, string> = { high: 'urgent', normal: 'normal', low: 'low' };
 
@@ -40,6 +42,7 @@ interface WorkbenchProps {
   hasMore: boolean;
   preferences: Preferences;
   credits: Credits;
+  numbers: ExpertNumbers;
   now: number;
   notice?: string;
   error?: string;
@@ -100,6 +103,7 @@ export function WorkbenchPage(props: WorkbenchProps) {
           </p>
         ) : null}
       </section>
+      <NumbersCard numbers={props.numbers} currency={props.credits.currency} />
       <CreditsCard credits={props.credits} now={props.now} />
       <PreferencesCard preferences={props.preferences} />
     </ConsoleLayout>

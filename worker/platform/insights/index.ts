@@ -6,3 +6,11 @@
 export { insightsRoutes } from './routes';
 export { type InsightsView, insightsQuerySchema, insightsSchema } from './schemas';
 export { bucketPercentile, insightsRange, insightsView, MAX_INSIGHT_DAYS } from './service';
+export {
+  EXPERT_WINDOW_DAYS,
+  type ExpertNumbers,
+  expertNumbers,
+  median,
+  type PlatformNumbers,
+  platformNumbers,
+} from './people';

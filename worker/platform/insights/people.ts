@@ -1,0 +1,168 @@
+/**
+ * Numbers for the people who work the platform (docs/design/insights.md): an expert's own last 30
+ * days (claims, time to first reply, won rate and value, fees), read from their history by its
+ * actor index; and the platform's, for administrators, summed from the daily rollups of every
+ * workspace (unclaimed and escalated leads, SLA lapses, each agent's answers and breaker trips).
+ */
+import { and, between, desc, eq, gte, inArray, like, or, sql } from 'drizzle-orm';
+import { type Database, schema } from '../../lib/db';
+import { dayOf } from '../../lib/periods';
+
+const { leadEvents, ledgerEntries, escrows, dailyRollups, providers } = schema;
+
+/** The window an expert's numbers cover. */
+export const EXPERT_WINDOW_DAYS = 30;
+
+/** The median of some numbers, or null. */
+export function median(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : Math.round((sorted[middle - 1]! + sorted[middle]!) / 2);
+}
+
+export interface ExpertNumbers {
+  days: number;
+  claims: number;
+  /** From their claim to their first reply, in seconds. */
+  median_first_reply_s: number | null;
+  won: number;
+  lost: number;
+  /** Won among the leads they claimed in the window; null without claims. */
+  won_rate: number | null;
+  won_value: Array<{ currency: string; value_minor: number }>;
+  /** Lead fees paid, less those refunded (minor units of the platform's currency). */
+  fees_minor: number;
+}
+
+/** An expert's own numbers over the last 30 days. */
+export async function expertNumbers(db: Database, providerId: string, now: number): Promise<ExpertNumbers> {
+  const since = now - EXPERT_WINDOW_DAYS * 86_400_000;
+  const [moves, fees] = await db.batch([
+    db
+      .select({
+        leadId: leadEvents.leadId,
+        to: leadEvents.toStatus,
+        at: leadEvents.createdAt,
+        valueMinor: leadEvents.valueMinor,
+        currency: leadEvents.valueCurrency,
+      })
+      .from(leadEvents)
+      .where(
+        and(
+          eq(leadEvents.actorId, providerId),
+          gte(leadEvents.createdAt, since),
+          inArray(leadEvents.toStatus, ['claimed', 'contacted', 'won', 'lost']),
+        ),
+      )
+      .orderBy(leadEvents.createdAt),
+    db
+      .select({ total: sql<number>`coalesce(-sum(${ledgerEntries.amountMinor}), 0)` })
+      .from(ledgerEntries)
+      .where(
+        and(
+          sql`${ledgerEntries.account} = (SELECT ${escrows.id} FROM ${escrows} WHERE ${escrows.ownerKind} = 'provider'
+            AND ${escrows.ownerId} = ${providerId})`,
+          inArray(ledgerEntries.kind, ['lead_fee', 'refund']),
+          gte(ledgerEntries.createdAt, since),
+        ),
+      ),
+  ]);
+  const claimedAt = new Map<string, number>();
+  const replies: number[] = [];
+  const values = new Map<string, number>();
+  let won = 0;
+  let lost = 0;
+  for (const move of moves) {
+    if (move.to === 'claimed' && !claimedAt.has(move.leadId)) claimedAt.set(move.leadId, move.at);
+    const claim = claimedAt.get(move.leadId);
+    if (move.to === 'contacted' && claim !== undefined) {
+      replies.push(Math.round((move.at - claim) / 1000));
+      claimedAt.set(move.leadId, Number.POSITIVE_INFINITY);
+    }
+    if (move.to === 'won') won++;
+    if (move.to === 'lost') lost++;
+    if (move.to === 'won' && move.valueMinor !== null && move.currency)
+      values.set(move.currency, (values.get(move.currency) ?? 0) + move.valueMinor);
+  }
+  const claims = moves.filter((move) => move.to === 'claimed').length;
+  return {
+    days: EXPERT_WINDOW_DAYS,
+    claims,
+    median_first_reply_s: median(replies.filter((seconds) => Number.isFinite(seconds) && seconds >= 0)),
+    won,
+    lost,
+    won_rate: claims > 0 ? Math.round((won / claims) * 1000) / 1000 : null,
+    won_value: [...values].map(([currency, value_minor]) => ({ currency, value_minor })),
+    fees_minor: Number(fees[0]?.total ?? 0),
+  };
+}
+
+export interface PlatformNumbers {
+  from: string;
+  to: string;
+  leads: number;
+  /** Still open, of the range's leads. */
+  unclaimed: number;
+  escalated: number;
+  sla_lapses: number;
+  agents: Array<{
+    provider_id: string;
+    display_name: string | null;
+    attempts: number;
+    answered: number;
+    declined: number;
+    breaker_trips: number;
+  }>;
+}
+
+/** The platform's numbers over the last `days` days, for administrators. */
+export async function platformNumbers(db: Database, days: number, now: number): Promise<PlatformNumbers> {
+  const from = dayOf(now - (days - 1) * 86_400_000);
+  const to = dayOf(now);
+  const rows = await db
+    .select({ metric: dailyRollups.metric, value: sql<number>`sum(${dailyRollups.value})` })
+    .from(dailyRollups)
+    .where(
+      and(
+        between(dailyRollups.day, from, to),
+        or(
+          inArray(dailyRollups.metric, ['leads', 'lead_status.open', 'escalated', 'sla_lapses']),
+          like(dailyRollups.metric, 'agent_%'),
+        ),
+      ),
+    )
+    .groupBy(dailyRollups.metric);
+  const totals = new Map(rows.map((row) => [row.metric, Number(row.value)]));
+  const perAgent = (prefix: string) =>
+    new Map([...totals].filter(([metric]) => metric.startsWith(prefix)).map(([m, v]) => [m.slice(prefix.length), v]));
+  const attempts = perAgent('agent_attempts.');
+  const names = attempts.size
+    ? await db
+        .select({ id: providers.id, name: providers.displayName })
+        .from(providers)
+        .where(inArray(providers.id, [...attempts.keys()]))
+        .orderBy(desc(providers.id))
+    : [];
+  const answered = perAgent('agent_answered.');
+  const declined = perAgent('agent_declined.');
+  const trips = perAgent('agent_circuit_open.');
+  return {
+    from,
+    to,
+    leads: totals.get('leads') ?? 0,
+    unclaimed: Math.max(0, totals.get('lead_status.open') ?? 0),
+    escalated: totals.get('escalated') ?? 0,
+    sla_lapses: totals.get('sla_lapses') ?? 0,
+    agents: [...attempts]
+      .map(([providerId, count]) => ({
+        provider_id: providerId,
+        display_name: names.find((row) => row.id === providerId)?.name ?? null,
+        attempts: count,
+        answered: answered.get(providerId) ?? 0,
+        declined: declined.get(providerId) ?? 0,
+        breaker_trips: trips.get(providerId) ?? 0,
+      }))
+      .sort((a, b) => b.attempts - a.attempts),
+  };
+}
