@@ -7,12 +7,17 @@
  * - `POST /__bench/lead-fixture`: open leads and experts written straight into D1 (as many rows
  *   as the API would make, without the API's time), for the sweep to run over;
  * - `POST /__bench/lead-sweep`: the cron sweep's lead timers at a given time, with how many D1
- *   round trips they took.
+ *   round trips they took;
+ * - `POST /__bench/insights-fixture`: a year of a workspace's history (leads, their moves,
+ *   conversations, events, agents' attempts) written straight into D1, for insights to read;
+ * - `POST /__bench/rollup`: the rollups' sweep, a few ticks, and how many source rows are left.
  */
 import { newApp } from '../worker/lib/app';
 import type { QueryCounter } from '../worker/lib/db';
 import { buildServices } from '../worker/lib/services';
 import { sweepLeadTimers } from '../worker/platform/leads';
+import { rollUp } from '../worker/platform/rollups';
+import { insightsFixture } from './insights-fixture';
 
 /** Rows for one statement each: `n` numbered 1…count by a recursive CTE. */
 const numbers = (count: number) => `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})`;
@@ -75,6 +80,33 @@ export function benchRoutes() {
     const services = buildServices(c.env, { kind: 'request', counter });
     const swept = await sweepLeadTimers(services.db, now, services.limits.leadMinuteMs);
     return c.json({ ...swept, round_trips: counter.roundTrips }, 200);
+  });
+  app.post('/__bench/insights-fixture', async (c) => {
+    const body = (await c.req.json()) as { tag: string; leads: number };
+    const tag =
+      String(body.tag)
+        .replace(/[^a-z0-9]/g, '')
+        .slice(0, 12) || 'bench';
+    const leads = Math.min(Math.max(Math.trunc(Number(body.leads)) || 1, 1), 200_000);
+    const statements = insightsFixture({ tag, leads, workspaceId: 'ws_demo', channelKey: 'ch_demo', now: Date.now() });
+    await c.env.DB.batch(statements.map((statement) => c.env.DB.prepare(statement)));
+    return c.json({ leads }, 200);
+  });
+
+  // A few ticks of the rollups' sweep, and the source rows it has yet to count.
+  app.post('/__bench/rollup', async (c) => {
+    const { ticks } = (await c.req.json()) as { ticks: number };
+    const services = buildServices(c.env, { kind: 'request' });
+    for (let tick = 0; tick < Math.min(Math.max(ticks, 1), 50); tick++) await rollUp(services.db);
+    const left = await c.env.DB.prepare(
+      `SELECT coalesce(sum(newest - coalesce(last_seq, 0)), 0) AS remaining FROM (
+        SELECT 'events' AS source, (SELECT max(rowid) FROM events) AS newest UNION ALL
+        SELECT 'lead_events', (SELECT max(rowid) FROM lead_events) UNION ALL
+        SELECT 'conversations', (SELECT max(rowid) FROM conversations) UNION ALL
+        SELECT 'agent_attempts', (SELECT max(rowid) FROM agent_attempts)) AS s
+      LEFT JOIN rollup_cursors c ON c.source = s.source`,
+    ).first<{ remaining: number }>();
+    return c.json({ remaining: left?.remaining ?? 0 }, 200);
   });
   return app;
 }

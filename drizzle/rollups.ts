@@ -1,9 +1,9 @@
 /**
- * The owner's numbers, kept per day (docs/design/billing.md and insights): counts of what happened
- * in a workspace, by day, channel and API key, rolled up by the cron sweep from the event outbox
- * and the ledger, so that a usage or insights page reads a few hundred rows whatever the history.
+ * The owner's numbers, kept per day (docs/design/insights.md): counts of what happened in a
+ * workspace, by day, channel and API key, rolled up by the cron sweep from append-only sources, so
+ * that a usage or insights page reads rows in proportion to its days, whatever the history.
  */
-import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 export const dailyRollups = sqliteTable(
   'daily_rollups',
@@ -19,7 +19,11 @@ export const dailyRollups = sqliteTable(
     keyId: text('key_id').notNull().default(''),
     value: integer('value').notNull(),
   },
-  (table) => [primaryKey({ columns: [table.workspaceId, table.day, table.metric, table.channelKey, table.keyId] })],
+  (table) => [
+    primaryKey({ columns: [table.workspaceId, table.day, table.metric, table.channelKey, table.keyId] }),
+    // A chart's few metrics day by day, without reading the day's other metrics.
+    index('daily_rollups_metric_idx').on(table.workspaceId, table.metric, table.day),
+  ],
 );
 
 /** How far each rollup has read its source (the rowid of the last event or ledger entry counted). */

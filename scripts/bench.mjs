@@ -18,6 +18,7 @@ import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
 import { benchClaims } from './bench-claims.mjs';
 import { benchLive } from './bench-live.mjs';
+import { benchInsights } from './bench-insights.mjs';
 import { benchSweep } from './bench-sweep.mjs';
 import { benchWebhooks } from './bench-webhooks.mjs';
 import { startLocalWorker } from './local-worker.mjs';
@@ -39,8 +40,10 @@ const rounds = smoke ? 1 : Number(values.rounds);
 /** The sizes of the gateway run's data growth (small in a smoke run). */
 const GROWTH = smoke ? { organizations: 2, leads: 10, providers: 2 } : { organizations: 25, leads: 200, providers: 20 };
 const scenario = positionals[0] ?? 'gateway';
-if (!['gateway', 'webhooks', 'claims', 'live', 'sweep', 'all'].includes(scenario)) {
-  console.error(`Unknown scenario "${scenario}": use gateway (the default), webhooks, claims, live, sweep or all.`);
+if (!['gateway', 'webhooks', 'claims', 'live', 'sweep', 'insights', 'all'].includes(scenario)) {
+  console.error(
+    `Unknown scenario "${scenario}": use gateway (the default), webhooks, claims, live, sweep, insights or all.`,
+  );
   process.exit(1);
 }
 
@@ -265,6 +268,7 @@ try {
   if (scenario === 'claims' || scenario === 'all') failed = !(await benchClaims(worker, adminCall, options)) || failed;
   if (scenario === 'live' || scenario === 'all') failed = !(await benchLive(worker, adminCall, options)) || failed;
   if (scenario === 'gateway' || scenario === 'all') failed = !(await benchGateway()) || failed;
+  if (scenario === 'insights' || scenario === 'all') failed = !(await benchInsights(worker, options)) || failed;
 } finally {
   await worker.stop();
 }

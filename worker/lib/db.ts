@@ -21,6 +21,8 @@ declare module 'hono' {
 export interface QueryCounter {
   roundTrips: number;
   statements: number;
+  /** Rows D1 read for the batches (its own `rows_read`), for the bench's bounded-cost checks. */
+  rowsRead?: number;
 }
 
 const EXECUTING_METHODS = new Set(['first', 'all', 'run', 'raw']);
@@ -65,7 +67,10 @@ export function countingD1(database: D1Database, counter: QueryCounter): D1Datab
           counter.roundTrips += 1;
           counter.statements += statements.length;
           // D1 needs its own statement objects back, not our proxies.
-          return target.batch(statements.map((statement) => originals.get(statement) ?? statement));
+          return target.batch(statements.map((statement) => originals.get(statement) ?? statement)).then((results) => {
+            for (const result of results) counter.rowsRead = (counter.rowsRead ?? 0) + (result.meta?.rows_read ?? 0);
+            return results;
+          });
         };
       }
       const value: unknown = Reflect.get(target, property, target);

@@ -74,6 +74,7 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
     if (c.var.settings?.EXPOSE_DB_METRICS) {
       c.header('X-D1-Queries', `${counter.roundTrips}`);
       c.header('X-D1-Statements', `${counter.statements}`);
+      c.header('X-D1-Rows-Read', `${counter.rowsRead ?? 0}`);
     }
     const actor = c.var.actor;
     const status = c.res.status;

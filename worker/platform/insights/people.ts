@@ -4,9 +4,10 @@
  * actor index; and the platform's, for administrators, summed from the daily rollups of every
  * workspace (unclaimed and escalated leads, SLA lapses, each agent's answers and breaker trips).
  */
-import { and, between, desc, eq, gte, inArray, like, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, or, sql } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import { dayOf } from '../../lib/periods';
+import { sumsOver } from '../rollups';
 
 const { leadEvents, ledgerEntries, escrows, dailyRollups, providers } = schema;
 
@@ -120,19 +121,16 @@ export interface PlatformNumbers {
 export async function platformNumbers(db: Database, days: number, now: number): Promise<PlatformNumbers> {
   const from = dayOf(now - (days - 1) * 86_400_000);
   const to = dayOf(now);
-  const rows = await db
-    .select({ metric: dailyRollups.metric, value: sql<number>`sum(${dailyRollups.value})` })
-    .from(dailyRollups)
-    .where(
-      and(
-        between(dailyRollups.day, from, to),
-        or(
-          inArray(dailyRollups.metric, ['leads', 'lead_status.open', 'escalated', 'sla_lapses']),
-          like(dailyRollups.metric, 'agent_%'),
-        ),
-      ),
-    )
-    .groupBy(dailyRollups.metric);
+  const rows = await sumsOver(db, {
+    scope: or(
+      inArray(dailyRollups.metric, ['leads', 'lead_status.open', 'escalated', 'sla_lapses']),
+      // The agents' metrics, as an index range (`agent_` up to the next prefix, `agent``).
+      and(sql`${dailyRollups.metric} >= ${'agent_'}`, sql`${dailyRollups.metric} < ${'agent`'}`),
+    )!,
+    from,
+    to,
+    columns: ['metric'],
+  });
   const totals = new Map(rows.map((row) => [row.metric, Number(row.value)]));
   const perAgent = (prefix: string) =>
     new Map([...totals].filter(([metric]) => metric.startsWith(prefix)).map(([m, v]) => [m.slice(prefix.length), v]));

@@ -4,12 +4,12 @@
  * shaped here. Leads' numbers belong to the day each lead was created: the range's leads are one
  * cohort, followed to their current status.
  */
-import { and, between, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { dayOf, daysBetween } from '../../lib/periods';
 import { LEAD_STATUSES } from '../../lib/vocabulary';
-import { SECONDS_BUCKETS } from '../rollups';
+import { SECONDS_BUCKETS, sumsOver } from '../rollups';
 import type { InsightsView } from './schemas';
 
 const { dailyRollups, channels, providers } = schema;
@@ -18,6 +18,9 @@ const { dailyRollups, channels, providers } = schema;
 export const MAX_INSIGHT_DAYS = 366;
 /** How many topics the answer lists, most frequent first. */
 export const TOP_TOPICS = 10;
+
+/** The metric of an agent's attempts, before its provider id. */
+const AGENT_PREFIX = 'agent_attempts.';
 
 /** The metrics drawn day by day. */
 const DAILY_METRICS = ['conversations', 'answered_by_agent', 'answered_by_robot', 'leads', 'lead_status.won'];
@@ -83,22 +86,32 @@ export async function insightsView(
 ): Promise<InsightsView> {
   const range = insightsRange(query, now);
   const channel = await channelOf(db, workspaceId, query.channel);
-  const where = and(
+  const scope = and(
     eq(dailyRollups.workspaceId, workspaceId),
-    between(dailyRollups.day, range.from, range.to),
     ...(channel !== null ? [eq(dailyRollups.channelKey, channel)] : []),
-  );
-  const [totalRows, dayRows] = await db.batch([
+  )!;
+  const { from, to } = range;
+  // One round trip, whatever is in the range: the totals, the days, and the agents' names.
+  // The agents' metrics as an index range: `agent_attempts.` up to `agent_attempts/`, the next prefix.
+  const agentMetric = sql`${dailyRollups.metric} >= ${AGENT_PREFIX} AND
+    ${dailyRollups.metric} < ${`${AGENT_PREFIX.slice(0, -1)}/`}`;
+  const [totalRows, dayRows, names] = await db.batch([
+    sumsOver(db, { scope, from, to, columns: ['metric'] }),
+    sumsOver(db, {
+      scope: and(scope, inArray(dailyRollups.metric, DAILY_METRICS))!,
+      from,
+      to,
+      byDay: true,
+      columns: ['day', 'metric'],
+    }),
     db
-      .select({ metric: dailyRollups.metric, value: sql<number>`sum(${dailyRollups.value})` })
-      .from(dailyRollups)
-      .where(where)
-      .groupBy(dailyRollups.metric),
-    db
-      .select({ day: dailyRollups.day, metric: dailyRollups.metric, value: sql<number>`sum(${dailyRollups.value})` })
-      .from(dailyRollups)
-      .where(and(where, inArray(dailyRollups.metric, DAILY_METRICS)))
-      .groupBy(dailyRollups.day, dailyRollups.metric),
+      .select({ id: providers.id, name: providers.displayName })
+      .from(providers)
+      .where(
+        sql`${providers.id} IN (SELECT DISTINCT substr(${dailyRollups.metric}, ${AGENT_PREFIX.length + 1}) FROM
+          ${dailyRollups} WHERE ${scope} AND ${agentMetric} AND length(${dailyRollups.day}) = 7
+          AND ${dailyRollups.day} BETWEEN ${from.slice(0, 7)} AND ${to.slice(0, 7)})`,
+      ),
   ]);
   const totals = new Map(totalRows.map((row) => [row.metric, Number(row.value)]));
   const total = (metric: string) => totals.get(metric) ?? 0;
@@ -121,13 +134,7 @@ export async function insightsView(
     day[key] += Number(row.value);
   }
 
-  const attempts = byPrefix(totals, 'agent_attempts.');
-  const names = attempts.size
-    ? await db
-        .select({ id: providers.id, name: providers.displayName })
-        .from(providers)
-        .where(inArray(providers.id, [...attempts.keys()]))
-    : [];
+  const attempts = byPrefix(totals, AGENT_PREFIX);
   const answered = byPrefix(totals, 'agent_answered.');
   const declined = byPrefix(totals, 'agent_declined.');
   const leads = total('leads');

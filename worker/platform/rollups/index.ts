@@ -13,5 +13,5 @@ export {
   leadStatusMetric,
   SECONDS_BUCKETS,
 } from './metrics';
-export { type RollupGroup, rollupSums } from './read';
+export { periodParts, type RollupColumn, type RollupGroup, rollupSums, sumsOver, wholeMonths } from './read';
 export { ROLLUP_BATCH, rollUp } from './sweep';

@@ -37,13 +37,16 @@ function window(source: Source, table: SQL) {
 
 /**
  * Counts into the rollups: `rows` is a SELECT of (workspace_id, day, metric, channel_key, key_id,
- * value) rows, summed per key.
+ * value) rows, summed per key, once under their day (`2026-11-26`) and once under their month
+ * (`2026-11`), so that a long range reads its whole months as one row each (read.ts).
  */
 const rollInto = (db: Database, rows: SQL) =>
-  db.run(sql`INSERT INTO ${dailyRollups} (workspace_id, day, metric, channel_key, key_id, value)
-    SELECT workspace_id, day, metric, channel_key, key_id, sum(value) FROM (${rows}) WHERE metric IS NOT NULL
-    GROUP BY workspace_id, day, metric, channel_key, key_id
-    ON CONFLICT (workspace_id, day, metric, channel_key, key_id) DO UPDATE SET value = value + excluded.value`);
+  [sql`day`, sql`substr(day, 1, 7)`].map((period) =>
+    db.run(sql`INSERT INTO ${dailyRollups} (workspace_id, day, metric, channel_key, key_id, value)
+      SELECT workspace_id, ${period}, metric, channel_key, key_id, sum(value) FROM (${rows}) WHERE metric IS NOT NULL
+      GROUP BY workspace_id, ${period}, metric, channel_key, key_id
+      ON CONFLICT (workspace_id, day, metric, channel_key, key_id) DO UPDATE SET value = value + excluded.value`),
+  );
 
 const dayOf = (millis: SQL) => sql`strftime('%Y-%m-%d', ${millis} / 1000, 'unixepoch')`;
 const channelOf = (channelId: SQL) => sql`coalesce((SELECT channel_key FROM ${channels} WHERE id = ${channelId}), '')`;
@@ -74,12 +77,12 @@ function fromEvents(db: Database): BatchItem<'sqlite'>[] {
     WHERE ${cursor.range(sql`ev.rowid`)} AND ev.type IN (${types})`;
   return [
     db.run(cursor.ensure),
-    rollInto(
+    ...rollInto(
       db,
       sql`SELECT f.workspace_id, f.day, m.metric, f.channel_key, f.key_id, 1 AS value
         FROM (${facts}) AS f JOIN (${metrics}) AS m ON (CASE m.metric ${matches} ELSE 0 END)`,
     ),
-    rollInto(
+    ...rollInto(
       db,
       sql`SELECT f.workspace_id, f.day, 'topic.' || f.topic AS metric, f.channel_key, f.key_id, 1 AS value
         FROM (${facts}) AS f WHERE f.type = 'lead.created' AND f.topic IS NOT NULL`,
@@ -93,7 +96,7 @@ function fromLedger(db: Database): BatchItem<'sqlite'>[] {
   const cursor = window('ledger', sql`${ledgerEntries}`);
   return [
     db.run(cursor.ensure),
-    rollInto(
+    ...rollInto(
       db,
       sql`SELECT le.workspace_id, ${dayOf(sql`le.created_at`)} AS day, 'charged_minor.' || le.meter AS metric,
         coalesce(CASE WHEN ex.actor_kind = 'channel' THEN ex.actor_id END, '') AS channel_key,
@@ -111,7 +114,7 @@ function fromConversations(db: Database): BatchItem<'sqlite'>[] {
   const cursor = window('conversations', sql`${conversations}`);
   return [
     db.run(cursor.ensure),
-    rollInto(
+    ...rollInto(
       db,
       sql`SELECT c.workspace_id, ${dayOf(sql`c.created_at`)} AS day, 'conversations' AS metric,
         ${channelOf(sql`c.channel_id`)} AS channel_key, '' AS key_id, 1 AS value
@@ -137,8 +140,8 @@ function fromLeadHistory(db: Database): BatchItem<'sqlite'>[] {
       FROM (${moves}) AS m WHERE ${where}`;
   return [
     db.run(cursor.ensure),
-    rollInto(db, row(sql`'lead_status.' || m.to_status`, sql`1`, sql`m.from_status IS NOT m.to_status`)),
-    rollInto(
+    ...rollInto(db, row(sql`'lead_status.' || m.to_status`, sql`1`, sql`m.from_status IS NOT m.to_status`)),
+    ...rollInto(
       db,
       row(
         sql`'lead_status.' || m.from_status`,
@@ -146,7 +149,7 @@ function fromLeadHistory(db: Database): BatchItem<'sqlite'>[] {
         sql`m.from_status IS NOT NULL AND m.from_status <> m.to_status`,
       ),
     ),
-    rollInto(
+    ...rollInto(
       db,
       row(
         sql`'first_claim_s.' || ${bucketOf(sql`((m.at - m.lead_at) / 1000)`)}`,
@@ -154,7 +157,7 @@ function fromLeadHistory(db: Database): BatchItem<'sqlite'>[] {
         sql`m.to_status = 'claimed' AND m.at = m.first_claimed_at`,
       ),
     ),
-    rollInto(
+    ...rollInto(
       db,
       row(
         sql`'first_reply_s.' || ${bucketOf(sql`((m.at - m.lead_at) / 1000)`)}`,
@@ -162,7 +165,7 @@ function fromLeadHistory(db: Database): BatchItem<'sqlite'>[] {
         sql`m.to_status = 'contacted' AND m.at = m.first_contacted_at`,
       ),
     ),
-    rollInto(
+    ...rollInto(
       db,
       row(
         sql`'won_value.' || m.value_currency`,
@@ -186,12 +189,12 @@ function fromAgentAttempts(db: Database): BatchItem<'sqlite'>[] {
     WHERE ${cursor.range(sql`a.rowid`)}`;
   return [
     db.run(cursor.ensure),
-    rollInto(
+    ...rollInto(
       db,
       sql`SELECT workspace_id, day, 'agent_attempts.' || provider_id AS metric, channel_key, key_id, 1 AS value
         FROM (${attempts})`,
     ),
-    rollInto(
+    ...rollInto(
       db,
       sql`SELECT a.workspace_id, a.day, ${outcome} || a.provider_id AS metric, a.channel_key, a.key_id, 1 AS value
         FROM (${attempts}) AS a`,
