@@ -20,7 +20,7 @@ const PREBUNDLED = [
   ...['', '/batch', '/sqlite-core', '/d1'].map((path) => `drizzle-orm${path}`),
   'zod',
   '@hono/zod-openapi',
-  ...['', '/server', '/compat/v0_3/server'].map((path) => `@a2a-js/sdk${path}`),
+  ...['', '/client'].map((path) => `@a2a-js/sdk${path}`),
   '@modelcontextprotocol/server',
   'yaml',
   'mimetext/browser',

@@ -55,6 +55,8 @@ export const workspaces = sqliteTable(
       .default('active'),
     /** Words or phrases that hold a demand for review (risk control, docs/design/providers-and-leads.md). */
     blockedTerms: text('blocked_terms', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    /** The domain of a demand that names none and whose words match no domain (docs/design/callers.md). */
+    defaultDomain: text('default_domain'),
     createdAt: createdAt(),
   },
   (table) => [index('workspaces_organization_idx').on(table.organizationId)],
@@ -857,3 +859,5 @@ export const leadOffers = sqliteTable(
 export * from './billing';
 // The owner's numbers per day, rolled up by the sweep.
 export * from './rollups';
+// A2A tasks: threads of executions that an agent reads back.
+export * from './tasks';

@@ -186,6 +186,17 @@ export function emailLinkOrigin(settings: Settings, requestUrl?: string): string
   return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname) ? url.origin : '';
 }
 
+/**
+ * Whether a request reached us under one of our own names: a configured BASE_URL's or
+ * CONSOLE_URL's host, or a loopback name (local development). A browser page on a name rebound to
+ * a local server (DNS rebinding) arrives under its own name, which is none of these.
+ */
+export function isOwnHost(settings: Settings, requestUrl: string): boolean {
+  const { host, hostname } = new URL(requestUrl);
+  const configured = [settings.BASE_URL, settings.CONSOLE_URL].flatMap((url) => (url ? [new URL(url).host] : []));
+  return configured.includes(host) || LOOPBACK_HOSTS.has(hostname);
+}
+
 /** The console's origin: where our own pages, and so cookie-authenticated changes, come from. */
 export function consoleOrigin(urls: PlatformUrls): string {
   return new URL(urls.consoleUrl).origin;

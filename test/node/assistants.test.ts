@@ -5,7 +5,7 @@
  * envelope, its conversation and its audit record.
  */
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
-import type { Message, Part } from '@a2a-js/sdk';
+import { type Part, type Task, TaskState } from '@a2a-js/sdk';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -124,6 +124,14 @@ describe('A2A: the SDK’s own client, from the agent card', () => {
     });
   };
 
+  /** A task's reply (its status message's text) and envelope (its artifact's data part). */
+  const answerOf = (task: Task) => ({
+    reply: task.status?.message?.parts.find((part) => part.content?.$case === 'text')?.content?.value as string,
+    envelope: task.artifacts[0]?.parts.find((part) => part.content?.$case === 'data')?.content?.value as {
+      output: { execution_id: string; domain: string; result: { reply: string; demand_id: string } };
+    },
+  });
+
   it('serves a 1.0 card with a skill per domain, a JSON-RPC interface at /a2a and a bearer scheme', async () => {
     const card = await (await fetch(`${worker}/.well-known/agent-card.json`)).json();
     expect(card.supportedInterfaces[0]).toMatchObject({
@@ -135,33 +143,75 @@ describe('A2A: the SDK’s own client, from the agent card', () => {
       expect.arrayContaining(['consultation', 'faq']),
     );
     expect(card.securitySchemes.bearer.httpAuthSecurityScheme.scheme).toBe('Bearer');
+    // What a 0.3 client reads from the same card.
+    expect(card).toMatchObject({ url: `${worker}/a2a`, preferredTransport: 'JSONRPC', protocolVersion: '0.3.0' });
   });
 
-  it('a message runs an execution; a second one in the same context continues its conversation', async () => {
-    const first = (await send([textPart('Our payroll run failed.'), dataPart({ domain: 'consultation' })])) as Message;
-    expect(first.contextId).toBeTruthy();
-    const reply = first.parts.find((part) => part.content?.$case === 'text')?.content?.value;
-    const envelope = first.parts.find((part) => part.content?.$case === 'data')?.content?.value as {
-      output: { execution_id: string; result: { reply: string; demand_id: string } };
-    };
+  it('a message answers a completed task; a second one in the same context continues its conversation', async () => {
+    const first = (await send([textPart('Our payroll run failed.'), dataPart({ domain: 'consultation' })])) as Task;
+    expect(first.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const { reply, envelope } = answerOf(first);
     expect(reply).toBe(envelope.output.result.reply);
+    expect(first.id).toBe(envelope.output.execution_id);
 
     const second = (await send(
       [textPart('It is urgent: 40 people are waiting.'), dataPart({ domain: 'consultation' })],
       first.contextId,
-    )) as Message;
+    )) as Task;
     expect(second.contextId).toBe(first.contextId);
-    const next = second.parts.find((part) => part.content?.$case === 'data')?.content?.value as typeof envelope;
     // One conversation: the same demand, and the session is the context.
-    expect(next.output.result.demand_id).toBe(envelope.output.result.demand_id);
+    expect(answerOf(second).envelope.output.result.demand_id).toBe(envelope.output.result.demand_id);
+
+    // Read back through the client: the task, and the context's tasks.
+    const client = await factory.createFromUrl(worker);
+    const read = await client.getTask({ tenant: '', id: first.id, historyLength: 1 });
+    expect(read.history).toHaveLength(1);
+    const listed = await client.listTasks({
+      tenant: '',
+      contextId: first.contextId,
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: 10,
+      pageToken: '',
+      historyLength: undefined,
+      statusTimestampAfter: undefined,
+      includeArtifacts: false,
+    });
+    expect(listed.tasks.map((task) => task.id).sort()).toEqual([first.id, second.id].sort());
   });
 
-  it('a message without a known domain is a JSON-RPC invalid-params error', async () => {
+  it('a text-only message, as a generic client sends, gets the domain its words point to', async () => {
+    const task = (await send([textPart('Which of your FAQ answers covers refunds?')])) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(task.metadata).toMatchObject({ domain: 'faq', domain_chosen_by: 'text' });
+    expect(answerOf(task).envelope.output.domain).toBe('faq');
+  });
+
+  it('a streamed message sends the task working, its artifact, then completed', async () => {
+    const client = await factory.createFromUrl(worker);
+    const kinds: string[] = [];
+    for await (const event of client.sendMessageStream({
+      tenant: '',
+      message: {
+        messageId: crypto.randomUUID(),
+        contextId: '',
+        taskId: '',
+        role: 1,
+        parts: [textPart('Stream the answer, please.'), dataPart({ domain: 'consultation' })],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      },
+      configuration: undefined,
+      metadata: undefined,
+    })) {
+      kinds.push(event.payload?.$case ?? 'none');
+    }
+    expect(kinds).toEqual(['task', 'artifactUpdate', 'statusUpdate']);
+  });
+
+  it('a message with an unknown domain is a JSON-RPC invalid-params error', async () => {
     await expect(send([textPart('Hello?'), dataPart({ domain: 'astrology' })])).rejects.toMatchObject({
       message: expect.stringContaining('unknown_domain'),
-    });
-    await expect(send([textPart('No data part at all.')])).rejects.toMatchObject({
-      message: expect.stringContaining('domain'),
     });
     // On the wire: -32602, with the problem's code in the details.
     const response = await withKey(`${worker}/a2a`, {

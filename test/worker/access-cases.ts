@@ -28,7 +28,7 @@ export type RouteAuth =
 export type SessionHolder = 'owner' | 'member' | 'admin' | 'expert' | 'agent' | 'inactive_provider' | 'platform_admin';
 
 export interface ProtectedRoute {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
   /** The route as registered (`:channelKey`, `{key_id}`…); parameters are filled per case. */
   path: string;
   auth: RouteAuth;

@@ -13,7 +13,7 @@ const channelBody = { name: 'Site', domain: 'consultation' };
 const PROTECTED_ROUTES: ProtectedRoute[] = [
   // The gateway.
   { method: 'POST', path: '/api/execute', auth: 'api_key', scope: 'execute', body: executeBody() },
-  // The same execution for MCP clients and A2A agents (gateway/mcp.ts, gateway/a2a.ts).
+  // The same execution for MCP clients and A2A agents (gateway/mcp.ts, gateway/a2a/).
   {
     method: 'POST',
     path: '/mcp',
@@ -86,6 +86,12 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'POST', path: '/api/admin/workspaces', auth: 'admin', body: { organization_id: 'org_x', name: 'W' } },
   { method: 'GET', path: '/api/admin/workspaces', auth: 'admin' },
   { method: 'PATCH', path: '/api/admin/workspaces/:workspace_id', auth: 'admin', body: { status: 'active' } },
+  {
+    method: 'PUT',
+    path: '/api/admin/workspaces/:workspace_id/default-domain',
+    auth: 'admin',
+    body: { domain: null },
+  },
   {
     method: 'POST',
     path: '/api/admin/api-keys',
@@ -607,6 +613,7 @@ const PUBLIC_ROUTES = [
   'GET /healthz',
   // The gateway's A2A agent card is public, as A2A discovery expects; /mcp and /a2a answer 405 to these.
   'GET /.well-known/agent-card.json',
+  'GET /a2a/.well-known/agent-card.json',
   'GET /mcp',
   'DELETE /mcp',
   'GET /a2a',

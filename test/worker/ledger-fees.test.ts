@@ -5,6 +5,8 @@
  */
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '../../worker/lib/db';
+import { decideRefund } from '../../worker/platform/billing/lead-fees';
 import { balanceOf, credit, expectBalancedBooks } from './billing-helpers';
 import { ADMIN_TOKEN, call, createTenant, expectProblem, json, type Tenant } from './helpers';
 import { createActiveExpert, createChannel, sessionCall, visitorSays, type TestProvider } from './provider-helpers';
@@ -168,11 +170,18 @@ describe('refunds of lead fees', () => {
     const request = pending.data.find((entry: { lead_id: string }) => entry.lead_id === leadId);
     expect(request).toBeTruthy();
     expect(await balanceOf(escrowId)).toBe(600);
-    const [first, second] = await Promise.all([
-      decide(request.refund_request_id, 'accept'),
-      decide(request.refund_request_id, 'accept'),
+    // The same admin in the same millisecond, twice: the worst case for the decision's marker.
+    const db = createDatabase(env.DB);
+    const audit = { actorKind: 'admin', actorId: 'admin', requestId: 'req_refund_race' } as const;
+    const accept = { decision: 'accept', note: null } as const;
+    const now = Date.now();
+    const outcomes = await Promise.allSettled([
+      decideRefund(db, audit, request.refund_request_id, accept, now),
+      decideRefund(db, audit, request.refund_request_id, accept, now),
     ]);
-    expect([first.status, second.status].sort()).toEqual([200, 409]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = outcomes.find((outcome) => outcome.status === 'rejected');
+    expect(refused?.reason).toMatchObject({ code: 'invalid_transition' });
     expect(await balanceOf(escrowId)).toBe(1000);
     await expectProblem(await decide(request.refund_request_id, 'decline'), 409, 'invalid_transition');
     const mine = await credits(expert);

@@ -149,7 +149,7 @@ describe('MCP and A2A callers: the limits and admission of /api/execute', () => 
     const a2aResponse = await rpc('/a2a', tenant.token, legacySend({ domain: 'consultation' }));
     expect(a2aResponse.headers.get('RateLimit-Remaining')).toBe('0');
     const a2a = await json(a2aResponse);
-    expect(a2a.result.kind).toBe('message');
+    expect(a2a.result.kind).toBe('task');
     const limitedToolResponse = await rpc('/mcp', tenant.token, toolCall({}));
     expect(Number(limitedToolResponse.headers.get('Retry-After'))).toBeGreaterThan(0);
     const limitedTool = await json(limitedToolResponse);
@@ -182,12 +182,12 @@ describe('MCP and A2A callers: the limits and admission of /api/execute', () => 
     expect(wrongType.result).toMatchObject({ isError: true, structuredContent: { code: 'validation_failed' } });
     const pointers = wrongType.result.structuredContent.errors.map((error: { pointer: string }) => error.pointer);
     expect(pointers).toEqual(expect.arrayContaining(['/text', '/session_id']));
-    const noDomain = await json(
-      await rpc('/mcp', tenant.token, { ...toolCall({}), params: { name: 'execute', arguments: { text: 'Hi' } } }),
+    const wrongDomain = await json(
+      await rpc('/mcp', tenant.token, { ...toolCall({}), params: { name: 'execute', arguments: { domain: 7 } } }),
     );
-    expect(noDomain.result).toMatchObject({ isError: true });
-    expect(noDomain.result.structuredContent.code).toBe('validation_failed');
-    expect(noDomain.result.structuredContent.errors).toEqual(
+    expect(wrongDomain.result).toMatchObject({ isError: true });
+    expect(wrongDomain.result.structuredContent.code).toBe('validation_failed');
+    expect(wrongDomain.result.structuredContent.errors).toEqual(
       expect.arrayContaining([expect.objectContaining({ pointer: '/domain' })]),
     );
     expect(await countRows('executions', tenant.workspaceId)).toBe(0);
@@ -195,7 +195,6 @@ describe('MCP and A2A callers: the limits and admission of /api/execute', () => 
     const listed = await json(await rpc('/mcp', tenant.token, { jsonrpc: '2.0', id: 3, method: 'tools/list' }));
     const execute = listed.result.tools.find((tool: { name: string }) => tool.name === 'execute');
     expect(execute.inputSchema).toMatchObject({
-      required: ['domain'],
       properties: { domain: { type: 'string' }, text: { type: 'string' }, structured_input: { type: 'object' } },
     });
   });
@@ -203,15 +202,15 @@ describe('MCP and A2A callers: the limits and admission of /api/execute', () => 
   it('a 0.3 message/send answers in 0.3; its contextId is the conversation', async () => {
     const tenant = await createTenant();
     const first = await json(await rpc('/a2a', tenant.token, legacySend({ domain: 'consultation' })));
-    expect(first.result).toMatchObject({ kind: 'message', role: 'agent' });
-    const [text, data] = first.result.parts;
+    expect(first.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    const [text, data] = first.result.artifacts[0].parts;
     expect(text).toMatchObject({ kind: 'text' });
     expect(data.data.output.result.reply).toBe(text.text);
     const again = await json(
       await rpc('/a2a', tenant.token, legacySend({ domain: 'consultation' }, first.result.contextId)),
     );
-    expect(again.result.parts[1].data.output.result.demand_id).toBe(data.data.output.result.demand_id);
-    const missing = await json(await rpc('/a2a', tenant.token, legacySend({})));
+    expect(again.result.artifacts[0].parts[1].data.output.result.demand_id).toBe(data.data.output.result.demand_id);
+    const missing = await json(await rpc('/a2a', tenant.token, legacySend({ domain: 'no-such-domain' })));
     expect(missing.error).toMatchObject({ code: -32602, data: { code: 'unknown_domain' } });
     const unsupported = await json(await rpc('/a2a', tenant.token, legacySend({}), { 'A2A-Version': '9.9' }));
     expect(unsupported.error.code).toBe(-32009);

@@ -15,6 +15,7 @@ import type { BrainInput, BrainPlan } from './types';
 export type * from './types';
 export { BREAKER_OPEN_MS, BREAKER_THRESHOLD, countsAsFailure, runAgents, type AgentRun } from './agents';
 export { assessDemand, demandReference, type Assessment } from './routing';
+export { type CatalogDomain, chooseDomain, type DomainChoice } from './domain-choice';
 export {
   CLAIM_BOUNDS,
   OFFER_RANKING,

@@ -10,18 +10,21 @@ import { problemResponse, validationError } from '../lib/app';
 import { type AppEnv, resolvePlatformUrls } from '../env';
 import { ApiError, type ProblemBody, problemBody } from '../lib/errors';
 import { type ExecuteRequest, type ExecuteResponse, executeRequestSchema } from '../platform/core';
-import { requireActor } from '../platform/identity';
+import type { DomainChoice } from '../brain';
+import { domainForText } from '../platform/domains';
+import { requireActor, workspaceDefaultDomain } from '../platform/identity';
 import { executeAsKey, rateLimitHeaders } from './execute';
 
-/** What an assistant or agent may send: the execute request's fields, less the HTTP-only ones. */
-export type AssistantRequest = Pick<
-  ExecuteRequest,
-  'domain' | 'text' | 'structured_input' | 'session_id' | 'idempotency_key' | 'key_id'
->;
+/**
+ * What an assistant or agent may send: the execute request's fields, less the HTTP-only ones;
+ * `domain` may be left out.
+ */
+export type AssistantRequest = Partial<Pick<ExecuteRequest, 'domain'>> &
+  Pick<ExecuteRequest, 'text' | 'structured_input' | 'session_id' | 'idempotency_key' | 'key_id' | 'attachments'>;
 
 /** An execution's answer to an assistant: the envelope and its reply, or the problem that refused it. */
 export type AssistantOutcome =
-  | { ok: true; envelope: ExecuteResponse; reply: string; replayed: boolean }
+  | { ok: true; envelope: ExecuteResponse; reply: string; replayed: boolean; domainChoice: DomainChoice | null }
   | { ok: false; problem: ProblemBody };
 
 /**
@@ -43,18 +46,40 @@ export function problemOf(c: Context<AppEnv>, error: ApiError): ProblemBody {
 }
 
 /**
+ * The domain of a request that names none: the brain's choice by its words, else the workspace's
+ * default (an administrator naming no key has no workspace to ask).
+ */
+async function chooseFor(c: Context<AppEnv>, request: AssistantRequest): Promise<DomainChoice> {
+  const actor = requireActor(c);
+  const workspaceDefault =
+    actor.kind === 'api_key' ? await workspaceDefaultDomain(c.var.db, actor.key.workspaceId) : null;
+  const words = [request.text ?? '', JSON.stringify(request.structured_input ?? {})].join(' ');
+  return domainForText(c.var.db, words, workspaceDefault);
+}
+
+/**
  * Runs one execution for an MCP tool call or an A2A message: the request is validated by the
- * execute request's own schema (all of the key's scopes, sync), so the rules are the same.
+ * execute request's own schema (all of the key's scopes, sync), so the rules are the same. A
+ * request without a domain gets the one its words point to (the envelope's `output.domain`).
  */
 export async function executeForAssistant(
   c: Context<AppEnv>,
   request: AssistantRequest,
   via: 'mcp' | 'a2a',
+  options: Parameters<typeof executeAsKey>[3] = {},
 ): Promise<AssistantOutcome> {
-  const parsed = executeRequestSchema.safeParse({ ...request, execution_mode: 'sync', required_scopes: [] });
   try {
+    const domainChoice = request.domain === undefined ? await chooseFor(c, request) : null;
+    const parsed = executeRequestSchema.safeParse({
+      ...request,
+      ...(domainChoice ? { domain: domainChoice.domain } : {}),
+      execution_mode: 'sync',
+      required_scopes: [],
+    });
     if (!parsed.success) throw validationError(parsed.error);
-    const outcome = await executeAsKey(c, parsed.data, via);
+    // A chosen domain is the gateway's, not the caller's: a retry may choose again, and still replay.
+    const unsent = [...(options.unsent ?? []), ...(domainChoice ? (['domain'] as const) : [])];
+    const outcome = await executeAsKey(c, parsed.data, via, { ...options, unsent });
     c.set('executionHeaders', rateLimitHeaders(outcome.rateLimit));
     if (outcome.status !== 200) {
       // A replay of a refusal: the stored problem, as it was first sent.
@@ -62,7 +87,7 @@ export async function executeForAssistant(
     }
     const envelope = JSON.parse(outcome.body) as ExecuteResponse;
     const reply = typeof envelope.output.result.reply === 'string' ? envelope.output.result.reply : '';
-    return { ok: true, envelope, reply, replayed: outcome.replayed };
+    return { ok: true, envelope, reply, replayed: outcome.replayed, domainChoice };
   } catch (error) {
     if (error instanceof ApiError) {
       if (error.options.headers) c.set('executionHeaders', error.options.headers);

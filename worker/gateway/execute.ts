@@ -104,6 +104,11 @@ export async function executeAsKey(
   c: Context<AppEnv>,
   body: ExecuteRequest,
   via?: ExecutionContext['via'],
+  options: {
+    /** Fields the caller did not send (the gateway made them up), left out of the idempotency fingerprint. */
+    unsent?: Array<keyof ExecuteRequest>;
+    recordWith?: ExecutionContext['recordWith'];
+  } = {},
 ): Promise<ExecutionOutcome> {
   // The caller's request_id is echoed in output and logged beside ours, never instead of ours;
   // its trace_id joins its trace, as a traceparent header would.
@@ -121,7 +126,12 @@ export async function executeAsKey(
       requiredScopes: body.required_scopes,
       ...(body.session_id !== undefined ? { sessionId: body.session_id } : {}),
       ...(body.idempotency_key !== undefined
-        ? { idempotency: { key: body.idempotency_key, fingerprint: await requestFingerprint(body) } }
+        ? {
+            idempotency: {
+              key: body.idempotency_key,
+              fingerprint: await requestFingerprint(sent(body, options.unsent)),
+            },
+          }
         : {}),
     }),
     { domain: body.domain, text: body.text, structuredInput: body.structured_input, attachments: body.attachments },
@@ -131,8 +141,16 @@ export async function executeAsKey(
       correlation: { projectId: body.project_id, userId: body.user_id, sessionId: body.session_id },
       ...(body.exact_bridge ? { exactBridge: body.exact_bridge } : {}),
       ...(via ? { via } : {}),
+      ...(options.recordWith ? { recordWith: options.recordWith } : {}),
     },
   );
+}
+
+/** The request as its caller sent it: without the fields the gateway made up for it. */
+function sent(body: ExecuteRequest, unsent: Array<keyof ExecuteRequest> = []): ExecuteRequest {
+  const copy = { ...body };
+  for (const field of unsent) delete copy[field];
+  return copy;
 }
 
 /** An `execution_mode` other than `sync` has its own code (docs/design/execution.md, step 3). */

@@ -5,15 +5,18 @@
  * with `execute`, or an administrator naming `key_id`), checked before the SDK sees the body.
  *
  * Tools: `execute` (the execute request's fields; `domain` an enum of the catalog, read through
- * its 30-second cache) and `list_domains`. A refusal is a tool result with `isError: true` whose
- * text and `structuredContent` carry the problem's `code` and `detail`.
+ * its 30-second cache, and optional: without it the gateway picks one and says so in `_meta`) and
+ * `list_domains`. A refusal is a tool result with `isError: true` whose text and
+ * `structuredContent` carry the problem's `code` and `detail`. A browser page of another origin is
+ * refused (403) before anything runs, as the transport's rules ask against DNS rebinding.
  */
 import { type CallToolResult, McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
 import { newApp } from '../lib/app';
-import type { AppEnv } from '../env';
-import { parseJsonBody, readJsonBody } from '../lib/body';
+import { type AppEnv, isOwnHost, resolvePlatformUrls } from '../env';
+import { bodyJson, readJsonBody } from '../lib/body';
 import { type DomainEntry, listDomainEntries } from '../platform/domains';
 import { requireBearer } from '../platform/identity';
 import {
@@ -48,7 +51,9 @@ function executeInput(domains: DomainEntry[]) {
       domain: checkedByPipeline({
         type: 'string',
         ...(slugs.length ? { enum: slugs } : {}),
-        description: `The business domain of the demand: ${catalog || 'see list_domains'}.`,
+        description:
+          `The business domain of the demand: ${catalog || 'see list_domains'}. Leave it out to let the gateway ` +
+          'choose by the words (the answer’s _meta says which it chose).',
       }),
       text: checkedByPipeline({ type: 'string', description: 'The demand in words, as the person wrote it.' }),
       structured_input: checkedByPipeline({ type: 'object', description: 'Structured fields for the domain.' }),
@@ -62,7 +67,7 @@ function executeInput(domains: DomainEntry[]) {
       }),
       key_id: checkedByPipeline({ type: 'string', description: 'Administrator tokens only: the API key to act as.' }),
     })
-    .meta({ required: ['domain'] });
+    .meta({ required: [] });
 }
 
 /** A refusal as a tool result: the model reads the code and detail, a program the problem object. */
@@ -77,6 +82,8 @@ function refusal(problem: { code: string; detail: string }): CallToolResult {
 /** One request's MCP server: its tools act as the request's bearer. */
 function serverFor(c: Context<AppEnv>, domains: DomainEntry[]): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, {
+    // The tools are the catalog's, read per request: the list does not change within a session.
+    capabilities: { tools: { listChanged: false } },
     instructions:
       'Use list_domains to see what the platform handles, then execute to hand a demand to its agents and experts.',
   });
@@ -93,10 +100,15 @@ function serverFor(c: Context<AppEnv>, domains: DomainEntry[]): McpServer {
       // Unchecked so far (see checkedByPipeline): executeForAssistant validates it as /api/execute does.
       const outcome = await executeForAssistant(c, input as AssistantRequest, 'mcp');
       if (!outcome.ok) return refusal(outcome.problem);
+      const choice = outcome.domainChoice;
+      const meta = {
+        ...(outcome.replayed ? { idempotent_replayed: true } : {}),
+        ...(choice ? { domain: choice.domain, domain_chosen_by: choice.by } : {}),
+      };
       return {
         content: [{ type: 'text', text: outcome.reply }],
         structuredContent: outcome.envelope as unknown as Record<string, unknown>,
-        ...(outcome.replayed ? { _meta: { idempotent_replayed: true } } : {}),
+        ...(Object.keys(meta).length ? { _meta: meta } : {}),
       };
     },
   );
@@ -118,31 +130,51 @@ function serverFor(c: Context<AppEnv>, domains: DomainEntry[]): McpServer {
   return server;
 }
 
+/** A JSON-RPC error that answers no request in particular (`id` null). */
+function rpcError(code: number, message: string, status: 400 | 403): Response {
+  return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status });
+}
+
+/**
+ * A browser sends its page's Origin. One that is not the platform's own is refused, and so is any
+ * browser request under a name that is not ours (a page whose name was rebound to a local server,
+ * DNS rebinding, calls under its own name). Clients that are not browsers send no Origin.
+ */
+const refuseForeignOrigin = createMiddleware<AppEnv>(async (c, next) => {
+  const origin = c.req.header('Origin');
+  const ownOrigin = new URL(resolvePlatformUrls(c.var.settings, c.req.url).baseUrl).origin;
+  if (origin && (origin !== ownOrigin || !isOwnHost(c.var.settings, c.req.url)))
+    return rpcError(-32600, `Origin ${origin} may not call this server: MCP clients send no Origin.`, 403);
+  await next();
+});
+
 /** The MCP endpoint. */
 export function mcpRoutes() {
   const app = newApp('problem');
-  app.post('/mcp', readJsonBody(), requireBearer('admin_or_api_key'), requireExecuteScope, parseJsonBody, async (c) => {
-    // One call per request (the current MCP transport has no batches), so each is counted and limited
-    // before it runs; a batch would run many calls past the limits at once.
-    if (Array.isArray(c.var.jsonBody)) {
-      return c.json(
-        {
-          jsonrpc: '2.0',
-          id: null,
-          error: { code: -32600, message: 'Batches are not accepted: send one JSON-RPC message per request.' },
-        },
-        400,
-      );
-    }
-    const server = serverFor(c, await listDomainEntries(c.var.db));
-    // Stateless, and JSON answers rather than a stream: every tool call completes in its request.
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await server.connect(transport);
-    return withExecutionHeaders(c, await transport.handleRequest(c.req.raw, { parsedBody: c.var.jsonBody }));
-  });
+  app.post(
+    '/mcp',
+    refuseForeignOrigin,
+    readJsonBody(),
+    requireBearer('admin_or_api_key'),
+    requireExecuteScope,
+    async (c) => {
+      const read = await bodyJson(c);
+      if (!read.ok) return rpcError(-32700, `Parse error: ${read.error.message}`, 400);
+      // One call per request (the current MCP transport has no batches), so each is counted and limited
+      // before it runs; a batch would run many calls past the limits at once.
+      if (Array.isArray(read.value)) {
+        return rpcError(-32600, 'Batches are not accepted: send one JSON-RPC message per request.', 400);
+      }
+      const server = serverFor(c, await listDomainEntries(c.var.db));
+      // Stateless, and JSON answers rather than a stream: every tool call completes in its request.
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      await server.connect(transport);
+      return withExecutionHeaders(c, await transport.handleRequest(c.req.raw, { parsedBody: read.value }));
+    },
+  );
   app.on(['GET', 'DELETE'], '/mcp', postOnly);
   return app;
 }

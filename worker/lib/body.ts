@@ -6,6 +6,7 @@
  * RFC 8259 forbids senders to add) is malformed JSON, and a string holding a lone UTF-16
  * surrogate (valid JSON syntax, but not text) is refused with a pointer to it.
  */
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env';
 import { ApiError } from './errors';
@@ -78,36 +79,49 @@ export function readJsonBody(maxBytes: number = MAX_JSON_BODY_BYTES) {
   });
 }
 
-/** Step 3 (after authentication): parse the JSON and hand it to the zod validator. */
-export const parseJsonBody = createMiddleware<AppEnv>(async (c, next) => {
+/**
+ * The body's JSON, or the refusal of a body that is not JSON (a byte-order mark, bad syntax, a
+ * string that is not text): parseJsonBody throws it, a JSON-RPC endpoint answers it as -32700.
+ */
+export async function bodyJson(
+  c: Context<AppEnv>,
+): Promise<{ ok: true; value: unknown } | { ok: false; error: ApiError }> {
   const text = (await (c.req.bodyCache as { text?: Promise<string> }).text) ?? '';
   if (text.charCodeAt(0) === 0xfeff) {
-    throw new ApiError(
+    const error = new ApiError(
       'malformed_json',
       'The request body starts with a byte-order mark; send UTF-8 JSON without one (RFC 8259, section 8.1).',
-      {
-        errors: [{ pointer: '', detail: 'The body starts with U+FEFF.' }],
-      },
+      { errors: [{ pointer: '', detail: 'The body starts with U+FEFF.' }] },
     );
+    return { ok: false, error };
   }
-  let parsed: unknown;
+  let value: unknown;
   try {
-    parsed = JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     const reason = error instanceof SyntaxError ? error.message : 'unparseable';
-    throw new ApiError('malformed_json', `The request body is not valid JSON: ${reason}`, {
+    const refusal = new ApiError('malformed_json', `The request body is not valid JSON: ${reason}`, {
       errors: [{ pointer: '', detail: 'The body must be one JSON object.' }],
     });
+    return { ok: false, error: refusal };
   }
-  const notText = pointerToLoneSurrogate(parsed);
+  const notText = pointerToLoneSurrogate(value);
   if (notText !== undefined) {
-    throw new ApiError('validation_failed', 'The body holds a string that is not text.', {
+    const error = new ApiError('validation_failed', 'The body holds a string that is not text.', {
       errors: [
         { pointer: notText, detail: 'Contains a lone UTF-16 surrogate (such as \\ud800), which is not a character.' },
       ],
     });
+    return { ok: false, error };
   }
-  c.set('jsonBody', parsed);
+  return { ok: true, value };
+}
+
+/** Step 3 (after authentication): parse the JSON and hand it to the zod validator. */
+export const parseJsonBody = createMiddleware<AppEnv>(async (c, next) => {
+  const read = await bodyJson(c);
+  if (!read.ok) throw read.error;
+  c.set('jsonBody', read.value);
   await next();
 });
 

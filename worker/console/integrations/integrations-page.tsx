@@ -29,6 +29,8 @@ export interface IntegrationsProps extends WorkspacePageProps {
   pendingInvitations?: number;
   blockedTerms: string[];
   domains: string[];
+  /** The domain a caller's demand gets when it names none and its words point nowhere. */
+  defaultDomain: string | null;
   /** Owners: the workspace's webhook endpoints the platform disabled (410 Gone, or failing for 3 days). */
   disabledEndpoints?: EndpointView[];
   errors?: FieldErrors;
@@ -169,25 +171,35 @@ export function IntegrationsPage(props: IntegrationsProps) {
         )}
       </div>
       <section class="card" aria-labelledby="workspace-settings-title">
-        <h2 id="workspace-settings-title">Risk control</h2>
-        <p class="muted">
-          Messages that contain one of these words or phrases are held for review instead of being offered to experts.
-        </p>
+        <h2 id="workspace-settings-title">Workspace settings</h2>
         <form method="post" action={`/integrations/settings${wsQuery(current.workspaceId)}`} class="stack">
           <fieldset disabled={!roleMay(current.role, 'workspace.settings')}>
             <legend class="sr-only">Workspace settings</legend>
+            <Select
+              name="default_domain"
+              label="Default domain"
+              value={values.default_domain ?? props.defaultDomain ?? ''}
+              options={[['', 'None: the gateway picks by the words'], ...domains.map((d): [string, string] => [d, d])]}
+            />
+            <p class="muted">
+              An assistant or agent (MCP, A2A) may send a demand without a domain. The gateway picks the domain its
+              words match best; when none matches, it uses this one.
+            </p>
             <Field
               name="blocked_terms"
               label="Blocked terms"
-              value={props.blockedTerms.join('\n')}
+              value={values.blocked_terms ?? props.blockedTerms.join('\n')}
               errors={errors}
               multiline
-              hint="One per line. Matched as whole words, in any case."
+              hint={
+                'Messages with one of these words or phrases are held for review instead of being offered to ' +
+                'experts. One per line, matched as whole words, in any case.'
+              }
             />
           </fieldset>
           {roleMay(current.role, 'workspace.settings') ? (
             <button type="submit" class="button">
-              Save blocked terms
+              Save settings
             </button>
           ) : null}
         </form>

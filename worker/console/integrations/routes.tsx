@@ -31,7 +31,12 @@ import {
   listOpenInvitations,
   type MemberWorkspaces,
 } from '../../platform/identity';
-import { setBlockedTerms, workspaceRiskPolicy } from '../../platform/identity';
+import {
+  setBlockedTerms,
+  setDefaultDomain,
+  workspaceDefaultDomain,
+  workspaceRiskPolicy,
+} from '../../platform/identity';
 import { listApiKeys } from '../../platform/keys';
 import { roleMay } from '../../platform/access';
 import { listChannelIntake } from '../../platform/leads';
@@ -103,12 +108,13 @@ async function renderIntegrations(
   status: 200 | 422 = 200,
 ) {
   const urls = urlsOf(c);
-  const [channels, apiKeys, invitations, domains, policy, endpoints] = await Promise.all([
+  const [channels, apiKeys, invitations, domains, policy, defaultDomain, endpoints] = await Promise.all([
     listChannels(c.var.db, context.current.workspaceId),
     listApiKeys(c.var.db, context.current.workspaceId),
     listOpenInvitations(c.var.db, { email: currentUser(c).email }),
     listDomains(c.var.db),
     workspaceRiskPolicy(c.var.db, context.current.workspaceId),
+    workspaceDefaultDomain(c.var.db, context.current.workspaceId),
     // Owners hear here when the platform disabled one of their webhook endpoints.
     roleMay(context.current.role, 'webhooks.read')
       ? listEndpoints(c.var.db, context.current.workspaceId)
@@ -124,6 +130,7 @@ async function renderIntegrations(
       pendingInvitations={invitations.length}
       blockedTerms={policy.blockedTerms}
       domains={domains}
+      defaultDomain={defaultDomain}
       disabledEndpoints={endpoints.filter(
         (endpoint) => endpoint.status === 'disabled' && endpoint.disabled_reason !== 'admin',
       )}
@@ -235,19 +242,20 @@ export function integrationsRoutes() {
 
   app.post('/integrations/settings', async (c) => {
     const context = await workspaceContext(c, 'workspace.settings');
-    const terms = linesOf((await readForm(c)).blocked_terms);
+    const form = await readForm(c);
+    const terms = linesOf(form.blocked_terms);
     const tooLong = terms.find((term) => term.length > 60);
-    if (terms.length > 200 || tooLong)
-      return renderIntegrations(
-        c,
-        context,
-        {
-          errors: { blocked_terms: 'Up to 200 terms of at most 60 characters each.' },
-          error: 'Please check the blocked terms.',
-        },
-        422,
-      );
-    await setBlockedTerms(c.var.db, userAuditContext(c), scopeOf(context), terms);
+    const domain = form.default_domain?.trim() || null;
+    const errors: FieldErrors = {};
+    if (terms.length > 200 || tooLong) errors.blocked_terms = 'Up to 200 terms of at most 60 characters each.';
+    if (domain && !(await listDomains(c.var.db)).includes(domain))
+      errors.default_domain = 'Choose a domain of the catalog.';
+    if (Object.keys(errors).length)
+      return renderIntegrations(c, context, { errors, values: form, error: 'Please check the settings.' }, 422);
+    const scope = scopeOf(context);
+    await setBlockedTerms(c.var.db, userAuditContext(c), scope, terms);
+    if (domain !== (await workspaceDefaultDomain(c.var.db, scope.workspaceId)))
+      await setDefaultDomain(c.var.db, userAuditContext(c), scope.workspaceId, domain);
     return c.redirect(`/integrations?${ws(context)}&notice=settings`, 303);
   });
 

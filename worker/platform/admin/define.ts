@@ -24,7 +24,7 @@ export interface AdminRouteInput<P extends Shape, Q extends Shape, B extends Sha
 }
 
 export interface AdminRouteSpec<P extends Shape, Q extends Shape, B extends Shape, R extends z.ZodType> {
-  method: 'get' | 'post' | 'patch';
+  method: 'get' | 'post' | 'put' | 'patch';
   path: string;
   params?: P;
   query?: Q;

@@ -1,7 +1,15 @@
-/** Admin routes for organisations and workspaces: create, list, suspend or reactivate. */
+/** Admin routes for organisations and workspaces: create, list, suspend or reactivate, set a default domain. */
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
-import { createOrganization, createWorkspace, listOrganizations, listWorkspaces, setStatus } from '../identity';
+import { assertKnownDomain } from '../domains';
+import {
+  createOrganization,
+  createWorkspace,
+  listOrganizations,
+  listWorkspaces,
+  setDefaultDomain,
+  setStatus,
+} from '../identity';
 import {
   newOrganizationSchema,
   organizationListSchema,
@@ -93,5 +101,23 @@ export function registerOrganizationRoutes(app: OpenAPIHono<AppEnv>): void {
     },
     ({ params, body }, c) =>
       setStatus(c.var.db, adminAuditContext(c), { kind: 'workspace', id: params.workspace_id }, body.status),
+  );
+  defineAdminRoute(
+    app,
+    {
+      method: 'put',
+      path: '/api/admin/workspaces/{workspace_id}/default-domain',
+      response: z.object({ workspace_id: z.string(), default_domain: z.string().nullable() }),
+      params: idParam('workspace_id', 'ws'),
+      body: z.strictObject({ domain: z.string().min(1).max(64).nullable() }),
+      status: 200,
+      description:
+        'The domain a demand from an assistant or agent gets when it names none and its words match no domain ' +
+        "(null: none, the catalog's first).",
+    },
+    async ({ params, body }, c) => {
+      if (body.domain !== null) await assertKnownDomain(c.var.db, body.domain);
+      return setDefaultDomain(c.var.db, adminAuditContext(c), params.workspace_id, body.domain);
+    },
   );
 }

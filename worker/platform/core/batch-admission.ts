@@ -135,6 +135,8 @@ export class BatchAdmission {
     writes: BatchItem<'sqlite'>[],
     envelope: ExecuteResponse,
     quantities: MeterQuantities,
+    /** A protocol's record of the answer (an A2A task), given the answer's JSON as the batch has it. */
+    record?: (envelopeJson: SQL) => BatchItem<'sqlite'>[],
   ): Promise<{ body: string; rateLimit: RateLimitOutcome }> {
     const { db, subject, idempotency, now, charge } = this;
     const key = subject.key;
@@ -152,19 +154,20 @@ export class BatchAdmission {
     // The contract's lines follow the key's own line (records.ts: envelopeOf).
     const contractLinesAt = key ? 1 : 0;
     let storedAt = -1;
+    // The answer as sent, read in the batch after its charges (the key's quota left, the contract's lines).
+    const template = sql`${JSON.stringify(envelope)}`;
+    const withQuota =
+      !key || key.monthlyQuota === null
+        ? template
+        : sql`json_set(${template}, '$.usage_applications[0].remaining', ${quotaLeftAfter(key.id, now)})`;
+    const responseBody = charge ? charge.fillSql(withQuota, contractLinesAt, quantities) : withQuota;
     if (key && idempotency) {
-      const template = sql`${JSON.stringify(envelope)}`;
-      const withQuota =
-        key.monthlyQuota === null
-          ? template
-          : sql`json_set(${template}, '$.usage_applications[0].remaining', ${quotaLeftAfter(key.id, now)})`;
-      const responseBody = charge ? charge.fillSql(withQuota, contractLinesAt, quantities) : withQuota;
       const store = this.reserved
         ? completeReservation(db, key.id, idempotency.key, responseBody)
         : this.claim({ state: 'completed', responseBody });
       storedAt = items.push(store) - 1;
     }
-    items.push(...writes);
+    items.push(...writes, ...(record?.(responseBody) ?? []));
     const results = await this.run(items);
     const rateLimit =
       this.preflightRateLimit ??

@@ -11,7 +11,7 @@
  * nothing), then what the brain planned, the conversation's turn, the execution, its audit record
  * and its events. The lead path is one round trip; the agent path adds the preflight.
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import {
   type AgentAttempt,
@@ -308,7 +308,12 @@ async function executeOnce(
     charge: admission.charge,
     quantities,
   });
-  const { body, rateLimit } = await admission.commit(writes, envelope, quantities);
+  // The caller's protocol record of the answer (an A2A task), in the same batch.
+  const record = context.recordWith
+    ? (envelopeJson: SQL) =>
+        context.recordWith!(db, { executionId, workspaceId: admitted.workspaceId, envelopeJson, reply, now })
+    : undefined;
+  const { body, rateLimit } = await admission.commit(writes, envelope, quantities, record);
   const contactKnown = origin.kind === 'channel' && origin.contactKnown;
   return {
     status: 200,

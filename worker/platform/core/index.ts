@@ -9,4 +9,11 @@ export { executeRequestSchema, executeResponseSchema, type ExecuteRequest, type 
 export { apiSource } from './sources/api';
 export { runIntake } from './sources/channel';
 export { runEmailReply } from './sources/email-reply';
-export type { Demand, ExecutionCall, ExecutionContext, ExecutionOutcome, Source } from './sources/source';
+export type {
+  Demand,
+  ExecutionCall,
+  ExecutionContext,
+  ExecutionOutcome,
+  RecordedAnswer,
+  Source,
+} from './sources/source';

@@ -5,6 +5,7 @@
 export {
   assertKnownDomain,
   createDomain,
+  domainForText,
   type DomainEntry,
   listDomainEntries,
   listDomains,

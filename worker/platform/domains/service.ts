@@ -7,6 +7,7 @@ import { asc, eq, sql } from 'drizzle-orm';
 import { isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { TtlCache } from '../../lib/ttl-cache';
+import { chooseDomain, type DomainChoice } from '../../brain';
 import { auditInsert, auditInsertWhere, type AuditContext } from '../audit';
 
 const { domains } = schema;
@@ -149,4 +150,24 @@ export async function updateDomain(
     lead_price_minor: row.leadPriceMinor,
     created_at: new Date(row.createdAt).toISOString(),
   };
+}
+
+/**
+ * The domain of a demand that names none (docs/design/callers.md): the brain chooses among the
+ * catalog by the demand's words, else the workspace's default; 422 `unknown_domain` for an empty
+ * catalog.
+ */
+export async function domainForText(
+  db: Database,
+  text: string,
+  workspaceDefault: string | null,
+): Promise<DomainChoice> {
+  const catalog = await listDomainEntries(db);
+  const choice = chooseDomain(
+    text,
+    catalog.map(({ domain, name, description }) => ({ domain, name, description })),
+    workspaceDefault,
+  );
+  if (!choice) throw new ApiError('unknown_domain', 'The catalog has no domain yet.');
+  return choice;
 }

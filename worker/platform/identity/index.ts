@@ -45,6 +45,7 @@ export {
   listOrganizations,
   listWorkspaces,
   setBlockedTerms,
+  setDefaultDomain,
   setPlatformAdmin,
   setStatus,
   workspaceRiskPolicy,
@@ -58,5 +59,5 @@ export {
   setSessionCookie,
   validateSession,
 } from './sessions';
-export { joinTenant, tenantIsActive } from './tenants';
+export { joinTenant, tenantIsActive, workspaceDefaultDomain } from './tenants';
 export { purgeEndedSessions } from './sessions';

@@ -8,7 +8,7 @@ import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { auditInsert, auditInsertWhere, type AuditContext } from '../audit';
 import { forgetCachedKeys } from './credentials';
-import { forgetRiskPolicy } from './tenants';
+import { forgetDefaultDomain, forgetRiskPolicy } from './tenants';
 
 export { workspaceRiskPolicy } from './tenants';
 
@@ -212,4 +212,40 @@ export async function setStatus(
   ]);
   forgetCachedKeys();
   return { id: target.id, status };
+}
+
+/**
+ * Sets (or clears) the workspace's default domain, with its audit record; 404 for no such
+ * workspace. The caller checks the domain against the catalog.
+ */
+export async function setDefaultDomain(
+  db: Database,
+  context: AuditContext,
+  workspaceId: string,
+  domain: string | null,
+  now = Date.now(),
+): Promise<{ workspace_id: string; default_domain: string | null }> {
+  const workspace = await db
+    .select({ organizationId: workspaces.organizationId })
+    .from(workspaces)
+    .where(eq(workspaces.id, workspaceId))
+    .get();
+  if (!workspace) throw new ApiError('not_found', `No workspace ${workspaceId}.`);
+  await db.batch([
+    db.update(workspaces).set({ defaultDomain: domain }).where(eq(workspaces.id, workspaceId)),
+    auditInsert(
+      db,
+      context,
+      {
+        organizationId: workspace.organizationId,
+        workspaceId,
+        action: 'workspace.default_domain_changed',
+        targetId: workspaceId,
+        metadata: { domain },
+      },
+      now,
+    ),
+  ]);
+  forgetDefaultDomain(workspaceId);
+  return { workspace_id: workspaceId, default_domain: domain };
 }

@@ -44,3 +44,22 @@ export function rememberRiskPolicy(workspaceId: string, blockedTerms: string[]):
 export function forgetRiskPolicy(workspaceId: string): void {
   riskPolicyCache.clear(workspaceId);
 }
+
+const defaultDomainCache = new TtlCache<string | null>(10_000, 1000);
+
+/** A workspace's default domain (for demands that name none), cached briefly: it guards nothing. */
+export async function workspaceDefaultDomain(db: Database, workspaceId: string): Promise<string | null> {
+  return defaultDomainCache.get(workspaceId, db, async () => {
+    const row = await db
+      .select({ domain: workspaces.defaultDomain })
+      .from(workspaces)
+      .where(eq(workspaces.id, workspaceId))
+      .get();
+    return row?.domain ?? null;
+  });
+}
+
+/** Forgets a workspace's cached default domain (after a change through this isolate). */
+export function forgetDefaultDomain(workspaceId: string): void {
+  defaultDomainCache.clear(workspaceId);
+}

@@ -63,8 +63,8 @@ export const mcpPage: DocsPageSource = {
         [
           [
             '`execute`',
-            '`domain` (an enum of the catalog), `text`, `structured_input`, `session_id`, `idempotency_key`; ' +
-              '`key_id` for administrator tokens only',
+            '`domain` (an enum of the catalog; optional), `text`, `structured_input`, `session_id`, ' +
+              '`idempotency_key`; `key_id` for administrator tokens only',
             'The reply as text content; the whole envelope as `structuredContent`',
           ],
           ['`list_domains`', 'none', 'The catalog: each domain’s slug, name and description'],
@@ -72,7 +72,10 @@ export const mcpPage: DocsPageSource = {
       ),
       'A call runs with all of the key’s scopes (`required_scopes: []`), synchronously. Pass the same ' +
         '`session_id` to continue a conversation, and an `idempotency_key` to make a retry safe: a replay ' +
-        'answers the first result, with `_meta.idempotent_replayed`.',
+        'answers the first result, with `_meta.idempotent_replayed`. Without a `domain`, the gateway picks the ' +
+        'catalog domain the words match best, else the workspace’s default, and says which in `_meta.domain` ' +
+        'and `_meta.domain_chosen_by` (`text`, `default` or `catalog`). The server declares ' +
+        '`tools.listChanged: false`: the tools are the same for the whole session.',
       '## From Node {#node}',
       fence('js client', nodeClient(context)),
       '## With curl {#curl}',
@@ -97,6 +100,9 @@ export const mcpPage: DocsPageSource = {
         'with the field of each error in `errors[].pointer`. A response that ran an execution carries the key’s ' +
         '`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` headers, and a rate-limited one ' +
         '`Retry-After`, as [limits](/docs/protocol#limits) describes. `GET` and `DELETE` on `/mcp` are 405: there ' +
-        'is no stream and no session to end.',
+        'is no stream and no session to end. A body that is not JSON is JSON-RPC error -32700 (HTTP 400). A ' +
+        'browser page of another origin, or one reaching the server under a name that is not the platform’s ' +
+        '(DNS rebinding), is refused with 403 before anything runs; clients that are not browsers send no ' +
+        '`Origin` and are not affected.',
     ),
 };

@@ -7,6 +7,8 @@
  */
 import type { BrainInput, ExecutedPlan, IntakeTrigger } from '../../../brain';
 import type { EgressPolicy } from '../../../lib/egress';
+import type { SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { Database } from '../../../lib/db';
 import type { RateLimitOutcome } from '../../../lib/rate-limit';
 import type { Attribution } from '../../attribution';
@@ -35,6 +37,7 @@ export interface ExecutionCall {
   correlation?: ExecutionContext['correlation'];
   exactBridge?: ExecutionContext['exactBridge'];
   via?: ExecutionContext['via'];
+  recordWith?: ExecutionContext['recordWith'];
 }
 
 /** What every execution needs to know of its request and its settings (made from the entry's services). */
@@ -58,9 +61,24 @@ export interface ExecutionContext {
   mail: MailContext;
   /**
    * The protocol an API key's caller used when it was not plain HTTP: an MCP client's tool call or
-   * an A2A agent's message (gateway/mcp.ts, gateway/a2a.ts). The audit record names it.
+   * an A2A agent's message (gateway/mcp.ts, gateway/a2a/). The audit record names it.
    */
   via?: 'mcp' | 'a2a';
+  /**
+   * What the caller's protocol keeps of this answer, written in the execution's own batch (an A2A
+   * task): so it exists exactly when the execution does.
+   */
+  recordWith?: (db: Database, answer: RecordedAnswer) => BatchItem<'sqlite'>[];
+}
+
+/** An execution's answer, as a protocol's record of it sees it. */
+export interface RecordedAnswer {
+  executionId: string;
+  workspaceId: string;
+  /** The envelope as the caller reads it: JSON, as SQL the batch reads after its charges. */
+  envelopeJson: SQL;
+  reply: string;
+  now: number;
 }
 
 /** Who the execution runs as, after its source admitted it. */
@@ -149,5 +167,6 @@ export function executionContextOf(services: Services, call: ExecutionCall = {})
     ...(services.secretsKey ? { secretsKey: services.secretsKey } : {}),
     mail: services.mail,
     ...(call.via ? { via: call.via } : {}),
+    ...(call.recordWith ? { recordWith: call.recordWith } : {}),
   };
 }

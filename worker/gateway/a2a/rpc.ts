@@ -1,0 +1,249 @@
+/**
+ * POST /a2a (docs/design/callers.md): the gateway as an A2A agent, JSON-RPC in 1.0 (`A2A-Version:
+ * 1.0`) or 0.3 (no header). A request is checked whole before anything runs (the JSON, the
+ * envelope, the method, the message, a named task); then a message runs one execution, whose
+ * answer is a completed task, kept in the execution's own batch so GetTask and ListTasks read it
+ * back. The message's id is its idempotency key unless it names one: a retry of the same message
+ * replays the first answer.
+ */
+import type { Context } from 'hono';
+import type { AppEnv } from '../../env';
+import type { ProblemBody } from '../../lib/errors';
+import { type StoredTaskMessage, findTask, listTasks, taskWrite } from '../../platform/tasks';
+import { type AssistantRequest, executeForAssistant } from '../callers';
+import {
+  type A2aVersion,
+  type InMessage,
+  RPC,
+  RpcError,
+  type RpcRequest,
+  readConfiguration,
+  readHistoryLength,
+  readMessage,
+  taskFor,
+} from './wire';
+
+/** Methods by version: each maps to what it does. */
+const METHODS: Record<A2aVersion, Record<string, Action>> = {
+  '1.0': {
+    SendMessage: 'send',
+    SendStreamingMessage: 'stream',
+    GetTask: 'get',
+    ListTasks: 'list',
+    CancelTask: 'cancel',
+    SubscribeToTask: 'subscribe',
+    CreateTaskPushNotificationConfig: 'push',
+    GetTaskPushNotificationConfig: 'push',
+    ListTaskPushNotificationConfigs: 'push',
+    DeleteTaskPushNotificationConfig: 'push',
+    GetExtendedAgentCard: 'extendedCard',
+  },
+  '0.3': {
+    'message/send': 'send',
+    'message/stream': 'stream',
+    'tasks/get': 'get',
+    'tasks/cancel': 'cancel',
+    'tasks/resubscribe': 'subscribe',
+    'tasks/pushNotificationConfig/set': 'push',
+    'tasks/pushNotificationConfig/get': 'push',
+    'tasks/pushNotificationConfig/list': 'push',
+    'tasks/pushNotificationConfig/delete': 'push',
+    'agent/getAuthenticatedExtendedCard': 'extendedCard',
+  },
+};
+
+type Action = 'send' | 'stream' | 'get' | 'list' | 'cancel' | 'subscribe' | 'push' | 'extendedCard';
+
+/** What a request asks, once checked: its action and its version. */
+export function actionOf(request: RpcRequest, version: A2aVersion): Action {
+  const action = METHODS[version][request.method];
+  if (!action) {
+    const other = version === '1.0' ? '0.3' : '1.0';
+    const hint = METHODS[other][request.method] ? ` (a ${other} method: send A2A-Version: ${other})` : '';
+    throw new RpcError(RPC.methodNotFound, `Method not found: ${request.method}${hint}.`);
+  }
+  return action;
+}
+
+const REFUSED_AS_INVALID = new Set(['validation_failed', 'unknown_domain', 'idempotency_key_reused']);
+
+/** A platform's refusal as a JSON-RPC error: the problem's code and detail, the problem itself in `data`. */
+export function refusalOf(problem: ProblemBody, version: A2aVersion): RpcError {
+  const code = REFUSED_AS_INVALID.has(problem.code) ? RPC.invalidParams : RPC.refused;
+  // 1.0 carries details as google.rpc-style entries; 0.3 takes any value.
+  const data =
+    version === '0.3'
+      ? problem
+      : [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: problem.code.toUpperCase(),
+            domain: 'edge-execution-gateway',
+            metadata: { code: problem.code, detail: problem.detail, request_id: problem.request_id },
+          },
+        ];
+  return new RpcError(code, `${problem.code}: ${problem.detail}`, data);
+}
+
+/** What a message asks the gateway: its words, its data part's fields, its attachments. */
+function requestOf(message: InMessage, contextId: string): AssistantRequest {
+  const text = message.parts.flatMap((part) => ('text' in part ? [part.text] : [])).join('\n');
+  const data = (message.parts.find((part) => 'data' in part) as { data: Record<string, unknown> } | undefined)?.data;
+  const attachments = message.parts.flatMap((part, index) =>
+    'url' in part || 'raw' in part
+      ? [
+          {
+            attachment_id: `${message.messageId}-${index}`,
+            kind: part.mediaType ?? 'file',
+            ...('url' in part && /^https?:/.test(part.url) ? { url: part.url } : {}),
+            metadata: { filename: part.filename ?? null, media_type: part.mediaType ?? null },
+          },
+        ]
+      : [],
+  );
+  const words =
+    text || (attachments.length ? `Files: ${attachments.map((a) => a.metadata.filename ?? a.kind).join(', ')}` : '');
+  return {
+    ...(typeof data?.domain === 'string' ? { domain: data.domain } : {}),
+    session_id: contextId,
+    ...(words ? { text: words } : {}),
+    ...(data?.structured_input !== undefined ? { structured_input: data.structured_input as never } : {}),
+    // The message is the unit a client retries: its id keys the retry, unless the data names a key.
+    idempotency_key: typeof data?.idempotency_key === 'string' ? data.idempotency_key : `a2a:${message.messageId}`,
+    ...(data?.key_id !== undefined ? { key_id: data.key_id as never } : {}),
+    ...(attachments.length ? { attachments } : {}),
+  };
+}
+
+/** The user's message as the task's history keeps it (1.0's JSON). */
+function storedMessage(message: InMessage, contextId: string, taskId: string): StoredTaskMessage {
+  return { messageId: message.messageId, contextId, taskId, role: 'ROLE_USER', parts: message.parts };
+}
+
+/**
+ * SendMessage (and its streaming twin): checks the message and any task it continues, then runs
+ * one execution and answers its task. Nothing runs when the request is refused.
+ */
+export async function sendMessage(
+  c: Context<AppEnv>,
+  request: RpcRequest,
+  version: A2aVersion,
+  workspaceId: string | null,
+) {
+  const message = readMessage(request.params);
+  const configuration = readConfiguration(request.params);
+  const continued = message.taskId ? await findTask(c.var.db, workspaceId, message.taskId) : undefined;
+  if (message.taskId && !continued) throw new RpcError(RPC.taskNotFound, `Task not found: ${message.taskId}.`);
+  if (continued && message.contextId && message.contextId !== continued.contextId)
+    throw new RpcError(RPC.invalidParams, 'Invalid params: the message’s contextId is not its task’s.');
+  // The context is the conversation: a message without one starts a new one (not part of its fingerprint).
+  const contextId = continued?.contextId ?? message.contextId ?? crypto.randomUUID();
+  const generated = !continued && !message.contextId;
+  const outcome = await executeForAssistant(c, requestOf(message, contextId), 'a2a', {
+    ...(generated ? { unsent: ['session_id'] } : {}),
+    recordWith: (db, answer) => {
+      const taskId = continued?.id ?? answer.executionId;
+      return [
+        taskWrite(db, {
+          taskId,
+          workspaceId: answer.workspaceId,
+          contextId,
+          executionId: answer.executionId,
+          user: storedMessage(message, contextId, taskId),
+          reply: answer.reply,
+          envelopeJson: answer.envelopeJson,
+          now: answer.now,
+        }),
+      ];
+    },
+  });
+  if (!outcome.ok) throw refusalOf(outcome.problem, version);
+  // A new task's id is its first execution's, so a replay finds the first answer's task by its envelope.
+  const task = await findTask(c.var.db, workspaceId, continued?.id ?? outcome.envelope.output.execution_id);
+  if (!task) throw new RpcError(RPC.internalError, 'The task of this answer is missing.');
+  const shown = taskFor(task, version, configuration);
+  const choice = outcome.domainChoice;
+  return { task: choice ? { ...shown, metadata: { domain: choice.domain, domain_chosen_by: choice.by } } : shown };
+}
+
+/** GetTask / tasks/get. */
+export async function getTask(
+  c: Context<AppEnv>,
+  request: RpcRequest,
+  version: A2aVersion,
+  workspaceId: string | null,
+) {
+  const id = request.params.id;
+  if (typeof id !== 'string' || !id) throw new RpcError(RPC.invalidParams, 'Invalid params: "id" is required.');
+  const historyLength = readHistoryLength(request.params.historyLength);
+  const task = await findTask(c.var.db, workspaceId, id);
+  if (!task) throw new RpcError(RPC.taskNotFound, `Task not found: ${id}.`);
+  return taskFor(task, version, historyLength === undefined ? {} : { historyLength });
+}
+
+/** CancelTask / tasks/cancel: every task here is complete when answered, so none can be canceled. */
+export async function cancelTask(c: Context<AppEnv>, request: RpcRequest, workspaceId: string | null) {
+  const id = request.params.id;
+  if (typeof id !== 'string' || !id) throw new RpcError(RPC.invalidParams, 'Invalid params: "id" is required.');
+  const task = await findTask(c.var.db, workspaceId, id);
+  if (!task) throw new RpcError(RPC.taskNotFound, `Task not found: ${id}.`);
+  throw new RpcError(RPC.taskNotCancelable, `Task ${id} is completed: it cannot be canceled.`);
+}
+
+const STATES = new Set([
+  'TASK_STATE_SUBMITTED',
+  'TASK_STATE_WORKING',
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_INPUT_REQUIRED',
+  'TASK_STATE_REJECTED',
+  'TASK_STATE_AUTH_REQUIRED',
+]);
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** ListTasks (1.0): this workspace's tasks, newest change first, filtered and paged. */
+export async function listTaskPage(c: Context<AppEnv>, request: RpcRequest, workspaceId: string | null) {
+  const { params } = request;
+  const invalid = (detail: string) => new RpcError(RPC.invalidParams, `Invalid params: ${detail}`);
+  const pageSize = params.pageSize ?? 50;
+  if (typeof pageSize !== 'number' || !Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100)
+    throw invalid('"pageSize" is a whole number from 1 to 100.');
+  const historyLength = readHistoryLength(params.historyLength);
+  if (params.contextId !== undefined && typeof params.contextId !== 'string') throw invalid('"contextId" is a string.');
+  if (params.status !== undefined && params.status !== 'TASK_STATE_UNSPECIFIED' && !STATES.has(String(params.status)))
+    throw invalid('"status" is a task state, such as TASK_STATE_COMPLETED.');
+  let updatedAfter: number | undefined;
+  if (params.statusTimestampAfter !== undefined) {
+    // An RFC 3339 time only: Date.parse alone takes "-1" as a year.
+    const text = typeof params.statusTimestampAfter === 'string' ? params.statusTimestampAfter : '';
+    updatedAfter = RFC3339.test(text) ? Date.parse(text) : Number.NaN;
+    if (Number.isNaN(updatedAfter)) throw invalid('"statusTimestampAfter" is an ISO 8601 time.');
+  }
+  let after: { updatedAt: number; id: string } | undefined;
+  if (params.pageToken !== undefined && params.pageToken !== '') {
+    const match = typeof params.pageToken === 'string' ? /^(\d+)\.(.+)$/.exec(params.pageToken) : null;
+    if (!match) throw invalid('"pageToken" is the nextPageToken of a previous page.');
+    after = { updatedAt: Number(match[1]), id: match[2]! };
+  }
+  const { rows, total } = await listTasks(c.var.db, workspaceId, {
+    ...(typeof params.contextId === 'string' && params.contextId ? { contextId: params.contextId } : {}),
+    ...(STATES.has(String(params.status)) ? { state: String(params.status) } : {}),
+    ...(updatedAfter !== undefined ? { updatedAfter } : {}),
+    pageSize,
+    ...(after ? { after } : {}),
+  });
+  const last = rows.at(-1);
+  return {
+    tasks: rows.map((row) =>
+      taskFor(row, '1.0', {
+        ...(historyLength === undefined ? {} : { historyLength }),
+        artifacts: params.includeArtifacts === true,
+      }),
+    ),
+    nextPageToken: rows.length === pageSize && last ? `${last.updatedAt}.${last.id}` : '',
+    pageSize: rows.length,
+    totalSize: total,
+  };
+}
