@@ -109,10 +109,14 @@ module.exports = {
       name: 'widget-imports-worker-types-only',
       severity: 'error',
       comment:
-        "The widget may share the worker's types (inferred from its zod schemas), never its code, except the one " +
-        'pure, dependency-free module both need to agree on (colour contrast).',
+        "The widget may share the worker's types (inferred from its zod schemas), never its code, except the " +
+        'pure, dependency-free modules both need to agree on: colour contrast, and the compiled message catalogs.',
       from: { path: '^widget/' },
-      to: { path: '^(worker|drizzle)/', pathNot: '^worker/lib/contrast\\.ts$', dependencyTypesNot: ['type-only'] },
+      to: {
+        path: '^(worker|drizzle)/',
+        pathNot: ['^worker/lib/contrast\\.ts$', '^worker/lib/i18n/compiled/widget\\.[a-z]+\\.js$'],
+        dependencyTypesNot: ['type-only'],
+      },
     },
   ],
   options: {

@@ -26,6 +26,9 @@ const PREBUNDLED = [
   'mimetext/browser',
   'postal-mime',
   'standardwebhooks',
+  // The compiled message catalogs' runtime (worker/lib/i18n/compiled/).
+  '@messageformat/runtime',
+  '@messageformat/runtime/lib/cardinals',
 ];
 
 // Worker tests run inside workerd with the real D1 and the real migrations (test/setup.ts).

@@ -321,6 +321,8 @@ export const channels = sqliteTable(
     widgetConfig: text('widget_config', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     /** RoutingSettings (docs/design/lead-operations.md): offer waves, escalation, claim SLA. Null: the defaults. */
     routing: text('routing', { mode: 'json' }).$type<Record<string, number>>(),
+    /** The language the widget speaks (docs/design/languages.md): one with a catalog, or `auto` (the visitor's). */
+    language: text('language').notNull().default('auto'),
     createdAt: createdAt(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -344,6 +346,8 @@ export const conversations = sqliteTable(
     externalSessionId: text('external_session_id'),
     /** First-touch attribution, kept for the whole conversation. */
     attribution: text('attribution', { mode: 'json' }).$type<JsonObject>(),
+    /** The language the platform speaks to the visitor in, kept from the first turn (null: English). */
+    language: text('language'),
     demandId: text('demand_id'),
     leadId: text('lead_id'),
     createdAt: createdAt(),

@@ -1,11 +1,13 @@
 // Builds the widget with Vite into dist/public/embed/, which the Worker serves as static assets:
 //   widget.js: the loader (IIFE, no Preact), the snippet's target
-//   panel.js:  the Preact panel, fetched only when a visitor opens the widget
-// The loader asks for panel.js?v=<content hash>, so a new panel reaches visitors at once.
+//   panel.{language}.js: the Preact panel with one language's catalog, fetched only when a visitor
+//              opens the widget (panel.js is the English one, for the console's preview)
+// The loader asks for panel.{language}.js?v=<content hash>, so a new panel reaches visitors at once.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'vite';
+import { LANGUAGES } from './compile-i18n.mjs';
 import { ROOT } from './lib.mjs';
 
 const outDir = join(ROOT, 'dist/public/embed');
@@ -19,10 +21,11 @@ const common = {
   build: { outDir, emptyOutDir: false, minify: true, target: 'es2020', sourcemap: false, copyPublicDir: false },
 };
 
-async function buildEntry(entry, fileName, define = {}) {
+async function buildEntry(entry, fileName, define = {}, alias = []) {
   await build({
     ...common,
     define,
+    resolve: { alias },
     build: {
       ...common.build,
       lib: { entry: join(ROOT, entry), formats: ['iife'], name: 'egw', fileName: () => fileName },
@@ -30,11 +33,17 @@ async function buildEntry(entry, fileName, define = {}) {
   });
 }
 
-await buildEntry('widget/src/panel.tsx', 'panel.js');
-const panelVersion = createHash('sha256')
-  .update(readFileSync(join(outDir, 'panel.js')))
-  .digest('hex')
-  .slice(0, 12);
+// One panel per language: the English catalog the panel imports is swapped for that language's.
+const panelHash = createHash('sha256');
+for (const language of LANGUAGES) {
+  const catalog = join(ROOT, `worker/lib/i18n/compiled/widget.${language}.js`);
+  await buildEntry('widget/src/panel.tsx', `panel.${language}.js`, {}, [
+    { find: /^.*\/compiled\/widget\.en\.js$/, replacement: catalog },
+  ]);
+  panelHash.update(readFileSync(join(outDir, `panel.${language}.js`)));
+}
+copyFileSync(join(outDir, 'panel.en.js'), join(outDir, 'panel.js'));
+const panelVersion = panelHash.digest('hex').slice(0, 12);
 await buildEntry('widget/loader.ts', 'widget.js', { __PANEL_VERSION__: JSON.stringify(panelVersion) });
 // The console's own enhancements (copy buttons, live preview) sit beside them.
 await buildEntry('widget/console.ts', 'console.js');
@@ -53,7 +62,7 @@ writeFileSync(
   `/embed/widget.js
   Cache-Control: public, max-age=300, stale-while-revalidate=3600
   X-Content-Type-Options: nosniff
-/embed/panel.js
+/embed/panel*
   Cache-Control: public, max-age=300, stale-while-revalidate=3600
   X-Content-Type-Options: nosniff
 /embed/console.js

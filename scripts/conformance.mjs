@@ -90,7 +90,7 @@ function run(command, args, options = {}) {
 async function a2a(worker, token, kit) {
   if (!kit || !existsSync(join(kit, 'tests/mandatory')))
     throw new Error(
-      'Give the A2A TCK folder: --tck <dir> (a clone of a2aproject/a2a-tck with its .venv; see docs/design/callers.md).',
+      'Give the A2A TCK folder: --tck <dir> (a2aproject/a2a-tck cloned, with its .venv; see docs/design/callers.md).',
     );
   const copy = mkdtempSync(join(tmpdir(), 'a2a-tck-'));
   cpSync(kit, copy, { recursive: true });

@@ -1,15 +1,20 @@
 // `npm run size`: the widget's size budgets. Fails when a bundle is over budget.
 //   loader /embed/widget.js  ≤ 2,048 bytes gzip  (Chatwoot's SDK budget is 40 KB)
-//   panel  /embed/panel.js   ≤ 20 KB gzip, Preact included
+//   panel  /embed/panel.{language}.js ≤ 20 KB gzip each, Preact and that language's catalog included
 //   docs   /embed/docs.js    ≤ 2 KB gzip (search, copy buttons)
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { LANGUAGES } from './compile-i18n.mjs';
 import { ROOT } from './lib.mjs';
 
 const budgets = [
   { name: 'loader /embed/widget.js', file: 'dist/public/embed/widget.js', gzipBudget: 2048 },
-  { name: 'panel  /embed/panel.js', file: 'dist/public/embed/panel.js', gzipBudget: 20 * 1024 },
+  ...LANGUAGES.map((language) => ({
+    name: `panel  /embed/panel.${language}.js`,
+    file: `dist/public/embed/panel.${language}.js`,
+    gzipBudget: 20 * 1024,
+  })),
   { name: 'docs   /embed/docs.js', file: 'dist/public/embed/docs.js', gzipBudget: 2048 },
 ];
 

@@ -12,8 +12,8 @@ const npx = (args) => ['npx', args];
 
 /** The steps: a name, and the commands it runs one after another. */
 const BUILD = { name: 'build widget', commands: [['node', ['scripts/build-widget.mjs']]] };
-// The Node suite's browser tests wait on real time, and the worker suite is the longest step: both
-// run at normal priority, and the other steps (CPU-bound, no clocks to miss) fill the CPU they leave idle.
+// The Node suite is the longest step, and its browser tests wait on real time: it runs at normal
+// priority, and the other steps (CPU-bound, no clocks to miss) fill the CPU it leaves idle.
 const PARALLEL = [
   {
     name: 'static checks',
@@ -38,7 +38,7 @@ const PARALLEL = [
       npx(['vitest', 'run', '--config', 'vitest.unit.config.ts']),
     ],
   },
-  { name: 'worker suite', commands: [npx(['vitest', 'run'])] },
+  { name: 'worker suite', background: true, commands: [npx(['vitest', 'run'])] },
   { name: 'node suite', commands: [npx(['vitest', 'run', '--config', 'vitest.node.config.ts'])] },
   { name: 'deploy dry-run', background: true, commands: [['node', ['scripts/deploy-dry-run.mjs']]] },
   // Every bench scenario at tiny sizes, on its own Worker: a change that breaks a bench fails here.

@@ -124,7 +124,7 @@ type Queue = ((command: Command) => void) & { q?: IArguments[] };
     if (loading) return;
     loading = true;
     const panelScript = d.createElement('script');
-    panelScript.src = `${base}/embed/panel.js?v=${__PANEL_VERSION__}`;
+    panelScript.src = `${base}/embed/panel.${config.language}.js?v=${__PANEL_VERSION__}`;
     panelScript.async = true;
     panelScript.onload = mount;
     panelScript.onerror = () => {

@@ -10,11 +10,14 @@ describe('widget assets served by the Worker', () => {
     expect(loader.headers.get('Cache-Control')).toContain('max-age=300');
     expect(loader.headers.get('X-Content-Type-Options')).toBe('nosniff');
     const source = await loader.text();
-    const version = /panel\.js\?v=([0-9a-f]{12})/.exec(source)?.[1];
+    // One panel per language: panel.{language}.js?v=<hash of them all>.
+    const version = /panel\.\$\{[a-z]+\.language\}\.js\?v=([0-9a-f]{12})/.exec(source)?.[1];
     expect(version).toBeTruthy();
-    const panel = await fetch(`${worker}/embed/panel.js?v=${version}`);
-    expect(panel.status).toBe(200);
-    expect(panel.headers.get('Cache-Control')).toContain('max-age=300');
+    for (const language of ['en', 'pl', 'ar']) {
+      const panel = await fetch(`${worker}/embed/panel.${language}.js?v=${version}`);
+      expect(panel.status).toBe(200);
+      expect(panel.headers.get('Cache-Control')).toContain('max-age=300');
+    }
   });
 
   it('the demo page carries the snippet for the seeded channel', async () => {

@@ -130,7 +130,7 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
       // Before opening: the loader and one config request, nothing else from the console.
       const fromWorker = requests.filter((url) => url.startsWith(worker)).map((url) => new URL(url).pathname);
       expect(fromWorker).toEqual(['/embed/widget.js', `/api/public/widget/${channelKey}/config`]);
-      expect(requests.some((url) => url.includes('panel.js'))).toBe(false);
+      expect(requests.some((url) => url.includes('/embed/panel'))).toBe(false);
 
       // The launcher is drawn in the configured colour despite the hostile stylesheet.
       const launcherStyle = await button.evaluate((element) => {
@@ -143,7 +143,7 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
       await button.click();
       const dialog = page.locator('div[data-egw] [role="dialog"]');
       await dialog.waitFor();
-      expect(requests.some((url) => url.includes('/embed/panel.js?v='))).toBe(true);
+      expect(requests.some((url) => url.includes('/embed/panel.en.js?v='))).toBe(true);
       await expect(dialog.getAttribute('aria-labelledby')).resolves.toBeTruthy();
       // Host styles do not leak in: the greeting is not red Comic Sans.
       const bubbleStyle = await page

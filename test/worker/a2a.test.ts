@@ -4,10 +4,11 @@
  * a retry of a message replays its answer; a text-only message gets a domain; streaming sends the
  * task's life as server-sent events. The official clients are driven in test/node/assistants.test.ts.
  */
-import { env, SELF } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { getPage, postForm, signUpOwner } from './console-helpers';
 import { ADMIN_TOKEN, call, createTenant, json, type Tenant, writeFootprint } from './helpers';
+import { workerFetch } from './self';
 
 type Rpc = { jsonrpc: string; id: unknown; result?: any; error?: { code: number; message: string; data?: any } };
 
@@ -457,7 +458,7 @@ describe('MCP: transport rules', () => {
     expect(foreign.status).toBe(403);
     expect((await json<Rpc>(foreign)).error?.code).toBe(-32600);
     // A name rebound to this server (DNS rebinding): the page's Origin matches the Host, neither is ours.
-    const rebound = await SELF.fetch('http://evil.example/mcp', {
+    const rebound = await workerFetch('http://evil.example/mcp', {
       method: 'POST',
       headers: {
         ...accept,

@@ -4,12 +4,13 @@
  * (404), and a cross-site cookie request. A route is described once, in a table; this helper
  * builds the tenants and credentials and runs each case that applies to it.
  */
-import { env, SELF } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { expect, it } from 'vitest';
 import { ADMIN_TOKEN, call, expectProblem, issueKey, ORIGIN } from './helpers';
 import { postForm, SESSION_COOKIE, signUpOwner, signUpUser } from './console-helpers';
 import { createActiveRobot, newDomain } from './agent-helpers';
 import { createActiveExpert, createChannel, signUpProvider, visitorSays } from './provider-helpers';
+import { workerFetch } from './self';
 
 /** How a route authenticates. */
 export type RouteAuth =
@@ -254,7 +255,7 @@ export function send(route: ProtectedRoute, path: string, credentials: Credentia
     headers['Content-Type'] = 'application/json';
     body = JSON.stringify(route.body ?? {});
   }
-  return SELF.fetch(`${ORIGIN}${path}`, { method: route.method, headers, body, redirect: 'manual' });
+  return workerFetch(`${ORIGIN}${path}`, { method: route.method, headers, body, redirect: 'manual' });
 }
 
 function cookieOf(tenant: AccessTenant, who: SessionHolder): string {

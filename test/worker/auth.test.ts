@@ -13,6 +13,7 @@ import {
   signUpUser,
   uniqueEmail,
 } from './console-helpers';
+import { workerFetch } from './self';
 
 async function sha256Hex(text: string) {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
@@ -449,8 +450,7 @@ describe('cross-site request forgery', () => {
 
   it('a cookie-authenticated API change from another origin is refused', async () => {
     const owner = await signUpOwner();
-    const { SELF } = await import('cloudflare:test');
-    const response = await SELF.fetch('http://gateway.test/api/integrations/channels', {
+    const response = await workerFetch('http://gateway.test/api/integrations/channels', {
       method: 'POST',
       headers: {
         Cookie: `egw_session=${owner.cookie}`,

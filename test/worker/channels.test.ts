@@ -150,11 +150,12 @@ describe('channel defaults', () => {
   });
 });
 
-describe('the 1 KB budget of the public widget configuration', () => {
-  it('refuses a configuration whose public form would pass 1 KB, and accepts the longest typical one', async () => {
+describe('the 1.5 KB budget of the public widget configuration', () => {
+  it('refuses a configuration whose public form would pass 1.5 KB, and accepts the longest typical one', async () => {
     const tenant = await createTenant({ scopes: ['channels:write', 'channels:read'] });
     const channel = await createChannel(tenant);
-    const long = { greeting: 'g'.repeat(280), privacy_note: 'p'.repeat(280), success_message: 's'.repeat(200) };
+    // Two bytes a letter, as in Arabic or Hebrew.
+    const long = { greeting: 'ü'.repeat(280), privacy_note: 'ü'.repeat(280), success_message: 's'.repeat(200) };
     const problem = await expectProblem(
       await call(`/api/integrations/channels/${channel.channel_key}`, {
         method: 'PATCH',
@@ -165,7 +166,7 @@ describe('the 1 KB budget of the public widget configuration', () => {
       'validation_failed',
     );
     expect(problem.errors[0].pointer).toBe('/widget');
-    expect(problem.detail).toContain('1024');
+    expect(problem.detail).toContain('1536');
     const typical = {
       greeting: 'Hi! Tell us what you need and an expert will help you today.',
       privacy_note: 'We use your details only to answer this request.',
@@ -180,6 +181,11 @@ describe('the 1 KB budget of the public widget configuration', () => {
       ).status,
     ).toBe(200);
     const config = await call(`/api/public/widget/${channel.channel_key}/config`, { headers: { Origin: SITE } });
-    expect(new TextEncoder().encode(await config.text()).byteLength).toBeLessThanOrEqual(1024);
+    expect(new TextEncoder().encode(await config.text()).byteLength).toBeLessThanOrEqual(1536);
+    // The default copy in Arabic, two bytes a letter, fits too.
+    const arabic = await call(`/api/public/widget/${channel.channel_key}/config?lang=ar`, {
+      headers: { Origin: SITE },
+    });
+    expect(new TextEncoder().encode(await arabic.text()).byteLength).toBeLessThanOrEqual(1536);
   });
 });

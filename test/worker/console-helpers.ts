@@ -1,7 +1,7 @@
 /** Helpers for console and auth tests: form posts from our own origin, and session cookies. */
-import { SELF } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { ORIGIN } from './helpers';
+import { workerFetch } from './self';
 
 export const SESSION_COOKIE = 'egw_session';
 let counter = 0;
@@ -25,7 +25,7 @@ export function postForm(path: string, fields: Record<string, string>, options: 
   if (options.secFetchSite) headers['Sec-Fetch-Site'] = options.secFetchSite;
   if (options.cookie) headers.Cookie = `${SESSION_COOKIE}=${options.cookie}`;
   if (options.ip) headers['CF-Connecting-IP'] = options.ip;
-  return SELF.fetch(`${ORIGIN}${path}`, {
+  return workerFetch(`${ORIGIN}${path}`, {
     method: 'POST',
     headers,
     body: new URLSearchParams(fields).toString(),
@@ -34,7 +34,7 @@ export function postForm(path: string, fields: Record<string, string>, options: 
 }
 
 export function getPage(path: string, cookie?: string): Promise<Response> {
-  return SELF.fetch(`${ORIGIN}${path}`, {
+  return workerFetch(`${ORIGIN}${path}`, {
     headers: cookie ? { Cookie: `${SESSION_COOKIE}=${cookie}` } : {},
     redirect: 'manual',
   });

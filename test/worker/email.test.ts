@@ -5,7 +5,7 @@
  * per 10 minutes; the resume key; replies by email through the `email` entry point; unsubscribing;
  * preferences; the console's email log. And no contact details in any alert, event or log line.
  */
-import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import worker from '../../worker/index';
 import { emailSendDeps } from '../../worker/jobs/email';
@@ -24,6 +24,7 @@ import {
   type TestProvider,
   visitorSays,
 } from './provider-helpers';
+import { workerFetch } from './self';
 
 /** Waits up to 15 s (the queue, then an SMTP conversation, on a loaded 2-core machine). */
 const until = <T>(check: () => T | Promise<T>) => vi.waitUntil(check, { timeout: 15_000, interval: 50 });
@@ -357,7 +358,7 @@ describe('the visitor’s continuation', () => {
         headers: { Origin: SITE, Authorization: `Bearer ${read.session}` },
       }),
     );
-    const upgrade = await SELF.fetch(ticket.url.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });
+    const upgrade = await workerFetch(ticket.url.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });
     const socket = upgrade.webSocket!;
     socket.accept();
     socket.send(JSON.stringify({ type: 'resume', after: null }));
@@ -410,6 +411,46 @@ describe('the visitor’s continuation', () => {
       .bind(Date.now() - 1, gone.conversationId)
       .run();
     await expectProblem(await thread(context.channelKey), 401, 'invalid_session');
+  });
+});
+
+describe('the continuation in the conversation’s language', () => {
+  it('speaks German to a German conversation: subject, plural, dates, links, the unsubscribe page', async () => {
+    const context = await channelWithExpert();
+    // The conversation starts in German (the widget sends the language it shows) and keeps it.
+    const first = await visitorSays(context.channelKey, {
+      message: { text: 'Ich brauche Hilfe bei der Lohnabrechnung.' },
+      language: 'de-DE',
+    });
+    expect(first.reply).toMatch(/^Danke, Ihre Anfrage D-[0-9A-Z]+ ist eingegangen\./);
+    const email = `greta.${crypto.randomUUID().slice(0, 8)}@example.org`;
+    const done = await visitorSays(context.channelKey, {
+      session_id: first.session_id,
+      trigger: 'lead_capture',
+      contact: { ...VISITOR, email },
+    });
+    expect(done.reply).toMatch(/^Danke! Ein Experte meldet sich zu Anfrage D-/);
+    const leadId = done.lead_id as string;
+    expect(
+      (await sessionCall(context.expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' }))
+        .status,
+    ).toBe(200);
+    const conversationId = (await rows('SELECT conversation_id FROM leads WHERE id = ?', leadId))[0]!
+      .conversation_id as string;
+    await reply(context.expert, leadId, 'Gern, schicken Sie mir die Unterlagen.');
+    await reply(context.expert, leadId, 'Und die Steuer-ID bitte.');
+    await twoMinutesLater(conversationId);
+    const mail = await mailTo(email, /Test Expert hat geantwortet \(D-/);
+    expect(mail.text).toContain('Sie haben 2 Antworten von');
+    expect(mail.text).toContain('Unterhaltung fortsetzen: ');
+    // Dates through Intl in German: "26. Nov. 2026, 11:47 UTC".
+    expect(mail.text).toMatch(/Test Expert \(\d{1,2}\. [A-Z][a-zä]+\.? \d{4}, \d{2}:\d{2} UTC\)/);
+    expect(mail.html).toContain('<html lang="de" dir="ltr">');
+    expect(mail.text).toMatch(/\?resume=egv_[1-9A-HJ-NP-Za-km-z]+&lang=de/);
+    const unsubscribe = mail.text.match(/(http:\/\/gateway\.test\/email\/unsubscribe\/\S+\?lang=de)/)![1]!;
+    const page = await (await workerFetch(unsubscribe)).text();
+    expect(page).toContain('lang="de"');
+    expect(page).toContain('E-Mails zu dieser Unterhaltung abbestellen?');
   });
 });
 
@@ -576,18 +617,18 @@ describe('preferences, unsubscribing and the email log', () => {
     await visitorSays(context.channelKey, { message: { text: 'Unsubscribe test.' }, trigger: 'handoff' });
     const mail = await mailTo(context.expert.email, /^New lead/);
     const url = mail.headers['list-unsubscribe']!.slice(1, -1).replace('http://gateway.test', '');
-    const asked = await SELF.fetch(`http://gateway.test${url}`);
+    const asked = await workerFetch(`http://gateway.test${url}`);
     expect(await asked.text()).toContain('Unsubscribe</button>');
     expect((await json(await sessionCall(context.expert.cookie, '/api/provider/preferences'))).lead_alerts).toBe(
       'instant',
     );
     const forged = `${url.slice(0, -4)}0000`;
-    const refused = await SELF.fetch(`http://gateway.test${forged}`, {
+    const refused = await workerFetch(`http://gateway.test${forged}`, {
       method: 'POST',
       body: 'List-Unsubscribe=One-Click',
     });
     expect(refused.status).toBe(404);
-    const done = await SELF.fetch(`http://gateway.test${url}`, {
+    const done = await workerFetch(`http://gateway.test${url}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: 'List-Unsubscribe=One-Click',

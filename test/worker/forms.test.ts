@@ -2,11 +2,11 @@
  * Every form route of the console and the auth entry, found from the app's own route table so
  * that a new form route is covered the day it is added: malformed input gets a 4xx, never a 500.
  */
-import { SELF } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { app } from '../../worker/index';
 import { ORIGIN } from './helpers';
 import { postForm, SESSION_COOKIE, signUpOwner } from './console-helpers';
+import { workerFetch } from './self';
 
 const PAGE_PREFIXES = ['/auth', '/integrations', '/onboarding', '/provider', '/invitations', '/admin'];
 
@@ -73,7 +73,7 @@ describe('malformed input to every form route', () => {
       .concat(`?ws=${workspaceId}`);
 
   const post = (path: string, body: BodyInit, contentType: string) =>
-    SELF.fetch(`${ORIGIN}${path}`, {
+    workerFetch(`${ORIGIN}${path}`, {
       method: 'POST',
       headers: { 'Content-Type': contentType, Origin: ORIGIN, Cookie: `${SESSION_COOKIE}=${cookie}` },
       body,

@@ -1,6 +1,7 @@
 /** Shared helpers for worker tests: requests through the real Worker, tenants via the admin API. */
-import { env, SELF } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
+import { workerFetch } from './self';
 
 export const ADMIN_TOKEN = env.ADMIN_TOKEN;
 export const ORIGIN = 'http://gateway.test';
@@ -23,7 +24,7 @@ export function call(path: string, options: RequestOptions = {}): Promise<Respon
     body = JSON.stringify(options.body);
   }
   if (body !== undefined && !headers.has('Content-Type')) headers.set('Content-Type', 'application/json');
-  return SELF.fetch(`${ORIGIN}${path}`, {
+  return workerFetch(`${ORIGIN}${path}`, {
     method: options.method ?? (body === undefined ? 'GET' : 'POST'),
     headers,
     body,

@@ -1,6 +1,7 @@
-import { env, SELF } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, countRows, createTenant, execute, executeBody, expectProblem, json, ORIGIN } from './helpers';
+import { workerFetch } from './self';
 
 describe('rate limit per key', () => {
   it('the N+1th request in the window gets 429 rate_limited with Retry-After', async () => {
@@ -97,7 +98,7 @@ describe('monthly quota per key', () => {
 
 /** A JSON-RPC request to /mcp or /a2a, as a client sends it. */
 function rpc(path: '/mcp' | '/a2a', token: string, body: unknown, headers: Record<string, string> = {}) {
-  return SELF.fetch(`${ORIGIN}${path}`, {
+  return workerFetch(`${ORIGIN}${path}`, {
     method: 'POST',
     headers: {
       Authorization: `Bearer ${token}`,
@@ -228,7 +229,7 @@ describe('MCP and A2A callers: the limits and admission of /api/execute', () => 
   it('GET and DELETE on /mcp and /a2a are 405, not a stream or a session', async () => {
     for (const path of ['/mcp', '/a2a'])
       for (const method of ['GET', 'DELETE']) {
-        const response = await SELF.fetch(`${ORIGIN}${path}`, { method });
+        const response = await workerFetch(`${ORIGIN}${path}`, { method });
         await expectProblem(response, 405, 'method_not_allowed');
         expect(response.headers.get('Allow')).toBe('POST');
       }

@@ -2,7 +2,7 @@
  * Live conversation (docs/design/live.md): the claimer's replies, the visitor's thread, the
  * agent's handoff, and the Durable Object's sockets, with real WebSockets in workerd.
  */
-import { env, SELF } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createActiveAgent,
@@ -25,6 +25,7 @@ import {
   type TestProvider,
   visitorSays,
 } from './provider-helpers';
+import { workerFetch } from './self';
 
 /** Waits for a condition for up to 10 s (vi.waitUntil's 1 s is too short on a loaded 2-core machine). */
 const until = <T>(check: () => T | Promise<T>) => vi.waitUntil(check, { timeout: 10_000, interval: 20 });
@@ -36,7 +37,7 @@ interface Frame {
 
 /** A live socket through the real Worker and room, with every frame it received. */
 async function openSocket(url: string) {
-  const response = await SELF.fetch(url.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });
+  const response = await workerFetch(url.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });
   if (response.status !== 101) throw new Error(`${response.status}: ${await response.text()}`);
   const socket = response.webSocket!;
   socket.accept();
@@ -279,13 +280,20 @@ describe('live sockets (the conversation room)', () => {
     await until(() => first.frames.some((frame) => frame.type === 'resumed'));
 
     const burst = Array.from({ length: 20 }, (_, index) => `Burst ${index}`);
+    // The second half waits for the drop, so the drop falls mid-burst however fast the replies go.
+    let dropped = () => {};
+    const drop = new Promise<void>((resolve) => (dropped = resolve));
     const sending = (async () => {
-      for (const text of burst) expect((await reply(setup.expert, setup.leadId, text)).status).toBe(201);
+      for (const [index, text] of burst.entries()) {
+        if (index === 10) await drop;
+        expect((await reply(setup.expert, setup.leadId, text)).status).toBe(201);
+      }
     })();
     await until(() => first.messages().includes('Burst 5'));
     first.socket.close(); // The visitor's network drops mid-burst.
     const seen = first.frames.filter((frame) => frame.type === 'message').map((frame) => frame.message);
     const last = seen.at(-1).message_id as string;
+    dropped();
 
     const second = await visitorSocket();
     second.send({ type: 'resume', after: last });
@@ -349,9 +357,9 @@ describe('live sockets (the conversation room)', () => {
     setup = await claimedLead();
     const { url } = await json(await visitorTicket(setup.channelKey, setup.session));
     const opened = await openSocket(url);
-    const again = await SELF.fetch(url.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });
+    const again = await workerFetch(url.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });
     await expectProblem(again, 401, 'invalid_token');
-    const forged = await SELF.fetch(`${url.replace(/^ws/, 'http').split('?')[0]}?ticket=lvt_forged`, {
+    const forged = await workerFetch(`${url.replace(/^ws/, 'http').split('?')[0]}?ticket=lvt_forged`, {
       headers: { Upgrade: 'websocket' },
     });
     expect(forged.status).toBe(401);
@@ -359,14 +367,14 @@ describe('live sockets (the conversation room)', () => {
     for (let i = 0; i < 4; i++) sockets.push(await visitorSocket());
     const { url: sixth } = await json(await visitorTicket(setup.channelKey, setup.session));
     await expectProblem(
-      await SELF.fetch(sixth.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } }),
+      await workerFetch(sixth.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } }),
       429,
       'rate_limited',
     );
     // The expert's own five are counted apart.
     const expert = await expertSocket();
     for (const socket of [...sockets, expert]) socket.socket.close();
-    expect((await SELF.fetch('http://gateway.test/live/not-a-conversation')).status).toBe(404);
+    expect((await workerFetch('http://gateway.test/live/not-a-conversation')).status).toBe(404);
   });
 
   it('a lead lost ends the live session politely, with a closed frame', async () => {
@@ -393,7 +401,7 @@ describe('live sockets (the conversation room)', () => {
 });
 
 describe('who may hold a socket, and how much it may send', () => {
-  const upgrade = (url: string) => SELF.fetch(url.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });
+  const upgrade = (url: string) => workerFetch(url.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });
   const closedWith = (socket: WebSocket) =>
     new Promise<number>((resolve) => socket.addEventListener('close', (event) => resolve(event.code)));
   const resumed = async (socket: Awaited<ReturnType<typeof openSocket>>) => {

@@ -1,6 +1,7 @@
-import { env, SELF } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getPage, postForm, signUpOwner, signUpUser } from './console-helpers';
+import { workerFetch } from './self';
 
 type Owner = Awaited<ReturnType<typeof signUpOwner>>;
 
@@ -22,7 +23,7 @@ function sessionApi(
   const headers: Record<string, string> = { Cookie: `egw_session=${owner.cookie}`, Origin: 'http://gateway.test' };
   if (init.workspaceId) headers['X-Workspace-Id'] = init.workspaceId;
   if (init.body) headers['Content-Type'] = 'application/json';
-  return SELF.fetch(`http://gateway.test${path}`, {
+  return workerFetch(`http://gateway.test${path}`, {
     method: init.method ?? 'GET',
     headers,
     body: init.body ? JSON.stringify(init.body) : undefined,
@@ -410,7 +411,7 @@ describe('the console pages', () => {
     const owner = await signUpOwner();
     const channelKey = await createChannelAs(owner);
     const hostile = '<img src=x onerror=alert(1)>';
-    const intake = await SELF.fetch(`http://gateway.test/api/public/widget/${channelKey}/intake`, {
+    const intake = await workerFetch(`http://gateway.test/api/public/widget/${channelKey}/intake`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Origin: 'https://www.example.com' },
       body: JSON.stringify({
@@ -429,7 +430,7 @@ describe('the console pages', () => {
 
   it('lists the workspace’s API keys as metadata only, and says how to get one', async () => {
     const owner = await signUpOwner();
-    const issued = await SELF.fetch('http://gateway.test/api/admin/api-keys', {
+    const issued = await workerFetch('http://gateway.test/api/admin/api-keys', {
       method: 'POST',
       headers: { Authorization: `Bearer ${env.ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ workspace_id: owner.workspaceId, name: 'Backend', scopes: ['execute'] }),

@@ -22,7 +22,7 @@ describe('the hosted inbox page', () => {
     expect(response.status).toBe(200);
     expectStrictPageHeaders(response);
     const html = await response.text();
-    expect(html).toContain('<script src="/embed/panel.js" defer=""></script>');
+    expect(html).toContain('<script src="/embed/panel.en.js" defer=""></script>');
     expect(html).toContain('Talk to Bob');
     // The only <script> elements are the JSON block and the panel: the brand name cannot close the block.
     expect(html.match(/<script/g)).toHaveLength(2);

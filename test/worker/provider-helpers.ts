@@ -1,9 +1,10 @@
 /** Helpers for supply-side tests: providers through their real sign-up, profile and review. */
-import { env, SELF } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { ADMIN_TOKEN, call, json, ORIGIN } from './helpers';
 import { forgetExpertPools } from '../../worker/platform/providers';
 import { SESSION_COOKIE, signUpUser } from './console-helpers';
+import { workerFetch } from './self';
 
 export const SITE = 'https://shop.example.com';
 
@@ -15,7 +16,7 @@ export function sessionCall(
 ): Promise<Response> {
   const headers: Record<string, string> = { Cookie: `${SESSION_COOKIE}=${cookie}`, Origin: init.origin ?? ORIGIN };
   if (init.body !== undefined) headers['Content-Type'] = 'application/json';
-  return SELF.fetch(`${ORIGIN}${path}`, {
+  return workerFetch(`${ORIGIN}${path}`, {
     method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
     headers,
     body: init.body === undefined ? undefined : JSON.stringify(init.body),

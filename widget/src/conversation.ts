@@ -3,6 +3,7 @@
  * conversation.test.ts) and the hook the panel uses. The panel keeps the side effects (intake
  * requests, the live connection, storage, focus); everything it shows comes from here.
  */
+import say from '../../worker/lib/i18n/compiled/widget.en.js';
 import { useReducer } from 'preact/hooks';
 import type { IntakeAnswer, MessageView, ServerFrame } from './types';
 
@@ -60,7 +61,7 @@ export type ConversationEvent =
 export function fromView(view: MessageView): Message {
   if (view.role === 'visitor') return { id: view.message_id, role: 'visitor', text: view.text };
   if (view.role === 'provider')
-    return { id: view.message_id, role: 'provider', text: view.text, author: view.author_name ?? 'Expert' };
+    return { id: view.message_id, role: 'provider', text: view.text, author: view.author_name ?? say.expert() };
   return {
     id: view.message_id,
     role: 'assistant',

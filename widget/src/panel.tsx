@@ -5,6 +5,8 @@
 import { render } from 'preact';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { readableOn, safeColor } from '../../worker/lib/contrast';
+// The panel is built once per language (scripts/build-widget.mjs): this import becomes that language's catalog.
+import say from '../../worker/lib/i18n/compiled/widget.en.js';
 import { type ContactField, deliveryMark, type FieldErrors, type Message, useConversation } from './conversation';
 import { connectLive, type LiveConnection } from './live';
 import { panelCss } from './styles';
@@ -22,7 +24,6 @@ import type {
 type Contact = FieldErrors;
 type ContactTrigger = 'lead_capture';
 
-const FIELD_LABELS: Record<ContactField, string> = { name: 'Name', email: 'Email', phone: 'Phone' };
 const FIELD_TYPES: Record<ContactField, string> = { name: 'text', email: 'email', phone: 'tel' };
 const FIELD_AUTOCOMPLETE: Record<ContactField, string> = { name: 'name', email: 'email', phone: 'tel' };
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -47,6 +48,23 @@ function store(channelKey: string) {
   return { read, write };
 }
 
+/** The others' messages after `seen`, up to the visitor's next own message. */
+function newSince(messages: Message[], seen: string | null): Message[] {
+  if (!seen) return [];
+  const later = messages.filter((message) => message.id && message.id > seen);
+  const replied = later.findIndex((message) => message.role === 'visitor');
+  return (replied < 0 ? later : later.slice(0, replied)).filter((message) => message.role !== 'visitor');
+}
+
+/** The last message the visitor saw (kept as plain text, so the loader reads it without JSON). */
+function readSeen(channelKey: string): string | null {
+  try {
+    return localStorage.getItem(`egw:${channelKey}:seen`);
+  } catch {
+    return null;
+  }
+}
+
 class IntakeError extends Error {
   constructor(
     message: string,
@@ -66,27 +84,29 @@ async function sendIntake(config: WidgetConfig, body: Record<string, unknown>): 
       body: JSON.stringify(body),
     });
   } catch {
-    throw new IntakeError('We could not reach the server. Check your connection and try again.');
+    throw new IntakeError(say.error_network());
   }
   if (response.ok) return (await response.json()) as IntakeAnswer;
   const problem = ((await response.json().catch(() => ({}))) ?? {}) as Partial<Problem>;
+  // The server's words are English: a field it refuses is named in the visitor's language instead.
   const fieldErrors: FieldErrors = {};
   for (const entry of problem.errors ?? []) {
     const field = entry.pointer.split('/')[2] as ContactField | undefined;
-    if (entry.pointer.startsWith('/contact/') && field) fieldErrors[field] = entry.detail;
+    if (entry.pointer.startsWith('/contact/') && field)
+      fieldErrors[field] =
+        field === 'name' || /required/.test(entry.detail) ? say.required({ field }) : say[`invalid_${field}`]();
   }
-  if (response.status === 429)
-    throw new IntakeError('You are sending messages quickly. Please wait a minute and try again.');
-  throw new IntakeError(problem.detail ?? 'Something went wrong. Please try again.', fieldErrors);
+  if (response.status === 429) throw new IntakeError(say.error_rate());
+  throw new IntakeError(say.error_generic(), fieldErrors);
 }
 
 function validateContact(rules: Record<ContactField, FieldRule>, contact: Contact): FieldErrors {
   const errors: FieldErrors = {};
   for (const field of ['name', 'email', 'phone'] as const) {
     const value = contact[field]?.trim() ?? '';
-    if (rules[field] === 'required' && !value) errors[field] = `Please enter your ${field}.`;
-    else if (value && field === 'email' && !EMAIL.test(value)) errors.email = 'Please enter a valid email address.';
-    else if (value && field === 'phone' && !PHONE.test(value)) errors.phone = 'Use digits, spaces and + ( ) . - only.';
+    if (rules[field] === 'required' && !value) errors[field] = say.required({ field });
+    else if (value && field === 'email' && !EMAIL.test(value)) errors.email = say.invalid_email();
+    else if (value && field === 'phone' && !PHONE.test(value)) errors.phone = say.invalid_phone();
   }
   return errors;
 }
@@ -117,16 +137,16 @@ function ContactForm({ config, busy, serverErrors, onSubmit, onDismiss }: Contac
   return (
     <form class="card" onSubmit={submit} noValidate aria-labelledby={`${id}-title`}>
       <p class="card-title" id={`${id}-title`}>
-        Leave your details and an expert will get back to you.
+        {say.contact_title()}
       </p>
       {fields.map((field) => (
         <div class="field" key={field}>
           <label for={`${id}-${field}`}>
-            {FIELD_LABELS[field]}
+            {say.field({ field })}
             {config.lead_capture[field] === 'required' ? (
               <span aria-hidden="true"> *</span>
             ) : (
-              <span class="optional"> (optional)</span>
+              <span class="optional"> {say.optional()}</span>
             )}
           </label>
           <input
@@ -149,17 +169,17 @@ function ContactForm({ config, busy, serverErrors, onSubmit, onDismiss }: Contac
       ))}
       <div class="hp" aria-hidden="true">
         <label>
-          Website
+          {say.website()}
           <input ref={honeypot} name="website" type="text" tabIndex={-1} autocomplete="off" />
         </label>
       </div>
       <p class="privacy">{config.copy.privacy_note}</p>
       <div class="row">
         <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Sending…' : 'Send details'}
+          {busy ? say.sending() : say.send_details()}
         </button>
         <button type="button" class="link" onClick={onDismiss}>
-          Not now
+          {say.not_now()}
         </button>
       </div>
     </form>
@@ -189,6 +209,12 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
   const latest = useRef(messages);
   latest.current = messages;
   const typingSent = useRef(0);
+  // The replies that came while the visitor was away (after what they had seen when the panel
+  // opened, before they write again), under one "new replies" line.
+  const [seenAtOpen] = useState(() => (mode === 'preview' ? null : readSeen(config.channel_key)));
+  const unread = newSince(messages, seenAtOpen);
+  const firstUnread = unread[0]?.id;
+  const unreadAtOpen = unread.length;
 
   // The live connection of a visitor who has a session: the thread resumes from the server, so
   // it survives a new device or a cleared store, and the expert's replies arrive as they are sent.
@@ -251,13 +277,13 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
         ...body,
         session_id: sessionId,
         attribution,
-        language: navigator.language || undefined,
+        // The language the panel speaks: the conversation keeps it (the channel's, else the browser's).
+        language: config.language,
       });
       saved.write('session', answer.session_id);
       return answer;
     } catch (failure) {
-      const intakeError =
-        failure instanceof IntakeError ? failure : new IntakeError('Something went wrong. Please try again.');
+      const intakeError = failure instanceof IntakeError ? failure : new IntakeError(say.error_generic());
       dispatch({ type: 'failed', message: intakeError.message, fieldErrors: intakeError.fieldErrors });
       return undefined;
     }
@@ -270,7 +296,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
     // The message ends this bout of typing: the next keystroke says so again at once.
     typingSent.current = 0;
     if (mode === 'preview') {
-      dispatch({ type: 'preview', text: trimmed, reply: 'Preview: replies to your visitors appear here.' });
+      dispatch({ type: 'preview', text: trimmed, reply: say.preview_reply() });
     } else {
       const answer = await send({ trigger, message: { text: trimmed } }, trimmed);
       if (answer) dispatch({ type: 'answered', answer });
@@ -318,6 +344,8 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
     // biome-ignore lint/a11y/useAriaPropsSupportedByRole: dialog and region both take aria-labelledby.
     <div
       class={`panel ${mode}`}
+      lang={config.language}
+      dir={config.direction}
       role={mode === 'page' ? 'region' : 'dialog'}
       aria-labelledby={titleId}
       onKeyDown={onKeyDown}
@@ -326,10 +354,10 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
         {config.brand.logo_url ? <img class="logo" src={config.brand.logo_url} alt="" width={32} height={32} /> : null}
         <div class="titles">
           <h2 id={titleId}>{config.copy.title}</h2>
-          <p class="brand">{claimer ? `${claimer} is here to help` : config.brand.name}</p>
+          <p class="brand">{claimer ? say.here_to_help({ name: claimer }) : config.brand.name}</p>
         </div>
         {onClose ? (
-          <button type="button" class="close" aria-label="Close chat" onClick={onClose}>
+          <button type="button" class="close" aria-label={say.close()} onClick={onClose}>
             <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
               <path
                 fill="currentColor"
@@ -340,48 +368,58 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
         ) : null}
       </header>
 
-      <div class="thread" ref={thread} role="log" aria-live="polite" aria-label="Conversation">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a long thread scrolls from the keyboard too (WCAG). */}
+      <div class="thread" ref={thread} role="log" aria-live="polite" aria-label={say.conversation()} tabIndex={0}>
         <p class="bubble assistant">{config.copy.greeting}</p>
         {(view === 'success' ? messages.filter((message) => message.id !== success.replyId) : messages).map(
-          (message, index) => (
+          (message, index) => [
+            message.id && message.id === firstUnread ? (
+              <p class="note unread" key="unread" role="status">
+                {say.new_replies({ count: unreadAtOpen })}
+              </p>
+            ) : null,
             <p class={`bubble ${message.role === 'visitor' ? 'visitor' : 'assistant'}`} key={message.id ?? index}>
               <span class="sr">
-                {message.role === 'visitor' ? 'You: ' : `${message.author ?? message.by ?? config.brand.name}: `}
+                {message.role === 'visitor'
+                  ? say.you()
+                  : say.author({ name: message.author ?? message.by ?? config.brand.name })}
               </span>
               {message.by ? (
                 <span class="by" aria-hidden="true">
-                  Automated answer · {message.by}
+                  {say.automated({ name: message.by })}
                 </span>
               ) : message.author ? (
                 <span class="by" aria-hidden="true">
-                  {message.author} · Expert
+                  {say.expert_label({ name: message.author })}
                 </span>
               ) : null}
               {message.text}
-              {message === delivery?.message ? <span class="mark">{delivery.mark}</span> : null}
-            </p>
-          ),
+              {message === delivery?.message ? (
+                <span class="mark">{delivery.mark === 'Read' ? say.read() : say.delivered()}</span>
+              ) : null}
+            </p>,
+          ],
         )}
         {busy ? (
           <p class="bubble assistant thinking" role="status">
-            Thinking…
+            {say.thinking()}
           </p>
         ) : typing ? (
           <p class="bubble assistant thinking" role="status">
-            {claimer ?? 'The expert'} is typing…
+            {claimer ? say.typing({ name: claimer }) : say.typing_expert()}
           </p>
         ) : null}
         {closed ? (
           <p class="note" role="status">
-            This conversation was closed. Write again any time.
+            {say.closed()}
           </p>
         ) : null}
         {view === 'success' ? (
           <div class="card success" role="status">
             <p class="card-title">{config.copy.success_message}</p>
-            {success.reference ? <p>Your request reference is {success.reference}.</p> : null}
+            {success.reference ? <p>{say.reference({ reference: success.reference })}</p> : null}
             <button type="button" class="link" onClick={() => dispatch({ type: 'back-to-chat' })}>
-              Back to the conversation
+              {say.back()}
             </button>
           </div>
         ) : null}
@@ -419,7 +457,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
           onInput={(event) => onDraft((event.target as HTMLTextAreaElement).value)}
           onKeyDown={onComposerKey}
         />
-        <button type="submit" class="send primary" disabled={busy || !draft.trim()} aria-label="Send message">
+        <button type="submit" class="send primary" disabled={busy || !draft.trim()} aria-label={say.send()}>
           <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
             <path fill="currentColor" d="M3 20.5 21 12 3 3.5v6.6L15 12 3 13.9z" />
           </svg>
@@ -430,13 +468,13 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
           type="button"
           class="link"
           disabled={busy}
-          onClick={() => void sendMessage('handoff', draft.trim() || 'I would like to talk to an expert.')}
+          onClick={() => void sendMessage('handoff', draft.trim() || say.talk_to_expert_text())}
         >
-          Talk to an expert
+          {say.talk_to_expert()}
         </button>
         {!contactOpen && view === 'chat' && messages.length > 0 ? (
           <button type="button" class="link" onClick={() => dispatch({ type: 'contact', open: true })}>
-            Leave your details
+            {say.leave_details()}
           </button>
         ) : null}
         {config.provider_entry.enabled ? (

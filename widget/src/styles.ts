@@ -28,10 +28,10 @@ white-space:nowrap}
 .thread{flex:1;overflow-y:auto;padding:16px;background:#f6f7f9;display:flex;flex-direction:column;gap:8px}
 .bubble{margin:0;max-width:85%;padding:9px 12px;border-radius:14px;font-size:14.5px;white-space:pre-wrap;
 overflow-wrap:anywhere}
-.bubble.assistant{align-self:flex-start;background:#fff;border:1px solid #e3e6ec;border-bottom-left-radius:4px}
+.bubble.assistant{align-self:flex-start;background:#fff;border:1px solid #e3e6ec;border-end-start-radius:4px}
 .bubble .by{display:block;margin-bottom:3px;font-size:12px;color:#5b6472}
 .bubble.visitor{align-self:flex-end;background:var(--egw-primary);color:var(--egw-on-primary);
-border-bottom-right-radius:4px}
+border-end-end-radius:4px}
 .card{display:grid;gap:10px;margin:4px 0;padding:14px;background:#fff;border:1px solid #dfe3ea;border-radius:12px}
 .card.success{background:#f0faf5;border-color:#a6d8c2}
 .card-title{margin:0;font-weight:600;font-size:14.5px}
@@ -59,8 +59,9 @@ border-radius:10px;font-size:15px;line-height:1.35;color:#1d2330;background:#fff
 .composer textarea::placeholder{color:#5b6577}
 .send{display:grid;place-items:center;width:44px;height:44px;padding:0;border-radius:10px}
 .actions{display:flex;flex-wrap:wrap;align-items:center;gap:6px 16px;padding:0 14px 12px;background:#fff}
-.provider{margin-left:auto}
-.mark{display:block;margin-top:3px;font-size:11.5px;opacity:.85;text-align:right}
+.provider{margin-inline-start:auto}
+.mark{display:block;margin-top:3px;font-size:11.5px;opacity:.85;text-align:end}
+.panel[dir=rtl] .send svg{transform:scaleX(-1)}
 .thinking{color:#5b6472;font-style:italic}
 .note{margin:4px 0;font-size:12.5px;color:#5b6472;text-align:center}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

@@ -25,6 +25,7 @@ import {
   intakeResponseSchema,
   isOriginAllowed,
   publicWidgetConfig,
+  visitorLanguage,
   publicWidgetConfigSchema,
   reverifyCachedChannel,
 } from '../platform/channels';
@@ -159,12 +160,20 @@ export function widgetRoutes() {
         },
       }),
       async (c) => {
+        const channel = admittedChannel(c);
+        const language = visitorLanguage(channel, {
+          lang: c.req.query('lang'),
+          acceptLanguage: c.req.header('Accept-Language'),
+        });
         const config = publicWidgetConfig(
-          admittedChannel(c),
+          channel,
           resolvePlatformUrls(c.var.settings, c.req.url),
           c.var.pageOrigin,
+          language,
         );
         c.header('Cache-Control', 'public, max-age=60, stale-while-revalidate=300');
+        // The language follows the browser's under `auto`: a cache keeps one answer per language.
+        c.header('Vary', 'Origin, Accept-Language');
         return c.json(config, 200);
       },
     );

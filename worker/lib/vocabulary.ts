@@ -31,6 +31,13 @@ export type Trigger = (typeof TRIGGERS)[number];
 export const DISPOSITIONS = ['routed', 'held', 'rejected'] as const;
 export type Disposition = (typeof DISPOSITIONS)[number];
 
+/** The languages the platform speaks to visitors in (lib/i18n's catalogs), English first: the fallback. */
+export const LANGUAGES = ['en', 'de', 'fr', 'es', 'pt', 'nl', 'it', 'pl', 'ar', 'he'] as const;
+export type Language = (typeof LANGUAGES)[number];
+/** A channel's language setting: one of them, or `auto` (the visitor's browser). */
+export const LANGUAGE_SETTINGS = ['auto', ...LANGUAGES] as const;
+export type LanguageSetting = (typeof LANGUAGE_SETTINGS)[number];
+
 /** Who may see a channel's leads: every matching provider, or the channel workspace's members only. */
 export const ROUTING_POOLS = ['platform', 'workspace'] as const;
 export type RoutingPoolKind = (typeof ROUTING_POOLS)[number];

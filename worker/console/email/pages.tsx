@@ -4,6 +4,7 @@
  * unsubscribe page every email links to (no sign-in: the signed link is the authority).
  */
 import type { EmailLogEntry } from '../../platform/email';
+import { directionOf, type Language, visitorMessages } from '../../lib/i18n';
 import { Document } from '../shared/document';
 import { counted, DataTable, StatusPill, when, WorkspaceLayout, type WorkspacePageProps } from '../shared/layout';
 
@@ -91,35 +92,50 @@ export function EmailLogPage(props: WorkspacePageProps & { log: EmailLogEntry[];
   );
 }
 
-/** The unsubscribe page: a confirmation to press (GET never unsubscribes), or what was done. */
+/**
+ * The unsubscribe page of a link in an email. A visitor's (and a broken link's) speaks the
+ * visitor's language (`?lang=` from the email, else the browser's); an expert's or owner's speaks
+ * the console's English.
+ */
 export function UnsubscribePage({
   what,
   done,
   invalid,
+  language = 'en',
 }: {
   what: 'alerts' | 'visitor' | 'owner';
   done?: boolean;
   invalid?: boolean;
+  language?: Language;
 }) {
+  const say = visitorMessages(language);
+  const visitor = what === 'visitor' || invalid;
   const subject =
     what === 'alerts'
       ? 'lead alert emails'
       : what === 'owner'
         ? 'emails about unclaimed leads'
         : 'emails about this conversation';
+  const lang = visitor ? language : 'en';
   return (
-    <Document title="Email preferences · Edge Gateway" bodyClass="auth-body" noIndex>
+    <Document
+      title={visitor ? say.unsubscribe_title() : 'Email preferences · Edge Gateway'}
+      bodyClass="auth-body"
+      noIndex
+      lang={lang}
+      dir={directionOf(lang)}
+    >
       <main class="auth-card">
-        <p class="auth-brand">Edge Gateway</p>
+        {visitor ? null : <p class="auth-brand">Edge Gateway</p>}
         {invalid ? (
           <>
-            <h1>This link does not work</h1>
-            <p>It may have been cut off by your mail program. Use the link of a recent email.</p>
+            <h1>{say.link_broken()}</h1>
+            <p>{say.link_broken_detail()}</p>
           </>
         ) : done ? (
           <>
-            <h1>You are unsubscribed</h1>
-            <p role="status">You will get no more {subject}.</p>
+            <h1>{visitor ? say.unsubscribe_done() : 'You are unsubscribed'}</h1>
+            <p role="status">{visitor ? say.unsubscribe_done_detail() : `You will get no more ${subject}.`}</p>
             {what === 'alerts' ? (
               <p>
                 You can turn alerts on again on your <a href="/provider/workbench#preferences">workbench</a>.
@@ -128,17 +144,17 @@ export function UnsubscribePage({
           </>
         ) : (
           <>
-            <h1>Stop {subject}?</h1>
+            <h1>{visitor ? say.unsubscribe_ask() : `Stop ${subject}?`}</h1>
             <p>
               {what === 'alerts'
                 ? 'You will no longer be emailed when a lead is offered to you. Leads still show in your workbench.'
                 : what === 'owner'
                   ? 'You will no longer be emailed when a lead waits for an expert. Recent intake still shows it.'
-                  : 'You will no longer be emailed when someone replies. The conversation stays open.'}
+                  : say.unsubscribe_explain()}
             </p>
             <form method="post">
               <button type="submit" class="button primary">
-                Unsubscribe
+                {visitor ? say.unsubscribe_button() : 'Unsubscribe'}
               </button>
             </form>
           </>

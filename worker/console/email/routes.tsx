@@ -11,6 +11,7 @@ import { applyUnsubscribe, emailLog, readUnsubscribeToken } from '../../platform
 import { newPageApp } from '../shared/app';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { workspaceContext } from '../shared/workspace';
+import { chooseLanguage } from '../../lib/i18n';
 import { EmailLogPage, UnsubscribePage } from './pages';
 
 function unsubscribeTarget(c: Context<AppEnv>) {
@@ -33,10 +34,14 @@ export function emailPageRoutes() {
   app.on(['GET', 'POST'], '/email/unsubscribe/:token', async (c) => {
     c.header('Cache-Control', 'no-store');
     const target = await unsubscribeTarget(c);
-    if (!target) return c.html(<UnsubscribePage what="alerts" invalid />, 404);
-    if (c.req.method === 'GET') return c.html(<UnsubscribePage what={target.kind} />);
+    const language = chooseLanguage({
+      requested: c.req.query('lang'),
+      acceptLanguage: c.req.header('Accept-Language'),
+    });
+    if (!target) return c.html(<UnsubscribePage what="alerts" invalid language={language} />, 404);
+    if (c.req.method === 'GET') return c.html(<UnsubscribePage what={target.kind} language={language} />);
     await applyUnsubscribe(c.var.db, target, Date.now());
-    return c.html(<UnsubscribePage what={target.kind} done />);
+    return c.html(<UnsubscribePage what={target.kind} done language={language} />);
   });
   return app;
 }

@@ -4,6 +4,7 @@
  * its own page (intake-page.tsx).
  * Server-rendered; every form works without JavaScript, and /embed/console.js adds the preview.
  */
+import { catalogStatus } from '../../lib/i18n';
 import { raw } from 'hono/html';
 import type { ChannelView, CspFinding, PublicWidgetConfig } from '../../platform/channels';
 import { roleMay } from '../../platform/access';
@@ -309,6 +310,7 @@ export function ChannelPage(props: ChannelPageProps) {
                 ['workspace', 'Only experts who are members of this workspace'],
               ]}
             />
+            <LanguageField value={channel.language} />
             <RoutingFields routing={channel.routing} errors={errors} />
           </fieldset>
           {canManage ? (
@@ -319,6 +321,37 @@ export function ChannelPage(props: ChannelPageProps) {
         </form>
       </section>
     </WorkspaceLayout>
+  );
+}
+
+/**
+ * The language visitors are spoken to in, with each catalog's state: a language whose catalog
+ * lacks messages shows them in English (the build refuses that, so it shows only in development).
+ */
+function LanguageField({ value }: { value: string }) {
+  const catalogs = catalogStatus();
+  const incomplete = catalogs.filter((entry) => entry.missing.length > 0);
+  return (
+    <div class="field">
+      <Select
+        name="language"
+        label="Language of the widget, replies and emails"
+        value={value}
+        options={[
+          ['auto', 'The visitor’s browser language (English if none of these)'],
+          ...catalogs.map(({ language, name, missing }): [string, string] => [
+            language,
+            `${name} (${language})${missing.length ? ` · ${missing.length} messages missing` : ''}`,
+          ]),
+        ]}
+      />
+      <p class="hint" id="language-status">
+        {incomplete.length === 0
+          ? `All ${catalogs.length} languages are complete. Your own copy, per language, is set with the API ` +
+            '(widget.copy_by_language); what you write wins over the defaults.'
+          : `Incomplete: ${incomplete.map((entry) => entry.language).join(', ')} (missing messages show in English).`}
+      </p>
+    </div>
   );
 }
 

@@ -75,6 +75,7 @@ const channelFieldsFromForm = (form: Record<string, string>) => ({
   allowed_origins: originsOf(form.allowed_origins),
   first_party_origins: originsOf(form.first_party_origins),
   ...(form.routing_pool !== undefined ? { routing_pool: form.routing_pool } : {}),
+  ...(form.language !== undefined ? { language: form.language } : {}),
   ...(routingFromForm(form) ? { routing: routingFromForm(form) } : {}),
 });
 
@@ -158,7 +159,7 @@ async function renderChannel(
       user={currentUser(c)}
       {...context}
       channel={describeChannel(row, urls)}
-      previewConfig={publicWidgetConfig(row, urls, consoleOrigin(urls))}
+      previewConfig={publicWidgetConfig(row, urls, consoleOrigin(urls), 'en')}
       domains={domains}
       notice={noticeOf(c)}
       {...(cspFindings ? { cspFindings } : {})}

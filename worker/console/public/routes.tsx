@@ -6,7 +6,14 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { newPageApp } from '../shared/app';
 import { consoleOrigin, resolvePlatformUrls, urlsFollowHost, type AppEnv } from '../../env';
-import { findActiveChannel, hostedInboxUrl, publicWidgetConfig, snippetFor } from '../../platform/channels';
+import { chooseLanguage } from '../../lib/i18n';
+import {
+  findActiveChannel,
+  hostedInboxUrl,
+  publicWidgetConfig,
+  snippetFor,
+  visitorLanguage,
+} from '../../platform/channels';
 import { docsRoutes } from '../docs/routes';
 import { docsCss } from '../docs/styles';
 import { allowHttpsImages } from '../shared/security';
@@ -34,10 +41,18 @@ export function publicPageRoutes(root: OpenAPIHono<AppEnv>) {
     const channel = await findActiveChannel(c.var.db, c.req.param('channelKey'));
     // Channel logos may live on any https host.
     allowHttpsImages(c);
-    if (!channel) return c.html(<ChannelNotFoundPage />, 404);
+    const asked = { lang: c.req.query('lang'), acceptLanguage: c.req.header('Accept-Language') };
+    if (!channel)
+      return c.html(
+        <ChannelNotFoundPage
+          language={chooseLanguage({ requested: asked.lang, acceptLanguage: asked.acceptLanguage })}
+        />,
+        404,
+      );
     const urls = resolvePlatformUrls(c.var.settings, c.req.url);
     c.header('Cache-Control', 'no-store');
-    return c.html(<HostedInboxPage config={publicWidgetConfig(channel, urls, consoleOrigin(urls))} />);
+    const language = visitorLanguage(channel, asked);
+    return c.html(<HostedInboxPage config={publicWidgetConfig(channel, urls, consoleOrigin(urls), language)} />);
   });
 
   app.get('/demo', async (c) => {

@@ -7,14 +7,19 @@ export function Document({
   bodyClass,
   children,
   noIndex,
+  lang = 'en',
+  dir,
 }: {
   title: string;
   bodyClass?: string;
   children: Child;
   noIndex?: boolean;
+  /** The page's language (a visitor's page speaks theirs), and `rtl` for Arabic and Hebrew. */
+  lang?: string;
+  dir?: 'ltr' | 'rtl';
 }) {
   return (
-    <html lang="en">
+    <html lang={lang} dir={dir}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />

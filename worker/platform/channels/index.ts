@@ -28,13 +28,12 @@ export {
   forgetChannel,
   findActiveChannelForIntake,
   getChannel,
-  hostedInboxUrl,
   isOriginAllowed,
   listChannels,
-  publicWidgetConfig,
   reverifyCachedChannel,
   routingOf,
   snippetFor,
   updateChannel,
   widgetConfigOf,
 } from './service';
+export { copyIn, hostedInboxUrl, publicWidgetConfig, visitorLanguage } from './public-config';

@@ -7,7 +7,7 @@ import { settingBounds } from '../../brain/lead-policy';
 import { displayText, setOf } from '../../lib/openapi';
 import { attributionSchema } from '../attribution';
 import { messageSchema } from '../conversations/schemas';
-import { MESSAGE_MAX_CHARS, ROUTING_POOLS, TRIGGERS } from '../../lib/vocabulary';
+import { LANGUAGE_SETTINGS, LANGUAGES, MESSAGE_MAX_CHARS, ROUTING_POOLS, TRIGGERS } from '../../lib/vocabulary';
 import widgetDefaults from './widget-defaults.json';
 
 /** An exact web origin: scheme, host and optional port, nothing else. */
@@ -33,6 +33,22 @@ export const hexColorSchema = z
 
 const fieldRule = z.enum(['off', 'optional', 'required']);
 
+const copySchema = z.strictObject({
+  title: displayText({ min: 1, max: 60 }),
+  greeting: displayText({ min: 1, max: 280, multiline: true }),
+  placeholder: displayText({ min: 1, max: 80 }),
+  launcher_label: displayText({ min: 1, max: 40 }),
+  success_message: displayText({ min: 1, max: 200, multiline: true }),
+  privacy_note: displayText({ min: 1, max: 280, multiline: true }),
+});
+
+/** A channel's language: one with a catalog, or `auto` (the visitor's browser languages, else English). */
+export const languageSettingSchema = z.enum(LANGUAGE_SETTINGS).openapi('LanguageSetting', {
+  description:
+    'The language the widget, the hosted inbox, the replies and the emails speak to visitors: `auto` (the ' +
+    'default) follows the visitor’s browser (`Accept-Language`), else English.',
+});
+
 export const widgetConfigSchema = z
   .strictObject({
     brand: z.strictObject({
@@ -49,14 +65,18 @@ export const widgetConfigSchema = z
       offset_x: z.number().int().min(0).max(200),
       offset_y: z.number().int().min(0).max(200),
     }),
-    copy: z.strictObject({
-      title: displayText({ min: 1, max: 60 }),
-      greeting: displayText({ min: 1, max: 280, multiline: true }),
-      placeholder: displayText({ min: 1, max: 80 }),
-      launcher_label: displayText({ min: 1, max: 40 }),
-      success_message: displayText({ min: 1, max: 200, multiline: true }),
-      privacy_note: displayText({ min: 1, max: 280, multiline: true }),
-    }),
+    copy: copySchema,
+    // The owner's words per language: a field given here wins in that language over `copy` and the catalog.
+    copy_by_language: z
+      .partialRecord(z.enum(LANGUAGES), copySchema.partial())
+      .default({})
+      .openapi({
+        description:
+          'The copy per language (`de`, `ar`, …), field by field. In a visitor’s language, a field given here is ' +
+          'shown; else `copy`’s field if the owner changed it from the default; else the catalog’s default in that ' +
+          'language.',
+        example: { de: { greeting: 'Hallo! Wobei können wir helfen?' } },
+      }),
     lead_capture: z.strictObject({ name: fieldRule, email: fieldRule, phone: fieldRule }),
     provider_entry: z.strictObject({
       mode: z.enum(['auto', 'on', 'off']),
@@ -82,6 +102,7 @@ export const widgetConfigPatchSchema = z.strictObject({
   colors: widgetConfigSchema.shape.colors.partial().optional(),
   position: widgetConfigSchema.shape.position.partial().optional(),
   copy: widgetConfigSchema.shape.copy.partial().optional(),
+  copy_by_language: z.partialRecord(z.enum(LANGUAGES), copySchema.partial()).optional(),
   lead_capture: widgetConfigSchema.shape.lead_capture.partial().optional(),
   provider_entry: widgetConfigSchema.shape.provider_entry.partial().optional(),
 });
@@ -124,6 +145,7 @@ export const createChannelSchema = z
     first_party_origins: setOf(originSchema, 20).default([]),
     routing_pool: routingPoolSchema.default('platform'),
     routing: routingSettingsSchema.partial().optional(),
+    language: languageSettingSchema.default('auto'),
     widget: widgetConfigPatchSchema.optional(),
   })
   .openapi('CreateChannel');
@@ -137,6 +159,7 @@ export const updateChannelSchema = z
     status: z.enum(['active', 'disabled']).optional(),
     routing_pool: routingPoolSchema.optional(),
     routing: routingSettingsSchema.partial().optional(),
+    language: languageSettingSchema.optional(),
     widget: widgetConfigPatchSchema.optional(),
   })
   .openapi('UpdateChannel');
@@ -152,6 +175,7 @@ export const channelSchema = z
     first_party_origins: z.array(z.string()),
     routing_pool: routingPoolSchema,
     routing: routingSettingsSchema,
+    language: languageSettingSchema,
     widget: widgetConfigSchema,
     snippet: z.string().openapi({ description: 'The <script> tag to paste into a site.' }),
     hosted_inbox_url: z.string(),
@@ -164,10 +188,16 @@ export type ChannelView = z.infer<typeof channelSchema>;
 export const publicWidgetConfigSchema = z
   .object({
     channel_key: z.string(),
+    language: z.enum(LANGUAGES).openapi({
+      description: 'The language chosen for this visitor: `?lang=`, else the channel’s, else the browser’s, else `en`.',
+    }),
+    direction: z.enum(['ltr', 'rtl']),
     brand: widgetConfigSchema.shape.brand,
     colors: widgetConfigSchema.shape.colors,
     position: widgetConfigSchema.shape.position,
-    copy: widgetConfigSchema.shape.copy,
+    copy: widgetConfigSchema.shape.copy.openapi({
+      description: 'The copy in that language: the owner’s where they wrote it, else the catalog’s.',
+    }),
     lead_capture: widgetConfigSchema.shape.lead_capture,
     provider_entry: z.object({
       enabled: z.boolean(),
@@ -224,8 +254,10 @@ export const intakeRequestSchema = z
       .optional()
       .openapi({
         description:
-          'The visitor’s language, a BCP 47 tag (the widget sends `navigator.language`; without it, the ' +
-          '`Accept-Language` header counts). New leads are offered first to experts who speak it.',
+          'The visitor’s language, a BCP 47 tag (the widget sends the language it shows). One with a catalog ' +
+          '(`en`, `de`, `fr`, `es`, `pt`, `nl`, `it`, `pl`, `ar`, `he`) becomes the conversation’s: its replies and ' +
+          'emails speak it. Without it, the conversation keeps its language, else the channel’s `language`, else ' +
+          '`Accept-Language`. New leads are offered first to experts who speak it.',
         example: 'de-DE',
       }),
     /** Honeypot: a hidden form field that people leave empty and bots fill in. */

@@ -4,9 +4,7 @@
  */
 import { and, desc, eq } from 'drizzle-orm';
 import { consoleOrigin, type PlatformUrls } from '../../env';
-import { readableOn, safeColor } from '../../lib/contrast';
-
-const DEFAULT_PRIMARY = '#2450c9';
+import { isLanguage, LANGUAGES, type LanguageSetting } from '../../lib/i18n';
 import { schema, type Database } from '../../lib/db';
 import { ApiError, fieldErrorsFromZod } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -15,11 +13,11 @@ import { ROUTING_DEFAULTS, type RoutingSettings } from '../../brain';
 import { assertKnownDomain } from '../domains';
 import { auditInsert, type AuditContext } from '../audit';
 import { joinTenant, tenantIsActive } from '../identity';
+import { hostedInboxUrl, isFirstPartyOrigin, publicWidgetConfig } from './public-config';
 import {
   defaultWidgetConfig,
   widgetConfigSchema,
   type ChannelView,
-  type PublicWidgetConfig,
   type WidgetConfig,
   type WidgetConfigPatch,
 } from './schemas';
@@ -60,11 +58,6 @@ export function asksForContact(row: ChannelRow): boolean {
   return rules.name !== 'off' || rules.email !== 'off' || rules.phone !== 'off';
 }
 
-/** The hosted inbox page of a channel, `{console_url}/widget/{channel_key}`. */
-export function hostedInboxUrl(urls: PlatformUrls, channelKey: string): string {
-  return `${urls.consoleUrl}/widget/${encodeURIComponent(channelKey)}`;
-}
-
 /** The ready-to-paste snippet (SPEC "Widget snippet attributes"). */
 export function snippetFor(urls: PlatformUrls, channelKey: string): string {
   return (
@@ -89,6 +82,7 @@ export function describeChannel(row: ChannelRow, urls: PlatformUrls): ChannelVie
     allowed_origins: row.allowedOrigins,
     first_party_origins: row.firstPartyOrigins,
     routing_pool: row.routingPool,
+    language: isLanguage(row.language) ? row.language : 'auto',
     routing: routingOf(row),
     widget: widgetConfigOf(row),
     snippet: snippetFor(urls, row.channelKey),
@@ -96,6 +90,18 @@ export function describeChannel(row: ChannelRow, urls: PlatformUrls): ChannelVie
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };
+}
+
+/** The owner's copy per language, merged language by language and field by field. */
+function mergeByLanguage(
+  base: WidgetConfig['copy_by_language'],
+  patch: WidgetConfigPatch['copy_by_language'],
+): WidgetConfig['copy_by_language'] {
+  const merged = { ...base };
+  for (const language of LANGUAGES) {
+    if (patch?.[language]) merged[language] = { ...base[language], ...patch[language] };
+  }
+  return merged;
 }
 
 /** Applies a partial widget configuration and validates the whole result. */
@@ -106,6 +112,7 @@ export function mergeWidgetConfig(base: WidgetConfig, patch: WidgetConfigPatch |
     colors: { ...base.colors, ...patch.colors },
     position: { ...base.position, ...patch.position },
     copy: { ...base.copy, ...patch.copy },
+    copy_by_language: mergeByLanguage(base.copy_by_language, patch.copy_by_language),
     lead_capture: { ...base.lead_capture, ...patch.lead_capture },
     provider_entry: { ...base.provider_entry, ...patch.provider_entry },
   };
@@ -117,12 +124,22 @@ export function mergeWidgetConfig(base: WidgetConfig, patch: WidgetConfigPatch |
   return checked.data;
 }
 
-/** The budget of the one request a host page makes before a visitor opens the widget. */
-export const PUBLIC_CONFIG_BUDGET_BYTES = 1024;
+/**
+ * The budget of the one request a host page makes before a visitor opens the widget: 1.5 KB in its
+ * longest language (Arabic and Hebrew letters take two bytes each; the English default is about 800).
+ */
+export const PUBLIC_CONFIG_BUDGET_BYTES = 1536;
 
-/** Refuses a configuration whose public form would pass 1 KB, so every widget starts fast. */
+/** Refuses a configuration whose public form would pass the budget in any language, so every widget starts fast. */
 function assertConfigBudget(row: ChannelRow, urls: PlatformUrls): void {
-  const size = new TextEncoder().encode(JSON.stringify(publicWidgetConfig(row, urls, consoleOrigin(urls)))).byteLength;
+  // The longest of its languages (Arabic and Hebrew take two bytes a letter).
+  const size = Math.max(
+    ...LANGUAGES.map(
+      (language) =>
+        new TextEncoder().encode(JSON.stringify(publicWidgetConfig(row, urls, consoleOrigin(urls), language)))
+          .byteLength,
+    ),
+  );
   if (size > PUBLIC_CONFIG_BUDGET_BYTES) {
     const detail =
       `The widget configuration would be ${size} bytes; it must stay within ` +
@@ -138,6 +155,7 @@ export interface CreateChannelInput {
   first_party_origins: string[];
   routing_pool?: 'platform' | 'workspace';
   routing?: Partial<RoutingSettings>;
+  language?: LanguageSetting;
   widget?: WidgetConfigPatch;
 }
 
@@ -169,6 +187,7 @@ export async function createChannel(
     firstPartyOrigins: [...new Set(input.first_party_origins)],
     routingPool: input.routing_pool ?? ('platform' as const),
     routing: { ...ROUTING_DEFAULTS, ...input.routing },
+    language: input.language ?? 'auto',
     status: 'active' as const,
     widgetConfig,
     createdAt: now,
@@ -218,6 +237,7 @@ export interface UpdateChannelInput {
   status?: 'active' | 'disabled';
   routing_pool?: 'platform' | 'workspace';
   routing?: Partial<RoutingSettings>;
+  language?: LanguageSetting;
   widget?: WidgetConfigPatch;
 }
 
@@ -241,6 +261,7 @@ export async function updateChannel(
     ...(input.status !== undefined ? { status: input.status } : {}),
     ...(input.routing_pool !== undefined ? { routingPool: input.routing_pool } : {}),
     ...(input.routing !== undefined ? { routing: { ...routingOf(existing), ...input.routing } } : {}),
+    ...(input.language !== undefined ? { language: input.language } : {}),
     ...(input.widget !== undefined ? { widgetConfig: mergeWidgetConfig(widgetConfigOf(existing), input.widget) } : {}),
     updatedAt: now,
   };
@@ -326,46 +347,7 @@ export function forgetChannel(channelKey?: string): void {
   activeChannels.forget(channelKey);
 }
 
-/** First-party: the console itself, or one of the channel's own first-party sites. */
-export function isFirstPartyOrigin(row: ChannelRow, urls: PlatformUrls, origin: string | undefined): boolean {
-  return origin !== undefined && (origin === consoleOrigin(urls) || row.firstPartyOrigins.includes(origin));
-}
-
 /** The origins whose pages may load this channel's widget and send intake (exact match). */
 export function isOriginAllowed(row: ChannelRow, urls: PlatformUrls, origin: string): boolean {
   return isFirstPartyOrigin(row, urls, origin) || row.allowedOrigins.includes(origin);
-}
-
-/** The public widget configuration, with provider_entry resolved for the requesting origin. */
-export function publicWidgetConfig(
-  row: ChannelRow,
-  urls: PlatformUrls,
-  origin: string | undefined,
-): PublicWidgetConfig {
-  const config = widgetConfigOf(row);
-  const mode = config.provider_entry.mode;
-  const enabled = mode === 'on' || (mode === 'auto' && isFirstPartyOrigin(row, urls, origin));
-  const key = encodeURIComponent(row.channelKey);
-  return {
-    channel_key: row.channelKey,
-    brand: config.brand,
-    // The text colour as visitors get it: the owner's, unless it would be hard to read on the primary.
-    colors: {
-      primary: safeColor(config.colors.primary, DEFAULT_PRIMARY),
-      on_primary: readableOn(
-        safeColor(config.colors.primary, DEFAULT_PRIMARY),
-        safeColor(config.colors.on_primary, '#ffffff'),
-      ),
-    },
-    position: config.position,
-    copy: config.copy,
-    lead_capture: config.lead_capture,
-    provider_entry: {
-      enabled,
-      label: config.provider_entry.label,
-      url: `${urls.authUrl}/sign-up?role=provider&ref=${key}`,
-    },
-    hosted_inbox_url: hostedInboxUrl(urls, row.channelKey),
-    intake_url: `${urls.consoleUrl}/api/public/widget/${key}/intake`,
-  };
 }

@@ -30,6 +30,8 @@ export interface ConversationState {
   contactKnown: boolean;
   /** Its lead's status (`open` until a person claims it), or null without a lead. */
   leadStatus: LeadStatus | null;
+  /** The language it is spoken to in (null: started before languages, English). */
+  language: string | null;
 }
 
 /** A new visitor token: 128 random bits. */
@@ -42,6 +44,7 @@ async function findConversation(db: Database, where: ReturnType<typeof and>): Pr
     .select({
       id: conversations.id,
       attribution: conversations.attribution,
+      language: conversations.language,
       demandId: conversations.demandId,
       leadId: conversations.leadId,
       disposition: demands.disposition,
@@ -63,6 +66,7 @@ async function findConversation(db: Database, where: ReturnType<typeof and>): Pr
     disposition: row.disposition,
     contactKnown: Boolean(row.leadEmail || row.leadPhone),
     leadStatus: row.leadStatus,
+    language: row.language,
   };
 }
 
@@ -112,6 +116,8 @@ export interface ConversationTurn {
   demandId: string;
   leadId: string | null;
   executionId: string;
+  /** The language of the conversation from this turn on: set when it starts, changed when a turn asks. */
+  language?: string;
   /** The visitor's message and the answer they read (and who gave it): stored as memory when the turn is kept. */
   visitorText?: string;
   reply?: { role: MessageRole; text: string; authorId?: string | null; authorName?: string | null };
@@ -170,6 +176,7 @@ export function conversationTurnWrites(
             tokenHash: start.kind === 'channel' ? start.tokenHash : null,
             externalSessionId: start.kind === 'api' ? start.externalSessionId : null,
             attribution: start.kind === 'channel' ? start.attribution : null,
+            language: turn.language ?? null,
             demandId: turn.demandId,
             leadId: turn.leadId,
             createdAt: now,
@@ -178,7 +185,11 @@ export function conversationTurnWrites(
         ])
       : db
           .update(conversations)
-          .set({ lastSeenAt: now, ...(turn.leadId ? { leadId: turn.leadId } : {}) })
+          .set({
+            lastSeenAt: now,
+            ...(turn.leadId ? { leadId: turn.leadId } : {}),
+            ...(turn.language ? { language: turn.language } : {}),
+          })
           .where(eq(conversations.id, conversationId)),
     ...(stored.length > 0 ? [insertRows(db, messages, stored)] : []),
   ];

@@ -243,7 +243,8 @@ async function executeOnce(
   }
 
   // Plan writes: the conversation's turn, the demand and lead, the records, the attempts, the events.
-  const reply = source.reply(plan);
+  const language = source.language?.(conversation);
+  const reply = source.reply(plan, language ?? 'en');
   const startedId = conversation ? undefined : newId('cnv', now);
   const newConversation = startedId ? await source.newConversation(admitted, startedId) : null;
   // A one-off API call (no session_id) forms no conversation (docs/design/providers-and-leads.md).
@@ -256,6 +257,7 @@ async function executeOnce(
         demandId: plan.demand.id,
         leadId: plan.lead?.id ?? conversation?.leadId ?? null,
         executionId,
+        ...(language ? { language } : {}),
         ...(plan.storeTurn ? storedTurn(plan, demand, reply) : {}),
         now,
       })

@@ -3,33 +3,30 @@
  * sentence a widget visitor reads, the sentence an API caller reads, and the API's `result`.
  */
 import { demandReference, type ExecutedPlan } from '../../brain';
+import { type Language, visitorMessages } from '../../lib/i18n';
 
 const inTopic = (topic: string) => (topic === 'general' ? '' : ` in ${topic}`);
 
-/** What a widget or hosted-inbox visitor reads. */
-export function visitorReply(plan: ExecutedPlan): string {
+/** What a widget or hosted-inbox visitor reads, in the conversation's language (the catalogs' `reply_*`). */
+export function visitorReply(plan: ExecutedPlan, language: Language): string {
   if (plan.path === 'agent') return plan.agentAnswer?.reply ?? '';
   // The claimer answers in the conversation itself: no automatic reply stands between them.
   if (plan.toClaimer && plan.disposition !== 'rejected') return '';
+  const say = visitorMessages(language);
   const reference = demandReference(plan.demand.id);
   const { topic } = plan;
-  if (plan.disposition === 'rejected') return 'Thanks, we got your message.';
-  if (plan.disposition === 'held') {
-    return `Thanks, your message is in (request ${reference}). Our team checks some messages before passing them on.`;
-  }
+  if (plan.disposition === 'rejected') return say.reply_rejected();
+  if (plan.disposition === 'held') return say.reply_held({ reference });
+  // Who follows up: an expert in the topic, an expert, or (nobody matched yet) the right one.
+  const who = plan.matchedProviders > 0 ? (topic === 'general' ? 'expert' : 'topic') : 'search';
   if (plan.trigger === 'lead_capture') {
     // No name in the reply: it is stored in the transcript, which every expert in scope reads
     // before anyone claims the lead, and contact details reach the claimer only.
-    return `Thanks! An expert${inTopic(topic)} will follow up on request ${reference}.`;
+    return say.reply_lead_capture({ who: topic === 'general' ? 'expert' : 'topic', topic, reference });
   }
-  const who = plan.matchedProviders > 0 ? `an expert${inTopic(topic)}` : 'the right expert';
-  const ask = plan.askForContact ? ' Leave your email so they can reach you.' : '';
-  if (plan.trigger === 'handoff') return `Got it: we are bringing in ${who} for request ${reference}.${ask}`;
-  const next =
-    plan.matchedProviders > 0
-      ? `An expert${inTopic(topic)} will follow up.`
-      : 'We are finding the right expert to follow up.';
-  return `Thanks, your request ${reference} is in. ${next}${ask}`;
+  const ask = plan.askForContact ? ` ${say.reply_ask_contact()}` : '';
+  if (plan.trigger === 'handoff') return say.reply_handoff({ who, topic, reference }) + ask;
+  return say.reply_received({ who, topic, reference }) + ask;
 }
 
 /** What an API caller reads. */

@@ -6,6 +6,7 @@
  */
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { demandReference } from '../../brain';
+import { formatDateTime, isLanguage, visitorMessages } from '../../lib/i18n';
 import { type Database, schema } from '../../lib/db';
 import { mintConversationKeys } from '../conversations';
 import {
@@ -165,6 +166,7 @@ async function visitorEmail(
       email: leads.contactEmail,
       demandId: leads.demandId,
       readUpTo: conversations.visitorReadUpTo,
+      language: conversations.language,
       channelKey: channels.channelKey,
       // The brand the visitor talked to (the widget's, else the channel's name).
       brand: sql<string>`COALESCE(json_extract(${channels.widgetConfig}, '$.brand.name'), ${channels.name})`,
@@ -205,29 +207,29 @@ async function visitorEmail(
     .limit(20);
   if (replies.length === 0) return { skip: 'The visitor read the replies.' };
   const keys = await mintConversationKeys(db, row.conversationId!, now);
-  const resumeUrl = `${origin}/widget/${head.channelKey}?resume=${keys.resume}`;
+  const language = isLanguage(head.language) ? head.language : 'en';
+  const say = visitorMessages(language);
+  // The page opens in the conversation's language, whatever the browser that follows the link prefers.
+  const resumeUrl = `${origin}/widget/${head.channelKey}?resume=${keys.resume}&lang=${language}`;
   const { brand } = head;
   const unsubscribeUrl = `${origin}/email/unsubscribe/${await unsubscribeToken(settings.signingSecret, {
     kind: 'visitor',
     conversationId: row.conversationId!,
-  })}`;
+  })}?lang=${language}`;
   const content = continuationEmail(
     {
       brand,
       reference: head.demandId ? demandReference(head.demandId) : null,
       replies: replies.map((reply) => ({
-        author: reply.name ?? (reply.role === 'agent' ? 'Assistant' : 'An expert'),
+        author: reply.name ?? (reply.role === 'agent' ? say.author_assistant() : say.author_expert()),
         text: reply.text,
-        at: timeOf(reply.at),
+        at: formatDateTime(language, reply.at),
       })),
       resumeUrl,
       canReplyByEmail: Boolean(settings.replyDomain),
+      language,
     },
-    {
-      reason: `You get this because you left your address in a conversation with ${brand}, and a reply came after.`,
-      manageUrl: unsubscribeUrl,
-      manageLabel: 'Stop these emails',
-    },
+    { reason: say.email_reason({ brand }), manageUrl: unsubscribeUrl, manageLabel: say.email_stop() },
   );
   const replyTo = settings.replyDomain ? `reply+${keys.reply}@${settings.replyDomain}` : undefined;
   return {

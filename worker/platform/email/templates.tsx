@@ -5,6 +5,7 @@
  * mail clients render alike), escaped by JSX; nothing is loaded from elsewhere.
  */
 import type { Child } from 'hono/jsx';
+import { directionOf, type Language, visitorMessages } from '../../lib/i18n';
 import { withoutContactDetails } from '../../lib/redact';
 
 /** An email's content before it is addressed. */
@@ -55,15 +56,18 @@ function Layout({
   children,
   footer,
   brand = 'Edge Gateway',
+  language = 'en',
 }: {
   preheader: string;
   children: Child;
   footer: EmailFooter;
   /** Who the email speaks for: the platform to experts, the site's own brand to its visitors. */
   brand?: string;
+  /** The language it is written in: a visitor's email speaks the conversation's (right to left for ar, he). */
+  language?: Language;
 }) {
   return (
-    <html lang="en">
+    <html lang={language} dir={directionOf(language)}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -194,7 +198,7 @@ export function leadDigestEmail(items: AlertItem[], workbenchUrl: string, footer
   return { subject, text, html: `<!doctype html>${html}` };
 }
 
-/** The replies the visitor has not read, with the way back into the conversation. */
+/** The replies the visitor has not read, with the way back into the conversation, in the conversation's language. */
 export function continuationEmail(
   facts: {
     brand: string;
@@ -202,19 +206,27 @@ export function continuationEmail(
     replies: ReplyItem[];
     resumeUrl: string;
     canReplyByEmail: boolean;
+    language: Language;
   },
   footer: EmailFooter,
 ): ComposedContent {
-  const from = facts.replies.at(-1)?.author ?? 'An expert';
-  const subject = `${from} replied${facts.reference ? ` (${facts.reference})` : ''}`;
-  const how = facts.canReplyByEmail
-    ? 'Reply to this email, or continue in the conversation.'
-    : 'Continue in the conversation.';
+  const say = visitorMessages(facts.language);
+  const author = facts.replies.at(-1)?.author ?? say.author_expert();
+  const { reference, brand } = facts;
+  const subject = reference ? say.email_subject_reference({ author, reference }) : say.email_subject({ author });
+  const how = facts.canReplyByEmail ? say.email_how_reply() : say.email_how();
+  const heading = say.email_heading({ count: facts.replies.length, brand });
+  const about = reference ? `${say.email_about({ reference })} ` : '';
   const html = (
-    <Layout preheader={facts.replies.at(-1)?.text.slice(0, 120) ?? ''} footer={footer} brand={facts.brand}>
-      <h1 style="font-size:20px;margin:0 0 4px;">You have a reply from {facts.brand}</h1>
+    <Layout
+      preheader={facts.replies.at(-1)?.text.slice(0, 120) ?? ''}
+      footer={footer}
+      brand={brand}
+      language={facts.language}
+    >
+      <h1 style="font-size:20px;margin:0 0 4px;">{heading}</h1>
       <p style="margin:0 0 8px;color:#4b5563;">
-        {facts.reference ? `About your question ${facts.reference}. ` : ''}
+        {about}
         {how}
       </p>
       {facts.replies.map((reply) => (
@@ -223,7 +235,7 @@ export function continuationEmail(
           width="100%"
           cellpadding="0"
           cellspacing="0"
-          style="margin:12px 0;border-left:3px solid #4338ca;"
+          style="margin:12px 0;border-inline-start:3px solid #4338ca;"
         >
           <tr>
             <td style="padding:4px 12px;">
@@ -235,13 +247,12 @@ export function continuationEmail(
           </tr>
         </table>
       ))}
-      <Button href={facts.resumeUrl}>Continue the conversation</Button>
+      <Button href={facts.resumeUrl}>{say.email_continue()}</Button>
     </Layout>
   );
-  const about = facts.reference ? ` about your question ${facts.reference}` : '';
   const thread = facts.replies.map((reply) => `${reply.author} (${reply.at}):\n${reply.text}\n`).join('\n');
-  const resume = `Continue the conversation: ${facts.resumeUrl}`;
-  const text = `You have a reply from ${facts.brand}${about}. ${how}\n\n${thread}\n${resume}\n\n${textFooter(footer)}`;
+  const resume = `${say.email_continue()}: ${facts.resumeUrl}`;
+  const text = `${heading}. ${about}${how}\n\n${thread}\n${resume}\n\n${textFooter(footer)}`;
   return { subject, text, html: `<!doctype html>${html}` };
 }
 

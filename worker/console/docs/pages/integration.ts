@@ -89,6 +89,17 @@ export const integrationPage: DocsPageSource = {
             '`copy.*`',
             'Title, greeting, placeholder, launcher label, success message and privacy note, in your words.',
           ],
+          [
+            '`copy_by_language.{lang}.*`',
+            'The same per language (`de`, `ar`, …). In a visitor’s language: yours for that language, else your ' +
+              '`copy` if you changed it, else the default in that language.',
+          ],
+          [
+            '`language` (the channel’s)',
+            '`auto` (the visitor’s browser language among `en`, `de`, `fr`, `es`, `pt`, `nl`, `it`, `pl`, `ar`, ' +
+              '`he`; else English) or one of them. The widget, the hosted inbox, the replies and the emails speak ' +
+              'it; `ar` and `he` read right to left. A conversation keeps the language it started in.',
+          ],
           ['`lead_capture.name`, `.email`, `.phone`', '`off`, `optional` or `required` in the contact form.'],
           [
             '`provider_entry.mode`, `.label`',
@@ -98,7 +109,8 @@ export const integrationPage: DocsPageSource = {
           ['`first_party_origins`', 'Your own sites: the provider entry shows there under `auto`.'],
         ],
       ),
-      'The public form of the configuration must fit in 1 KB; a change past that is refused with a 422.',
+      'The public form of the configuration must fit in 1.5 KB in each language; a change past that is refused with ' +
+        'a 422.',
       context.channelKey
         ? 'This page runs the widget of the platform’s own channel. Try the calls below on it:\n\n::live-widget'
         : '',

@@ -8,6 +8,7 @@
  */
 import { demandReference } from '../../../brain';
 import { sha256Hex } from '../../../lib/crypto';
+import { chooseLanguage } from '../../../lib/i18n';
 import type { Services } from '../../../lib/services';
 import { ApiError, type FieldError } from '../../../lib/errors';
 import {
@@ -84,6 +85,14 @@ export function channelSource(command: IntakeCommand): Source {
       attribution: conversation?.attribution ?? request.attribution ?? null,
       ...(request.contact ? { contact: request.contact } : {}),
     }),
+    // Intake's `language` first, then the conversation's, the channel's setting, the browser's.
+    language: (conversation) =>
+      chooseLanguage({
+        requested: request.language,
+        conversation: conversation?.language,
+        setting: channel.language,
+        acceptLanguage: command.visitor?.acceptLanguage,
+      }),
     reply: visitorReply,
     leadOperations: {
       routing: routingOf(channel),

@@ -19,6 +19,7 @@ import type { MailContext, Services } from '../../../lib/services';
 import type { VisitorContact } from '../../leads';
 import type { RoutingSettings } from '../../../brain';
 import type { RoutingPoolKind } from '../../../lib/vocabulary';
+import type { Language } from '../../../lib/i18n';
 
 /** What is asked: the same fields whoever asks. */
 export interface Demand {
@@ -126,8 +127,10 @@ export interface Source {
   brainOrigin(conversation: ConversationState | undefined): BrainInput['origin'];
   /** A visitor's channel facts, for its demand, lead and events. */
   channelFacts(conversation: ConversationState | undefined): ChannelFacts | undefined;
-  /** What this source's caller reads. */
-  reply(plan: ExecutedPlan): string;
+  /** The language a visitor is spoken to in from this turn on (channel sources); API callers read English. */
+  language?(conversation: ConversationState | undefined): Language;
+  /** What this source's caller reads, in that language. */
+  reply(plan: ExecutedPlan, language: Language): string;
   /**
    * The visitor is not there to read the answer (a reply by email): a reply this turn makes is
    * held for the continuation email instead of counting as read.

@@ -1,0 +1,170 @@
+/**
+ * The visitor's language (docs/design/languages.md): how the widget's configuration, the core's
+ * replies and the hosted inbox choose it, what the conversation keeps, and the owner's copy
+ * winning over the catalogs. The continuation email's language is tested in email.test.ts.
+ */
+import { env } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, createTenant, expectProblem, json, type Tenant } from './helpers';
+
+const SITE = 'https://shop.example.com';
+
+async function newChannel(tenant: Tenant, extra: Record<string, unknown> = {}) {
+  const response = await call('/api/integrations/channels', {
+    token: tenant.token,
+    body: { name: 'Site', domain: 'consultation', allowed_origins: [SITE], ...extra },
+  });
+  expect(response.status, await response.clone().text()).toBe(201);
+  return json(response);
+}
+
+const config = async (key: string, headers: Record<string, string> = {}, query = '') =>
+  json(await call(`/api/public/widget/${key}/config${query}`, { headers: { Origin: SITE, ...headers } }));
+
+function intake(key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return call(`/api/public/widget/${key}/intake`, {
+    body,
+    headers: { Origin: SITE, 'CF-Connecting-IP': '203.0.113.90', ...headers },
+  });
+}
+
+const conversationLanguage = async (sessionId: string) => {
+  const hash = [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(sessionId)))]
+    .map((byte) => byte.toString(16).padStart(2, '0'))
+    .join('');
+  const row = await env.DB.prepare('SELECT language FROM conversations WHERE token_hash = ?')
+    .bind(hash)
+    .first<{ language: string }>();
+  return row?.language;
+};
+
+describe('the language of the widget’s configuration', () => {
+  let tenant: Tenant;
+  let auto: string;
+  beforeAll(async () => {
+    tenant = await createTenant({ scopes: ['channels:read', 'channels:write'] });
+    auto = (await newChannel(tenant)).channel_key;
+  });
+
+  it('auto follows the browser’s most preferred language with a catalog, else English', async () => {
+    const german = await config(auto, { 'Accept-Language': 'de-CH,de;q=0.9,en;q=0.8' });
+    expect(german).toMatchObject({ language: 'de', direction: 'ltr' });
+    expect(german.copy).toMatchObject({ greeting: expect.stringMatching(/^Hallo!/), title: 'Chat mit Test Org' });
+    expect(german.provider_entry.label).toBe('Experte werden');
+    // q-values count, not the order written; a language without a catalog is passed over.
+    expect((await config(auto, { 'Accept-Language': 'uk;q=1, en;q=0.2, pl;q=0.5' })).language).toBe('pl');
+    expect((await config(auto, { 'Accept-Language': 'uk, ja' })).language).toBe('en');
+    expect((await config(auto)).copy.greeting).toBe('Hi! Tell us what you need and an expert will help.');
+    const arabic = await config(auto, { 'Accept-Language': 'ar-SA' });
+    expect(arabic).toMatchObject({ language: 'ar', direction: 'rtl' });
+    expect(arabic.copy.launcher_label).toBe('فتح المحادثة');
+    // Caches keep one answer per language.
+    const response = await call(`/api/public/widget/${auto}/config`, {
+      headers: { Origin: SITE, 'Accept-Language': 'he' },
+    });
+    expect(response.headers.get('Vary')).toContain('Accept-Language');
+    expect((await json(response)).direction).toBe('rtl');
+  });
+
+  it('a channel set to one language speaks it whatever the browser; ?lang= is an explicit choice', async () => {
+    const french = (await newChannel(tenant, { language: 'fr' })).channel_key;
+    expect((await config(french, { 'Accept-Language': 'de' })).language).toBe('fr');
+    expect((await config(french, { 'Accept-Language': 'de' }, '?lang=it')).language).toBe('it');
+    const updated = await call(`/api/integrations/channels/${french}`, {
+      method: 'PATCH',
+      token: tenant.token,
+      body: { language: 'he' },
+    });
+    expect((await json(updated)).language).toBe('he');
+    expect((await config(french)).direction).toBe('rtl');
+    await expectProblem(
+      await call(`/api/integrations/channels/${french}`, {
+        method: 'PATCH',
+        token: tenant.token,
+        body: { language: 'tlh' },
+      }),
+      422,
+      'validation_failed',
+    );
+  });
+
+  it('the owner’s copy wins: per language first, then what they changed in `copy`, then the catalog', async () => {
+    const channel = await newChannel(tenant, {
+      widget: {
+        copy: { greeting: 'Olá! Somos a Lisboa Contabilidade.' },
+        copy_by_language: { de: { placeholder: 'Ihre Frage an uns…' } },
+      },
+    });
+    const key = channel.channel_key;
+    expect(channel.widget.copy_by_language).toEqual({ de: { placeholder: 'Ihre Frage an uns…' } });
+    const german = await config(key, { 'Accept-Language': 'de' });
+    expect(german.copy).toMatchObject({
+      placeholder: 'Ihre Frage an uns…',
+      greeting: 'Olá! Somos a Lisboa Contabilidade.',
+      launcher_label: 'Chat öffnen',
+    });
+    // A later change merges language by language.
+    const patched = await call(`/api/integrations/channels/${key}`, {
+      method: 'PATCH',
+      token: tenant.token,
+      body: { widget: { copy_by_language: { de: { greeting: 'Hallo aus Lissabon!' }, pl: { title: 'Czat' } } } },
+    });
+    expect((await json(patched)).widget.copy_by_language).toEqual({
+      de: { placeholder: 'Ihre Frage an uns…', greeting: 'Hallo aus Lissabon!' },
+      pl: { title: 'Czat' },
+    });
+    expect((await config(key, { 'Accept-Language': 'de' })).copy.greeting).toBe('Hallo aus Lissabon!');
+    expect((await config(key, { 'Accept-Language': 'pl' })).copy).toMatchObject({
+      title: 'Czat',
+      placeholder: 'Wpisz wiadomość…',
+    });
+  });
+});
+
+describe('the core’s replies in the conversation’s language', () => {
+  let key: string;
+  beforeAll(async () => {
+    const tenant = await createTenant({ scopes: ['channels:read', 'channels:write'] });
+    key = (await newChannel(tenant)).channel_key;
+  });
+
+  it('a conversation starts in the browser’s language and keeps it; intake’s language changes it', async () => {
+    const first = await json(
+      await intake(key, { message: { text: 'Potrzebuję pomocy.' } }, { 'Accept-Language': 'pl-PL,pl;q=0.9' }),
+    );
+    expect(first.reply).toMatch(/^Dziękujemy, Twoje zgłoszenie D-[0-9A-Z]+ zostało przyjęte\./);
+    expect(await conversationLanguage(first.session_id)).toBe('pl');
+    // Another browser language later: the conversation keeps Polish.
+    const again = await json(
+      await intake(
+        key,
+        { session_id: first.session_id, trigger: 'handoff', message: { text: 'Ekspert?' } },
+        { 'Accept-Language': 'en' },
+      ),
+    );
+    expect(again.reply).toMatch(/^Rozumiemy: /);
+    // Intake's language is the visitor's choice: from here on, Arabic.
+    const arabic = await json(
+      await intake(key, { session_id: first.session_id, message: { text: 'مرحبا' }, language: 'ar-EG' }),
+    );
+    expect(arabic.reply).toMatch(/^شكرًا، تم تسجيل طلبك D-/);
+    expect(await conversationLanguage(first.session_id)).toBe('ar');
+    // A language without a catalog changes nothing.
+    const unknown = await json(
+      await intake(key, { session_id: first.session_id, message: { text: 'Привіт' }, language: 'uk' }),
+    );
+    expect(unknown.reply).toMatch(/^شكرًا/);
+  });
+
+  it('the hosted inbox page speaks the visitor’s language, right to left for Hebrew', async () => {
+    const page = await (await call(`/widget/${key}`, { headers: { 'Accept-Language': 'he-IL' } })).text();
+    expect(page).toContain('<html lang="he" dir="rtl">');
+    expect(page).toContain('src="/embed/panel.he.js"');
+    expect(page).toContain('הצ׳אט הזה דורש JavaScript');
+    const english = await (await call(`/widget/${key}?lang=en`, { headers: { 'Accept-Language': 'he' } })).text();
+    expect(english).toContain('<html lang="en" dir="ltr">');
+    const missing = await call('/widget/ch_nope', { headers: { 'Accept-Language': 'es' } });
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain('Este chat no está disponible');
+  });
+});
