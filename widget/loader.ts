@@ -179,7 +179,8 @@ type Queue = ((command: Command) => void) & { q?: IArguments[] };
         const unread = thread.messages.filter((message) => message.role !== 'visitor').length;
         if (unread && !open) {
           launcher.dataset.n = String(unread);
-          launcher.ariaLabel += ` (${unread} new)`;
+          // The count alone: the loader carries no catalog, and the label before it is in the visitor's language.
+          launcher.ariaLabel += ` (${unread})`;
         }
       });
   } catch {}
