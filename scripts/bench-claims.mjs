@@ -81,7 +81,7 @@ export async function benchClaims(worker, adminCall, { smoke = false } = {}) {
     const winners = statuses.filter((status) => status === 200).length;
     const refused = statuses.filter((status) => status === 409).length;
     if (winners !== 1 || refused !== CLAIMERS - 1) {
-      console.error(`FAIL: round ${round}: ${winners} winners, ${refused} × 409`);
+      console.error(`FAIL: round ${round}: ${winners} winners, ${refused} × 409 (all: ${statuses.join(', ')})`);
       held = false;
     }
   }

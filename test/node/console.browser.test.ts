@@ -155,6 +155,7 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     expect(await axeSeriousViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshotPath('console-integrations'), fullPage: true });
     await page.getByRole('link', { name: 'Team' }).click();
+    await page.waitForURL(/\/integrations\/team/);
     expect(await axeSeriousViolations(page)).toEqual([]);
     await context.close();
   });

@@ -217,5 +217,23 @@ describe.skipIf(!browserAvailable)('the widget in the visitor’s language, in C
     await owner.setViewportSize({ width: 375, height: 812 });
     await owner.locator('#language-status').scrollIntoViewIfNeeded();
     await owner.screenshot({ path: screenshotPath('console-channel-language-field-375') });
+
+    // The copy in Arabic: written right to left, saved, and what an Arabic visitor reads.
+    await owner.setViewportSize({ width: 1440, height: 900 });
+    await owner.goto(`${worker}/integrations/channels/${key}?copy=ar#copy-languages-title`);
+    const greeting = owner.locator('#f-copy-ar-greeting');
+    expect(await greeting.getAttribute('placeholder')).toBe('مرحبًا! أخبرنا بما تحتاج وسيساعدك خبير.');
+    await greeting.fill('أهلًا بك في مكتبنا!');
+    await owner.getByRole('button', { name: /^Save the copy in/ }).click();
+    await owner.getByText('Saved.').waitFor();
+    const arabic = await fetch(`${worker}/api/public/widget/${key}/config?lang=ar`);
+    expect(((await arabic.json()) as { copy: { greeting: string } }).copy.greeting).toBe('أهلًا بك في مكتبنا!');
+    await expectAccessible(owner, 'channel copy per language');
+    await owner.setViewportSize({ width: 375, height: 812 });
+    await owner.locator('#copy-languages-title').scrollIntoViewIfNeeded();
+    await owner.screenshot({ path: screenshotPath('console-copy-ar-375') });
+    await owner.setViewportSize({ width: 1440, height: 900 });
+    await owner.locator('#copy-languages-title').scrollIntoViewIfNeeded();
+    await owner.screenshot({ path: screenshotPath('console-copy-ar-1440') });
   });
 });

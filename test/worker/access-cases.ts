@@ -226,7 +226,8 @@ export function pathFor(route: ProtectedRoute, tenant: AccessTenant, workspace: 
     .replace(/[:{]escrow_id}?/, 'esc_doesnotexist')
     .replace(/[:{]contract_id}?/, 'ctr_doesnotexist')
     .replace(/[:{]refund_request_id}?/, 'rfr_doesnotexist')
-    .replace(/[:{]domain}?/, 'consultation');
+    .replace(/[:{]domain}?/, 'consultation')
+    .replace(/[:{]language}?/, 'de');
   if (route.auth !== 'session' || route.path.startsWith('/provider') || route.path.startsWith('/admin')) return filled;
   return `${filled}${filled.includes('?') ? '&' : '?'}ws=${workspace.workspaceId}`;
 }

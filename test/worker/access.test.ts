@@ -341,6 +341,14 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     method: 'POST',
+    path: '/integrations/channels/:channelKey/copy/:language',
+    auth: 'session',
+    deniedRole: 'member',
+    tenantScoped: true,
+    body: { greeting: 'Hallo!' },
+  },
+  {
+    method: 'POST',
     path: '/integrations/channels/:channelKey/status',
     auth: 'session',
     deniedRole: 'member',

@@ -361,8 +361,13 @@ describe('the visitor’s continuation', () => {
     const upgrade = await workerFetch(ticket.url.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });
     const socket = upgrade.webSocket!;
     socket.accept();
+    // A read mark counts once the socket has resumed: wait for that, not for a while.
+    let resumed = false;
+    socket.addEventListener('message', (event) => {
+      if (JSON.parse(String(event.data)).type === 'resumed') resumed = true;
+    });
     socket.send(JSON.stringify({ type: 'resume', after: null }));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(() => resumed);
     socket.send(JSON.stringify({ type: 'read', up_to: first.message_id }));
     await until(
       async () =>

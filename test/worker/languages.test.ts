@@ -5,7 +5,8 @@
  */
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, createTenant, expectProblem, json, type Tenant } from './helpers';
+import { getPage, postForm, signUpOwner } from './console-helpers';
+import { call, createTenant, expectProblem, issueKey, json, type Tenant } from './helpers';
 
 const SITE = 'https://shop.example.com';
 
@@ -166,5 +167,46 @@ describe('the core’s replies in the conversation’s language', () => {
     const missing = await call('/widget/ch_nope', { headers: { 'Accept-Language': 'es' } });
     expect(missing.status).toBe(404);
     expect(await missing.text()).toContain('Este chat no está disponible');
+  });
+});
+
+describe('the copy per language in the console', () => {
+  it('the owner writes one language’s copy, sees the fallback as grey text, and takes a field back out', async () => {
+    const owner = await signUpOwner();
+    const key = await issueKey(owner.workspaceId, { scopes: ['channels:write', 'channels:read'] });
+    const channel = (await newChannel({ token: key.token } as Tenant)).channel_key as string;
+    const page = `/integrations/channels/${channel}?ws=${owner.workspaceId}`;
+    const polish = await (await getPage(`${page}&copy=pl`, owner.cookie)).text();
+    expect(polish).toContain('Copy in each language');
+    expect(polish).toContain('placeholder="Cześć! Napisz, czego potrzebujesz, a ekspert Ci pomoże."');
+    const save = (fields: Record<string, string>) =>
+      postForm(`/integrations/channels/${channel}/copy/pl?ws=${owner.workspaceId}`, fields, { cookie: owner.cookie });
+    const saved = await save({ greeting: 'Dzień dobry! W czym możemy pomóc?', title: '' });
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get('Location')).toContain('&copy=pl#copy-languages-title');
+    const greeting = async () => (await config(channel, { 'Accept-Language': 'pl' })).copy.greeting;
+    expect(await greeting()).toBe('Dzień dobry! W czym możemy pomóc?');
+    expect((await config(channel, { 'Accept-Language': 'de' })).copy.greeting).toMatch(/^Hallo!/);
+    expect(await (await getPage(`${page}&copy=pl`, owner.cookie)).text()).toContain(
+      '>Dzień dobry! W czym możemy pomóc?</textarea>',
+    );
+    const tooLong = await save({ greeting: 'a'.repeat(281) });
+    expect(tooLong.status).toBe(422);
+    expect(await tooLong.text()).toContain('Some of the copy is not valid.');
+    // Emptied: Polish falls back to the catalog again, and the language leaves the configuration.
+    expect((await save({ greeting: '' })).status).toBe(303);
+    expect(await greeting()).toBe('Cześć! Napisz, czego potrzebujesz, a ekspert Ci pomoże.');
+    const stored = await call(`/api/integrations/channels/${channel}`, { token: key.token });
+    expect((await json(stored)).widget.copy_by_language).toEqual({});
+    expect((await save({ greeting: 'x' })).status).toBe(303);
+    await expectProblem(
+      await call(`/api/integrations/channels/${channel}`, {
+        method: 'PATCH',
+        token: key.token,
+        body: { widget: { copy_by_language: { xx: { greeting: 'Hi' } } } },
+      }),
+      422,
+      'validation_failed',
+    );
   });
 });

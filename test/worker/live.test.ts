@@ -283,10 +283,13 @@ describe('live sockets (the conversation room)', () => {
     // The second half waits for the drop, so the drop falls mid-burst however fast the replies go.
     let dropped = () => {};
     const drop = new Promise<void>((resolve) => (dropped = resolve));
+    // Each reply is sent once the room has delivered the one before: two requests' publishes (each
+    // after its own response) may otherwise reach the room in either order (docs/design/live.md).
     const sending = (async () => {
       for (const [index, text] of burst.entries()) {
         if (index === 10) await drop;
         expect((await reply(setup.expert, setup.leadId, text)).status).toBe(201);
+        await until(() => expertSide.messages().includes(text));
       }
     })();
     await until(() => first.messages().includes('Burst 5'));

@@ -4,7 +4,8 @@
  * its own page (intake-page.tsx).
  * Server-rendered; every form works without JavaScript, and /embed/console.js adds the preview.
  */
-import { catalogStatus } from '../../lib/i18n';
+import type { Language } from '../../lib/i18n';
+import { CopyByLanguage, LanguageField } from './copy-languages';
 import { raw } from 'hono/html';
 import type { ChannelView, CspFinding, PublicWidgetConfig } from '../../platform/channels';
 import { roleMay } from '../../platform/access';
@@ -23,6 +24,9 @@ export interface ChannelPageProps extends WorkspacePageProps {
   error?: string;
   /** The site policy check, when the owner asked for it. */
   cspFindings?: CspFinding[];
+  /** The language whose copy the page edits (`?copy=`), and that form's errors. */
+  copyLanguage?: Language;
+  copyErrors?: FieldErrors;
 }
 
 const FIELD_RULES: [string, string][] = [
@@ -273,6 +277,14 @@ export function ChannelPage(props: ChannelPageProps) {
         </div>
       </section>
 
+      <CopyByLanguage
+        channel={channel}
+        language={props.copyLanguage ?? 'de'}
+        pageUrl={`${base}${ws}`}
+        canManage={canManage}
+        errors={props.copyErrors}
+      />
+
       <section class="card" aria-labelledby="settings-title">
         <h2 id="settings-title">Settings</h2>
         <form method="post" action={`${base}/settings${ws}`} class="stack">
@@ -321,37 +333,6 @@ export function ChannelPage(props: ChannelPageProps) {
         </form>
       </section>
     </WorkspaceLayout>
-  );
-}
-
-/**
- * The language visitors are spoken to in, with each catalog's state: a language whose catalog
- * lacks messages shows them in English (the build refuses that, so it shows only in development).
- */
-function LanguageField({ value }: { value: string }) {
-  const catalogs = catalogStatus();
-  const incomplete = catalogs.filter((entry) => entry.missing.length > 0);
-  return (
-    <div class="field">
-      <Select
-        name="language"
-        label="Language of the widget, replies and emails"
-        value={value}
-        options={[
-          ['auto', 'The visitor’s browser language (English if none of these)'],
-          ...catalogs.map(({ language, name, missing }): [string, string] => [
-            language,
-            `${name} (${language})${missing.length ? ` · ${missing.length} messages missing` : ''}`,
-          ]),
-        ]}
-      />
-      <p class="hint" id="language-status">
-        {incomplete.length === 0
-          ? `All ${catalogs.length} languages are complete. Your own copy, per language, is set with the API ` +
-            '(widget.copy_by_language); what you write wins over the defaults.'
-          : `Incomplete: ${incomplete.map((entry) => entry.language).join(', ')} (missing messages show in English).`}
-      </p>
-    </div>
   );
 }
 

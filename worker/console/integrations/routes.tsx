@@ -47,7 +47,9 @@ import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { userAuditContext, workspaceContext } from '../shared/workspace';
 import type { FieldErrors } from '../shared/forms';
+import { isLanguage, type Language } from '../../lib/i18n';
 import { ChannelPage } from './channel-page';
+import { COPY_FIELDS } from './copy-languages';
 import { ConversationPage } from './conversation-page';
 import { IntakePage, INTAKE_PAGE_SIZE } from './intake-page';
 import { IntegrationsPage } from './integrations-page';
@@ -146,11 +148,12 @@ async function renderChannel(
   c: Context<AppEnv>,
   context: MemberWorkspaces,
   channelKey: string,
-  extra: { errors?: FieldErrors; error?: string } = {},
+  extra: { errors?: FieldErrors; error?: string; copyLanguage?: Language; copyErrors?: FieldErrors } = {},
   status: 200 | 422 = 200,
 ) {
   const urls = urlsOf(c);
   const row = await getChannel(c.var.db, context.current.workspaceId, channelKey);
+  const asked = c.req.query('copy');
   const domains = await listDomains(c.var.db);
   // The site policy check reads the customer's pages: only when asked for (?check=csp).
   const cspFindings = c.req.query('check') === 'csp' ? await channelCspFindings(c, row) : undefined;
@@ -161,6 +164,7 @@ async function renderChannel(
       channel={describeChannel(row, urls)}
       previewConfig={publicWidgetConfig(row, urls, consoleOrigin(urls), 'en')}
       domains={domains}
+      {...(isLanguage(asked) ? { copyLanguage: asked } : {})}
       notice={noticeOf(c)}
       {...(cspFindings ? { cspFindings } : {})}
       {...extra}
@@ -176,6 +180,8 @@ async function changeChannelOrShow(
   channelKey: string,
   change: () => Promise<unknown>,
   then: string,
+  /** Where on the page to land: the query and anchor after `ws` and `notice`. */
+  back = '',
 ) {
   try {
     await change();
@@ -184,7 +190,7 @@ async function changeChannelOrShow(
       return renderChannel(c, context, channelKey, { error: error.detail }, 422);
     throw error;
   }
-  return c.redirect(`/integrations/channels/${channelKey}?${ws(context)}&notice=${then}`, 303);
+  return c.redirect(`/integrations/channels/${channelKey}?${ws(context)}&notice=${then}${back}`, 303);
 }
 
 /** The site owner's pages. */
@@ -310,6 +316,39 @@ export function integrationsRoutes() {
       () =>
         updateChannel(c.var.db, scopeOf(context), userAuditContext(c), channelKey, { widget: parsed.data }, urlsOf(c)),
       'saved',
+    );
+  });
+
+  // One language's copy: an empty field takes the language's own words back out.
+  app.post('/integrations/channels/:channelKey/copy/:language', async (c) => {
+    const context = await workspaceContext(c, 'channels.write');
+    const channelKey = c.req.param('channelKey');
+    const language = c.req.param('language');
+    if (!isLanguage(language)) return renderChannel(c, context, channelKey, { error: 'No such language.' }, 422);
+    const form = await readForm(c);
+    const copy = Object.fromEntries(COPY_FIELDS.map(([field]) => [field, form[field]?.trim() || null]));
+    const parsed = widgetConfigPatchSchema.safeParse({ copy_by_language: { [language]: copy } });
+    if (!parsed.success) {
+      // The schema's pointers name copy_by_language.{language}.{field}; the form's fields are {field}.
+      const errors = Object.fromEntries(
+        Object.entries(formErrors(parsed.error)).map(([name, detail]) => [name.split('.').at(-1)!, detail]),
+      );
+      return renderChannel(
+        c,
+        context,
+        channelKey,
+        { copyLanguage: language, copyErrors: errors, error: 'Some of the copy is not valid.' },
+        422,
+      );
+    }
+    return changeChannelOrShow(
+      c,
+      context,
+      channelKey,
+      () =>
+        updateChannel(c.var.db, scopeOf(context), userAuditContext(c), channelKey, { widget: parsed.data }, urlsOf(c)),
+      'saved',
+      `&copy=${language}#copy-languages-title`,
     );
   });
 

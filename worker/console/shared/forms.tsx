@@ -19,6 +19,9 @@ export function Field(props: {
   autocomplete?: string;
   /** The id to use; by default derived from the name. */
   id?: string;
+  /** The language and direction of what is typed (a visitor's language's copy), when not the page's. */
+  lang?: string;
+  dir?: 'ltr' | 'rtl';
 }) {
   const id = props.id ?? `f-${props.name.replace(/[^a-z0-9]+/gi, '-')}`;
   const error = props.errors?.[props.name];
@@ -32,6 +35,8 @@ export function Field(props: {
     maxlength: props.maxlength,
     minlength: props.minlength,
     autocomplete: props.autocomplete,
+    lang: props.lang,
+    dir: props.dir,
     'aria-invalid': error ? 'true' : undefined,
     'aria-describedby': describedBy,
   };

@@ -102,7 +102,19 @@ export const widgetConfigPatchSchema = z.strictObject({
   colors: widgetConfigSchema.shape.colors.partial().optional(),
   position: widgetConfigSchema.shape.position.partial().optional(),
   copy: widgetConfigSchema.shape.copy.partial().optional(),
-  copy_by_language: z.partialRecord(z.enum(LANGUAGES), copySchema.partial()).optional(),
+  // Per language, field by field; null takes a field back out (the language falls back again).
+  copy_by_language: z
+    .partialRecord(
+      z.enum(LANGUAGES),
+      z.strictObject(
+        Object.fromEntries(
+          Object.entries(copySchema.shape).map(([field, schema]) => [field, schema.nullable().optional()]),
+        ) as {
+          [Field in keyof typeof copySchema.shape]: z.ZodOptional<z.ZodNullable<(typeof copySchema.shape)[Field]>>;
+        },
+      ),
+    )
+    .optional(),
   lead_capture: widgetConfigSchema.shape.lead_capture.partial().optional(),
   provider_entry: widgetConfigSchema.shape.provider_entry.partial().optional(),
 });

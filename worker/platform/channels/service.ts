@@ -99,7 +99,15 @@ function mergeByLanguage(
 ): WidgetConfig['copy_by_language'] {
   const merged = { ...base };
   for (const language of LANGUAGES) {
-    if (patch?.[language]) merged[language] = { ...base[language], ...patch[language] };
+    const change = patch?.[language];
+    if (!change) continue;
+    const fields: Record<string, string> = { ...base[language] };
+    for (const [field, value] of Object.entries(change)) {
+      if (value === null) delete fields[field];
+      else if (value !== undefined) fields[field] = value;
+    }
+    if (Object.keys(fields).length > 0) merged[language] = fields;
+    else delete merged[language];
   }
   return merged;
 }
