@@ -86,7 +86,12 @@ if (list && form && leadId && typingLine) {
     item.dataset.messageId = message.message_id;
     item.append(element('span', 'speaker', speaker(message)), element('span', 'when', when(message.created_at)));
     item.append(element('p', '', message.text));
-    list.append(item);
+    // In id order: two messages committed a moment apart may arrive the other way round.
+    const later = [...list.querySelectorAll<HTMLElement>('li[data-message-id]')].find(
+      (other) => (other.dataset.messageId ?? '') > message.message_id,
+    );
+    if (later) later.before(item);
+    else list.append(item);
     if (message.role === 'visitor') {
       typingLine.textContent = '';
       notify();

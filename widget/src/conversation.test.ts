@@ -17,6 +17,13 @@ const answer = (messages: MessageView[], next: IntakeAnswer['next'] = 'continue'
 });
 
 describe('the panel’s conversation', () => {
+  it('keeps the thread in id order when two messages arrive the other way round', () => {
+    const thread = merge([], [view('msg_1', 'visitor', 'One'), view('msg_3', 'provider', 'Three', 'Ann')]);
+    const late = merge(thread, [view('msg_2', 'provider', 'Two', 'Ann')]);
+    expect(late.map((message) => message.id)).toEqual(['msg_1', 'msg_2', 'msg_3']);
+    expect(merge(late, [view('msg_2', 'provider', 'Two', 'Ann')])).toBe(late);
+  });
+
   it('shows a message being sent at once, and the server’s copy takes its place (never twice)', () => {
     const sending = reduce(initialConversation(undefined, []), { type: 'sending', text: 'Hello' });
     expect(sending).toMatchObject({ busy: true, messages: [{ role: 'visitor', text: 'Hello' }] });

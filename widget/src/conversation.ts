@@ -82,10 +82,13 @@ export function merge(current: Message[], incoming: MessageView[]): Message[] {
     known.add(view.message_id);
     const pending =
       view.role === 'visitor' ? next.findIndex((message) => !message.id && message.text === view.text) : -1;
-    next =
-      pending >= 0
-        ? next.map((message, index) => (index === pending ? fromView(view) : message))
-        : [...next, fromView(view)];
+    if (pending >= 0) {
+      next = next.map((message, index) => (index === pending ? fromView(view) : message));
+      continue;
+    }
+    // In id order: two messages committed a moment apart may arrive the other way round.
+    const later = next.findIndex((message) => message.id !== undefined && message.id > view.message_id);
+    next = later < 0 ? [...next, fromView(view)] : [...next.slice(0, later), fromView(view), ...next.slice(later)];
   }
   return next;
 }

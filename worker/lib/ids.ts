@@ -89,6 +89,18 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
   return `${prefix}_${encodeTime(time)}${encodeRandom(lastRandom)}`;
 }
 
+/**
+ * A cursor that sorts before every id minted `milliseconds` earlier than `id` or later (a prefix
+ * and a time, no randomness): reading "after" it reads that span again.
+ */
+export function idBefore(id: string, milliseconds: number): string {
+  const separator = id.indexOf('_');
+  const encoded = id.slice(separator + 1, separator + 11);
+  let time = 0;
+  for (const character of encoded) time = time * 32 + CROCKFORD.indexOf(character);
+  return `${id.slice(0, separator)}_${encodeTime(Math.max(0, time - milliseconds))}`;
+}
+
 /** A W3C trace id: 32 lower-case hex characters, not all zero. */
 export function newTraceId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));

@@ -14,6 +14,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Bindings } from '../env';
 import { newSecretToken } from '../lib/crypto';
+import { idBefore } from '../lib/ids';
 import { buildServices } from '../lib/services';
 import {
   type LiveParticipant,
@@ -51,6 +52,8 @@ interface SocketState extends Participant {
 
 /** How long a resumed socket remembers its backlog's ids, against a late fan-out of the same messages. */
 const BACKLOG_MEMORY_MS = 10_000;
+/** How far before the named message a resume reads again (publishes of a moment apart may cross). */
+const RESUME_OVERLAP_MS = 5_000;
 
 /** The result of asking for a ticket: the ticket, or why not (too many unspent, or too fast). */
 export type TicketResult = { ticket: string } | { refused: string };
@@ -290,12 +293,18 @@ export class ConversationRoom extends DurableObject<Bindings> {
     this.forget(socket);
   }
 
-  /** The backlog from D1, the read marks, then whatever was fanned out meanwhile (each message once). */
+  /**
+   * The backlog from D1, the read marks, then whatever was fanned out meanwhile (each message once).
+   * The backlog starts a few seconds before the message the client names: two messages committed
+   * a moment apart can reach the room in either order, and a client that dropped between them
+   * holds the later one but not the earlier. Clients de-duplicate by id.
+   */
   private async resume(socket: WebSocket, state: SocketState, after: string | null): Promise<void> {
     if (state.resumed || this.resuming.has(socket)) return;
     this.resuming.set(socket, []);
     try {
-      const thread = await threadAfter(this.services().db, state.conversationId, after);
+      const from = after ? idBefore(after, RESUME_OVERLAP_MS) : null;
+      const thread = await threadAfter(this.services().db, state.conversationId, from);
       const sent = new Set<string>();
       for (const message of thread.messages) {
         sent.add(message.message_id);
@@ -307,11 +316,7 @@ export class ConversationRoom extends DurableObject<Bindings> {
       }
       send(socket, { type: 'resumed', lead: thread.lead });
       for (const frame of this.resuming.get(socket) ?? []) {
-        if (
-          frame.type === 'message' &&
-          (sent.has(frame.message.message_id) || frame.message.message_id <= (after ?? ''))
-        )
-          continue;
+        if (frame.type === 'message' && sent.has(frame.message.message_id)) continue;
         send(socket, frame);
       }
       socket.serializeAttachment({ ...state, resumed: true } satisfies SocketState);

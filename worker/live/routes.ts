@@ -53,7 +53,8 @@ export function liveRoutes() {
         summary: 'A ticket for the visitor’s live socket',
         description:
           'With the visitor’s `Authorization: Bearer egv_…`. The ticket opens one socket within 60 s, once. Send ' +
-          '`{"type":"resume","after":…}` first; the thread after that message comes back before anything live.',
+          '`{"type":"resume","after":…}` first; the thread after that message (and the 5 s before it again: ' +
+          'de-duplicate by `message_id`) comes back before anything live.',
         security: [{ visitorSession: [] }],
         middleware: [channelGate(paths.param, { requireOrigin: false }), widgetCors],
         request: { params: z.object({ [paths.param]: z.string().min(1).max(64) }) },
