@@ -93,6 +93,25 @@ const demoWidget = {
     launcher_label: 'Chat with Northwind',
     success_message: 'Thanks! An expert will get back to you within one business day.',
   },
+  // Northwind's own words in two more languages; the other eight fall back to its English copy above.
+  copy_by_language: {
+    de: {
+      title: 'Fragen Sie Northwind',
+      greeting:
+        'Hallo! Fragen Sie uns alles zu Northwind. Unser FAQ-Assistent antwortet sofort, und eine Fachkraft für ' +
+        'Buchhaltung übernimmt, wann immer Sie möchten.',
+      placeholder: 'Ihre Frage…',
+      launcher_label: 'Chat mit Northwind',
+      success_message: 'Danke! Eine Fachkraft meldet sich innerhalb eines Werktags.',
+    },
+    ar: {
+      title: 'اسأل نورثويند',
+      greeting: 'مرحبًا! اسألنا عن أي شيء يخص نورثويند، وسيتولى خبير محاسبة المحادثة متى شئت.',
+      placeholder: 'اكتب سؤالك…',
+      launcher_label: 'تحدث مع نورثويند',
+      success_message: 'شكرًا! سيتواصل معك خبير خلال يوم عمل واحد.',
+    },
+  },
   lead_capture: { ...widgetDefaults.lead_capture, phone: 'optional' },
 };
 
