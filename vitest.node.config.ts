@@ -8,6 +8,9 @@ export default defineConfig({
     globalSetup: ['./test/node/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    fileParallelism: false,
+    // Two files at a time against the one Worker: its tests wait on real time (browsers, emails,
+    // timers) far more than they compute, and each makes its own tenants, channels and addresses.
+    fileParallelism: true,
+    maxWorkers: 2,
   },
 });

@@ -12,8 +12,8 @@ const npx = (args) => ['npx', args];
 
 /** The steps: a name, and the commands it runs one after another. */
 const BUILD = { name: 'build widget', commands: [['node', ['scripts/build-widget.mjs']]] };
-// The Node suite is the longest step, and its browser tests wait on real time: it runs at normal
-// priority, and the other steps (CPU-bound, no clocks to miss) fill the CPU it leaves idle.
+// The two suites are the longest steps, and the Node suite's browser tests wait on real time: both
+// run at normal priority, and the other steps (no clocks to miss) fill the CPU they leave idle.
 const PARALLEL = [
   {
     name: 'static checks',
@@ -25,20 +25,12 @@ const PARALLEL = [
       npx(['tsc', '--noEmit', '-p', 'tsconfig.node.json']),
       npx(['tsc', '--noEmit', '-p', 'widget/tsconfig.json']),
       ['node', ['scripts/check-architecture.mjs']],
-      // The generated binding types match wrangler.toml (npm run cf-typegen).
-      npx([
-        'wrangler',
-        'types',
-        'worker-configuration.d.ts',
-        '--include-runtime=false',
-        '--env-file',
-        '/dev/null',
-        '--check',
-      ]),
+      // The generated binding types match wrangler.toml (npm run cf-typegen), .dev.vars or not.
+      ['node', ['scripts/check-binding-types.mjs']],
       npx(['vitest', 'run', '--config', 'vitest.unit.config.ts']),
     ],
   },
-  { name: 'worker suite', background: true, commands: [npx(['vitest', 'run'])] },
+  { name: 'worker suite', commands: [npx(['vitest', 'run'])] },
   { name: 'node suite', commands: [npx(['vitest', 'run', '--config', 'vitest.node.config.ts'])] },
   { name: 'deploy dry-run', background: true, commands: [['node', ['scripts/deploy-dry-run.mjs']]] },
   // Every bench scenario at tiny sizes, on its own Worker: a change that breaks a bench fails here.
