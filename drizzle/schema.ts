@@ -742,6 +742,11 @@ export const webhookDeliveries = sqliteTable(
     attempts: integer('attempts').notNull().default(0),
     /** When the next attempt is due; an attempt in flight pushes it out (a lease). */
     nextAttemptAt: integer('next_attempt_at').notNull(),
+    /**
+     * Leases taken since the last recorded outcome: more than one means a runner stopped mid-attempt
+     * (its send may have arrived), and the resend says so in the delivery log.
+     */
+    unrecordedLeases: integer('unrecorded_leases').notNull().default(0),
     lastStatus: integer('last_status'),
     lastError: text('last_error'),
     deliveredAt: integer('delivered_at'),
@@ -752,6 +757,8 @@ export const webhookDeliveries = sqliteTable(
     primaryKey({ columns: [table.eventId, table.endpointId] }),
     index('webhook_deliveries_due_idx').on(table.status, table.nextAttemptAt),
     index('webhook_deliveries_endpoint_idx').on(table.endpointId, table.createdAt),
+    // An endpoint's outbox takes its due deliveries in the order they fall due.
+    index('webhook_deliveries_endpoint_due_idx').on(table.endpointId, table.status, table.nextAttemptAt),
   ],
 );
 

@@ -16,14 +16,17 @@ export function flagValue(args, name) {
 export function devArguments(passThrough) {
   const port = flagValue(passThrough, '--port') ?? '8787';
   const ip = flagValue(passThrough, '--ip') ?? '127.0.0.1';
+  // A wildcard address is reached on loopback from this machine.
+  const base = `http://${ip === '0.0.0.0' || ip === '::' ? '127.0.0.1' : ip}:${port}`;
   const args = [
     'dev',
     ...(flagValue(passThrough, '--ip') === undefined ? ['--ip', ip] : []),
     ...(flagValue(passThrough, '--port') === undefined ? ['--port', port] : []),
     ...(passThrough.includes('--test-scheduled') ? [] : ['--test-scheduled']),
+    // The links of emails the cron sweep writes (billing notices) point here (worker/env.ts: LOCAL_ORIGIN).
+    '--var',
+    `LOCAL_ORIGIN:${base}`,
     ...passThrough,
   ];
-  // A wildcard address is reached on loopback from this machine.
-  const base = `http://${ip === '0.0.0.0' || ip === '::' ? '127.0.0.1' : ip}:${port}`;
   return { args, ip, port, base };
 }

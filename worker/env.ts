@@ -60,6 +60,11 @@ export interface Vars {
   LEAD_MINUTE_SECONDS?: string;
   /** The currency of providers' escrows and lead prices (ISO 4217; EUR by default). */
   PLATFORM_CURRENCY?: string;
+  /**
+   * Local development only (`npm run dev` sets it): the loopback origin it serves on, the links'
+   * origin for emails no request caused (billing notices of the sweep) when no CONSOLE_URL is set.
+   */
+  LOCAL_ORIGIN?: string;
 }
 
 const optionalUrl = z
@@ -116,6 +121,7 @@ const settingsSchema = z.object({
     .string()
     .regex(/^[A-Z]{3}$/, 'PLATFORM_CURRENCY is an ISO 4217 code, such as EUR')
     .default('EUR'),
+  LOCAL_ORIGIN: optionalUrl,
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -175,14 +181,16 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 /**
  * The origin of every link in an email: CONSOLE_URL, else BASE_URL. Never a request's Host, which
  * anyone can set; only in local development (ALLOW_LOOPBACK_EGRESS, plain http) is a loopback
- * request origin taken, so `npm run dev` on any port works. Empty: none, and such emails are not
- * sent (the composer skips them with the reason).
+ * origin taken: the request's, else the one `npm run dev` serves on (LOCAL_ORIGIN, for emails the
+ * sweep writes), so `npm run dev` on any port works. Empty: none, and such emails are not sent (the
+ * composer skips them with the reason).
  */
 export function emailLinkOrigin(settings: Settings, requestUrl?: string): string {
   const configured = settings.CONSOLE_URL ?? settings.BASE_URL;
   if (configured) return new URL(configured).origin;
-  if (!requestUrl || !settings.ALLOW_LOOPBACK_EGRESS) return '';
-  const url = new URL(requestUrl);
+  const local = requestUrl ?? settings.LOCAL_ORIGIN;
+  if (!local || !settings.ALLOW_LOOPBACK_EGRESS) return '';
+  const url = new URL(local);
   return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname) ? url.origin : '';
 }
 

@@ -5,7 +5,7 @@
  * task's life as server-sent events. The official clients are driven in test/node/assistants.test.ts.
  */
 import { env } from 'cloudflare:test';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { getPage, postForm, signUpOwner } from './console-helpers';
 import { ADMIN_TOKEN, call, createTenant, json, type Tenant, writeFootprint } from './helpers';
 import { workerFetch } from './self';
@@ -51,6 +51,10 @@ describe('A2A: refusals run nothing', () => {
     ['a batch', [{ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: {} }], -32600],
     ['an unknown method', { jsonrpc: '2.0', id: 1, method: 'DoThings', params: {} }, -32601],
     ['a 0.3 method on 1.0', { jsonrpc: '2.0', id: 1, method: 'message/send', params: {} }, -32601],
+    ['constructor', { jsonrpc: '2.0', id: 1, method: 'constructor', params: {} }, -32601],
+    ['toString', { jsonrpc: '2.0', id: 1, method: 'toString', params: {} }, -32601],
+    ['__proto__', { jsonrpc: '2.0', id: 1, method: '__proto__', params: {} }, -32601],
+    ['hasOwnProperty on 0.3', { jsonrpc: '2.0', id: 1, method: 'hasOwnProperty', params: {} }, -32601, '0.3'],
     [
       'no messageId',
       {
@@ -106,6 +110,21 @@ describe('A2A: refusals run nothing', () => {
       -32602,
     ],
     [
+      'a data part nested 40 levels deep (refused before any agent is called or anything stored)',
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: {
+          message: userMessage([
+            { text: 'Hi' },
+            { data: { domain: 'consultation', deep: JSON.parse(`${'['.repeat(40)}${']'.repeat(40)}`) } },
+          ]),
+        },
+      },
+      -32700,
+    ],
+    [
       'an unsupported version',
       { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage(consultation('Hi')) } },
       -32009,
@@ -121,6 +140,7 @@ describe('A2A: refusals run nothing', () => {
     const answer = await json<Rpc>(response);
     expect(answer.error?.code, JSON.stringify(answer)).toBe(code);
     expect(answer.jsonrpc).toBe('2.0');
+    expect(response.headers.get('Cache-Control')).toBe('no-store');
     expect(await writeFootprint(tenant.workspaceId, tenant.keyId)).toEqual(before);
   });
 
@@ -199,6 +219,43 @@ describe('A2A: messages answer tasks', () => {
     expect(await executions(tenant.workspaceId)).toBe(2);
   });
 
+  it('a key first used on /api/execute or MCP is refused over A2A as reused, send and stream alike', async () => {
+    const tenant = await createTenant();
+    const text = 'Help with a CRM, once.';
+    const first = await call('/api/execute', {
+      token: tenant.token,
+      body: { domain: 'consultation', execution_mode: 'sync', required_scopes: [], text, idempotency_key: 'k-api' },
+    });
+    expect(first.status).toBe(200);
+    const mcp = await call('/mcp', {
+      token: tenant.token,
+      headers: { Accept: 'application/json, text/event-stream' },
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'execute', arguments: { domain: 'consultation', text, idempotency_key: 'k-mcp' } },
+      },
+    });
+    expect(mcp.status).toBe(200);
+    for (const key of ['k-api', 'k-mcp']) {
+      const message = () => userMessage([{ text }, { data: { domain: 'consultation', idempotency_key: key } }]);
+      const sent = await send(tenant, message());
+      expect(sent.error?.code, JSON.stringify(sent)).toBe(-32602);
+      expect(sent.error?.message).toContain('idempotency_key_reused');
+      const streamed = await rpc(tenant.token, {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'SendStreamingMessage',
+        params: { message: message() },
+      });
+      const events = await streamed.text();
+      expect(events).toContain('idempotency_key_reused');
+      expect(events).not.toContain('-32603');
+    }
+    expect(await executions(tenant.workspaceId)).toBe(2);
+  });
+
   it('a text-only message gets the domain its words point to, or the workspace default, and says which', async () => {
     const slug = `tax-${crypto.randomUUID().slice(0, 6)}`;
     const created = await call('/api/admin/domains', {
@@ -270,6 +327,42 @@ describe('A2A: messages answer tasks', () => {
 });
 
 describe('A2A: tasks', () => {
+  it('a task keeps its newest turns within bounds: 25 turns of 99 KB all answer, and pages stay small', async () => {
+    const tenant = await createTenant({ rate_limit_per_minute: 1000 });
+    const bulk = 'x'.repeat(99 * 1024);
+    const turn = (index: number, task?: { id: string; contextId: string }) =>
+      userMessage(
+        [{ text: `Turn ${index}.` }, { data: { domain: 'consultation', structured_input: { bulk } } }],
+        task ? { taskId: task.id, contextId: task.contextId } : {},
+      );
+    const first = (await send(tenant, turn(0))).result.task;
+    for (let index = 1; index < 25; index++) {
+      const answer = await send(tenant, turn(index, first));
+      expect(answer.error, `turn ${index}`).toBeUndefined();
+    }
+    const read = await json<Rpc>(
+      await rpc(tenant.token, { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: first.id } }),
+    );
+    const history = read.result.history as Array<{ role: string; parts: Array<{ text?: string }> }>;
+    expect(history.length).toBeLessThanOrEqual(40);
+    expect(JSON.stringify(history).length).toBeLessThan(600 * 1024);
+    // The newest turn is kept, and the order is the turns' order.
+    expect(history.at(-2)?.parts[0]?.text).toBe('Turn 24.');
+    expect(history.at(-1)?.role).toBe('ROLE_AGENT');
+    // A page of several such tasks stays near 1 MB, and says there is more.
+    for (let index = 0; index < 3; index++) {
+      const other = (await send(tenant, turn(100 + index))).result.task;
+      for (let more = 1; more < 6; more++) await send(tenant, turn(100 + index + more, other));
+    }
+    const page = await rpc(tenant.token, { jsonrpc: '2.0', id: 3, method: 'ListTasks', params: { pageSize: 10 } });
+    const text = await page.text();
+    expect(text.length).toBeLessThan(1.6 * 1024 * 1024);
+    const listed = (JSON.parse(text) as Rpc).result;
+    expect(listed.tasks.length).toBeGreaterThanOrEqual(1);
+    expect(listed.tasks.length).toBeLessThan(4);
+    expect(listed.nextPageToken).toBeTruthy();
+  });
+
   it('GetTask with historyLength, a continued task, ListTasks by context with pages, CancelTask refused', async () => {
     const tenant = await createTenant();
     const first = (await send(tenant, userMessage(consultation('First turn.')))).result.task;
@@ -377,6 +470,33 @@ describe('A2A: streaming', () => {
     expect(task.task.status.state).toBe('TASK_STATE_WORKING');
     expect(artifact.artifactUpdate).toMatchObject({ taskId: task.task.id, lastChunk: true });
     expect(status.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('every stream ends, read whole or cut after its first bytes: each leaves one task and one execution', async () => {
+    const tenant = await createTenant({ rate_limit_per_minute: 1000 });
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, async (_, index) => {
+        const response = await rpc(tenant.token, {
+          jsonrpc: '2.0',
+          id: index,
+          method: 'SendStreamingMessage',
+          params: { message: userMessage(consultation(`Stream number ${index}.`)) },
+        });
+        const reader = response.body!.getReader();
+        await reader.read();
+        if (index % 2 === 0) {
+          await reader.cancel();
+          return 'cut';
+        }
+        for (;;) if ((await reader.read()).done) return 'ended';
+      }),
+    );
+    expect(outcomes.filter((outcome) => outcome === 'ended')).toHaveLength(10);
+    await vi.waitUntil(async () => (await executions(tenant.workspaceId)) === 20, { timeout: 5000, interval: 50 });
+    const tasks = await env.DB.prepare('SELECT COUNT(*) AS n FROM a2a_tasks WHERE workspace_id = ?')
+      .bind(tenant.workspaceId)
+      .first<{ n: number }>();
+    expect(tasks?.n).toBe(20);
   });
 
   it('0.3 message/stream ends with a final status-update; a refusal is one error event', async () => {

@@ -21,6 +21,7 @@ import {
   taskResult,
   type RpcRequest,
 } from './agent-helpers';
+import { recordContract } from './billing-helpers';
 import { createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
 import { createActiveExpert, sessionCall, signUpProvider } from './provider-helpers';
 
@@ -79,6 +80,16 @@ describe('failover', () => {
       outcome: 'not_completed',
       status: 200,
       handler: () => rpcAgent(() => taskResult('TASK_STATE_INPUT_REQUIRED')),
+    },
+    {
+      name: 'an answer nested 5,000 levels deep',
+      outcome: 'invalid_answer',
+      status: 200,
+      handler: () => {
+        let deep: Record<string, unknown> = {};
+        for (let level = 0; level < 5_000; level++) deep = { a: deep };
+        return rpcAgent(() => messageResult('Deep.', { deep }));
+      },
     },
     {
       name: 'a redirect',
@@ -370,5 +381,33 @@ describe('remote bodies are read as streams and cut at their limit (issue 17)', 
     expect(
       (await sessionCall(provider.cookie, '/api/provider/profile', { body: { headline: 'Still editable' } })).status,
     ).toBe(200);
+  });
+});
+
+describe('an execution refused after its agent call', () => {
+  it('still records the call and its effect on the agent’s health', async () => {
+    const owner = await createTenant({ scopes: ALL, rate_limit_per_minute: 100 });
+    await recordContract(owner.workspaceId, { allowances: { executions: 1 } });
+    const domain = await newDomain();
+    const agent = await createActiveAgent('https://agent-meanwhile.example.com', { domain });
+    // While the agent works, another request of the workspace uses the month's one execution.
+    remotes.set(
+      'https://agent-meanwhile.example.com/a2a',
+      rpcAgent(() => messageResult('Answered, but too late.')),
+    );
+    const handler = remotes.get('https://agent-meanwhile.example.com/a2a')!;
+    remotes.set('https://agent-meanwhile.example.com/a2a', async (request) => {
+      expect((await execute(owner.token, executeBody({ text: 'Meanwhile.' }))).status).toBe(200);
+      return handler(request);
+    });
+    await expectProblem(await run(domain, {}, owner.token), 402, 'entitlement_exceeded');
+    const attempts = await env.DB.prepare('SELECT outcome FROM agent_attempts WHERE provider_id = ?')
+      .bind(agent.providerId)
+      .all<{ outcome: string }>();
+    expect(attempts.results).toEqual([{ outcome: 'success' }]);
+    const executions = await env.DB.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
+      .bind(owner.workspaceId)
+      .first<{ n: number }>();
+    expect(executions?.n).toBe(1);
   });
 });

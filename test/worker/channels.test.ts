@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:test';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_TOKEN, call, createTenant, expectProblem, json, type Tenant } from './helpers';
 
 const SITE = 'https://shop.example.com';
@@ -187,5 +187,39 @@ describe('the 1.5 KB budget of the public widget configuration', () => {
       headers: { Origin: SITE },
     });
     expect(new TextEncoder().encode(await arabic.text()).byteLength).toBeLessThanOrEqual(1536);
+  });
+});
+
+describe('the site-policy check', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('is limited per workspace too: 25 new channels cannot fan out past 20 checks a minute', async () => {
+    const tenant = await createTenant({ scopes: ['channels:read', 'channels:write'], rate_limit_per_minute: 1000 });
+    const fetched: string[] = [];
+    const realFetch = globalThis.fetch;
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (!url.startsWith(SITE)) return realFetch(input, init);
+      fetched.push(url);
+      return new Response('<html></html>', { headers: { 'Content-Security-Policy': "default-src 'self'" } });
+    });
+    const statuses: number[] = [];
+    for (let index = 0; index < 25; index++) {
+      const channel = await createChannel(tenant, { name: `Site ${index}` });
+      const response = await call(`/api/integrations/channels/${channel.channel_key}/csp-check`, {
+        token: tenant.token,
+      });
+      statuses.push(response.status);
+      if (response.status === 429) expect(response.headers.get('Retry-After')).toBeTruthy();
+    }
+    expect(statuses.filter((status) => status === 200)).toHaveLength(20);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(5);
+    expect(fetched.length).toBeLessThanOrEqual(20 * 2);
+    // Another workspace has its own allowance.
+    const other = await createTenant({ scopes: ['channels:read', 'channels:write'] });
+    const theirs = await createChannel(other);
+    expect(
+      (await call(`/api/integrations/channels/${theirs.channel_key}/csp-check`, { token: other.token })).status,
+    ).toBe(200);
   });
 });

@@ -264,6 +264,54 @@ describe('lead alerts', () => {
   });
 });
 
+describe('a large digest', () => {
+  it('lists 50 of 150 held alerts and counts the rest: it goes out, and each alert follows its status', async () => {
+    const context = await channelWithExpert();
+    const db = createDatabase(env.DB);
+    const long = Date.now() - 2 * 3_600_000;
+    const statements: D1PreparedStatement[] = [];
+    for (let index = 0; index < 150; index++) {
+      const demandId = newId('dem', long);
+      const leadId = newId('lead', long);
+      statements.push(
+        env.DB.prepare(`INSERT INTO demands (id, workspace_id, domain, text, created_at) VALUES (?, ?, ?, ?, ?)`).bind(
+          demandId,
+          context.tenant.workspaceId,
+          context.domain,
+          `Held question ${index}.`,
+          long,
+        ),
+        env.DB.prepare(
+          `INSERT INTO leads (id, workspace_id, demand_id, status, trigger, domain, created_at, updated_at)
+            VALUES (?, ?, ?, 'open', 'consultation', ?, ?, ?)`,
+        ).bind(leadId, context.tenant.workspaceId, demandId, context.domain, long, long),
+        env.DB.prepare(
+          `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, subject, link_origin,
+            next_attempt_at, created_at, updated_at)
+            VALUES (?, ?, 'lead_alert', 'held', ?, ?, 'New lead', 'http://gateway.test', ?, ?, ?)`,
+        ).bind(newId('eml', long), context.tenant.workspaceId, context.expert.providerId, leadId, long, long, long),
+      );
+    }
+    await env.DB.batch(statements);
+    await sweepEmails(db, env.EVENTS, Date.now());
+    const mail = await mailTo(context.expert.email, /waiting for you/);
+    expect(mail.subject).toBe('150 open leads waiting for you');
+    expect(mail.text.match(/Held question \d+\./g)).toHaveLength(50);
+    expect(mail.text).toContain('And 100 more in the workbench.');
+    const [digest] = await rows(
+      'SELECT * FROM emails WHERE provider_id = ? AND kind = ?',
+      context.expert.providerId,
+      'lead_digest',
+    );
+    await until(async () => (await rows('SELECT status FROM emails WHERE id = ?', digest!.id))[0]?.status === 'sent');
+    const alerts = await rows(
+      "SELECT DISTINCT status, last_error FROM emails WHERE provider_id = ? AND kind = 'lead_alert'",
+      context.expert.providerId,
+    );
+    expect(alerts).toEqual([{ status: 'skipped', last_error: 'Gathered into the hourly digest.' }]);
+  });
+});
+
 describe('sending', () => {
   /** A queued digest of its own, written at `createdAt`, that no queue message knows about. */
   async function queuedRow(createdAt: number) {

@@ -112,19 +112,25 @@ describe('the execution envelope', () => {
     expect(audits?.n).toBe(1);
   });
 
-  it('contract_id and escrow_id come from the request', async () => {
+  it('contract_id and escrow_id come from the request (the caller’s own references, without a contract)', async () => {
     const envelope = await json(
       await execute(
         tenant.token,
-        executeBody({ exact_bridge: { contract_id: 'ctr_778', escrow_id: 'esc_12', partner_ref: 'p-1' } }),
+        executeBody({ exact_bridge: { contract_id: 'C-778', escrow_id: 'E-12', partner_ref: 'p-1' } }),
       ),
     );
-    expect(envelope.exact_bridge.contract_id).toBe('ctr_778');
-    expect(envelope.exact_bridge.escrow_id).toBe('esc_12');
+    expect(envelope.exact_bridge.contract_id).toBe('C-778');
+    expect(envelope.exact_bridge.escrow_id).toBe('E-12');
     const row = await env.DB.prepare('SELECT exact_bridge FROM executions WHERE id = ?')
       .bind(envelope.output.execution_id)
       .first<{ exact_bridge: string }>();
-    expect(JSON.parse(row!.exact_bridge)).toEqual({ contract_id: 'ctr_778', escrow_id: 'esc_12', partner_ref: 'p-1' });
+    expect(JSON.parse(row!.exact_bridge)).toEqual({ contract_id: 'C-778', escrow_id: 'E-12', partner_ref: 'p-1' });
+    // The platform's own ids name a contract: without one in force here, they are refused.
+    await expectProblem(
+      await execute(tenant.token, executeBody({ exact_bridge: { contract_id: 'ctr_778' } })),
+      422,
+      'contract_mismatch',
+    );
   });
 
   it('the consultation domain stores a real demand and answers with its id', async () => {

@@ -131,6 +131,40 @@ describe('every JSON route treats odd input alike', () => {
     }
   });
 
+  it('JSON nested 6,000 levels deep (12 KB) is refused on every route (422), never a 5xx', async () => {
+    const deep = encode(`{"structured_input":${'['.repeat(6000)}${']'.repeat(6000)}}`);
+    for (const route of requestBodies()) {
+      const response = await send(route, deep);
+      const text = await response.text();
+      expect(response.status, `${route.route}: ${text}`).toBe(422);
+      expect(JSON.parse(text).errors[0].detail, route.route).toContain('at most 32 levels');
+    }
+    // 32 levels are still a body: the schema answers it, not the depth bound.
+    const nested = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
+    const allowed = await call('/api/execute', {
+      token: tenant.token,
+      body: encode(
+        `{"domain":"consultation","execution_mode":"sync","required_scopes":[],"structured_input":${nested(31)}}`,
+      ),
+    });
+    expect(allowed.status, await allowed.clone().text()).toBe(200);
+    // The JSON-RPC doors answer in JSON-RPC, before anything runs.
+    for (const path of ['/a2a', '/mcp']) {
+      const response = await call(path, {
+        token: tenant.token,
+        body: encode(
+          `{"jsonrpc":"2.0","id":1,"method":"message/send","params":${'['.repeat(6000)}${']'.repeat(6000)}}`,
+        ),
+        headers: { Accept: 'application/json, text/event-stream' },
+      });
+      expect(response.status, path).toBeLessThan(500);
+      expect((await json(response)).error, path).toMatchObject({
+        code: -32700,
+        message: expect.stringContaining('nests too deeply'),
+      });
+    }
+  });
+
   it('a well-formed surrogate pair (an emoji) is text, and is kept', async () => {
     const profile = await json(
       await sessionCall(expert.cookie, '/api/provider/profile', { body: { headline: 'Payroll 🧾 and VAT' } }),

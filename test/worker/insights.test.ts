@@ -7,7 +7,7 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../worker/lib/db';
 import { rollUp } from '../../worker/platform/rollups';
-import { getPage, signUpOwner, signUpUser } from './console-helpers';
+import { getPage, postForm, signUpOwner, signUpUser } from './console-helpers';
 import { ADMIN_TOKEN, call, createTenant, expectProblem, expectStrictPageHeaders, issueKey, json } from './helpers';
 import { createActiveExpert, createChannel, SITE, sessionCall } from './provider-helpers';
 
@@ -222,6 +222,20 @@ describe('insights against a hand-built history', () => {
       `${DAY},2,1,3`,
     ]);
     expect(await csv('agents')).toEqual(['agent,asked,answered,declined', 'prv_histx,3,2,1', 'prv_histy,1,1,0']);
+    // A provider's name is the tenant's text, not a formula a spreadsheet runs (one CSV writer for every export).
+    await env.DB.batch([
+      env.DB.prepare(
+        `INSERT INTO users (id, email, password_hash, role, created_at, updated_at)
+          VALUES ('usr_histy', 'histy@x.test', 'x', 'provider', 0, 0)`,
+      ),
+      env.DB.prepare(
+        `INSERT INTO providers (id, user_id, status, kind, display_name, created_at, updated_at)
+          VALUES ('prv_histy', 'usr_histy', 'active', 'robot', '=HYPERLINK("http://evil.test","x")', 0, 0)`,
+      ),
+    ]);
+    const agents = await getPage(`/integrations/insights/agents.csv?${range}`, owner.cookie);
+    expect(agents.headers.get('X-Content-Type-Options')).toBe('nosniff');
+    expect((await agents.text()).split('\r\n')[2]).toBe(`"'=HYPERLINK(""http://evil.test"",""x"")",1,1,0`);
     expect(await csv('topics')).toEqual(['topic,leads', 'billing,2', 'vat,1']);
     expect(await csv('outcomes')).toContain('won_value_minor_EUR,120000');
   });
@@ -230,6 +244,28 @@ describe('insights against a hand-built history', () => {
     await expectProblem(await insights('from=2025-01-01&to=2026-06-01'), 422, 'validation_failed');
     await expectProblem(await insights('from=2026-02-30'), 422, 'validation_failed');
     await expectProblem(await insights('from=2026-03-02&to=2026-03-01'), 422, 'validation_failed');
+    // Dates at the calendar's edges are refused by the schema, not a 500.
+    for (const query of ['from=9999-11-01&to=9999-12-31', 'to=0000-01-01', 'from=1999-12-31', 'to=2101-01-01'])
+      await expectProblem(await insights(query), 422, 'validation_failed');
+    const usage = await call(`/api/usage?workspace_id=${owner.workspaceId}&from=9999-11-01&to=9999-12-31`, {
+      headers: { Cookie: `egw_session=${owner.cookie}` },
+    });
+    await expectProblem(usage, 422, 'validation_failed');
+    // The page and its CSVs show the form again with the reason beside the dates as typed.
+    for (const query of [
+      'from=9999-11-01&to=9999-12-31',
+      'from=2026-03-02&to=2026-03-01',
+      'from=2024-01-01&to=2026-01-01',
+    ]) {
+      const page = await getPage(`/integrations/insights?ws=${owner.workspaceId}&${query}`, owner.cookie);
+      expect(page.status, query).toBe(200);
+      const html = await page.text();
+      expect(html).toContain('id="f-range-error" role="alert"');
+      expect(html).toContain(`value="${query.slice(5, 15)}"`);
+      expect(html).toContain('aria-invalid="true"');
+      const csv = await getPage(`/integrations/insights/days.csv?ws=${owner.workspaceId}&${query}`, owner.cookie);
+      expect(csv.status, query).toBe(200);
+    }
     const other = await createTenant({ scopes: ['channels:write', 'channels:read'] });
     const theirs = await createChannel(other.token);
     await expectProblem(await insights(`channel=${theirs}`), 404, 'not_found');
@@ -355,6 +391,21 @@ describe('the people’s numbers', () => {
       (await sessionCall(expert.cookie, `${base}/messages`, { body: { text: 'Hello, I can help.' } })).status,
     ).toBe(201);
     await sessionCall(expert.cookie, `${base}/status`, { body: { status: 'qualified' } });
+    // The workbench's form takes what the API takes, and nothing more.
+    const form = `/provider/workbench/leads/${lead.lead_id}/status`;
+    for (const fields of [
+      { status: 'won', value_amount: '999999999999.99', value_currency: 'EUR' },
+      { status: 'won', note: 'Signed \u202e today' },
+      { status: 'won', note: 'Bell \u0007 and \u0000' },
+      { status: 'won', note: 'x'.repeat(1001) },
+    ] as Array<Record<string, string>>) {
+      const refused = await postForm(form, fields, { cookie: expert.cookie });
+      expect(refused.status, JSON.stringify(fields)).toBe(422);
+    }
+    const stillQualified = await env.DB.prepare('SELECT status FROM leads WHERE id = ?')
+      .bind(lead.lead_id)
+      .first<{ status: string }>();
+    expect(stillQualified?.status).toBe('qualified');
     const won = await sessionCall(expert.cookie, `${base}/status`, {
       body: { status: 'won', value: { value_minor: 45_000, currency: 'EUR' } },
     });

@@ -281,6 +281,26 @@ describe('what an execution is charged', () => {
     await expectBalancedBooks();
   });
 
+  it('without a contract in force, another tenant’s contract or escrow is refused, not carried', async () => {
+    const owner = await createTenant();
+    const theirs = await recordContract(owner.workspaceId);
+    const tenant = await createTenant();
+    const before = await writeFootprint(tenant.workspaceId, tenant.keyId);
+    for (const exact_bridge of [
+      { contract_id: theirs.contract_id, escrow_id: theirs.escrow_id },
+      { contract_id: theirs.contract_id },
+      { escrow_id: theirs.escrow_id },
+    ]) {
+      const problem = await expectProblem(
+        await execute(tenant.token, executeBody({ exact_bridge })),
+        422,
+        'contract_mismatch',
+      );
+      expect(problem.errors[0].pointer).toMatch(/^\/exact_bridge\//);
+    }
+    expect(await writeFootprint(tenant.workspaceId, tenant.keyId)).toEqual(before);
+  });
+
   it('refuses a request naming another contract or escrow with 422 contract_mismatch', async () => {
     const tenant = await createTenant();
     const contract = await recordContract(tenant.workspaceId);
@@ -312,6 +332,45 @@ describe('what an execution is charged', () => {
     expect(contractLine(first)).toMatchObject({ charged_minor: 3, remaining: 0, currency: 'EUR' });
     expect(replay).toEqual(first);
     expect(await balanceOf(contract.escrow_id)).toBe(27);
+  });
+
+  it('a retry of an answered request replays it after the allowance is used up (no 402 for a paid one)', async () => {
+    const tenant = await createTenant();
+    await recordContract(tenant.workspaceId, { allowances: { executions: 1 } });
+    const body = executeBody({ idempotency_key: 'paid-once' });
+    const first = await execute(tenant.token, body);
+    expect(first.status).toBe(200);
+    const firstText = await first.text();
+    const retry = await execute(tenant.token, body);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(await retry.text()).toBe(firstText);
+    // Another body under the same key is still told so, and a new request is refused as before.
+    await expectProblem(
+      await execute(tenant.token, { ...body, text: 'Something else.' }),
+      422,
+      'idempotency_key_reused',
+    );
+    await expectProblem(await execute(tenant.token, executeBody()), 402, 'entitlement_exceeded');
+    await expectProblem(
+      await execute(tenant.token, executeBody({ idempotency_key: 'never-answered' })),
+      402,
+      'entitlement_exceeded',
+    );
+  });
+
+  it("a retry replays after the escrow ran dry, and after the key's monthly quota is used up", async () => {
+    const tenant = await createTenant({ monthly_quota: 1 });
+    const contract = await recordContract(tenant.workspaceId, { overage: { executions: { unit_price_minor: 5 } } });
+    await credit(contract.escrow_id, 5);
+    const body = executeBody({ idempotency_key: 'quota-and-funds' });
+    const firstText = await (await execute(tenant.token, body)).text();
+    expect(await balanceOf(contract.escrow_id)).toBe(0);
+    const retry = await execute(tenant.token, body);
+    expect(retry.status).toBe(200);
+    expect(await retry.text()).toBe(firstText);
+    await expectProblem(await execute(tenant.token, executeBody()), 429, 'quota_exceeded');
+    expect(await balanceOf(contract.escrow_id)).toBe(0);
   });
 
   it('50 concurrent charges against a small escrow: what it can pay succeed, and the books balance', async () => {

@@ -199,6 +199,28 @@ describe('refunds of lead fees', () => {
     await expectProblem(await askRefund(expert, late), 409, 'refund_not_allowed');
   });
 
+  it('are refused on a lead marked won, and a pending one is not accepted once it is won', async () => {
+    await credit(escrowId, 2000);
+    const move = (lead: string, to: string) =>
+      sessionCall(expert.cookie, `/api/provider/workbench/leads/${lead}/status`, { body: { status: to } });
+    const status = async (lead: string, to: 'won') => {
+      for (const step of ['contacted', 'qualified']) expect((await move(lead, step)).status).toBe(200);
+      return move(lead, to);
+    };
+    const won = (await visitorSays(channel, { message: { text: 'A good customer' } }, nextIp())).lead_id;
+    expect((await claim(expert, won)).status).toBe(200);
+    expect((await status(won, 'won')).status).toBe(200);
+    await expectProblem(await askRefund(expert, won, 'unreachable'), 409, 'refund_not_allowed');
+    // Asked while open, won afterwards: the admin cannot accept it.
+    const later = (await visitorSays(channel, { message: { text: 'Won after asking' } }, nextIp())).lead_id;
+    expect((await claim(expert, later)).status).toBe(200);
+    const asked = await json(await askRefund(expert, later, 'unreachable'));
+    expect((await status(later, 'won')).status).toBe(200);
+    const before = await balanceOf(escrowId);
+    await expectProblem(await decide(asked.refund_request_id, 'accept'), 409, 'refund_not_allowed');
+    expect(await balanceOf(escrowId)).toBe(before);
+  });
+
   it('a declined one credits nothing', async () => {
     const lead = (await visitorSays(channel, { message: { text: 'Decline me' } }, nextIp())).lead_id;
     expect((await claim(expert, lead)).status).toBe(200);

@@ -141,6 +141,7 @@ describe('the month close', () => {
       headers: { Cookie: `egw_session=${owner.cookie}`, Accept: 'text/csv' },
     });
     expect(csv.headers.get('Content-Type')).toContain('text/csv');
+    expect(csv.headers.get('X-Content-Type-Options')).toBe('nosniff');
     const lines = (await csv.text()).trim().split('\r\n');
     expect(lines[0]).toBe(
       'statement_id,period,currency,opening_minor,credits_minor,charges_minor,fees_minor,refunds_minor,closing_minor,' +

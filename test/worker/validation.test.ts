@@ -7,6 +7,7 @@ import {
   execute,
   executeBody,
   expectProblem,
+  json,
   writeFootprint,
   type Tenant,
 } from './helpers';
@@ -284,5 +285,47 @@ describe('display strings', () => {
     }
     const bio = await sessionCall(provider.cookie, '/api/provider/profile', { body: { bio: 'Line one.\nLine two.' } });
     expect(bio.status).toBe(200);
+  });
+
+  it('refuse invisible and direction marks in names and copy, and in a visitor’s name, but keep joiners', async () => {
+    const tenant = await createTenant({ scopes: ['channels:write', 'channels:read'] });
+    const channel = (body: Record<string, unknown>) =>
+      call('/api/integrations/channels', {
+        token: tenant.token,
+        body: { name: 'Shop', domain: 'consultation', allowed_origins: ['https://shop.example.com'], ...body },
+      });
+    const marks = ['\u200b', '\u200f', '\u061c', '\ufeff', '\u3164', '\u2060', '\u00ad'];
+    for (const mark of marks) {
+      for (const [body, pointer] of [
+        [{ name: `Sh${mark}op` }, '/name'],
+        [{ widget: { brand: { name: `Acme${mark}Bank` } } }, '/widget/brand/name'],
+        [{ widget: { copy: { title: `H${mark}i` } } }, '/widget/copy/title'],
+      ] as const) {
+        const problem = await expectProblem(await channel(body), 422, 'validation_failed');
+        expect(
+          problem.errors.map((error: { pointer: string }) => error.pointer),
+          JSON.stringify(body),
+        ).toContain(pointer);
+      }
+    }
+    const provider = await signUpProvider();
+    await expectProblem(
+      await sessionCall(provider.cookie, '/api/provider/profile', { body: { display_name: '\u3164' } }),
+      422,
+      'validation_failed',
+    );
+    // Emoji sequences and Persian words keep their joiners.
+    expect((await channel({ name: 'Family 👨\u200d👩\u200d👧 shop' })).status).toBe(201);
+    expect((await channel({ name: 'می\u200cخواهم' })).status).toBe(201);
+    // A visitor's name is shown to the expert who claims: no line breaks, NUL or overrides in it.
+    const created = await json(await channel({}));
+    for (const name of ['Ann\r\nBcc: x', 'Ann\u0000', 'Ann\u202eevil', 'Ann\u200f']) {
+      const intake = await call(`/api/public/widget/${created.channel_key}/intake`, {
+        body: { message: { text: 'Hello' }, contact: { name, email: 'ann@example.com' } },
+        headers: { Origin: 'https://shop.example.com', 'CF-Connecting-IP': '198.18.92.7' },
+      });
+      const problem = await expectProblem(intake, 422, 'validation_failed');
+      expect(problem.errors[0].pointer).toBe('/contact/name');
+    }
   });
 });

@@ -6,19 +6,13 @@
  * egress guard applies at creation and at delivery, and a slow receiver never holds up the
  * change. Receivers are stubbed fetches; D1, the queue and the cron handler are the real ones.
  */
-import {
-  createExecutionContext,
-  createMessageBatch,
-  createScheduledController,
-  env,
-  getQueueResult,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import worker from '../../worker/index';
 import { signStandardWebhook } from '../../worker/lib/standard-webhooks';
-import { connections, connectionsTo, installRemotes, remotes } from './agent-helpers';
+import { connections, installRemotes } from './agent-helpers';
+import { cron, endpoint, headersOf, receiver, waitFor } from './webhook-helpers';
 import { getPage, postForm } from './console-helpers';
 import { HOSTILE_URLS } from './egress-cases';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
@@ -27,49 +21,12 @@ import { createActiveExpert, createChannel, sessionCall, visitorSays } from './p
 beforeEach(() => installRemotes());
 afterEach(() => vi.restoreAllMocks());
 
-let counter = 0;
-/** A receiver of its own (a stubbed host), and what it was sent. */
-function receiver(
-  answer: (attempt: number, request: Request) => Response | Promise<Response> = () =>
-    new Response(null, { status: 204 }),
-) {
-  counter += 1;
-  const url = `https://hooks-${counter}-${Date.now().toString(36)}.example.com/in`;
-  let attempts = 0;
-  remotes.set(url, (request) => answer(++attempts, request));
-  return { url, sent: () => connectionsTo(url) };
-}
-
-async function endpoint(
-  workspaceId: string,
-  url: string,
-  eventTypes: string[],
-): Promise<{ webhook_id: string; secret: string }> {
-  const response = await call('/api/admin/webhooks', {
-    token: ADMIN_TOKEN,
-    body: { workspace_id: workspaceId, url, event_types: eventTypes },
-  });
-  expect(response.status, await response.clone().text()).toBe(201);
-  return json(response);
-}
-
-const headersOf = (connection: { headers: Headers }) => Object.fromEntries(connection.headers);
-const waitFor = (condition: () => boolean | Promise<boolean>, timeout = 15_000) =>
-  vi.waitUntil(condition, { timeout, interval: 50 });
 const eventsOf = async (workspaceId: string) =>
   (
     await env.DB.prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY id')
       .bind(workspaceId)
       .all<{ type: string }>()
   ).results.map((row) => row.type);
-
-/** Runs the cron handler as the platform would, `minutesLater` from now. */
-async function cron(schedule: string, minutesLater = 0) {
-  const controller = createScheduledController({ scheduledTime: Date.now() + minutesLater * 60_000, cron: schedule });
-  const context = createExecutionContext();
-  await worker.scheduled!(controller, env, context);
-  await waitOnExecutionContext(context);
-}
 
 describe('the outbox', () => {
   it('an execution writes its events in its own batch; a subscribed endpoint gets them, signed', async () => {

@@ -4,6 +4,7 @@
  * (`rejected`, stored for audit and answered politely), with stable reason codes.
  */
 import type { Disposition } from './types';
+import { TtlCache } from '../lib/ttl-cache';
 
 export interface RiskInput {
   text?: string;
@@ -25,14 +26,12 @@ const REJECTING = new Set(['honeypot', 'empty_message', 'too_long']);
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Compiled phrase patterns: every execution tests the same few dozen phrases (bounded, in case terms churn). */
-const phrasePatterns = new Map<string, RegExp>();
-const MAX_PHRASE_PATTERNS = 2_000;
+const phrasePatterns = new TtlCache<RegExp>(Number.POSITIVE_INFINITY, 2_000);
 
 /** Whether `phrase` stands in `text` as whole words (any case, any script). */
 export function containsPhrase(text: string, phrase: string): boolean {
-  let pattern = phrasePatterns.get(phrase);
+  let pattern = phrasePatterns.peek(phrase);
   if (!pattern) {
-    if (phrasePatterns.size >= MAX_PHRASE_PATTERNS) phrasePatterns.clear();
     pattern = new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(phrase.toLowerCase())}($|[^\\p{L}\\p{N}])`, 'u');
     phrasePatterns.set(phrase, pattern);
   }

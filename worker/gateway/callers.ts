@@ -98,15 +98,16 @@ export async function executeForAssistant(
 }
 
 /**
- * An SDK's response with the headers of the execution it carried (RateLimit-*, or Retry-After), so
- * an MCP or A2A caller can pace itself as an /api/execute caller does. Calls that ran no execution
- * (initialize, tools/list, a malformed message) carry none.
+ * An answer with the headers of the execution it carried (RateLimit-*, or Retry-After), so an MCP
+ * or A2A caller can pace itself as an /api/execute caller does (calls that ran no execution, such
+ * as initialize or a malformed message, carry none), and never cached: each answer is one
+ * caller's.
  */
 export function withExecutionHeaders(c: Context<AppEnv>, response: Response): Response {
   const extra = c.var.executionHeaders;
-  if (!extra) return response;
   const headers = new Headers(response.headers);
-  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+  headers.set('Cache-Control', 'no-store');
+  for (const [name, value] of Object.entries(extra ?? {})) headers.set(name, value);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 

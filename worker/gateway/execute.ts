@@ -129,7 +129,12 @@ export async function executeAsKey(
         ? {
             idempotency: {
               key: body.idempotency_key,
-              fingerprint: await requestFingerprint(sent(body, options.unsent)),
+              // A key belongs to the surface that first used it: an A2A retry must find its task,
+              // which an /api/execute answer has none of, so the surface is part of the fingerprint.
+              fingerprint: await requestFingerprint({
+                ...sent(body, options.unsent),
+                ...(via ? { surface: via } : {}),
+              }),
             },
           }
         : {}),

@@ -10,6 +10,7 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env';
 import { ApiError } from './errors';
+import { jsonNestsDeeperThan, MAX_REQUEST_JSON_DEPTH } from './json-depth';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -93,6 +94,12 @@ export async function bodyJson(
       'The request body starts with a byte-order mark; send UTF-8 JSON without one (RFC 8259, section 8.1).',
       { errors: [{ pointer: '', detail: 'The body starts with U+FEFF.' }] },
     );
+    return { ok: false, error };
+  }
+  if (jsonNestsDeeperThan(text, MAX_REQUEST_JSON_DEPTH)) {
+    const error = new ApiError('validation_failed', 'The request body nests too deeply.', {
+      errors: [{ pointer: '', detail: `Objects and arrays may nest at most ${MAX_REQUEST_JSON_DEPTH} levels deep.` }],
+    });
     return { ok: false, error };
   }
   let value: unknown;

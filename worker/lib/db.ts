@@ -2,6 +2,7 @@ import { getTableColumns, getTableName, SQL, sql } from 'drizzle-orm';
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from '../../drizzle/schema';
+import { TtlCache } from './ttl-cache';
 
 /**
  * drizzle over D1, without its relational query API (unused here): with a schema, drizzle()
@@ -134,14 +135,14 @@ export function isConstraintViolation(error: unknown, constraint: string): boole
 type InsertValues<T extends SQLiteTable> = { [K in keyof T['$inferInsert']]?: T['$inferInsert'][K] | SQL };
 
 /**
- * Per table, row count and column set, the SQL text around the values of a plain INSERT (see insertRows); bounded by
- * the shapes the code writes.
+ * Per table, row count and column set, the SQL text around the values of a plain INSERT (see
+ * insertRows). Bounded: a sweep inserts any number of rows, and each count is a shape of its own.
  */
-const insertTexts = new Map<string, TemplateStringsArray>();
+const insertTexts = new TtlCache<TemplateStringsArray>(Number.POSITIVE_INFINITY, 256);
 
 function insertText(table: SQLiteTable, columnNames: string[], rowCount: number): TemplateStringsArray {
   const cacheKey = `${getTableName(table)}|${rowCount}|${columnNames.join(',')}`;
-  let text = insertTexts.get(cacheKey);
+  let text = insertTexts.peek(cacheKey);
   if (!text) {
     const head = `INSERT INTO "${getTableName(table)}" (${columnNames.map((name) => `"${name}"`).join(', ')}) VALUES (`;
     const parts = [head];

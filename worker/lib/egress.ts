@@ -122,6 +122,15 @@ export function checkEgressUrl(raw: string, policy: EgressPolicy): EgressCheck {
   return { ok: true, url };
 }
 
+/**
+ * Lets go of a response whose body is not wanted: cancelling closes the connection at once (an
+ * unread body holds its socket open until the peer ends it, and failing receivers never do). Not
+ * awaited: a stalled peer may never acknowledge it.
+ */
+export function discardBody(response: Response): void {
+  response.body?.cancel().catch(() => undefined);
+}
+
 /** A refusal of the guard, thrown by guardedFetch. */
 export class EgressRefused extends Error {
   constructor(
@@ -149,7 +158,10 @@ export async function guardedFetch(
     redirect: 'manual',
     signal: AbortSignal.timeout(timeoutMs),
   });
-  if (response.status >= 300 && response.status < 400) throw new EgressRefused('redirect', EGRESS_REFUSALS.redirect);
+  if (response.status >= 300 && response.status < 400) {
+    discardBody(response);
+    throw new EgressRefused('redirect', EGRESS_REFUSALS.redirect);
+  }
   return response;
 }
 

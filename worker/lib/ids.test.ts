@@ -10,6 +10,16 @@ describe('ids', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('within one millisecond, do not count up by one (another tenant cannot tell how many came between)', () => {
+    const decode = (id: string) =>
+      [...id.slice(-16)].reduce((value, c) => value * 32n + BigInt('0123456789abcdefghjkmnpqrstvwxyz'.indexOf(c)), 0n);
+    const ids = Array.from({ length: 50 }, () => newId('exe', 5_000));
+    const gaps = ids.slice(1).map((id, index) => decode(id) - decode(ids[index]!));
+    expect(gaps.every((gap) => gap > 0n)).toBe(true);
+    expect(gaps.filter((gap) => gap === 1n).length).toBeLessThan(2);
+    expect(new Set(gaps.map(String)).size).toBeGreaterThan(40);
+  });
+
   it('sort by time across milliseconds', () => {
     expect(newId('aud', 1_000) < newId('aud', 2_000_000_000_000)).toBe(true);
   });

@@ -73,15 +73,25 @@ function encodeRandom(value: bigint): string {
   return out;
 }
 
+/** A random step of 1 to 2^40: the gap between two ids of one millisecond says nothing of how many came between. */
+function randomStep(): bigint {
+  const bytes = crypto.getRandomValues(new Uint8Array(5));
+  let value = 0n;
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+  return value + 1n;
+}
+
 /**
  * Ids minted by one isolate sort in the order they were minted, even within one millisecond
- * (the ULID monotonic rule): the random part then counts up from the previous id's.
+ * (the ULID monotonic rule): the random part then moves up from the previous id's, by a random
+ * step rather than by one, so that an id does not tell another tenant how many were minted
+ * beside it.
  */
 export function newId(prefix: IdPrefix, now: number = Date.now()): string {
   let time = now;
   if (time <= lastTime) {
     time = lastTime;
-    lastRandom = (lastRandom + 1n) % RANDOM_SPACE;
+    lastRandom = (lastRandom + randomStep()) % RANDOM_SPACE;
   } else {
     lastTime = time;
     lastRandom = randomValue();

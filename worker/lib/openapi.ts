@@ -5,6 +5,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { errorCatalog, type ErrorCode } from './errors';
+import { isSaneDate, SANE_YEARS } from './periods';
 
 export const problemSchema = z
   .object({
@@ -18,8 +19,22 @@ export const problemSchema = z
   })
   .openapi('Problem', { description: 'RFC 9457 problem details.' });
 
-/** Control characters (C0, DEL, C1), line and paragraph separators, and bidirectional overrides. */
-const CONTROLS = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+/**
+ * Control characters (C0, DEL, C1), line and paragraph separators, bidirectional overrides,
+ * isolates and marks (LRM, RLM, ALM), and the invisible characters that make a name look empty
+ * or like another (zero-width space, word joiner and invisible operators, the byte-order mark,
+ * the Hangul and Mongolian fillers, the soft hyphen). The zero-width joiner and non-joiner stay:
+ * emoji sequences and Persian and Indic words need them.
+ */
+const CONTROLS = new RegExp(
+  [
+    '[\\p{Cc}\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069', // controls, separators, overrides, isolates
+    '\\u200e\\u200f\\u061c', // direction marks
+    '\\u200b\\u2060-\\u2064\\ufeff\\u00ad', // zero-width and invisible
+    '\\u115f\\u1160\\u3164\\uffa0\\u180e]', // fillers
+  ].join(''),
+  'u',
+);
 
 /**
  * Text people read as a name, a label or a line of copy, wherever it is shown (pages, email
@@ -38,6 +53,14 @@ export function displayText(options: { min?: number; max: number; multiline?: bo
         : 'Control characters and line breaks are not allowed.',
     });
 }
+
+const SANE_RANGE = `Between ${SANE_YEARS.first} and ${SANE_YEARS.last}.`;
+
+/** A calendar date `YYYY-MM-DD`, within the years the platform takes (periods.ts: SANE_YEARS). */
+export const calendarDate = () => z.iso.date().refine(isSaneDate, { message: SANE_RANGE });
+
+/** An ISO 8601 time with its offset, within the years the platform takes. */
+export const calendarTime = () => z.iso.datetime({ offset: true }).refine(isSaneDate, { message: SANE_RANGE });
 
 /** Response entries for the error statuses a route can return. */
 export function problemResponses<const S extends readonly number[]>(statuses: S) {

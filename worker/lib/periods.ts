@@ -13,6 +13,18 @@ export function dayOf(now: number): string {
   return new Date(now).toISOString().slice(0, 10);
 }
 
+/**
+ * The years a date sent to the platform may name. Far dates overflow the calendar arithmetic
+ * (the month after 9999-12 is "+010000") and mean nothing to a ledger or a chart.
+ */
+export const SANE_YEARS = { first: 2000, last: 2100 } as const;
+
+/** Whether a `YYYY-MM-DD…` text (a date or an ISO time) falls within SANE_YEARS. */
+export function isSaneDate(text: string): boolean {
+  const year = Number(text.slice(0, 4));
+  return /^\d{4}-/.test(text) && year >= SANE_YEARS.first && year <= SANE_YEARS.last;
+}
+
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
 /** Whether a text is a month as `YYYY-MM`. */

@@ -4,15 +4,17 @@
  * under a key derived from the SECRETS_KEY secret. A database leak alone reveals none of them.
  */
 import { fromBase64, toBase64 } from './crypto';
+import { TtlCache } from './ttl-cache';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-const keyCache = new Map<string, Promise<CryptoKey>>();
+/** One SECRETS_KEY in force, and the one before it during a rotation. */
+const keyCache = new TtlCache<Promise<CryptoKey>>(Number.POSITIVE_INFINITY, 4);
 
 /** The AES-256 key of a SECRETS_KEY value (its SHA-256), imported once per isolate. */
 function aesKey(secretsKey: string): Promise<CryptoKey> {
-  let key = keyCache.get(secretsKey);
+  let key = keyCache.peek(secretsKey);
   if (!key) {
     key = crypto.subtle
       .digest('SHA-256', encoder.encode(secretsKey))

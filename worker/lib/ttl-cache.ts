@@ -59,6 +59,11 @@ export class TtlCache<V> {
     this.entries.set(key, { value, expiresAt: now + this.ttlMs });
   }
 
+  /** How many entries are kept now (at most the bound it was made with). */
+  get size(): number {
+    return this.entries.size;
+  }
+
   /** Forgets one key, or everything. */
   clear(key?: string): void {
     this.generation++;

@@ -50,11 +50,20 @@ export interface InsightsPageProps extends WorkspacePageProps {
   channels: Array<{ key: string; name: string }>;
   /** The range chosen: 7, 30 or 90 days, or custom dates. */
   range: '7' | '30' | '90' | 'custom';
+  /** Dates that could not be shown, as typed, and why (the page shows the last 30 days instead). */
+  rangeError?: DateRangeError;
+}
+
+/** Dates the form sent that make no range, and the reason. */
+export interface DateRangeError {
+  from: string;
+  to: string;
+  message: string;
 }
 
 /** The Insights page. */
 export function InsightsPage(props: InsightsPageProps) {
-  const { view } = props;
+  const { view, rangeError } = props;
   const ws = props.current.workspaceId;
   const query = `${wsQuery(ws)}&from=${view.from}&to=${view.to}${view.channel ? `&channel=${view.channel}` : ''}`;
   const csv = (table: string) => `/integrations/insights/${table}.csv${query}`;
@@ -88,11 +97,29 @@ export function InsightsPage(props: InsightsPageProps) {
         <input type="hidden" name="ws" value={ws} />
         <div class="field">
           <label for="f-from">From</label>
-          <input id="f-from" type="date" name="from" value={view.from} />
+          <input
+            id="f-from"
+            type="date"
+            name="from"
+            min="2000-01-01"
+            max="2100-12-31"
+            value={rangeError ? rangeError.from : view.from}
+            aria-invalid={rangeError ? 'true' : undefined}
+            aria-describedby={rangeError ? 'f-range-error' : undefined}
+          />
         </div>
         <div class="field">
           <label for="f-to">To</label>
-          <input id="f-to" type="date" name="to" value={view.to} />
+          <input
+            id="f-to"
+            type="date"
+            name="to"
+            min="2000-01-01"
+            max="2100-12-31"
+            value={rangeError ? rangeError.to : view.to}
+            aria-invalid={rangeError ? 'true' : undefined}
+            aria-describedby={rangeError ? 'f-range-error' : undefined}
+          />
         </div>
         <div class="field">
           <label for="f-channel">Channel</label>
@@ -110,6 +137,11 @@ export function InsightsPage(props: InsightsPageProps) {
             Show
           </button>
         </div>
+        {rangeError ? (
+          <p class="field-error" id="f-range-error" role="alert">
+            {rangeError.message} The last 30 days are shown below.
+          </p>
+        ) : null}
       </form>
       <div class="grid-2">
         <section class="card" aria-labelledby="funnel-title">

@@ -2,33 +2,63 @@
 /** /integrations/insights: a workspace's numbers for its owners, and each table as CSV. */
 import type { Context } from 'hono';
 import type { AppEnv } from '../../env';
+import { csvDocument, csvHeaders } from '../../lib/csv';
 import { dayOf } from '../../lib/periods';
 import { listChannels } from '../../platform/channels';
-import { type InsightsView, insightsView } from '../../platform/insights';
+import { ApiError } from '../../lib/errors';
+import { insightsQuerySchema, insightsRange, type InsightsView, insightsView } from '../../platform/insights';
 import { newPageApp } from '../shared/app';
 import { chartCsv } from '../shared/charts';
 import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { workspaceContext } from '../shared/workspace';
-import { dailySeries, funnelOf, InsightsPage, type InsightsPageProps } from './pages';
+import { dailySeries, funnelOf, InsightsPage, type InsightsPageProps, type DateRangeError } from './pages';
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const RANGES = ['7', '30', '90'] as const;
 
-/** The range a page asks for: 7, 30 or 90 days to today, or its own dates (ignored when not dates). */
-function rangeOf(c: Context<AppEnv>, now: number) {
+/**
+ * The range a page asks for: 7, 30 or 90 days to today, or its own dates. Dates the API would
+ * refuse (not dates, outside 2000–2100, backwards, over 366 days) show the last 30 days, with the
+ * reason beside the dates as they were typed.
+ */
+function rangeOf(
+  c: Context<AppEnv>,
+  now: number,
+): { from: string; to: string; range: InsightsPageProps['range'] } & {
+  rangeError?: DateRangeError;
+} {
   const from = c.req.query('from');
   const to = c.req.query('to');
   const wanted = c.req.query('range');
-  if (from && to && DATE.test(from) && DATE.test(to) && !wanted) return { from, to, range: 'custom' as const };
+  if ((from || to) && !wanted) {
+    const checked = insightsQuerySchema.pick({ from: true, to: true }).safeParse({ from, to });
+    if (checked.success && from && to) {
+      try {
+        return { ...insightsRange({ from, to }, now), range: 'custom' };
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        return { ...lastDays('30', now), rangeError: { from, to, message: error.message.replaceAll('`', '') } };
+      }
+    }
+    const message = checked.success
+      ? 'Give both dates.'
+      : `${checked.error.issues[0]?.path.join('') === 'to' ? 'To' : 'From'}: a date between 2000 and 2100.`;
+    return { ...lastDays('30', now), rangeError: { from: from ?? '', to: to ?? '', message } };
+  }
   const days = (RANGES as readonly string[]).includes(wanted ?? '') ? (wanted as (typeof RANGES)[number]) : '30';
-  return { from: dayOf(now - (Number(days) - 1) * 86_400_000), to: dayOf(now), range: days };
+  return lastDays(days, now);
 }
+
+const lastDays = (days: (typeof RANGES)[number], now: number) => ({
+  from: dayOf(now - (Number(days) - 1) * 86_400_000),
+  to: dayOf(now),
+  range: days,
+});
 
 async function viewOf(c: Context<AppEnv>) {
   const context = await workspaceContext(c, 'insights.read');
   const now = c.var.services.clock.now();
-  const { range, ...dates } = rangeOf(c, now);
+  const { range, rangeError, ...dates } = rangeOf(c, now);
   const channel = c.req.query('channel') || undefined;
   const view = await insightsView(
     c.var.db,
@@ -36,7 +66,7 @@ async function viewOf(c: Context<AppEnv>) {
     { ...dates, ...(channel ? { channel } : {}) },
     now,
   );
-  return { context, view, range };
+  return { context, view, range, rangeError };
 }
 
 /** The CSV tables of the page, by name. */
@@ -65,7 +95,7 @@ const TABLES: Record<string, (view: InsightsView) => string> = {
       ['held', totals.held],
       ['rejected', totals.rejected],
     ];
-    return `measure,value\r\n${rows.map(([name, value]) => `${name},${value}`).join('\r\n')}\r\n`;
+    return csvDocument(['measure', 'value'], rows);
   },
   agents: (view) =>
     chartCsv(
@@ -91,7 +121,7 @@ export function insightsPageRoutes() {
   app.use('/integrations/insights', ...consolePageGuards);
   app.use('/integrations/insights/*', ...consolePageGuards);
   app.get('/integrations/insights', async (c) => {
-    const { context, view, range } = await viewOf(c);
+    const { context, view, range, rangeError } = await viewOf(c);
     const channels = await listChannels(c.var.db, context.current.workspaceId);
     const props: InsightsPageProps = {
       user: currentUser(c),
@@ -100,6 +130,7 @@ export function insightsPageRoutes() {
       view,
       channels: channels.map((channel) => ({ key: channel.channelKey, name: channel.name })),
       range,
+      ...(rangeError ? { rangeError } : {}),
     };
     c.header('Cache-Control', 'no-store');
     return c.html(<InsightsPage {...props} />);
@@ -107,11 +138,7 @@ export function insightsPageRoutes() {
   for (const [name, table] of Object.entries(TABLES)) {
     app.get(`/integrations/insights/${name}.csv`, async (c) => {
       const { view } = await viewOf(c);
-      return c.body(table(view), 200, {
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': `attachment; filename="insights-${name}-${view.from}-${view.to}.csv"`,
-        'Cache-Control': 'no-store',
-      });
+      return c.body(table(view), 200, csvHeaders(`insights-${name}-${view.from}-${view.to}.csv`));
     });
   }
   return app;

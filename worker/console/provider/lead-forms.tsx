@@ -6,15 +6,13 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { REFUND_REASONS } from '../../lib/vocabulary';
-import { requestRefund } from '../../platform/billing';
-import { changeLeadStatus, leadStatusSchema } from '../../platform/leads';
+import { validationError } from '../../lib/app';
+import { refundRequestBodySchema, requestRefund } from '../../platform/billing';
+import { changeLeadStatus, leadStatusBodySchema } from '../../platform/leads';
 import { requireProviderRow } from '../../platform/providers';
 import { readForm } from '../shared/form-input';
 import { minorUnitsOf } from '../shared/money';
 import { userAuditContext } from '../shared/workspace';
-
-type Reason = (typeof REFUND_REASONS)[number];
 
 /** A won deal's value from the form: undefined when left blank, null when it is not an amount. */
 function wonValueOf(amount: string | undefined, currency: string | undefined) {
@@ -29,21 +27,26 @@ export function registerLeadForms(app: OpenAPIHono<AppEnv>): void {
   app.post('/provider/workbench/leads/:leadId/status', async (c) => {
     const leadId = c.req.param('leadId');
     const form = await readForm(c);
-    const status = leadStatusSchema.safeParse(form.status);
-    if (!status.success) throw new ApiError('validation_failed', 'Choose a status.');
-    const note = form.note?.trim().slice(0, 1000) || null;
     // A won deal's value, when the form gives one (in the currency's main unit, as people write it).
-    const value = status.data === 'won' ? wonValueOf(form.value_amount, form.value_currency) : undefined;
+    const value = form.status === 'won' ? wonValueOf(form.value_amount, form.value_currency) : undefined;
     if (value === null) throw new ApiError('validation_failed', 'Write the value as an amount, such as 1200.50.');
+    // The API's own schema: the form may store nothing the API would refuse.
+    const parsed = leadStatusBodySchema.safeParse({
+      status: form.status,
+      ...(form.note?.trim() ? { note: form.note } : {}),
+      ...(value ? { value } : {}),
+    });
+    if (!parsed.success) throw validationError(parsed.error);
+    const { status, note, value: wonValue } = parsed.data;
     await changeLeadStatus(
       c.var.db,
       requireProviderRow(c),
       leadId,
-      status.data,
-      { note, ...(value ? { value } : {}) },
+      status,
+      { note: note || null, ...(wonValue ? { value: wonValue } : {}) },
       userAuditContext(c),
     );
-    return status.data === 'open'
+    return status === 'open'
       ? c.redirect('/provider/workbench?notice=released', 303)
       : c.redirect(`/provider/workbench/leads/${leadId}?notice=status`, 303);
   });
@@ -51,12 +54,12 @@ export function registerLeadForms(app: OpenAPIHono<AppEnv>): void {
   app.post('/provider/workbench/leads/:leadId/refund-request', async (c) => {
     const provider = requireProviderRow(c);
     const form = await readForm(c);
-    const reason = (REFUND_REASONS as readonly string[]).includes(form.reason ?? '') ? (form.reason as Reason) : null;
-    if (!reason) throw new ApiError('validation_failed', 'Choose spam or unreachable.');
+    const parsed = refundRequestBodySchema.safeParse({ reason: form.reason });
+    if (!parsed.success) throw new ApiError('validation_failed', 'Choose spam or unreachable.');
     await requestRefund(
       c.var.db,
       userAuditContext(c),
-      { providerId: provider.id, leadId: c.req.param('leadId'), reason, note: null },
+      { providerId: provider.id, leadId: c.req.param('leadId'), reason: parsed.data.reason, note: null },
       c.var.services.clock.now(),
     );
     return c.redirect('/provider/workbench?notice=refund_requested#credits', 303);

@@ -8,6 +8,7 @@ import { scaleBand, scaleLinear } from 'd3-scale';
 import { line, stack } from 'd3-shape';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { DataTable } from './layout';
+import { csvDocument } from '../../lib/csv';
 
 const WIDTH = 640;
 const HEIGHT = 220;
@@ -227,12 +228,8 @@ function ChartFrame(props: ChartProps & { drawing: JSX.Element }) {
 
 /** The CSV of a chart's numbers: a header, then one line per label. */
 export function chartCsv(labelHeader: string, labels: string[], series: Series[]): string {
-  const quote = (text: string) => (/[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
-  const lines = [
-    [labelHeader, ...series.map((entry) => entry.name)].map(quote).join(','),
-    ...labels.map((label, index) =>
-      [quote(label), ...series.map((entry) => String(entry.values[index] ?? 0))].join(','),
-    ),
-  ];
-  return `${lines.join('\r\n')}\r\n`;
+  return csvDocument(
+    [labelHeader, ...series.map((entry) => entry.name)],
+    labels.map((label, index) => [label, ...series.map((entry) => entry.values[index] ?? 0)]),
+  );
 }

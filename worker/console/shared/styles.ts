@@ -205,6 +205,7 @@ grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; }
 /* A row of small fields that wraps (the insights' range and channel). */
 .inline-form { display: flex; flex-wrap: wrap; gap: 0.75rem 1rem; align-items: flex-end; }
 .inline-form .field { margin: 0; }
+.inline-form .field-error { flex-basis: 100%; }
 /* Charts (shared/charts.tsx) and meters against an allowance (the usage page). */
 .chart { margin: 0.5rem 0 0; }
 .chart-title { font-weight: 600; margin-bottom: 0.25rem; }

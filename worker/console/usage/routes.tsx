@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../../env';
+import { csvHeaders } from '../../lib/csv';
 import { listStatements, statementsCsv, usageView, workspaceEscrowIds } from '../../platform/billing';
 import { newPageApp } from '../shared/app';
 import { chartCsv } from '../shared/charts';
@@ -13,12 +14,7 @@ import { consolePageGuards, currentUser } from '../shared/session';
 import { workspaceContext } from '../shared/workspace';
 import { dailySeries, UsagePage } from './pages';
 
-const csv = (c: Context<AppEnv>, name: string, body: string) =>
-  c.body(body, 200, {
-    'Content-Type': 'text/csv; charset=utf-8',
-    'Content-Disposition': `attachment; filename="${name}"`,
-    'Cache-Control': 'no-store',
-  });
+const csv = (c: Context<AppEnv>, name: string, body: string) => c.body(body, 200, csvHeaders(name));
 
 /** The usage pages. */
 export function usagePageRoutes() {

@@ -56,10 +56,13 @@ type Action = 'send' | 'stream' | 'get' | 'list' | 'cancel' | 'subscribe' | 'pus
 
 /** What a request asks, once checked: its action and its version. */
 export function actionOf(request: RpcRequest, version: A2aVersion): Action {
-  const action = METHODS[version][request.method];
+  // Own keys only: `constructor` or `__proto__` is a method name like any other, and none of ours.
+  const lookup = (of: A2aVersion) =>
+    Object.hasOwn(METHODS[of], request.method) ? METHODS[of][request.method] : undefined;
+  const action = lookup(version);
   if (!action) {
     const other = version === '1.0' ? '0.3' : '1.0';
-    const hint = METHODS[other][request.method] ? ` (a ${other} method: send A2A-Version: ${other})` : '';
+    const hint = lookup(other) ? ` (a ${other} method: send A2A-Version: ${other})` : '';
     throw new RpcError(RPC.methodNotFound, `Method not found: ${request.method}${hint}.`);
   }
   return action;
@@ -234,16 +237,27 @@ export async function listTaskPage(c: Context<AppEnv>, request: RpcRequest, work
     pageSize,
     ...(after ? { after } : {}),
   });
-  const last = rows.at(-1);
+  // A page holds at most LIST_PAGE_CHARS of tasks (at least one): "the service may return fewer".
+  const tasks: Array<Record<string, unknown>> = [];
+  let chars = 0;
+  for (const row of rows) {
+    const task = taskFor(row, '1.0', {
+      ...(historyLength === undefined ? {} : { historyLength }),
+      artifacts: params.includeArtifacts === true,
+    });
+    chars += JSON.stringify(task).length;
+    if (tasks.length > 0 && chars > LIST_PAGE_CHARS) break;
+    tasks.push(task);
+  }
+  const last = rows[tasks.length - 1];
+  const more = tasks.length < rows.length || rows.length === pageSize;
   return {
-    tasks: rows.map((row) =>
-      taskFor(row, '1.0', {
-        ...(historyLength === undefined ? {} : { historyLength }),
-        artifacts: params.includeArtifacts === true,
-      }),
-    ),
-    nextPageToken: rows.length === pageSize && last ? `${last.updatedAt}.${last.id}` : '',
-    pageSize: rows.length,
+    tasks,
+    nextPageToken: more && last ? `${last.updatedAt}.${last.id}` : '',
+    pageSize: tasks.length,
     totalSize: total,
   };
 }
+
+/** What one ListTasks page may carry, in characters of JSON. */
+export const LIST_PAGE_CHARS = 1024 * 1024;

@@ -22,6 +22,7 @@ import {
   refundDecisionSchema,
   refundRequestSchema,
 } from '../billing';
+import { calendarTime } from '../../lib/openapi';
 import { REFUND_STATUSES } from '../../lib/vocabulary';
 import { adminAuditContext, defineAdminRoute, idParam } from './define';
 
@@ -131,7 +132,7 @@ export function registerBillingRoutes(app: OpenAPIHono<AppEnv>): void {
       method: 'get',
       path: '/api/admin/meter-events',
       query: z.object({
-        since: z.iso.datetime({ offset: true }),
+        since: calendarTime(),
         after: z.string().max(64).optional(),
         limit: z.coerce.number().int().min(1).max(1000).default(1000),
       }),

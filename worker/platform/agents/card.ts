@@ -7,7 +7,14 @@
  */
 import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { z } from 'zod';
-import { checkEgressUrl, EgressRefused, guardedFetch, readBoundedBody, type EgressPolicy } from '../../lib/egress';
+import {
+  checkEgressUrl,
+  discardBody,
+  EgressRefused,
+  guardedFetch,
+  readBoundedBody,
+  type EgressPolicy,
+} from '../../lib/egress';
 import type { AgentCardSummary, StoredAgentCard } from './schemas';
 
 /** A card larger than this is refused. */
@@ -138,7 +145,7 @@ export async function fetchAgentCard(
     return failed('The card URL could not be reached (the connection failed).');
   }
   if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
+    discardBody(response);
     return failed(`The card URL answered HTTP ${response.status}; it must answer 200 with the card.`);
   }
   // Read as a stream and cut at the limit, whatever length the response declares (or not).

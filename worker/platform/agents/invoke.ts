@@ -10,6 +10,7 @@ import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTrans
 import type { AgentAnswer, AgentCall, ReportedUsage } from '../../brain';
 import { EgressRefused, guardedFetch, readBoundedBody, type EgressPolicy } from '../../lib/egress';
 import { newId } from '../../lib/ids';
+import { jsonNestsDeeperThan, MAX_ANSWER_JSON_DEPTH } from '../../lib/json-depth';
 import { signStandardWebhook } from '../../lib/standard-webhooks';
 import { calledInterface } from './card';
 import { robotAnswerSchema, type StoredAgentCard } from './schemas';
@@ -179,6 +180,11 @@ function collectParts(parts: Part[], into: { texts: string[]; output: Record<str
   }
 }
 
+/** An answer nested deeper than the platform stores (D1 refuses JSON past 1,000 levels): refused before any write. */
+const nestsTooDeeply = (probe: Probe) => jsonNestsDeeperThan(probe.body ?? '', MAX_ANSWER_JSON_DEPTH);
+const tooDeep = (probe: Probe, started: number) =>
+  failure('invalid_answer', `The answer nests deeper than ${MAX_ANSWER_JSON_DEPTH} levels.`, probe.status, started);
+
 /** Task states, as the SDK's enum numbers them (A2A v1.0). */
 const TASK_COMPLETED = 3;
 const TASK_REJECTED = 7;
@@ -196,6 +202,7 @@ const TASK_STATE_NAMES: Record<number, string> = {
 
 /** The answer of an A2A call: a message, or a completed task; any other state is a failure. */
 function answerOfA2A(result: Message | Task, probe: Probe, started: number): AgentAnswer {
+  if (nestsTooDeeply(probe)) return tooDeep(probe, started);
   const collected = { texts: [] as string[], output: {} as Record<string, unknown> };
   if ('messageId' in result) {
     collectParts(result.parts ?? [], collected);
@@ -301,6 +308,7 @@ async function callRobot(
         body: JSON.stringify(call),
       });
       if (!response.ok) return failure('http_error', `HTTP ${response.status}.`, response.status, started);
+      if (nestsTooDeeply(probe)) return tooDeep(probe, started);
       let json: unknown;
       try {
         json = JSON.parse(probe.body ?? '');

@@ -118,6 +118,7 @@ export async function requestRefund(
         .get()
     : undefined;
   if (!escrow || !fee) throw new ApiError('not_found', `You paid no fee for lead ${request.leadId}.`);
+  await refuseWonLead(db, request.leadId);
   if (now - fee.createdAt > REFUND_WINDOW_MS)
     throw new ApiError('refund_not_allowed', 'A fee can be asked back within 7 days of the claim; this one is older.');
   const row: RefundRow = {
@@ -156,6 +157,16 @@ export async function requestRefund(
   return refundRequestView(row);
 }
 
+/** A lead the expert marked won was neither spam nor unreachable: its fee is not given back. */
+async function refuseWonLead(db: Database, leadId: string): Promise<void> {
+  const lead = await db.select({ status: leads.status }).from(leads).where(eq(leads.id, leadId)).get();
+  if (lead?.status === 'won')
+    throw new ApiError(
+      'refund_not_allowed',
+      'This lead was marked won: a fee is given back for spam or an unreachable visitor only.',
+    );
+}
+
 /** Refund requests, newest first: all (admins, by status) or one provider's. */
 export async function listRefundRequests(
   db: Database,
@@ -188,6 +199,7 @@ export async function decideRefund(
   const row = await db.select().from(leadRefundRequests).where(eq(leadRefundRequests.id, refundRequestId)).get();
   if (!row) throw new ApiError('not_found', `No refund request ${refundRequestId}.`);
   if (row.status !== 'pending') throw new ApiError('invalid_transition', `Refund request ${row.id} is ${row.status}.`);
+  if (decision.decision === 'accept') await refuseWonLead(db, row.leadId);
   const escrow = await findEscrow(db, row.escrowId);
   const status = decision.decision === 'accept' ? 'accepted' : 'declined';
   const decided = sql`EXISTS (SELECT 1 FROM ${leadRefundRequests} WHERE id = ${row.id} AND status = ${status} AND

@@ -7,6 +7,7 @@ import { createMiddleware } from 'hono/factory';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../env';
 import { newApp } from '../../lib/app';
+import { csvHeaders } from '../../lib/csv';
 import { ApiError } from '../../lib/errors';
 import { jsonContent, problemResponses } from '../../lib/openapi';
 import { requireBearer, requireWorkspace, requireWorkspaceAccess } from '../identity';
@@ -85,8 +86,7 @@ export function billingRoutes() {
       c.header('Cache-Control', 'no-store');
       const list = await listStatements(c.var.db, await workspaceEscrowIds(c.var.db, requireWorkspace(c).workspaceId));
       if ((c.req.header('Accept') ?? '').includes('text/csv')) {
-        c.header('Content-Disposition', 'attachment; filename="statements.csv"');
-        return c.body(statementsCsv(list), 200, { 'Content-Type': 'text/csv; charset=utf-8' });
+        return c.body(statementsCsv(list), 200, csvHeaders('statements.csv'));
       }
       return c.json({ data: list }, 200);
     },

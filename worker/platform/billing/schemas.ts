@@ -3,7 +3,7 @@
  * statements, an expert's credits and refund requests. Types are inferred from these.
  */
 import { z } from '@hono/zod-openapi';
-import { displayText } from '../../lib/openapi';
+import { calendarDate, calendarTime, displayText } from '../../lib/openapi';
 import { CONTRACT_METERS, ESCROW_OWNERS, LEDGER_KINDS, REFUND_REASONS, REFUND_STATUSES } from '../../lib/vocabulary';
 
 /** A sum of money: integer minor units (cents), up to a billion units of the currency. */
@@ -13,7 +13,7 @@ export const currencySchema = z
   .length(3)
   .regex(/^[A-Z]{3}$/, 'An ISO 4217 code in capitals, such as EUR.');
 const at = z.string().openapi({ description: 'ISO 8601, UTC.' });
-const isoTime = z.iso.datetime({ offset: true });
+const isoTime = calendarTime();
 
 const meterTerms = <T extends z.ZodType>(value: T) =>
   z.strictObject(
@@ -106,8 +106,8 @@ export const usageMeterSchema = z.object({
 });
 
 export const usageQuerySchema = z.object({
-  from: z.iso.date().optional(),
-  to: z.iso.date().optional(),
+  from: calendarDate().optional(),
+  to: calendarDate().optional(),
   group_by: z.enum(['day', 'meter', 'channel', 'key']).default('day'),
   workspace_id: z.string().startsWith('ws_').max(64).optional(),
 });

@@ -9,6 +9,7 @@ import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { type Database, schema } from '../../lib/db';
 import { monthBounds } from '../../lib/periods';
+import { type CsvCell, csvDocument } from '../../lib/csv';
 import { eventsFromRows } from '../events';
 import { billingNoticeInserts } from '../email';
 import type { StatementView } from './schemas';
@@ -141,16 +142,9 @@ const CSV_COLUMNS = [
   'meter_charged_minor',
 ] as const;
 
-/** One CSV field: quoted when it holds a comma, a quote or a line break; a leading =+-@ is defused for spreadsheets. */
-export function csvField(value: string | number | null): string {
-  const text = value === null ? '' : String(value);
-  const safe = /^[=+\-@\t\r]/.test(text) && typeof value === 'string' ? `'${text}` : text;
-  return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
-
 /** Statements as CSV (RFC 4180): one line per statement and meter (one with empty meter fields when it has none). */
 export function statementsCsv(list: StatementView[]): string {
-  const lines: string[] = [CSV_COLUMNS.join(',')];
+  const rows: CsvCell[][] = [];
   for (const statement of list) {
     const head = [
       statement.statement_id,
@@ -168,8 +162,8 @@ export function statementsCsv(list: StatementView[]): string {
       const tail = meter
         ? [meter.meter, meter.used, meter.included, meter.overage, meter.charged_minor]
         : ['', '', '', '', ''];
-      lines.push([...head, ...tail].map(csvField).join(','));
+      rows.push([...head, ...tail]);
     }
   }
-  return `${lines.join('\r\n')}\r\n`;
+  return csvDocument(CSV_COLUMNS, rows);
 }

@@ -9,7 +9,7 @@
 import { z } from '@hono/zod-openapi';
 import type { PlatformUrls } from '../../env';
 import { parsePolicies, type ParsedPolicy, policiesAllow } from '../../lib/csp';
-import { checkEgressUrl, type EgressPolicy, readBoundedBody } from '../../lib/egress';
+import { checkEgressUrl, discardBody, type EgressPolicy, readBoundedBody } from '../../lib/egress';
 
 /** What the check found for one origin. */
 export const cspFindingSchema = z
@@ -108,12 +108,12 @@ async function readPolicies(origin: string, egress: EgressPolicy): Promise<{ pol
     }
     const location = response.headers.get('Location');
     if (response.status >= 300 && response.status < 400 && location) {
-      await response.body?.cancel();
+      discardBody(response);
       url = new URL(location, check.url).toString();
       continue;
     }
     if (!response.ok) {
-      await response.body?.cancel();
+      discardBody(response);
       return { error: `${url} answered HTTP ${response.status}.` };
     }
     const headerValues = response.headers.get('Content-Security-Policy');

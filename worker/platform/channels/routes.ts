@@ -232,12 +232,22 @@ export function channelRoutes() {
   return app;
 }
 
-/** The CSP findings of a channel's sites, within the channel's limit of 10 checks a minute (fetches go out). */
+/**
+ * The CSP findings of a channel's sites. Each check fetches every site of the channel, so it is
+ * limited per channel (10 a minute) and per workspace (20 a minute, whatever its number of
+ * channels: new channels are free to make).
+ */
 export async function channelCspFindings(
   c: Context<AppEnv>,
-  row: { id: number; allowedOrigins: string[]; firstPartyOrigins: string[] },
+  row: { id: number; workspaceId: string; allowedOrigins: string[]; firstPartyOrigins: string[] },
 ) {
-  await takeSlotOrRefuse(c.var.db, `csp-check:${row.id}`, Date.now(), {
+  const now = c.var.services.clock.now();
+  await takeSlotOrRefuse(c.var.db, `csp-check-workspace:${row.workspaceId}`, now, {
+    windowMs: 60_000,
+    max: 20,
+    detail: 'At most 20 policy checks a minute per workspace.',
+  });
+  await takeSlotOrRefuse(c.var.db, `csp-check:${row.id}`, now, {
     windowMs: 60_000,
     max: 10,
     detail: 'At most 10 policy checks a minute per channel.',

@@ -229,8 +229,6 @@ export const INTAKE_TEXT_LIMIT = MESSAGE_MAX_CHARS;
 export const intakeTriggerSchema = z.enum(TRIGGERS);
 export type IntakeTrigger = z.infer<typeof intakeTriggerSchema>;
 
-const shortText = (max: number) => z.string().trim().max(max);
-
 export const intakeRequestSchema = z
   .strictObject({
     session_id: z
@@ -242,7 +240,7 @@ export const intakeRequestSchema = z
     trigger: intakeTriggerSchema.default('consultation'),
     contact: z
       .strictObject({
-        name: shortText(120).optional(),
+        name: displayText({ max: 120 }).optional(),
         email: z
           .email()
           .max(254)

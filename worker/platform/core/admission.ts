@@ -104,11 +104,28 @@ export async function admitChannel(db: Database, channel: ActiveChannel) {
 
 /**
  * A request may name the contract and escrow it runs under (`exact_bridge`); under a contract,
- * naming another is 422 `contract_mismatch`. Without one, the request's values are only carried.
+ * naming another is 422 `contract_mismatch`. Without one, the caller's own references are carried,
+ * but not a platform contract's or escrow's id (`ctr_…`, `esc_…`): none is this workspace's, and
+ * the envelope and the stored execution would otherwise carry another tenant's.
  */
 export function assertContractNamed(contract: ContractTerms | null, context: ExecutionContext): void {
   const named = context.exactBridge;
-  if (!contract || !named) return;
+  if (!named) return;
+  if (!contract) {
+    const platformIds = [
+      ...(named.contract_id?.startsWith('ctr_')
+        ? [{ pointer: '/exact_bridge/contract_id', detail: 'No contract is in force for this workspace.' }]
+        : []),
+      ...(named.escrow_id?.startsWith('esc_')
+        ? [{ pointer: '/exact_bridge/escrow_id', detail: 'No contract (and so no escrow) is in force here.' }]
+        : []),
+    ];
+    if (platformIds.length > 0)
+      throw new ApiError('contract_mismatch', 'exact_bridge names a contract or escrow that is not this workspace’s.', {
+        errors: platformIds,
+      });
+    return;
+  }
   const errors = [
     ...(named.contract_id && named.contract_id !== contract.id
       ? [{ pointer: '/exact_bridge/contract_id', detail: `The contract in force is ${contract.id}.` }]

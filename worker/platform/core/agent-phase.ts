@@ -7,6 +7,7 @@
  */
 import {
   type AgentAnswer,
+  type AgentAttempt,
   type AgentPorts,
   type AgentRun,
   type BrainInput,
@@ -18,6 +19,7 @@ import { logLine } from '../../lib/request-context';
 import {
   type AgentSupply,
   agentSupplyOf,
+  attemptWrites,
   agentSupplyQuery,
   type CallTarget,
   callProvider,
@@ -102,5 +104,31 @@ export class AgentPhase {
         return answer;
       },
     };
+  }
+}
+
+/**
+ * The agents were called, but the execution's batch was refused (the funds ran out meanwhile, the
+ * key was revoked): the calls still happened, so they are recorded, with their effect on each
+ * agent's health, though no execution is.
+ */
+export async function recordRefusedAttempts(
+  db: Database,
+  executionId: string,
+  workspaceId: string,
+  attempts: AgentAttempt[],
+  now: number,
+): Promise<void> {
+  if (attempts.length === 0) return;
+  const [first, ...rest] = attemptWrites(db, executionId, workspaceId, attempts, now);
+  try {
+    await db.batch([first!, ...rest]);
+  } catch (error) {
+    logLine({
+      level: 'error',
+      message: 'agent attempts of a refused execution not recorded',
+      execution_id: executionId,
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 }

@@ -20,7 +20,7 @@ import { forgetChannel } from '../channels';
 import { batchRefusal, guardValues, quotaLeftAfter, rateLimitOutcome } from './batch-guard';
 import { EXECUTIONS_METER } from '../../lib/vocabulary';
 import { forgetCachedKeys, freshKeyRefusal, quotaPeriod, workspaceInactive, type KeyContext } from '../identity';
-import { claimIdempotencyKey, storedOutcome, storedRecord } from './idempotency';
+import { claimIdempotencyKey, STALE_RESERVATION_MS, storedOutcome, storedRecord } from './idempotency';
 import { RATE_LIMIT_WINDOW_MS, readWindows, windowIncrement, type RateLimitOutcome } from '../../lib/rate-limit';
 import type { ExecuteResponse } from './schemas';
 
@@ -223,10 +223,44 @@ export class BatchAdmission {
     return left?.left !== null && left?.left !== undefined && left.left <= 0;
   }
 
+  /**
+   * A retry of a request already answered replays that answer, whatever the meters say now: the
+   * caller paid for it once (issue 38). Refusals that depend on this month's counts (the key's
+   * quota, the contract's allowance, the escrow's funds) first look for the key's stored answer.
+   * Not after our own preflight's reservation: that record is this very request's.
+   */
+  private async storedAnswer(): Promise<IdempotentReplay | undefined> {
+    const { db, subject, idempotency, now } = this;
+    if (!subject.key || !idempotency || this.reserved) return undefined;
+    const [record] = await storedRecord(db, subject.key.id, idempotency.key);
+    if (!record || record.expiresAt <= now) return undefined;
+    const stale = record.state === 'in_progress' && record.createdAt <= now - STALE_RESERVATION_MS;
+    if (stale) return undefined;
+    // A replay counts against the rate limit, as any request does (its statement carries no meter check).
+    return this.replayOf(record);
+  }
+
+  /** Counts the replay against the rate limit; answers the stored outcome (422 for another body, 409 while it runs). */
+  private async replayOf(record: typeof idempotencyRecords.$inferSelect | undefined): Promise<IdempotentReplay> {
+    const { subject, idempotency, now } = this;
+    const stored = storedOutcome(record, idempotency!.fingerprint);
+    const [counted] = await this.run([this.rateLimit()]);
+    return new IdempotentReplay(
+      stored.status,
+      stored.body,
+      rateLimitOutcome((counted as WindowRow[])[0], subject.rateLimit.perMinute, now),
+    );
+  }
+
   /** The answer to a batch that a constraint refused, or the error itself. */
   private async refusal(error: unknown): Promise<unknown> {
     const { db, subject, idempotency, now } = this;
-    switch (batchRefusal(error)) {
+    const refusal = batchRefusal(error);
+    if (refusal === 'quota' || refusal === 'entitlement') {
+      const replay = await this.storedAnswer();
+      if (replay) return replay;
+    }
+    switch (refusal) {
       case 'key':
         // Revoked or expired since it was cached: the fresh row says which.
         return (subject.key && (await freshKeyRefusal(db, subject.key.id, now, { tenant: false }))) ?? error;

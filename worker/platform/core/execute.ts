@@ -32,7 +32,7 @@ import { eventInserts } from '../events';
 import { workspaceRiskPolicy } from '../identity';
 import { type DemandOrigin, type LeadOperations, planWrites } from '../leads';
 import { expertPool } from '../providers';
-import { AgentPhase } from './agent-phase';
+import { AgentPhase, recordRefusedAttempts } from './agent-phase';
 import { BatchAdmission, ContractChanged, IdempotentReplay } from './batch-admission';
 import { executionEvents } from './events';
 import { releaseIdempotencyKey } from './idempotency';
@@ -71,6 +71,8 @@ interface ExecutionRun {
   agents: AgentPhase;
   /** An earlier try's agent attempts, kept when a later one calls no agent (a person has the conversation now). */
   earlierAttempts: AgentAttempt[];
+  /** Whether a committed batch holds the attempts (else a refusal records them by themselves). */
+  attemptsRecorded: boolean;
 }
 
 /**
@@ -112,6 +114,7 @@ export async function runExecution(
     executionId: newId('exe', context.now),
     agents: new AgentPhase(db, admission, admitted, context),
     earlierAttempts: [],
+    attemptsRecorded: false,
   };
   try {
     for (let tries = 1; ; tries++) {
@@ -136,6 +139,8 @@ export async function runExecution(
     // A reservation taken before an agent call is freed, so a retry can run.
     if (admission.reserved && admitted.key && idempotency)
       await releaseIdempotencyKey(db, admitted.key.id, idempotency.key);
+    if (!run.attemptsRecorded)
+      await recordRefusedAttempts(db, run.executionId, admitted.workspaceId, run.earlierAttempts, context.now);
     throw error;
   }
 }
@@ -229,6 +234,7 @@ async function executeOnce(
       ...attemptWrites(db, executionId, admitted.workspaceId, attempts, now),
     ];
     await db.batch([first!, ...rest]);
+    run.attemptsRecorded = true;
     throw new ApiError(
       'agent_unavailable',
       `No agent or robot for ${demand.domain} answered (${attempts.length} tried), and this execution may not create ` +

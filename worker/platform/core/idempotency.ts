@@ -93,8 +93,13 @@ export function storedOutcome(
   if (existing && existing.fingerprint !== fingerprint) {
     throw new ApiError(
       'idempotency_key_reused',
-      'This idempotency_key was already used with a different request body. Use a new key for a new request.',
-      { errors: [{ pointer: '/idempotency_key', detail: 'Already used with a different body.' }] },
+      'This idempotency_key was already used with a different request body, or through another door (/api/execute, ' +
+        'MCP or A2A). Use a new key for a new request.',
+      {
+        errors: [
+          { pointer: '/idempotency_key', detail: 'Already used with a different body or through another door.' },
+        ],
+      },
     );
   }
   if (existing?.state === 'completed' && existing.responseStatus !== null && existing.responseBody !== null) {

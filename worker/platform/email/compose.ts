@@ -45,9 +45,24 @@ export type Composed = { email: OutgoingEmail; upToMessageId?: string } | { skip
 
 const leadUrl = (origin: string, leadId: string) => `${origin}/provider/workbench/leads/${leadId}`;
 
-/** Leads as alerts show them, by lead id. */
-async function alertItems(db: Database, origin: string, leadIds: string[]): Promise<Map<string, AlertItem>> {
-  if (leadIds.length === 0) return new Map();
+/** The most leads one digest lists; the rest are counted, with a link to the workbench. */
+export const DIGEST_LIST_LIMIT = 50;
+
+/**
+ * Open leads as alerts show them, in the order of their alerts: the lead of one alert, or the
+ * leads of one digest's alerts (by the digest's id, never a list of ids: a digest may gather
+ * thousands, and D1 takes 100 parameters a statement).
+ */
+async function alertItems(
+  db: Database,
+  origin: string,
+  of: { leadId: string } | { digestId: string },
+): Promise<AlertItem[]> {
+  const which =
+    'leadId' in of
+      ? eq(leads.id, of.leadId)
+      : sql`${leads.id} IN (SELECT ${emails.leadId} FROM ${emails} WHERE ${emails.digestId} = ${of.digestId}
+          AND ${emails.kind} = 'lead_alert')`;
   const rows = await db
     .select({
       id: leads.id,
@@ -62,21 +77,26 @@ async function alertItems(db: Database, origin: string, leadIds: string[]): Prom
     .from(leads)
     .innerJoin(demands, eq(demands.id, leads.demandId))
     .leftJoin(channels, eq(channels.id, leads.channelId))
-    .where(and(inArray(leads.id, leadIds), eq(leads.status, 'open')));
-  return new Map(
-    rows.map((row) => [
-      row.id,
-      {
-        reference: demandReference(row.demandId),
-        domain: row.domain,
-        topic: row.topic,
-        urgency: row.urgency,
-        channelName: row.channelName,
-        excerpt: alertExcerpt(row.text),
-        leadUrl: leadUrl(origin, row.id),
-      },
-    ]),
-  );
+    .where(and(which, eq(leads.status, 'open')))
+    .orderBy(asc(leads.id))
+    .limit(DIGEST_LIST_LIMIT + 1);
+  return rows.map((row) => ({
+    reference: demandReference(row.demandId),
+    domain: row.domain,
+    topic: row.topic,
+    urgency: row.urgency,
+    channelName: row.channelName,
+    excerpt: alertExcerpt(row.text),
+    leadUrl: leadUrl(origin, row.id),
+  }));
+}
+
+/** How many of a digest's leads are still open (all of them, past the listed ones). */
+async function openDigestLeads(db: Database, digestId: string): Promise<number> {
+  const [row] = await db.all<{ n: number }>(sql`SELECT COUNT(*) AS n FROM ${leads} WHERE ${leads.status} = 'open'
+    AND ${leads.id} IN (SELECT ${emails.leadId} FROM ${emails} WHERE ${emails.digestId} = ${digestId}
+      AND ${emails.kind} = 'lead_alert')`);
+  return row?.n ?? 0;
 }
 
 /** The expert an alert or digest goes to, if they still want it. */
@@ -133,22 +153,14 @@ async function expertEmail(db: Database, row: EmailRow, settings: ComposeSetting
     manageLabel: 'Change your alert preferences',
   };
   if (row.kind === 'lead_alert') {
-    const item = (await alertItems(db, origin, [row.leadId!])).get(row.leadId!);
+    const [item] = await alertItems(db, origin, { leadId: row.leadId! });
     if (!item) return { skip: 'The lead was claimed or closed before the alert went.' };
     return { email: addressed(row, recipient.email!, leadAlertEmail(item, footer), unsubscribeUrl, settings) };
   }
-  const held = await db
-    .select({ leadId: emails.leadId })
-    .from(emails)
-    .where(and(eq(emails.digestId, row.id), eq(emails.kind, 'lead_alert')))
-    .orderBy(asc(emails.id));
-  const items = await alertItems(
-    db,
-    origin,
-    held.map((alert) => alert.leadId!),
-  );
-  if (items.size === 0) return { skip: 'Every lead of this digest was claimed or closed.' };
-  const content = leadDigestEmail([...items.values()], `${origin}/provider/workbench`, footer);
+  const items = await alertItems(db, origin, { digestId: row.id });
+  if (items.length === 0) return { skip: 'Every lead of this digest was claimed or closed.' };
+  const total = items.length > DIGEST_LIST_LIMIT ? await openDigestLeads(db, row.id) : items.length;
+  const content = leadDigestEmail(items.slice(0, DIGEST_LIST_LIMIT), total, `${origin}/provider/workbench`, footer);
   return { email: addressed(row, recipient.email!, content, unsubscribeUrl, settings) };
 }
 

@@ -55,7 +55,9 @@ export function emailSweepWrites(db: Database, now: number) {
       FROM ${emails} WHERE kind = 'lead_alert' AND status = 'held'
       GROUP BY provider_id HAVING MIN(created_at) <= ${now - DIGEST_AFTER_MS}
       RETURNING id`),
-    db.run(sql`UPDATE ${emails} SET status = 'skipped', last_error = 'Sent in the hourly digest.', updated_at = ${now},
+    // Gathered, not sent: the email log shows such an alert with its digest's own status.
+    db.run(sql`UPDATE ${emails} SET status = 'skipped', last_error = 'Gathered into the hourly digest.',
+        updated_at = ${now},
         digest_id = (SELECT d.id FROM ${emails} d WHERE d.kind = 'lead_digest' AND d.provider_id = ${emails.providerId}
           AND d.created_at = ${now})
       WHERE kind = 'lead_alert' AND status = 'held' AND provider_id IN

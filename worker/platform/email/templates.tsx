@@ -179,9 +179,16 @@ export function leadAlertEmail(item: AlertItem, footer: EmailFooter): ComposedCo
 }
 
 /** The leads offered to this expert since the last digest that are still open. */
-export function leadDigestEmail(items: AlertItem[], workbenchUrl: string, footer: EmailFooter): ComposedContent {
-  const count = items.length === 1 ? '1 open lead' : `${items.length} open leads`;
+export function leadDigestEmail(
+  items: AlertItem[],
+  total: number,
+  workbenchUrl: string,
+  footer: EmailFooter,
+): ComposedContent {
+  const count = total === 1 ? '1 open lead' : `${total.toLocaleString('en')} open leads`;
   const subject = `${count} waiting for you`;
+  const more = total - items.length;
+  const moreLine = more > 0 ? `And ${more.toLocaleString('en')} more in the workbench.` : '';
   const html = (
     <Layout preheader={`${count} since your last digest`} footer={footer}>
       <h1 style="font-size:20px;margin:0 0 4px;">{count} waiting for you</h1>
@@ -189,12 +196,17 @@ export function leadDigestEmail(items: AlertItem[], workbenchUrl: string, footer
       {items.map((item) => (
         <AlertCard item={item} />
       ))}
+      {more > 0 ? (
+        <p style="margin:16px 0 0;">
+          <a href={workbenchUrl}>{moreLine}</a>
+        </p>
+      ) : null}
       <Button href={workbenchUrl}>Open the workbench</Button>
     </Layout>
   );
   const text = `${count} waiting for you, offered since your last digest.\n\n${items
     .map(alertText)
-    .join('\n')}\nThe workbench: ${workbenchUrl}\n\n${textFooter(footer)}`;
+    .join('\n')}\n${moreLine ? `${moreLine}\n` : ''}The workbench: ${workbenchUrl}\n\n${textFooter(footer)}`;
   return { subject, text, html: `<!doctype html>${html}` };
 }
 

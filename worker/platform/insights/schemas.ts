@@ -1,13 +1,13 @@
 /** The insights' wire shapes (docs/design/insights.md); types are inferred from these. */
 import { z } from '@hono/zod-openapi';
+import { calendarDate } from '../../lib/openapi';
 import { LEAD_STATUSES } from '../../lib/vocabulary';
 
 export const insightsQuerySchema = z.object({
-  from: z.iso
-    .date()
+  from: calendarDate()
     .optional()
     .openapi({ description: 'The first day (UTC), `YYYY-MM-DD`; 29 days before `to` by default.' }),
-  to: z.iso.date().optional().openapi({ description: 'The last day, included; today by default.' }),
+  to: calendarDate().optional().openapi({ description: 'The last day, included; today by default.' }),
   channel: z.string().min(1).max(64).optional().openapi({ description: 'One channel’s numbers (its key).' }),
   workspace_id: z.string().max(64).optional().openapi({ description: 'For a session with several workspaces.' }),
 });

@@ -4,7 +4,14 @@
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */
 export { workbenchRoutes } from './routes';
-export { type LeadDetail, type LeadStatus, leadStatusSchema, type LeadView, replyBodySchema } from './schemas';
+export {
+  type LeadDetail,
+  type LeadStatus,
+  leadStatusBodySchema,
+  leadStatusSchema,
+  type LeadView,
+  replyBodySchema,
+} from './schemas';
 export { changeLeadStatus, leadDetailForProvider, listLeadsForProvider } from './workbench';
 export { claimLead } from './claim';
 export { sweepLeadTimers, type TimerSweep } from './timers';

@@ -25,6 +25,19 @@ export interface StoredTaskMessage {
   parts: Array<Record<string, unknown>>;
 }
 
+/** The messages a task keeps: its last 20 turns (D1 refuses a value over 2 MB, and a reader wants the recent ones). */
+export const TASK_HISTORY_MESSAGES = 40;
+/** And at most this many characters of them, the newest first (a turn's message may be 256 KB). */
+export const TASK_HISTORY_CHARS = 512 * 1024;
+
+/** A history trimmed to the newest messages within both bounds, in their order. */
+function keptHistory(history: SQL): SQL {
+  return sql`(SELECT json_group_array(json(value)) FROM (SELECT value, key FROM (SELECT value, key,
+      ROW_NUMBER() OVER (ORDER BY key DESC) AS newest, SUM(length(value)) OVER (ORDER BY key DESC) AS chars
+      FROM json_each(${history})) WHERE newest <= ${TASK_HISTORY_MESSAGES} AND chars <= ${TASK_HISTORY_CHARS}
+    ORDER BY key))`;
+}
+
 /**
  * The task's write in an execution's batch: a new task, or the next turn of one (only of this
  * workspace's: a continuation of another's changes nothing, and was refused before it ran).
@@ -53,13 +66,14 @@ export function taskWrite(
     'parts', json_array(json_object('text', ${turn.reply}, 'mediaType', 'text/plain'),
       json_object('data', json(${turn.envelopeJson}), 'mediaType', 'application/json'))))`;
   const user = JSON.stringify({ ...turn.user, taskId: turn.taskId, contextId: turn.contextId });
+  const appended = sql`json_insert(history, '$[#]', json(${user}), '$[#]', json(${JSON.stringify(agent)}))`;
   return db.run(sql`INSERT INTO ${a2aTasks} (id, workspace_id, context_id, state, history, artifacts,
       last_execution_id, created_at, updated_at)
     VALUES (${turn.taskId}, ${turn.workspaceId}, ${turn.contextId}, ${TASK_COMPLETED},
       json_array(json(${user}), json(${JSON.stringify(agent)})), ${artifacts}, ${turn.executionId}, ${turn.now},
       ${turn.now})
     ON CONFLICT (id) DO UPDATE SET
-      history = json_insert(history, '$[#]', json(${user}), '$[#]', json(${JSON.stringify(agent)})),
+      history = ${keptHistory(appended)},
       artifacts = excluded.artifacts, state = excluded.state, last_execution_id = excluded.last_execution_id,
       updated_at = excluded.updated_at
     WHERE ${a2aTasks}.workspace_id = excluded.workspace_id`);

@@ -10,14 +10,14 @@
  * and go out when it is enabled again (within the 3-day window). The cron sweep (sweep.ts) wakes
  * any endpoint whose deliveries are overdue.
  */
-import { and, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { schema, type Database } from '../../lib/db';
-import { EgressRefused, guardedFetch, type EgressPolicy } from '../../lib/egress';
+import { discardBody, EgressRefused, guardedFetch, type EgressPolicy } from '../../lib/egress';
 import { newId } from '../../lib/ids';
 import { signingSecretsInForce } from '../../lib/secrets';
 import { signStandardWebhook } from '../../lib/standard-webhooks';
-import { auditInsertWhere, type AuditContext } from '../audit';
+import { disableWrites } from './disable';
 import type { DeliverMessage } from './outbox';
 import { EndpointLimiter, RETRY_WINDOW_MS, retryAfterMs, retryDelayMs } from './retry-policy';
 
@@ -34,6 +34,16 @@ export interface DeliveryEnvironment {
 }
 
 type Endpoint = typeof webhookEndpoints.$inferSelect;
+
+/** A delivery a run has leased: what its outcome's writes need. */
+interface LeasedDelivery {
+  eventId: string;
+  endpointId: string;
+  attempts: number;
+  createdAt: number;
+  /** Leases since the last recorded outcome, this one included. */
+  unrecordedLeases: number;
+}
 type EventRow = typeof events.$inferSelect;
 
 /** What one attempt ended with. */
@@ -92,7 +102,8 @@ async function attempt(
       },
       env.egress,
     );
-    await response.body?.cancel();
+    // The receiver's answer is never read: only its status counts.
+    discardBody(response);
     if (response.ok) return { kind: 'delivered', status: response.status };
     if (response.status === 410) return { kind: 'gone', status: 410 };
     const retryAfter = retryAfterMs(response.headers.get('Retry-After'), now);
@@ -114,18 +125,38 @@ async function attempt(
 /** The writes that record one attempt and its consequences, and the retry it asks for. */
 function outcomeWrites(
   db: Database,
-  delivery: { eventId: string; endpointId: string; attempts: number; createdAt: number },
+  delivery: LeasedDelivery,
   result: AttemptResult,
   startedAt: number,
   env: DeliveryEnvironment,
 ): { writes: BatchItem<'sqlite'>[] } {
   const now = Date.now();
-  const number = delivery.attempts + 1;
+  // Leases that ended with no outcome (a runner stopped mid-attempt) are attempts too: each may
+  // have reached the receiver, so the log says so rather than resending in silence.
+  const lost = Math.max(0, delivery.unrecordedLeases - 1);
+  const number = delivery.attempts + lost + 1;
   const key = and(
     eq(webhookDeliveries.eventId, delivery.eventId),
     eq(webhookDeliveries.endpointId, delivery.endpointId),
   );
   const writes: BatchItem<'sqlite'>[] = [
+    ...(lost > 0
+      ? [
+          db.insert(webhookAttempts).values({
+            id: newId('att', startedAt - 1),
+            eventId: delivery.eventId,
+            endpointId: delivery.endpointId,
+            attempt: number - 1,
+            statusCode: null,
+            durationMs: 0,
+            error:
+              `${lost === 1 ? 'An earlier attempt' : `${lost} earlier attempts`} ended without a recorded outcome ` +
+              '(the sender stopped): it may have arrived. Sent again with the same webhook-id.',
+            createdAt: startedAt - 1,
+          }),
+        ]
+      : []),
+    db.update(webhookDeliveries).set({ unrecordedLeases: 0 }).where(key),
     db.insert(webhookAttempts).values({
       id: newId('att', now),
       eventId: delivery.eventId,
@@ -212,47 +243,6 @@ function outcomeWrites(
   return { writes };
 }
 
-/**
- * Disabling an active endpoint (when `condition` holds too): its state, its pending deliveries
- * paused, and the audit record, all written only with this change, so two failures that each
- * disable it record it once. Its workspace's owners see it in the console.
- */
-export function disableWrites(
-  db: Database,
-  endpointId: string,
-  reason: 'admin' | 'gone' | 'failing',
-  now: number,
-  condition?: SQL,
-  audit?: AuditContext,
-): BatchItem<'sqlite'>[] {
-  const changeId = newId('evt', now);
-  const applied = sql`EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${endpointId} AND
-    ${webhookEndpoints.changeId} = ${changeId})`;
-  return [
-    db
-      .update(webhookEndpoints)
-      .set({ status: 'disabled', disabledReason: reason, disabledAt: now, changeId, updatedAt: now })
-      .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.status, 'active'), condition)),
-    db
-      .update(webhookDeliveries)
-      .set({ status: 'paused', updatedAt: now })
-      .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, 'pending'), applied)),
-    auditInsertWhere(
-      db,
-      audit ?? { actorKind: 'system', actorId: 'webhook-delivery', requestId: changeId },
-      {
-        action: 'webhook.disabled',
-        targetId: endpointId,
-        workspaceId: sql`(SELECT ${webhookEndpoints.workspaceId} FROM ${webhookEndpoints} WHERE
-          ${webhookEndpoints.id} = ${endpointId})`,
-        metadata: { reason },
-      },
-      applied,
-      now,
-    ),
-  ];
-}
-
 /** At most this many deliveries per run of an endpoint's outbox; more are taken by the next run at once. */
 const DELIVERIES_PER_RUN = 20;
 
@@ -287,12 +277,18 @@ export async function deliverDueToEndpoint(
         lte(webhookDeliveries.nextAttemptAt, now),
       ),
     )
-    .orderBy(webhookDeliveries.createdAt)
+    // In the order they fall due: a delivery that keeps failing waits its backoff while newer ones
+    // get their turn, instead of the oldest few taking every run (webhook_deliveries_endpoint_due_idx).
+    .orderBy(webhookDeliveries.nextAttemptAt, webhookDeliveries.createdAt)
     .limit(DELIVERIES_PER_RUN);
   const [leased, endpointRows] = await db.batch([
     db
       .update(webhookDeliveries)
-      .set({ nextAttemptAt: now + LEASE_MS, updatedAt: now })
+      .set({
+        nextAttemptAt: now + LEASE_MS,
+        unrecordedLeases: sql`${webhookDeliveries.unrecordedLeases} + 1`,
+        updatedAt: now,
+      })
       .where(
         and(
           eq(webhookDeliveries.endpointId, endpointId),
@@ -306,6 +302,7 @@ export async function deliverDueToEndpoint(
         endpointId: webhookDeliveries.endpointId,
         attempts: webhookDeliveries.attempts,
         createdAt: webhookDeliveries.createdAt,
+        unrecordedLeases: webhookDeliveries.unrecordedLeases,
       }),
     db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)),
   ]);
@@ -325,14 +322,17 @@ export async function deliverDueToEndpoint(
             eq(webhookDeliveries.endpointId, delivery.endpointId),
           );
           if (!endpoint || !event) {
-            await db.update(webhookDeliveries).set({ status: 'cancelled', updatedAt: Date.now() }).where(key);
+            await db
+              .update(webhookDeliveries)
+              .set({ status: 'cancelled', unrecordedLeases: 0, updatedAt: Date.now() })
+              .where(key);
             return;
           }
           if (endpoint.status !== 'active') {
             // Disabled meanwhile: nothing is sent; the delivery waits for the endpoint to be enabled.
             await db
               .update(webhookDeliveries)
-              .set({ status: 'paused', updatedAt: Date.now() })
+              .set({ status: 'paused', unrecordedLeases: 0, updatedAt: Date.now() })
               .where(and(key, eq(webhookDeliveries.status, 'pending')));
             return;
           }

@@ -15,7 +15,7 @@ import { encryptSecret, SIGNING_SECRET_OVERLAP_MS } from '../../lib/secrets';
 import { newWebhookSecret } from '../../lib/standard-webhooks';
 import { requireSecretsKey } from '../agents';
 import { auditInsert, type AuditContext } from '../audit';
-import { disableWrites } from './delivery';
+import { disableWrites } from './disable';
 import { RETRY_WINDOW_MS } from './retry-policy';
 import { enqueueDeliveries, forgetEndpoints, type DeliverMessage } from './outbox';
 import type { EventType } from './schemas';

@@ -2,7 +2,7 @@
  * The webhook side of the cron sweep: overdue deliveries back on the queue, and housekeeping of
  * events, deliveries and the delivery log.
  */
-import { and, eq, lt, lte, ne } from 'drizzle-orm';
+import { and, eq, lt, lte, min, ne } from 'drizzle-orm';
 import { schema, type Database } from '../../lib/db';
 import { enqueueDeliveries } from './outbox';
 import { RETRY_WINDOW_MS } from './retry-policy';
@@ -12,19 +12,21 @@ const { webhookDeliveries, webhookAttempts, events } = schema;
 /** The sweep takes deliveries overdue by this much (younger ones are still on their way). */
 const SWEEP_GRACE_MS = 30_000;
 /**
- * The cron sweep: every delivery that is overdue (its message was lost, its send failed, its
- * wait was longer than a queue delay, or its consumer died mid-lease) goes back on the queue.
+ * The cron sweep: an endpoint with an overdue delivery (its message was lost, its send failed,
+ * its wait was longer than a queue delay, or its runner died mid-lease) gets one nudge on the
+ * queue, whatever its backlog: its outbox then sends everything due, a run at a time. Answers the
+ * number of endpoints nudged.
  */
 export async function sweepDueDeliveries(db: Database, queue: Queue<unknown>, now: number): Promise<number> {
   const due = await db
-    .select({ eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId })
+    .select({ endpointId: webhookDeliveries.endpointId, eventId: min(webhookDeliveries.eventId) })
     .from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, now - SWEEP_GRACE_MS)))
-    .orderBy(webhookDeliveries.nextAttemptAt)
+    .groupBy(webhookDeliveries.endpointId)
     .limit(1000);
   await enqueueDeliveries(
     queue,
-    due.map((row) => ({ kind: 'webhook.deliver', event_ids: [row.eventId], endpoint_id: row.endpointId })),
+    due.map((row) => ({ kind: 'webhook.deliver', event_ids: [row.eventId!], endpoint_id: row.endpointId })),
   );
   return due.length;
 }

@@ -74,7 +74,16 @@ export const protocolPage: DocsPageSource = {
         [
           ['a new key', 'the execution, stored with the key for 24 hours'],
           ['the same key and the same body', 'the first answer, byte for byte, with `Idempotent-Replayed: true`'],
+          [
+            'the same key once the allowance, the escrow or the key’s quota is used up',
+            'the first answer: a request answered once is never refused for what it was charged',
+          ],
           ['the same key and another body', '422 `idempotency_key_reused`'],
+          [
+            'the same key through another door (`/api/execute`, MCP, A2A)',
+            '422 `idempotency_key_reused`: a key belongs to the door that first used it',
+          ],
+          ['the same key over the rate limit', '429 `rate_limited`: a replay is a request, and counts as one'],
           ['the same key while the first is still running', '409 `idempotency_in_progress`: retry shortly'],
           ['the same key after a failure that was not charged (such as 502)', 'a fresh attempt: the key was freed'],
         ],

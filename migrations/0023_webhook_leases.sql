@@ -1,0 +1,2 @@
+ALTER TABLE `webhook_deliveries` ADD `unrecorded_leases` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+CREATE INDEX `webhook_deliveries_endpoint_due_idx` ON `webhook_deliveries` (`endpoint_id`,`status`,`next_attempt_at`);
