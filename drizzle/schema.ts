@@ -413,6 +413,11 @@ export const leads = sqliteTable(
      * matching expert), when it widens and escalates, the claim SLA and the running claim's deadline.
      */
     wave: integer('wave').notNull().default(1),
+    /**
+     * A visitor's lead made while the workspace's allowance was used up (docs/design/billing.md):
+     * offered to nobody (wave 0, no timers) until the sweep finds room, then charged and offered.
+     */
+    heldAt: integer('held_at'),
     widenAt: integer('widen_at'),
     escalateAt: integer('escalate_at'),
     escalatedAt: integer('escalated_at'),
@@ -440,6 +445,8 @@ export const leads = sqliteTable(
     // The workbench: open leads of a domain, newest first; a provider's claimed leads.
     index('leads_open_domain_idx').on(table.status, table.domain, table.id),
     index('leads_claimer_idx').on(table.claimedBy, table.id),
+    // The sweep's release of held leads, oldest first.
+    index('leads_held_idx').on(table.heldAt).where(sql`held_at IS NOT NULL`),
   ],
 );
 

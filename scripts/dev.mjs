@@ -2,7 +2,8 @@
 // then `wrangler dev` on 127.0.0.1:8787. Extra arguments (`npm run dev -- --port 9000`) pass through.
 import { spawn } from 'node:child_process';
 import { startCronTicker, wranglerCrons } from './cron.mjs';
-import { devArguments } from './dev-args.mjs';
+import { devArguments, flagValue } from './dev-args.mjs';
+import { choosePorts } from './dev-ports.mjs';
 import { appendFileSync, copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, WRANGLER, readVars } from './lib.mjs';
@@ -31,9 +32,23 @@ const vars = readVars(devVarsPath);
 const passThrough = process.argv.slice(2);
 const persistIndex = passThrough.indexOf('--persist-to');
 
+// The ports first: a taken one must not cost a build and a seed before it is found.
+const { ip, port } = devArguments(passThrough);
+const ports = await choosePorts({
+  worker: Number(port),
+  ip,
+  agent: Number(vars.REFERENCE_AGENT_PORT ?? 8788),
+  mail: vars.LOCAL_MAIL_SINK === 'true' ? Number(vars.SMTP_PORT ?? 2525) : null,
+  inspector: flagValue(passThrough, '--inspector-port') === undefined ? 9229 : null,
+});
+if (ports.problem) {
+  console.error(`\n${ports.problem}\n`);
+  process.exit(1);
+}
+
 console.log('Building the widget…');
 await buildWidget();
-const referenceAgent = { port: Number(vars.REFERENCE_AGENT_PORT ?? 8788), secret: vars.REFERENCE_AGENT_SECRET };
+const referenceAgent = { port: ports.agent, secret: vars.REFERENCE_AGENT_SECRET };
 console.log('Applying local D1 migrations and seeding the demo tenant…');
 await prepareLocalDatabase({
   persistTo: persistIndex >= 0 ? passThrough[persistIndex + 1] : undefined,
@@ -47,10 +62,17 @@ await prepareLocalDatabase({
 const agent = await startReferenceAgent(referenceAgent);
 // The local mail sink: every email the Worker sends lands in .wrangler/mail/ (LOCAL_MAIL_SINK=false: none).
 const mailDir = join(ROOT, '.wrangler', 'mail');
-const mailSink =
-  vars.LOCAL_MAIL_SINK === 'true' ? await startMailSink({ port: Number(vars.SMTP_PORT ?? 2525), dir: mailDir }) : null;
+const mailSink = ports.mail !== null ? await startMailSink({ port: ports.mail, dir: mailDir }) : null;
 
-const { args: devArgs, base } = devArguments(passThrough);
+const { args: chosenArgs, base } = devArguments(passThrough);
+// A helper that moved: the Worker is told where (its SMTP port), and wrangler where to inspect.
+const devArgs = [
+  ...chosenArgs,
+  ...(mailSink && String(mailSink.port) !== String(vars.SMTP_PORT ?? 2525)
+    ? ['--var', `SMTP_PORT:${mailSink.port}`]
+    : []),
+  ...(ports.inspector !== null && ports.inspector !== 9229 ? ['--inspector-port', String(ports.inspector)] : []),
+];
 const mailLine = mailSink
   ? `a local SMTP sink on 127.0.0.1:${mailSink.port} keeps every email in .wrangler/mail/`
   : `sent to ${vars.SMTP_HOST ? `${vars.SMTP_HOST}:${vars.SMTP_PORT}` : '(no SMTP_HOST: recorded as skipped)'}`;
@@ -76,7 +98,7 @@ Demo tenant ready (local only):
   Widget   ${base}/demo  (a pretend customer site: ask "What are your opening hours?", then "Talk to an expert")
   Inbox    ${base}/widget/ch_demo  (the same channel as a hosted page)
 
-  Mail     ${mailLine}
+  Mail     ${mailLine}${ports.notes.length > 0 ? `\n\n  Ports    ${ports.notes.join('\n           ')}` : ''}
   Crons    ${wranglerCrons().join(', ')} fire on their schedule (scripts/cron.mjs); fire one by hand:
            curl "${base}/__scheduled?cron=*+*+*+*+*"
 

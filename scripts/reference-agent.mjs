@@ -213,7 +213,9 @@ export function startReferenceAgent({ port = 0, secret, onCall } = {}) {
       jsonRpcHandler({ requestHandler: handler(), userBuilder: UserBuilder.noAuthentication })(request, response, next),
   );
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, '127.0.0.1', () => {
+    // Express 5 calls back on a failed listen too, with the error (a taken port).
+    const server = app.listen(port, '127.0.0.1', (error) => {
+      if (error) return reject(error);
       baseUrl = `http://127.0.0.1:${server.address().port}`;
       requestHandler = new DefaultRequestHandler(referenceAgentCard(baseUrl), new InMemoryTaskStore(), executor);
       resolve({

@@ -328,6 +328,7 @@ describe('public intake', () => {
       claimed_by: null,
       contact_fields: ['email', 'phone'],
       wave: 1,
+      held: false,
       seconds_to_first_claim: null,
       seconds_to_first_contact: null,
     });

@@ -8,7 +8,7 @@ import type { Bindings } from '../env';
 import { logLine } from '../lib/request-context';
 import { buildServices, type Services } from '../lib/services';
 import { sendEmails, sendEmailsMessageSchema, sweepEmails } from '../platform/email';
-import { sweepLeadTimers } from '../platform/leads';
+import { releaseHeldLeads, sweepLeadTimers } from '../platform/leads';
 import { sweepBilling } from '../platform/billing';
 import { rollUp } from '../platform/rollups';
 import { deliverMessageSchema, endpointsWithPending, sweepDueDeliveries } from '../platform/webhooks';
@@ -96,10 +96,12 @@ export async function handleScheduled(controller: ScheduledController, env: Bind
   const leads = await sweepLeadTimers(db, now, services.limits.leadMinuteMs);
   await rollUp(db);
   await sweepBilling(db, now);
+  // After the month's close and its notices: a new month, or a credit, may make room for held leads.
+  const released = await releaseHeldLeads(db, now, services.limits.leadMinuteMs);
   const [requeued, emails] = await Promise.all([
     sweepDueDeliveries(db, services.queues.events, now),
     sweepEmails(db, services.queues.emails, now),
   ]);
-  logLine({ level: 'info', message: 'scheduled', cron: controller.cron, requeued, emails, leads });
+  logLine({ level: 'info', message: 'scheduled', cron: controller.cron, requeued, emails, leads, released });
   await publishCommittedEvents(db, env);
 }

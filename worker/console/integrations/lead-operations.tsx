@@ -51,6 +51,7 @@ function duration(seconds: number): string {
 
 /** The lead's wave, and how long its first claim and first contact took. */
 export function leadTimes(lead: NonNullable<IntakeEntry['lead']>): string {
+  if (lead.held) return "held: this month's allowance is used up (offered as soon as it allows)";
   const wave = lead.wave === 1 ? 'first wave' : 'offered to all';
   const claim =
     lead.seconds_to_first_claim === null ? 'not claimed yet' : `claimed after ${duration(lead.seconds_to_first_claim)}`;

@@ -161,6 +161,24 @@ export class ContractCharge {
     }));
   }
 
+  /**
+   * One meter's charge outside an execution (a held lead offered later): the same upsert, its
+   * CHECKs and overage trigger included, written only when `when` holds (the change it pays for
+   * went in), with `ref` as the ledger's reference.
+   */
+  chargeWhen(db: Database, meter: ContractMeter, ref: string, when: SQL) {
+    const [increment] = this.increments({ executions: 0, leads: 0, agent_calls: 0, [meter]: 1 }, ref);
+    if (!increment) return undefined;
+    const { subject, period, used, quota, included, unitPriceMinor, escrowId, currency, lastRef, updatedAt } =
+      increment;
+    return db.run(sql`INSERT INTO ${usageMeters}
+      (key_id, meter, period, used, quota, kind, included, unit_price_minor, escrow_id, currency, last_ref, updated_at)
+      SELECT ${subject}, ${meter}, ${period}, ${used}, ${quota}, 'contract', ${included}, ${unitPriceMinor},
+        ${escrowId}, ${currency}, ${lastRef}, ${updatedAt} WHERE ${when}
+      ON CONFLICT (key_id, meter, period) DO UPDATE SET used = used + excluded.used, quota = excluded.quota,
+        last_ref = excluded.last_ref, updated_at = excluded.updated_at`);
+  }
+
   /** Fills the envelope's contract lines (from `first`) with what the batch's upsert returned. */
   fill(lines: Array<{ meter: string; quantity: number; source: string }>, first: number, rows: MeterRow[]): void {
     for (const [offset, line] of lines.slice(first).entries()) {

@@ -49,7 +49,13 @@ const intakeEntrySchema = z
         lead_id: z.string(),
         status: z.string(),
         contact_fields: z.array(z.string()),
-        wave: z.number().int().openapi({ description: '1: offered to the best few experts; 2: to every match.' }),
+        wave: z
+          .number()
+          .int()
+          .openapi({ description: '0: held (see `held`); 1: offered to the best few experts; 2: to every match.' }),
+        held: z.boolean().openapi({
+          description: "Held past this month's allowance: offered to nobody until the allowance or the balance allows.",
+        }),
         seconds_to_first_claim: z.number().int().nullable(),
         seconds_to_first_contact: z.number().int().nullable(),
       })

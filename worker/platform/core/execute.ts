@@ -13,26 +13,20 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import {
-  type AgentAttempt,
-  type BrainInput,
-  type ExecutedPlan,
-  assessDemand,
-  decide,
-  ROUTING_DEFAULTS,
-} from '../../brain';
+import { type AgentAttempt, type ExecutedPlan, assessDemand, decide } from '../../brain';
 import { type Database, isConstraintViolation } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { attemptWrites } from '../agents';
 import { ContractCharge, contractInForce } from '../billing';
-import { type ConversationState, conversationTurnWrites, type StoredMessage, visitorReadUpTo } from '../conversations';
+import { conversationTurnWrites, type StoredMessage, visitorReadUpTo } from '../conversations';
 import { continuationHold, offerAlertInserts } from '../email';
 import { eventInserts } from '../events';
 import { workspaceRiskPolicy } from '../identity';
-import { type DemandOrigin, type LeadOperations, planWrites } from '../leads';
+import { type DemandOrigin, planWrites } from '../leads';
 import { expertPool } from '../providers';
 import { AgentPhase, recordRefusedAttempts } from './agent-phase';
+import { brainInput, leadOperationsOf } from './brain-input';
 import { BatchAdmission, ContractChanged, IdempotentReplay } from './batch-admission';
 import { executionEvents } from './events';
 import { releaseIdempotencyKey } from './idempotency';
@@ -60,6 +54,11 @@ function lostConversationRace(error: unknown): boolean {
   );
 }
 
+/** A refusal by the contract's allowance or its escrow's funds (402), which a visitor's message is held past. */
+const isEntitlementRefusal = (error: unknown) => error instanceof ApiError && error.code === 'entitlement_exceeded';
+
+const NOTHING_CHARGED = { executions: 0, leads: 0, agent_calls: 0 } as const;
+
 /** How many times an execution tries, when concurrent turns of its conversation race (see lostConversationRace). */
 const CONVERSATION_TRIES = 3;
 
@@ -73,6 +72,11 @@ interface ExecutionRun {
   earlierAttempts: AgentAttempt[];
   /** Whether a committed batch holds the attempts (else a refusal records them by themselves). */
   attemptsRecorded: boolean;
+  /**
+   * The workspace's allowance refused a visitor's message: it runs again charging nothing, calling
+   * no agent, its new lead held until the allowance allows (Source.holdsOverAllowance).
+   */
+  overAllowance: boolean;
 }
 
 /**
@@ -115,6 +119,7 @@ export async function runExecution(
     agents: new AgentPhase(db, admission, admitted, context),
     earlierAttempts: [],
     attemptsRecorded: false,
+    overAllowance: false,
   };
   try {
     for (let tries = 1; ; tries++) {
@@ -122,6 +127,10 @@ export async function runExecution(
         return await executeOnce(db, source, demand, context, run);
       } catch (error) {
         if (tries < CONVERSATION_TRIES && lostConversationRace(error)) continue;
+        if (source.holdsOverAllowance && !run.overAllowance && isEntitlementRefusal(error)) {
+          run.overAllowance = true;
+          continue;
+        }
         // The contract in force changed since it was cached: run again under the fresh one.
         if (tries < CONVERSATION_TRIES && error instanceof ContractChanged) {
           const fresh = await contractInForce(db, admitted.workspaceId, context.now);
@@ -145,54 +154,6 @@ export async function runExecution(
   }
 }
 
-/** The brain's view of this message. */
-function brainInput(
-  source: Source,
-  demand: Demand,
-  context: ExecutionContext,
-  run: ExecutionRun,
-  origin: BrainInput['origin'],
-  conversation: ConversationState | undefined,
-): BrainInput {
-  const { admitted, executionId } = run;
-  return {
-    executionId,
-    requestId: context.outputRequestId,
-    traceId: context.traceId,
-    workspaceId: admitted.workspaceId,
-    domain: demand.domain,
-    text: demand.text,
-    structuredInput: demand.structuredInput,
-    attachments: demand.attachments,
-    grantedScopes: admitted.grantedScopes,
-    origin,
-    ...(conversation?.demandId
-      ? {
-          conversation: {
-            demandId: conversation.demandId,
-            leadId: conversation.leadId,
-            disposition: conversation.disposition,
-            personHasIt: conversation.leadStatus !== null && conversation.leadStatus !== 'open',
-          },
-        }
-      : {}),
-    offerFirst: leadOperationsOf(source, context).routing.offer_first,
-    now: context.now,
-    agentChainMs: context.limits.agentChainMs,
-  };
-}
-
-/** The lead's operations: the source's (a channel's routing, the visitor's language), else the defaults. */
-function leadOperationsOf(source: Source, context: ExecutionContext): LeadOperations {
-  return {
-    routing: source.leadOperations?.routing ?? ROUTING_DEFAULTS,
-    language: source.leadOperations?.language ?? null,
-    region: source.leadOperations?.region ?? null,
-    consoleOrigin: context.mail.linkOrigin,
-    minuteMs: context.limits.leadMinuteMs,
-  };
-}
-
 /** One try: the conversation, the brain's phases, and everything written in one batch. */
 async function executeOnce(
   db: Database,
@@ -213,7 +174,8 @@ async function executeOnce(
     expertPool: (domain) => expertPool(db, domain, admitted.routingPool),
   });
   // Preflight and agents: admission commits before the first call; the brain runs the chain.
-  const agentRun = assessment.tryAgents ? await run.agents.run(input, conversation?.id) : undefined;
+  const callAgents = assessment.tryAgents && !run.overAllowance;
+  const agentRun = callAgents ? await run.agents.run(input, conversation?.id) : undefined;
   // Decide: an agent's answer, the lead path, or no answer at all.
   const plan = decide(input, assessment, agentRun);
   const attempts = plan.attempts.length > 0 ? plan.attempts : run.earlierAttempts;
@@ -276,6 +238,7 @@ async function executeOnce(
     actor: { kind: admitted.actorKind, id: admitted.actorId },
     routingPool: admitted.routingPool.kind,
     operations: leadOperationsOf(source, context),
+    ...(run.overAllowance ? { heldOverAllowance: true } : {}),
     ...(channel
       ? {
           channel: {
@@ -310,8 +273,8 @@ async function executeOnce(
     ...(conversationId && channel ? visitorReadWrites(db, source, conversationId, turn.messages, context) : []),
   ];
 
-  // One batch, and the answer.
-  const quantities = meterQuantities(plan);
+  // One batch, and the answer. Over the allowance nothing is charged now; a held lead is charged when offered.
+  const quantities = run.overAllowance ? NOTHING_CHARGED : meterQuantities(plan);
   const envelope = envelopeOf({ executionId, auditId }, admitted, demand, context, plan, reply, {
     charge: admission.charge,
     quantities,

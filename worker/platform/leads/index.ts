@@ -15,6 +15,7 @@ export {
 export { changeLeadStatus, leadDetailForProvider, listLeadsForProvider } from './workbench';
 export { claimLead } from './claim';
 export { sweepLeadTimers, type TimerSweep } from './timers';
+export { releaseHeldLeads } from './held-leads';
 export {
   type DemandOrigin,
   type LeadOperations,

@@ -23,8 +23,10 @@ export interface IntakeEntry {
     status: string;
     claimed_by: string | null;
     contact_fields: string[];
-    /** 1: offered to the best few experts; 2: to every matching expert. */
+    /** 0: held; 1: offered to the best few experts; 2: to every matching expert. */
     wave: number;
+    /** Held past the month's allowance: offered to nobody yet (held-leads.ts). */
+    held: boolean;
     /** Seconds from the lead to its first claim, and to its first contact (null: not yet). */
     seconds_to_first_claim: number | null;
     seconds_to_first_contact: number | null;
@@ -68,6 +70,7 @@ export async function listChannelIntake(db: Database, channelId: number, limit: 
             lead.contactPhone && 'phone',
           ].filter((field): field is string => Boolean(field)),
           wave: lead.wave,
+          held: lead.heldAt !== null,
           seconds_to_first_claim: secondsSince(lead.createdAt, lead.firstClaimedAt),
           seconds_to_first_contact: secondsSince(lead.createdAt, lead.firstContactedAt),
         }

@@ -37,6 +37,8 @@ export interface DemandOrigin {
   channel?: { channelId: number; attribution: Attribution | null; contact?: VisitorContact };
   /** Offer waves and timers (the channel's routing, or the defaults), and what ranks the offers. */
   operations: LeadOperations;
+  /** The workspace's allowance is used up: a new lead is held, offered to nobody until the sweep finds room. */
+  heldOverAllowance?: boolean;
 }
 
 /** What a new lead's offers and timers follow (docs/design/lead-operations.md). */
@@ -50,6 +52,10 @@ export interface LeadOperations {
   /** How long a minute of its timers lasts (60,000 ms; local tests shorten it). */
   minuteMs: number;
 }
+
+/** What a held lead's history says, and the owner reads. */
+export const HELD_NOTE =
+  "Held: this month's allowance is used up. It is offered to experts as soon as the allowance or the balance allows.";
 
 /** The content of the message that opens (or continues) a demand. */
 export interface DemandContent {
@@ -127,6 +133,7 @@ export function planWrites(
   };
   if (lead.action === 'create') {
     const { routing, minuteMs } = origin.operations;
+    const held = origin.heldOverAllowance === true;
     writes.push(
       insertRows(db, leads, [
         {
@@ -146,9 +153,11 @@ export function planWrites(
           urgency: plan.urgency,
           routingPool: origin.routingPool,
           summary: summaryOf(content.text),
-          wave: 1,
-          widenAt: now + routing.offer_widen_minutes * minuteMs,
-          escalateAt: now + routing.escalate_minutes * minuteMs,
+          // A held lead has no wave and no timers yet: its release (held-leads.ts) starts them.
+          wave: held ? 0 : 1,
+          heldAt: held ? now : null,
+          widenAt: held ? null : now + routing.offer_widen_minutes * minuteMs,
+          escalateAt: held ? null : now + routing.escalate_minutes * minuteMs,
           claimSlaMs: routing.claim_sla_minutes * minuteMs,
           language: origin.operations.language,
           region: origin.operations.region,
@@ -158,20 +167,24 @@ export function planWrites(
         },
       ]),
       // The first wave: the best `offer_first` experts (offers.ts).
-      firstWaveOffers(
-        db,
-        lead.id,
-        {
-          workspaceId: origin.workspaceId,
-          domain: origin.domain,
-          topic: plan.topic,
-          routingPool: origin.routingPool,
-          language: origin.operations.language,
-          region: origin.operations.region,
-        },
-        routing.offer_first,
-        now,
-      ),
+      ...(held
+        ? []
+        : [
+            firstWaveOffers(
+              db,
+              lead.id,
+              {
+                workspaceId: origin.workspaceId,
+                domain: origin.domain,
+                topic: plan.topic,
+                routingPool: origin.routingPool,
+                language: origin.operations.language,
+                region: origin.operations.region,
+              },
+              routing.offer_first,
+              now,
+            ),
+          ]),
       insertRows(db, leadEvents, [
         {
           id: newId('lev', now),
@@ -180,8 +193,9 @@ export function planWrites(
           toStatus: 'open',
           actorKind: origin.actor.kind,
           actorId: origin.actor.id,
-          note:
-            routing.offer_first === 1
+          note: held
+            ? HELD_NOTE
+            : routing.offer_first === 1
               ? 'Offered to the best matching expert.'
               : `Offered to the ${routing.offer_first} best matching experts.`,
           createdAt: now,

@@ -51,11 +51,21 @@ export function offerRanking(lead: RankedLead): SQL {
 /** Experts who take new offers: matching, and available. */
 const offerable = (lead: LeadScope) => sql`${expertsForLead(lead)} AND ${providers.availability} = 'available'`;
 
-/** A new lead's first wave: the best `count` experts, in one statement of the lead's batch. */
-export function firstWaveOffers(db: Database, leadId: string, lead: RankedLead, count: number, now: number) {
+/**
+ * A new lead's first wave: the best `count` experts, in one statement of the lead's batch (only
+ * when `when` holds, for a batch whose change may not have gone in).
+ */
+export function firstWaveOffers(
+  db: Database,
+  leadId: string,
+  lead: RankedLead,
+  count: number,
+  now: number,
+  when: SQL = sql`1`,
+) {
   return db.run(sql`INSERT OR IGNORE INTO ${leadOffers} (lead_id, provider_id, wave, offered_at)
     SELECT ${leadId}, ${providers.id}, ${OFFER_WAVES.first}, ${now} FROM ${providers}
-    WHERE ${offerable(lead)}
+    WHERE ${offerable(lead)} AND ${when}
     ORDER BY ${offerRanking(lead)}
     LIMIT ${count}`);
 }

@@ -94,6 +94,7 @@ export function channelSource(command: IntakeCommand): Source {
         acceptLanguage: command.visitor?.acceptLanguage,
       }),
     reply: visitorReply,
+    holdsOverAllowance: true,
     leadOperations: {
       routing: routingOf(channel),
       language: primaryLanguage(request.language ?? command.visitor?.acceptLanguage),

@@ -136,6 +136,12 @@ export interface Source {
    * held for the continuation email instead of counting as read.
    */
   visitorAway?: boolean;
+  /**
+   * A visitor is not the customer: when the workspace's allowance refuses their message, it is
+   * recorded anyway and its lead held, offered once the allowance allows (channel sources). An API
+   * caller is the customer, and gets the 402.
+   */
+  holdsOverAllowance?: boolean;
   /** A channel's lead operations and what ranks its offers; without them, the defaults. */
   leadOperations?: { routing: RoutingSettings; language: string | null; region: string | null };
 }
