@@ -35,13 +35,17 @@ async function buildHistory(workspaceId: string, channels: { a: string; b: strin
       ),
     );
   // Conversations: three on A, one on B.
-  for (const key of [channels.a, channels.a, channels.a, channels.b])
+  const conversationIds: string[] = [];
+  for (const key of [channels.a, channels.a, channels.a, channels.b]) {
+    const conversationId = id('cnv');
+    conversationIds.push(conversationId);
     statements.push(
       env.DB.prepare(
         `INSERT INTO conversations (id, workspace_id, kind, channel_id, created_at, last_seen_at)
           VALUES (?, ?, 'channel', ?, ?, ?)`,
-      ).bind(id('cnv'), workspaceId, channelId(key), T0, T0),
+      ).bind(conversationId, workspaceId, channelId(key), T0, T0),
     );
+  }
   // Executions: two answered by an agent on A, one by a robot on B, one held on A, one rejected on B.
   event('execution.completed', { channel_key: channels.a, disposition: 'routed', handled_by: { kind: 'agent' } });
   event('execution.completed', { channel_key: channels.a, disposition: 'routed', handled_by: { kind: 'agent' } });
@@ -50,9 +54,9 @@ async function buildHistory(workspaceId: string, channels: { a: string; b: strin
   event('execution.completed', { channel_key: channels.b, disposition: 'rejected' });
   // Three leads: L1 (A) won with a value, L2 (A) released and open again, L3 (B) lost.
   const leads = [
-    { id: id('lead'), channel: channels.a, topic: 'billing', claimAfter: 60, replyAfter: 300, end: 'won' },
-    { id: id('lead'), channel: channels.a, topic: 'vat', claimAfter: 600, replyAfter: null, end: 'released' },
-    { id: id('lead'), channel: channels.b, topic: 'billing', claimAfter: 30, replyAfter: 90, end: 'lost' },
+    { id: id('lead'), channel: channels.a, topic: 'billing', claimAfter: 60, replyAfter: 300, end: 'won', of: 0 },
+    { id: id('lead'), channel: channels.a, topic: 'vat', claimAfter: 600, replyAfter: null, end: 'released', of: 1 },
+    { id: id('lead'), channel: channels.b, topic: 'billing', claimAfter: 30, replyAfter: 90, end: 'lost', of: 3 },
   ];
   for (const lead of leads) {
     event('lead.created', { lead_id: lead.id, channel_key: lead.channel, topic: lead.topic });
@@ -60,9 +64,20 @@ async function buildHistory(workspaceId: string, channels: { a: string; b: strin
     const replyAt = lead.replyAfter === null ? null : T0 + lead.replyAfter * 1000;
     statements.push(
       env.DB.prepare(
-        `INSERT INTO leads (id, workspace_id, demand_id, channel_id, status, trigger, topic, first_claimed_at,
-          first_contacted_at, created_at) VALUES (?, ?, ?, ?, ?, 'consultation', ?, ?, ?, ?)`,
-      ).bind(lead.id, workspaceId, id('dem'), channelId(lead.channel), 'open', lead.topic, claimAt, replyAt, T0),
+        `INSERT INTO leads (id, workspace_id, demand_id, channel_id, conversation_id, status, trigger, topic,
+          first_claimed_at, first_contacted_at, created_at) VALUES (?, ?, ?, ?, ?, ?, 'consultation', ?, ?, ?, ?)`,
+      ).bind(
+        lead.id,
+        workspaceId,
+        id('dem'),
+        channelId(lead.channel),
+        conversationIds[lead.of],
+        'open',
+        lead.topic,
+        claimAt,
+        replyAt,
+        T0,
+      ),
     );
     const moves: Array<[string | null, string, number, number | null]> = [
       [null, 'open', T0, null],
@@ -81,19 +96,29 @@ async function buildHistory(workspaceId: string, channels: { a: string; b: strin
         ).bind(id('lev'), lead.id, from, to, at, value, value === null ? null : 'EUR'),
       );
   }
-  // The agents' attempts: agent X answered twice and declined once; robot Y answered once.
-  for (const [provider, outcome] of [
-    ['prv_histx', 'success'],
-    ['prv_histx', 'success'],
-    ['prv_histx', 'declined'],
-    ['prv_histy', 'success'],
-  ])
+  // The agents' attempts: agent X answered twice in the first conversation and declined once; robot Y
+  // answered once, in the fourth. Each answer is an agent message of its conversation.
+  for (const [provider, outcome, of] of [
+    ['prv_histx', 'success', 0],
+    ['prv_histx', 'success', 0],
+    ['prv_histx', 'declined', 2],
+    ['prv_histy', 'success', 3],
+  ] as const) {
+    const executionId = id('exe');
     statements.push(
       env.DB.prepare(
         `INSERT INTO agent_attempts (id, execution_id, provider_id, workspace_id, outcome, duration_ms, created_at)
           VALUES (?, ?, ?, ?, ?, 10, ?)`,
-      ).bind(id('att'), id('exe'), provider, workspaceId, outcome, T0),
+      ).bind(id('att'), executionId, provider, workspaceId, outcome, T0),
     );
+    if (outcome === 'success')
+      statements.push(
+        env.DB.prepare(
+          `INSERT INTO messages (id, conversation_id, role, text, author_id, execution_id, created_at)
+            VALUES (?, ?, 'agent', 'An answer.', ?, ?, ?)`,
+        ).bind(id('msg'), conversationIds[of], provider, executionId, T0),
+      );
+  }
   await env.DB.batch(statements);
 }
 
@@ -140,6 +165,9 @@ describe('insights against a hand-built history', () => {
       time_to_first_reply_s: { p50: 90, p90: 300 },
       won_rate: 0.333,
       won_value: [{ currency: 'EUR', value_minor: 120_000 }],
+      // Each step a part of the one before: the second answer in a conversation counts it once.
+      funnel: { conversations: 4, answered: 2, leads: 3, claimed: 3, replied: 2, won: 1 },
+      api_leads: 0,
     });
     expect(view.days).toEqual([
       { date: DAY, conversations: 4, answered_by_agent: 2, answered_by_robot: 1, leads: 3, won: 1 },
@@ -201,17 +229,15 @@ describe('insights against a hand-built history', () => {
     expectStrictPageHeaders(page);
     const html = await page.text();
     expect(html.match(/<svg/g)).toHaveLength(2);
-    expect(html).toContain(
-      'Conversations: 4; Answered by an agent or robot: 3; Became leads: 3; Claimed by an expert: 3',
-    );
+    expect(html).toContain('Visitors’ conversations: 4; Became leads: 3; Claimed by an expert: 3; Replied to: 2; Won: 1');
+    expect(html).toContain('2 of 4 were answered by an agent or robot at least once.');
     expect(html).toContain('<td data-label="Value">1 min</td>');
     expect(html).toContain('€1,200.00');
     const csv = async (table: string) =>
       (await (await getPage(`/integrations/insights/${table}.csv?${range}`, owner.cookie)).text()).trim().split('\r\n');
     expect(await csv('funnel')).toEqual([
       'step,count',
-      'Conversations,4',
-      'Answered by an agent or robot,3',
+      'Visitors’ conversations,4',
       'Became leads,3',
       'Claimed by an expert,3',
       'Replied to,2',
@@ -237,7 +263,8 @@ describe('insights against a hand-built history', () => {
     expect(agents.headers.get('X-Content-Type-Options')).toBe('nosniff');
     expect((await agents.text()).split('\r\n')[2]).toBe(`"'=HYPERLINK(""http://evil.test"",""x"")",1,1,0`);
     expect(await csv('topics')).toEqual(['topic,leads', 'billing,2', 'vat,1']);
-    expect(await csv('outcomes')).toContain('won_value_minor_EUR,120000');
+    expect(await csv('outcomes')).toContain('Won value,120000,minor units of EUR');
+    expect(await csv('outcomes')).toContain('"First claim, median",60,seconds');
   });
 
   it('refuses a bad range, another tenant’s channel, and a key without channels:read', async () => {
@@ -368,6 +395,47 @@ describe('the rollups after concurrent changes', () => {
           WHERE l.workspace_id = ? AND le.to_status = 'won'`,
       ),
     );
+  });
+});
+
+describe('the funnel with real traffic', () => {
+  it('narrows at every step; leads made through the API are counted apart', async () => {
+    const owner = await signUpOwner();
+    const key = await issueKey(owner.workspaceId, {
+      scopes: ['channels:write', 'channels:read', 'execute', 'leads:write'],
+    });
+    const domain = `funnel-${Math.random().toString(36).slice(2, 8)}`;
+    await call('/api/admin/domains', { token: ADMIN_TOKEN, body: { domain, name: domain } });
+    const channel = await createChannel(key.token, { domain });
+    const expert = await createActiveExpert({ domains: [domain] });
+    const leadIds: string[] = [];
+    for (const index of [1, 2]) {
+      const answer = await call(`/api/public/widget/${channel}/intake`, {
+        body: { message: { text: `Visitor number ${index} needs help.` } },
+        headers: { Origin: SITE, 'CF-Connecting-IP': `198.18.93.${index}` },
+      });
+      leadIds.push((await json(answer)).lead_id);
+    }
+    for (const index of [1, 2, 3])
+      await call('/api/execute', {
+        token: key.token,
+        body: { domain, execution_mode: 'sync', required_scopes: [], text: `API lead ${index}.` },
+      });
+    await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadIds[0]}/claim`, { method: 'POST' });
+    await sweepAll();
+    const today = new Date().toISOString().slice(0, 10);
+    const view = await json(
+      await call(`/api/insights?workspace_id=${owner.workspaceId}&from=${today}&to=${today}`, {
+        headers: { Cookie: `egw_session=${owner.cookie}` },
+      }),
+    );
+    const { funnel } = view.totals;
+    expect(funnel).toEqual({ conversations: 2, answered: 0, leads: 2, claimed: 1, replied: 0, won: 0 });
+    expect(view.totals.api_leads).toBe(3);
+    const steps = [funnel.conversations, funnel.leads, funnel.claimed, funnel.replied, funnel.won];
+    for (let step = 1; step < steps.length; step++) expect(steps[step]).toBeLessThanOrEqual(steps[step - 1]!);
+    const html = await (await getPage(`/integrations/insights?ws=${owner.workspaceId}`, owner.cookie)).text();
+    expect(html).toContain('Leads made through the API, not in the funnel: 3.');
   });
 });
 

@@ -22,14 +22,13 @@ const percent = (share: number | null) => (share === null ? '—' : `${Math.roun
 
 /** The funnel's steps: how far the range's demand went. */
 export function funnelOf(view: InsightsView): Array<{ step: string; count: number }> {
-  const { totals } = view;
+  const { funnel } = view.totals;
   return [
-    { step: 'Conversations', count: totals.conversations },
-    { step: 'Answered by an agent or robot', count: totals.answered_by_agent + totals.answered_by_robot },
-    { step: 'Became leads', count: totals.leads },
-    { step: 'Claimed by an expert', count: totals.claimed },
-    { step: 'Replied to', count: totals.replied },
-    { step: 'Won', count: totals.leads_by_status.won },
+    { step: 'Visitors’ conversations', count: funnel.conversations },
+    { step: 'Became leads', count: funnel.leads },
+    { step: 'Claimed by an expert', count: funnel.claimed },
+    { step: 'Replied to', count: funnel.replied },
+    { step: 'Won', count: funnel.won },
   ];
 }
 
@@ -152,10 +151,16 @@ export function InsightsPage(props: InsightsPageProps) {
             title="From conversation to won"
             description={funnel.map((step) => `${step.step}: ${step.count}`).join('; ')}
             labels={funnel.map((step) => step.step)}
-            series={[{ name: 'Count', values: funnel.map((step) => step.count) }]}
+            series={[{ name: 'Conversations', values: funnel.map((step) => step.count) }]}
             labelHeader="Step"
             csvHref={csv('funnel')}
           />
+          <p class="muted">
+            Each step counts the conversations of the one before that began in the range.{' '}
+            {formatCount(totals.funnel.answered)} of {formatCount(totals.funnel.conversations)} were answered by an
+            agent or robot at least once.
+            {totals.api_leads > 0 ? ` Leads made through the API, not in the funnel: ${formatCount(totals.api_leads)}.` : ''}
+          </p>
         </section>
         <section class="card" aria-labelledby="outcomes-title">
           <h2 id="outcomes-title">Response and outcome</h2>

@@ -85,17 +85,23 @@ const TABLES: Record<string, (view: InsightsView) => string> = {
   },
   outcomes: (view) => {
     const { totals } = view;
-    const rows: Array<[string, string | number]> = [
-      ['first_claim_p50_s', totals.time_to_first_claim_s.p50 ?? ''],
-      ['first_claim_p90_s', totals.time_to_first_claim_s.p90 ?? ''],
-      ['first_reply_p50_s', totals.time_to_first_reply_s.p50 ?? ''],
-      ['first_reply_p90_s', totals.time_to_first_reply_s.p90 ?? ''],
-      ['won_rate', totals.won_rate ?? ''],
-      ...totals.won_value.map((entry): [string, number] => [`won_value_minor_${entry.currency}`, entry.value_minor]),
-      ['held', totals.held],
-      ['rejected', totals.rejected],
+    // The page's own measures, each with its unit (the page writes 60 seconds as "1 min").
+    const rows: Array<[string, number | null, string]> = [
+      ['First claim, median', totals.time_to_first_claim_s.p50, 'seconds'],
+      ['First claim, 9 in 10 within', totals.time_to_first_claim_s.p90, 'seconds'],
+      ['First reply, median', totals.time_to_first_reply_s.p50, 'seconds'],
+      ['First reply, 9 in 10 within', totals.time_to_first_reply_s.p90, 'seconds'],
+      ['Won rate', totals.won_rate, 'share of leads (0 to 1)'],
+      ...totals.won_value.map((entry): [string, number, string] => [
+        'Won value',
+        entry.value_minor,
+        `minor units of ${entry.currency}`,
+      ]),
+      ['Held for review', totals.held, 'demands'],
+      ['Rejected', totals.rejected, 'demands'],
+      ['Leads made through the API', totals.api_leads, 'leads'],
     ];
-    return csvDocument(['measure', 'value'], rows);
+    return csvDocument(['measure', 'value', 'unit'], rows);
   },
   agents: (view) =>
     chartCsv(

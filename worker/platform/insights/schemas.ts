@@ -43,6 +43,21 @@ export const insightsSchema = z
         .nullable()
         .openapi({ description: 'Won leads among the range’s leads; null without leads.' }),
       won_value: z.array(z.object({ currency: z.string(), value_minor: z.number().int() })),
+      funnel: z
+        .object({
+          conversations: z.number().int(),
+          answered: z.number().int(),
+          leads: z.number().int(),
+          claimed: z.number().int(),
+          replied: z.number().int(),
+          won: z.number().int(),
+        })
+        .openapi({
+          description:
+            'Visitors’ conversations that began in the range, and how far each went: each step counts ' +
+            'conversations of the one before (`answered`: an agent or robot answered in it, beside the chain).',
+        }),
+      api_leads: z.number().int().openapi({ description: 'Leads made by API calls in the range: not in the funnel.' }),
     }),
     days: z.array(
       z.object({

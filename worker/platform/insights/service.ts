@@ -9,7 +9,7 @@ import { type Database, schema } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { dayOf, daysBetween } from '../../lib/periods';
 import { LEAD_STATUSES } from '../../lib/vocabulary';
-import { SECONDS_BUCKETS, sumsOver } from '../rollups';
+import { API_LEADS, FUNNEL, SECONDS_BUCKETS, sumsOver } from '../rollups';
 import type { InsightsView } from './schemas';
 
 const { dailyRollups, channels, providers } = schema;
@@ -157,6 +157,15 @@ export async function insightsView(
       won_value: [...byPrefix(totals, 'won_value.')]
         .map(([currency, value]) => ({ currency, value_minor: value }))
         .sort((a, b) => a.currency.localeCompare(b.currency)),
+      funnel: {
+        conversations: total(FUNNEL.conversations),
+        answered: total(FUNNEL.answered),
+        leads: total(FUNNEL.leads),
+        claimed: total(FUNNEL.claimed),
+        replied: total(FUNNEL.replied),
+        won: total(FUNNEL.won),
+      },
+      api_leads: total(API_LEADS),
     },
     days: [...days.values()],
     agents: [...attempts]

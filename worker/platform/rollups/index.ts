@@ -7,8 +7,10 @@
 export {
   CHARGED_METRICS,
   chargedMetric,
+  API_LEADS,
   EVENT_METRICS,
   type EventMetric,
+  FUNNEL,
   LEAD_STATUS_METRICS,
   leadStatusMetric,
   SECONDS_BUCKETS,

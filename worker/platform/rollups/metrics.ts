@@ -27,6 +27,23 @@ export const EVENT_METRICS = {
 
 export type EventMetric = keyof typeof EVENT_METRICS;
 
+/**
+ * The funnel of visitors' conversations: each step counts a conversation once, on the day it
+ * began, and only a conversation of the step before (a lead of an API call is none: API_LEADS).
+ */
+export const FUNNEL = {
+  conversations: 'funnel.conversations',
+  /** An agent or robot answered in it at least once. */
+  answered: 'funnel.answered',
+  leads: 'funnel.leads',
+  claimed: 'funnel.claimed',
+  replied: 'funnel.replied',
+  won: 'funnel.won',
+} as const;
+
+/** Leads made by API calls (no visitor's conversation), counted on the lead's day. */
+export const API_LEADS = 'api_leads';
+
 /** The metric of a meter's charges, in minor units of the contract's currency. */
 export const chargedMetric = (meter: ContractMeter) => `charged_minor.${meter}`;
 

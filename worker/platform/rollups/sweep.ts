@@ -10,11 +10,11 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { type Database, schema } from '../../lib/db';
-import { bucketOf, EVENT_METRICS, ROLLED_UP_EVENTS } from './metrics';
+import { API_LEADS, bucketOf, EVENT_METRICS, FUNNEL, ROLLED_UP_EVENTS } from './metrics';
 
 const { dailyRollups, rollupCursors, events, ledgerEntries, executions, conversations, channels, leadEvents, leads } =
   schema;
-const { agentAttempts } = schema;
+const { agentAttempts, messages } = schema;
 
 /** The most rows of one source a tick counts. */
 export const ROLLUP_BATCH = 5_000;
@@ -120,6 +120,13 @@ function fromConversations(db: Database): BatchItem<'sqlite'>[] {
         ${channelOf(sql`c.channel_id`)} AS channel_key, '' AS key_id, 1 AS value
       FROM ${conversations} c WHERE ${cursor.range(sql`c.rowid`)}`,
     ),
+    // The funnel's first step: a visitor's conversations (an API session is none).
+    ...rollInto(
+      db,
+      sql`SELECT c.workspace_id, ${dayOf(sql`c.created_at`)} AS day, ${FUNNEL.conversations} AS metric,
+        ${channelOf(sql`c.channel_id`)} AS channel_key, '' AS key_id, 1 AS value
+      FROM ${conversations} c WHERE ${cursor.range(sql`c.rowid`)} AND c.channel_id IS NOT NULL`,
+    ),
     db.run(cursor.advance),
   ];
 }
@@ -132,7 +139,8 @@ function fromConversations(db: Database): BatchItem<'sqlite'>[] {
 function fromLeadHistory(db: Database): BatchItem<'sqlite'>[] {
   const cursor = window('lead_events', sql`${leadEvents}`);
   const moves = sql`SELECT l.workspace_id, ${dayOf(sql`l.created_at`)} AS day, ${channelOf(sql`l.channel_id`)}
-      AS channel_key, le.from_status, le.to_status, le.created_at AS at, l.created_at AS lead_at,
+      AS channel_key, l.channel_id, l.conversation_id, le.from_status, le.to_status, le.created_at AS at,
+      l.created_at AS lead_at,
       l.first_claimed_at, l.first_contacted_at, le.value_minor, le.value_currency
     FROM ${leadEvents} le JOIN ${leads} l ON l.id = le.lead_id WHERE ${cursor.range(sql`le.rowid`)}`;
   const row = (metric: SQL, value: SQL, where: SQL) =>
@@ -173,6 +181,21 @@ function fromLeadHistory(db: Database): BatchItem<'sqlite'>[] {
         sql`m.to_status = 'won' AND m.value_minor IS NOT NULL`,
       ),
     ),
+    // Leads an API call made (no visitor's conversation), apart from the funnel.
+    ...rollInto(db, row(sql`${API_LEADS}`, sql`1`, sql`m.from_status IS NULL AND m.channel_id IS NULL`)),
+    // The funnel's later steps, each once per conversation, on the day its conversation began, so
+    // that each step is part of the one before over any range.
+    ...rollInto(
+      db,
+      sql`SELECT f.workspace_id, f.day, f.metric, f.channel_key, '' AS key_id, 1 AS value FROM (
+        SELECT c.workspace_id, ${dayOf(sql`c.created_at`)} AS day, ${channelOf(sql`c.channel_id`)} AS channel_key,
+          CASE WHEN m.from_status IS NULL THEN ${FUNNEL.leads}
+            WHEN m.to_status = 'claimed' AND m.at = m.first_claimed_at THEN ${FUNNEL.claimed}
+            WHEN m.to_status = 'contacted' AND m.at = m.first_contacted_at THEN ${FUNNEL.replied}
+            WHEN m.to_status = 'won' AND m.from_status <> 'won' THEN ${FUNNEL.won} END AS metric
+        FROM (${moves}) AS m JOIN ${conversations} c ON c.id = m.conversation_id AND c.channel_id IS NOT NULL
+      ) AS f`,
+    ),
     db.run(cursor.advance),
   ];
 }
@@ -198,6 +221,17 @@ function fromAgentAttempts(db: Database): BatchItem<'sqlite'>[] {
       db,
       sql`SELECT a.workspace_id, a.day, ${outcome} || a.provider_id AS metric, a.channel_key, a.key_id, 1 AS value
         FROM (${attempts}) AS a`,
+    ),
+    // The funnel's answered step: a visitor's conversation the first time an agent or robot answers
+    // in it (its first agent message is this attempt's), on the day the conversation began.
+    ...rollInto(
+      db,
+      sql`SELECT c.workspace_id, ${dayOf(sql`c.created_at`)} AS day, ${FUNNEL.answered} AS metric,
+        ${channelOf(sql`c.channel_id`)} AS channel_key, '' AS key_id, 1 AS value
+      FROM ${agentAttempts} a JOIN ${messages} msg ON msg.execution_id = a.execution_id AND msg.role = 'agent'
+        JOIN ${conversations} c ON c.id = msg.conversation_id AND c.channel_id IS NOT NULL
+      WHERE ${cursor.range(sql`a.rowid`)} AND a.outcome = 'success' AND NOT EXISTS (SELECT 1 FROM ${messages} earlier
+        WHERE earlier.conversation_id = msg.conversation_id AND earlier.role = 'agent' AND earlier.id < msg.id)`,
     ),
     db.run(cursor.advance),
   ];
