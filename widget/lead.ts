@@ -85,7 +85,10 @@ if (list && form && leadId && typingLine) {
     const item = element('li', `turn ${message.role}`, '');
     item.dataset.messageId = message.message_id;
     item.append(element('span', 'speaker', speaker(message)), element('span', 'when', when(message.created_at)));
-    item.append(element('p', '', message.text));
+    const text = element('p', '', message.text);
+    // Each message in its own direction: English inside an Arabic conversation keeps its punctuation.
+    text.dir = 'auto';
+    item.append(text);
     // In id order: two messages committed a moment apart may arrive the other way round.
     const later = [...list.querySelectorAll<HTMLElement>('li[data-message-id]')].find(
       (other) => (other.dataset.messageId ?? '') > message.message_id,

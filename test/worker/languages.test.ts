@@ -89,21 +89,25 @@ describe('the language of the widget’s configuration', () => {
     );
   });
 
-  it('the owner’s copy wins: per language first, then what they changed in `copy`, then the catalog', async () => {
+  it('the owner’s copy wins in its language: per language first, then `copy` in its language, then the catalog', async () => {
     const channel = await newChannel(tenant, {
       widget: {
         copy: { greeting: 'Olá! Somos a Lisboa Contabilidade.' },
+        copy_language: 'pt',
         copy_by_language: { de: { placeholder: 'Ihre Frage an uns…' } },
       },
     });
     const key = channel.channel_key;
     expect(channel.widget.copy_by_language).toEqual({ de: { placeholder: 'Ihre Frage an uns…' } });
+    expect((await config(key, { 'Accept-Language': 'pt' })).copy.greeting).toBe('Olá! Somos a Lisboa Contabilidade.');
+    // Copy written in Portuguese is not shown to a German visitor: German words, or the German catalog.
     const german = await config(key, { 'Accept-Language': 'de' });
-    expect(german.copy).toMatchObject({
-      placeholder: 'Ihre Frage an uns…',
-      greeting: 'Olá! Somos a Lisboa Contabilidade.',
-      launcher_label: 'Chat öffnen',
-    });
+    expect(german.copy).toMatchObject({ placeholder: 'Ihre Frage an uns…', launcher_label: 'Chat öffnen' });
+    expect(german.copy.greeting).toMatch(/^Hallo!/);
+    // Nor to an English one.
+    expect((await config(key, { 'Accept-Language': 'en' })).copy.greeting).toBe(
+      'Hi! Tell us what you need and an expert will help.',
+    );
     // A later change merges language by language.
     const patched = await call(`/api/integrations/channels/${key}`, {
       method: 'PATCH',
@@ -145,16 +149,27 @@ describe('the core’s replies in the conversation’s language', () => {
     );
     expect(again.reply).toMatch(/^Rozumiemy: /);
     // Intake's language is the visitor's choice: from here on, Arabic.
+    // (A plain message that only adds to the waiting lead gets no repeated reply; a hand-off is answered.)
     const arabic = await json(
-      await intake(key, { session_id: first.session_id, message: { text: 'مرحبا' }, language: 'ar-EG' }),
+      await intake(key, {
+        session_id: first.session_id,
+        trigger: 'handoff',
+        message: { text: 'مرحبا' },
+        language: 'ar-EG',
+      }),
     );
-    expect(arabic.reply).toMatch(/^شكرًا، تم تسجيل طلبك D-/);
+    expect(arabic.reply).toMatch(/^تم: /);
     expect(await conversationLanguage(first.session_id)).toBe('ar');
     // A language without a catalog changes nothing.
     const unknown = await json(
-      await intake(key, { session_id: first.session_id, message: { text: 'Привіт' }, language: 'uk' }),
+      await intake(key, {
+        session_id: first.session_id,
+        trigger: 'handoff',
+        message: { text: 'Привіт' },
+        language: 'uk',
+      }),
     );
-    expect(unknown.reply).toMatch(/^شكرًا/);
+    expect(unknown.reply).toMatch(/^تم: /);
   });
 
   it('the hosted inbox page speaks the visitor’s language, right to left for Hebrew', async () => {
@@ -178,6 +193,9 @@ describe('the copy per language in the console', () => {
     const page = `/integrations/channels/${channel}?ws=${owner.workspaceId}`;
     const polish = await (await getPage(`${page}&copy=pl`, owner.cookie)).text();
     expect(polish).toContain('Copy in each language');
+    // Which languages fall back: English reads the owner's copy, Polish the default wording.
+    expect(polish).toMatch(/English<\/span><\/th><td data-label="What visitors read">Your copy above</);
+    expect(polish).toMatch(/polski<\/span><\/th><td data-label="What visitors read">The default wording \(falls back\)</);
     expect(polish).toContain('placeholder="Cześć! Napisz, czego potrzebujesz, a ekspert Ci pomoże."');
     const save = (fields: Record<string, string>) =>
       postForm(`/integrations/channels/${channel}/copy/pl?ws=${owner.workspaceId}`, fields, { cookie: owner.cookie });

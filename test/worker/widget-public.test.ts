@@ -300,6 +300,22 @@ describe('public intake', () => {
     expect(afterContact.next).toBe('continue');
   });
 
+  it('says what happens once: a later plain message adds to the lead without the same reply again', async () => {
+    const first = await json(await intake(key, { message: { text: 'Do you do VAT returns?' } }));
+    expect(first.reply).toContain('Leave your email');
+    expect(first.next).toBe('collect_contact');
+    for (const text of ['Also for a small company?', 'And how soon?']) {
+      const later = await json(await intake(key, { session_id: first.session_id, message: { text } }));
+      expect(later).toMatchObject({ reply: '', next: 'continue', lead_id: first.lead_id });
+      expect(later.messages.map((message: { role: string }) => message.role)).toEqual(['visitor']);
+    }
+    // Asking for a person is answered, each time.
+    const handoff = await json(
+      await intake(key, { session_id: first.session_id, trigger: 'handoff', message: { text: 'A person, please.' } }),
+    );
+    expect(handoff.reply).toContain(first.reference);
+  });
+
   it('lead_capture on a fresh session creates a lead with its contact and attribution', async () => {
     const response = await json(
       await intake(key, {

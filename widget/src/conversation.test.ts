@@ -91,6 +91,17 @@ describe('the panel’s conversation', () => {
     expect(reduce(state, { type: 'answered', answer: answer([view('msg_9', 'visitor', 'Again')]) }).closed).toBe(false);
   });
 
+  it('a claim puts away the "an expert will get back to you" card', () => {
+    let state = initialConversation('egv_s', []);
+    state = reduce(state, {
+      type: 'contact-sent',
+      answer: { ...answer([view('msg_1', 'system', 'Thanks')], 'done'), reference: 'D-ABC123' },
+    });
+    expect(state.view).toBe('success');
+    state = reduce(state, { type: 'frame', frame: { type: 'lead', status: 'claimed', claimed_by_name: 'Dana' } });
+    expect(state).toMatchObject({ view: 'chat', claimer: 'Dana' });
+  });
+
   it('merges an expert’s reply with their name, in order', () => {
     expect(merge([], [view('msg_1', 'provider', 'Hello', 'Dana Reyes')])).toEqual([
       { id: 'msg_1', role: 'provider', text: 'Hello', author: 'Dana Reyes' },

@@ -138,7 +138,11 @@ export function conversationReducer(state: ConversationState, event: Conversatio
       const { frame } = event;
       if (frame.type === 'typing' && frame.role === 'provider') return { ...state, typing: frame.active };
       if (frame.type === 'read' && frame.role === 'provider') return { ...state, readUpTo: frame.up_to };
-      if (frame.type === 'lead') return { ...state, claimer: frame.status === 'open' ? null : frame.claimed_by_name };
+      if (frame.type === 'lead') {
+        const claimer = frame.status === 'open' ? null : frame.claimed_by_name;
+        // An expert has it: "an expert will get back to you" no longer applies.
+        return claimer ? { ...state, claimer, view: 'chat' } : { ...state, claimer };
+      }
       if (frame.type === 'closed') return { ...state, closed: true };
       return state;
     }

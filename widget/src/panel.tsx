@@ -393,7 +393,10 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
                   {say.expert_label({ name: message.author })}
                 </span>
               ) : null}
-              {message.text}
+              {/* Each message in its own direction: "?What…" never, whatever the panel's. */}
+              <span class="text" dir="auto">
+                {message.text}
+              </span>
               {message === delivery?.message ? (
                 <span class="mark">{delivery.mark === 'Read' ? say.read() : say.delivered()}</span>
               ) : null}
@@ -450,6 +453,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
         <textarea
           ref={composer}
           rows={2}
+          dir="auto"
           maxLength={4000}
           aria-label={config.copy.placeholder}
           placeholder={config.copy.placeholder}
@@ -464,14 +468,17 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
         </button>
       </form>
       <div class="actions">
-        <button
-          type="button"
-          class="link"
-          disabled={busy}
-          onClick={() => void sendMessage('handoff', draft.trim() || say.talk_to_expert_text())}
-        >
-          {say.talk_to_expert()}
-        </button>
+        {/* An expert has the conversation: there is nobody to hand it to. */}
+        {claimer ? null : (
+          <button
+            type="button"
+            class="link"
+            disabled={busy}
+            onClick={() => void sendMessage('handoff', draft.trim() || say.talk_to_expert_text())}
+          >
+            {say.talk_to_expert()}
+          </button>
+        )}
         {!contactOpen && view === 'chat' && messages.length > 0 ? (
           <button type="button" class="link" onClick={() => dispatch({ type: 'contact', open: true })}>
             {say.leave_details()}

@@ -106,8 +106,13 @@ export function planLeadPath(input: BrainInput, assessment: Assessment, attempts
     demand,
     ...(lead ? { lead } : {}),
     trigger: channel?.trigger ?? 'consultation',
+    // Asked once, when the lead is made (or on a hand-off): the widget keeps its own "leave details".
     askForContact: Boolean(
-      channel?.asksForContact && !channel.contactKnown && disposition === 'routed' && !conversation?.personHasIt,
+      channel?.asksForContact &&
+        !channel.contactKnown &&
+        disposition === 'routed' &&
+        !conversation?.personHasIt &&
+        (lead?.action === 'create' || channel.trigger === 'handoff'),
     ),
     toClaimer: Boolean(conversation?.personHasIt),
     reportedUsage: [],

@@ -4,7 +4,7 @@
  * its own page (intake-page.tsx).
  * Server-rendered; every form works without JavaScript, and /embed/console.js adds the preview.
  */
-import type { Language } from '../../lib/i18n';
+import { catalogStatus, type Language } from '../../lib/i18n';
 import { CopyByLanguage, LanguageField } from './copy-languages';
 import { raw } from 'hono/html';
 import type { ChannelView, CspFinding, PublicWidgetConfig } from '../../platform/channels';
@@ -172,6 +172,16 @@ export function ChannelPage(props: ChannelPageProps) {
             </fieldset>
             <fieldset disabled={!canManage}>
               <legend>Copy</legend>
+              <Select
+                name="copy_language"
+                label="The language this copy is written in"
+                value={widget.copy_language}
+                options={catalogStatus().map(({ language, name }): [string, string] => [language, `${name} (${language})`])}
+              />
+              <p class="hint">
+                Visitors in this language read it; visitors in another read your words for theirs under Copy in each
+                language, else the default wording in their language.
+              </p>
               <Field
                 name="copy.title"
                 label="Title"

@@ -60,7 +60,7 @@ export function ConversationPage(props: ConversationPageProps) {
               <li class={`turn ${message.role}`}>
                 <span class="speaker">{speakerOf(message)}</span>
                 <span class="when">{when(message.created_at)}</span>
-                <p>{message.text}</p>
+                <p dir="auto">{message.text}</p>
               </li>
             ))}
           </ol>

@@ -8,6 +8,7 @@
 import { catalogStatus, directionOf, type Language } from '../../lib/i18n';
 import { type ChannelView, copyIn } from '../../platform/channels';
 import { Field, type FieldErrors, Select } from '../shared/forms';
+import { DataTable } from '../shared/layout';
 
 /** The copy's fields, with their labels and lengths (the widget's schema). */
 export const COPY_FIELDS = [
@@ -18,6 +19,16 @@ export const COPY_FIELDS = [
   ['success_message', 'After contact details are sent', 200, true],
   ['privacy_note', 'Privacy note', 280, true],
 ] as const;
+
+/** Where a language's copy comes from, as the owner reads it: their words, their copy, or the default. */
+export function copySource(channel: ChannelView, language: Language): string {
+  const own = Object.keys(channel.widget.copy_by_language[language] ?? {}).length;
+  const all = COPY_FIELDS.length;
+  if (own === all) return 'Your words';
+  const rest = language === channel.widget.copy_language ? 'your copy above' : 'the default wording';
+  if (own > 0) return `Your words for ${own} of ${all} fields, ${rest} for the rest`;
+  return language === channel.widget.copy_language ? 'Your copy above' : 'The default wording (falls back)';
+}
 
 /** The section of the channel page that edits one language's copy. */
 export function CopyByLanguage(props: {
@@ -39,8 +50,16 @@ export function CopyByLanguage(props: {
       <h2 id="copy-languages-title">Copy in each language</h2>
       <p>
         Visitors read the widget in their language (see Language under Settings). Write your own words for a language
-        here; an empty field shows its grey text: your copy above if you changed it, else the default in that language.
+        here; an empty field shows its grey text: what a visitor in that language reads without it.
       </p>
+      <DataTable
+        compact
+        rows={languages}
+        columns={[
+          { header: 'Language', rowHeader: true, cell: (entry) => <span lang={entry.language}>{entry.name}</span> },
+          { header: 'What visitors read', cell: (entry) => copySource(channel, entry.language) },
+        ]}
+      />
       <nav class="tabs" aria-label="Languages of the copy">
         {languages.map((entry) => (
           <a

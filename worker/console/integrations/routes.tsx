@@ -83,12 +83,13 @@ const channelFieldsFromForm = (form: Record<string, string>) => ({
 
 /** Nested widget fields (`colors.primary`) from a flat form into a WidgetConfigPatch. */
 function widgetPatchFromForm(form: Record<string, string>) {
-  const patch: Record<string, Record<string, unknown>> = {};
+  const patch: Record<string, unknown> & { [section: string]: Record<string, unknown> | string } = {};
+  if (form.copy_language) patch.copy_language = form.copy_language;
   for (const [name, value] of Object.entries(form)) {
     const [section, field] = name.split('.');
     if (!section || !field) continue;
-    patch[section] ??= {};
-    patch[section][field] = field.startsWith('offset_')
+    const fields = (patch[section] ??= {}) as Record<string, unknown>;
+    fields[field] = field.startsWith('offset_')
       ? Number(value)
       : section === 'brand' && field === 'logo_url' && value === ''
         ? null

@@ -79,7 +79,7 @@ export function LeadPage({
                   <li class={`turn ${message.role}`} data-message-id={message.message_id}>
                     <span class="speaker">{speakerOf(message)}</span>
                     <span class="when">{when(message.created_at)}</span>
-                    <p>{message.text}</p>
+                    <p dir="auto">{message.text}</p>
                   </li>
                 ))}
               </ol>

@@ -34,9 +34,10 @@ export function visitorLanguage(row: ChannelRow, asked: { lang?: string | null; 
 type CopyField = keyof WidgetConfig['copy'];
 
 /**
- * The copy in a language, field by field: the owner's words for that language; else their `copy`
- * field if they changed it from the English default (they wrote it, in whatever language); else
- * the catalog's default in that language.
+ * The copy in a language, field by field: the owner's words for that language; else, in the
+ * language their `copy` is written in (`copy_language`), its field if they changed it from the
+ * English default; else the catalog's default in that language. Owner copy in one language is
+ * never shown to a visitor in another (a Polish widget reads Polish throughout).
  */
 export function copyIn(config: WidgetConfig, language: Language): WidgetConfig['copy'] {
   const brand = config.brand.name;
@@ -54,7 +55,8 @@ export function copyIn(config: WidgetConfig, language: Language): WidgetConfig['
   const copy = { ...catalog };
   for (const field of Object.keys(catalog) as CopyField[]) {
     const defaultText = field === 'title' ? english.title.replace('{brand}', brand).slice(0, 60) : english[field];
-    copy[field] = own[field] ?? (config.copy[field] !== defaultText ? config.copy[field] : catalog[field]);
+    const written = language === config.copy_language && config.copy[field] !== defaultText;
+    copy[field] = own[field] ?? (written ? config.copy[field] : catalog[field]);
   }
   return copy;
 }

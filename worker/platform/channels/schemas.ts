@@ -66,6 +66,14 @@ export const widgetConfigSchema = z
       offset_y: z.number().int().min(0).max(200),
     }),
     copy: copySchema,
+    copy_language: z
+      .enum(LANGUAGES)
+      .default('en')
+      .openapi({
+        description:
+          'The language `copy` is written in (English by default): visitors in it read `copy`; visitors in ' +
+          'another read `copy_by_language` for theirs, else the catalog’s default in their language.',
+      }),
     // The owner's words per language: a field given here wins in that language over `copy` and the catalog.
     copy_by_language: z
       .partialRecord(z.enum(LANGUAGES), copySchema.partial())
@@ -73,8 +81,8 @@ export const widgetConfigSchema = z
       .openapi({
         description:
           'The copy per language (`de`, `ar`, …), field by field. In a visitor’s language, a field given here is ' +
-          'shown; else `copy`’s field if the owner changed it from the default; else the catalog’s default in that ' +
-          'language.',
+          'shown; else, in `copy_language`, `copy`’s field if the owner changed it from the default; else the ' +
+          'catalog’s default in that language.',
         example: { de: { greeting: 'Hallo! Wobei können wir helfen?' } },
       }),
     lead_capture: z.strictObject({ name: fieldRule, email: fieldRule, phone: fieldRule }),
@@ -102,6 +110,7 @@ export const widgetConfigPatchSchema = z.strictObject({
   colors: widgetConfigSchema.shape.colors.partial().optional(),
   position: widgetConfigSchema.shape.position.partial().optional(),
   copy: widgetConfigSchema.shape.copy.partial().optional(),
+  copy_language: z.enum(LANGUAGES).optional(),
   // Per language, field by field; null takes a field back out (the language falls back again).
   copy_by_language: z
     .partialRecord(

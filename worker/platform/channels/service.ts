@@ -120,6 +120,7 @@ export function mergeWidgetConfig(base: WidgetConfig, patch: WidgetConfigPatch |
     colors: { ...base.colors, ...patch.colors },
     position: { ...base.position, ...patch.position },
     copy: { ...base.copy, ...patch.copy },
+    copy_language: patch.copy_language ?? base.copy_language,
     copy_by_language: mergeByLanguage(base.copy_by_language, patch.copy_by_language),
     lead_capture: { ...base.lead_capture, ...patch.lead_capture },
     provider_entry: { ...base.provider_entry, ...patch.provider_entry },

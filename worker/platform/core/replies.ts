@@ -12,6 +12,11 @@ export function visitorReply(plan: ExecutedPlan, language: Language): string {
   if (plan.path === 'agent') return plan.agentAnswer?.reply ?? '';
   // The claimer answers in the conversation itself: no automatic reply stands between them.
   if (plan.toClaimer && plan.disposition !== 'rejected') return '';
+  // A later plain message of a conversation whose lead (or held demand) already waits: the reply was
+  // said when it began, and saying it under every message adds nothing. A hand-off or the contact
+  // form is answered each time: the visitor asked for something.
+  const waiting = plan.lead ? plan.lead.action === 'update' : plan.demand.action === 'continue';
+  if (waiting && plan.trigger === 'consultation' && plan.disposition !== 'rejected') return '';
   const say = visitorMessages(language);
   const reference = demandReference(plan.demand.id);
   const { topic } = plan;
