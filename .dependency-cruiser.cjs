@@ -110,11 +110,16 @@ module.exports = {
       severity: 'error',
       comment:
         "The widget may share the worker's types (inferred from its zod schemas), never its code, except the " +
-        'pure, dependency-free modules both need to agree on: colour contrast, and the compiled message catalogs.',
+        'pure, dependency-free modules both need to agree on: colour contrast, the compiled message catalogs, and ' +
+        'how money is written (the workbench shows a claim fee as the server page does).',
       from: { path: '^widget/' },
       to: {
         path: '^(worker|drizzle)/',
-        pathNot: ['^worker/lib/contrast\\.ts$', '^worker/lib/i18n/compiled/widget\\.[a-z]+\\.js$'],
+        pathNot: [
+          '^worker/lib/contrast\\.ts$',
+          '^worker/lib/i18n/compiled/widget\\.[a-z]+\\.js$',
+          '^worker/console/shared/money\\.ts$',
+        ],
         dependencyTypesNot: ['type-only'],
       },
     },

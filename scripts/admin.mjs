@@ -1,6 +1,8 @@
 // `npm run admin -- <resource> <action> [options]`: a small CLI over /api/admin/.
 // The token comes from EGW_ADMIN_TOKEN, else ADMIN_TOKEN in .dev.vars; the address from
-// --url, else EGW_URL, else http://127.0.0.1:8787.
+// --url, else EGW_URL, else the address `npm run dev` serves on now (.wrangler/dev-url), else
+// http://127.0.0.1:8787.
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT, readVars } from './lib.mjs';
@@ -45,7 +47,7 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   refunds accept|decline RFR_ID [--note TEXT]
   meter-events --since ISO_DATETIME   (the contracts' charges as JSON lines, for a billing system)
 
-Global: --url BASE_URL (default $EGW_URL or http://127.0.0.1:8787)`;
+Global: --url BASE_URL (default $EGW_URL, else where npm run dev serves, else http://127.0.0.1:8787)`;
 
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,
@@ -90,7 +92,9 @@ if (options.help || !resource) {
   process.exit(options.help ? 0 : 1);
 }
 
-const baseUrl = (options.url ?? process.env.EGW_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
+const devUrlFile = join(ROOT, '.wrangler', 'dev-url');
+const devUrl = existsSync(devUrlFile) ? readFileSync(devUrlFile, 'utf8').trim() || undefined : undefined;
+const baseUrl = (options.url ?? process.env.EGW_URL ?? devUrl ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
 const token = process.env.EGW_ADMIN_TOKEN ?? readVars(join(ROOT, '.dev.vars')).ADMIN_TOKEN;
 if (!token) {
   console.error('No admin token: set EGW_ADMIN_TOKEN, or ADMIN_TOKEN in .dev.vars.');
@@ -289,6 +293,7 @@ async function send(method, path, body) {
 if (resource === 'meter-events') {
   const since = need(options.since, '--since');
   let after = null;
+  let printed = 0;
   do {
     const response = await send('GET', `/api/admin/meter-events${query({ since, after: after ?? undefined })}`);
     if (!response.ok) {
@@ -297,8 +302,11 @@ if (resource === 'meter-events') {
     }
     const page = await response.json();
     for (const event of page.data) console.log(JSON.stringify(event));
+    printed += page.data.length;
     after = page.next_after;
   } while (after);
+  // Said on stderr, so that a pipe into a billing system still gets only JSON lines.
+  if (printed === 0) console.error(`No charges since ${since} (${baseUrl}).`);
   process.exit(0);
 }
 

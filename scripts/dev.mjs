@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { startCronTicker, wranglerCrons } from './cron.mjs';
 import { devArguments, flagValue } from './dev-args.mjs';
 import { choosePorts } from './dev-ports.mjs';
-import { appendFileSync, copyFileSync, existsSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, WRANGLER, readVars } from './lib.mjs';
 import { buildWidget, prepareLocalDatabase } from './local-worker.mjs';
@@ -107,11 +107,16 @@ Try it:
     -d '${tryBody}'
 `);
 
+// Where this run serves, for `npm run admin` (its default address) while it runs.
+const devUrlFile = join(ROOT, '.wrangler', 'dev-url');
+mkdirSync(join(ROOT, '.wrangler'), { recursive: true });
+writeFileSync(devUrlFile, `${base}\n`);
 const child = spawn(process.execPath, [WRANGLER, ...devArgs], { cwd: ROOT, stdio: 'inherit' });
 // Every cron of wrangler.toml fires on its schedule, as in production (wrangler dev fires none).
 const stopCrons = startCronTicker(base);
 const stop = (signal) => {
   stopCrons();
+  rmSync(devUrlFile, { force: true });
   child.kill(signal);
   void agent.close();
   void mailSink?.close();

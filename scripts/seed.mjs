@@ -248,7 +248,8 @@ INSERT INTO ledger_entries (id, transfer_id, account, account_kind, amount_minor
 
 /**
  * The demo's contract and money (docs/design/billing.md): plan "Demo" for ws_demo from the start
- * of this month (1,000 executions and 100 leads a month; executions past that at 2 cents), its
+ * of this month (5 executions and 100 leads a month, so that the README's walk goes past the
+ * allowance and shows a charge; executions past it at 2 cents), its
  * escrow funded with 100.00 EUR; leads priced on consultation (2.50) and faq (1.50), the domain of
  * the five-step demo, and 20.00 EUR of credits for each demo expert.
  */
@@ -263,7 +264,7 @@ UPDATE domains SET lead_price_minor = 150 WHERE slug = 'faq' AND lead_price_mino
 INSERT INTO contracts (id, workspace_id, plan, currency, starts_at, ends_at, reference, allowances, overage, escrow_id,
     created_at)
   VALUES ('ctr_demo', ${quote(DEMO.workspaceId)}, 'Demo', 'EUR', ${monthStart}, NULL, 'cus_demo',
-    '{"executions":1000,"leads":100}', '{"executions":{"unit_price_minor":2}}', 'esc_demo', ${now})
+    '{"executions":5,"leads":100}', '{"executions":{"unit_price_minor":2}}', 'esc_demo', ${now})
   ON CONFLICT(id) DO NOTHING;
 ${escrow('esc_demo', 'workspace', DEMO.workspaceId, 'ctr_demo')}
 ${creditSql({

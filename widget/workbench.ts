@@ -4,6 +4,7 @@
  * rebuilds the list with DOM nodes and textContent only (visitor text is never markup). The
  * page works without it: this only saves a reload.
  */
+import { formatMoney } from '../worker/console/shared/money';
 import type { LeadView } from '../worker/platform/leads/schemas';
 
 const POLL_MS = 4000;
@@ -40,6 +41,9 @@ function card(lead: LeadView): HTMLLIElement {
     ' ',
     element('span', 'pill', lead.topic),
     ' ',
+    ...(lead.claim_fee
+      ? [element('span', 'pill fee', `fee ${formatMoney(lead.claim_fee.amount_minor, lead.claim_fee.currency)}`), ' ']
+      : []),
     element('span', 'muted', `${lead.reference} · ${lead.channel_name ?? 'API'} · ${when(lead.created_at)}`),
   );
   item.append(link, meta);

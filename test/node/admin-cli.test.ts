@@ -180,8 +180,18 @@ describe('npm run admin', () => {
     );
     expect(contract).toMatchObject({ allowances: { executions: 0 }, overage: { executions: { unit_price_minor: 4 } } });
     expect(
-      (await admin('escrows', 'credit', contract.escrow_id, '--amount', '40', '--reference', 'INV-CLI')).balance_minor,
-    ).toBe(40);
+      await admin('escrows', 'credit', contract.escrow_id, '--amount', '40', '--reference', 'INV-CLI'),
+    ).toMatchObject({
+      balance_minor: 40,
+      already_recorded: false,
+    });
+    // The same payment again adds nothing, and says so.
+    expect(
+      await admin('escrows', 'credit', contract.escrow_id, '--amount', '40', '--reference', 'INV-CLI'),
+    ).toMatchObject({
+      balance_minor: 40,
+      already_recorded: true,
+    });
     const key = await admin('keys', 'create', '--workspace', org.workspace_id, '--scopes', 'execute');
     for (let index = 0; index < 2; index++) {
       const response = await fetch(`${worker}/api/execute`, {
@@ -206,6 +216,14 @@ describe('npm run admin', () => {
       .filter((event) => event.payload.customer === 'cus_cli');
     expect(events).toHaveLength(2);
     expect(events[0]).toMatchObject({ event_name: 'executions.overage', payload: { value: '1', amount_minor: '4' } });
+    // Nothing since a moment in the future: said on stderr, with the address asked, and no JSON line.
+    const none = await run(
+      process.execPath,
+      ['scripts/admin.mjs', '--url', worker, 'meter-events', '--since', '2099-01-01T00:00:00Z'],
+      { env: { ...process.env, EGW_ADMIN_TOKEN: inject('adminToken') } },
+    );
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain(`No charges since 2099-01-01T00:00:00Z (${worker})`);
     expect((await admin('contracts', 'end', contract.contract_id)).status).toBe('ended');
   });
 

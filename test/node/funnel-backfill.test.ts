@@ -16,9 +16,11 @@ beforeAll(async () => {
   await db.batch(
     [
       "INSERT INTO organizations VALUES ('org_f', 'F', 'active', 1)",
-      "INSERT INTO workspaces (id, organization_id, name, status, created_at) VALUES ('ws_f', 'org_f', 'W', 'active', 1)",
+      `INSERT INTO workspaces (id, organization_id, name, status, created_at)
+        VALUES ('ws_f', 'org_f', 'W', 'active', 1)`,
       `INSERT INTO channels (channel_key, workspace_id, name, domain, allowed_origins, first_party_origins, status,
-        widget_config, created_at, updated_at) VALUES ('ch_f', 'ws_f', 'C', 'consultation', '[]', '[]', 'active', '{}', 1, 1)`,
+        widget_config, created_at, updated_at)
+        VALUES ('ch_f', 'ws_f', 'C', 'consultation', '[]', '[]', 'active', '{}', 1, 1)`,
       // Two visitors' conversations and an API session; a lead in the first (claimed), one of the API.
       `INSERT INTO conversations (id, workspace_id, kind, channel_id, created_at, last_seen_at) VALUES
         ('cnv_1', 'ws_f', 'channel', 1, ${DAY}, ${DAY}), ('cnv_2', 'ws_f', 'channel', 1, ${DAY}, ${DAY})`,
@@ -31,9 +33,11 @@ beforeAll(async () => {
         ('lev_3', 'lead_api', NULL, 'open', 'system', ${DAY})`,
       // An agent answered twice in the second conversation.
       `INSERT INTO agent_attempts (id, execution_id, provider_id, workspace_id, outcome, duration_ms, created_at)
-        VALUES ('att_1', 'exe_1', 'prv_a', 'ws_f', 'success', 5, ${DAY}), ('att_2', 'exe_2', 'prv_a', 'ws_f', 'success', 5, ${DAY})`,
+        VALUES ('att_1', 'exe_1', 'prv_a', 'ws_f', 'success', 5, ${DAY}),
+          ('att_2', 'exe_2', 'prv_a', 'ws_f', 'success', 5, ${DAY})`,
       `INSERT INTO messages (id, conversation_id, role, text, author_id, execution_id, created_at) VALUES
-        ('msg_1', 'cnv_2', 'agent', 'a', 'prv_a', 'exe_1', ${DAY}), ('msg_2', 'cnv_2', 'agent', 'b', 'prv_a', 'exe_2', ${DAY})`,
+        ('msg_1', 'cnv_2', 'agent', 'a', 'prv_a', 'exe_1', ${DAY}),
+        ('msg_2', 'cnv_2', 'agent', 'b', 'prv_a', 'exe_2', ${DAY})`,
       // The sweep had counted every row but the second conversation's.
       `INSERT INTO rollup_cursors (source, last_seq) VALUES ('conversations', 1), ('lead_events', 3),
         ('agent_attempts', 2)`,

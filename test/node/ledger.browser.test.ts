@@ -33,7 +33,7 @@ describe.skipIf(!browserAvailable)('the ledger’s pages in Chromium', () => {
     await signInAsDemo(page, worker, 'owner@demo.test');
     await page.goto(`${worker}/integrations/usage?ws=ws_demo`);
     await expect(page.getByRole('heading', { name: 'Usage', level: 1 })).toBeTruthy();
-    expect(await page.locator('.meters li').first().textContent()).toContain('of 1,000');
+    expect(await page.locator('.meters li').first().textContent()).toContain('of 5');
     expect(await page.locator('#balance-title + .balance').textContent()).toMatch(/^€\d/);
     expect(await page.locator('figure.chart svg[role=img]').count()).toBe(1);
     await page.locator('details.chart-numbers summary').click();
@@ -79,7 +79,7 @@ describe.skipIf(!browserAvailable)('the ledger’s pages in Chromium', () => {
     await signInAsDemo(page, worker, 'admin@demo.test');
     await page.goto(`${worker}/admin/billing?workspace=ws_demo`);
     expect(await page.locator('#contracts-title').textContent()).toContain('ws_demo');
-    expect(await page.content()).toContain('1,000 executions, then €0.02 each');
+    expect(await page.content()).toContain('5 executions, then €0.02 each');
     await expectAccessible(page, 'admin billing page');
     await screenshotBoth(page, 'admin-billing');
     await context.close();

@@ -229,7 +229,9 @@ describe('insights against a hand-built history', () => {
     expectStrictPageHeaders(page);
     const html = await page.text();
     expect(html.match(/<svg/g)).toHaveLength(2);
-    expect(html).toContain('Visitors’ conversations: 4; Became leads: 3; Claimed by an expert: 3; Replied to: 2; Won: 1');
+    expect(html).toContain(
+      'Visitors’ conversations: 4; Became leads: 3; Claimed by an expert: 3; Replied to: 2; Won: 1',
+    );
     expect(html).toContain('2 of 4 were answered by an agent or robot at least once.');
     expect(html).toContain('<td data-label="Value">1 min</td>');
     expect(html).toContain('€1,200.00');

@@ -89,7 +89,7 @@ describe('the language of the widget’s configuration', () => {
     );
   });
 
-  it('the owner’s copy wins in its language: per language first, then `copy` in its language, then the catalog', async () => {
+  it('the owner’s copy wins in its language: that language’s words, then `copy` there, then the catalog', async () => {
     const channel = await newChannel(tenant, {
       widget: {
         copy: { greeting: 'Olá! Somos a Lisboa Contabilidade.' },
@@ -195,7 +195,9 @@ describe('the copy per language in the console', () => {
     expect(polish).toContain('Copy in each language');
     // Which languages fall back: English reads the owner's copy, Polish the default wording.
     expect(polish).toMatch(/English<\/span><\/th><td data-label="What visitors read">Your copy above</);
-    expect(polish).toMatch(/polski<\/span><\/th><td data-label="What visitors read">The default wording \(falls back\)</);
+    expect(polish).toMatch(
+      /polski<\/span><\/th><td data-label="What visitors read">The default wording \(falls back\)</,
+    );
     expect(polish).toContain('placeholder="Cześć! Napisz, czego potrzebujesz, a ekspert Ci pomoże."');
     const save = (fields: Record<string, string>) =>
       postForm(`/integrations/channels/${channel}/copy/pl?ws=${owner.workspaceId}`, fields, { cookie: owner.cookie });

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../worker/lib/db';
 import { decideRefund } from '../../worker/platform/billing/lead-fees';
 import { balanceOf, credit, expectBalancedBooks } from './billing-helpers';
+import { getPage } from './console-helpers';
 import { ADMIN_TOKEN, call, createTenant, expectProblem, json, type Tenant } from './helpers';
 import { createActiveExpert, createChannel, sessionCall, visitorSays, type TestProvider } from './provider-helpers';
 
@@ -79,6 +80,12 @@ describe('lead fees', () => {
     const { escrow_id: escrowId } = await credits(expert);
     await credit(escrowId, 1000);
     const leadId = await newLead();
+    // The fee is said before the claim: on the API, the list, and the button.
+    const before = await json(await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}`));
+    expect(before.claim_fee).toEqual({ amount_minor: 300, currency: 'EUR' });
+    const page = await (await getPage(`/provider/workbench/leads/${leadId}`, expert.cookie)).text();
+    expect(page).toContain('Claim this lead for €3.00');
+    expect(await (await getPage('/provider/workbench', expert.cookie)).text()).toContain('fee €3.00');
     expect((await claim(expert, leadId)).status).toBe(200);
     expect(await balanceOf(escrowId)).toBe(700);
     // Released and claimed again by the same expert: not charged twice.
@@ -93,6 +100,13 @@ describe('lead fees', () => {
       ['lead_fee', -300],
       ['credit', 1000],
     ]);
+    // Each fee names its lead as people know it, with the lead's status; the card shows them.
+    const reference = (await json(await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}`)))
+      .reference;
+    expect(mine.entries[0].lead).toEqual({ reference, status: 'claimed' });
+    expect(mine.entries[1].lead).toBeNull();
+    const card = await (await getPage('/provider/workbench', expert.cookie)).text();
+    expect(card).toContain(`>${reference}</a> (claimed)`);
     await expectBalancedBooks();
   });
 
@@ -153,6 +167,11 @@ describe('refunds of lead fees', () => {
     const asked = await askRefund(expert, leadId);
     expect(asked.status, await asked.clone().text()).toBe(201);
     expect(await json(asked)).toMatchObject({ lead_id: leadId, amount_minor: 400, status: 'pending', reason: 'spam' });
+    // The admin's list names the lead's reference and status, and the expert.
+    const pending = await json(await call('/api/admin/refund-requests?status=pending', { token: ADMIN_TOKEN }));
+    const listed = pending.data.find((entry: { lead_id: string }) => entry.lead_id === leadId);
+    expect(listed).toMatchObject({ lead: { reference: expect.stringMatching(/^D-/), status: 'claimed' } });
+    expect(listed.provider_name).toBeTruthy();
     await expectProblem(await askRefund(expert, leadId, 'unreachable'), 409, 'refund_not_allowed');
     const unpaid = (await visitorSays(channel, { message: { text: 'Not claimed by me' } }, nextIp())).lead_id;
     await expectProblem(await askRefund(expert, unpaid), 404, 'not_found');

@@ -142,7 +142,19 @@ describe('the admin’s billing page', () => {
       { cookie: admin.cookie },
     );
     expect(credited.status).toBe(303);
+    expect(credited.headers.get('Location')).toBe('/admin/billing?notice=credited');
     expect(await balanceOf(contract.escrow_id)).toBe(2500);
+    // The same payment again: nothing added, and the page says so rather than "Credit recorded."
+    const again = await postForm(
+      '/admin/billing/credits',
+      { escrow_id: contract.escrow_id, amount_minor: '2500', reference: 'INV-PAGE' },
+      { cookie: admin.cookie },
+    );
+    expect(again.headers.get('Location')).toBe('/admin/billing?notice=credit_already_recorded');
+    expect(await balanceOf(contract.escrow_id)).toBe(2500);
+    expect(await (await getPage('/admin/billing?notice=credit_already_recorded', admin.cookie)).text()).toContain(
+      'already recorded under this reference',
+    );
     const html = await (await getPage(`/admin/billing?workspace=${owner.workspaceId}`, admin.cookie)).text();
     expect(html).toContain('€25.00');
     expect(html).toContain('500 executions, then €0.03 each');

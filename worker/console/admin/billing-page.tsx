@@ -193,8 +193,9 @@ export function BillingPage(props: BillingPageProps) {
                     {formatMoney(request.amount_minor, request.currency)} · {request.reason}
                     <br />
                     <small class="muted">
-                      <a href={`/admin/providers/${request.provider_id}`}>the expert</a> · lead {request.lead_id} ·{' '}
-                      {when(request.created_at)}
+                      <a href={`/admin/providers/${request.provider_id}`}>{request.provider_name ?? 'the expert'}</a>
+                      {' · '}lead {request.lead?.reference ?? request.lead_id}
+                      {request.lead ? `, now ${request.lead.status}` : ''} · {when(request.created_at)}
                     </small>
                   </>
                 ),

@@ -123,13 +123,17 @@ export function registerBillingPages(app: OpenAPIHono<AppEnv>): void {
         },
         422,
       );
+    let credited: Awaited<ReturnType<typeof creditEscrow>>;
     try {
-      await creditEscrow(c.var.db, userAuditContext(c), escrowId, parsed.data, c.var.services.clock.now());
+      credited = await creditEscrow(c.var.db, userAuditContext(c), escrowId, parsed.data, c.var.services.clock.now());
     } catch (error) {
       if (error instanceof ApiError && error.status < 500) return renderBilling(c, { error: error.detail }, 409);
       throw error;
     }
-    return c.redirect('/admin/billing?notice=credited', 303);
+    return c.redirect(
+      `/admin/billing?notice=${credited.already_recorded ? 'credit_already_recorded' : 'credited'}`,
+      303,
+    );
   });
 
   for (const decision of ['accept', 'decline'] as const) {

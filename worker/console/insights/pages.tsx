@@ -159,7 +159,9 @@ export function InsightsPage(props: InsightsPageProps) {
             Each step counts the conversations of the one before that began in the range.{' '}
             {formatCount(totals.funnel.answered)} of {formatCount(totals.funnel.conversations)} were answered by an
             agent or robot at least once.
-            {totals.api_leads > 0 ? ` Leads made through the API, not in the funnel: ${formatCount(totals.api_leads)}.` : ''}
+            {totals.api_leads > 0
+              ? ` Leads made through the API, not in the funnel: ${formatCount(totals.api_leads)}.`
+              : ''}
           </p>
         </section>
         <section class="card" aria-labelledby="outcomes-title">

@@ -176,7 +176,10 @@ export function ChannelPage(props: ChannelPageProps) {
                 name="copy_language"
                 label="The language this copy is written in"
                 value={widget.copy_language}
-                options={catalogStatus().map(({ language, name }): [string, string] => [language, `${name} (${language})`])}
+                options={catalogStatus().map(({ language, name }): [string, string] => [
+                  language,
+                  `${name} (${language})`,
+                ])}
               />
               <p class="hint">
                 Visitors in this language read it; visitors in another read your words for theirs under Copy in each

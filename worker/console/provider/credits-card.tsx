@@ -55,7 +55,8 @@ export function CreditsCard({ credits, now }: { credits: Credits; now: number })
                   {entry.kind === 'lead_fee' || entry.kind === 'refund' ? (
                     <>
                       {' · '}
-                      <a href={`/provider/workbench/leads/${entry.ref}`}>lead</a>
+                      <a href={`/provider/workbench/leads/${entry.ref}`}>{entry.lead?.reference ?? 'the lead'}</a>
+                      {entry.lead ? ` (${entry.lead.status})` : null}
                     </>
                   ) : null}
                   <br />
@@ -92,8 +93,8 @@ export function CreditsCard({ credits, now }: { credits: Credits; now: number })
             {credits.refund_requests.map((request) => (
               <li>
                 <StatusPill status={request.status} /> {formatMoney(request.amount_minor, request.currency)} for{' '}
-                <a href={`/provider/workbench/leads/${request.lead_id}`}>a lead</a> ({request.reason}),{' '}
-                {when(request.created_at)}
+                <a href={`/provider/workbench/leads/${request.lead_id}`}>{request.lead?.reference ?? 'a lead'}</a>
+                {request.lead ? ` (${request.lead.status})` : null} ({request.reason}), {when(request.created_at)}
                 {request.decision_note ? <span class="muted"> · {request.decision_note}</span> : null}
               </li>
             ))}

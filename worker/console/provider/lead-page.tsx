@@ -120,9 +120,18 @@ export function LeadPage({
             <h2 id="actions-title">{mine ? 'Your lead' : 'Open lead'}</h2>
             {lead.status === 'open' ? (
               <form method="post" action={`${base}/claim`}>
-                <p>Claim it to see the contact details and follow up. The first expert to claim it gets it.</p>
+                <p>
+                  Claim it to see the contact details and follow up. The first expert to claim it gets it.
+                  {lead.claim_fee
+                    ? ` Claiming it costs ${formatMoney(lead.claim_fee.amount_minor, lead.claim_fee.currency)}, ` +
+                      'paid from your credits (you may ask for it back within 7 days if the visitor was spam or ' +
+                      'unreachable).'
+                    : ' Claiming it is free.'}
+                </p>
                 <button type="submit" class="button primary">
-                  Claim this lead
+                  {lead.claim_fee
+                    ? `Claim this lead for ${formatMoney(lead.claim_fee.amount_minor, lead.claim_fee.currency)}`
+                    : 'Claim this lead'}
                 </button>
               </form>
             ) : null}

@@ -7,6 +7,7 @@ import type { Preferences, ProviderProfileView } from '../../platform/providers'
 import { Field, Select } from '../shared/forms';
 import type { SessionUser } from '../../platform/identity';
 import { ConsoleLayout, StatusPill, when } from '../shared/layout';
+import { formatMoney } from '../shared/money';
 import { providerNav } from './states';
 import { type Credits, CreditsCard } from './credits-card';
 import { NumbersCard } from './numbers-card';
@@ -25,6 +26,11 @@ function LeadCard({ lead }: { lead: LeadView }) {
         <StatusPill status={lead.status} />{' '}
         <span class={`pill urgency-${lead.urgency}`}>{URGENCY_LABEL[lead.urgency]}</span>{' '}
         <span class="pill">{lead.topic}</span>{' '}
+        {lead.claim_fee ? (
+          <>
+            <span class="pill fee">fee {formatMoney(lead.claim_fee.amount_minor, lead.claim_fee.currency)}</span>{' '}
+          </>
+        ) : null}
         <span class="muted">
           {lead.reference} · {lead.channel_name ?? 'API'} · {when(lead.created_at)}
         </span>

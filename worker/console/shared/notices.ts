@@ -31,6 +31,7 @@ const NOTICES: Record<string, string> = {
   contract_recorded: 'Contract recorded, with its escrow.',
   contract_ended: 'Contract ended.',
   credited: 'Credit recorded.',
+  credit_already_recorded: 'This credit was already recorded under this reference: nothing was added.',
 };
 
 /** The notice a redirect asked the page to show, if it is one of ours. */

@@ -3,7 +3,7 @@
  * payment made elsewhere is recorded as a credit with its external reference, once per reference;
  * what an escrow holds is its last ledger entry's balance.
  */
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { type Database, schema } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
@@ -13,12 +13,18 @@ import { DEFAULT_LOW_BALANCE_MINOR } from './contracts';
 import { balanceOf, balances, fundingAccount, transferInsert, transferWritten } from './ledger';
 import type { LedgerEntryView } from './schemas';
 
-const { escrows, ledgerEntries } = schema;
+const { escrows, ledgerEntries, leads } = schema;
+
+/** A lead's reference as its visitor reads it (`D-` and the end of its demand's id, brain/demandReference). */
+export const leadReference = sql<string | null>`('D-' || upper(substr(${leads.demandId}, -6)))`;
 
 type EscrowRow = typeof escrows.$inferSelect;
 
 /** An entry as the API shows it. */
-export function entryView(row: typeof ledgerEntries.$inferSelect): LedgerEntryView {
+export function entryView(
+  row: typeof ledgerEntries.$inferSelect,
+  lead: LedgerEntryView['lead'] = null,
+): LedgerEntryView {
   return {
     entry_id: row.id,
     account: row.account,
@@ -29,6 +35,7 @@ export function entryView(row: typeof ledgerEntries.$inferSelect): LedgerEntryVi
     meter: row.meter,
     quantity: row.quantity,
     ref: row.ref,
+    lead,
     created_at: new Date(row.createdAt).toISOString(),
   };
 }
@@ -36,12 +43,15 @@ export function entryView(row: typeof ledgerEntries.$inferSelect): LedgerEntryVi
 /** An account's latest entries, newest first. */
 export async function latestEntries(db: Database, account: string, limit = 100): Promise<LedgerEntryView[]> {
   const rows = await db
-    .select()
+    .select({ entry: ledgerEntries, reference: leadReference, status: leads.status })
     .from(ledgerEntries)
+    .leftJoin(leads, and(eq(leads.id, ledgerEntries.ref), inArray(ledgerEntries.kind, ['lead_fee', 'refund'])))
     .where(eq(ledgerEntries.account, account))
     .orderBy(desc(ledgerEntries.seq))
     .limit(limit);
-  return rows.map(entryView);
+  return rows.map((row) =>
+    entryView(row.entry, row.reference && row.status ? { reference: row.reference, status: row.status } : null),
+  );
 }
 
 /** One escrow, or 404. */
@@ -76,7 +86,7 @@ export async function creditEscrow(
   escrowId: string,
   credit: { amount_minor: number; reference: string },
   now: number,
-): Promise<{ entry_id: string; balance_minor: number }> {
+): Promise<{ entry_id: string; balance_minor: number; already_recorded: boolean }> {
   const escrow = await findEscrow(db, escrowId);
   const firstTime = sql`NOT EXISTS (SELECT 1 FROM ${ledgerEntries} WHERE account = ${escrow.id} AND kind = 'credit' AND
     ref = ${credit.reference})`;
@@ -127,7 +137,7 @@ export async function creditEscrow(
     ),
   ])) as [Array<{ id: string; account: string; balance: number }>, ...unknown[]];
   const written = entries.find((entry) => entry.account === escrow.id);
-  if (written) return { entry_id: written.id, balance_minor: written.balance };
+  if (written) return { entry_id: written.id, balance_minor: written.balance, already_recorded: false };
   // Recorded before with this reference: answer that entry, unless the amount differs.
   const first = await db
     .select()
@@ -148,7 +158,7 @@ export async function creditEscrow(
     );
   }
   const balance = await balances(db, [escrow.id]);
-  return { entry_id: first.id, balance_minor: balance.get(escrow.id) ?? 0 };
+  return { entry_id: first.id, balance_minor: balance.get(escrow.id) ?? 0, already_recorded: true };
 }
 
 /**

@@ -11,11 +11,11 @@ import { type Database, isConstraintViolation, schema } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { auditInsert, auditInsertWhere, type AuditContext } from '../audit';
-import { findEscrow, latestEntries, providerEscrow, providerEscrowSql } from './escrows';
+import { findEscrow, latestEntries, leadReference, providerEscrow, providerEscrowSql } from './escrows';
 import { balances, revenueAccount, transferInsert } from './ledger';
 import type { RefundRequestView } from './schemas';
 
-const { leadRefundRequests, ledgerEntries, leads, domains } = schema;
+const { leadRefundRequests, ledgerEntries, leads, domains, providers } = schema;
 
 /** How long after paying a lead's fee an expert may ask for it back. */
 export const REFUND_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
@@ -77,11 +77,16 @@ type RefundRow = typeof leadRefundRequests.$inferSelect;
 const iso = (milliseconds: number | null) => (milliseconds === null ? null : new Date(milliseconds).toISOString());
 
 /** A refund request as the APIs show it. */
-export function refundRequestView(row: RefundRow): RefundRequestView {
+export function refundRequestView(
+  row: RefundRow,
+  about: { lead: RefundRequestView['lead']; providerName: string | null } = { lead: null, providerName: null },
+): RefundRequestView {
   return {
     refund_request_id: row.id,
     lead_id: row.leadId,
+    lead: about.lead,
     provider_id: row.providerId,
+    provider_name: about.providerName,
     amount_minor: row.amountMinor,
     currency: row.currency,
     reason: row.reason,
@@ -177,12 +182,24 @@ export async function listRefundRequests(
     ...(filter.providerId ? [eq(leadRefundRequests.providerId, filter.providerId)] : []),
   ];
   const rows = await db
-    .select()
+    .select({
+      request: leadRefundRequests,
+      reference: leadReference,
+      status: leads.status,
+      providerName: providers.displayName,
+    })
     .from(leadRefundRequests)
+    .leftJoin(leads, eq(leads.id, leadRefundRequests.leadId))
+    .leftJoin(providers, eq(providers.id, leadRefundRequests.providerId))
     .where(conditions.length > 0 ? and(...conditions) : undefined)
     .orderBy(desc(leadRefundRequests.createdAt))
     .limit(200);
-  return rows.map(refundRequestView);
+  return rows.map((row) =>
+    refundRequestView(row.request, {
+      lead: row.reference && row.status ? { reference: row.reference, status: row.status } : null,
+      providerName: row.providerName,
+    }),
+  );
 }
 
 /**

@@ -65,6 +65,12 @@ export const contractSchema = z.object({
 });
 export type ContractView = z.infer<typeof contractSchema>;
 
+/** The lead a fee, a refund or a refund request is about, as people name it. */
+const leadFactsSchema = z.object({
+  reference: z.string().openapi({ example: 'D-8S5BSX' }),
+  status: z.string(),
+});
+
 export const ledgerEntrySchema = z.object({
   entry_id: z.string(),
   account: z.string(),
@@ -75,6 +81,7 @@ export const ledgerEntrySchema = z.object({
   meter: z.string().nullable(),
   quantity: z.number().int().nullable(),
   ref: z.string(),
+  lead: leadFactsSchema.nullable().openapi({ description: 'A fee’s or refund’s lead: its reference and status.' }),
   created_at: at,
 });
 export type LedgerEntryView = z.infer<typeof ledgerEntrySchema>;
@@ -95,7 +102,13 @@ export const creditSchema = z.strictObject({
     description: 'The payment’s reference outside (an invoice, a transfer): a second credit with it changes nothing.',
   }),
 });
-export const creditAnswerSchema = z.object({ entry_id: z.string(), balance_minor: z.number().int() });
+export const creditAnswerSchema = z.object({
+  entry_id: z.string(),
+  balance_minor: z.number().int(),
+  already_recorded: z.boolean().openapi({
+    description: 'True when this reference had already recorded this credit: nothing was added this time.',
+  }),
+});
 
 export const usageMeterSchema = z.object({
   meter: z.enum(CONTRACT_METERS),
@@ -157,7 +170,9 @@ export const refundRequestBodySchema = z.strictObject({
 export const refundRequestSchema = z.object({
   refund_request_id: z.string(),
   lead_id: z.string(),
+  lead: leadFactsSchema.nullable(),
   provider_id: z.string(),
+  provider_name: z.string().nullable(),
   amount_minor: z.number().int(),
   currency: z.string(),
   reason: z.enum(REFUND_REASONS),

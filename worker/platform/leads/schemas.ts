@@ -40,6 +40,9 @@ export const leadSchema = z
     created_at: z.string(),
     claimed_at: z.string().optional(),
     contact: leadContactSchema.optional(),
+    claim_fee: z.object({ amount_minor: z.number().int(), currency: z.string() }).nullable().openapi({
+      description: 'What claiming this open lead costs you (its domain’s price); null when free or not open.',
+    }),
   })
   .openapi('Lead');
 export type LeadView = z.infer<typeof leadSchema>;

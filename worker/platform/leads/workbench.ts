@@ -17,7 +17,7 @@ import { CLAIM_BOUNDS } from '../../brain';
 import { cooldownWrite, everOffered, offeredTo, widenOffers } from './offers';
 import { leadTransitionAllowed } from './transitions';
 
-const { leads, leadEvents, channels, memberships } = schema;
+const { leads, leadEvents, channels, memberships, domains, escrows } = schema;
 
 type LeadRow = typeof leads.$inferSelect;
 
@@ -35,9 +35,27 @@ export const availableTo = (provider: ProviderRow, now = Date.now()) =>
 /** The lead is claimed by this provider (a condition on leads). */
 export const claimedBy = (provider: ProviderRow) => eq(leads.claimedBy, provider.id);
 
-const leadColumns = { lead: leads, channelName: channels.name };
+/**
+ * A lead's columns as the workbench reads them: the lead, its channel's name, and what claiming it
+ * costs this expert (the domain's price, in their escrow's currency, which the fee is paid from).
+ */
+const leadColumnsFor = (provider: ProviderRow) => ({
+  lead: leads,
+  channelName: channels.name,
+  feeMinor: sql<number | null>`(SELECT ${domains.leadPriceMinor} FROM ${domains}
+    WHERE ${domains.slug} = ${leads.domain})`,
+  feeCurrency: sql<string | null>`(SELECT ${escrows.currency} FROM ${escrows} WHERE ${escrows.ownerKind} = 'provider'
+    AND ${escrows.ownerId} = ${provider.id})`,
+});
 
-function toView(row: { lead: LeadRow; channelName: string | null }, provider: ProviderRow): LeadView {
+type LeadRowWithFee = {
+  lead: LeadRow;
+  channelName: string | null;
+  feeMinor: number | null;
+  feeCurrency: string | null;
+};
+
+function toView(row: LeadRowWithFee, provider: ProviderRow): LeadView {
   const { lead } = row;
   const mine = lead.claimedBy === provider.id;
   return {
@@ -54,6 +72,10 @@ function toView(row: { lead: LeadRow; channelName: string | null }, provider: Pr
     created_at: new Date(lead.createdAt).toISOString(),
     ...(lead.claimedAt !== null && mine ? { claimed_at: new Date(lead.claimedAt).toISOString() } : {}),
     ...(mine ? { contact: { name: lead.contactName, email: lead.contactEmail, phone: lead.contactPhone } } : {}),
+    claim_fee:
+      lead.status === 'open' && row.feeMinor !== null && row.feeCurrency
+        ? { amount_minor: row.feeMinor, currency: row.feeCurrency }
+        : null,
   };
 }
 
@@ -77,7 +99,7 @@ export async function listLeadsForProvider(db: Database, provider: ProviderRow, 
   ];
   const [rows, available, mine] = await db.batch([
     db
-      .select(leadColumns)
+      .select(leadColumnsFor(provider))
       .from(leads)
       .leftJoin(channels, eq(channels.id, leads.channelId))
       .where(and(...conditions))
@@ -94,9 +116,9 @@ export async function listLeadsForProvider(db: Database, provider: ProviderRow, 
 }
 
 /** A lead (with its channel's name) by id, when `visible` holds for it. */
-function leadQuery(db: Database, leadId: string, visible: SQL = sql`1`) {
+function leadQuery(db: Database, provider: ProviderRow, leadId: string, visible: SQL = sql`1`) {
   return db
-    .select(leadColumns)
+    .select(leadColumnsFor(provider))
     .from(leads)
     .leftJoin(channels, eq(channels.id, leads.channelId))
     .where(and(eq(leads.id, leadId), visible));
@@ -114,7 +136,7 @@ async function leadDetail(
 ): Promise<LeadDetail | undefined> {
   const conversationOf = sql`(SELECT ${leads.conversationId} FROM ${leads} WHERE ${leads.id} = ${leadId})`;
   const [rows, messageRows, events] = await db.batch([
-    leadQuery(db, leadId, visible),
+    leadQuery(db, provider, leadId, visible),
     threadQuery(db, conversationOf, { limit: 500 }),
     db.select().from(leadEvents).where(eq(leadEvents.leadId, leadId)).orderBy(leadEvents.id),
   ]);
