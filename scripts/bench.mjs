@@ -31,8 +31,30 @@ const { values, positionals } = parseArgs({
     rounds: { type: 'string', default: '3' },
     inspector: { type: 'boolean', default: false },
     smoke: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+if (values.help) {
+  console.log(`Usage: npm run bench -- [scenario] [options]
+
+Scenarios (each prints its figures against a floor measured in the same run, and fails on a broken promise):
+  gateway    (the default) /healthz, one trivial D1 batch, /api/execute and the agent path; execute must be 1 round trip
+  webhooks   1,000 events through the outbox and the queue to a receiver that fails half the first attempts
+  claims     20 experts claim one lead at once, 20 times over: one winner each round
+  live       200 live conversations both ways for 30 s: latency and messages per second, then the polling fallback
+  sweep      the lead timers over 10,000 open leads: 3 round trips each, and a repeat does nothing
+  insights   a year of 100,000 leads: the insights API and page over 90 and 365 days, constant in the history
+  all        every scenario in turn
+
+Options:
+  --duration SECONDS     how long each load runs (5)
+  --connections N        concurrent connections (16)
+  --rounds N             rounds of the gateway run, whose medians are printed (3)
+  --inspector            run the Worker as wrangler dev does, with its inspector
+  --smoke                every scenario at tiny sizes, in seconds (npm test runs: all --smoke)
+  -h, --help             this help`);
+  process.exit(0);
+}
 const smoke = values.smoke;
 const duration = smoke ? 1 : Number(values.duration);
 const connections = smoke ? 4 : Number(values.connections);

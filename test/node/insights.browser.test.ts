@@ -47,8 +47,8 @@ describe.skipIf(!browserAvailable)('the Insights page in Chromium', () => {
     const funnel = page.locator('#funnel-title ~ figure details');
     await funnel.locator('summary').click();
     const cells = await funnel.locator('tbody tr').allInnerTexts();
-    expect(cells[0]).toContain(String(api.totals.conversations));
-    expect(cells[2]).toContain(String(api.totals.leads));
+    expect(cells[0]).toContain(String(api.totals.funnel.conversations));
+    expect(cells[1]).toContain(String(api.totals.funnel.leads));
     const days = page.locator('#days-title ~ figure details');
     await days.locator('summary').click();
     const today = api.days.at(-1)!;

@@ -73,6 +73,7 @@ describe.skipIf(!browserAvailable)('the widget in the visitor’s language, in C
       widget: {
         brand: { name: 'Kanzlei am Markt' },
         copy: { placeholder: 'Frag uns einfach…' },
+        copy_language: 'de',
         copy_by_language: { de: { greeting: 'Moin! Womit können wir Ihnen helfen?' } },
       },
     });
@@ -189,7 +190,7 @@ describe.skipIf(!browserAvailable)('the widget in the visitor’s language, in C
     await openWidget(page, `${site.origin}/owner.html`);
     // Given for German: shown in German.
     expect(await inWidget(page, '.bubble.assistant').first().innerText()).toBe('Moin! Womit können wir Ihnen helfen?');
-    // Changed in the base copy: the owner's words, whatever the language.
+    // Changed in the base copy, written in German: the owner's words.
     expect(await inWidget(page, 'textarea').getAttribute('placeholder')).toBe('Frag uns einfach…');
     // Untouched: the catalog's German.
     expect(await inWidget(page, 'h2').innerText()).toBe('Chat mit Kanzlei am Markt');

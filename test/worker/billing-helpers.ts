@@ -40,7 +40,7 @@ export async function credit(escrowId: string, amount: number, reference = crypt
     body: { amount_minor: amount, reference },
   });
   expect(response.status, await response.clone().text()).toBe(201);
-  return json<{ entry_id: string; balance_minor: number }>(response);
+  return json<{ entry_id: string; balance_minor: number; already_recorded: boolean }>(response);
 }
 
 /** An account's balance: its last entry's balance_after, or 0. */

@@ -123,7 +123,8 @@ describe('escrow credits', () => {
     const first = await credit(contract.escrow_id, 5000, 'INV-1');
     expect(first.balance_minor).toBe(5000);
     const again = await credit(contract.escrow_id, 5000, 'INV-1');
-    expect(again).toEqual(first);
+    expect(again).toEqual({ ...first, already_recorded: true });
+    expect(first.already_recorded).toBe(false);
     expect(await balanceOf(contract.escrow_id)).toBe(5000);
     await expectProblem(
       await call(`/api/admin/escrows/${contract.escrow_id}/credits`, {

@@ -353,7 +353,8 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
       <header class="head">
         {config.brand.logo_url ? <img class="logo" src={config.brand.logo_url} alt="" width={32} height={32} /> : null}
         <div class="titles">
-          <h2 id={titleId}>{config.copy.title}</h2>
+          {/* The hosted inbox is a page of its own: its title is the page's heading. */}
+          {mode === 'page' ? <h1 id={titleId}>{config.copy.title}</h1> : <h2 id={titleId}>{config.copy.title}</h2>}
           <p class="brand">{claimer ? say.here_to_help({ name: claimer }) : config.brand.name}</p>
         </div>
         {onClose ? (

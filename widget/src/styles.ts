@@ -19,7 +19,7 @@ height:100%;border-radius:0}}
 color:var(--egw-on-primary)}
 .logo{width:32px;height:32px;border-radius:8px;object-fit:cover;background:#fff}
 .titles{flex:1;min-width:0}
-.head h2{margin:0;font-size:16px;font-weight:650;line-height:1.3;overflow:hidden;text-overflow:ellipsis;
+.head h1,.head h2{margin:0;font-size:16px;font-weight:650;line-height:1.3;overflow:hidden;text-overflow:ellipsis;
 white-space:nowrap}
 .brand{margin:0;font-size:12.5px;opacity:.9}
 .close{all:unset;display:grid;place-items:center;width:36px;height:36px;border-radius:8px;cursor:pointer;color:inherit}

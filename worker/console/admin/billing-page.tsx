@@ -88,7 +88,8 @@ export function BillingPage(props: BillingPageProps) {
                   ),
                 },
                 {
-                  header: '',
+                  header: 'Actions',
+                  headerHidden: true,
                   cell: (contract) =>
                     contract.status === 'ended' ? null : (
                       <form
@@ -202,7 +203,8 @@ export function BillingPage(props: BillingPageProps) {
               },
               { header: 'Their note', cell: (request) => request.note ?? '—' },
               {
-                header: '',
+                header: 'Actions',
+                headerHidden: true,
                 cell: (request) => (
                   <>
                     {(['accept', 'decline'] as const).map((decision) => (

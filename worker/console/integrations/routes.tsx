@@ -88,7 +88,8 @@ function widgetPatchFromForm(form: Record<string, string>) {
   for (const [name, value] of Object.entries(form)) {
     const [section, field] = name.split('.');
     if (!section || !field) continue;
-    const fields = (patch[section] ??= {}) as Record<string, unknown>;
+    patch[section] ??= {};
+    const fields = patch[section] as Record<string, unknown>;
     fields[field] = field.startsWith('offset_')
       ? Number(value)
       : section === 'brand' && field === 'logo_url' && value === ''

@@ -66,7 +66,8 @@ export function CreditsCard({ credits, now }: { credits: Credits; now: number })
             },
             { header: 'Amount', class: 'money', cell: (entry) => formatMoney(entry.amount_minor, entry.currency) },
             {
-              header: '',
+              header: 'Actions',
+              headerHidden: true,
               cell: (entry) =>
                 refundable(entry) ? (
                   <form method="post" action={`/provider/workbench/leads/${entry.ref}/refund-request`} class="inline">

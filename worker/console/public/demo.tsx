@@ -49,9 +49,13 @@ export function DemoSitePage({
         </section>
         <section id="pricing" class="page narrow">
           <h2>How the snippet looks</h2>
-          <pre>
-            <code>{snippet}</code>
-          </pre>
+          <figure>
+            <figcaption class="sr-only">The snippet</figcaption>
+            {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a long line scrolls from the keyboard too (WCAG). */}
+            <pre tabIndex={0}>
+              <code>{snippet}</code>
+            </pre>
+          </figure>
         </section>
       </main>
       <script

@@ -218,6 +218,8 @@ export interface Column<Row> {
   class?: string;
   /** Render the cell as the row's header (`<th scope="row">`). */
   rowHeader?: boolean;
+  /** The header is for screen readers only (a column of buttons): never an empty header. */
+  headerHidden?: boolean;
 }
 
 /**
@@ -246,7 +248,9 @@ export function DataTable<Row>({
           <thead>
             <tr>
               {columns.map((column) => (
-                <th scope="col">{column.header}</th>
+                <th scope="col">
+                  {column.headerHidden ? <span class="sr-only">{column.header}</span> : column.header}
+                </th>
               ))}
             </tr>
           </thead>
@@ -260,7 +264,7 @@ export function DataTable<Row>({
                     {column.cell(row)}
                   </th>
                 ) : (
-                  <td class={column.class} data-label={column.header || undefined}>
+                  <td class={column.class} data-label={column.headerHidden ? undefined : column.header}>
                     {column.cell(row)}
                   </td>
                 ),
