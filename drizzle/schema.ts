@@ -19,6 +19,8 @@ import {
   MESSAGE_ROLES,
   PROVIDER_KINDS,
   PROVIDER_STATUSES,
+  PROVISIONING_KINDS,
+  PROVISIONING_STATUSES,
   ROUTING_POOLS,
   TRIGGERS,
   URGENCIES,
@@ -813,6 +815,8 @@ export const emails = sqliteTable(
     digestId: text('digest_id'),
     /** Continuations: the last reply it carries (the next email carries the replies after it). */
     upToMessageId: text('up_to_message_id'),
+    /** Notices: the console page its link opens (a path, under the link origin). */
+    linkPath: text('link_path'),
     attempts: integer('attempts').notNull().default(0),
     /** When it is due (held: when the sweep looks at it again); a send in flight pushes it out (a lease). */
     nextAttemptAt: integer('next_attempt_at').notNull(),
@@ -879,3 +883,35 @@ export * from './billing';
 export * from './rollups';
 // A2A tasks: threads of executions that an agent reads back.
 export * from './tasks';
+
+/**
+ * A workspace owner's request for an API key or a webhook endpoint (docs/design/identity-and-access.md):
+ * the platform provisions them, so a platform admin approves or declines it. An approval makes the
+ * key or endpoint; its one secret waits here, encrypted, until an owner has seen it once.
+ */
+export const provisioningRequests = sqliteTable(
+  'provisioning_requests',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id').notNull(),
+    kind: text('kind', { enum: PROVISIONING_KINDS }).notNull(),
+    status: text('status', { enum: PROVISIONING_STATUSES }).notNull().default('pending'),
+    /** What was asked: a key's name, scopes and purpose; an endpoint's URL, events and purpose. */
+    details: text('details', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    requestedBy: text('requested_by').notNull(),
+    decidedBy: text('decided_by'),
+    decidedAt: integer('decided_at'),
+    decisionNote: text('decision_note'),
+    /** The key's or endpoint's id, once approved. */
+    resultId: text('result_id'),
+    /** The key's token or the endpoint's signing secret, encrypted (SECRETS_KEY), until an owner saw it. */
+    sealedSecret: text('sealed_secret'),
+    secretShownAt: integer('secret_shown_at'),
+    createdAt: createdAt(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [
+    index('provisioning_requests_status_idx').on(table.status, table.createdAt),
+    index('provisioning_requests_workspace_idx').on(table.workspaceId, table.createdAt),
+  ],
+);

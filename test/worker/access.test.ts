@@ -573,6 +573,22 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
     deniedRole: 'admin' as const,
     tenantScoped: true,
   })),
+  // Provisioning: an owner asks for a key or an endpoint, and sees an approved one's secret once.
+  {
+    method: 'POST',
+    path: '/integrations/requests',
+    auth: 'session',
+    deniedRole: 'admin',
+    tenantScoped: true,
+    body: { kind: 'api_key', name: 'Access', scopes: 'execute', purpose: 'The access table.' },
+  },
+  {
+    method: 'POST',
+    path: '/integrations/requests/:requestId/secret',
+    auth: 'session',
+    deniedRole: 'admin',
+    tenantScoped: true,
+  },
   // The ledger's pages: the owner's usage, the expert's refund form, the admin's billing.
   { method: 'GET', path: '/integrations/usage', auth: 'session', deniedRole: 'admin', tenantScoped: true },
   { method: 'GET', path: '/integrations/usage/daily.csv', auth: 'session', deniedRole: 'member', tenantScoped: true },
@@ -603,6 +619,8 @@ const PROTECTED_ROUTES: ProtectedRoute[] = [
       ['POST', '/admin/billing/credits'],
       ['POST', '/admin/billing/refunds/:requestId/accept'],
       ['POST', '/admin/billing/refunds/:requestId/decline'],
+      ['GET', '/admin/requests'],
+      ['POST', '/admin/requests/:requestId'],
     ] as const
   ).map(([method, path]) => ({
     method,

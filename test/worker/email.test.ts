@@ -14,6 +14,7 @@ import { newId } from '../../worker/lib/ids';
 import { buildServices } from '../../worker/lib/services';
 import { sendEmail, sweepEmails } from '../../worker/platform/email';
 import { newDomain } from './agent-helpers';
+import { mailTo, sink, until } from './mail-helpers';
 import { getPage, signUpOwner } from './console-helpers';
 import { call, createTenant, execute, executeBody, expectProblem, issueKey, json } from './helpers';
 import {
@@ -27,24 +28,6 @@ import {
 import { workerFetch } from './self';
 
 /** Waits up to 15 s (the queue, then an SMTP conversation, on a loaded 2-core machine). */
-const until = <T>(check: () => T | Promise<T>) => vi.waitUntil(check, { timeout: 15_000, interval: 50 });
-
-interface Mail {
-  to: string[];
-  fromMailboxes: Array<{ name: string; address: string }>;
-  subject: string;
-  text: string;
-  html: string;
-  headers: Record<string, string>;
-  raw: string;
-}
-
-const sink = async (): Promise<Mail[]> => (await fetch(env.TEST_MAIL_SINK_URL)).json();
-const mailTo = async (address: string, subject?: RegExp) =>
-  until(async () =>
-    (await sink()).find((mail) => mail.to.includes(address) && (!subject || subject.test(mail.subject))),
-  );
-
 const rows = (sql: string, ...params: unknown[]) =>
   env.DB.prepare(sql)
     .bind(...params)

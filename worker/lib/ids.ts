@@ -28,6 +28,8 @@ export type IdPrefix =
   | 'esc'
   | 'stm'
   | 'rfr'
+  /** A workspace's request for an API key or a webhook endpoint, decided by a platform admin. */
+  | 'prq'
   /**
    * Internal only: conversation messages, agent attempts, the webhook-id of each signed call, and an execution batch's
    * guard row.

@@ -101,6 +101,11 @@ export type Availability = (typeof AVAILABILITIES)[number];
 export const LEAD_ALERT_MODES = ['instant', 'hourly', 'off'] as const;
 export type LeadAlertMode = (typeof LEAD_ALERT_MODES)[number];
 
+/** What a workspace may ask the platform to provision (docs/design/identity-and-access.md). */
+export const PROVISIONING_KINDS = ['api_key', 'webhook_endpoint'] as const;
+/** A provisioning request is decided once: approved (the key or endpoint made) or declined. */
+export const PROVISIONING_STATUSES = ['pending', 'approved', 'declined'] as const;
+
 /** What an email is about (docs/design/email.md). */
 export const EMAIL_KINDS = [
   'lead_alert',
@@ -109,6 +114,8 @@ export const EMAIL_KINDS = [
   'lead_unclaimed',
   'smtp_test',
   'billing_notice',
+  /** A short notice to a user about their account or workspace: its subject says it, its link leads there. */
+  'notice',
 ] as const;
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 

@@ -19,8 +19,9 @@ type QueueRow = {
 };
 
 /** The platform admins' areas. */
-export const adminNav = (active: 'providers' | 'billing' | 'insights' = 'providers'): NavItem[] => [
+export const adminNav = (active: 'providers' | 'requests' | 'billing' | 'insights' = 'providers'): NavItem[] => [
   { href: '/admin/providers', label: 'Provider review', current: active === 'providers' },
+  { href: '/admin/requests', label: 'Requests', current: active === 'requests' },
   { href: '/admin/billing', label: 'Billing', current: active === 'billing' },
   { href: '/admin/insights', label: 'Insights', current: active === 'insights' },
 ];

@@ -15,6 +15,7 @@ const KIND_LABELS: Record<EmailLogEntry['kind'], string> = {
   lead_unclaimed: 'Unclaimed lead',
   smtp_test: 'Test email',
   billing_notice: 'Billing notice',
+  notice: 'Notice',
 };
 
 /** What a status means here, when the pill alone does not say it. */

@@ -7,6 +7,8 @@
 import type { ChannelView } from '../../platform/channels';
 import { roleMay } from '../../platform/access';
 import type { ApiKeyView } from '../../platform/keys';
+import type { ProvisioningRequestView } from '../../platform/provisioning';
+import { ProvisioningCard } from '../provisioning/pages';
 import type { EndpointView } from '../../platform/webhooks';
 import { mcpClientConfig } from '../docs/pages';
 import { Field, Select, type FieldErrors } from '../shared/forms';
@@ -23,6 +25,8 @@ import {
 export interface IntegrationsProps extends WorkspacePageProps {
   channels: ChannelView[];
   apiKeys: ApiKeyView[];
+  /** The workspace's provisioning requests (owners'). */
+  requests: ProvisioningRequestView[];
   /** The gateway's base URL: its MCP endpoint and A2A card are under it, the same for every workspace. */
   gatewayUrl: string;
   /** Invitations waiting for this user's answer. */
@@ -207,9 +211,8 @@ export function IntegrationsPage(props: IntegrationsProps) {
       <section class="card" aria-labelledby="keys-title">
         <h2 id="keys-title">API keys</h2>
         <p>
-          API keys for <code>POST /api/execute</code> are issued by the platform administrator through provisioning, not
-          here. To get one, ask your account contact and quote workspace <code>{current.workspaceId}</code> and the
-          scopes you need (for example <code>execute</code> and <code>leads:write</code>).
+          API keys for <code>POST /api/execute</code> are provisioned by the platform team: an owner asks for one below,
+          and sees it once when it is approved.
         </p>
         {apiKeys.length === 0 ? (
           <p class="muted">This workspace has no API keys yet.</p>
@@ -241,6 +244,13 @@ export function IntegrationsPage(props: IntegrationsProps) {
           />
         )}
       </section>
+      <ProvisioningCard
+        workspaceId={current.workspaceId}
+        canRequest={roleMay(current.role, 'provisioning.request')}
+        requests={props.requests}
+        errors={errors}
+        values={values}
+      />
       <AssistantsCard gatewayUrl={props.gatewayUrl} />
     </WorkspaceLayout>
   );

@@ -40,6 +40,7 @@ import {
 import { listApiKeys } from '../../platform/keys';
 import { roleMay } from '../../platform/access';
 import { listChannelIntake } from '../../platform/leads';
+import { listWorkspaceRequests } from '../../platform/provisioning';
 import { ownerThread } from '../../platform/conversations';
 import { listEndpoints } from '../../platform/webhooks';
 import { formErrors, readForm } from '../shared/form-input';
@@ -54,50 +55,7 @@ import { ConversationPage } from './conversation-page';
 import { IntakePage, INTAKE_PAGE_SIZE } from './intake-page';
 import { IntegrationsPage } from './integrations-page';
 import { OnboardingPage } from './onboarding-page';
-import { routingFromForm } from './lead-operations';
-
-/** Entries one per line (a term may contain spaces). */
-const linesOf = (value: string | undefined) =>
-  (value ?? '')
-    .split('\n')
-    .map((line) => line.trim())
-    .filter(Boolean);
-
-/** Origins, separated by any white space. */
-const originsOf = (value: string | undefined) =>
-  (value ?? '')
-    .split(/\s+/)
-    .map((line) => line.trim())
-    .filter(Boolean);
-
-/** The channel settings fields of a console form, in the shape the channel schemas take. */
-const channelFieldsFromForm = (form: Record<string, string>) => ({
-  name: form.name,
-  domain: form.domain,
-  allowed_origins: originsOf(form.allowed_origins),
-  first_party_origins: originsOf(form.first_party_origins),
-  ...(form.routing_pool !== undefined ? { routing_pool: form.routing_pool } : {}),
-  ...(form.language !== undefined ? { language: form.language } : {}),
-  ...(routingFromForm(form) ? { routing: routingFromForm(form) } : {}),
-});
-
-/** Nested widget fields (`colors.primary`) from a flat form into a WidgetConfigPatch. */
-function widgetPatchFromForm(form: Record<string, string>) {
-  const patch: Record<string, unknown> & { [section: string]: Record<string, unknown> | string } = {};
-  if (form.copy_language) patch.copy_language = form.copy_language;
-  for (const [name, value] of Object.entries(form)) {
-    const [section, field] = name.split('.');
-    if (!section || !field) continue;
-    patch[section] ??= {};
-    const fields = patch[section] as Record<string, unknown>;
-    fields[field] = field.startsWith('offset_')
-      ? Number(value)
-      : section === 'brand' && field === 'logo_url' && value === ''
-        ? null
-        : value;
-  }
-  return widgetConfigPatchSchema.safeParse(patch);
-}
+import { channelFieldsFromForm, linesOf, widgetPatchFromForm } from './form-fields';
 
 const urlsOf = (c: Context<AppEnv>) => resolvePlatformUrls(c.var.settings, c.req.url);
 const scopeOf = (context: MemberWorkspaces) => ({
@@ -113,7 +71,8 @@ async function renderIntegrations(
   status: 200 | 422 = 200,
 ) {
   const urls = urlsOf(c);
-  const [channels, apiKeys, invitations, domains, policy, defaultDomain, endpoints] = await Promise.all([
+  const mayRequest = roleMay(context.current.role, 'provisioning.request');
+  const [channels, apiKeys, invitations, domains, policy, defaultDomain, endpoints, requests] = await Promise.all([
     listChannels(c.var.db, context.current.workspaceId),
     listApiKeys(c.var.db, context.current.workspaceId),
     listOpenInvitations(c.var.db, { email: currentUser(c).email }),
@@ -124,6 +83,7 @@ async function renderIntegrations(
     roleMay(context.current.role, 'webhooks.read')
       ? listEndpoints(c.var.db, context.current.workspaceId)
       : Promise.resolve([]),
+    mayRequest ? listWorkspaceRequests(c.var.db, context.current.workspaceId) : Promise.resolve([]),
   ]);
   return c.html(
     <IntegrationsPage
@@ -139,11 +99,22 @@ async function renderIntegrations(
       disabledEndpoints={endpoints.filter(
         (endpoint) => endpoint.status === 'disabled' && endpoint.disabled_reason !== 'admin',
       )}
+      requests={requests}
       notice={noticeOf(c)}
       {...extra}
     />,
     status,
   );
+}
+
+/** The integrations page again with a form's errors (a provisioning request's, whose page this is). */
+export function integrationsWithErrors(
+  c: Context<AppEnv>,
+  context: MemberWorkspaces,
+  errors: FieldErrors,
+  values: Record<string, string>,
+) {
+  return renderIntegrations(c, context, { errors, values, error: 'Please check the request.' }, 422);
 }
 
 async function renderChannel(

@@ -32,6 +32,9 @@ const NOTICES: Record<string, string> = {
   contract_ended: 'Contract ended.',
   credited: 'Credit recorded.',
   credit_already_recorded: 'This credit was already recorded under this reference: nothing was added.',
+  requested: 'Asked: the platform team is emailed and decides; you are emailed when it does.',
+  request_approved: 'Approved: it is made, and its owners are emailed to collect its secret once.',
+  request_declined: 'Declined: the workspace’s owners are emailed with your note.',
 };
 
 /** The notice a redirect asked the page to show, if it is one of ours. */

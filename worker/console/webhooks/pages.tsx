@@ -43,12 +43,16 @@ export function WebhooksPage(props: WorkspacePageProps & { endpoints: EndpointVi
       <p class="lead">
         Your systems hear about leads, executions and conversations as they happen: each event is POSTed to your
         endpoints, signed (Standard Webhooks), at least once, and retried for about 3 days. The platform team sets
-        endpoints up for you; this page shows them and their deliveries.
+        endpoints up for you:{' '}
+        <a href={`/integrations${wsQuery(props.current.workspaceId)}#requests-title`}>ask for one</a>, and see its
+        signing secret once when it is approved. This page shows them and their deliveries.
       </p>
       {props.endpoints.length === 0 ? (
         <section class="card">
           <p>
-            No endpoints yet. Ask the platform team to add one: give them the https URL and the event types you want.
+            No endpoints yet.{' '}
+            <a href={`/integrations${wsQuery(props.current.workspaceId)}#requests-title`}>Ask for one</a> with its https
+            URL and the events you want.
           </p>
         </section>
       ) : (

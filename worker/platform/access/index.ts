@@ -6,6 +6,7 @@
  */
 export {
   KNOWN_SCOPES,
+  SCOPE_MEANINGS,
   type Scope,
   type ProviderAction,
   providerRefusal,

@@ -6,7 +6,7 @@
  */
 import { PROVIDER_STATUSES, type ProviderKind, type ProviderStatus, type WorkspaceRole } from '../../lib/vocabulary';
 
-export { KNOWN_SCOPES, type Scope, scopeSchema } from './schemas';
+export { KNOWN_SCOPES, type Scope, SCOPE_MEANINGS, scopeSchema } from './schemas';
 import type { Scope } from './schemas';
 
 interface Rule {
@@ -28,6 +28,8 @@ export const WORKSPACE_POLICY = {
   'team.manage': { scope: null, roles: ['owner'] },
   /** See the workspace's API keys (metadata only). */
   'keys.read': { scope: null, roles: ['owner', 'admin', 'member'] },
+  /** Ask the platform for an API key or a webhook endpoint, and see its one secret once approved. */
+  'provisioning.request': { scope: null, roles: ['owner'] },
   /** Change the workspace's own settings, such as its blocked terms. */
   'workspace.settings': { scope: null, roles: ['owner', 'admin'] },
   /** See the webhook endpoints and their delivery log (read only: changes go through provisioning). */

@@ -15,3 +15,14 @@ export const scopeSchema = z.enum(KNOWN_SCOPES).openapi('Scope', {
   description: 'A permission an API key can hold. `execute` is needed for /api/execute.',
 });
 export type Scope = z.infer<typeof scopeSchema>;
+
+/** What each scope allows, as the docs and the console say it (Markdown code spans). */
+export const SCOPE_MEANINGS: Record<Scope, string> = {
+  execute: 'Call `POST /api/execute` at all.',
+  'leads:write': 'A routed demand becomes a lead that experts claim.',
+  'agents:invoke': 'Agents and robots that accept the domain are called first.',
+  'memory:read': "An agent receives the conversation's earlier turns (with a `session_id`).",
+  'memory:write': "The conversation's turns are kept for later calls.",
+  'channels:read': 'Read channels and their recent intake.',
+  'channels:write': 'Create and change channels.',
+};

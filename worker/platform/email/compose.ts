@@ -18,6 +18,7 @@ import {
   leadAlertEmail,
   leadDigestEmail,
   billingNoticeEmail,
+  noticeContent,
   testEmail,
   unclaimedEmail,
 } from './templates';
@@ -350,6 +351,28 @@ async function billingEmail(db: Database, row: EmailRow, settings: ComposeSettin
   return { email: addressed(row, recipient.email, content, `${origin}/email/unsubscribe/${token}`, settings) };
 }
 
+/** A notice to a user: its subject, and the console page it tells of. */
+async function noticeEmail(db: Database, row: EmailRow, settings: ComposeSettings, origin: string): Promise<Composed> {
+  const recipient = await db
+    .select({ email: users.email, userId: users.id })
+    .from(users)
+    .where(eq(users.id, row.userId!))
+    .get();
+  if (!recipient) return { skip: 'The recipient no longer exists.' };
+  if (await isSuppressed(db, recipient.email)) return { skip: 'The recipient unsubscribed from these emails.' };
+  const url = `${origin}${row.linkPath ?? '/'}`;
+  const content = noticeContent(
+    { subject: row.subject, url },
+    {
+      reason: 'You get this because you have an account on this platform, and it concerns you.',
+      manageUrl: url,
+      manageLabel: 'Open it in the console',
+    },
+  );
+  const token = await unsubscribeToken(settings.signingSecret, { kind: 'owner', userId: recipient.userId });
+  return { email: addressed(row, recipient.email, content, `${origin}/email/unsubscribe/${token}`, settings) };
+}
+
 /** The email a claimed row becomes now, or why there is nothing to send. */
 export async function composeEmail(
   db: Database,
@@ -364,5 +387,6 @@ export async function composeEmail(
   if (row.kind === 'lead_unclaimed') return ownerEmail(db, row, settings, origin, now);
   if (row.kind === 'smtp_test') return smtpTestEmail(db, row, settings, origin);
   if (row.kind === 'billing_notice') return billingEmail(db, row, settings, origin);
+  if (row.kind === 'notice') return noticeEmail(db, row, settings, origin);
   return expertEmail(db, row, settings, origin);
 }

@@ -116,6 +116,26 @@ export function billingNoticeInserts(
 }
 
 /**
+ * Notices (docs/design/email.md): to each user `recipients` selects (a SELECT of `user_id`), an
+ * email whose subject says it all and whose link opens `linkPath` in the console. Written in the
+ * batch of the change it tells of, only when `when` holds (that change went in).
+ */
+export function noticeInserts(
+  db: Database,
+  notice: { recipients: SQL; workspaceId: string; subject: string; linkPath: string; linkOrigin: string; when?: SQL },
+  now: number,
+): BatchItem<'sqlite'> {
+  const statement = db.all(sql`
+    INSERT INTO ${emails} (id, workspace_id, kind, status, user_id, subject, link_origin, link_path, next_attempt_at,
+      created_at, updated_at)
+    SELECT ${idsInStatement(now)}, ${notice.workspaceId}, 'notice', 'queued', r.user_id, ${notice.subject},
+      ${notice.linkOrigin}, ${notice.linkPath}, ${now}, ${now}, ${now}
+    FROM (${notice.recipients}) AS r WHERE ${notice.when ?? sql`1`}
+    RETURNING id, status`);
+  return afterCommit(statement, collect(db));
+}
+
+/**
  * A reply's continuation email (docs/design/email.md), one statement in the reply's batch: held
  * for 2 minutes (`unreadAfterMs`), when the conversation's lead has an email address and no continuation is held
  * already (that one will carry this reply too). The sweep then sends it, or skips it when the

@@ -337,3 +337,15 @@ export function billingNoticeEmail(
     textFooter(footer);
   return { subject: facts.subject, text, html: `<!doctype html>${html}` };
 }
+
+/** A notice: its subject says what happened, the button opens where to see it. */
+export function noticeContent(facts: { subject: string; url: string }, footer: EmailFooter): ComposedContent {
+  const html = (
+    <Layout preheader={facts.subject} footer={footer}>
+      <h1 style="font-size:20px;margin:0 0 12px;">{facts.subject}</h1>
+      <Button href={facts.url}>Open it in the console</Button>
+    </Layout>
+  );
+  const text = `${facts.subject}.\n\nOpen it in the console: ${facts.url}\n\n${textFooter(footer)}`;
+  return { subject: facts.subject, text, html: `<!doctype html>${html}` };
+}

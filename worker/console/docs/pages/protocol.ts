@@ -1,19 +1,9 @@
 /** /docs/protocol: the request and the envelope field by field, and every rule around them. */
 import { errorCatalog, type ErrorCode } from '../../../lib/errors';
-import { KNOWN_SCOPES, type Scope } from '../../../platform/access';
+import { KNOWN_SCOPES, SCOPE_MEANINGS } from '../../../platform/access';
 import { componentFields } from '../openapi-markdown';
 import { blocks, cell, fence, table } from '../text';
 import { type DocsContext, type DocsPageSource, exampleDomain, executeExample } from './context';
-
-const SCOPE_MEANINGS: Record<Scope, string> = {
-  execute: 'Call `POST /api/execute` at all.',
-  'leads:write': 'A routed demand becomes a lead that experts claim.',
-  'agents:invoke': 'Agents and robots that accept the domain are called first.',
-  'memory:read': "An agent receives the conversation's earlier turns (with a `session_id`).",
-  'memory:write': "The conversation's turns are kept for later calls.",
-  'channels:read': 'Read channels and their recent intake.',
-  'channels:write': 'Create and change channels.',
-};
 
 function idempotencyExample(context: DocsContext): string {
   return [
