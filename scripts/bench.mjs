@@ -176,8 +176,11 @@ async function workbenchWork(worker, workspaceId) {
       leads: page.counts.available,
     };
   };
+  // Each figure is the fewer of two measures: a session seen a while ago is touched once (one more
+  // round trip), which is time (a loaded machine), not data size.
+  const fewer = (a, b) => ({ list: Math.min(a.list, b.list), claim: Math.min(a.claim, b.claim), leads: b.leads });
   await measure(); // warm the isolate's caches
-  const before = await measure();
+  const before = fewer(await measure(), await measure());
   for (let i = 0; i < GROWTH.leads; i++) await newLead(`Bench growth lead ${i}`);
   for (let i = 0; i < GROWTH.providers; i++) {
     const email = `bench.provider.${Date.now().toString(36)}.${i}@example.com`;
@@ -191,7 +194,7 @@ async function workbenchWork(worker, workspaceId) {
   // Warm again: the growth can outlast what a session or cache keeps (a session seen a while ago is
   // touched once, one more round trip), which is time, not data size.
   await measure();
-  const after = await measure();
+  const after = fewer(await measure(), await measure());
   return { before, after, leadsBefore: before.leads, leadsAfter: after.leads };
 }
 

@@ -14,7 +14,7 @@ import { newId } from '../../worker/lib/ids';
 import { buildServices } from '../../worker/lib/services';
 import { sendEmail, sweepEmails } from '../../worker/platform/email';
 import { newDomain } from './agent-helpers';
-import { mailTo, sink, until } from './mail-helpers';
+import { mailTo, until } from './mail-helpers';
 import { getPage, signUpOwner } from './console-helpers';
 import { call, createTenant, execute, executeBody, expectProblem, issueKey, json } from './helpers';
 import {

@@ -440,7 +440,7 @@ describe('the console pages', () => {
     expect(page).toContain(key.key_id);
     expect(page).toContain(key.token_prefix);
     expect(page).not.toContain(key.token);
-    expect(page).toContain('issued by the platform administrator');
+    expect(page).toContain('provisioned by the platform team: an owner asks for one below');
     // Next to the keys: the MCP URL, a client configuration to paste, and the A2A card.
     expect(page).toContain('<code id="mcp-url">http://gateway.test/mcp</code>');
     const config = /<code id="mcp-config">([^<]+)<\/code>/.exec(page)?.[1]?.replace(/&quot;/g, '"');

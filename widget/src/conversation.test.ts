@@ -100,6 +100,11 @@ describe('the panel’s conversation', () => {
     expect(state.view).toBe('success');
     state = reduce(state, { type: 'frame', frame: { type: 'lead', status: 'claimed', claimed_by_name: 'Dana' } });
     expect(state).toMatchObject({ view: 'chat', claimer: 'Dana' });
+    // The contact form asked for before the claim is put away too.
+    state = reduce(state, { type: 'contact', open: true });
+    state = reduce(state, { type: 'frame', frame: { type: 'lead', status: 'open', claimed_by_name: null } });
+    state = reduce(state, { type: 'frame', frame: { type: 'lead', status: 'claimed', claimed_by_name: 'Dana' } });
+    expect(state.contactOpen).toBe(false);
   });
 
   it('merges an expert’s reply with their name, in order', () => {

@@ -140,8 +140,9 @@ export function conversationReducer(state: ConversationState, event: Conversatio
       if (frame.type === 'read' && frame.role === 'provider') return { ...state, readUpTo: frame.up_to };
       if (frame.type === 'lead') {
         const claimer = frame.status === 'open' ? null : frame.claimed_by_name;
-        // An expert has it: "an expert will get back to you" no longer applies.
-        return claimer ? { ...state, claimer, view: 'chat' } : { ...state, claimer };
+        // An expert has it: "an expert will get back to you" no longer applies, card or form (the
+        // visitor may still leave their details from the actions below).
+        return claimer ? { ...state, claimer, view: 'chat', contactOpen: false } : { ...state, claimer };
       }
       if (frame.type === 'closed') return { ...state, closed: true };
       return state;

@@ -49,6 +49,8 @@ export interface InsightsPageProps extends WorkspacePageProps {
   channels: Array<{ key: string; name: string }>;
   /** The range chosen: 7, 30 or 90 days, or custom dates. */
   range: '7' | '30' | '90' | 'custom';
+  /** Today's date: its bar is labelled "Today". */
+  today: string;
   /** Dates that could not be shown, as typed, and why (the page shows the last 30 days instead). */
   rangeError?: DateRangeError;
 }
@@ -206,6 +208,7 @@ export function InsightsPage(props: InsightsPageProps) {
           labels={daily.labels}
           series={daily.series}
           csvHref={csv('days')}
+          today={props.today}
         />
       </section>
       <div class="grid-2">

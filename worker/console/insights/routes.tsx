@@ -136,6 +136,7 @@ export function insightsPageRoutes() {
       view,
       channels: channels.map((channel) => ({ key: channel.channelKey, name: channel.name })),
       range,
+      today: dayOf(c.var.services.clock.now()),
       ...(rangeError ? { rangeError } : {}),
     };
     c.header('Cache-Control', 'no-store');

@@ -49,34 +49,37 @@ export function ProviderOnboardingPage(props: OnboardingProps) {
       error={props.error}
       scripts={props.step === 'reach' ? ['/embed/console.js'] : []}
     >
-      <div class="narrow">
-        <InvitationsBanner count={props.pendingInvitations} />
-        <p class="eyebrow">Provider onboarding</p>
-        <h1>{profile.display_name ?? 'Your provider profile'}</h1>
-        <section class="card status-card" aria-labelledby="state-title">
-          <h2 id="state-title">
-            State: <StatusPill status={profile.status} />
-          </h2>
-          <p>{nextStepText(profile)}</p>
-          {profile.review_note && (profile.status === 'profile_incomplete' || profile.status === 'suspended') ? (
-            <div class="alert error" role="alert">
-              <strong>Note from the platform team:</strong> {profile.review_note}
-            </div>
-          ) : null}
-          {profile.status === 'active' && profile.kind === 'expert' ? (
-            <p>
-              <a class="button primary" href="/provider/workbench">
-                Open the workbench
-              </a>
-            </p>
-          ) : null}
-          {props.referredBy ? (
-            <p class="muted">
-              You came from channel <code>{props.referredBy}</code>.
-            </p>
-          ) : null}
-        </section>
-        <StepNav step={props.step} profile={profile} />
+      <InvitationsBanner count={props.pendingInvitations} />
+      <p class="eyebrow">Provider onboarding</p>
+      <h1>{profile.display_name ?? 'Your provider profile'}</h1>
+      {/* On a desktop: where they stand and the steps beside the step at hand, which takes the width. */}
+      <div class="onboarding">
+        <div class="onboarding-side">
+          <section class="card status-card" aria-labelledby="state-title">
+            <h2 id="state-title">
+              State: <StatusPill status={profile.status} />
+            </h2>
+            <p>{nextStepText(profile)}</p>
+            {profile.review_note && (profile.status === 'profile_incomplete' || profile.status === 'suspended') ? (
+              <div class="alert error" role="alert">
+                <strong>Note from the platform team:</strong> {profile.review_note}
+              </div>
+            ) : null}
+            {profile.status === 'active' && profile.kind === 'expert' ? (
+              <p>
+                <a class="button primary" href="/provider/workbench">
+                  Open the workbench
+                </a>
+              </p>
+            ) : null}
+            {props.referredBy ? (
+              <p class="muted">
+                You came from channel <code>{props.referredBy}</code>.
+              </p>
+            ) : null}
+          </section>
+          <StepNav step={props.step} profile={profile} />
+        </div>
         <section class="card" aria-labelledby="step-title">
           <h2 id="step-title">{title}</h2>
           <StepForm props={props} />

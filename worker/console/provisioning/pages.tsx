@@ -48,7 +48,7 @@ export function ProvisioningCard(props: {
             <Field
               name="name"
               id="f-request-name"
-              label="Name"
+              label="Key name"
               value={values.kind === 'api_key' ? values.name : ''}
               errors={values.kind === 'api_key' ? errors : {}}
               maxlength={80}

@@ -10,9 +10,13 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
 import { DataTable } from './layout';
 import { csvDocument } from '../../lib/csv';
 
-const WIDTH = 640;
-const HEIGHT = 220;
-const MARGIN = { top: 12, right: 12, bottom: 28, left: 44 };
+/** The axes' drawing units: a card's width is about this on a desktop (so 11 px stays 11 px). */
+const WIDTH = 960;
+const HEIGHT = 300;
+const MARGIN = { top: 12, right: 12, bottom: 44, left: 60 };
+/** The rows' drawing (a funnel) sits in a half-width card. */
+const ROWS_WIDTH = 640;
+const ROW_HEIGHT = 72;
 
 /** One series of a chart: its name and one value per label. */
 export interface Series {
@@ -37,6 +41,8 @@ export interface ChartProps {
   csvHref?: string;
   /** How the table's first column is titled. */
   labelHeader?: string;
+  /** Today's date (`2026-11-26`): its bar is labelled "Today" whenever it is in the range. */
+  today?: string;
 }
 
 /** A day label as the axis shows it: `26 Nov`. */
@@ -48,14 +54,15 @@ const shortDay = (label: string) =>
 /** One bar per label, its name above it and its value at its end: long names read whole on a phone. */
 function RowsDrawing(props: ChartProps) {
   const values = props.series[0]?.values ?? [];
-  const rowHeight = 52;
+  const rowHeight = ROW_HEIGHT;
   const height = props.labels.length * rowHeight;
   const x = scaleLinear()
     .domain([0, Math.max(1, ...values)])
-    .range([0, WIDTH - 90]);
+    .range([0, ROWS_WIDTH - 90]);
   return (
     <svg
-      viewBox={`0 0 ${WIDTH} ${height}`}
+      class="rows"
+      viewBox={`0 0 ${ROWS_WIDTH} ${height}`}
       role="img"
       aria-labelledby={`${props.id}-chart-title ${props.id}-chart-desc`}
       preserveAspectRatio="xMidYMid meet"
@@ -64,17 +71,17 @@ function RowsDrawing(props: ChartProps) {
       <desc id={`${props.id}-chart-desc`}>{props.description}</desc>
       {props.labels.map((label, index) => (
         <g class="row">
-          <text class="row-label" x={0} y={index * rowHeight + 16}>
+          <text class="row-label" x={0} y={index * rowHeight + 26}>
             {label}
           </text>
           <rect
             class="series-1"
             x={0}
-            y={index * rowHeight + 24}
+            y={index * rowHeight + 40}
             width={Math.max(2, x(values[index] ?? 0))}
-            height={18}
+            height={20}
           />
-          <text class="row-value" x={Math.max(2, x(values[index] ?? 0)) + 8} y={index * rowHeight + 38}>
+          <text class="row-value" x={Math.max(2, x(values[index] ?? 0)) + 8} y={index * rowHeight + 58}>
             {(values[index] ?? 0).toLocaleString('en-GB')}
           </text>
         </g>
@@ -115,13 +122,21 @@ function AxesDrawing(props: ChartProps) {
     .paddingOuter(0.1);
   const band = x.bandwidth();
   const barWidth = band / Math.max(1, series.length);
-  // At most 6 labels on the axis (a phone shows them large), evenly spread; the table has them all.
+  // At most 6 labels on the axis (a phone shows them large), evenly spread, and always the last one
+  // (today's, as a rule), dropping the spread label just before it when they would touch.
   const step = Math.max(1, Math.ceil(labels.length / 6));
+  const last = labels.length - 1;
+  const labelled = (index: number) =>
+    index === last || (index % step === 0 && (last - index >= step / 2 || index === 0));
+  // The first and last labels keep inside the drawing (a long "Today" under a narrow bar).
+  const edge = (index: number) =>
+    labels.length > 1 && index === last ? 'end' : labels.length > 1 && index === 0 ? 'start' : 'middle';
   const draw = line<number>()
     .x((_, index) => (x(index) ?? 0) + band / 2)
     .y((value) => y(value));
   return (
     <svg
+      class="axes"
       viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
       role="img"
       aria-labelledby={`${props.id}-chart-title ${props.id}-chart-desc`}
@@ -172,9 +187,14 @@ function AxesDrawing(props: ChartProps) {
           ))
         : null}
       {labels.map((label, index) =>
-        index % step === 0 ? (
-          <text class="axis-label" x={(x(index) ?? 0) + band / 2} y={HEIGHT - 8} text-anchor="middle">
-            {shortDay(label)}
+        labelled(index) ? (
+          <text
+            class={label === props.today ? 'axis-label today' : 'axis-label'}
+            x={(x(index) ?? 0) + (edge(index) === 'end' ? band : edge(index) === 'start' ? 0 : band / 2)}
+            y={HEIGHT - 10}
+            text-anchor={edge(index)}
+          >
+            {label === props.today ? 'Today' : shortDay(label)}
           </text>
         ) : null,
       )}

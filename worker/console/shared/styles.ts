@@ -169,6 +169,13 @@ border-radius: 999px; background: var(--code); color: var(--ink); }
 /* Hosted inbox */
 .inbox-body { background: #e9ecf1; min-height: 100vh; }
 .narrow { max-width: 40rem; }
+.onboarding { display: grid; grid-template-columns: minmax(0, 1fr); gap: 0 1.5rem; }
+.onboarding .stepper { margin-top: 0; }
+@media (min-width: 960px) {
+  .onboarding { grid-template-columns: 20rem minmax(0, 1fr); align-items: start; }
+  .onboarding .stepper { flex-direction: column; }
+  .onboarding .stepper a { width: 100%; box-sizing: border-box; }
+}
 /* The front page (/) */
 .front-nav { display: flex; align-items: center; justify-content: space-between; gap: 1rem; padding: 1rem 1.5rem;
 max-width: 64rem; margin: 0 auto; flex-wrap: wrap; }
@@ -209,18 +216,26 @@ grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; }
 /* Charts (shared/charts.tsx) and meters against an allowance (the usage page). */
 .chart { margin: 0.5rem 0 0; }
 .chart-title { font-weight: 600; margin-bottom: 0.25rem; }
-.chart svg { width: 100%; max-width: 52rem; height: auto; display: block; }
+.chart svg { width: 100%; height: auto; display: block; }
 .chart .tick line { stroke: var(--line); }
 .chart text { font-size: 11px; fill: var(--muted); }
-/* The SVG scales down on a phone: its text is set larger in the drawing's own units to stay readable. */
-@media (max-width: 640px) { .chart text, .chart .row-label, .chart .row-value { font-size: 24px; } }
+.chart .row-label { font-size: 17px; fill: var(--ink); }
+.chart .row-value { font-size: 16px; fill: var(--ink); font-weight: 600; }
+/*
+ * A drawing scales with its card: on a phone it shrinks to about a third (axes, 960 units wide) or a
+ * half (rows, 640), so its text is set larger in the drawing's own units to stay at 11 px or more.
+ */
+@media (max-width: 640px) {
+  .chart svg.axes text { font-size: 36px; }
+  .chart svg.rows .row-label { font-size: 26px; }
+  .chart svg.rows .row-value { font-size: 25px; }
+}
 .chart .series-1 { fill: var(--accent); stroke: var(--accent); }
 .chart .series-2 { fill: #0f8a6a; stroke: #0f8a6a; }
 .chart .series-3 { fill: #b45309; stroke: #b45309; }
 .chart .series-4 { fill: #7c3aed; stroke: #7c3aed; }
 .chart path.line { fill: none; stroke-width: 2; }
-.chart .row-label { font-size: 17px; fill: var(--ink); }
-.chart .row-value { font-size: 16px; fill: var(--ink); font-weight: 600; }
+.chart .axis-label.today { font-weight: 600; fill: var(--ink); }
 .legend { list-style: none; padding: 0; margin: 0.25rem 0; display: flex; flex-wrap: wrap; gap: 0.25rem 1rem;
   font-size: 0.9rem; }
 .swatch { display: inline-block; width: 0.8rem; height: 0.8rem; border-radius: 2px; margin-right: 0.35rem;

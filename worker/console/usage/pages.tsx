@@ -54,7 +54,9 @@ function MeterCard({ meter, currency }: { meter: UsageView['meters'][number]; cu
 }
 
 /** The Usage page. */
-export function UsagePage(props: WorkspacePageProps & { usage: UsageView; statements: StatementView[] }) {
+export function UsagePage(
+  props: WorkspacePageProps & { usage: UsageView; statements: StatementView[]; today: string },
+) {
   const { usage, statements } = props;
   const ws = wsQuery(props.current.workspaceId);
   const currency = usage.currency ?? 'EUR';
@@ -106,6 +108,7 @@ export function UsagePage(props: WorkspacePageProps & { usage: UsageView; statem
           labels={daily.labels}
           series={daily.series}
           csvHref={`/integrations/usage/daily.csv${ws}`}
+          today={props.today}
         />
       </section>
       <section class="card" aria-labelledby="statements-title">

@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../../env';
 import { csvHeaders } from '../../lib/csv';
+import { dayOf } from '../../lib/periods';
 import { listStatements, statementsCsv, usageView, workspaceEscrowIds } from '../../platform/billing';
 import { newPageApp } from '../shared/app';
 import { chartCsv } from '../shared/charts';
@@ -31,7 +32,14 @@ export function usagePageRoutes() {
     ]);
     c.header('Cache-Control', 'no-store');
     return c.html(
-      <UsagePage user={currentUser(c)} {...context} notice={noticeOf(c)} usage={usage} statements={statements} />,
+      <UsagePage
+        user={currentUser(c)}
+        {...context}
+        notice={noticeOf(c)}
+        usage={usage}
+        statements={statements}
+        today={dayOf(now)}
+      />,
     );
   });
   app.get('/integrations/usage/daily.csv', async (c) => {
