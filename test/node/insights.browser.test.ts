@@ -41,7 +41,10 @@ describe.skipIf(!browserAvailable)('the Insights page in Chromium', () => {
           headers: { Authorization: `Bearer ${apiKey}` },
         },
       )
-    ).json()) as { totals: Record<string, number>; days: Array<Record<string, number | string>> };
+    ).json()) as {
+      totals: Record<string, number> & { funnel: Record<string, number> };
+      days: Array<Record<string, number | string>>;
+    };
     expect(await page.locator('figure.chart svg[role=img]').count()).toBe(2);
     // The funnel's table, under its chart, says what the API says.
     const funnel = page.locator('#funnel-title ~ figure details');
