@@ -21,7 +21,6 @@ const PREBUNDLED = [
   'zod',
   '@hono/zod-openapi',
   ...['', '/client'].map((path) => `@a2a-js/sdk${path}`),
-  '@modelcontextprotocol/server',
   'yaml',
   'mimetext/browser',
   'postal-mime',
