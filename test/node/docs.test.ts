@@ -49,7 +49,7 @@ async function waitForPort(port: number, deadline = Date.now() + 15_000): Promis
       }).on('error', () => resolve(false));
     });
     if (open) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 100)); // A poll's interval.
   }
   throw new Error(`nothing listens on ${port}`);
 }

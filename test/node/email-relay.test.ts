@@ -46,7 +46,7 @@ function watchHealth() {
         failures.push(String(error));
       }
       slowest = Math.max(slowest, Date.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 100)); // A poll's interval.
     }
   })();
   return {

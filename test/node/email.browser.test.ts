@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 // @ts-expect-error: a plain ES module shared with the Node scripts.
 import { DEMO_TEST_PASSWORD } from '../../scripts/local-worker.mjs';
 import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth, signInAsDemo } from './browser';
+import { advanceWorkerClock } from './worker-clock';
 
 const worker = inject('workerUrl');
 const apiKey = inject('demoApiKey');
@@ -63,7 +64,7 @@ async function waitForMail(matches: (mail: Mail) => boolean, timeoutMs = 60_000)
   while (Date.now() < deadline) {
     const found = (await mails()).find(matches);
     if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 200)); // A poll's interval.
   }
   throw new Error(`No matching email within ${timeoutMs} ms in ${mailDir}`);
 }
@@ -171,8 +172,9 @@ describe('email through a real SMTP server', () => {
     });
     expect(replied.status).toBe(201);
 
-    // The visitor has left: after the unread wait (2 s for these tests), the minute's cron sends it.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // The visitor has left: once the unread wait (2 s for these tests) has passed on the Worker's
+    // clock, the minute's cron sends it.
+    await advanceWorkerClock(worker, 2_500);
     await fireMinuteCron();
     const mail = await waitForMail((candidate) => candidate.to === visitorEmail);
     expect(mail.subject).toMatch(/^Dana Reyes replied \(D-[0-9A-Z]{6}\)$/);

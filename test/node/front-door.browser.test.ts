@@ -26,7 +26,8 @@ describe.skipIf(!browserAvailable)('the front page', () => {
       await page.getByRole('heading', { name: heading }).waitFor();
     // The platform's own widget draws its launcher (the loader's host element carries data-egw).
     await page.locator('div[data-egw]').waitFor({ state: 'attached', timeout: 15_000 });
-    await page.waitForTimeout(300);
+    await page.locator('div[data-egw] button.l').waitFor({ state: 'visible' });
+    await page.waitForLoadState('networkidle'); // The channel's look has arrived.
     await expectAccessible(page, 'front page', 'main');
     await screenshotBoth(page, 'front-page');
     await page.getByRole('link', { name: 'Become an expert, connect a robot, register an agent' }).click();

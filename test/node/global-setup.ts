@@ -17,6 +17,8 @@ export default async function setup(project: TestProject) {
   // A reply unread for 2 s goes by email here (2 minutes in production), and a minute of the lead
   // timers lasts a second, so that tests need not wait.
   const worker = await startLocalWorker({
+    // The app with the test's clock route (test/worker-entry.ts): minutes pass without waiting.
+    entry: 'test/worker-entry.ts',
     vars: { EMAIL_UNREAD_AFTER_SECONDS: '2', LEAD_MINUTE_SECONDS: '1', FRONT_DOOR_CHANNEL: 'ch_demo' },
   });
   project.provide('workerUrl', worker.url);

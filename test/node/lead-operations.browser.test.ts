@@ -8,6 +8,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth, signInAsDemo } from './browser';
+import { advanceWorkerClock } from './worker-clock';
 
 const worker = inject('workerUrl');
 const apiKey = inject('demoApiKey');
@@ -54,7 +55,7 @@ describe.skipIf(!browserAvailable)('lead operations in the console and the workb
       body: JSON.stringify({ message: { text: 'Our payroll run failed, please help.' }, trigger: 'handoff' }),
     });
     const { lead_id: leadId } = (await intake.json()) as { lead_id: string };
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await advanceWorkerClock(worker, 1_500);
     expect((await fetch(`${worker}/__scheduled?cron=*+*+*+*+*`)).status).toBe(200);
 
     const expertContext = await browser.newContext({ viewport: { width: 1440, height: 900 } });

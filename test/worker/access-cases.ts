@@ -11,6 +11,7 @@ import { postForm, SESSION_COOKIE, signUpOwner, signUpUser } from './console-hel
 import { createActiveRobot, newDomain } from './agent-helpers';
 import { createActiveExpert, createChannel, signUpProvider, visitorSays } from './provider-helpers';
 import { workerFetch } from './self';
+import { clock } from '../../worker/lib/clock';
 
 /** How a route authenticates. */
 export type RouteAuth =
@@ -124,7 +125,7 @@ export async function createAccessTenant(): Promise<AccessTenant> {
   const [memberCookie, adminCookie] = [await joinAs(owner, 'member'), await joinAs(owner, 'admin')];
   await postForm(
     `/integrations/team/invite?ws=${owner.workspaceId}`,
-    { email: `pending.${Date.now()}.${Math.random()}@example.com`, role: 'member' },
+    { email: `pending.${clock.now()}.${Math.random()}@example.com`, role: 'member' },
     { cookie: owner.cookie },
   );
   const invitation = await env.DB.prepare("SELECT id FROM invitations WHERE workspace_id = ? AND status = 'pending'")

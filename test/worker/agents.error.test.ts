@@ -24,6 +24,7 @@ import {
 import { recordContract } from './billing-helpers';
 import { createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
 import { createActiveExpert, sessionCall, signUpProvider } from './provider-helpers';
+import { clock, moveClockForTests } from '../../worker/lib/clock';
 
 const ALL = ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write'];
 
@@ -146,7 +147,7 @@ describe('failover', () => {
       'INSERT INTO agent_attempts (id, execution_id, provider_id, workspace_id, outcome, http_status, duration_ms, ' +
         "error, created_at) VALUES ('att_seed_flaky', 'exe_seed', ?, ?, 'http_error', 500, 5, NULL, ?)",
     )
-      .bind(flaky.providerId, tenant.workspaceId, Date.now() - 10 * 60 * 1000)
+      .bind(flaky.providerId, tenant.workspaceId, clock.now() - 10 * 60 * 1000)
       .run();
     const envelope = await json(await run(domain));
     expect((await attemptsOf(envelope.output.execution_id)).map((attempt) => attempt.provider_id)).toEqual([
@@ -235,7 +236,7 @@ describe('the circuit breaker', () => {
       .bind(agent.providerId)
       .first<{ consecutive_failures: number; open_until: number }>();
     expect(health!.consecutive_failures).toBe(5);
-    expect(health!.open_until).toBeGreaterThan(Date.now() + 50_000);
+    expect(health!.open_until).toBeGreaterThan(clock.now() + 50_000);
 
     // Open: the next execution skips it without a connection, and says so.
     const skipped = await json(await run(domain));
@@ -245,10 +246,8 @@ describe('the circuit breaker', () => {
     ]);
     expect(skipped.output.result.lead_id).toMatch(/^lead_/);
 
-    // A minute later (moved back in the row, rather than waited for), it is tried again; an answer closes it.
-    await env.DB.prepare('UPDATE provider_health SET open_until = ? WHERE provider_id = ?')
-      .bind(Date.now() - 1, agent.providerId)
-      .run();
+    // A minute later, it is tried again; an answer closes it.
+    moveClockForTests(60_001);
     remotes.set(
       `${origin}/a2a`,
       rpcAgent(() => messageResult('Recovered.')),
@@ -352,11 +351,11 @@ describe('remote bodies are read as streams and cut at their limit (issue 17)', 
       });
       return new Response(trickle, { headers: { 'Content-Type': 'application/json' } });
     });
-    const started = Date.now();
-    const check = await fetchAgentCard(cardUrl, { allowLoopback: false }, Date.now(), { timeoutMs: 400 });
+    const started = clock.now();
+    const check = await fetchAgentCard(cardUrl, { allowLoopback: false }, clock.now(), { timeoutMs: 400 });
     if (timer) clearInterval(timer);
     expect(check).toEqual({ ok: false, detail: 'The card URL did not send the card within 0.4 s.' });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(clock.now() - started).toBeLessThan(2_000);
   });
 
   it('card fetches are limited to 10 in 10 minutes per provider (429 with Retry-After)', async () => {

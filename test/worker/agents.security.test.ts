@@ -23,6 +23,7 @@ import {
 import { HOSTILE_URLS } from './egress-cases';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
 import { createActiveExpert, sessionCall, signUpProvider } from './provider-helpers';
+import { clock, moveClockForTests } from '../../worker/lib/clock';
 
 const ALL = ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write'];
 
@@ -34,12 +35,17 @@ beforeEach(() => installRemotes());
 afterEach(() => vi.restoreAllMocks());
 
 /** Verifies a call's Standard Webhooks headers with the npm library, as a provider would. */
+/** Whether the npm standardwebhooks library accepts what was sent, at the test clock's now. */
 function verifies(secret: string, connection: { headers: Headers; body: string }): boolean {
+  const at = clock.now();
+  const now = vi.spyOn(Date, 'now').mockReturnValue(at);
   try {
     new Webhook(secret).verify(connection.body, Object.fromEntries(connection.headers));
     return true;
   } catch {
     return false;
+  } finally {
+    now.mockRestore();
   }
 }
 
@@ -215,7 +221,7 @@ describe('secrets', () => {
     );
     expect(rotation.signing_secret).toMatch(/^whsec_/);
     expect(rotation.signing_secret).not.toBe(agent.secret);
-    expect(Date.parse(rotation.previous_secret_valid_until) - Date.now()).toBeGreaterThan(23.9 * 3600 * 1000);
+    expect(Date.parse(rotation.previous_secret_valid_until) - clock.now()).toBeGreaterThan(23.9 * 3600 * 1000);
     remotes.set(
       `${origin}/a2a`,
       rpcAgent(() => messageResult('Signed twice.')),
@@ -226,10 +232,8 @@ describe('secrets', () => {
     expect(verifies(agent.secret, sent!)).toBe(true);
     expect(verifies(rotation.signing_secret, sent!)).toBe(true);
 
-    // After the overlap, only the new secret signs.
-    await env.DB.prepare('UPDATE providers SET previous_signing_secret_until = ? WHERE id = ?')
-      .bind(Date.now() - 1, agent.providerId)
-      .run();
+    // After the overlap (a day), only the new secret signs.
+    moveClockForTests(24 * 3_600_000 + 1);
     await run(domain);
     const [, later] = connectionsTo(`${origin}/a2a`);
     expect(verifies(agent.secret, later!)).toBe(false);

@@ -12,6 +12,7 @@ import {
   writeFootprint,
   type Tenant,
 } from './helpers';
+import { clock, moveClockForTests } from '../../worker/lib/clock';
 
 interface AuthCase {
   name: string;
@@ -37,10 +38,8 @@ describe('auth matrix for POST /api/execute', () => {
     expect(
       (await call(`/api/admin/api-keys/${revoked.keyId}/revoke`, { method: 'POST', token: ADMIN_TOKEN })).status,
     ).toBe(200);
-    expired = await issueKey(tenant.workspaceId);
-    await env.DB.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?')
-      .bind(Date.now() - 1000, expired.keyId)
-      .run();
+    expired = await issueKey(tenant.workspaceId, { expires_at: new Date(clock.now() + 60_000).toISOString() });
+    moveClockForTests(61_000);
     noExecute = await issueKey(tenant.workspaceId, { scopes: ['leads:write'] });
     suspended = await createTenant();
     const suspend = await call(`/api/admin/workspaces/${suspended.workspaceId}`, {

@@ -14,6 +14,8 @@ import {
   uniqueEmail,
 } from './console-helpers';
 import { workerFetch } from './self';
+import { clock, moveClockForTests } from '../../worker/lib/clock';
+import { SESSION_TTL_MS } from '../../worker/platform/identity/sessions';
 
 async function sha256Hex(text: string) {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
@@ -236,9 +238,7 @@ describe('sessions', () => {
   it('an expired session is refused and deleted', async () => {
     const { cookie } = await signUpUser();
     const hash = await sha256Hex(cookie);
-    await env.DB.prepare('UPDATE user_sessions SET expires_at = ? WHERE token_hash = ?')
-      .bind(Date.now() - 1, hash)
-      .run();
+    moveClockForTests(SESSION_TTL_MS + 1);
     const response = await getPage('/onboarding/workspace', cookie);
     expect(response.status).toBe(303);
     expect(response.headers.get('Location')).toBe('/auth/sign-in?return_to=%2Fonboarding%2Fworkspace');
@@ -252,16 +252,14 @@ describe('sessions', () => {
   it('slides: a session in its second half is extended and its cookie renewed', async () => {
     const { cookie } = await signUpUser();
     const hash = await sha256Hex(cookie);
-    await env.DB.prepare('UPDATE user_sessions SET expires_at = ? WHERE token_hash = ?')
-      .bind(Date.now() + 86_400_000, hash)
-      .run();
+    moveClockForTests(SESSION_TTL_MS - 86_400_000);
     const response = await getPage('/onboarding/workspace', cookie);
     expect(response.status).toBe(200);
     expect(sessionCookieFrom(response)).toBe(cookie);
     const row = await env.DB.prepare('SELECT expires_at FROM user_sessions WHERE token_hash = ?')
       .bind(hash)
       .first<{ expires_at: number }>();
-    expect(row!.expires_at).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+    expect(row!.expires_at).toBeGreaterThan(clock.now() + 29 * 86_400_000);
   });
 
   it('sign-out revokes the session server-side: the old cookie no longer works', async () => {

@@ -2,6 +2,7 @@
 import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { ADMIN_TOKEN, call, json } from './helpers';
+import { clock } from '../../worker/lib/clock';
 
 export interface ContractTerms {
   allowances?: Record<string, number>;
@@ -21,7 +22,7 @@ export async function recordContract(workspaceId: string, terms: ContractTerms =
       workspace_id: workspaceId,
       plan: 'Test plan',
       currency: terms.currency ?? 'EUR',
-      starts_at: terms.starts_at ?? new Date(Date.now() - 60_000).toISOString(),
+      starts_at: terms.starts_at ?? new Date(clock.now() - 60_000).toISOString(),
       allowances: terms.allowances ?? {},
       overage: terms.overage ?? {},
       ...(terms.ends_at ? { ends_at: terms.ends_at } : {}),

@@ -2,6 +2,7 @@
 import { expect } from 'vitest';
 import { ORIGIN } from './helpers';
 import { workerFetch } from './self';
+import { clock } from '../../worker/lib/clock';
 
 export const SESSION_COOKIE = 'egw_session';
 let counter = 0;
@@ -9,7 +10,7 @@ let counter = 0;
 /** A unique address per test run, so tests never collide on the shared database. */
 export function uniqueEmail(prefix = 'user'): string {
   counter += 1;
-  return `${prefix}.${Date.now().toString(36)}.${counter}@example.com`;
+  return `${prefix}.${clock.now().toString(36)}.${counter}@example.com`;
 }
 
 export interface FormOptions {

@@ -26,6 +26,8 @@ import {
   visitorSays,
 } from './provider-helpers';
 import { workerFetch } from './self';
+import { clock, moveClockForTests } from '../../worker/lib/clock';
+import { CONVERSATION_KEY_TTL_MS } from '../../worker/platform/conversations/keys';
 
 /** Waits up to 15 s (the queue, then an SMTP conversation, on a loaded 2-core machine). */
 const rows = (sql: string, ...params: unknown[]) =>
@@ -76,12 +78,10 @@ const continuations = (conversationId: string) =>
     'visitor_continuation',
   );
 
-/** Makes a held continuation due now, as if its 2 minutes had passed, and runs the sweep. */
-async function twoMinutesLater(conversationId: string) {
-  await env.DB.prepare("UPDATE emails SET next_attempt_at = ? WHERE conversation_id = ? AND status = 'held'")
-    .bind(Date.now() - 1, conversationId)
-    .run();
-  await sweepEmails(createDatabase(env.DB), env.EVENTS, Date.now());
+/** Lets 2 minutes pass, so a held continuation is due, and runs the sweep. */
+async function twoMinutesLater() {
+  moveClockForTests(2 * 60_000 + 1);
+  await sweepEmails(createDatabase(env.DB), env.EVENTS, clock.now());
 }
 
 /** An incoming email through the Worker's `email` entry point, as Email Routing hands it over. */
@@ -202,7 +202,7 @@ describe('lead alerts', () => {
     const context = await channelWithExpert();
     const db = createDatabase(env.DB);
     // 30 alerts already went to this expert in the last hour.
-    const now = Date.now();
+    const now = clock.now();
     const statements = Array.from({ length: 30 }, () =>
       env.DB.prepare(
         `INSERT INTO emails (id, workspace_id, kind, status, provider_id, subject, link_origin, next_attempt_at,
@@ -225,11 +225,9 @@ describe('lead alerts', () => {
     await sessionCall(other.cookie, `/api/provider/workbench/leads/${two.lead_id}/claim`, { method: 'POST' });
 
     // Not before the hour is up; then one digest for both, sent, each alert pointing at it.
-    expect(await sweepEmails(db, env.EVENTS, Date.now())).toBe(0);
-    await env.DB.prepare('UPDATE emails SET created_at = created_at - 3600000 WHERE provider_id = ? AND status = ?')
-      .bind(context.expert.providerId, 'held')
-      .run();
-    await Promise.all([sweepEmails(db, env.EVENTS, Date.now()), sweepEmails(db, env.EVENTS, Date.now())]);
+    expect(await sweepEmails(db, env.EVENTS, clock.now())).toBe(0);
+    moveClockForTests(3_600_000);
+    await Promise.all([sweepEmails(db, env.EVENTS, clock.now()), sweepEmails(db, env.EVENTS, clock.now())]);
     const digests = await rows(
       'SELECT * FROM emails WHERE provider_id = ? AND kind = ?',
       context.expert.providerId,
@@ -251,7 +249,7 @@ describe('a large digest', () => {
   it('lists 50 of 150 held alerts and counts the rest: it goes out, and each alert follows its status', async () => {
     const context = await channelWithExpert();
     const db = createDatabase(env.DB);
-    const long = Date.now() - 2 * 3_600_000;
+    const long = clock.now() - 2 * 3_600_000;
     const statements: D1PreparedStatement[] = [];
     for (let index = 0; index < 150; index++) {
       const demandId = newId('dem', long);
@@ -276,7 +274,7 @@ describe('a large digest', () => {
       );
     }
     await env.DB.batch(statements);
-    await sweepEmails(db, env.EVENTS, Date.now());
+    await sweepEmails(db, env.EVENTS, clock.now());
     const mail = await mailTo(context.expert.email, /waiting for you/);
     expect(mail.subject).toBe('150 open leads waiting for you');
     expect(mail.text.match(/Held question \d+\./g)).toHaveLength(50);
@@ -312,10 +310,10 @@ describe('sending', () => {
   const row = async (id: string) => (await rows('SELECT * FROM emails WHERE id = ?', id))[0]!;
 
   it('retries with backoff, scrubs addresses from errors, gives up after 24 hours, and never sends twice', async () => {
-    const start = Date.now() - 60 * 60 * 1000;
+    const start = clock.now() - 60 * 60 * 1000;
     const { id } = await queuedRow(start);
     const failing = { send: vi.fn(async () => Promise.reject(new Error('550 <someone@example.net> mailbox full'))) };
-    let now = Date.now();
+    let now = clock.now();
     const deps = { ...emailSendDeps(buildServices(env, { kind: 'queue' })), transport: failing, now: () => now };
     // The digest gathers an alert of an open lead, so it has something to send.
     await env.DB.prepare(
@@ -341,7 +339,6 @@ describe('sending', () => {
     expect(state.attempts).toBe(2);
     // A day after it was written, the next failure gives up.
     now = start + 24 * 60 * 60 * 1000 - 1000;
-    await env.DB.prepare('UPDATE emails SET next_attempt_at = ? WHERE id = ?').bind(now, id).run();
     expect(await sendEmail(deps, id)).toBe('failed');
     expect((await row(id)).last_error).toMatch(/^Given up after 3 attempts/);
     expect(failing.send).toHaveBeenCalledTimes(3);
@@ -349,9 +346,15 @@ describe('sending', () => {
 
   it('two consumers racing for one row: one sends it, once', async () => {
     const sent: string[] = [];
+    // The send is held open until one consumer has given up, so the two overlap; were both to
+    // send, neither would return and the test would time out.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const transport = {
       send: async (email: { to: string }) => {
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await held;
         sent.push(email.to);
       },
     };
@@ -362,14 +365,17 @@ describe('sending', () => {
     await until(async () => (await row(alert!.id)).status === 'sent');
     await env.DB.prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?").bind(alert!.id).run();
     const deps = { ...emailSendDeps(buildServices(env, { kind: 'queue' })), transport };
-    const outcomes = await Promise.all([sendEmail(deps, alert!.id), sendEmail(deps, alert!.id)]);
+    const racing = [sendEmail(deps, alert!.id), sendEmail(deps, alert!.id)];
+    await Promise.race(racing);
+    release();
+    const outcomes = await Promise.all(racing);
     expect(outcomes.filter((outcome) => outcome === 'sent')).toHaveLength(1);
     expect(sent).toEqual([context.expert.email]);
     expect(await sendEmail(deps, alert!.id)).toBeUndefined();
   });
 
   it('without SMTP_HOST, emails are recorded as skipped and nothing is sent', async () => {
-    const { id } = await queuedRow(Date.now() - 1000);
+    const { id } = await queuedRow(clock.now() - 1000);
     const deps = { ...emailSendDeps(buildServices({ ...env, SMTP_HOST: '' }, { kind: 'queue' })) };
     expect(await sendEmail(deps, id)).toBe('skipped');
     expect((await row(id)).last_error).toBe('No SMTP server is configured (SMTP_HOST).');
@@ -406,7 +412,7 @@ describe('the visitor’s continuation', () => {
         first.message_id,
     );
     socket.close(1000, 'done');
-    await twoMinutesLater(read.conversationId);
+    await twoMinutesLater();
     expect(await continuations(read.conversationId)).toMatchObject([
       { status: 'skipped', last_error: 'The visitor read the replies in time.' },
     ]);
@@ -416,9 +422,9 @@ describe('the visitor’s continuation', () => {
     await reply(context.expert, gone.leadId, 'Here is the answer you asked for.');
     await reply(context.expert, gone.leadId, 'And one more detail.');
     expect(await continuations(gone.conversationId)).toHaveLength(1);
-    await sweepEmails(createDatabase(env.DB), env.EVENTS, Date.now());
+    await sweepEmails(createDatabase(env.DB), env.EVENTS, clock.now());
     expect((await continuations(gone.conversationId))[0]!.status).toBe('held');
-    await twoMinutesLater(gone.conversationId);
+    await twoMinutesLater();
     const mail = await mailTo(gone.email, /Test Expert replied/);
     expect(mail.text).toContain('Here is the answer you asked for.');
     expect(mail.text).toContain('And one more detail.');
@@ -427,12 +433,14 @@ describe('the visitor’s continuation', () => {
     const resume = mail.text.match(/\?resume=(egv_[1-9A-HJ-NP-Za-km-z]+)/)![1]!;
     await until(async () => (await continuations(gone.conversationId))[0]!.status === 'sent');
 
-    // A third reply 1 minute later waits: at most one email per conversation per 10 minutes.
+    // A third reply right after waits: at most one email per conversation per 10 minutes, so
+    // 2 minutes on it is still held, for about 8 more.
+    const firstSent = clock.now();
     await reply(context.expert, gone.leadId, 'Did that help?');
-    await twoMinutesLater(gone.conversationId);
+    await twoMinutesLater();
     const [, waiting] = await continuations(gone.conversationId);
     expect(waiting).toMatchObject({ status: 'held' });
-    expect(waiting!.next_attempt_at).toBeGreaterThan(Date.now() + 9 * 60 * 1000);
+    expect(waiting!.next_attempt_at).toBeGreaterThanOrEqual(firstSent + 10 * 60 * 1000 - 5_000);
 
     // The resume key opens this conversation only, on its channel only, for 30 days.
     const thread = (channelKey: string) =>
@@ -443,9 +451,7 @@ describe('the visitor’s continuation', () => {
     expect(opened.messages.map((message: any) => message.text)).toContain('Did that help?');
     const elsewhere = await channelWithExpert();
     await expectProblem(await thread(elsewhere.channelKey), 401, 'invalid_session');
-    await env.DB.prepare("UPDATE conversation_keys SET expires_at = ? WHERE conversation_id = ? AND purpose = 'resume'")
-      .bind(Date.now() - 1, gone.conversationId)
-      .run();
+    moveClockForTests(CONVERSATION_KEY_TTL_MS);
     await expectProblem(await thread(context.channelKey), 401, 'invalid_session');
   });
 });
@@ -471,11 +477,9 @@ describe('the continuation in the conversation’s language', () => {
       (await sessionCall(context.expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' }))
         .status,
     ).toBe(200);
-    const conversationId = (await rows('SELECT conversation_id FROM leads WHERE id = ?', leadId))[0]!
-      .conversation_id as string;
     await reply(context.expert, leadId, 'Gern, schicken Sie mir die Unterlagen.');
     await reply(context.expert, leadId, 'Und die Steuer-ID bitte.');
-    await twoMinutesLater(conversationId);
+    await twoMinutesLater();
     const mail = await mailTo(email, /Test Expert hat geantwortet \(D-/);
     expect(mail.text).toContain('Sie haben 2 Antworten von');
     expect(mail.text).toContain('Unterhaltung fortsetzen: ');
@@ -499,7 +503,7 @@ describe('a polling visitor’s read mark', () => {
       headers: { Origin: SITE, Authorization: `Bearer ${lead.session}` },
     });
     expect(poll.status).toBe(200);
-    await twoMinutesLater(lead.conversationId);
+    await twoMinutesLater();
     expect(await continuations(lead.conversationId)).toMatchObject([
       { status: 'skipped', last_error: 'The visitor read the replies in time.' },
     ]);
@@ -518,7 +522,7 @@ describe('headers and links that no input can bend', () => {
     expect(patched.status, await patched.clone().text()).toBe(200);
     const lead = await claimedLeadWithContact(context);
     await reply(context.expert, lead.leadId, 'Here is what I suggest.');
-    await twoMinutesLater(lead.conversationId);
+    await twoMinutesLater();
     const mail = await mailTo(lead.email, /Test Expert replied/);
     expect(mail.fromMailboxes).toEqual([{ name: brand, address: 'gateway@mail.test' }]);
     expect(mail.headers.from).not.toContain('bank.example');
@@ -563,7 +567,7 @@ describe('replies by email', () => {
     const context = await channelWithExpert();
     const lead = await claimedLeadWithContact(context);
     await reply(context.expert, lead.leadId, 'What is your company size?');
-    await twoMinutesLater(lead.conversationId);
+    await twoMinutesLater();
     const mail = await mailTo(lead.email, /Test Expert replied/);
     const address = mail.headers['reply-to']!.slice(1, -1);
     const body = [

@@ -16,6 +16,7 @@ import {
 } from '../../worker/platform/events';
 import { createTenant, execute, executeBody } from './helpers';
 import { createActiveExpert, createChannel, review, sessionCall, visitorSays } from './provider-helpers';
+import { clock } from '../../worker/lib/clock';
 
 describe('every event matches its schema', () => {
   it('the events of an execution, an intake, a claim, a status change and a review all parse', async () => {
@@ -86,7 +87,7 @@ describe('committed ids come back from the batch', () => {
 
   it('a committed batch reports its events, each once', async () => {
     const db = createDatabase(env.DB);
-    const now = Date.now();
+    const now = clock.now();
     await db.batch([...eventInserts(db, [newEvent('provider.status_changed', 'ws_events_1', data)], now)] as [never]);
     await db.batch([eventInsertWhere(db, newEvent('provider.status_changed', 'ws_events_1', data), sql`1 = 1`, now)]);
     const committed = takeCommittedEvents(db);
@@ -100,7 +101,7 @@ describe('committed ids come back from the batch', () => {
 
   it('a conditional event whose condition fails, and any event of a failed batch, report nothing', async () => {
     const db = createDatabase(env.DB);
-    const now = Date.now();
+    const now = clock.now();
     await db.batch([eventInsertWhere(db, newEvent('provider.status_changed', 'ws_events_2', data), sql`1 = 0`, now)]);
     await expect(
       db.batch([

@@ -12,6 +12,7 @@ import { newDomain } from './agent-helpers';
 import { balanceOf, credit, expectBalancedBooks, recordContract } from './billing-helpers';
 import { call, createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
 import { createActiveExpert, createChannel, type TestProvider, visitorSays } from './provider-helpers';
+import { clock } from '../../worker/lib/clock';
 
 const db = () => createDatabase(env.DB);
 let ip = 0;
@@ -75,7 +76,7 @@ describe('a visitor past the allowance', () => {
     );
 
     // No room this month: the sweep leaves it held.
-    expect(await releaseHeldLeads(db(), Date.now())).toBe(0);
+    expect(await releaseHeldLeads(db(), clock.now())).toBe(0);
     expect((await leadRow(second.lead_id))?.held_at).not.toBeNull();
     // Next month there is: offered, charged once, and a second sweep does nothing more.
     const nextMonth = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 2);
@@ -106,9 +107,9 @@ describe('a visitor past the allowance', () => {
     });
     const visitor = await visitorSays(channel, { message: { text: 'Past a priced allowance.' } }, nextIp());
     expect((await leadRow(visitor.lead_id))?.held_at).not.toBeNull();
-    expect(await releaseHeldLeads(db(), Date.now())).toBe(0);
+    expect(await releaseHeldLeads(db(), clock.now())).toBe(0);
     await credit(contract.escrow_id, 300);
-    expect(await releaseHeldLeads(db(), Date.now())).toBe(1);
+    expect(await releaseHeldLeads(db(), clock.now())).toBe(1);
     expect(await offersOf(visitor.lead_id)).toHaveLength(1);
     expect(await balanceOf(contract.escrow_id)).toBe(50);
     await expectBalancedBooks();

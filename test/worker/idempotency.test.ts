@@ -1,6 +1,8 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { createTenant, execute, executeBody, expectProblem, issueKey, json } from './helpers';
+import { moveClockForTests } from '../../worker/lib/clock';
+import { IDEMPOTENCY_TTL_MS } from '../../worker/platform/core/idempotency';
 
 async function executionsWithKey(keyId: string, idempotencyKey: string): Promise<number> {
   const row = await env.DB.prepare('SELECT COUNT(*) AS n FROM executions WHERE key_id = ? AND idempotency_key = ?')
@@ -129,9 +131,7 @@ describe('idempotency', () => {
   it('a record past its 24 hours may be used again', async () => {
     const tenant = await createTenant();
     await execute(tenant.token, executeBody({ idempotency_key: 'old' }));
-    await env.DB.prepare('UPDATE idempotency_records SET expires_at = ? WHERE key_id = ?')
-      .bind(Date.now() - 1, tenant.keyId)
-      .run();
+    moveClockForTests(IDEMPOTENCY_TTL_MS);
     const response = await execute(
       tenant.token,
       executeBody({ idempotency_key: 'old', text: 'A new request a day later.' }),

@@ -10,12 +10,13 @@ import { rollUp } from '../../worker/platform/rollups';
 import { getPage, postForm, signUpOwner, signUpUser } from './console-helpers';
 import { ADMIN_TOKEN, call, createTenant, expectProblem, expectStrictPageHeaders, issueKey, json } from './helpers';
 import { createActiveExpert, createChannel, SITE, sessionCall } from './provider-helpers';
+import { clock } from '../../worker/lib/clock';
 
 const db = () => createDatabase(env.DB);
 const DAY = '2026-10-01';
 const T0 = Date.parse(`${DAY}T10:00:00Z`);
 let serial = 0;
-const id = (prefix: string) => `${prefix}_hist${Date.now().toString(36)}${++serial}`;
+const id = (prefix: string) => `${prefix}_hist${clock.now().toString(36)}${++serial}`;
 
 /** One workspace's hand-built day: what the sweep will count, with the answers worked out by hand. */
 async function buildHistory(workspaceId: string, channels: { a: string; b: string }) {

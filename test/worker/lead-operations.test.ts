@@ -12,6 +12,7 @@ import { newDomain } from './agent-helpers';
 import { getPage, signUpOwner, signUpUser } from './console-helpers';
 import { call, expectProblem, issueKey, json } from './helpers';
 import { completeProfile, review, SITE, sessionCall, signUpProvider, type TestProvider } from './provider-helpers';
+import { clock } from '../../worker/lib/clock';
 
 const MINUTE = 60_000;
 const db = () => createDatabase(env.DB);
@@ -201,7 +202,7 @@ describe('the first wave', () => {
     ).toBe(200);
     const leadId = await newLead(channelKey);
     expect(await offeredTo(leadId)).toEqual([present.providerId]);
-    await sweepLeadTimers(db(), Date.now() + 11 * MINUTE);
+    await sweepLeadTimers(db(), clock.now() + 11 * MINUTE);
     expect(await offeredTo(leadId)).toEqual([present.providerId]);
   });
 });
@@ -383,7 +384,7 @@ describe('bounds', () => {
     const experts = await Promise.all(Array.from({ length: 20 }, () => expert({ domain })));
     const leadId = await newLead(channelKey);
     expect(await offeredTo(leadId)).toHaveLength(3);
-    await sweepLeadTimers(db(), Date.now() + 10 * MINUTE);
+    await sweepLeadTimers(db(), clock.now() + 10 * MINUTE);
     expect(await offeredTo(leadId)).toHaveLength(20);
     const answers = await Promise.all(experts.map((who) => claim(who, leadId)));
     const statuses = answers.map((response) => response.status).sort();

@@ -6,6 +6,7 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { balanceOf, credit, expectBalancedBooks, recordContract } from './billing-helpers';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, writeFootprint } from './helpers';
+import { clock } from '../../worker/lib/clock';
 
 const contractLine = (body: Record<string, any>, meter = 'executions') =>
   body.usage_applications.find((line: Record<string, any>) => line.source === 'contract' && line.meter === meter);
@@ -63,7 +64,7 @@ describe('contracts', () => {
           workspace_id: tenant.workspaceId,
           plan: 'Earlier',
           currency: 'EUR',
-          starts_at: new Date(Date.now() - 3_600_000).toISOString(),
+          starts_at: new Date(clock.now() - 3_600_000).toISOString(),
         },
       }),
       409,
@@ -71,7 +72,7 @@ describe('contracts', () => {
     );
     const second = await recordContract(tenant.workspaceId, {
       allowances: { executions: 20 },
-      starts_at: new Date(Date.now() - 1_000).toISOString(),
+      starts_at: new Date(clock.now() - 1_000).toISOString(),
     });
     const listed = await json(
       await call(`/api/admin/contracts?workspace_id=${tenant.workspaceId}`, { token: ADMIN_TOKEN }),

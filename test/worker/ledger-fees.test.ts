@@ -11,6 +11,9 @@ import { balanceOf, credit, expectBalancedBooks } from './billing-helpers';
 import { getPage } from './console-helpers';
 import { ADMIN_TOKEN, call, createTenant, expectProblem, json, type Tenant } from './helpers';
 import { createActiveExpert, createChannel, sessionCall, visitorSays, type TestProvider } from './provider-helpers';
+import { CLAIM_BOUNDS } from '../../worker/brain/lead-policy';
+import { clock, moveClockForTests } from '../../worker/lib/clock';
+import { REFUND_WINDOW_MS } from '../../worker/platform/billing/lead-fees';
 
 let ipCounter = 0;
 const nextIp = () => `198.19.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;
@@ -90,7 +93,7 @@ describe('lead fees', () => {
     expect(await balanceOf(escrowId)).toBe(700);
     // Released and claimed again by the same expert: not charged twice.
     expect((await release(expert, leadId)).status).toBe(200);
-    await env.DB.prepare('UPDATE lead_offers SET cooldown_until = NULL WHERE lead_id = ?').bind(leadId).run();
+    moveClockForTests(CLAIM_BOUNDS.cooldownMs);
     expect((await claim(expert, leadId)).status).toBe(200);
     expect(await balanceOf(escrowId)).toBe(700);
     const mine = await credits(expert);
@@ -193,7 +196,7 @@ describe('refunds of lead fees', () => {
     const db = createDatabase(env.DB);
     const audit = { actorKind: 'admin', actorId: 'admin', requestId: 'req_refund_race' } as const;
     const accept = { decision: 'accept', note: null } as const;
-    const now = Date.now();
+    const now = clock.now();
     const outcomes = await Promise.allSettled([
       decideRefund(db, audit, request.refund_request_id, accept, now),
       decideRefund(db, audit, request.refund_request_id, accept, now),
@@ -212,9 +215,7 @@ describe('refunds of lead fees', () => {
   it('are refused after 7 days', async () => {
     const late = (await visitorSays(channel, { message: { text: 'Another one' } }, nextIp())).lead_id;
     expect((await claim(expert, late)).status).toBe(200);
-    await env.DB.prepare("UPDATE ledger_entries SET created_at = created_at - ? WHERE kind = 'lead_fee' AND ref = ?")
-      .bind(8 * 86_400_000, late)
-      .run();
+    moveClockForTests(REFUND_WINDOW_MS + 1);
     await expectProblem(await askRefund(expert, late), 409, 'refund_not_allowed');
   });
 

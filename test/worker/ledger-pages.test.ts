@@ -11,6 +11,7 @@ import { balanceOf, credit, recordContract } from './billing-helpers';
 import { getPage, postForm, signUpOwner, signUpUser } from './console-helpers';
 import { ADMIN_TOKEN, call, execute, executeBody, expectStrictPageHeaders, issueKey, json } from './helpers';
 import { createActiveExpert, createChannel, sessionCall, visitorSays } from './provider-helpers';
+import { clock } from '../../worker/lib/clock';
 
 const db = () => createDatabase(env.DB);
 
@@ -122,7 +123,7 @@ describe('the admin’s billing page', () => {
       {
         plan: 'Pro',
         currency: 'EUR',
-        starts_at: new Date(Date.now() - 60_000).toISOString().slice(0, 16),
+        starts_at: new Date(clock.now() - 60_000).toISOString().slice(0, 16),
         allowance_executions: '500',
         price_executions: '3',
         reference: 'cus_pro',

@@ -11,6 +11,7 @@ import { rollUp } from '../../worker/platform/rollups';
 import { credit, recordContract } from './billing-helpers';
 import { signUpOwner } from './console-helpers';
 import { ADMIN_TOKEN, call, execute, executeBody, expectProblem, issueKey, json } from './helpers';
+import { clock } from '../../worker/lib/clock';
 
 const db = () => createDatabase(env.DB);
 const nextMonth = () => {
@@ -155,12 +156,12 @@ describe('notices', () => {
   it('tells the owners once at 80% and once at 100% of an allowance', async () => {
     const { owner, key } = await ownedWorkspace({ allowances: { executions: 5 } });
     for (let index = 0; index < 4; index++) await execute(key.token, executeBody());
-    await sweepBilling(db(), Date.now());
-    await sweepBilling(db(), Date.now());
+    await sweepBilling(db(), clock.now());
+    await sweepBilling(db(), clock.now());
     let reached = await eventsOf(owner.workspaceId, 'usage.threshold_reached');
     expect(reached.map((data) => [data.meter, data.percent, data.used])).toEqual([['executions', 80, 4]]);
     await execute(key.token, executeBody());
-    await sweepBilling(db(), Date.now());
+    await sweepBilling(db(), clock.now());
     reached = await eventsOf(owner.workspaceId, 'usage.threshold_reached');
     expect(reached.map((data) => data.percent)).toEqual([80, 100]);
     expect(await noticesTo(owner.workspaceId)).toEqual([
@@ -176,14 +177,14 @@ describe('notices', () => {
     });
     await credit(contract.escrow_id, 20);
     await execute(key.token, executeBody());
-    await sweepBilling(db(), Date.now());
-    await sweepBilling(db(), Date.now());
+    await sweepBilling(db(), clock.now());
+    await sweepBilling(db(), clock.now());
     expect(await eventsOf(owner.workspaceId, 'escrow.low_balance')).toMatchObject([
       { escrow_id: contract.escrow_id, balance_minor: 10, low_balance_minor: 15, currency: 'EUR' },
     ]);
     await credit(contract.escrow_id, 100);
     await execute(key.token, executeBody());
-    await sweepBilling(db(), Date.now());
+    await sweepBilling(db(), clock.now());
     expect(await eventsOf(owner.workspaceId, 'escrow.low_balance')).toHaveLength(1);
     expect(await noticesTo(owner.workspaceId)).toEqual(['Your balance is low: 0.10 EUR']);
   });
@@ -191,7 +192,7 @@ describe('notices', () => {
 
 describe('meter events', () => {
   it('print each overage charge once, in the shape billing systems take, page by page', async () => {
-    const since = new Date(Date.now() - 1000).toISOString();
+    const since = new Date(clock.now() - 1000).toISOString();
     const { key, contract } = await ownedWorkspace({
       overage: { executions: { unit_price_minor: 3 } },
       reference: 'cus_meter_test',

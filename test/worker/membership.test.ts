@@ -2,6 +2,7 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getPage, postForm, signUpOwner, signUpUser } from './console-helpers';
 import { workerFetch } from './self';
+import { clock, moveClockForTests } from '../../worker/lib/clock';
 
 type Owner = Awaited<ReturnType<typeof signUpOwner>>;
 
@@ -276,7 +277,7 @@ describe('invitations need the invitee’s consent', () => {
     async () => {
       const owner = await signUpOwner();
       const known = await signUpUser('business');
-      const unknownEmail = `later.${Date.now()}@example.com`;
+      const unknownEmail = `later.${clock.now()}@example.com`;
       const answers = [];
       for (const email of [known.email, unknownEmail]) {
         const response = await postForm(
@@ -347,9 +348,7 @@ describe('invitations need the invitee’s consent', () => {
       .bind(third)
       .first<{ expires_at: number; created_at: number }>())!;
     expect(expiresAt.expires_at - expiresAt.created_at).toBe(7 * 24 * 60 * 60 * 1000);
-    await env.DB.prepare('UPDATE invitations SET expires_at = ? WHERE id = ?')
-      .bind(Date.now() - 1, third)
-      .run();
+    moveClockForTests(expiresAt.expires_at - expiresAt.created_at + 1);
     expect(await invitationIds(invitee.cookie)).toEqual([]);
     expect((await postForm(`/invitations/${third}/accept`, {}, { cookie: invitee.cookie })).status).toBe(404);
     expect((await getPage(`/integrations?ws=${owner.workspaceId}`, invitee.cookie)).status).toBe(404);

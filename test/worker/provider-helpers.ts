@@ -5,6 +5,7 @@ import { ADMIN_TOKEN, call, json, ORIGIN } from './helpers';
 import { forgetExpertPools } from '../../worker/platform/providers';
 import { SESSION_COOKIE, signUpUser } from './console-helpers';
 import { workerFetch } from './self';
+import { clock } from '../../worker/lib/clock';
 
 export const SITE = 'https://shop.example.com';
 
@@ -104,7 +105,7 @@ export async function createActiveExpert(
  * flow, which createActiveExpert and the providers tests go through.
  */
 export async function seedActiveExperts(count: number, options: { domains: string[] }): Promise<TestProvider[]> {
-  const now = Date.now();
+  const now = clock.now();
   const stamp = crypto.randomUUID().replaceAll('-', '').slice(0, 10);
   const experts: TestProvider[] = [];
   const statements: D1PreparedStatement[] = [];

@@ -14,6 +14,7 @@ import {
   signUpProvider,
   type TestProvider,
 } from './provider-helpers';
+import { clock } from '../../worker/lib/clock';
 
 type Status = 'registered' | 'profile_incomplete' | 'pending_review' | 'active' | 'suspended';
 
@@ -488,7 +489,7 @@ describe('review is for administrators only', () => {
 
 describe('the domain catalog', () => {
   it('admins add domains (lower-case slugs); channels, executions and profiles must name one', async () => {
-    const slug = `tax-${Date.now().toString(36)}`;
+    const slug = `tax-${clock.now().toString(36)}`;
     const created = await call('/api/admin/domains', {
       token: ADMIN_TOKEN,
       body: { domain: slug, name: 'Tax advice' },

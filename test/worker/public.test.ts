@@ -14,6 +14,7 @@ import {
   json,
   writeFootprint,
 } from './helpers';
+import { clock } from '../../worker/lib/clock';
 
 describe('GET /healthz', () => {
   it('answers {status, version} without touching D1', async () => {
@@ -279,11 +280,11 @@ describe('a warm cache never outlives a refusal (issue 13)', () => {
   it('a revoked key is refused on the very next request, whatever it sends', async () => {
     const tenant = await createTenant();
     for (let i = 0; i < 2; i++) expect((await execute(tenant.token, executeBody())).status).toBe(200);
-    await sql('UPDATE api_keys SET revoked_at = ? WHERE id = ?', Date.now(), tenant.keyId);
+    await sql('UPDATE api_keys SET revoked_at = ? WHERE id = ?', clock.now(), tenant.keyId);
     await expectProblem(await execute(tenant.token, executeBody()), 401, 'key_revoked');
     await sql('UPDATE api_keys SET revoked_at = NULL WHERE id = ?', tenant.keyId);
     expect((await execute(tenant.token, executeBody())).status).toBe(200);
-    await sql('UPDATE api_keys SET revoked_at = ? WHERE id = ?', Date.now(), tenant.keyId);
+    await sql('UPDATE api_keys SET revoked_at = ? WHERE id = ?', clock.now(), tenant.keyId);
     // Refusals answered before the batch are re-checked fresh, so the order of checks holds: the bearer first.
     await expectProblem(await execute(tenant.token, { domain: 42 }), 401, 'key_revoked');
     await expectProblem(
@@ -302,7 +303,7 @@ describe('a warm cache never outlives a refusal (issue 13)', () => {
       await expectProblem(await execute(tenant.token, executeBody()), 429, 'rate_limited');
       await sql(`UPDATE workspaces SET status = 'suspended' WHERE id = ?`, tenant.workspaceId);
       await expectProblem(await execute(tenant.token, executeBody()), 403, 'workspace_inactive');
-      await sql('UPDATE api_keys SET revoked_at = ? WHERE id = ?', Date.now(), tenant.keyId);
+      await sql('UPDATE api_keys SET revoked_at = ? WHERE id = ?', clock.now(), tenant.keyId);
       await expectProblem(await execute(tenant.token, executeBody()), 401, 'key_revoked');
       expect(await countRows('executions', tenant.workspaceId)).toBe(2);
     },

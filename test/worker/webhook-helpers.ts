@@ -2,6 +2,8 @@
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from 'cloudflare:test';
 import { expect, vi } from 'vitest';
 import worker from '../../worker/index';
+import { clock, moveClockForTests } from '../../worker/lib/clock';
+import { buildServices } from '../../worker/lib/services';
 import { connectionsTo, remotes } from './agent-helpers';
 import { ADMIN_TOKEN, call, json } from './helpers';
 
@@ -12,7 +14,7 @@ export function receiver(
     new Response(null, { status: 204 }),
 ) {
   counter += 1;
-  const url = `https://hooks-${counter}-${Date.now().toString(36)}.example.com/in`;
+  const url = `https://hooks-${counter}-${clock.now().toString(36)}.example.com/in`;
   let attempts = 0;
   remotes.set(url, (request) => answer(++attempts, request));
   return { url, sent: () => connectionsTo(url) };
@@ -37,10 +39,28 @@ export const headersOf = (connection: { headers: Headers }) => Object.fromEntrie
 export const waitFor = (condition: () => boolean | Promise<boolean>, timeout = 15_000) =>
   vi.waitUntil(condition, { timeout, interval: 50 });
 
-/** Runs the cron handler as the platform would, `minutesLater` from now. */
+/** Lets `minutesLater` pass (the test clock), then runs the cron handler as the platform would. */
 export async function cron(schedule: string, minutesLater = 0) {
-  const controller = createScheduledController({ scheduledTime: Date.now() + minutesLater * 60_000, cron: schedule });
+  moveClockForTests(minutesLater * 60_000);
+  const controller = createScheduledController({ scheduledTime: clock.now(), cron: schedule });
   const context = createExecutionContext();
   await worker.scheduled!(controller, env, context);
   await waitOnExecutionContext(context);
+}
+
+/** What an endpoint's outbox runs with (its Durable Object's), to run it directly and see what it did. */
+export const deliveryEnvironment = () => {
+  const services = buildServices(env, { kind: 'object' });
+  return { db: services.db, egress: services.egress, secretsKey: services.secretsKey, retryBaseSeconds: 1 };
+};
+
+/** Lets time pass until the endpoint's next pending delivery falls due (the test clock). */
+export async function untilNextDue(endpointId: string): Promise<void> {
+  const next = await env.DB.prepare(
+    "SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending'",
+  )
+    .bind(endpointId)
+    .first<{ at: number | null }>();
+  expect(next?.at, 'a pending delivery').not.toBeNull();
+  moveClockForTests(Math.max(0, next!.at! - clock.now()));
 }

@@ -11,15 +11,11 @@ import { newId } from '../../worker/lib/ids';
 import { deliverDueToEndpoint, sweepDueDeliveries } from '../../worker/platform/webhooks';
 import { installRemotes } from './agent-helpers';
 import { createTenant, type Tenant } from './helpers';
-import { endpoint, receiver } from './webhook-helpers';
+import { deliveryEnvironment, endpoint, receiver, untilNextDue } from './webhook-helpers';
+import { clock } from '../../worker/lib/clock';
 
 beforeEach(() => installRemotes());
 afterEach(() => vi.restoreAllMocks());
-
-const deliveryEnvironment = () => {
-  const services = buildServices(env, { kind: 'object' });
-  return { db: services.db, egress: services.egress, secretsKey: services.secretsKey, retryBaseSeconds: 1 };
-};
 
 /** Writes `count` events and their pending deliveries to one endpoint (the events' trigger makes them; here shaped). */
 async function backlog(
@@ -57,7 +53,7 @@ async function backlog(
 describe('webhook delivery under faults', () => {
   it('the sweep nudges each endpoint once, however many of its deliveries are overdue', async () => {
     const tenant = await createTenant();
-    const now = Date.now();
+    const now = clock.now();
     const sent: unknown[] = [];
     const queue = { sendBatch: async (batch: Array<{ body: unknown }>) => void sent.push(...batch.map((m) => m.body)) };
     const endpoints: string[] = [];
@@ -77,7 +73,7 @@ describe('webhook delivery under faults', () => {
     const tenant = await createTenant();
     const hook = receiver();
     const { webhook_id: id } = await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
-    const now = Date.now();
+    const now = clock.now();
     // 25 old deliveries that failed 10 times and are due again just now; 30 newer ones due for 5 minutes.
     const old = await backlog(tenant, id, 25, { createdAt: now - 3_600_000, nextAttemptAt: now - 1000, attempts: 10 });
     const newer = await backlog(tenant, id, 30, { createdAt: now - 300_000, nextAttemptAt: now - 300_000 });
@@ -96,7 +92,7 @@ describe('webhook delivery under faults', () => {
     const tenant = await createTenant();
     const hook = receiver();
     const { webhook_id: id } = await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
-    const now = Date.now();
+    const now = clock.now();
     // Leased a minute ago by a runner that stopped before it wrote anything: the lease has run out.
     const [eventId] = await backlog(tenant, id, 1, {
       createdAt: now - 120_000,
@@ -142,10 +138,10 @@ describe('webhook delivery under faults', () => {
         : new Response(endless(), { status: 302, headers: { Location: 'https://elsewhere.example.com/' } }),
     );
     const { webhook_id: id } = await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
-    const now = Date.now();
+    const now = clock.now();
     await backlog(tenant, id, 1, { createdAt: now - 1000, nextAttemptAt: now - 1 });
     await deliverDueToEndpoint(deliveryEnvironment(), id);
-    await env.DB.prepare('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE endpoint_id = ?').bind(now, id).run();
+    await untilNextDue(id);
     await deliverDueToEndpoint(deliveryEnvironment(), id);
     await vi.waitUntil(() => cancelled === 2, { timeout: 2000, interval: 20 });
     expect(hook.sent()).toHaveLength(2);

@@ -17,6 +17,7 @@ import {
   visitorSays,
   type TestProvider,
 } from './provider-helpers';
+import { clock } from '../../worker/lib/clock';
 
 let ipCounter = 0;
 /** A new client address per message, so the intake rate limit never interferes. */
@@ -25,7 +26,7 @@ const nextIp = () => `198.18.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250
 const say = (channelKey: string, body: Record<string, unknown>) => visitorSays(channelKey, body, nextIp());
 
 async function newDomain(): Promise<string> {
-  const domain = `d-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
+  const domain = `d-${clock.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
   expect((await call('/api/admin/domains', { token: ADMIN_TOKEN, body: { domain, name: domain } })).status).toBe(201);
   return domain;
 }

@@ -85,7 +85,9 @@ export const CRON_HOUSEKEEPING = '*/5 * * * *';
 export async function handleScheduled(controller: ScheduledController, env: Bindings): Promise<void> {
   const services = buildServices(env, { kind: 'cron' });
   const { db } = services;
-  const now = controller.scheduledTime;
+  // The one clock, not the trigger's scheduled time: tests move it (lib/clock.ts), and a late
+  // trigger works from when it runs.
+  const now = services.clock.now();
   if (controller.cron === CRON_HOUSEKEEPING) {
     const purged = await purgeExpiredRecords(db, now);
     logLine({ level: 'info', message: 'scheduled', cron: controller.cron, purged });

@@ -9,6 +9,7 @@ import type { Bindings } from '../env';
 import { buildServices } from '../lib/services';
 import { deliverDueToEndpoint } from '../platform/webhooks';
 import { publishCommittedEvents } from './publish';
+import { clock, platformTime } from '../lib/clock';
 
 /** The outbox of one endpoint. */
 export class WebhookEndpointOutbox extends DurableObject<Bindings> {
@@ -16,7 +17,8 @@ export class WebhookEndpointOutbox extends DurableObject<Bindings> {
   async wake(endpointId: string): Promise<void> {
     await this.ctx.storage.put('endpoint', endpointId);
     const alarm = await this.ctx.storage.getAlarm();
-    if (alarm === null || alarm > Date.now()) await this.ctx.storage.setAlarm(Date.now());
+    const now = platformTime(clock.now());
+    if (alarm === null || alarm > now) await this.ctx.storage.setAlarm(now);
   }
 
   /** Sends what is due; the next alarm is the endpoint's next due delivery (a throw is retried by the platform). */
@@ -34,7 +36,7 @@ export class WebhookEndpointOutbox extends DurableObject<Bindings> {
       endpointId,
     );
     await publishCommittedEvents(services.db, this.env);
-    if (run.nextDueAt !== null) await this.ctx.storage.setAlarm(Math.max(run.nextDueAt, Date.now()));
+    if (run.nextDueAt !== null) await this.ctx.storage.setAlarm(platformTime(Math.max(run.nextDueAt, clock.now())));
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { ApiError, type ErrorCode } from './errors';
 import { TtlCache } from './ttl-cache';
+import { clock } from './clock';
 
 /** Refusals a guarded batch gives only after its guard passed: the cached state was just verified. */
 const ANSWERED_AFTER_THE_GUARD: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
@@ -39,7 +40,7 @@ export class AdmissionCache<V> {
     load: () => Promise<V | undefined>,
     options: { usable?: (value: V) => boolean; keep?: (value: V) => boolean; now?: number } = {},
   ): Promise<AdmissionRead<V>> {
-    const now = options.now ?? Date.now();
+    const now = options.now ?? clock.now();
     const cached = this.entries.peek(key, now);
     if (cached !== undefined && (options.usable?.(cached) ?? true)) return { value: cached, fromCache: true };
     const value = await load();

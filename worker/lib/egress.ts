@@ -10,6 +10,7 @@
  * ignored when BASE_URL is https. On Workers, a public name that resolves to a private address is
  * left to Cloudflare's network, which does not route Worker subrequests to private ranges.
  */
+import { clock } from './clock';
 
 /** Why a URL is refused; stable codes, shown to the customer with a sentence. */
 export type EgressRefusal =
@@ -187,7 +188,7 @@ export async function readBoundedBody(response: Response, limitBytes: number, de
   let total = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<'expired'>((resolve) => {
-    timer = setTimeout(() => resolve('expired'), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(() => resolve('expired'), Math.max(0, deadline - clock.now()));
   });
   const stop = (reason: 'too_large' | 'timeout' | 'failed'): BoundedBody => {
     // Cancelling closes the connection; it is not awaited, since a stalled peer may never answer it.

@@ -2,6 +2,7 @@
  * Public ids: a prefix, 10 characters of millisecond time and 16 of randomness, all in
  * Crockford base32 (lower case). They sort by creation time and reveal nothing else.
  */
+import { clock } from './clock';
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export type IdPrefix =
@@ -89,7 +90,7 @@ function randomStep(): bigint {
  * step rather than by one, so that an id does not tell another tenant how many were minted
  * beside it.
  */
-export function newId(prefix: IdPrefix, now: number = Date.now()): string {
+export function newId(prefix: IdPrefix, now: number = clock.now()): string {
   let time = now;
   if (time <= lastTime) {
     time = lastTime;

@@ -4,6 +4,7 @@ import { urlsFollowHost, type AppEnv } from '../env';
 import type { QueryCounter } from './db';
 import { newId, newTraceId, traceIdFromTraceparent } from './ids';
 import { buildServices } from './services';
+import { clock } from './clock';
 
 /** One structured line per request. Never put a token, password or contact detail in here. */
 export interface RequestLogLine {
@@ -52,7 +53,7 @@ function applyCachingRules(c: Context<AppEnv>): void {
  * X-Request-Id header once everything else has run.
  */
 export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
-  const startedAt = Date.now();
+  const startedAt = clock.now();
   const counter: QueryCounter = { roundTrips: 0, statements: 0 };
   c.set('requestId', newId('req'));
   c.set('traceId', traceIdFromTraceparent(c.req.header('traceparent')) ?? newTraceId());
@@ -87,7 +88,7 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
       method: c.req.method,
       path: new URL(c.req.url).pathname,
       status,
-      duration_ms: Date.now() - startedAt,
+      duration_ms: clock.now() - startedAt,
       actor_kind: actor?.kind ?? (c.var.user ? 'user' : 'anonymous'),
       key_id: actor?.kind === 'api_key' ? actor.key.id : null,
       user_id: c.var.user?.id ?? null,

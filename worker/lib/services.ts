@@ -15,28 +15,13 @@ import {
 import { countingD1, createDatabase, type Database, type QueryCounter } from './db';
 import { type EgressPolicy, egressPolicy } from './egress';
 import { newId, newTraceId } from './ids';
+import { type Clock, clock } from './clock';
 
 declare module 'hono' {
   interface ContextVariableMap {
     /** The request's services (lib/services.ts), built once by the request context. */
     services: Services;
   }
-}
-
-/** What tells the time. */
-export interface Clock {
-  now(): number;
-}
-
-const systemClock: Clock = { now: () => Date.now() };
-let testClock: Clock | undefined;
-
-/**
- * Tests only: every services object built from now on reads this clock (none: the system's).
- * The Worker and the worker tests share one isolate, so a test moves time for the code it calls.
- */
-export function useClockForTests(clock: Clock | undefined): void {
-  testClock = clock;
 }
 
 /** What the emails a unit of work causes need to know: the origin of their links, the unread wait. */
@@ -83,7 +68,7 @@ export function buildServices(env: Bindings, entry: EntrySpec): Services {
     entry: entry.kind,
     db: createDatabase(entry.counter ? countingD1(env.DB, entry.counter) : env.DB),
     settings,
-    clock: testClock ?? systemClock,
+    clock,
     limits: executionLimits(settings),
     egress: egressPolicy(settings),
     secretsKey: settings.SECRETS_KEY,

@@ -8,6 +8,7 @@
  */
 
 import { toBase64 } from './base64';
+import { clock } from './clock';
 
 /** The socket the client speaks over: cloudflare:sockets' `Socket`, or anything shaped like it. */
 export interface SmtpSocket {
@@ -87,7 +88,7 @@ class Connection {
 
   /** Waits for `promise` until the step's or the dialogue's deadline, whichever is first. */
   async within<T>(promise: Promise<T>, stage: string): Promise<T> {
-    const wait = Math.max(0, Math.min(this.stepTimeoutMs, this.deadlineAt - Date.now()));
+    const wait = Math.max(0, Math.min(this.stepTimeoutMs, this.deadlineAt - clock.now()));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -197,7 +198,7 @@ export async function sendSmtp(connect: SmtpConnect, options: SmtpOptions, messa
   for (const address of [message.from, ...message.to]) {
     if (!ADDRESS.test(address)) throw new SmtpError('An address of the envelope is not valid.', 'envelope');
   }
-  const deadlineAt = Date.now() + options.totalTimeoutMs;
+  const deadlineAt = clock.now() + options.totalTimeoutMs;
   let socket: SmtpSocket;
   try {
     socket = connect(

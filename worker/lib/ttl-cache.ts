@@ -1,3 +1,5 @@
+import { clock } from './clock';
+
 /**
  * A small in-isolate cache, bounded in size and in time, for reads that guard no security
  * decision (the domain catalog, a domain's providers, a workspace's blocked terms), or whose
@@ -25,7 +27,7 @@ export class TtlCache<V> {
    * The cached value, or `load()`'s (then cached); concurrent misses of a key by the same `owner`
    * (the unit of work's database) wait for the same load.
    */
-  async get(key: string, owner: object, load: () => Promise<V>, now = Date.now()): Promise<V> {
+  async get(key: string, owner: object, load: () => Promise<V>, now = clock.now()): Promise<V> {
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > now) return hit.value;
     const loads = this.loading.get(owner) ?? new Map<string, Promise<V>>();
@@ -47,13 +49,13 @@ export class TtlCache<V> {
   }
 
   /** The cached value, if fresh; nothing is loaded. */
-  peek(key: string, now = Date.now()): V | undefined {
+  peek(key: string, now = clock.now()): V | undefined {
     const hit = this.entries.get(key);
     return hit && hit.expiresAt > now ? hit.value : undefined;
   }
 
   /** Caches a value (for callers that decide what is worth keeping). */
-  set(key: string, value: V, now = Date.now()): void {
+  set(key: string, value: V, now = clock.now()): void {
     this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, { value, expiresAt: now + this.ttlMs });

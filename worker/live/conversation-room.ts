@@ -31,6 +31,7 @@ import {
   type ParticipantRole,
   type ServerFrame,
 } from './frames';
+import { clock } from '../lib/clock';
 
 /** Who a ticket admits. */
 export interface Participant {
@@ -102,7 +103,7 @@ export class ConversationRoom extends DurableObject<Bindings> {
    * at once and 20 a minute per participant.
    */
   async issueTicket(conversationId: string, participant: Participant): Promise<TicketResult> {
-    const now = Date.now();
+    const now = clock.now();
     const stored = await this.ctx.storage.list<Ticket>({ prefix: 'ticket:' });
     const expired = [...stored].filter(([, ticket]) => ticket.expiresAt <= now).map(([key]) => key);
     if (expired.length > 0) await this.ctx.storage.delete(expired);
@@ -131,7 +132,7 @@ export class ConversationRoom extends DurableObject<Bindings> {
     const key = `ticket:${new URL(request.url).searchParams.get('ticket') ?? ''}`;
     const ticket = await this.ctx.storage.get<Ticket>(key);
     if (ticket) await this.ctx.storage.delete(key);
-    if (!ticket || ticket.expiresAt <= Date.now())
+    if (!ticket || ticket.expiresAt <= clock.now())
       return problem(request, 401, 'invalid_token', 'This live ticket is unknown, used or expired. Ask for a new one.');
     if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket')
       return problem(request, 426, 'upgrade_required', 'Open this URL as a WebSocket.');
@@ -201,7 +202,7 @@ export class ConversationRoom extends DurableObject<Bindings> {
       const state = socket.deserializeAttachment() as SocketState | null;
       if (!state?.resumed) continue; // Its resume reads D1 after this commit: it will see these.
       const backlog = this.backlogs.get(socket);
-      if (backlog && backlog.until < Date.now()) this.backlogs.delete(socket);
+      if (backlog && backlog.until < clock.now()) this.backlogs.delete(socket);
       for (const frame of frames) {
         if (frame.type === 'message' && backlog?.ids.has(frame.message.message_id)) continue;
         send(socket, frame);
@@ -257,7 +258,7 @@ export class ConversationRoom extends DurableObject<Bindings> {
 
   /** Counts a frame of this socket: false past the rate (dropped); a flood closes the socket. */
   private withinFrameRate(socket: WebSocket): boolean {
-    const now = Date.now();
+    const now = clock.now();
     const current = this.frameCounts.get(socket);
     const window = current && now - current.since < LIVE_LIMITS.frameWindowMs ? current : { since: now, count: 0 };
     window.count += 1;
@@ -320,7 +321,7 @@ export class ConversationRoom extends DurableObject<Bindings> {
         send(socket, frame);
       }
       socket.serializeAttachment({ ...state, resumed: true } satisfies SocketState);
-      this.backlogs.set(socket, { ids: sent, until: Date.now() + BACKLOG_MEMORY_MS });
+      this.backlogs.set(socket, { ids: sent, until: clock.now() + BACKLOG_MEMORY_MS });
     } finally {
       this.resuming.delete(socket);
     }

@@ -24,6 +24,7 @@ import { ProviderQueuePage, ProviderReviewPage } from './pages';
 import { registerBillingPages } from './billing-routes';
 import { PlatformInsightsPage } from './insights-page';
 import { platformNumbers } from '../../platform/insights';
+import { clock } from '../../lib/clock';
 
 const requirePlatformAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!currentUser(c).isPlatformAdmin)
@@ -43,7 +44,7 @@ async function renderReview(
   const provider = await providerForReview(c.var.db, providerId);
   const health =
     provider.kind === 'agent' || provider.kind === 'robot'
-      ? await agentHealth(c.var.db, providerId, Date.now())
+      ? await agentHealth(c.var.db, providerId, clock.now())
       : undefined;
   if (extra.issuedSecret) c.header('Cache-Control', 'no-store');
   return c.html(

@@ -13,6 +13,7 @@ import { consolePageGuards, currentUser } from '../shared/session';
 import { workspaceContext } from '../shared/workspace';
 import { chooseLanguage } from '../../lib/i18n';
 import { EmailLogPage, UnsubscribePage } from './pages';
+import { clock } from '../../lib/clock';
 
 function unsubscribeTarget(c: Context<AppEnv>) {
   const secret = c.var.services.secretsKey ?? c.var.settings.PASSWORD_PEPPER;
@@ -40,7 +41,7 @@ export function emailPageRoutes() {
     });
     if (!target) return c.html(<UnsubscribePage what="alerts" invalid language={language} />, 404);
     if (c.req.method === 'GET') return c.html(<UnsubscribePage what={target.kind} language={language} />);
-    await applyUnsubscribe(c.var.db, target, Date.now());
+    await applyUnsubscribe(c.var.db, target, clock.now());
     return c.html(<UnsubscribePage what={target.kind} done language={language} />);
   });
   return app;

@@ -37,6 +37,7 @@ import { WorkbenchPage } from './workbench-page';
 import { providerCredits } from '../../platform/billing';
 import { expertNumbers } from '../../platform/insights';
 import { registerLeadForms } from './lead-forms';
+import { clock } from '../../lib/clock';
 
 /**
  * The one provider gate of the console's pages, over the same policy as the provider API
@@ -352,7 +353,7 @@ export function providerPageRoutes() {
         userAuditContext(c),
         provider.id,
         c.var.services.secretsKey,
-        Date.now(),
+        clock.now(),
       );
       return renderOperations(c, provider, {
         shownSecret: { value: secret.signing_secret, previousValidUntil: secret.previous_secret_valid_until },
@@ -377,7 +378,7 @@ async function renderOperations(
   const fresh = (await providerOf(c.var.db, provider.userId)) ?? provider;
   const [profile, health] = await Promise.all([
     describeProvider(c.var.db, fresh),
-    agentHealth(c.var.db, fresh.id, Date.now()),
+    agentHealth(c.var.db, fresh.id, clock.now()),
   ]);
   c.header('Cache-Control', 'no-store');
   return c.html(

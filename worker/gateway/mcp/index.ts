@@ -184,7 +184,8 @@ export function mcpRoutes() {
         const result = await answer(request.method, request.params ?? {}, {
           info: MCP_SERVER_INFO,
           instructions:
-            'Use list_domains to see what the platform handles, then execute to hand a demand to its agents and experts.',
+            'Use list_domains to see what the platform handles, then execute to hand a demand to its agents ' +
+            'and experts.',
           tools: toolsFor(c, await listDomainEntries(c.var.db)),
         });
         return withExecutionHeaders(c, Response.json({ jsonrpc: '2.0', id: request.id, result }));

@@ -23,6 +23,7 @@ import {
   userSchema,
 } from './responses';
 import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
+import { clock } from '../../lib/clock';
 
 /** A domain's lead price in minor units of the platform's currency; null makes its leads free. */
 const leadPriceSchema = minorUnits.max(100_000_000).nullable();
@@ -180,7 +181,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
     },
     async ({ params }, c) => {
       await providerForReview(c.var.db, params.provider_id);
-      return agentHealth(c.var.db, params.provider_id, Date.now());
+      return agentHealth(c.var.db, params.provider_id, clock.now());
     },
   );
   for (const decision of ['reject', 'suspend'] as const) {

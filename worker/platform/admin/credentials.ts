@@ -16,6 +16,7 @@ import {
   revokeApiKey,
 } from '../keys';
 import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
+import { clock } from '../../lib/clock';
 
 const apiKeyListSchema = z.object({ data: z.array(apiKeySchema) });
 const adminTokenListSchema = z.object({ data: z.array(adminTokenSchema) });
@@ -28,7 +29,7 @@ const issueApiKeyBody = z.strictObject({
   monthly_quota: z.number().int().min(0).optional(),
   expires_at: z.iso
     .datetime({ offset: true })
-    .refine((value) => Date.parse(value) > Date.now(), 'Must be in the future.')
+    .refine((value) => Date.parse(value) > clock.now(), 'Must be in the future.')
     .optional(),
 });
 

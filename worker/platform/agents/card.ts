@@ -16,6 +16,7 @@ import {
   type EgressPolicy,
 } from '../../lib/egress';
 import type { AgentCardSummary, StoredAgentCard } from './schemas';
+import { clock } from '../../lib/clock';
 
 /** A card larger than this is refused. */
 const CARD_LIMIT_BYTES = 256 * 1024;
@@ -49,7 +50,7 @@ export type CardCheck = { ok: true; stored: StoredAgentCard } | { ok: false; det
 const failed = (detail: string): CardCheck => ({ ok: false, detail });
 
 /** Validates a card already parsed from JSON. */
-export function validateAgentCard(raw: unknown, egress: EgressPolicy, now = Date.now()): CardCheck {
+export function validateAgentCard(raw: unknown, egress: EgressPolicy, now = clock.now()): CardCheck {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return failed('The card is not a JSON object.');
   let normalised: unknown;
   try {
@@ -129,11 +130,11 @@ export function sameCalledInterface(a: AgentCardSummary | undefined, b: AgentCar
 export async function fetchAgentCard(
   url: string,
   egress: EgressPolicy,
-  now = Date.now(),
+  now = clock.now(),
   options: { timeoutMs?: number } = {},
 ): Promise<CardCheck> {
   const timeoutMs = options.timeoutMs ?? CARD_TIMEOUT_MS;
-  const deadline = Date.now() + timeoutMs;
+  const deadline = clock.now() + timeoutMs;
   const tooSlow = `The card URL did not send the card within ${timeoutMs / 1000} s.`;
   let response: Response;
   try {

@@ -14,6 +14,7 @@ import { jsonNestsDeeperThan, MAX_ANSWER_JSON_DEPTH } from '../../lib/json-depth
 import { signStandardWebhook } from '../../lib/standard-webhooks';
 import { calledInterface } from './card';
 import { robotAnswerSchema, type StoredAgentCard } from './schemas';
+import { clock } from '../../lib/clock';
 
 /** What the platform needs to call one provider. Secrets are decrypted only for the call. */
 export interface CallTarget {
@@ -49,7 +50,7 @@ const failure = (outcome: Failure['outcome'], error: string, httpStatus: number 
   outcome,
   error,
   httpStatus,
-  durationMs: Date.now() - started,
+  durationMs: clock.now() - started,
 });
 
 /**
@@ -64,7 +65,7 @@ function signedFetch(target: CallTarget, egress: EgressPolicy, deadline: number,
     const signature = await signStandardWebhook(
       target.signingSecrets,
       newId('call'),
-      Math.floor(Date.now() / 1000),
+      Math.floor(clock.now() / 1000),
       body,
     );
     for (const [name, value] of Object.entries(signature)) headers.set(name, value);
@@ -75,7 +76,7 @@ function signedFetch(target: CallTarget, egress: EgressPolicy, deadline: number,
         method: init?.method ?? 'POST',
         headers,
         ...(body ? { body } : {}),
-        timeoutMs: Math.max(1, deadline - Date.now()),
+        timeoutMs: Math.max(1, deadline - clock.now()),
       },
       egress,
     );
@@ -228,7 +229,7 @@ function answerOfA2A(result: Message | Task, probe: Probe, started: number): Age
     output: collected.output,
     usage: [],
     httpStatus: probe.status,
-    durationMs: Date.now() - started,
+    durationMs: clock.now() - started,
   };
 }
 
@@ -334,7 +335,7 @@ async function callRobot(
         output: parsed.data.output,
         usage,
         httpStatus: response.status,
-        durationMs: Date.now() - started,
+        durationMs: clock.now() - started,
       } as const;
     });
   } catch (error) {
@@ -344,6 +345,6 @@ async function callRobot(
 
 /** Calls one agent or robot, and returns its validated answer or why there is none. */
 export function callProvider(target: CallTarget, call: AgentCall, egress: EgressPolicy): Promise<AgentAnswer> {
-  const started = Date.now();
+  const started = clock.now();
   return target.kind === 'agent' ? callAgent(target, call, egress, started) : callRobot(target, call, egress, started);
 }

@@ -10,6 +10,7 @@ import { z } from '@hono/zod-openapi';
 import type { PlatformUrls } from '../../env';
 import { parsePolicies, type ParsedPolicy, policiesAllow } from '../../lib/csp';
 import { checkEgressUrl, discardBody, type EgressPolicy, readBoundedBody } from '../../lib/egress';
+import { clock } from '../../lib/clock';
 
 /** What the check found for one origin. */
 export const cspFindingSchema = z
@@ -89,7 +90,7 @@ export function metaPolicies(html: string): string[] {
 /** The page at an origin (following at most 3 redirects, each through the guard): its policies, or why none. */
 async function readPolicies(origin: string, egress: EgressPolicy): Promise<{ policies: string[] } | { error: string }> {
   let url = `${origin}/`;
-  const deadline = Date.now() + TIMEOUT_MS;
+  const deadline = clock.now() + TIMEOUT_MS;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     const check = checkEgressUrl(url, egress);
     if (!check.ok) return { error: `${url}: ${check.detail}` };
@@ -98,7 +99,7 @@ async function readPolicies(origin: string, egress: EgressPolicy): Promise<{ pol
       response = await fetch(check.url.toString(), {
         headers: { Accept: 'text/html', 'User-Agent': 'EdgeGateway-CspCheck/1' },
         redirect: 'manual',
-        signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+        signal: AbortSignal.timeout(Math.max(1, deadline - clock.now())),
       });
     } catch (error) {
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');

@@ -21,6 +21,7 @@ import {
   type WidgetConfig,
   type WidgetConfigPatch,
 } from './schemas';
+import { clock } from '../../lib/clock';
 
 const { channels, workspaces } = schema;
 
@@ -175,7 +176,7 @@ export async function createChannel(
   audit: AuditContext,
   input: CreateChannelInput,
   urls: PlatformUrls,
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<ChannelRow> {
   await assertKnownDomain(db, input.domain);
   const organization = await db
@@ -258,7 +259,7 @@ export async function updateChannel(
   channelKey: string,
   input: UpdateChannelInput,
   urls: PlatformUrls,
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<ChannelRow> {
   const existing = await getChannel(db, scope.workspaceId, channelKey);
   if (input.domain !== undefined) await assertKnownDomain(db, input.domain);
@@ -324,7 +325,7 @@ const activeChannels = new AdmissionCache<ActiveChannel>(10_000, 1000);
 export function findActiveChannelForIntake(
   db: Database,
   channelKey: string,
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<AdmissionRead<ActiveChannel>> {
   return activeChannels.read(channelKey, () => findActiveChannel(db, channelKey), { now });
 }

@@ -11,6 +11,7 @@ import { insertRows, schema, type Database } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { Attribution } from '../attribution';
 import { openedByVisitorToken } from './keys';
+import { clock } from '../../lib/clock';
 
 const { conversations, messages, leads, demands } = schema;
 
@@ -78,7 +79,7 @@ export async function findChannelConversation(
 ): Promise<ConversationState | undefined> {
   return findConversation(
     db,
-    and(openedByVisitorToken(await sha256Hex(token), Date.now()), eq(conversations.channelId, channelId)),
+    and(openedByVisitorToken(await sha256Hex(token), clock.now()), eq(conversations.channelId, channelId)),
   );
 }
 

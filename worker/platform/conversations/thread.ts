@@ -13,6 +13,7 @@ import { RATE_LIMIT_WINDOW_MS, windowIncrement } from '../../lib/rate-limit';
 import type { LeadStatus } from '../../lib/vocabulary';
 import { openedByVisitorToken } from './keys';
 import type { MessageView, VisitorThread } from './schemas';
+import { clock } from '../../lib/clock';
 
 const { conversations, messages, leads, providers } = schema;
 
@@ -72,7 +73,7 @@ export async function visitorConversation(db: Database, channelId: number, token
     ? await db
         .select({ id: conversations.id })
         .from(conversations)
-        .where(and(openedByVisitorToken(await sha256Hex(token), Date.now()), eq(conversations.channelId, channelId)))
+        .where(and(openedByVisitorToken(await sha256Hex(token), clock.now()), eq(conversations.channelId, channelId)))
         .get()
     : undefined;
   if (!row) {
@@ -98,7 +99,7 @@ export async function visitorThread(
   token: string | undefined,
   after: string | undefined,
   readUpTo?: string,
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<VisitorThread> {
   const conversationId = await visitorConversation(db, channelId, token);
   const subject = `thread-reads:${conversationId}`;

@@ -29,6 +29,7 @@ import {
 } from '../agents';
 import type { BatchAdmission } from './batch-admission';
 import type { Admitted, ExecutionContext } from './sources/source';
+import { clock } from '../../lib/clock';
 
 /** One execution's agents: its preflight, its supply and memory, and every answer it got. */
 export class AgentPhase {
@@ -71,7 +72,7 @@ export class AgentPhase {
   private ports(supply: AgentSupply, conversationId: string | undefined): AgentPorts {
     const { db, context } = this;
     return {
-      now: () => Date.now(),
+      now: () => clock.now(),
       conversationMemory: async () =>
         this.memory ?? (conversationId ? conversationMemoryOf(await conversationMemoryQuery(db, conversationId)) : []),
       invokeAgent: async (providerId, call, withinMs) => {

@@ -9,6 +9,7 @@ import { ApiError } from '../../lib/errors';
 import { TtlCache } from '../../lib/ttl-cache';
 import { chooseDomain, type DomainChoice } from '../../brain';
 import { auditInsert, auditInsertWhere, type AuditContext } from '../audit';
+import { clock } from '../../lib/clock';
 
 const { domains } = schema;
 
@@ -64,7 +65,7 @@ export async function createDomain(
   db: Database,
   audit: AuditContext,
   input: { domain: string; name: string; description?: string; leadPriceMinor?: number | null },
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<DomainEntry> {
   const conflict = () =>
     new ApiError('conflict', `The catalog already has the domain "${input.domain}".`, {
@@ -112,7 +113,7 @@ export async function updateDomain(
   audit: AuditContext,
   slug: string,
   change: { name?: string; description?: string | null; leadPriceMinor?: number | null },
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<DomainEntry> {
   const set = {
     ...(change.name !== undefined ? { name: change.name } : {}),

@@ -11,6 +11,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { afterCommit, type Database, schema } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { MailContext } from '../../lib/services';
+import { clock } from '../../lib/clock';
 
 const { emails, providers, leads, leadOffers } = schema;
 
@@ -164,7 +165,7 @@ export function continuationHold(
  * The operator's test email to a user: a row like any other, queued now (published after the
  * commit), so it proves the whole path: outbox, queue, composer, SMTP. Answers its id.
  */
-export async function queueTestEmail(db: Database, userId: string, mail: MailContext, now = Date.now()) {
+export async function queueTestEmail(db: Database, userId: string, mail: MailContext, now = clock.now()) {
   const id = newId('eml', now);
   const statement = db.all(sql`INSERT INTO ${emails} (id, workspace_id, kind, status, user_id, subject, link_origin,
       next_attempt_at, created_at, updated_at)

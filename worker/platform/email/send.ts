@@ -15,6 +15,7 @@ import { SmtpError } from '../../lib/smtp';
 import { type ComposeSettings, composeEmail } from './compose';
 import { scrubAddresses } from './addresses';
 import type { MailTransport, NoTransport } from './transport';
+import { clock } from '../../lib/clock';
 
 const { emails } = schema;
 
@@ -64,7 +65,7 @@ async function settle(db: Database, id: string, values: Partial<typeof emails.$i
 /** One row: claim, compose, send, settle. Answers what became of it (nothing: not claimable now). */
 export async function sendEmail(deps: SendDeps, id: string): Promise<string | undefined> {
   const { db } = deps;
-  const now = deps.now?.() ?? Date.now();
+  const now = deps.now?.() ?? clock.now();
   const [row] = await db
     .update(emails)
     .set({

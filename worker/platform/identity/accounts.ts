@@ -10,6 +10,7 @@ import { newId } from '../../lib/ids';
 import { burnVerification, hashPassword, passwordProblem, verifyPassword } from '../../lib/passwords';
 import { clearWindow, readWindows, releaseWindowSlot, windowIncrement } from '../../lib/rate-limit';
 import { auditInsert, type AuditContext } from '../audit';
+import { clock } from '../../lib/clock';
 
 const { users, providers } = schema;
 
@@ -33,7 +34,7 @@ export interface SignUpInput {
 }
 
 /** Creates the account (and, for a provider, its provider record in state `registered`). */
-export async function signUp(db: Database, pepper: string, input: SignUpInput, now = Date.now()) {
+export async function signUp(db: Database, pepper: string, input: SignUpInput, now = clock.now()) {
   const email = normalizeEmail(input.email);
   const problem = passwordProblem(input.password, email);
   if (problem)
@@ -123,7 +124,7 @@ export async function signIn(
   db: Database,
   pepper: string,
   input: { email: string; password: string; clientIp: string },
-  now = Date.now(),
+  now = clock.now(),
 ) {
   const subjects = await throttleSubjects(input.email, input.clientIp);
   await takeSignInSlots(db, subjects, now);

@@ -8,6 +8,7 @@ import { schema, type Database } from '../../lib/db';
 import { ApiError, type ErrorCode } from '../../lib/errors';
 import { AdmissionCache } from '../../lib/admission-cache';
 import { rememberRiskPolicy, tenantIsActive } from './tenants';
+import { clock } from '../../lib/clock';
 
 const { apiKeys, adminTokens, workspaces, organizations } = schema;
 
@@ -114,7 +115,7 @@ export async function reverifyCachedKey(
   return keyContexts.reverify(read, actor.cachedAs.tokenHash, error, async (refusal) =>
     FRESH_KEY_REFUSALS.has(refusal.code)
       ? undefined
-      : freshKeyRefusal(db, actor.key.id, Date.now(), { tenant: !refusedBeforeTenantCheck.has(refusal.code) }),
+      : freshKeyRefusal(db, actor.key.id, clock.now(), { tenant: !refusedBeforeTenantCheck.has(refusal.code) }),
   );
 }
 
@@ -166,7 +167,7 @@ export async function resolveActor(
   db: Database,
   header: string | undefined,
   settings: BearerSettings,
-  now = Date.now(),
+  now = clock.now(),
   options: { cachedKeys?: boolean } = {},
 ): Promise<Actor> {
   if (header === undefined || header.trim() === '') {

@@ -14,6 +14,7 @@ import { resolveActor, reverifyCachedKey, workspaceInactive, type Actor } from '
 import { requireRole, resolveMemberWorkspace } from './memberships';
 import { readSessionToken, validateSession } from './sessions';
 import { scopeFor, type WorkspaceAction } from '../access';
+import { clock } from '../../lib/clock';
 
 /** The workspace a platform-core request acts on, and who acts, for scoping and audit. */
 export interface WorkspaceAccess {
@@ -58,7 +59,7 @@ export function requireBearer(
   options: { cachedKeys?: { refusedBeforeTenantCheck: ReadonlySet<ErrorCode> } } = {},
 ) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const actor = await resolveActor(c.var.db, c.req.header('Authorization'), c.var.settings, Date.now(), {
+    const actor = await resolveActor(c.var.db, c.req.header('Authorization'), c.var.settings, clock.now(), {
       cachedKeys: options.cachedKeys !== undefined,
     });
     c.set('actor', actor);

@@ -12,6 +12,7 @@ import type { WorkspaceRole } from '../../lib/vocabulary';
 import { normalizeEmail } from './accounts';
 import { auditInsert, type AuditContext } from '../audit';
 import { joinTenant } from './tenants';
+import { clock } from '../../lib/clock';
 
 const { users, memberships, workspaces, organizations, invitations } = schema;
 
@@ -72,7 +73,7 @@ export async function createOrganizationForUser(
   userId: string,
   input: { organizationName: string; workspaceName: string },
   requestId: string,
-  now = Date.now(),
+  now = clock.now(),
 ) {
   const organizationId = newId('org', now);
   const workspaceId = newId('ws', now);
@@ -122,7 +123,7 @@ export async function inviteMember(
   actorUserId: string,
   input: { email: string; role: WorkspaceRole },
   requestId: string,
-  now = Date.now(),
+  now = clock.now(),
 ) {
   requireTeamManager(actor);
   const email = normalizeEmail(input.email);
@@ -193,7 +194,7 @@ const invitationFields = {
 export async function listOpenInvitations(
   db: Database,
   where: { workspaceId: string } | { email: string },
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<InvitationView[]> {
   return joinTenant(db.select(invitationFields).from(invitations).$dynamic(), invitations.workspaceId)
     .where(
@@ -220,7 +221,7 @@ export async function answerInvitation(
   invitationId: string,
   answer: 'accepted' | 'declined',
   requestId: string,
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<{ workspaceId: string }> {
   const [open] = (await listOpenInvitations(db, { email: user.email }, now)).filter(
     (invitation) => invitation.invitationId === invitationId,
@@ -269,7 +270,7 @@ export async function revokeInvitation(
   actorUserId: string,
   invitationId: string,
   requestId: string,
-  now = Date.now(),
+  now = clock.now(),
 ) {
   requireTeamManager(actor);
   const open = await db
@@ -323,7 +324,7 @@ export async function changeMembership(
   targetUserId: string,
   role: WorkspaceRole | null,
   requestId: string,
-  now = Date.now(),
+  now = clock.now(),
 ) {
   requireTeamManager(actor);
   const workspaceId = actor.workspaceId;

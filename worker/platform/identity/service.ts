@@ -9,6 +9,7 @@ import { newId } from '../../lib/ids';
 import { auditInsert, auditInsertWhere, type AuditContext } from '../audit';
 import { forgetCachedKeys } from './credentials';
 import { forgetDefaultDomain, forgetRiskPolicy } from './tenants';
+import { clock } from '../../lib/clock';
 
 export { workspaceRiskPolicy } from './tenants';
 
@@ -20,7 +21,7 @@ export async function setBlockedTerms(
   context: AuditContext,
   scope: { workspaceId: string; organizationId: string },
   terms: string[],
-  now = Date.now(),
+  now = clock.now(),
 ) {
   const cleaned = [...new Set(terms.map((term) => term.trim().toLowerCase()).filter(Boolean))];
   await db.batch([
@@ -66,7 +67,7 @@ export async function setPlatformAdmin(
   context: AuditContext,
   userId: string,
   granted: boolean,
-  now = Date.now(),
+  now = clock.now(),
 ) {
   const [updated] = await db.batch([
     db.update(users).set({ isPlatformAdmin: granted, updatedAt: now }).where(eq(users.id, userId)).returning(),
@@ -92,7 +93,7 @@ export async function createOrganization(
   db: Database,
   context: AuditContext,
   input: { name: string; workspaceName?: string },
-  now = Date.now(),
+  now = clock.now(),
 ) {
   const organizationId = newId('org', now);
   const workspaceId = newId('ws', now);
@@ -135,7 +136,7 @@ export async function createWorkspace(
   db: Database,
   context: AuditContext,
   input: { organizationId: string; name: string },
-  now = Date.now(),
+  now = clock.now(),
 ) {
   const organization = await db
     .select({ id: organizations.id })
@@ -191,7 +192,7 @@ export async function setStatus(
   context: AuditContext,
   target: { kind: 'organization' | 'workspace'; id: string },
   status: RecordStatus,
-  now = Date.now(),
+  now = clock.now(),
 ) {
   const table = target.kind === 'organization' ? organizations : workspaces;
   const existing = await db.select({ id: table.id }).from(table).where(eq(table.id, target.id)).get();
@@ -223,7 +224,7 @@ export async function setDefaultDomain(
   context: AuditContext,
   workspaceId: string,
   domain: string | null,
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<{ workspace_id: string; default_domain: string | null }> {
   const workspace = await db
     .select({ organizationId: workspaces.organizationId })

@@ -9,6 +9,7 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { base58, sha256Hex } from '../../lib/crypto';
 import { schema, type Database } from '../../lib/db';
+import { clock } from '../../lib/clock';
 
 const { userSessions, users } = schema;
 
@@ -43,7 +44,7 @@ export function readSessionToken(c: Context): string | undefined {
 export async function createSession(
   db: Database,
   userId: string,
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<{ token: string; expiresAt: number }> {
   const token = base58(crypto.getRandomValues(new Uint8Array(32)));
   const expiresAt = now + SESSION_TTL_MS;
@@ -69,7 +70,7 @@ const sessionUserId = (tokenHash: string) =>
 export async function validateSession<C extends BatchItem<'sqlite'> = never>(
   db: Database,
   token: string,
-  now = Date.now(),
+  now = clock.now(),
   companion?: (userId: SQL) => C,
 ): Promise<(ValidSession & { companion: C extends { _: { result: infer R } } ? R : Awaited<C> }) | undefined> {
   const tokenHash = await sha256Hex(token);

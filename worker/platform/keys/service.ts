@@ -11,6 +11,7 @@ import { newId } from '../../lib/ids';
 import { auditInsert, type AuditContext } from '../audit';
 import { forgetCachedKeys } from '../identity';
 import type { AdminTokenView, ApiKeyView } from './schemas';
+import { clock } from '../../lib/clock';
 
 const { workspaces, apiKeys, adminTokens } = schema;
 
@@ -18,7 +19,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-function describeApiKey(row: ApiKeyRow, organizationId: string, now = Date.now()): ApiKeyView {
+function describeApiKey(row: ApiKeyRow, organizationId: string, now = clock.now()): ApiKeyView {
   const state =
     row.revokedAt !== null ? 'revoked' : row.expiresAt !== null && row.expiresAt <= now ? 'expired' : 'active';
   return {
@@ -47,7 +48,7 @@ export interface IssueApiKeyInput {
 }
 
 /** Issues a key. The token is returned once, here, and only its SHA-256 is stored. */
-export async function issueApiKey(db: Database, context: AuditContext, input: IssueApiKeyInput, now = Date.now()) {
+export async function issueApiKey(db: Database, context: AuditContext, input: IssueApiKeyInput, now = clock.now()) {
   const workspace = await db
     .select({ id: workspaces.id, organizationId: workspaces.organizationId })
     .from(workspaces)
@@ -101,7 +102,7 @@ export async function listApiKeys(db: Database, workspaceId: string) {
 }
 
 /** Revokes a key at once. Revoking a revoked key changes nothing and answers the same. */
-export async function revokeApiKey(db: Database, context: AuditContext, keyId: string, now = Date.now()) {
+export async function revokeApiKey(db: Database, context: AuditContext, keyId: string, now = clock.now()) {
   const found = await db
     .select({ key: apiKeys, organizationId: workspaces.organizationId })
     .from(apiKeys)
@@ -144,7 +145,7 @@ function describeAdminToken(row: AdminTokenRow): AdminTokenView {
 }
 
 /** Mints an admin token; like an API key, it is shown once and stored hashed. */
-export async function mintAdminToken(db: Database, context: AuditContext, name: string, now = Date.now()) {
+export async function mintAdminToken(db: Database, context: AuditContext, name: string, now = clock.now()) {
   const token = newSecretToken('egadm_');
   const row: AdminTokenRow = {
     id: newId('adm', now),
@@ -169,7 +170,7 @@ export async function listAdminTokens(db: Database) {
 }
 
 /** Revokes an admin token at once; revoking twice answers the same. */
-export async function revokeAdminToken(db: Database, context: AuditContext, adminTokenId: string, now = Date.now()) {
+export async function revokeAdminToken(db: Database, context: AuditContext, adminTokenId: string, now = clock.now()) {
   const row = await db.select().from(adminTokens).where(eq(adminTokens.id, adminTokenId)).get();
   if (!row) throw new ApiError('not_found', `No admin token ${adminTokenId}.`);
   if (row.revokedAt !== null) return describeAdminToken(row);

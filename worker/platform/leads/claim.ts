@@ -17,6 +17,7 @@ import { auditInsertWhere, type AuditContext } from '../audit';
 import { claimRefusedForFunds, insufficientCredits, leadFeeInsert } from '../billing';
 import type { ProviderRow } from '../providers';
 import { CLAIM_BOUNDS } from '../../brain';
+import { clock } from '../../lib/clock';
 
 const { claimsPerHour: CLAIMS_PER_HOUR, claimAttemptsPerHour: CLAIM_ATTEMPTS_PER_HOUR } = CLAIM_BOUNDS;
 import { openClaimsOf } from './offers';
@@ -39,7 +40,7 @@ export async function claimLead(
   leadId: string,
   audit: AuditContext,
   options: { currency: string },
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<LeadDetail> {
   const changeId = newId('lev', now);
   const applied = changeApplied(leadId, changeId);

@@ -16,6 +16,7 @@ import { eventInsertWhere, newEvent } from '../events';
 import { auditInsertWhere, type AuditContext } from '../audit';
 import type { ProviderRow } from '../providers';
 import { changeApplied, claimedBy, leadInScope } from './workbench';
+import { clock } from '../../lib/clock';
 
 const { leads, leadEvents, messages } = schema;
 
@@ -77,7 +78,7 @@ export async function replyToLead(
   text: string,
   audit: AuditContext,
   mail: MailContext,
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<{ message_id: string; created_at: string }> {
   const lead = await claimedConversation(db, provider, leadId);
   const messageId = newId('msg', now);

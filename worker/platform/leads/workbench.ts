@@ -16,6 +16,7 @@ import { offerAlertInserts } from '../email';
 import { CLAIM_BOUNDS } from '../../brain';
 import { cooldownWrite, everOffered, offeredTo, widenOffers } from './offers';
 import { leadTransitionAllowed } from './transitions';
+import { clock } from '../../lib/clock';
 
 const { leads, leadEvents, channels, memberships, domains, escrows } = schema;
 
@@ -30,7 +31,7 @@ function inScope(provider: ProviderRow): SQL {
 }
 
 /** Open, in the provider's scope, and offered to them (not cooling down): their Available list. */
-export const availableTo = (provider: ProviderRow, now = Date.now()) =>
+export const availableTo = (provider: ProviderRow, now = clock.now()) =>
   and(eq(leads.status, 'open'), inScope(provider), offeredTo(provider.id, now))!;
 /** The lead is claimed by this provider (a condition on leads). */
 export const claimedBy = (provider: ProviderRow) => eq(leads.claimedBy, provider.id);
@@ -200,7 +201,7 @@ export async function changeLeadStatus(
   to: LeadStatus,
   detail: { note: string | null; value?: { value_minor: number; currency: string } },
   audit: AuditContext,
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<LeadDetail> {
   const { note } = detail;
   const current = await db

@@ -9,6 +9,7 @@ import { jsonContent, problemResponses } from '../../lib/openapi';
 import { requireProvider, requireProviderRow } from './gate';
 import { agentHealthSchema, signingSecretSchema } from '../agents';
 import { agentHealth, rotateSigningSecret } from '../agents';
+import { clock } from '../../lib/clock';
 
 const TAG = 'Providers';
 const security: Record<string, string[]>[] = [{ consoleSession: [] }];
@@ -57,14 +58,14 @@ export function agentProviderRoutes() {
       { actorKind: 'user', actorId: provider.userId, requestId: c.var.requestId },
       provider.id,
       c.var.services.secretsKey,
-      Date.now(),
+      clock.now(),
     );
     c.header('Cache-Control', 'no-store');
     return c.json(rotated, 200);
   });
   app.openapi(healthRoute, async (c) => {
     c.header('Cache-Control', 'no-store');
-    return c.json(await agentHealth(c.var.db, requireProviderRow(c).id, Date.now()), 200);
+    return c.json(await agentHealth(c.var.db, requireProviderRow(c).id, clock.now()), 200);
   });
   return app;
 }

@@ -12,6 +12,7 @@ import { isSameOriginRequest, SAFE_METHODS } from '../identity';
 import { providerRefusal, type ProviderAction } from '../access';
 import { readSessionToken, type SessionUser, validateSession } from '../identity';
 import { providerByUserQuery, type ProviderRow } from './records';
+import { clock } from '../../lib/clock';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -30,7 +31,7 @@ async function requireSessionProvider(
   const token = readSessionToken(c);
   // The session and its provider record, in one round trip.
   const session = token
-    ? await validateSession(c.var.db, token, Date.now(), (userId) => providerByUserQuery(c.var.db, userId))
+    ? await validateSession(c.var.db, token, clock.now(), (userId) => providerByUserQuery(c.var.db, userId))
     : undefined;
   if (!session)
     throw new ApiError('session_required', 'Sign in to the console first; this route takes a console session.');

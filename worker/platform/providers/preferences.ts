@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import type { ProviderRow } from './records';
 import type { Preferences } from './schemas';
+import { clock } from '../../lib/clock';
 
 const { providers } = schema;
 
@@ -23,7 +24,7 @@ export async function savePreferences(
   db: Database,
   provider: ProviderRow,
   patch: Partial<Preferences>,
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<Preferences> {
   const [saved] = await db
     .update(providers)

@@ -20,6 +20,7 @@ import { nextProviderStatus, type ProviderEvent } from './transitions';
 import { missingFields, storedCardOf, type ProviderRow } from './records';
 import { changeApplied, invalidTransition, providerEventWrites, transitionInsert } from './writes';
 import { forgetExpertPools } from './pool';
+import { clock } from '../../lib/clock';
 
 const { providers, providerDomains } = schema;
 
@@ -114,7 +115,7 @@ export async function saveProviderProfile(
   input: ProfileInput,
   options: ProfileSaveOptions,
   requestId: string,
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<ProviderRow> {
   await validateChange(db, input, options.egress);
   const { submit, ...fields } = input;

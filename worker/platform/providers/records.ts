@@ -6,6 +6,7 @@ import { eq, type SQL } from 'drizzle-orm';
 import { schema, type Database } from '../../lib/db';
 import type { StoredAgentCard } from '../agents';
 import type { ProviderProfileView } from './schemas';
+import { clock } from '../../lib/clock';
 
 const { providers, providerTransitions } = schema;
 
@@ -47,7 +48,11 @@ export const iso = (time: number | null) => (time === null ? null : new Date(tim
 export const storedCardOf = (row: Pick<ProviderRow, 'agentCard'>) => (row.agentCard as StoredAgentCard | null) ?? null;
 
 /** A provider's profile, with what is missing and its whole history. */
-export async function describeProvider(db: Database, row: ProviderRow, now = Date.now()): Promise<ProviderProfileView> {
+export async function describeProvider(
+  db: Database,
+  row: ProviderRow,
+  now = clock.now(),
+): Promise<ProviderProfileView> {
   const history = await db
     .select()
     .from(providerTransitions)

@@ -15,6 +15,7 @@ import { nextProviderStatus } from './transitions';
 import { describeProvider, iso, type ProviderRow } from './records';
 import { changeApplied, invalidTransition, providerEventWrites, transitionInsert } from './writes';
 import { forgetExpertPools } from './pool';
+import { clock } from '../../lib/clock';
 
 const { providers, users, escrows } = schema;
 
@@ -31,7 +32,7 @@ export async function reviewProvider(
   providerId: string,
   decision: ReviewDecision,
   options: { note: string | null; version?: number; secretsKey: string | undefined; currency: string },
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<{ row: ProviderRow; signingSecret?: string }> {
   const row = await db.select().from(providers).where(eq(providers.id, providerId)).get();
   if (!row) throw new ApiError('not_found', `No provider ${providerId}.`);

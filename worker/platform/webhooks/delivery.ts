@@ -20,6 +20,7 @@ import { signStandardWebhook } from '../../lib/standard-webhooks';
 import { disableWrites } from './disable';
 import type { DeliverMessage } from './outbox';
 import { EndpointLimiter, RETRY_WINDOW_MS, retryAfterMs, retryDelayMs } from './retry-policy';
+import { clock } from '../../lib/clock';
 
 const { webhookEndpoints, webhookDeliveries, webhookAttempts, events } = schema;
 
@@ -130,7 +131,7 @@ function outcomeWrites(
   startedAt: number,
   env: DeliveryEnvironment,
 ): { writes: BatchItem<'sqlite'>[] } {
-  const now = Date.now();
+  const now = clock.now();
   // Leases that ended with no outcome (a runner stopped mid-attempt) are attempts too: each may
   // have reached the receiver, so the log says so rather than resending in silence.
   const lost = Math.max(0, delivery.unrecordedLeases - 1);
@@ -266,7 +267,7 @@ export async function deliverDueToEndpoint(
   limiter = new EndpointLimiter(),
 ): Promise<EndpointRun> {
   const { db } = env;
-  const now = Date.now();
+  const now = clock.now();
   const due = db
     .select({ eventId: webhookDeliveries.eventId })
     .from(webhookDeliveries)
@@ -324,7 +325,7 @@ export async function deliverDueToEndpoint(
           if (!endpoint || !event) {
             await db
               .update(webhookDeliveries)
-              .set({ status: 'cancelled', unrecordedLeases: 0, updatedAt: Date.now() })
+              .set({ status: 'cancelled', unrecordedLeases: 0, updatedAt: clock.now() })
               .where(key);
             return;
           }
@@ -332,11 +333,11 @@ export async function deliverDueToEndpoint(
             // Disabled meanwhile: nothing is sent; the delivery waits for the endpoint to be enabled.
             await db
               .update(webhookDeliveries)
-              .set({ status: 'paused', unrecordedLeases: 0, updatedAt: Date.now() })
+              .set({ status: 'paused', unrecordedLeases: 0, updatedAt: clock.now() })
               .where(and(key, eq(webhookDeliveries.status, 'pending')));
             return;
           }
-          const startedAt = Date.now();
+          const startedAt = clock.now();
           const result = await attempt(env, endpoint, event, startedAt);
           const { writes } = outcomeWrites(db, delivery, result, startedAt, env);
           await db.batch(writes as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);

@@ -19,6 +19,7 @@ import { disableWrites } from './disable';
 import { RETRY_WINDOW_MS } from './retry-policy';
 import { enqueueDeliveries, forgetEndpoints, type DeliverMessage } from './outbox';
 import type { EventType } from './schemas';
+import { clock } from '../../lib/clock';
 
 const { webhookEndpoints, webhookDeliveries, webhookAttempts, events, workspaces } = schema;
 
@@ -27,7 +28,7 @@ const iso = (time: number | null) => (time === null ? null : new Date(time).toIS
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
 /** An endpoint as admins and owners see it: never its secret. */
-export function endpointView(row: EndpointRow, now = Date.now()) {
+export function endpointView(row: EndpointRow, now = clock.now()) {
   return {
     webhook_id: row.id,
     workspace_id: row.workspaceId,
@@ -61,7 +62,7 @@ export async function createEndpoint(
   input: NewEndpoint,
   egress: EgressPolicy,
   secretsKey: string | undefined,
-  now = Date.now(),
+  now = clock.now(),
 ) {
   const check = checkEgressUrl(input.url, egress);
   if (!check.ok)
@@ -146,7 +147,7 @@ export async function setEndpointEnabled(
   audit: AuditContext,
   webhookId: string,
   enabled: boolean,
-  now = Date.now(),
+  now = clock.now(),
 ) {
   const row = await endpointById(db, webhookId);
   if (!enabled) {
@@ -194,7 +195,7 @@ export async function rotateEndpointSecret(
   audit: AuditContext,
   webhookId: string,
   secretsKey: string | undefined,
-  now = Date.now(),
+  now = clock.now(),
 ) {
   const key = requireSecretsKey(secretsKey);
   const row = await endpointById(db, webhookId);
@@ -273,7 +274,7 @@ export async function redeliver(
   audit: AuditContext,
   webhookId: string,
   eventId: string,
-  now = Date.now(),
+  now = clock.now(),
 ) {
   const endpoint = await endpointById(db, webhookId);
   if (endpoint.status !== 'active') throw new ApiError('conflict', 'The endpoint is disabled; enable it first.');
