@@ -70,11 +70,60 @@ export const escrows = sqliteTable(
 );
 
 /**
- * The ledger: append-only, double entry. Each change (a transfer) writes one entry per account it
- * moves, summing to zero, in the batch of its cause: an escrow against the platform's revenue
- * account (`platform:revenue:EUR`) for charges, fees and refunds, or against the funding account
- * (`platform:funding:EUR`, money received from outside) for credits. An account's balance is its
- * last entry's `balance_after`; an escrow's may never go below zero.
+ * Every account money may be on: each escrow (its row is written with the escrow, by a trigger),
+ * and per currency the platform's revenue account (`platform:revenue:EUR`: what charges and fees
+ * earn, less refunds) and funding account (`platform:funding:EUR`: the outside money credits
+ * record). A transfer between accounts that are not here, or not in its currency, is refused.
+ */
+export const ledgerAccounts = sqliteTable(
+  'ledger_accounts',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: ['escrow', 'revenue', 'funding'] }).notNull(),
+    currency: text('currency').notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [check('ledger_account_currency', sql`length(${table.currency}) = 3`)],
+);
+
+/**
+ * The ledger's one writer: a transfer moves `amount_minor` (> 0) from one account to another of
+ * the same currency, in the batch of its cause: credits (funding → escrow), charges and lead fees
+ * (escrow → revenue), refunds (revenue → escrow). The database does the rest (migration 0027):
+ * `transfers_refuse_*` refuse an unknown account or a currency that is not the accounts', and
+ * `transfers_post` writes its two ledger entries, so every transfer sums to zero by construction.
+ * Append-only, like the entries.
+ */
+export const transfers = sqliteTable(
+  'transfers',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: LEDGER_KINDS }).notNull(),
+    currency: text('currency').notNull(),
+    fromAccount: text('from_account').notNull(),
+    toAccount: text('to_account').notNull(),
+    amountMinor: integer('amount_minor').notNull(),
+    /** A charge's meter and units. */
+    meter: text('meter'),
+    quantity: integer('quantity'),
+    /** What caused it: a credit's external reference, the execution, the lead, the refund request. */
+    ref: text('ref').notNull(),
+    /** The workspace whose contract it concerns (usage by workspace), when it does. */
+    workspaceId: text('workspace_id'),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    check('transfer_amount_positive', sql`${table.amountMinor} > 0`),
+    check('transfer_between_two_accounts', sql`${table.fromAccount} <> ${table.toAccount}`),
+    index('transfers_ref_idx').on(table.ref, table.kind),
+  ],
+);
+
+/**
+ * The ledger: append-only, double entry, written only by `transfers_post` (a direct insert is
+ * refused by `ledger_entries_refuse_*`): one entry per account a transfer moves, the first taking
+ * from `from_account`, the second giving to `to_account`. An account's balance is its last entry's
+ * `balance_after`, which must be the one before plus the amount; an escrow's may never go below zero.
  */
 export const ledgerEntries = sqliteTable(
   'ledger_entries',

@@ -657,8 +657,10 @@ export const domains = sqliteTable('domains', {
   slug: text('slug').primaryKey(),
   name: text('name').notNull(),
   description: text('description'),
-  /** What an expert pays to claim a lead of this domain (minor units of PLATFORM_CURRENCY); null: free. */
+  /** What an expert pays to claim a lead of this domain, in minor units of `lead_price_currency`; null: free. */
   leadPriceMinor: integer('lead_price_minor'),
+  /** ISO 4217: the lead price's currency; an expert whose escrow is in another cannot claim a priced lead. */
+  leadPriceCurrency: text('lead_price_currency'),
   createdAt: createdAt(),
 });
 

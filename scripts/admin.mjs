@@ -42,7 +42,7 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   contracts end CTR_ID
   escrows show ESC_ID
   escrows credit ESC_ID --amount MINOR_UNITS --reference PAYMENT_REF   (once per reference)
-  domains price SLUG --price MINOR_UNITS|none
+  domains price SLUG --price MINOR_UNITS|none [--currency EUR]
   refunds list [--status pending|accepted|declined]
   refunds accept|decline RFR_ID [--note TEXT]
   meter-events --since ISO_DATETIME   (the contracts' charges as JSON lines, for a billing system)
@@ -248,7 +248,12 @@ const commands = {
   'domains price': () => [
     'PATCH',
     `/api/admin/domains/${need(target, 'SLUG')}`,
-    { lead_price_minor: need(options.price, '--price') === 'none' ? null : toNumber(options.price) },
+    need(options.price, '--price') === 'none'
+      ? { lead_price_minor: null }
+      : {
+          lead_price_minor: toNumber(options.price),
+          ...(options.currency ? { lead_price_currency: options.currency } : {}),
+        },
   ],
   'refunds list': () => ['GET', `/api/admin/refund-requests${query({ status: options.status })}`],
   'refunds accept': () => [

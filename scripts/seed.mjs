@@ -227,23 +227,15 @@ ${ledgerSql(now)}
 }
 
 /**
- * A credit to an escrow (`escrow`: SQL for its id), once (by its entry id), with its funding leg:
- * the ledger's double entry.
+ * A credit to an escrow (`escrow`: SQL for its id), once (by its transfer id): a transfer from the
+ * platform's funding account, which the database posts as the ledger's two entries.
  */
 function creditSql({ id, escrow, amount, reference, workspaceId, now }) {
-  const exists = `EXISTS (SELECT 1 FROM ledger_entries WHERE id = ${quote(`led_${id}`)})`;
-  const lastOf = (account) =>
-    `coalesce((SELECT balance_after FROM ledger_entries WHERE account = ${account} ORDER BY seq DESC LIMIT 1), 0)`;
-  return `INSERT INTO ledger_entries (id, transfer_id, account, account_kind, amount_minor, balance_after, currency,
-    kind, ref, workspace_id, created_at)
-  SELECT ${quote(`led_${id}`)}, ${quote(`trf_${id}`)}, ${escrow}, 'escrow', ${amount},
-    ${lastOf(escrow)} + ${amount}, 'EUR', 'credit', ${quote(reference)}, ${quote(workspaceId)}, ${now}
-  WHERE NOT ${exists} AND ${escrow} IS NOT NULL;
-INSERT INTO ledger_entries (id, transfer_id, account, account_kind, amount_minor, balance_after, currency, kind, ref,
+  return `INSERT INTO transfers (id, kind, currency, from_account, to_account, amount_minor, ref, workspace_id,
     created_at)
-  SELECT ${quote(`led_${id}_funding`)}, ${quote(`trf_${id}`)}, 'platform:funding:EUR', 'funding', ${-amount},
-    ${lastOf("'platform:funding:EUR'")} - ${amount}, 'EUR', 'credit', ${quote(reference)}, ${now}
-  WHERE ${exists} AND NOT EXISTS (SELECT 1 FROM ledger_entries WHERE id = ${quote(`led_${id}_funding`)});`;
+  SELECT ${quote(`trf_${id}`)}, 'credit', 'EUR', 'platform:funding:EUR', ${escrow}, ${amount}, ${quote(reference)},
+    ${quote(workspaceId)}, ${now}
+  WHERE ${escrow} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM transfers WHERE id = ${quote(`trf_${id}`)});`;
 }
 
 /**
@@ -259,8 +251,9 @@ function ledgerSql(now) {
     `INSERT INTO escrows (id, owner_kind, owner_id, contract_id, currency, low_balance_minor, low_balance_notified,
     created_at) VALUES (${quote(id)}, '${ownerKind}', ${quote(ownerId)}, ${quote(contractId)}, 'EUR', 1000, 0, ${now})
   ON CONFLICT DO NOTHING;`;
-  return `UPDATE domains SET lead_price_minor = 250 WHERE slug = 'consultation' AND lead_price_minor IS NULL;
-UPDATE domains SET lead_price_minor = 150 WHERE slug = 'faq' AND lead_price_minor IS NULL;
+  return `UPDATE domains SET lead_price_minor = 250, lead_price_currency = 'EUR'
+  WHERE slug = 'consultation' AND lead_price_minor IS NULL;
+UPDATE domains SET lead_price_minor = 150, lead_price_currency = 'EUR' WHERE slug = 'faq' AND lead_price_minor IS NULL;
 INSERT INTO contracts (id, workspace_id, plan, currency, starts_at, ends_at, reference, allowances, overage, escrow_id,
     created_at)
   VALUES ('ctr_demo', ${quote(DEMO.workspaceId)}, 'Demo', 'EUR', ${monthStart}, NULL, 'cus_demo',

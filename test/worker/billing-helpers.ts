@@ -55,11 +55,15 @@ export async function balanceOf(account: string): Promise<number> {
 }
 
 /**
- * The books' checks, over every entry of the ledger: each transfer sums to zero, each currency
- * sums to zero, every account's last balance equals the sum of its entries, and no escrow is
- * below zero at any entry.
+ * The books' checks, over every entry of the ledger: each transfer has its two entries and sums to
+ * zero, each currency sums to zero, every account's last balance equals the sum of its entries,
+ * and no escrow is below zero at any entry.
  */
 export async function expectBalancedBooks(): Promise<void> {
+  const unposted = await env.DB.prepare(
+    'SELECT t.id FROM transfers t WHERE (SELECT COUNT(*) FROM ledger_entries e WHERE e.transfer_id = t.id) <> 2',
+  ).all();
+  expect(unposted.results).toEqual([]);
   const unbalancedTransfers = await env.DB.prepare(
     'SELECT transfer_id, SUM(amount_minor) AS s FROM ledger_entries GROUP BY transfer_id HAVING s <> 0',
   ).all();

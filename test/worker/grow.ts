@@ -20,8 +20,19 @@ interface ForeignKey {
   to: string | null;
 }
 
-/** D1's own tables. */
-const SKIPPED = /^(sqlite_|d1_|_cf_)/;
+/** D1's own tables, and the ledger's accounts and entries: the database writes those (via escrows, transfers). */
+const SKIPPED = /^(sqlite_|d1_|_cf_)|^ledger_(accounts|entries)$/;
+
+/**
+ * Values the database's own rules ask for (migrations/0027): a currency is a real one, and a
+ * transfer moves money from the funding account to a grown escrow.
+ */
+const RULED: Record<string, string> = {
+  currency: "'EUR'",
+  'transfers.from_account': "'platform:funding:EUR'",
+  'transfers.to_account': "'grown-escrows-' || x",
+  'transfers.kind': "'credit'",
+};
 
 async function all<T>(query: string): Promise<T[]> {
   return (await env.DB.prepare(query).all<T>()).results;
@@ -57,6 +68,8 @@ export async function growEveryTable(rows: number): Promise<string[]> {
   for (const table of ordered) {
     const { columns, foreignKeys, uniqueColumns } = info.get(table)!;
     const values = columns.map((column) => {
+      const ruled = RULED[`${table}.${column.name}`] ?? (column.notnull ? RULED[column.name] : undefined);
+      if (ruled) return ruled;
       const key = foreignKeys.find((foreign) => foreign.from === column.name);
       if (key) {
         const target = key.to ?? 'rowid';

@@ -18,14 +18,15 @@ import { REFUND_WINDOW_MS } from '../../worker/platform/billing/lead-fees';
 let ipCounter = 0;
 const nextIp = () => `198.19.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;
 
-async function pricedDomain(price: number): Promise<string> {
+async function pricedDomain(price: number, currency?: string): Promise<string> {
   const domain = `fee-${Math.random().toString(36).slice(2, 9)}`;
   const response = await call('/api/admin/domains', {
     token: ADMIN_TOKEN,
-    body: { domain, name: domain, lead_price_minor: price },
+    body: { domain, name: domain, lead_price_minor: price, ...(currency ? { lead_price_currency: currency } : {}) },
   });
   expect(response.status, await response.clone().text()).toBe(201);
-  expect((await json(response)).lead_price_minor).toBe(price);
+  // A price without a currency is in the platform's.
+  expect(await json(response)).toMatchObject({ lead_price_minor: price, lead_price_currency: currency ?? 'EUR' });
   return domain;
 }
 
@@ -249,5 +250,42 @@ describe('refunds of lead fees', () => {
     const declined = await json(await decide(asked.refund_request_id, 'decline'));
     expect(declined.status).toBe('declined');
     expect(await balanceOf(escrowId)).toBe(before);
+  });
+});
+
+describe('a lead fee in another currency', () => {
+  it('is refused whole with a clear problem when the expert’s credits are in another currency', async () => {
+    const domain = await pricedDomain(500, 'USD');
+    const tenant = await createTenant({ scopes: ['execute', 'leads:write', 'channels:write'] });
+    const channel = await createChannel(tenant.token, { domain });
+    const expert = await createActiveExpert({ domains: [domain] });
+    const escrowId = (await credits(expert)).escrow_id as string;
+    await credit(escrowId, 2_000);
+    const leadId = (await visitorSays(channel, { message: { text: 'Priced in dollars' } }, nextIp())).lead_id as string;
+    // The workbench shows the price in its own currency.
+    expect((await json(await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}`))).claim_fee).toEqual(
+      {
+        amount_minor: 500,
+        currency: 'USD',
+      },
+    );
+    const problem = await expectProblem(await claim(expert, leadId), 422, 'currency_mismatch');
+    expect(problem.detail).toContain('USD');
+    expect(problem.detail).toContain('EUR');
+    expect(problem).toMatchObject({ lead_price_minor: 500, lead_price_currency: 'USD' });
+    expect(await env.DB.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
+      status: 'open',
+    });
+    expect(await balanceOf(escrowId)).toBe(2_000);
+    // The catalog changes the price's currency: the same expert claims it.
+    const changed = await call(`/api/admin/domains/${domain}`, {
+      method: 'PATCH',
+      token: ADMIN_TOKEN,
+      body: { lead_price_minor: 500, lead_price_currency: 'EUR' },
+    });
+    expect(await json(changed)).toMatchObject({ lead_price_minor: 500, lead_price_currency: 'EUR' });
+    expect((await claim(expert, leadId)).status).toBe(200);
+    expect(await balanceOf(escrowId)).toBe(1_500);
+    await expectBalancedBooks();
   });
 });

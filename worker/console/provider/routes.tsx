@@ -307,9 +307,7 @@ export function providerPageRoutes() {
     const provider = requireProviderRow(c);
     const leadId = c.req.param('leadId');
     try {
-      await claimLead(c.var.db, provider, leadId, userAuditContext(c), {
-        currency: c.var.services.settings.PLATFORM_CURRENCY,
-      });
+      await claimLead(c.var.db, provider, leadId, userAuditContext(c));
     } catch (error) {
       if (error instanceof ApiError && error.code === 'already_claimed')
         return renderWorkbench(
@@ -320,6 +318,8 @@ export function providerPageRoutes() {
         );
       if (error instanceof ApiError && error.code === 'insufficient_credits')
         return renderWorkbench(c, provider, { error: `${error.message} Ask the platform to add credits.` }, 402);
+      if (error instanceof ApiError && error.code === 'currency_mismatch')
+        return renderWorkbench(c, provider, { error: error.message }, 422);
       throw error;
     }
     return c.redirect(`/provider/workbench/leads/${leadId}?notice=claimed`, 303);

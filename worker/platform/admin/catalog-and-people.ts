@@ -6,8 +6,8 @@ import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
 import { PROVIDER_STATUSES } from '../../lib/vocabulary';
 import { displayText } from '../../lib/openapi';
-import { createDomain, listDomainEntries, updateDomain } from '../domains';
-import { minorUnits } from '../billing';
+import { createDomain, type LeadPrice, listDomainEntries, updateDomain } from '../domains';
+import { currencySchema, minorUnits } from '../billing';
 import { findUserByEmail, setPlatformAdmin } from '../identity';
 import { approvalSchema, domainSlugSchema, reviewNoteSchema } from '../providers';
 import { agentHealth } from '../agents';
@@ -25,8 +25,21 @@ import {
 import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
 import { clock } from '../../lib/clock';
 
-/** A domain's lead price in minor units of the platform's currency; null makes its leads free. */
+/** A domain's lead price in minor units of its currency; null makes its leads free. */
 const leadPriceSchema = minorUnits.max(100_000_000).nullable();
+
+/**
+ * A domain's lead price from a catalog body: its amount (null: free) in its currency, the
+ * platform's when the body names none; nothing when the body does not touch the price.
+ */
+function leadPriceOf(
+  body: { lead_price_minor?: number | null; lead_price_currency?: string | undefined },
+  platformCurrency: string,
+): { leadPrice?: LeadPrice } {
+  if (body.lead_price_minor === undefined) return {};
+  if (body.lead_price_minor === null) return { leadPrice: null };
+  return { leadPrice: { minor: body.lead_price_minor, currency: body.lead_price_currency ?? platformCurrency } };
+}
 
 /** Registers the catalog, user and provider-review routes. */
 export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -41,6 +54,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
         name: nameSchema,
         description: displayText({ max: 500, multiline: true }).optional(),
         lead_price_minor: leadPriceSchema.optional(),
+        lead_price_currency: currencySchema.optional(),
       }),
       status: 201,
       description: 'The new catalog domain.',
@@ -50,7 +64,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
         domain: body.domain,
         name: body.name,
         ...(body.description ? { description: body.description } : {}),
-        ...(body.lead_price_minor !== undefined ? { leadPriceMinor: body.lead_price_minor } : {}),
+        ...leadPriceOf(body, c.var.services.settings.PLATFORM_CURRENCY),
       }),
   );
   defineAdminRoute(
@@ -64,6 +78,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
         name: nameSchema.optional(),
         description: displayText({ max: 500, multiline: true }).nullable().optional(),
         lead_price_minor: leadPriceSchema.optional(),
+        lead_price_currency: currencySchema.optional(),
       }),
       status: 200,
       description: 'The domain after the change.',
@@ -72,7 +87,7 @@ export function registerCatalogAndPeopleRoutes(app: OpenAPIHono<AppEnv>): void {
       updateDomain(c.var.db, adminAuditContext(c), params.domain, {
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.description !== undefined ? { description: body.description } : {}),
-        ...(body.lead_price_minor !== undefined ? { leadPriceMinor: body.lead_price_minor } : {}),
+        ...leadPriceOf(body, c.var.services.settings.PLATFORM_CURRENCY),
       }),
   );
   defineAdminRoute(

@@ -38,6 +38,7 @@ export const domainEntrySchema = z.object({
   name: z.string(),
   description: z.string().nullable(),
   lead_price_minor: z.number().int().nullable(),
+  lead_price_currency: z.string().nullable(),
   created_at: z.string(),
 });
 export const domainListSchema = list(domainEntrySchema);

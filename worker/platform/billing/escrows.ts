@@ -10,10 +10,10 @@ import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { auditInsertWhere, type AuditContext } from '../audit';
 import { DEFAULT_LOW_BALANCE_MINOR } from './contracts';
-import { balanceOf, balances, fundingAccount, transferInsert, transferWritten } from './ledger';
+import { balanceOf, balances, entryOf, fundingAccount, transferInsert, transferWritten } from './ledger';
 import type { LedgerEntryView } from './schemas';
 
-const { escrows, ledgerEntries, leads } = schema;
+const { escrows, ledgerEntries, leads, transfers } = schema;
 
 /** A lead's reference as its visitor reads it (`D-` and the end of its demand's id, brain/demandReference). */
 export const leadReference = sql<string | null>`('D-' || upper(substr(${leads.demandId}, -6)))`;
@@ -88,36 +88,26 @@ export async function creditEscrow(
   now: number,
 ): Promise<{ entry_id: string; balance_minor: number; already_recorded: boolean }> {
   const escrow = await findEscrow(db, escrowId);
-  const firstTime = sql`NOT EXISTS (SELECT 1 FROM ${ledgerEntries} WHERE account = ${escrow.id} AND kind = 'credit' AND
+  const firstTime = sql`NOT EXISTS (SELECT 1 FROM ${transfers} WHERE to_account = ${escrow.id} AND kind = 'credit' AND
     ref = ${credit.reference})`;
   const transferId = newId('trf', now);
-  const [entries] = (await db.batch([
+  const [, entries] = (await db.batch([
     transferInsert(
       db,
       {
+        kind: 'credit',
         currency: escrow.currency,
+        from: fundingAccount(escrow.currency),
+        to: escrow.id,
+        amount: credit.amount_minor,
+        ref: credit.reference,
+        workspaceId: escrow.ownerKind === 'workspace' ? escrow.ownerId : null,
         transferId,
         when: firstTime,
-        legs: [
-          {
-            account: escrow.id,
-            accountKind: 'escrow',
-            amount: credit.amount_minor,
-            kind: 'credit',
-            ref: credit.reference,
-            workspaceId: escrow.ownerKind === 'workspace' ? escrow.ownerId : null,
-          },
-          {
-            account: fundingAccount(escrow.currency),
-            accountKind: 'funding',
-            amount: -credit.amount_minor,
-            kind: 'credit',
-            ref: credit.reference,
-          },
-        ],
       },
       now,
     ),
+    entryOf(db, transferId, escrow.id),
     // A balance back above the threshold may be low again later, and be told so again.
     db
       .update(escrows)
@@ -135,8 +125,8 @@ export async function creditEscrow(
       transferWritten(transferId),
       now,
     ),
-  ])) as [Array<{ id: string; account: string; balance: number }>, ...unknown[]];
-  const written = entries.find((entry) => entry.account === escrow.id);
+  ])) as [unknown, Array<{ id: string; balance: number }>, ...unknown[]];
+  const written = entries[0];
   if (written) return { entry_id: written.id, balance_minor: written.balance, already_recorded: false };
   // Recorded before with this reference: answer that entry, unless the amount differs.
   const first = await db

@@ -22,8 +22,9 @@ export {
 export { balanceOf, balances as escrowBalances, fundingAccount, revenueAccount, transferInsert } from './ledger';
 export { creditEscrow, escrowView, openProviderEscrow } from './escrows';
 export {
-  claimRefusedForFunds,
+  claimRefusal,
   decideRefund,
+  feeInOtherCurrency,
   insufficientCredits,
   leadFeeInsert,
   listRefundRequests,

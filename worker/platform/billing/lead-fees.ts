@@ -12,49 +12,74 @@ import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { auditInsert, auditInsertWhere, type AuditContext } from '../audit';
 import { findEscrow, latestEntries, leadReference, providerEscrow, providerEscrowSql } from './escrows';
-import { balances, revenueAccount, transferInsert } from './ledger';
+import { balances, LEDGER_REFUSALS, ledgerRefused, revenueAccount, transferInsert } from './ledger';
 import type { RefundRequestView } from './schemas';
 
-const { leadRefundRequests, ledgerEntries, leads, domains, providers } = schema;
+const { leadRefundRequests, ledgerEntries, leads, domains, providers, transfers } = schema;
 
 /** How long after paying a lead's fee an expert may ask for it back. */
 export const REFUND_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * The fee of claiming a lead, for the claim's batch: the provider's escrow pays the domain's lead
- * price to the platform's revenue, when `applied` (the claim won) and not paid for this lead
- * before. Without an escrow or the funds, the ledger's CHECK fails the batch: the claim did not
- * happen (402 `insufficient_credits`, see claimRefusedForFunds).
+ * price, in its currency, to the platform's revenue, when `applied` (the claim won) and not paid
+ * for this lead before. The database refuses it, and with it the claim, when the escrow lacks the
+ * funds or is in another currency, or when there is none (claimRefusal says which).
  */
 export function leadFeeInsert(
   db: Database,
-  claim: { providerId: string; leadId: string; applied: SQL; currency: string },
+  claim: { providerId: string; leadId: string; applied: SQL },
   now: number,
 ): BatchItem<'sqlite'> {
-  const { providerId, leadId, currency } = claim;
-  // No escrow: an account that holds nothing, so any fee is refused by the same CHECK.
-  const escrow = sql`coalesce(${providerEscrowSql(providerId)}, ${`no-escrow:${providerId}`})`;
-  const price = sql`coalesce((SELECT d.lead_price_minor FROM ${leads} l JOIN ${domains} d ON d.slug = l.domain WHERE
-    l.id = ${leadId}), 0)`;
-  const notPaidBefore = sql`NOT EXISTS (SELECT 1 FROM ${ledgerEntries} WHERE kind = 'lead_fee' AND ref = ${leadId} AND
-    account = ${escrow})`;
+  const { providerId, leadId } = claim;
+  const escrow = providerEscrowSql(providerId);
+  const priceOf = (column: SQL) =>
+    sql`(SELECT ${column} FROM ${leads} l JOIN ${domains} d ON d.slug = l.domain WHERE l.id = ${leadId})`;
+  const notPaidBefore = sql`NOT EXISTS (SELECT 1 FROM ${transfers} WHERE ref = ${leadId} AND kind = 'lead_fee' AND
+    from_account = ${escrow})`;
   return transferInsert(
     db,
     {
-      currency,
+      kind: 'lead_fee',
+      currency: priceOf(sql`d.lead_price_currency`),
+      from: escrow,
+      to: sql`'platform:revenue:' || ${priceOf(sql`d.lead_price_currency`)}`,
+      amount: sql`coalesce(${priceOf(sql`d.lead_price_minor`)}, 0)`,
+      ref: leadId,
       when: sql`${claim.applied} AND ${notPaidBefore}`,
-      legs: [
-        { account: escrow, accountKind: 'escrow', amount: sql`-${price}`, kind: 'lead_fee', ref: leadId },
-        { account: revenueAccount(currency), accountKind: 'revenue', amount: price, kind: 'lead_fee', ref: leadId },
-      ],
     },
     now,
   );
 }
 
-/** Whether a claim's batch failed for want of funds. */
-export function claimRefusedForFunds(error: unknown): boolean {
-  return isConstraintViolation(error, 'escrow_funds_left');
+/**
+ * Why the ledger refused a claim's fee, if it did: the escrow lacks the funds (or there is none,
+ * so it holds nothing), or it is in another currency than the lead's price.
+ */
+export function claimRefusal(error: unknown): 'funds' | 'currency' | undefined {
+  if (ledgerRefused(error, LEDGER_REFUSALS.fundsLeft) || ledgerRefused(error, LEDGER_REFUSALS.unknownAccount))
+    return 'funds';
+  if (ledgerRefused(error, LEDGER_REFUSALS.currencyMismatch)) return 'currency';
+  return undefined;
+}
+
+/** The 409 of a claim whose fee is in another currency than the expert's credits. */
+export async function feeInOtherCurrency(db: Database, providerId: string, leadId: string): Promise<ApiError> {
+  const [row, escrow] = await Promise.all([
+    db
+      .select({ price: domains.leadPriceMinor, currency: domains.leadPriceCurrency, domain: domains.slug })
+      .from(leads)
+      .innerJoin(domains, eq(domains.slug, leads.domain))
+      .where(eq(leads.id, leadId))
+      .get(),
+    providerEscrow(db, providerId),
+  ]);
+  return new ApiError(
+    'currency_mismatch',
+    `Claiming a ${row?.domain ?? ''} lead costs ${row?.price ?? 0} minor units of ${row?.currency ?? '?'}; your ` +
+      `credits are in ${escrow?.currency ?? '?'}, so they cannot pay it. Ask the platform to move your credits.`,
+    { extensions: { lead_price_minor: row?.price ?? null, lead_price_currency: row?.currency ?? null } },
+  );
 }
 
 /** The 402 of a claim without the funds for its fee. */
@@ -231,18 +256,13 @@ export async function decideRefund(
       transferInsert(
         db,
         {
+          kind: 'refund',
           currency: row.currency,
+          from: revenueAccount(row.currency),
+          to: escrow.id,
+          amount: row.amountMinor,
+          ref: row.leadId,
           when: status === 'accepted' ? decided : sql`0`,
-          legs: [
-            { account: escrow.id, accountKind: 'escrow', amount: row.amountMinor, kind: 'refund', ref: row.leadId },
-            {
-              account: revenueAccount(row.currency),
-              accountKind: 'revenue',
-              amount: -row.amountMinor,
-              kind: 'refund',
-              ref: row.leadId,
-            },
-          ],
         },
         now,
       ),

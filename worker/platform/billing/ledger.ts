@@ -1,10 +1,11 @@
 /**
- * The double-entry ledger's one write (docs/design/billing.md): a transfer, one entry per account
- * it moves, summing to zero, written by one INSERT … SELECT in the batch of its cause. Each
- * entry's `balance_after` is its account's last `balance_after` plus what the transfer moved on
- * that account so far, read inside the statement, so concurrent batches (which D1 runs one after
- * another) can never read a stale balance; the CHECK `escrow_funds_left` refuses the one that
- * would take an escrow below zero, and with it the whole batch.
+ * The double-entry ledger's one write (docs/design/billing.md): a transfer, one row that moves an
+ * amount from one account to another, inserted in the batch of its cause. The database does the
+ * rest (migrations/0027_ledger_transfers.sql): it refuses an unknown account or another currency,
+ * writes the two entries with each account's balance read as they are written (so concurrent
+ * batches, which D1 runs one after another, never read a stale one), and the CHECK
+ * `escrow_funds_left` refuses the entry that would take an escrow below zero, and with it the
+ * whole batch.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
@@ -12,7 +13,7 @@ import { type Database, schema } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { LedgerKind } from '../../lib/vocabulary';
 
-const { ledgerEntries } = schema;
+const { ledgerEntries, transfers } = schema;
 
 export type AccountKind = 'escrow' | 'revenue' | 'funding';
 
@@ -22,16 +23,34 @@ export const revenueAccount = (currency: string) => `platform:revenue:${currency
 /** The platform's funding account in a currency: the outside money credits record (its balance is their negative). */
 export const fundingAccount = (currency: string) => `platform:funding:${currency}`;
 
-/** One side of a transfer. `amount` is signed (negative takes from the account); an SQL amount is read in the batch. */
-export interface Leg {
-  account: string | SQL;
-  accountKind: AccountKind;
-  amount: number | SQL;
+/** Why the database refused a transfer, by the name its trigger raises (or the CHECK's, for want of funds). */
+export const LEDGER_REFUSALS = {
+  unknownAccount: 'ledger_unknown_account',
+  currencyMismatch: 'ledger_currency_mismatch',
+  fundsLeft: 'escrow_funds_left',
+} as const;
+
+/** Whether a batch failed because the ledger refused one of its transfers for `rule`. */
+export function ledgerRefused(error: unknown, rule: (typeof LEDGER_REFUSALS)[keyof typeof LEDGER_REFUSALS]): boolean {
+  const text = error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error);
+  return text.includes(rule);
+}
+
+/** A transfer: `amount` (> 0, or nothing is written) from one account to another, both in `currency`. */
+export interface Transfer {
   kind: LedgerKind;
+  currency: string | SQL;
+  from: string | SQL;
+  to: string | SQL;
+  /** Minor units; an SQL amount is read in the batch. */
+  amount: number | SQL;
   ref: string;
   meter?: string;
   quantity?: number | SQL;
   workspaceId?: string | null;
+  /** Nothing is written unless this holds. */
+  when?: SQL;
+  transferId?: string;
 }
 
 /** An account's balance as SQL: its last entry's `balance_after`, or 0. */
@@ -40,52 +59,28 @@ export function balanceOf(account: string | SQL): SQL {
     LIMIT 1), 0)`;
 }
 
-/**
- * A transfer between accounts of one currency, as one statement; legs whose amount is 0 when it
- * runs are not written, and with `when` nothing is written unless it holds. It returns the
- * entries written (`id`, `account`, `amount`, `balance`).
- */
-export function transferInsert(
-  db: Database,
-  transfer: { currency: string; legs: Leg[]; when?: SQL; transferId?: string },
-  now: number,
-): BatchItem<'sqlite'> {
-  const transferId = transfer.transferId ?? newId('trf', now);
-  // One row per leg, as a CASE over the leg's index (D1 caps compound SELECTs at a few terms).
-  const column = (name: string, value: (leg: Leg, index: number) => unknown) =>
-    sql`CASE ord ${sql.join(
-      transfer.legs.map((leg, index) => sql`WHEN ${index} THEN ${value(leg, index)}`),
-      sql` `,
-    )} END AS ${sql.raw(name)}`;
-  const legs = sql`SELECT ord, ${sql.join(
-    [
-      column('id', () => newId('led', now)),
-      column('account', (leg) => leg.account),
-      column('account_kind', (leg) => leg.accountKind),
-      column('amount', (leg) => leg.amount),
-      column('kind', (leg) => leg.kind),
-      column('meter', (leg) => leg.meter ?? null),
-      column('quantity', (leg) => leg.quantity ?? null),
-      column('ref', (leg) => leg.ref),
-      column('workspace_id', (leg) => leg.workspaceId ?? null),
-    ],
-    sql`, `,
-  )} FROM (SELECT key AS ord FROM json_each(${JSON.stringify(transfer.legs.map(() => 0))}))`;
-  return db.all<{ id: string; account: string; amount: number; balance: number }>(sql`INSERT INTO ${ledgerEntries}
-      (id, transfer_id, account, account_kind, amount_minor, balance_after, currency, kind, meter, quantity, ref,
-      workspace_id, created_at)
-    SELECT id, ${transferId}, account, account_kind, amount,
-      ${balanceOf(sql`legs.account`)} + sum(amount) OVER (PARTITION BY account ORDER BY ord ROWS UNBOUNDED PRECEDING),
-      ${transfer.currency}, kind, meter, quantity, ref, workspace_id, ${now}
-    FROM (${legs}) AS legs
-    WHERE amount <> 0 AND ${transfer.when ?? sql`1`}
-    ORDER BY ord
-    RETURNING id, account, amount_minor AS amount, balance_after AS balance`);
+/** A transfer as one statement, for the batch of its cause; it returns the transfer's id when written. */
+export function transferInsert(db: Database, transfer: Transfer, now: number): BatchItem<'sqlite'> {
+  const id = transfer.transferId ?? newId('trf', now);
+  return db.all<{ id: string }>(sql`INSERT INTO ${transfers}
+      (id, kind, currency, from_account, to_account, amount_minor, meter, quantity, ref, workspace_id, created_at)
+    SELECT * FROM (SELECT ${id} AS id, ${transfer.kind} AS kind, ${transfer.currency} AS currency,
+      ${transfer.from} AS from_account, ${transfer.to} AS to_account, ${transfer.amount} AS amount_minor,
+      ${transfer.meter ?? null} AS meter, ${transfer.quantity ?? null} AS quantity, ${transfer.ref} AS ref,
+      ${transfer.workspaceId ?? null} AS workspace_id, ${now} AS created_at)
+    WHERE amount_minor > 0 AND ${transfer.when ?? sql`1`}
+    RETURNING id`);
 }
 
-/** Whether a transfer was written (its legs were not all 0, and its `when` held), as SQL for a later statement. */
+/** Whether a transfer was written, as SQL for a later statement of its batch. */
 export function transferWritten(transferId: string): SQL {
-  return sql`EXISTS (SELECT 1 FROM ${ledgerEntries} WHERE transfer_id = ${transferId})`;
+  return sql`EXISTS (SELECT 1 FROM ${transfers} WHERE id = ${transferId})`;
+}
+
+/** The entry a transfer wrote on one account (`id`, `balance`), read in its batch. */
+export function entryOf(db: Database, transferId: string, account: string): BatchItem<'sqlite'> {
+  return db.all<{ id: string; balance: number }>(sql`SELECT id, balance_after AS balance FROM ${ledgerEntries}
+    WHERE transfer_id = ${transferId} AND account = ${account}`);
 }
 
 /** The current balances of some accounts, by account (0 for one without entries). */

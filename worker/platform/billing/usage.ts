@@ -9,7 +9,7 @@ import { type Database, schema } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { dayOf, daysBetween, monthOf } from '../../lib/periods';
 import { CONTRACT_METERS, type ContractMeter } from '../../lib/vocabulary';
-import { CHARGED_METRICS, rollupSums } from '../rollups';
+import { chargedMetricsIn, rollupSums } from '../rollups';
 import { currentContract } from './contracts';
 import { balances } from './ledger';
 import type { UsageView } from './schemas';
@@ -67,7 +67,8 @@ export async function usageView(
     rollupSums(db, {
       workspaceId,
       ...period,
-      metrics: [...CONTRACT_METERS, ...CHARGED_METRICS],
+      // Charges in the contract's currency: the view's one currency.
+      metrics: [...CONTRACT_METERS, ...(contract ? chargedMetricsIn(contract.currency) : [])],
       groupBy,
     }),
     contract ? balances(db, [contract.escrowId]) : Promise.resolve(new Map<string, number>()),

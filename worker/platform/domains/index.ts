@@ -7,6 +7,7 @@ export {
   createDomain,
   domainForText,
   type DomainEntry,
+  type LeadPrice,
   listDomainEntries,
   listDomains,
   updateDomain,

@@ -17,10 +17,32 @@ export interface DomainEntry {
   domain: string;
   name: string;
   description: string | null;
-  /** What an expert pays to claim one of its leads, in minor units of the platform's currency; null: free. */
+  /** What an expert pays to claim one of its leads, in minor units of `lead_price_currency`; null: free. */
   lead_price_minor: number | null;
+  lead_price_currency: string | null;
   created_at: string;
 }
+
+/** A lead price as the catalog stores it: null, or an amount and its currency. */
+export type LeadPrice = { minor: number; currency: string } | null;
+
+/** A catalog row as the API shows it. */
+function domainEntry(row: typeof domains.$inferSelect): DomainEntry {
+  return {
+    domain: row.slug,
+    name: row.name,
+    description: row.description,
+    lead_price_minor: row.leadPriceMinor,
+    lead_price_currency: row.leadPriceMinor === null ? null : row.leadPriceCurrency,
+    created_at: new Date(row.createdAt).toISOString(),
+  };
+}
+
+/** A lead price's two columns. */
+const priceColumns = (price: LeadPrice) => ({
+  leadPriceMinor: price?.minor ?? null,
+  leadPriceCurrency: price?.currency ?? null,
+});
 
 const catalogCache = new TtlCache<DomainEntry[]>(30_000, 1);
 
@@ -28,13 +50,7 @@ const catalogCache = new TtlCache<DomainEntry[]>(30_000, 1);
 export async function listDomainEntries(db: Database): Promise<DomainEntry[]> {
   return catalogCache.get('all', db, async () => {
     const rows = await db.select().from(domains).orderBy(asc(domains.slug));
-    return rows.map((row) => ({
-      domain: row.slug,
-      name: row.name,
-      description: row.description,
-      lead_price_minor: row.leadPriceMinor,
-      created_at: new Date(row.createdAt).toISOString(),
-    }));
+    return rows.map(domainEntry);
   });
 }
 
@@ -64,7 +80,7 @@ export async function assertKnownDomain(db: Database, domain: string, pointer = 
 export async function createDomain(
   db: Database,
   audit: AuditContext,
-  input: { domain: string; name: string; description?: string; leadPriceMinor?: number | null },
+  input: { domain: string; name: string; description?: string; leadPrice?: LeadPrice },
   now = clock.now(),
 ): Promise<DomainEntry> {
   const conflict = () =>
@@ -73,22 +89,27 @@ export async function createDomain(
     });
   if (await db.select({ slug: domains.slug }).from(domains).where(eq(domains.slug, input.domain)).get())
     throw conflict();
+  const row = {
+    slug: input.domain,
+    name: input.name,
+    description: input.description ?? null,
+    ...priceColumns(input.leadPrice ?? null),
+    createdAt: now,
+  };
   try {
     await db.batch([
-      db.insert(domains).values({
-        slug: input.domain,
-        name: input.name,
-        description: input.description ?? null,
-        leadPriceMinor: input.leadPriceMinor ?? null,
-        createdAt: now,
-      }),
+      db.insert(domains).values(row),
       auditInsert(
         db,
         audit,
         {
           action: 'domain.created',
           targetId: input.domain,
-          metadata: { name: input.name, lead_price_minor: input.leadPriceMinor ?? null },
+          metadata: {
+            name: input.name,
+            lead_price_minor: row.leadPriceMinor,
+            lead_price_currency: row.leadPriceCurrency,
+          },
         },
         now,
       ),
@@ -98,13 +119,7 @@ export async function createDomain(
     throw error;
   }
   catalogCache.clear();
-  return {
-    domain: input.domain,
-    name: input.name,
-    description: input.description ?? null,
-    lead_price_minor: input.leadPriceMinor ?? null,
-    created_at: new Date(now).toISOString(),
-  };
+  return domainEntry(row);
 }
 
 /** Changes a domain's name, description or lead price (404 for a domain outside the catalog). */
@@ -112,13 +127,13 @@ export async function updateDomain(
   db: Database,
   audit: AuditContext,
   slug: string,
-  change: { name?: string; description?: string | null; leadPriceMinor?: number | null },
+  change: { name?: string; description?: string | null; leadPrice?: LeadPrice },
   now = clock.now(),
 ): Promise<DomainEntry> {
   const set = {
     ...(change.name !== undefined ? { name: change.name } : {}),
     ...(change.description !== undefined ? { description: change.description } : {}),
-    ...(change.leadPriceMinor !== undefined ? { leadPriceMinor: change.leadPriceMinor } : {}),
+    ...(change.leadPrice !== undefined ? priceColumns(change.leadPrice) : {}),
   };
   const [updated] = await db.batch([
     db
@@ -134,7 +149,12 @@ export async function updateDomain(
         targetId: slug,
         metadata: {
           ...(change.name !== undefined ? { name: change.name } : {}),
-          ...(change.leadPriceMinor !== undefined ? { lead_price_minor: change.leadPriceMinor } : {}),
+          ...(change.leadPrice !== undefined
+            ? {
+                lead_price_minor: change.leadPrice?.minor ?? null,
+                lead_price_currency: change.leadPrice?.currency ?? null,
+              }
+            : {}),
         },
       },
       sql`EXISTS (SELECT 1 FROM ${domains} WHERE ${domains.slug} = ${slug})`,
@@ -144,13 +164,7 @@ export async function updateDomain(
   const row = updated[0];
   if (!row) throw new ApiError('not_found', `No domain "${slug}" in the catalog.`);
   catalogCache.clear();
-  return {
-    domain: row.slug,
-    name: row.name,
-    description: row.description,
-    lead_price_minor: row.leadPriceMinor,
-    created_at: new Date(row.createdAt).toISOString(),
-  };
+  return domainEntry(row);
 }
 
 /**

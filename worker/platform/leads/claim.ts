@@ -14,7 +14,7 @@ import { newId } from '../../lib/ids';
 import { readWindows, windowIncrement } from '../../lib/rate-limit';
 import { eventInsertWhere, newEvent } from '../events';
 import { auditInsertWhere, type AuditContext } from '../audit';
-import { claimRefusedForFunds, insufficientCredits, leadFeeInsert } from '../billing';
+import { claimRefusal, feeInOtherCurrency, insufficientCredits, leadFeeInsert } from '../billing';
 import type { ProviderRow } from '../providers';
 import { CLAIM_BOUNDS } from '../../brain';
 import { clock } from '../../lib/clock';
@@ -39,7 +39,6 @@ export async function claimLead(
   provider: ProviderRow,
   leadId: string,
   audit: AuditContext,
-  options: { currency: string },
   now = clock.now(),
 ): Promise<LeadDetail> {
   const changeId = newId('lev', now);
@@ -66,7 +65,7 @@ export async function claimLead(
         increment: sql`CASE WHEN ${applied} THEN 1 ELSE 0 END`,
       }),
       // The domain's lead price, from the expert's escrow (docs/design/billing.md); without the funds, no claim.
-      leadFeeInsert(db, { providerId: provider.id, leadId, applied, currency: options.currency }, now),
+      leadFeeInsert(db, { providerId: provider.id, leadId, applied }, now),
       db
         .update(providers)
         .set({ lastClaimedAt: now, contactReveals: sql`${providers.contactReveals} + 1` })
@@ -117,7 +116,9 @@ export async function claimLead(
       ),
     ]);
   } catch (error) {
-    if (claimRefusedForFunds(error)) throw await insufficientCredits(db, leadId);
+    const refusal = claimRefusal(error);
+    if (refusal === 'funds') throw await insufficientCredits(db, leadId);
+    if (refusal === 'currency') throw await feeInOtherCurrency(db, provider.id, leadId);
     if (!isConstraintViolation(error, 'within_window_limit')) throw error;
     const windows = await readWindows(db, [`claims:${provider.id}`, `claim-attempts:${provider.id}`], now, HOUR_MS);
     const full = windows.find((window) => window.maxCount !== null && window.count >= window.maxCount) ?? windows[0];

@@ -155,10 +155,7 @@ export function workbenchRoutes() {
   });
   app.openapi(claimLeadRoute, async (c) => {
     c.header('Cache-Control', 'no-store');
-    const currency = c.var.services.settings.PLATFORM_CURRENCY;
-    const lead = await claimLead(c.var.db, requireProviderRow(c), c.req.valid('param').leadId, providerAudit(c), {
-      currency,
-    });
+    const lead = await claimLead(c.var.db, requireProviderRow(c), c.req.valid('param').leadId, providerAudit(c));
     return c.json(lead, 200);
   });
   app.openapi(leadStatusRoute, async (c) => {

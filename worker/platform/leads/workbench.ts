@@ -18,7 +18,7 @@ import { cooldownWrite, everOffered, offeredTo, widenOffers } from './offers';
 import { leadTransitionAllowed } from './transitions';
 import { clock } from '../../lib/clock';
 
-const { leads, leadEvents, channels, memberships, domains, escrows } = schema;
+const { leads, leadEvents, channels, memberships, domains } = schema;
 
 type LeadRow = typeof leads.$inferSelect;
 
@@ -38,16 +38,16 @@ export const claimedBy = (provider: ProviderRow) => eq(leads.claimedBy, provider
 
 /**
  * A lead's columns as the workbench reads them: the lead, its channel's name, and what claiming it
- * costs this expert (the domain's price, in their escrow's currency, which the fee is paid from).
+ * costs (the domain's price, in the price's currency; a claim from credits in another is refused).
  */
-const leadColumnsFor = (provider: ProviderRow) => ({
+const leadColumns = {
   lead: leads,
   channelName: channels.name,
   feeMinor: sql<number | null>`(SELECT ${domains.leadPriceMinor} FROM ${domains}
     WHERE ${domains.slug} = ${leads.domain})`,
-  feeCurrency: sql<string | null>`(SELECT ${escrows.currency} FROM ${escrows} WHERE ${escrows.ownerKind} = 'provider'
-    AND ${escrows.ownerId} = ${provider.id})`,
-});
+  feeCurrency: sql<string | null>`(SELECT ${domains.leadPriceCurrency} FROM ${domains}
+    WHERE ${domains.slug} = ${leads.domain})`,
+};
 
 type LeadRowWithFee = {
   lead: LeadRow;
@@ -100,7 +100,7 @@ export async function listLeadsForProvider(db: Database, provider: ProviderRow, 
   ];
   const [rows, available, mine] = await db.batch([
     db
-      .select(leadColumnsFor(provider))
+      .select(leadColumns)
       .from(leads)
       .leftJoin(channels, eq(channels.id, leads.channelId))
       .where(and(...conditions))
@@ -117,9 +117,9 @@ export async function listLeadsForProvider(db: Database, provider: ProviderRow, 
 }
 
 /** A lead (with its channel's name) by id, when `visible` holds for it. */
-function leadQuery(db: Database, provider: ProviderRow, leadId: string, visible: SQL = sql`1`) {
+function leadQuery(db: Database, leadId: string, visible: SQL = sql`1`) {
   return db
-    .select(leadColumnsFor(provider))
+    .select(leadColumns)
     .from(leads)
     .leftJoin(channels, eq(channels.id, leads.channelId))
     .where(and(eq(leads.id, leadId), visible));
@@ -137,7 +137,7 @@ async function leadDetail(
 ): Promise<LeadDetail | undefined> {
   const conversationOf = sql`(SELECT ${leads.conversationId} FROM ${leads} WHERE ${leads.id} = ${leadId})`;
   const [rows, messageRows, events] = await db.batch([
-    leadQuery(db, provider, leadId, visible),
+    leadQuery(db, leadId, visible),
     threadQuery(db, conversationOf, { limit: 500 }),
     db.select().from(leadEvents).where(eq(leadEvents.leadId, leadId)).orderBy(leadEvents.id),
   ]);

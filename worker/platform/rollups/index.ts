@@ -5,8 +5,8 @@
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */
 export {
-  CHARGED_METRICS,
   chargedMetric,
+  chargedMetricsIn,
   API_LEADS,
   EVENT_METRICS,
   type EventMetric,

@@ -44,10 +44,11 @@ export const FUNNEL = {
 /** Leads made by API calls (no visitor's conversation), counted on the lead's day. */
 export const API_LEADS = 'api_leads';
 
-/** The metric of a meter's charges, in minor units of the contract's currency. */
-export const chargedMetric = (meter: ContractMeter) => `charged_minor.${meter}`;
+/** The metric of a meter's charges in one currency, in its minor units: `charged_minor.executions.EUR`. */
+export const chargedMetric = (meter: ContractMeter, currency: string) => `charged_minor.${meter}.${currency}`;
 
-export const CHARGED_METRICS = CONTRACT_METERS.map(chargedMetric);
+/** Every meter's charges in one currency (sums of different currencies are never added). */
+export const chargedMetricsIn = (currency: string) => CONTRACT_METERS.map((meter) => chargedMetric(meter, currency));
 
 /** Leads by their current status, counted on the day each lead was created (+1 into a status, −1 out). */
 export const leadStatusMetric = (status: string) => `lead_status.${status}`;

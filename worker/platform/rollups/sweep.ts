@@ -91,14 +91,15 @@ function fromEvents(db: Database): BatchItem<'sqlite'>[] {
   ];
 }
 
-/** The ledger's charges of contracts, in minor units, by meter. */
+/** The ledger's charges of contracts, in minor units, by meter and currency. */
 function fromLedger(db: Database): BatchItem<'sqlite'>[] {
   const cursor = window('ledger', sql`${ledgerEntries}`);
   return [
     db.run(cursor.ensure),
     ...rollInto(
       db,
-      sql`SELECT le.workspace_id, ${dayOf(sql`le.created_at`)} AS day, 'charged_minor.' || le.meter AS metric,
+      sql`SELECT le.workspace_id, ${dayOf(sql`le.created_at`)} AS day,
+        'charged_minor.' || le.meter || '.' || le.currency AS metric,
         coalesce(CASE WHEN ex.actor_kind = 'channel' THEN ex.actor_id END, '') AS channel_key,
         coalesce(ex.key_id, '') AS key_id, -le.amount_minor AS value
       FROM ${ledgerEntries} le LEFT JOIN ${executions} ex ON ex.id = le.ref
