@@ -5,13 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import {
-  type ContractMeter,
-  ESCROW_OWNERS,
-  LEDGER_KINDS,
-  REFUND_REASONS,
-  REFUND_STATUSES,
-} from '../worker/lib/vocabulary';
+import { type ContractMeter, ESCROW_OWNERS, LEDGER_KINDS, REFUND_REASONS, REFUND_STATUSES } from '../worker/vocabulary';
 
 const createdAt = () => integer('created_at').notNull();
 

@@ -25,7 +25,7 @@ import {
   TRIGGERS,
   URGENCIES,
   WORKSPACE_ROLES,
-} from '../worker/lib/vocabulary';
+} from '../worker/vocabulary';
 
 const createdAt = () => integer('created_at').notNull();
 

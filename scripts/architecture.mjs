@@ -47,12 +47,18 @@ export function cruise(root) {
   };
 }
 
-/** The folder a file belongs to, as the architecture sees it: `platform/<module>`, or a top-level folder of worker/. */
+/**
+ * The module a file belongs to, as the architecture sees it: `platform/<module>`, a top-level
+ * folder of worker/, a top-level file of worker/ (`vocabulary`, `env`), or `drizzle` (the tables).
+ */
 function folderOf(path) {
   const platform = /^worker\/platform\/([^/.]+)\//.exec(path);
   if (platform) return `platform/${platform[1]}`;
   const top = /^worker\/([^/.]+)\//.exec(path);
-  return top ? top[1] : null;
+  if (top) return top[1];
+  const file = /^worker\/([^/]+)\.tsx?$/.exec(path);
+  if (file) return file[1];
+  return /^drizzle\//.test(path) ? 'drizzle' : null;
 }
 
 /**

@@ -6,7 +6,7 @@
  * demand is offered to no one. What the visitor or caller reads is the source's to word.
  */
 import { newId } from '../lib/ids';
-import { MESSAGE_MAX_CHARS } from '../lib/vocabulary';
+import { MESSAGE_MAX_CHARS } from '../vocabulary';
 import { judgeTopic, judgeUrgency } from './judgement';
 import { assessRisk, stricter } from './risk';
 import type {

@@ -1,7 +1,7 @@
 /** The brain's input, its ports (the reads it may make) and its plans. Plain data only. */
-import type { Disposition, MessageRole, Trigger, Urgency } from '../lib/vocabulary';
+import type { Disposition, MessageRole, Trigger, Urgency } from '../vocabulary';
 
-export type { Disposition, Urgency } from '../lib/vocabulary';
+export type { Disposition, Urgency } from '../vocabulary';
 /** What the visitor did (vocabulary's TRIGGERS). */
 export type IntakeTrigger = Trigger;
 

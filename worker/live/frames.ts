@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { MessageView, VisitorThread } from '../platform/conversations/schemas';
-import type { LeadStatus } from '../lib/vocabulary';
+import type { LeadStatus } from '../vocabulary';
 
 /** Who holds a socket: the visitor of the conversation, or the expert who claimed its lead. */
 export type ParticipantRole = 'visitor' | 'provider';

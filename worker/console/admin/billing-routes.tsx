@@ -4,7 +4,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { CONTRACT_METERS } from '../../lib/vocabulary';
+import { CONTRACT_METERS } from '../../vocabulary';
 import {
   creditEscrow,
   creditSchema,

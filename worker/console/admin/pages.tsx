@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /** /admin/providers: the platform admins' review queue, and one provider's review page. */
-import { PROVIDER_STATUSES } from '../../lib/vocabulary';
+import { PROVIDER_STATUSES } from '../../vocabulary';
 import type { AgentHealth } from '../../platform/agents';
 import type { ProviderProfileView } from '../../platform/providers';
 import type { SessionUser } from '../../platform/identity';

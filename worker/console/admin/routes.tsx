@@ -7,7 +7,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { newPageApp } from '../shared/app';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { PROVIDER_STATUSES, type ProviderStatus } from '../../lib/vocabulary';
+import { PROVIDER_STATUSES, type ProviderStatus } from '../../vocabulary';
 import { agentHealth } from '../../platform/agents';
 import { reviewNoteSchema } from '../../platform/providers';
 import {

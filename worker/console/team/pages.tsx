@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /** The team page (members, open invitations, invite form) and the invitee's invitations page. */
 import { roleMay } from '../../platform/access';
-import { WORKSPACE_ROLES, type WorkspaceRole } from '../../lib/vocabulary';
+import { WORKSPACE_ROLES, type WorkspaceRole } from '../../vocabulary';
 import type { InvitationView } from '../../platform/identity';
 import type { SessionUser } from '../../platform/identity';
 import { Field, Select, type FieldErrors } from '../shared/forms';

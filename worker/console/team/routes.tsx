@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { newPageApp } from '../shared/app';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { WORKSPACE_ROLES, type WorkspaceRole } from '../../lib/vocabulary';
+import { WORKSPACE_ROLES, type WorkspaceRole } from '../../vocabulary';
 import {
   answerInvitation,
   changeMembership,

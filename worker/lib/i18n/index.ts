@@ -14,12 +14,12 @@ import it from './compiled/visitor.it.js';
 import nl from './compiled/visitor.nl.js';
 import pl from './compiled/visitor.pl.js';
 import pt from './compiled/visitor.pt.js';
-import { type Language, LANGUAGES } from '../vocabulary';
+import { type Language, LANGUAGES } from '../../vocabulary';
 import type { VisitorMessages } from './messages';
 
 export type { MessageValues, VisitorMessages, WidgetMessages } from './messages';
 
-export { LANGUAGE_SETTINGS, LANGUAGES, type Language, type LanguageSetting } from '../vocabulary';
+export { LANGUAGE_SETTINGS, LANGUAGES, type Language, type LanguageSetting } from '../../vocabulary';
 
 const CATALOGS: Record<Language, VisitorMessages> = { en, de, fr, es, pt, nl, it, pl, ar, he };
 const RIGHT_TO_LEFT: ReadonlySet<Language> = new Set(['ar', 'he']);

@@ -4,7 +4,7 @@
  * (identity/guards.ts), the provider gate (providers/gate.ts), the services and the console pages
  * all ask this table, so a rule is written once. Platform administrators use the admin API.
  */
-import { PROVIDER_STATUSES, type ProviderKind, type ProviderStatus, type WorkspaceRole } from '../../lib/vocabulary';
+import { PROVIDER_STATUSES, type ProviderKind, type ProviderStatus, type WorkspaceRole } from '../../vocabulary';
 
 export { KNOWN_SCOPES, type Scope, SCOPE_MEANINGS, scopeSchema } from './schemas';
 import type { Scope } from './schemas';

@@ -23,7 +23,7 @@ import {
   refundRequestSchema,
 } from '../billing';
 import { calendarTime } from '../../lib/openapi';
-import { REFUND_STATUSES } from '../../lib/vocabulary';
+import { REFUND_STATUSES } from '../../vocabulary';
 import { adminAuditContext, defineAdminRoute, idParam } from './define';
 
 const list = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });

@@ -4,7 +4,7 @@
  */
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env';
-import { PROVIDER_STATUSES } from '../../lib/vocabulary';
+import { PROVIDER_STATUSES } from '../../vocabulary';
 import { displayText } from '../../lib/openapi';
 import { createDomain, type LeadPrice, listDomainEntries, updateDomain } from '../domains';
 import { currencySchema, minorUnits } from '../billing';

@@ -4,7 +4,7 @@
  * and the handlers' return types are inferred from them.
  */
 import { z } from '@hono/zod-openapi';
-import { PROVIDER_STATUSES } from '../../lib/vocabulary';
+import { PROVIDER_STATUSES } from '../../vocabulary';
 import { agentHealthSchema } from '../agents';
 import { providerProfileSchema } from '../providers/schemas';
 

@@ -3,7 +3,7 @@
  * answer, the signing secret a provider receives, and the health view. Types are inferred.
  */
 import { z } from '@hono/zod-openapi';
-import { PLATFORM_METERS } from '../../lib/vocabulary';
+import { PLATFORM_METERS } from '../../vocabulary';
 
 /** The part of a fetched agent card the platform keeps and shows (the card itself is kept too). */
 export const agentCardSummarySchema = z

@@ -9,7 +9,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import { monthOf } from '../../lib/periods';
-import { CONTRACT_METERS, type ContractMeter, METER_UNITS } from '../../lib/vocabulary';
+import { CONTRACT_METERS, type ContractMeter, METER_UNITS } from '../../vocabulary';
 import { contractInForceSql, type ContractTerms, type MeterTerms } from './contracts';
 import { balanceOf } from './ledger';
 

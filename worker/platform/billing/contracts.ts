@@ -10,7 +10,7 @@ import { type Database, schema } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { TtlCache } from '../../lib/ttl-cache';
-import { CONTRACT_METERS, type ContractMeter } from '../../lib/vocabulary';
+import { CONTRACT_METERS, type ContractMeter } from '../../vocabulary';
 import { auditInsert, type AuditContext } from '../audit';
 import type { ContractView, NewContract } from './schemas';
 

@@ -11,7 +11,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { type Database, schema } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import type { LedgerKind } from '../../lib/vocabulary';
+import type { LedgerKind } from '../../vocabulary';
 
 const { ledgerEntries, transfers } = schema;
 

@@ -4,7 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { calendarDate, calendarTime, displayText } from '../../lib/openapi';
-import { CONTRACT_METERS, ESCROW_OWNERS, LEDGER_KINDS, REFUND_REASONS, REFUND_STATUSES } from '../../lib/vocabulary';
+import { CONTRACT_METERS, ESCROW_OWNERS, LEDGER_KINDS, REFUND_REASONS, REFUND_STATUSES } from '../../vocabulary';
 
 /** A sum of money: integer minor units (cents), up to a billion units of the currency. */
 export const minorUnits = z.number().int().min(0).max(100_000_000_000);

@@ -8,7 +8,7 @@ import { and, eq } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { dayOf, daysBetween, monthOf } from '../../lib/periods';
-import { CONTRACT_METERS, type ContractMeter } from '../../lib/vocabulary';
+import { CONTRACT_METERS, type ContractMeter } from '../../vocabulary';
 import { chargedMetricsIn, rollupSums } from '../rollups';
 import { currentContract } from './contracts';
 import { balances } from './ledger';

@@ -7,7 +7,7 @@ import { settingBounds } from '../../brain/lead-policy';
 import { displayText, setOf } from '../../lib/openapi';
 import { attributionSchema } from '../attribution';
 import { messageSchema } from '../conversations/schemas';
-import { LANGUAGE_SETTINGS, LANGUAGES, MESSAGE_MAX_CHARS, ROUTING_POOLS, TRIGGERS } from '../../lib/vocabulary';
+import { LANGUAGE_SETTINGS, LANGUAGES, MESSAGE_MAX_CHARS, ROUTING_POOLS, TRIGGERS } from '../../vocabulary';
 import widgetDefaults from './widget-defaults.json';
 
 /** An exact web origin: scheme, host and optional port, nothing else. */

@@ -1,6 +1,6 @@
 /** The wire shapes of a conversation (docs/design/live.md): a message, and the visitor's thread. */
 import { z } from '@hono/zod-openapi';
-import { LEAD_STATUSES, MESSAGE_ROLES } from '../../lib/vocabulary';
+import { LEAD_STATUSES, MESSAGE_ROLES } from '../../vocabulary';
 
 export const messageSchema = z
   .object({

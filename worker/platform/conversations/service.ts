@@ -15,7 +15,7 @@ import { clock } from '../../lib/clock';
 
 const { conversations, messages, leads, demands } = schema;
 
-import type { LeadStatus, MessageRole } from '../../lib/vocabulary';
+import type { LeadStatus, MessageRole } from '../../vocabulary';
 
 export type { MessageRole };
 

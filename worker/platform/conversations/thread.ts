@@ -10,7 +10,7 @@ import { sha256Hex } from '../../lib/crypto';
 import { isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { RATE_LIMIT_WINDOW_MS, windowIncrement } from '../../lib/rate-limit';
-import type { LeadStatus } from '../../lib/vocabulary';
+import type { LeadStatus } from '../../vocabulary';
 import { openedByVisitorToken } from './keys';
 import type { MessageView, VisitorThread } from './schemas';
 import { clock } from '../../lib/clock';

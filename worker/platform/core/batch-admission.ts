@@ -18,7 +18,7 @@ import {
 } from '../billing';
 import { forgetChannel } from '../channels';
 import { batchRefusal, guardValues, quotaLeftAfter, rateLimitOutcome } from './batch-guard';
-import { EXECUTIONS_METER } from '../../lib/vocabulary';
+import { EXECUTIONS_METER } from '../../vocabulary';
 import { forgetCachedKeys, freshKeyRefusal, quotaPeriod, workspaceInactive, type KeyContext } from '../identity';
 import { claimIdempotencyKey, STALE_RESERVATION_MS, storedOutcome, storedRecord } from './idempotency';
 import { RATE_LIMIT_WINDOW_MS, readWindows, windowIncrement, type RateLimitOutcome } from '../../lib/rate-limit';

@@ -5,7 +5,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { isConstraintViolation } from '../../lib/db';
-import { EXECUTIONS_METER } from '../../lib/vocabulary';
+import { EXECUTIONS_METER } from '../../vocabulary';
 import { RATE_LIMIT_WINDOW_MS, type RateLimitOutcome, type WindowGuard } from '../../lib/rate-limit';
 import { type ContractCharge, contractInForceSql } from '../billing';
 import { quotaPeriod } from '../identity';

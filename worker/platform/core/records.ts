@@ -6,7 +6,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { ExecutedPlan } from '../../brain';
 import type { ContractCharge, MeterQuantities } from '../billing';
 import { type Database, insertRows, schema } from '../../lib/db';
-import { EXECUTIONS_METER } from '../../lib/vocabulary';
+import { EXECUTIONS_METER } from '../../vocabulary';
 import { resultOf } from './replies';
 import type { ExecuteResponse, UsageApplication } from './schemas';
 import type { Admitted, Demand, ExecutionContext } from './sources/source';

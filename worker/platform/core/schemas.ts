@@ -5,7 +5,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { setOf } from '../../lib/openapi';
-import { USAGE_SOURCES } from '../../lib/vocabulary';
+import { USAGE_SOURCES } from '../../vocabulary';
 import { KNOWN_SCOPES, scopeSchema } from '../access/schemas';
 
 /** Correlation ids travel in headers and logs, so they are visible ASCII only. */

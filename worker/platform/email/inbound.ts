@@ -7,7 +7,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import { conversationOfReplyKey } from '../conversations';
-import { MESSAGE_MAX_CHARS } from '../../lib/vocabulary';
+import { MESSAGE_MAX_CHARS } from '../../vocabulary';
 
 const { conversations, channels, emails, leads } = schema;
 

@@ -6,7 +6,7 @@
 import { desc, eq, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import { type Database, schema } from '../../lib/db';
-import type { EmailKind, EmailStatus } from '../../lib/vocabulary';
+import type { EmailKind, EmailStatus } from '../../vocabulary';
 import { maskAddress } from './addresses';
 
 const { emails, providers, users, leads } = schema;

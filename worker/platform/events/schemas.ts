@@ -14,7 +14,7 @@ import {
   PROVIDER_STATUSES,
   TRIGGERS,
   URGENCIES,
-} from '../../lib/vocabulary';
+} from '../../vocabulary';
 
 const at = z.string().openapi({ description: 'ISO 8601, UTC.' });
 const providerRef = z.object({ provider_id: z.string(), name: z.string().nullable() });

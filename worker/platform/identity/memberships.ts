@@ -8,7 +8,7 @@ import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { roleMay, type WorkspaceAction } from '../access';
-import type { WorkspaceRole } from '../../lib/vocabulary';
+import type { WorkspaceRole } from '../../vocabulary';
 import { normalizeEmail } from './accounts';
 import { auditInsert, type AuditContext } from '../audit';
 import { joinTenant } from './tenants';

@@ -1,7 +1,7 @@
 /** The insights' wire shapes (docs/design/insights.md); types are inferred from these. */
 import { z } from '@hono/zod-openapi';
 import { calendarDate } from '../../lib/openapi';
-import { LEAD_STATUSES } from '../../lib/vocabulary';
+import { LEAD_STATUSES } from '../../vocabulary';
 
 export const insightsQuerySchema = z.object({
   from: calendarDate()

@@ -8,7 +8,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { dayOf, daysBetween } from '../../lib/periods';
-import { LEAD_STATUSES } from '../../lib/vocabulary';
+import { LEAD_STATUSES } from '../../vocabulary';
 import { API_LEADS, FUNNEL, SECONDS_BUCKETS, sumsOver } from '../rollups';
 import type { InsightsView } from './schemas';
 

@@ -13,7 +13,7 @@ import { withoutContactDetails } from '../../lib/redact';
 import type { Attribution } from '../attribution';
 import type { EventData } from '../events';
 import type { RoutingSettings } from '../../brain';
-import { URGENCIES, URGENCY_RANK } from '../../lib/vocabulary';
+import { URGENCIES, URGENCY_RANK } from '../../vocabulary';
 import { firstWaveOffers } from './offers';
 
 const { demands, leads, leadEvents } = schema;

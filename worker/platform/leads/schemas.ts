@@ -2,7 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { attributionSchema } from '../attribution';
 import { messageSchema } from '../conversations/schemas';
-import { LEAD_STATUSES, MESSAGE_MAX_CHARS, TRIGGERS, URGENCIES } from '../../lib/vocabulary';
+import { LEAD_STATUSES, MESSAGE_MAX_CHARS, TRIGGERS, URGENCIES } from '../../vocabulary';
 import { displayText } from '../../lib/openapi';
 
 /** What a won lead was worth: integer minor units of an ISO 4217 currency. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LEAD_STATUSES } from '../../lib/vocabulary';
+import { LEAD_STATUSES } from '../../vocabulary';
 import { leadTransitionAllowed } from './transitions';
 
 /** docs/design/providers-and-leads.md, written out: every move a claimer may make. Anything else is 409. */

@@ -6,7 +6,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import type { ProviderStatus } from '../../lib/vocabulary';
+import type { ProviderStatus } from '../../vocabulary';
 import { forgetAgentSupply, signingSecretOnApproval } from '../agents';
 import { auditInsertWhere, type AuditContext } from '../audit';
 import { openProviderEscrow } from '../billing';

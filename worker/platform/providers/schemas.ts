@@ -6,7 +6,7 @@ import { z } from '@hono/zod-openapi';
 import { CLAIM_BOUNDS } from '../../brain/lead-policy';
 import { displayText, setOf } from '../../lib/openapi';
 import { agentCardSummarySchema } from '../agents/schemas';
-import { AVAILABILITIES, LEAD_ALERT_MODES, PROVIDER_KINDS, PROVIDER_STATUSES } from '../../lib/vocabulary';
+import { AVAILABILITIES, LEAD_ALERT_MODES, PROVIDER_KINDS, PROVIDER_STATUSES } from '../../vocabulary';
 
 export { PROVIDER_KINDS };
 export const providerKindSchema = z.enum(PROVIDER_KINDS).openapi('ProviderKind', {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PROVIDER_STATUSES } from '../../lib/vocabulary';
+import { PROVIDER_STATUSES } from '../../vocabulary';
 import { nextProviderStatus, type ProviderEvent } from './transitions';
 
 /** docs/design/providers-and-leads.md, written out as "state + event → state". Every other pair is refused. */

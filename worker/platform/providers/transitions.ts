@@ -2,7 +2,7 @@
  * The provider's states and what moves it between them (docs/design/providers-and-leads.md), as data: the
  * provider API, the review pages and the unit tests beside this file all read this one table.
  */
-import type { ProviderStatus } from '../../lib/vocabulary';
+import type { ProviderStatus } from '../../vocabulary';
 
 /** What moves a provider from one state to another. */
 export type ProviderEvent = 'save' | 'submit' | 'approve' | 'reject' | 'suspend' | 'material_change';

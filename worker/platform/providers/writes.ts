@@ -7,7 +7,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { insertWhere, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import type { ProviderStatus } from '../../lib/vocabulary';
+import type { ProviderStatus } from '../../vocabulary';
 import { providerLiveRevocation } from '../conversations';
 import { type EventData, eventInsertWhere, newEvent } from '../events';
 import type { ProviderEvent } from './transitions';

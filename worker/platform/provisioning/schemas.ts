@@ -1,7 +1,7 @@
 /** Provisioning requests' wire shapes (docs/design/identity-and-access.md); types are inferred from these. */
 import { z } from '@hono/zod-openapi';
 import { displayText, setOf } from '../../lib/openapi';
-import { PROVISIONING_KINDS, PROVISIONING_STATUSES } from '../../lib/vocabulary';
+import { PROVISIONING_KINDS, PROVISIONING_STATUSES } from '../../vocabulary';
 import { KNOWN_SCOPES, scopeSchema } from '../access/schemas';
 import { EVENT_TYPES, eventTypeSchema } from '../events/schemas';
 

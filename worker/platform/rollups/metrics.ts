@@ -5,7 +5,7 @@
  */
 import type { SQL } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
-import { CONTRACT_METERS, type ContractMeter, LEAD_STATUSES } from '../../lib/vocabulary';
+import { CONTRACT_METERS, type ContractMeter, LEAD_STATUSES } from '../../vocabulary';
 
 /** The event types the rollups read from the outbox. */
 export const ROLLED_UP_EVENTS = ['execution.completed', 'lead.created', 'lead.unclaimed', 'lead.released'] as const;

@@ -18,7 +18,7 @@ import type { ExecutionLimits } from '../../../env';
 import type { MailContext, Services } from '../../../lib/services';
 import type { VisitorContact } from '../../leads';
 import type { RoutingSettings } from '../../../brain';
-import type { RoutingPoolKind } from '../../../lib/vocabulary';
+import type { RoutingPoolKind } from '../../../vocabulary';
 import type { Language } from '../../../lib/i18n';
 
 /** What is asked: the same fields whoever asks. */
