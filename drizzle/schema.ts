@@ -10,6 +10,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import {
+  ATTEMPT_OUTCOMES,
   AVAILABILITIES,
   DISPOSITIONS,
   EMAIL_KINDS,
@@ -593,20 +594,7 @@ export const agentAttempts = sqliteTable(
     executionId: text('execution_id').notNull(),
     providerId: text('provider_id').notNull(),
     workspaceId: text('workspace_id').notNull(),
-    outcome: text('outcome', {
-      enum: [
-        'success',
-        'timeout',
-        'http_error',
-        'invalid_answer',
-        'rpc_error',
-        'not_completed',
-        'declined',
-        'network_error',
-        'refused',
-        'circuit_open',
-      ],
-    }).notNull(),
+    outcome: text('outcome', { enum: ATTEMPT_OUTCOMES }).notNull(),
     httpStatus: integer('http_status'),
     durationMs: integer('duration_ms').notNull(),
     /** A short, secret-free description of what went wrong. */

@@ -6,6 +6,22 @@
  */
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
+/** A message in A2A 1.0's JSON, as a task's history keeps it. */
+export interface StoredTaskMessage {
+  messageId: string;
+  contextId: string;
+  taskId: string;
+  role: 'ROLE_USER' | 'ROLE_AGENT';
+  parts: Array<Record<string, unknown>>;
+}
+
+/** An answer's artifact in A2A 1.0's JSON: the reply as text, the envelope as data. */
+export interface StoredTaskArtifact {
+  artifactId: string;
+  name: string;
+  parts: Array<Record<string, unknown>>;
+}
+
 export const a2aTasks = sqliteTable(
   'a2a_tasks',
   {
@@ -15,9 +31,9 @@ export const a2aTasks = sqliteTable(
     /** `TASK_STATE_COMPLETED` (executions answer synchronously), or `TASK_STATE_CANCELED`. */
     state: text('state').notNull(),
     /** The messages, user's and agent's, in A2A 1.0's JSON (the 0.3 shape is made when read). */
-    history: text('history', { mode: 'json' }).$type<unknown[]>().notNull(),
+    history: text('history', { mode: 'json' }).$type<StoredTaskMessage[]>().notNull(),
     /** The latest answer's artifacts (the reply as text, the execution envelope as data). */
-    artifacts: text('artifacts', { mode: 'json' }).$type<unknown[]>().notNull(),
+    artifacts: text('artifacts', { mode: 'json' }).$type<StoredTaskArtifact[]>().notNull(),
     lastExecutionId: text('last_execution_id').notNull(),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),

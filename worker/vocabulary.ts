@@ -126,3 +126,21 @@ export type EmailKind = (typeof EMAIL_KINDS)[number];
  */
 export const EMAIL_STATUSES = ['held', 'queued', 'sending', 'sent', 'failed', 'skipped'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
+
+/**
+ * How a call to an agent or robot ended. `declined`: the agent said it will not do this one;
+ * `refused`: the egress guard or the agent's own bounds stopped it; `circuit_open`: not called.
+ */
+export const ATTEMPT_OUTCOMES = [
+  'success',
+  'timeout',
+  'http_error',
+  'invalid_answer',
+  'rpc_error',
+  'not_completed',
+  'declined',
+  'network_error',
+  'refused',
+  'circuit_open',
+] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];

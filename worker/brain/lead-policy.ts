@@ -37,8 +37,11 @@ export const OFFER_RANKING = [
 ] as const;
 export type OfferCriterion = (typeof OFFER_RANKING)[number];
 
-/** The waves of an offer, as the lead's history and the `wave` column number them. */
-export const OFFER_WAVES = { first: 1, everyone: 2 } as const;
+/**
+ * The waves of an offer, as the lead's history and the `wave` column number them: a lead held
+ * past the workspace's allowance is offered to nobody yet (0).
+ */
+export const OFFER_WAVES = { held: 0, first: 1, everyone: 2 } as const;
 
 /** What bounds an expert's claims. */
 export const CLAIM_BOUNDS = {

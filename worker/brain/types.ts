@@ -1,5 +1,7 @@
 /** The brain's input, its ports (the reads it may make) and its plans. Plain data only. */
-import type { Disposition, MessageRole, Trigger, Urgency } from '../vocabulary';
+import type { AttemptOutcome, Disposition, MessageRole, Trigger, Urgency } from '../vocabulary';
+
+export type { AttemptOutcome };
 
 export type { Disposition, Urgency } from '../vocabulary';
 /** What the visitor did (vocabulary's TRIGGERS). */
@@ -96,19 +98,6 @@ export interface ReportedUsage {
   quantity: number;
   unit: string;
 }
-
-/** How a call to an agent or robot ended. `declined`: the agent said it will not do this one. */
-export type AttemptOutcome =
-  | 'success'
-  | 'timeout'
-  | 'http_error'
-  | 'invalid_answer'
-  | 'rpc_error'
-  | 'not_completed'
-  | 'declined'
-  | 'network_error'
-  | 'refused'
-  | 'circuit_open';
 
 /** The answer of one call: a validated answer, or why there is none. */
 export type AgentAnswer =

@@ -9,7 +9,13 @@ import { createMiddleware } from 'hono/factory';
 import { problemResponse, validationError } from '../lib/app';
 import { type AppEnv, resolvePlatformUrls } from '../env';
 import { ApiError, type ProblemBody, problemBody } from '../lib/errors';
-import { type ExecuteRequest, type ExecuteResponse, executeRequestSchema } from '../platform/core';
+import { problemSchema } from '../lib/openapi';
+import {
+  type ExecuteRequest,
+  type ExecuteResponse,
+  executeRequestSchema,
+  executeResponseSchema,
+} from '../platform/core';
 import type { DomainChoice } from '../brain';
 import { domainForText } from '../platform/domains';
 import { requireActor, workspaceDefaultDomain } from '../platform/identity';
@@ -20,12 +26,19 @@ import { executeAsKey, rateLimitHeaders } from './execute';
  * `domain` may be left out.
  */
 export type AssistantRequest = Partial<Pick<ExecuteRequest, 'domain'>> &
-  Pick<ExecuteRequest, 'text' | 'structured_input' | 'session_id' | 'idempotency_key' | 'key_id' | 'attachments'>;
+  Pick<ExecuteRequest, 'text' | 'session_id' | 'idempotency_key' | 'attachments'> & {
+    /** Checked by the execute request's schema, as /api/execute checks them. */
+    structured_input?: unknown;
+    key_id?: unknown;
+  };
 
 /** An execution's answer to an assistant: the envelope and its reply, or the problem that refused it. */
 export type AssistantOutcome =
   | { ok: true; envelope: ExecuteResponse; reply: string; replayed: boolean; domainChoice: DomainChoice | null }
   | { ok: false; problem: ProblemBody };
+
+/** A stored refusal: a problem, its extensions (the meter, the contract) kept. */
+const storedProblemSchema = problemSchema.loose();
 
 /**
  * An API key must hold `execute` to use the protocol at all (an administrator names the key per
@@ -81,11 +94,9 @@ export async function executeForAssistant(
     const unsent = [...(options.unsent ?? []), ...(domainChoice ? (['domain'] as const) : [])];
     const outcome = await executeAsKey(c, parsed.data, via, { ...options, unsent });
     c.set('executionHeaders', rateLimitHeaders(outcome.rateLimit));
-    if (outcome.status !== 200) {
-      // A replay of a refusal: the stored problem, as it was first sent.
-      return { ok: false, problem: JSON.parse(outcome.body) as ProblemBody };
-    }
-    const envelope = JSON.parse(outcome.body) as ExecuteResponse;
+    // A replay keeps only the bytes first sent: they are read back by the schemas they were written by.
+    if (outcome.status !== 200) return { ok: false, problem: storedProblemSchema.parse(JSON.parse(outcome.body)) };
+    const envelope = outcome.envelope ?? executeResponseSchema.parse(JSON.parse(outcome.body));
     const reply = typeof envelope.output.result.reply === 'string' ? envelope.output.result.reply : '';
     return { ok: true, envelope, reply, replayed: outcome.replayed, domainChoice };
   } catch (error) {

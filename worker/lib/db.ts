@@ -2,6 +2,8 @@ import { getTableColumns, getTableName, SQL, sql } from 'drizzle-orm';
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from '../../drizzle/schema';
+import { type IdPrefix, newId } from './ids';
+import { clock } from './clock';
 import { TtlCache } from './ttl-cache';
 
 /**
@@ -243,4 +245,13 @@ export function insertWhere<T extends SQLiteTable>(
 /** One trivial statement, to tell whether D1 answers at all (`/healthz?deep=1`). */
 export function pingDatabase(db: Database) {
   return db.run(sql`SELECT 1`);
+}
+
+/**
+ * Ids made inside one SQL statement, one per row it writes: the prefix and time of a `newId` (so
+ * they sort with the others) and 64 random bits as 16 hex digits (hex digits are Crockford base32
+ * digits too). The one way besides `newId` that the platform makes an id.
+ */
+export function newIdsInStatement(prefix: IdPrefix, now: number = clock.now()): SQL {
+  return sql`${newId(prefix, now).slice(0, prefix.length + 11)} || lower(hex(randomblob(8)))`;
 }

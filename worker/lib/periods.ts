@@ -53,3 +53,12 @@ export function daysBetween(from: string, to: string): string[] {
   for (let at = Date.parse(`${from}T00:00:00Z`); at <= end; at += 86_400_000) days.push(dayOf(at));
   return days;
 }
+
+/** A moment as the APIs write it: ISO 8601 in UTC. */
+export function iso(milliseconds: number): string;
+/** A moment as the APIs write it, or null for none. */
+export function iso(milliseconds: number | null): string | null;
+/** One implementation for both. */
+export function iso(milliseconds: number | null): string | null {
+  return milliseconds === null ? null : new Date(milliseconds).toISOString();
+}

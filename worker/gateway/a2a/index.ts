@@ -16,8 +16,9 @@ import { listDomainEntries } from '../../platform/domains';
 import { requireActor, requireBearer } from '../../platform/identity';
 import { postOnly, requireExecuteScope, withExecutionHeaders } from '../callers';
 import { gatewayAgentCard } from './card';
+import { type RpcRequest, idOf, readParams, readRpcRequest } from './requests';
 import { actionOf, cancelTask, getTask, listTaskPage, sendMessage } from './rpc';
-import { type A2aVersion, RPC, RpcError, type RpcRequest, idOf, readRpcRequest } from './wire';
+import { type A2aVersion, RPC, RpcError } from './wire';
 
 /** The version a request asks for: its A2A-Version header, 0.3 when it has none (as the spec says). */
 function versionOf(header: string | undefined): A2aVersion {
@@ -69,14 +70,8 @@ function eventStream(
  */
 function streamAnswer(c: Context<AppEnv>, request: RpcRequest, version: A2aVersion, workspaceId: string | null) {
   return eventStream(c, request.id, async (send) => {
-    const { task } = await sendMessage(c, request, version, workspaceId);
-    const { status, artifacts, history, ...rest } = task as {
-      id: string;
-      contextId: string;
-      status: { message?: unknown; timestamp: string };
-      artifacts: unknown[];
-      history: unknown[];
-    };
+    const { task } = await sendMessage(c, readParams('send', request.params), version, workspaceId);
+    const { status, artifacts = [], history, ...rest } = task;
     const working = { state: version === '1.0' ? 'TASK_STATE_WORKING' : 'working', timestamp: status.timestamp };
     const asked = history.slice(0, -1);
     const base = { taskId: rest.id, contextId: rest.contextId };
@@ -108,21 +103,22 @@ async function handleA2a(c: Context<AppEnv>): Promise<Response> {
     const answer = (result: unknown) => Response.json({ jsonrpc: '2.0', id: request.id, result });
     switch (action) {
       case 'send': {
-        const { task } = await sendMessage(c, request, version, workspaceId);
+        const { task } = await sendMessage(c, readParams('send', request.params), version, workspaceId);
         return answer(version === '1.0' ? { task } : task);
       }
       case 'stream':
         return streamAnswer(c, request, version, workspaceId);
       case 'get':
-        return answer(await getTask(c, request, version, workspaceId));
+        return answer(await getTask(c, readParams('get', request.params), version, workspaceId));
       case 'list':
-        return answer(await listTaskPage(c, request, workspaceId));
+        return answer(await listTaskPage(c, readParams('list', request.params), workspaceId));
       case 'cancel':
-        return answer(await cancelTask(c, request, workspaceId));
+        return answer(await cancelTask(c, readParams('cancel', request.params), workspaceId));
       case 'subscribe':
         // Every task is complete when its answer is sent, so there is nothing left to follow.
         return eventStream(c, request.id, async () => {
-          await getTask(c, request, version, workspaceId);
+          const { id: taskId } = readParams('subscribe', request.params);
+          await getTask(c, { id: taskId, historyLength: undefined }, version, workspaceId);
           throw new RpcError(RPC.unsupportedOperation, 'The task is completed: there are no more events to follow.');
         });
       case 'push':

@@ -7,21 +7,13 @@
  * replays the first answer.
  */
 import type { Context } from 'hono';
+import { z } from 'zod';
 import type { AppEnv } from '../../env';
 import type { ProblemBody } from '../../lib/errors';
 import { type StoredTaskMessage, findTask, listTasks, taskWrite } from '../../platform/tasks';
 import { type AssistantRequest, executeForAssistant } from '../callers';
-import {
-  type A2aVersion,
-  type InMessage,
-  RPC,
-  RpcError,
-  type RpcRequest,
-  readConfiguration,
-  readHistoryLength,
-  readMessage,
-  taskFor,
-} from './wire';
+import type { InMessage, InPart, ParamsOf, RpcRequest } from './requests';
+import { type A2aVersion, RPC, RpcError, sendConfiguration, type TaskView, taskFor } from './wire';
 
 /** Methods by version: each maps to what it does. */
 const METHODS: Record<A2aVersion, Record<string, Action>> = {
@@ -52,7 +44,7 @@ const METHODS: Record<A2aVersion, Record<string, Action>> = {
   },
 };
 
-type Action = 'send' | 'stream' | 'get' | 'list' | 'cancel' | 'subscribe' | 'push' | 'extendedCard';
+export type Action = 'send' | 'stream' | 'get' | 'list' | 'cancel' | 'subscribe' | 'push' | 'extendedCard';
 
 /** What a request asks, once checked: its action and its version. */
 export function actionOf(request: RpcRequest, version: A2aVersion): Action {
@@ -88,10 +80,20 @@ export function refusalOf(problem: ProblemBody, version: A2aVersion): RpcError {
   return new RpcError(code, `${problem.code}: ${problem.detail}`, data);
 }
 
+/** The fields a message's data part may carry for the execution (checked again by the execute request's schema). */
+const dataFieldsSchema = z.object({
+  domain: z.string().optional().catch(undefined),
+  idempotency_key: z.string().optional().catch(undefined),
+  structured_input: z.unknown().optional(),
+  key_id: z.unknown().optional(),
+});
+
+const isData = (part: InPart): part is Extract<InPart, { data: unknown }> => 'data' in part;
+
 /** What a message asks the gateway: its words, its data part's fields, its attachments. */
 function requestOf(message: InMessage, contextId: string): AssistantRequest {
   const text = message.parts.flatMap((part) => ('text' in part ? [part.text] : [])).join('\n');
-  const data = (message.parts.find((part) => 'data' in part) as { data: Record<string, unknown> } | undefined)?.data;
+  const data = dataFieldsSchema.parse(message.parts.find(isData)?.data ?? {});
   const attachments = message.parts.flatMap((part, index) =>
     'url' in part || 'raw' in part
       ? [
@@ -107,13 +109,13 @@ function requestOf(message: InMessage, contextId: string): AssistantRequest {
   const words =
     text || (attachments.length ? `Files: ${attachments.map((a) => a.metadata.filename ?? a.kind).join(', ')}` : '');
   return {
-    ...(typeof data?.domain === 'string' ? { domain: data.domain } : {}),
+    ...(data.domain !== undefined ? { domain: data.domain } : {}),
     session_id: contextId,
     ...(words ? { text: words } : {}),
-    ...(data?.structured_input !== undefined ? { structured_input: data.structured_input as never } : {}),
+    ...(data.structured_input !== undefined ? { structured_input: data.structured_input } : {}),
     // The message is the unit a client retries: its id keys the retry, unless the data names a key.
-    idempotency_key: typeof data?.idempotency_key === 'string' ? data.idempotency_key : `a2a:${message.messageId}`,
-    ...(data?.key_id !== undefined ? { key_id: data.key_id as never } : {}),
+    idempotency_key: data.idempotency_key ?? `a2a:${message.messageId}`,
+    ...(data.key_id !== undefined ? { key_id: data.key_id } : {}),
     ...(attachments.length ? { attachments } : {}),
   };
 }
@@ -129,12 +131,12 @@ function storedMessage(message: InMessage, contextId: string, taskId: string): S
  */
 export async function sendMessage(
   c: Context<AppEnv>,
-  request: RpcRequest,
+  params: ParamsOf<'send'>,
   version: A2aVersion,
   workspaceId: string | null,
 ) {
-  const message = readMessage(request.params);
-  const configuration = readConfiguration(request.params);
+  const { message } = params;
+  const configuration = sendConfiguration(params.configuration);
   const continued = message.taskId ? await findTask(c.var.db, workspaceId, message.taskId) : undefined;
   if (message.taskId && !continued) throw new RpcError(RPC.taskNotFound, `Task not found: ${message.taskId}.`);
   if (continued && message.contextId && message.contextId !== continued.contextId)
@@ -172,73 +174,34 @@ export async function sendMessage(
 /** GetTask / tasks/get. */
 export async function getTask(
   c: Context<AppEnv>,
-  request: RpcRequest,
+  { id, historyLength }: ParamsOf<'get'>,
   version: A2aVersion,
   workspaceId: string | null,
 ) {
-  const id = request.params.id;
-  if (typeof id !== 'string' || !id) throw new RpcError(RPC.invalidParams, 'Invalid params: "id" is required.');
-  const historyLength = readHistoryLength(request.params.historyLength);
   const task = await findTask(c.var.db, workspaceId, id);
   if (!task) throw new RpcError(RPC.taskNotFound, `Task not found: ${id}.`);
   return taskFor(task, version, historyLength === undefined ? {} : { historyLength });
 }
 
 /** CancelTask / tasks/cancel: every task here is complete when answered, so none can be canceled. */
-export async function cancelTask(c: Context<AppEnv>, request: RpcRequest, workspaceId: string | null) {
-  const id = request.params.id;
-  if (typeof id !== 'string' || !id) throw new RpcError(RPC.invalidParams, 'Invalid params: "id" is required.');
+export async function cancelTask(c: Context<AppEnv>, { id }: ParamsOf<'cancel'>, workspaceId: string | null) {
   const task = await findTask(c.var.db, workspaceId, id);
   if (!task) throw new RpcError(RPC.taskNotFound, `Task not found: ${id}.`);
   throw new RpcError(RPC.taskNotCancelable, `Task ${id} is completed: it cannot be canceled.`);
 }
 
-const STATES = new Set([
-  'TASK_STATE_SUBMITTED',
-  'TASK_STATE_WORKING',
-  'TASK_STATE_COMPLETED',
-  'TASK_STATE_FAILED',
-  'TASK_STATE_CANCELED',
-  'TASK_STATE_INPUT_REQUIRED',
-  'TASK_STATE_REJECTED',
-  'TASK_STATE_AUTH_REQUIRED',
-]);
-
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
-
 /** ListTasks (1.0): this workspace's tasks, newest change first, filtered and paged. */
-export async function listTaskPage(c: Context<AppEnv>, request: RpcRequest, workspaceId: string | null) {
-  const { params } = request;
-  const invalid = (detail: string) => new RpcError(RPC.invalidParams, `Invalid params: ${detail}`);
-  const pageSize = params.pageSize ?? 50;
-  if (typeof pageSize !== 'number' || !Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100)
-    throw invalid('"pageSize" is a whole number from 1 to 100.');
-  const historyLength = readHistoryLength(params.historyLength);
-  if (params.contextId !== undefined && typeof params.contextId !== 'string') throw invalid('"contextId" is a string.');
-  if (params.status !== undefined && params.status !== 'TASK_STATE_UNSPECIFIED' && !STATES.has(String(params.status)))
-    throw invalid('"status" is a task state, such as TASK_STATE_COMPLETED.');
-  let updatedAfter: number | undefined;
-  if (params.statusTimestampAfter !== undefined) {
-    // An RFC 3339 time only: Date.parse alone takes "-1" as a year.
-    const text = typeof params.statusTimestampAfter === 'string' ? params.statusTimestampAfter : '';
-    updatedAfter = RFC3339.test(text) ? Date.parse(text) : Number.NaN;
-    if (Number.isNaN(updatedAfter)) throw invalid('"statusTimestampAfter" is an ISO 8601 time.');
-  }
-  let after: { updatedAt: number; id: string } | undefined;
-  if (params.pageToken !== undefined && params.pageToken !== '') {
-    const match = typeof params.pageToken === 'string' ? /^(\d+)\.(.+)$/.exec(params.pageToken) : null;
-    if (!match) throw invalid('"pageToken" is the nextPageToken of a previous page.');
-    after = { updatedAt: Number(match[1]), id: match[2]! };
-  }
+export async function listTaskPage(c: Context<AppEnv>, params: ParamsOf<'list'>, workspaceId: string | null) {
+  const { pageSize, historyLength, contextId, status, statusTimestampAfter, pageToken } = params;
   const { rows, total } = await listTasks(c.var.db, workspaceId, {
-    ...(typeof params.contextId === 'string' && params.contextId ? { contextId: params.contextId } : {}),
-    ...(STATES.has(String(params.status)) ? { state: String(params.status) } : {}),
-    ...(updatedAfter !== undefined ? { updatedAfter } : {}),
+    ...(contextId ? { contextId } : {}),
+    ...(status && status !== 'TASK_STATE_UNSPECIFIED' ? { state: status } : {}),
+    ...(statusTimestampAfter !== undefined ? { updatedAfter: statusTimestampAfter } : {}),
     pageSize,
-    ...(after ? { after } : {}),
+    ...(pageToken ? { after: pageToken } : {}),
   });
   // A page holds at most LIST_PAGE_CHARS of tasks (at least one): "the service may return fewer".
-  const tasks: Array<Record<string, unknown>> = [];
+  const tasks: TaskView[] = [];
   let chars = 0;
   for (const row of rows) {
     const task = taskFor(row, '1.0', {

@@ -11,6 +11,7 @@ import { newWebhookSecret } from '../../lib/standard-webhooks';
 import { auditInsert, type AuditContext } from '../audit';
 import type { AgentHealth } from './schemas';
 import { requireSecretsKey } from './service';
+import { iso } from '../../lib/periods';
 
 const { providers, providerHealth, agentAttempts } = schema;
 
@@ -31,8 +32,6 @@ export async function signingSecretOnApproval(
     secret,
   };
 }
-
-const iso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
 
 /**
  * A new signing secret, shown once in the answer. The old one keeps signing for 24 hours, so a

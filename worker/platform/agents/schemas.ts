@@ -3,7 +3,7 @@
  * answer, the signing secret a provider receives, and the health view. Types are inferred.
  */
 import { z } from '@hono/zod-openapi';
-import { PLATFORM_METERS } from '../../vocabulary';
+import { ATTEMPT_OUTCOMES, PLATFORM_METERS } from '../../vocabulary';
 
 /** The part of a fetched agent card the platform keeps and shows (the card itself is kept too). */
 export const agentCardSummarySchema = z
@@ -66,20 +66,7 @@ export const signingSecretSchema = z
   })
   .openapi('SigningSecret');
 
-export const attemptOutcomeSchema = z
-  .enum([
-    'success',
-    'timeout',
-    'http_error',
-    'invalid_answer',
-    'rpc_error',
-    'not_completed',
-    'declined',
-    'network_error',
-    'refused',
-    'circuit_open',
-  ])
-  .openapi('AttemptOutcome');
+export const attemptOutcomeSchema = z.enum(ATTEMPT_OUTCOMES).openapi('AttemptOutcome');
 
 /** An agent's or robot's last 24 hours. */
 export const agentHealthSchema = z

@@ -5,10 +5,9 @@
 import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
 import { insertWhere, schema, type Database } from '../../lib/db';
 import { newId } from '../../lib/ids';
+import { iso } from '../../lib/periods';
 
 const { auditLog } = schema;
-
-const iso = (milliseconds: number | null) => (milliseconds === null ? null : new Date(milliseconds).toISOString());
 
 /** Who did it and under which request, for the audit record. */
 export interface AuditContext {

@@ -13,6 +13,7 @@ import { TtlCache } from '../../lib/ttl-cache';
 import { CONTRACT_METERS, type ContractMeter } from '../../vocabulary';
 import { auditInsert, type AuditContext } from '../audit';
 import type { ContractView, NewContract } from './schemas';
+import { iso } from '../../lib/periods';
 
 const { contracts, escrows, workspaces } = schema;
 
@@ -60,8 +61,6 @@ function termsOf(row: ContractRow): ContractTerms {
     meters,
   };
 }
-
-const iso = (milliseconds: number | null) => (milliseconds === null ? null : new Date(milliseconds).toISOString());
 
 function statusOf(row: Pick<ContractRow, 'startsAt' | 'endsAt'>, now: number): ContractView['status'] {
   if (row.endsAt !== null && row.endsAt <= now) return 'ended';

@@ -14,6 +14,7 @@ import { auditInsert, auditInsertWhere, type AuditContext } from '../audit';
 import { findEscrow, latestEntries, leadReference, providerEscrow, providerEscrowSql } from './escrows';
 import { balances, LEDGER_REFUSALS, ledgerRefused, revenueAccount, transferInsert } from './ledger';
 import type { RefundRequestView } from './schemas';
+import { iso } from '../../lib/periods';
 
 const { leadRefundRequests, ledgerEntries, leads, domains, providers, transfers } = schema;
 
@@ -98,8 +99,6 @@ export async function insufficientCredits(db: Database, leadId: string): Promise
 }
 
 type RefundRow = typeof leadRefundRequests.$inferSelect;
-
-const iso = (milliseconds: number | null) => (milliseconds === null ? null : new Date(milliseconds).toISOString());
 
 /** A refund request as the APIs show it. */
 export function refundRequestView(

@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { calendarDate, calendarTime, displayText } from '../../lib/openapi';
+import { EVENT_DATA } from '../events/schemas';
 import { CONTRACT_METERS, ESCROW_OWNERS, LEDGER_KINDS, REFUND_REASONS, REFUND_STATUSES } from '../../vocabulary';
 
 /** A sum of money: integer minor units (cents), up to a billion units of the currency. */
@@ -145,20 +146,13 @@ export const usageSchema = z.object({
 });
 export type UsageView = z.infer<typeof usageSchema>;
 
-export const statementSchema = z.object({
-  statement_id: z.string(),
-  escrow_id: z.string(),
-  contract_id: z.string().nullable(),
-  period: z.string(),
-  currency: z.string(),
-  opening_minor: z.number().int(),
+/** A statement: the `statement.issued` event's fields, and the month's sums and meters between them. */
+export const statementSchema = EVENT_DATA['statement.issued'].extend({
   credits_minor: z.number().int(),
   charges_minor: z.number().int(),
   fees_minor: z.number().int(),
   refunds_minor: z.number().int(),
-  closing_minor: z.number().int(),
   meters: z.array(usageMeterSchema.omit({ meter: true }).extend({ meter: z.string() })),
-  issued_at: at,
 });
 export type StatementView = z.infer<typeof statementSchema>;
 

@@ -22,6 +22,7 @@ import {
   type WidgetConfigPatch,
 } from './schemas';
 import { clock } from '../../lib/clock';
+import { iso } from '../../lib/periods';
 
 const { channels, workspaces } = schema;
 
@@ -45,8 +46,6 @@ export interface WorkspaceScope {
   workspaceId: string;
   organizationId: string;
 }
-
-const iso = (milliseconds: number) => new Date(milliseconds).toISOString();
 
 /** The channel's widget configuration, as validated when it was written. */
 export function widgetConfigOf(row: ChannelRow): WidgetConfig {

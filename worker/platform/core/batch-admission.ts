@@ -137,7 +137,7 @@ export class BatchAdmission {
     quantities: MeterQuantities,
     /** A protocol's record of the answer (an A2A task), given the answer's JSON as the batch has it. */
     record?: (envelopeJson: SQL) => BatchItem<'sqlite'>[],
-  ): Promise<{ body: string; rateLimit: RateLimitOutcome }> {
+  ): Promise<{ body: string; envelope: ExecuteResponse; rateLimit: RateLimitOutcome }> {
     const { db, subject, idempotency, now, charge } = this;
     const key = subject.key;
     this.charged = quantities;
@@ -172,16 +172,14 @@ export class BatchAdmission {
     const rateLimit =
       this.preflightRateLimit ??
       rateLimitOutcome((results[rateLimitAt] as WindowRow[])[0], subject.rateLimit.perMinute, now);
-    if (storedAt >= 0) {
-      const stored = (results[storedAt] as Array<{ body: string | null }>)[0];
-      return { body: stored?.body ?? JSON.stringify(envelope), rateLimit };
-    }
+    // The envelope as a value, filled as the batch filled the stored one (the same meter rows).
     const meters = chargeAt >= 0 ? (results[chargeAt] as MeterRow[]) : [];
     const charged = key ? meters.find((row) => row.subject === key.id) : undefined;
     const usage = envelope.usage_applications[0];
     if (charged && charged.quota !== null && usage) usage.remaining = charged.quota - charged.used;
     if (charge) charge.fill(envelope.usage_applications, contractLinesAt, meters);
-    return { body: JSON.stringify(envelope), rateLimit };
+    const stored = storedAt >= 0 ? (results[storedAt] as Array<{ body: string | null }>)[0]?.body : null;
+    return { body: stored ?? JSON.stringify(envelope), envelope, rateLimit };
   }
 
   /** Runs a batch; a refused one answers with the refusal its failed constraint names. */

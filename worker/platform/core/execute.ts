@@ -13,7 +13,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { type AgentAttempt, type ExecutedPlan, assessDemand, decide } from '../../brain';
+import { type AgentAttempt, type ExecutedPlan, assessDemand, decide, OFFER_WAVES } from '../../brain';
 import { type Database, isConstraintViolation } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -284,13 +284,14 @@ async function executeOnce(
     ? (envelopeJson: SQL) =>
         context.recordWith!(db, { executionId, workspaceId: admitted.workspaceId, envelopeJson, reply, now })
     : undefined;
-  const { body, rateLimit } = await admission.commit(writes, envelope, quantities, record);
+  const committed = await admission.commit(writes, envelope, quantities, record);
   const contactKnown = origin.kind === 'channel' && origin.contactKnown;
   return {
     status: 200,
-    body,
+    body: committed.body,
+    envelope: committed.envelope,
     replayed: false,
-    rateLimit,
+    rateLimit: committed.rateLimit,
     plan,
     reply,
     messages: turn.messages,
@@ -303,7 +304,7 @@ async function executeOnce(
 /** A new lead's email alerts to the experts of its first wave (docs/design/email.md), in its batch. */
 function newLeadAlerts(db: Database, plan: ExecutedPlan, now: number) {
   if (plan.lead?.action !== 'create') return [];
-  return [offerAlertInserts(db, sql`o.lead_id = ${plan.lead.id} AND o.wave = 1`, now)];
+  return [offerAlertInserts(db, sql`o.lead_id = ${plan.lead.id} AND o.wave = ${OFFER_WAVES.first}`, now)];
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { afterCommit, type Database, schema } from '../../lib/db';
+import { afterCommit, type Database, schema, newIdsInStatement } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { MailContext } from '../../lib/services';
 import { clock } from '../../lib/clock';
@@ -19,13 +19,8 @@ const { emails, providers, leads, leadOffers } = schema;
 export const INSTANT_ALERTS_PER_HOUR = 30;
 const HOUR_MS = 60 * 60 * 1000;
 
-/**
- * New ids made inside a statement, one per row: the time part of a `newId` (so they sort with
- * the others) and 64 random bits as 16 hex digits, which are Crockford base32 digits too.
- */
-function idsInStatement(now: number): SQL {
-  return sql`${newId('eml', now).slice(0, 14)} || lower(hex(randomblob(8)))`;
-}
+/** New email ids made inside a statement, one per row. */
+const idsInStatement = (now: number) => newIdsInStatement('eml', now);
 
 const committedIds = new WeakMap<Database, string[]>();
 

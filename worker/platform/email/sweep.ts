@@ -10,8 +10,7 @@
  *   on the queue.
  */
 import { sql } from 'drizzle-orm';
-import { type Database, schema } from '../../lib/db';
-import { newId } from '../../lib/ids';
+import { type Database, schema, newIdsInStatement } from '../../lib/db';
 import { enqueueEmails } from './send';
 
 const { emails, messages, conversations } = schema;
@@ -40,7 +39,7 @@ const lastContinuationAt = (now: number) => sql`(SELECT MAX(COALESCE(s.sent_at, 
 
 /** The sweep's writes, in order; the last two return the rows they made due. */
 export function emailSweepWrites(db: Database, now: number) {
-  const digestId = sql`${newId('eml', now).slice(0, 14)} || lower(hex(randomblob(8)))`;
+  const digestId = newIdsInStatement('eml', now);
   return [
     db.run(sql`UPDATE ${emails} SET status = 'skipped', last_error = 'The visitor read the replies in time.',
       updated_at = ${now} WHERE ${dueContinuation(now)} AND NOT ${unreadReplies}`),

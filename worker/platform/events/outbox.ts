@@ -8,7 +8,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { afterCommit, type Database, insertRowsSql, insertWhere, schema } from '../../lib/db';
+import { afterCommit, type Database, insertRowsSql, insertWhere, schema, newIdsInStatement } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { EventData, EventType } from './schemas';
 
@@ -109,7 +109,7 @@ export function eventsFromRows(
   rows: { from: SQL; workspaceId: SQL; data: SQL },
   now: number,
 ): BatchItem<'sqlite'> {
-  const id = sql`${newId('evt', now).slice(0, 14)} || lower(hex(randomblob(8)))`;
+  const id = newIdsInStatement('evt', now);
   const statement = db.all(sql`INSERT INTO ${events} (id, workspace_id, type, data, created_at)
     SELECT ${id}, ${rows.workspaceId}, ${type}, ${rows.data}, ${now} ${rows.from}
     RETURNING id, workspace_id AS "workspaceId", type, data`);

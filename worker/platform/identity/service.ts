@@ -10,6 +10,7 @@ import { auditInsert, auditInsertWhere, type AuditContext } from '../audit';
 import { forgetCachedKeys } from './credentials';
 import { forgetDefaultDomain, forgetRiskPolicy } from './tenants';
 import { clock } from '../../lib/clock';
+import { iso } from '../../lib/periods';
 
 export { workspaceRiskPolicy } from './tenants';
 
@@ -83,8 +84,6 @@ export async function setPlatformAdmin(
   if (!row) throw new ApiError('not_found', `No user ${userId}.`);
   return describeUser(row);
 }
-
-const iso = (milliseconds: number | null) => (milliseconds === null ? null : new Date(milliseconds).toISOString());
 
 export type RecordStatus = 'active' | 'suspended';
 

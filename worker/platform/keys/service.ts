@@ -12,10 +12,9 @@ import { auditInsert, type AuditContext } from '../audit';
 import { forgetCachedKeys } from '../identity';
 import type { AdminTokenView, ApiKeyView } from './schemas';
 import { clock } from '../../lib/clock';
+import { iso } from '../../lib/periods';
 
 const { workspaces, apiKeys, adminTokens } = schema;
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 type ApiKeyRow = typeof apiKeys.$inferSelect;
 

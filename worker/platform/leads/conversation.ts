@@ -15,7 +15,7 @@ import { continuationHold } from '../email';
 import { eventInsertWhere, newEvent } from '../events';
 import { auditInsertWhere, type AuditContext } from '../audit';
 import type { ProviderRow } from '../providers';
-import { changeApplied, claimedBy, leadInScope } from './workbench';
+import { changeApplied, claimedBy, leadOfClaimer } from './workbench';
 import { clock } from '../../lib/clock';
 
 const { leads, leadEvents, messages } = schema;
@@ -44,20 +44,7 @@ export async function claimedConversation(
   provider: ProviderRow,
   leadId: string,
 ): Promise<ClaimedConversation> {
-  const lead = await db
-    .select({
-      status: leads.status,
-      claimedBy: leads.claimedBy,
-      workspaceId: leads.workspaceId,
-      conversationId: leads.conversationId,
-    })
-    .from(leads)
-    .where(eq(leads.id, leadId))
-    .get();
-  if (!lead || (lead.claimedBy !== provider.id && !(await leadInScope(db, provider, leadId))))
-    throw new ApiError('not_found', `No lead ${leadId} for you.`);
-  if (lead.claimedBy !== provider.id)
-    throw new ApiError('not_claimer', 'Only the expert who claimed this lead can write in its conversation.');
+  const lead = await leadOfClaimer(db, provider, leadId, 'write in its conversation');
   const status = lead.status;
   if (status !== 'claimed' && status !== 'contacted' && status !== 'qualified') {
     throw new ApiError('lead_closed', `This lead is ${status}: its conversation is closed.`, {

@@ -10,7 +10,7 @@ import { and, asc, eq, isNotNull, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { type Database, isConstraintViolation, schema } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import { ROUTING_DEFAULTS } from '../../brain';
+import { ROUTING_DEFAULTS, OFFER_WAVES } from '../../brain';
 import { ContractCharge, contractInForce } from '../billing';
 import { offerAlertInserts } from '../email';
 import { firstWaveOffers } from './offers';
@@ -56,7 +56,7 @@ export async function releaseHeldLeads(db: Database, now: number, minuteMs = 60_
         .update(leads)
         .set({
           heldAt: null,
-          wave: 1,
+          wave: OFFER_WAVES.first,
           widenAt: now + routing.offer_widen_minutes * minuteMs,
           escalateAt: now + routing.escalate_minutes * minuteMs,
           changeId,
@@ -66,7 +66,11 @@ export async function releaseHeldLeads(db: Database, now: number, minuteMs = 60_
       ...(charge ? [charge] : []),
       firstWaveOffers(db, lead.id, lead, routing.offer_first, now, applied),
       releaseHistory(db, lead.id, changeId, routing.offer_first, applied, now),
-      offerAlertInserts(db, sql`o.lead_id = ${lead.id} AND o.wave = 1 AND o.offered_at = ${now}`, now),
+      offerAlertInserts(
+        db,
+        sql`o.lead_id = ${lead.id} AND o.wave = ${OFFER_WAVES.first} AND o.offered_at = ${now}`,
+        now,
+      ),
     ];
     try {
       await db.batch(writes as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);

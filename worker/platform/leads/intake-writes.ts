@@ -6,7 +6,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { ExecutedPlan } from '../../brain';
-import { demandReference } from '../../brain';
+import { demandReference, OFFER_WAVES } from '../../brain';
 import { insertRows, schema, type Database } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { withoutContactDetails } from '../../lib/redact';
@@ -154,7 +154,7 @@ export function planWrites(
           routingPool: origin.routingPool,
           summary: summaryOf(content.text),
           // A held lead has no wave and no timers yet: its release (held-leads.ts) starts them.
-          wave: held ? 0 : 1,
+          wave: held ? OFFER_WAVES.held : OFFER_WAVES.first,
           heldAt: held ? now : null,
           widenAt: held ? null : now + routing.offer_widen_minutes * minuteMs,
           escalateAt: held ? null : now + routing.escalate_minutes * minuteMs,

@@ -81,7 +81,7 @@ export const leadColumnsScope: RankedLead = {
 };
 
 /**
- * Every matching, available expert gets the offer (wave 2) of each lead `l` that `which` selects,
+ * Every matching, available expert gets the offer (the second wave) of each lead `l` that `which` selects,
  * except `except` (the expert who let it lapse); existing offers stay as they are.
  */
 export function widenOffers(db: Database, which: SQL, now: number, except: SQL = sql`NULL`) {
@@ -112,6 +112,6 @@ export function cooldownWrite(
   condition: SQL = sql`1`,
 ) {
   return db.run(sql`INSERT INTO ${leadOffers} (lead_id, provider_id, wave, offered_at, cooldown_until)
-    SELECT ${leadId}, ${providerId}, 2, ${now}, ${until} WHERE ${condition}
+    SELECT ${leadId}, ${providerId}, ${OFFER_WAVES.everyone}, ${now}, ${until} WHERE ${condition}
     ON CONFLICT (lead_id, provider_id) DO UPDATE SET cooldown_until = excluded.cooldown_until`);
 }

@@ -14,28 +14,27 @@
  * Each step writes a history entry per lead, and alerts for the offers it makes.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { type Database, schema } from '../../lib/db';
-import { newId } from '../../lib/ids';
+import { type Database, schema, newIdsInStatement } from '../../lib/db';
 import { offerAlertInserts, unclaimedAlertInserts } from '../email';
 import { eventsFromRows } from '../events';
-import { CLAIM_BOUNDS } from '../../brain';
+import { CLAIM_BOUNDS, OFFER_WAVES } from '../../brain';
 import { widenOffers } from './offers';
+import { iso } from '../../lib/periods';
 
 const { leads, leadEvents, leadOffers, channels, providers } = schema;
 
-const newIds = (prefix: string) => sql`${prefix} || lower(hex(randomblob(8)))`;
 /** `N minutes` (or `1 minute`) of a span in ms, in the timers' minutes. */
 const minutesOf = (ms: SQL, minuteMs: number) =>
   sql`CAST(ROUND((${ms}) * 1.0 / ${minuteMs}) AS INTEGER) || CASE WHEN ROUND((${ms}) * 1.0 / ${minuteMs}) = 1
     THEN ' minute' ELSE ' minutes' END`;
 const referenceOf = sql`'D-' || upper(substr(l.demand_id, -6))`;
-const iso = (now: number) => new Date(now).toISOString();
 
 /** A history entry for each lead `l` that `which` selects. */
-function historyRows(db: Database, which: SQL, from: string, to: string, note: SQL, idPrefix: string, now: number) {
+function historyRows(db: Database, which: SQL, from: string, to: string, note: SQL, now: number) {
   return db.run(sql`INSERT INTO ${leadEvents}
     (id, lead_id, from_status, to_status, actor_kind, actor_id, note, created_at)
-    SELECT ${newIds(idPrefix)}, l.id, ${from}, ${to}, 'system', NULL, ${note}, ${now} FROM ${leads} l WHERE ${which}`);
+    SELECT ${newIdsInStatement('lev', now)}, l.id, ${from}, ${to}, 'system', NULL, ${note}, ${now}
+    FROM ${leads} l WHERE ${which}`);
 }
 
 /** What each step did: how many leads it moved. */
@@ -47,11 +46,10 @@ export interface TimerSweep {
 
 /** Runs the three steps, one batch each (three round trips in all); `minuteMs` words the history. */
 export async function sweepLeadTimers(db: Database, now: number, minuteMs = 60_000): Promise<TimerSweep> {
-  const levPrefix = newId('lev', now).slice(0, 14);
-  const widen = sql`l.status = 'open' AND l.wave = 1 AND l.widen_at <= ${now}`;
+  const widen = sql`l.status = 'open' AND l.wave = ${OFFER_WAVES.first} AND l.widen_at <= ${now}`;
   const widened = await db.batch([
     widenOffers(db, widen, now),
-    offerAlertInserts(db, sql`o.offered_at = ${now} AND o.wave = 2 AND ${widen}`, now),
+    offerAlertInserts(db, sql`o.offered_at = ${now} AND o.wave = ${OFFER_WAVES.everyone} AND ${widen}`, now),
     historyRows(
       db,
       widen,
@@ -59,11 +57,10 @@ export async function sweepLeadTimers(db: Database, now: number, minuteMs = 60_0
       'open',
       sql`'Nobody claimed it within ' || ${minutesOf(sql`l.widen_at - l.created_at`, minuteMs)} ||
         ': offered to every matching expert.'`,
-      levPrefix,
       now,
     ),
-    db.run(sql`UPDATE ${leads} SET wave = 2, updated_at = ${now}
-      WHERE status = 'open' AND wave = 1 AND widen_at <= ${now}`),
+    db.run(sql`UPDATE ${leads} SET wave = ${OFFER_WAVES.everyone}, updated_at = ${now}
+      WHERE status = 'open' AND wave = ${OFFER_WAVES.first} AND widen_at <= ${now}`),
   ]);
 
   const escalate = sql`l.status = 'open' AND l.escalated_at IS NULL AND l.escalate_at <= ${now}`;
@@ -89,7 +86,6 @@ export async function sweepLeadTimers(db: Database, now: number, minuteMs = 60_0
       'open',
       sql`'Nobody claimed it within ' || ${minutesOf(sql`l.escalate_at - l.created_at`, minuteMs)} ||
         ': the workspace''s owners were emailed.'`,
-      levPrefix,
       now,
     ),
     db.run(sql`UPDATE ${leads} SET escalated_at = ${now}, updated_at = ${now}
@@ -99,7 +95,8 @@ export async function sweepLeadTimers(db: Database, now: number, minuteMs = 60_0
   const lapse = sql`l.status = 'claimed' AND l.claim_deadline <= ${now}`;
   const lapsed = await db.batch([
     db.run(sql`INSERT INTO ${leadOffers} (lead_id, provider_id, wave, offered_at, cooldown_until)
-      SELECT l.id, l.claimed_by, 2, ${now}, ${now + CLAIM_BOUNDS.cooldownMs} FROM ${leads} l WHERE ${lapse}
+      SELECT l.id, l.claimed_by, ${OFFER_WAVES.everyone}, ${now}, ${now + CLAIM_BOUNDS.cooldownMs} FROM ${leads} l
+      WHERE ${lapse}
       ON CONFLICT (lead_id, provider_id) DO UPDATE SET cooldown_until = excluded.cooldown_until`),
     widenOffers(db, lapse, now, sql`l.claimed_by`),
     offerAlertInserts(db, sql`o.offered_at = ${now} AND o.provider_id IS NOT l.claimed_by AND ${lapse}`, now),
@@ -122,11 +119,11 @@ export async function sweepLeadTimers(db: Database, now: number, minuteMs = 60_0
       'open',
       sql`'Released: no reply within ' || ${minutesOf(sql`l.claim_sla_ms`, minuteMs)} ||
         ' of the claim. Offered to every other matching expert.'`,
-      levPrefix,
       now,
     ),
     db.run(sql`UPDATE ${leads} SET status = 'open', claimed_by = NULL, claimed_at = NULL, claim_deadline = NULL,
-      wave = 2, change_id = NULL, updated_at = ${now} WHERE status = 'claimed' AND claim_deadline <= ${now}`),
+      wave = ${OFFER_WAVES.everyone}, change_id = NULL, updated_at = ${now}
+      WHERE status = 'claimed' AND claim_deadline <= ${now}`),
   ]);
   return {
     widened: widened[3].meta.changes,

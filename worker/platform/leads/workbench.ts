@@ -3,7 +3,7 @@
  * the claimer's status changes, each one atomic (`UPDATE … WHERE … RETURNING`).
  */
 import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
-import { demandReference } from '../../brain';
+import { demandReference, OFFER_WAVES } from '../../brain';
 import { insertWhere, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -190,6 +190,28 @@ export const changeApplied = (leadId: string, changeId: string) =>
   sql`EXISTS (SELECT 1 FROM ${leads} WHERE ${leads.id} = ${leadId} AND ${leads.changeId} = ${changeId})`;
 
 /**
+ * A lead this provider claimed, for an act only its claimer may do (`act`: what, in the refusal):
+ * 404 when it is out of the provider's scope, 403 `not_claimer` when another expert holds it.
+ */
+export async function leadOfClaimer(db: Database, provider: ProviderRow, leadId: string, act: string) {
+  const lead = await db
+    .select({
+      status: leads.status,
+      claimedBy: leads.claimedBy,
+      workspaceId: leads.workspaceId,
+      conversationId: leads.conversationId,
+    })
+    .from(leads)
+    .where(eq(leads.id, leadId))
+    .get();
+  if (!lead || (lead.claimedBy !== provider.id && !(await leadInScope(db, provider, leadId))))
+    throw new ApiError('not_found', `No lead ${leadId} for you.`);
+  if (lead.claimedBy !== provider.id)
+    throw new ApiError('not_claimer', `Only the expert who claimed this lead can ${act}.`);
+  return lead;
+}
+
+/**
  * The claimer moves a lead along (claimed → contacted → qualified → won | lost), or releases it
  * back to `open`. The change is conditional on the status it starts from, so two changes at once
  * cannot both apply. Others in scope get 403 `not_claimer`; out of scope, 404.
@@ -204,20 +226,7 @@ export async function changeLeadStatus(
   now = clock.now(),
 ): Promise<LeadDetail> {
   const { note } = detail;
-  const current = await db
-    .select({
-      status: leads.status,
-      claimedBy: leads.claimedBy,
-      workspaceId: leads.workspaceId,
-      conversationId: leads.conversationId,
-    })
-    .from(leads)
-    .where(eq(leads.id, leadId))
-    .get();
-  if (!current || (current.claimedBy !== provider.id && !(await leadInScope(db, provider, leadId))))
-    throw new ApiError('not_found', `No lead ${leadId} for you.`);
-  if (current.claimedBy !== provider.id)
-    throw new ApiError('not_claimer', 'Only the expert who claimed this lead can change its status.');
+  const current = await leadOfClaimer(db, provider, leadId, 'change its status');
   if (!leadTransitionAllowed(current.status, to)) {
     throw new ApiError('invalid_transition', `A lead cannot go from ${current.status} to ${to}.`, {
       extensions: { status: current.status },
@@ -234,7 +243,7 @@ export async function changeLeadStatus(
         status: to,
         changeId,
         updatedAt: now,
-        ...(release ? { claimedBy: null, claimedAt: null, claimDeadline: null, wave: 2 } : {}),
+        ...(release ? { claimedBy: null, claimedAt: null, claimDeadline: null, wave: OFFER_WAVES.everyone } : {}),
         ...(to === 'contacted' ? { firstContactedAt: sql`COALESCE(${leads.firstContactedAt}, ${now})` } : {}),
       })
       .where(and(eq(leads.id, leadId), eq(leads.status, current.status), claimedBy(provider)))

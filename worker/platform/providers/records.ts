@@ -7,6 +7,7 @@ import { schema, type Database } from '../../lib/db';
 import type { StoredAgentCard } from '../agents';
 import type { ProviderProfileView } from './schemas';
 import { clock } from '../../lib/clock';
+import { iso } from '../../lib/periods';
 
 const { providers, providerTransitions } = schema;
 
@@ -42,7 +43,6 @@ export function missingFields(
 }
 
 /** An ISO time, or null. */
-export const iso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
 
 /** The agent card kept on a provider row, if any. */
 export const storedCardOf = (row: Pick<ProviderRow, 'agentCard'>) => (row.agentCard as StoredAgentCard | null) ?? null;

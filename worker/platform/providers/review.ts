@@ -12,7 +12,8 @@ import { auditInsertWhere, type AuditContext } from '../audit';
 import { openProviderEscrow } from '../billing';
 import { nextProviderStatus } from './transitions';
 
-import { describeProvider, iso, type ProviderRow } from './records';
+import { describeProvider, type ProviderRow } from './records';
+import { iso } from '../../lib/periods';
 import { changeApplied, invalidTransition, providerEventWrites, transitionInsert } from './writes';
 import { forgetExpertPools } from './pool';
 import { clock } from '../../lib/clock';

@@ -16,6 +16,7 @@ import { noticeInserts } from '../email';
 import { issueApiKey } from '../keys';
 import { createEndpoint } from '../webhooks';
 import type { ProvisioningRequestBody, ProvisioningRequestView } from './schemas';
+import { iso } from '../../lib/periods';
 
 const { provisioningRequests, users, memberships, workspaces } = schema;
 
@@ -23,8 +24,6 @@ type RequestRow = typeof provisioningRequests.$inferSelect;
 
 /** At most this many requests wait at once per workspace. */
 export const PENDING_PER_WORKSPACE = 10;
-
-const iso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
 
 function viewOf(row: RequestRow): ProvisioningRequestView {
   return {

@@ -8,6 +8,7 @@
 import { and, desc, eq, gt, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { type Database, schema } from '../../lib/db';
+import type { StoredTaskMessage } from '../../../drizzle/tasks';
 
 const { a2aTasks } = schema;
 
@@ -16,14 +17,8 @@ export const TASK_COMPLETED = 'TASK_STATE_COMPLETED';
 
 export type TaskRow = typeof a2aTasks.$inferSelect;
 
-/** A message in A2A 1.0's JSON, as the history keeps it. */
-export interface StoredTaskMessage {
-  messageId: string;
-  contextId: string;
-  taskId: string;
-  role: 'ROLE_USER' | 'ROLE_AGENT';
-  parts: Array<Record<string, unknown>>;
-}
+/** A message in A2A 1.0's JSON, as the history keeps it (its type is the table's). */
+export type { StoredTaskMessage };
 
 /** The messages a task keeps: its last 20 turns (D1 refuses a value over 2 MB, and a reader wants the recent ones). */
 export const TASK_HISTORY_MESSAGES = 40;

@@ -20,10 +20,9 @@ import { RETRY_WINDOW_MS } from './retry-policy';
 import { enqueueDeliveries, forgetEndpoints, type DeliverMessage } from './outbox';
 import type { EventType } from './schemas';
 import { clock } from '../../lib/clock';
+import { iso } from '../../lib/periods';
 
 const { webhookEndpoints, webhookDeliveries, webhookAttempts, events, workspaces } = schema;
-
-const iso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 

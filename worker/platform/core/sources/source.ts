@@ -15,6 +15,7 @@ import type { Attribution } from '../../attribution';
 import type { ConversationStart, ConversationState, StoredMessage } from '../../conversations';
 import type { KeyContext } from '../../identity';
 import type { ExecutionLimits } from '../../../env';
+import type { ExecuteResponse } from '../schemas';
 import type { MailContext, Services } from '../../../lib/services';
 import type { VisitorContact } from '../../leads';
 import type { RoutingSettings } from '../../../brain';
@@ -151,6 +152,8 @@ export interface ExecutionOutcome {
   status: number;
   /** The JSON text of the envelope; on a replay, exactly the bytes first sent. */
   body: string;
+  /** The envelope as a value (not on a replay, which has only its bytes). */
+  envelope?: ExecuteResponse;
   replayed: boolean;
   rateLimit: RateLimitOutcome;
   /** The brain's plan and its words; a replay has only its bytes. */
