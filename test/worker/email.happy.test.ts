@@ -1,133 +1,36 @@
 /**
- * Email (docs/design/email.md): lead alerts in the lead's batch, sent over real SMTP to a local
- * sink (test/worker/mail-sink.global.ts); the 30-an-hour cap and the hourly digest; away and off;
- * retries, give-up and never twice; the visitor's continuation after 2 unread minutes, at most one
- * per 10 minutes; the resume key; replies by email through the `email` entry point; unsubscribing;
- * preferences; the console's email log. And no contact details in any alert, event or log line.
+ * Email as it goes when all is well (docs/design/email.md): lead alerts in the lead's batch, sent
+ * over real SMTP to a local sink (test/worker/mail-sink.global.mjs); the 30-an-hour cap and the
+ * hourly digest; away and off; the visitor's continuation after 2 unread minutes, at most one per
+ * 10 minutes, in the conversation's language; replies by email; preferences and the email log.
+ * Faults are in email.error.test.ts, what no input can bend in email.security.test.ts.
  */
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import worker from '../../worker/index';
-import { emailSendDeps } from '../../worker/jobs/email';
 import { createDatabase } from '../../worker/lib/db';
 import { newId } from '../../worker/lib/ids';
-import { buildServices } from '../../worker/lib/services';
-import { sendEmail, sweepEmails } from '../../worker/platform/email';
+import { sweepEmails } from '../../worker/platform/email';
 import { newDomain } from './agent-helpers';
 import { mailTo, until } from './mail-helpers';
 import { getPage, signUpOwner } from './console-helpers';
 import { call, createTenant, execute, executeBody, expectProblem, issueKey, json } from './helpers';
-import {
-  createActiveExpert,
-  createChannel,
-  SITE,
-  sessionCall,
-  type TestProvider,
-  visitorSays,
-} from './provider-helpers';
+import { createActiveExpert, createChannel, SITE, sessionCall, visitorSays } from './provider-helpers';
 import { workerFetch } from './self';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
 import { CONVERSATION_KEY_TTL_MS } from '../../worker/platform/conversations/keys';
-
-/** Waits up to 15 s (the queue, then an SMTP conversation, on a loaded 2-core machine). */
-const rows = (sql: string, ...params: unknown[]) =>
-  env.DB.prepare(sql)
-    .bind(...params)
-    .all<Record<string, any>>()
-    .then((result) => result.results);
-const emailsOfLead = (leadId: string) =>
-  rows('SELECT * FROM emails WHERE lead_id = ? AND kind = ? ORDER BY id', leadId, 'lead_alert');
-
-const setPreferences = (expert: TestProvider, body: Record<string, unknown>) =>
-  sessionCall(expert.cookie, '/api/provider/preferences', { body });
-
-const VISITOR = { name: 'Vera Visitor', email: 'vera.visitor@example.org', phone: '+1 415 555 0134' };
-
-/** A channel of its own domain that asks for an email, and an expert for it. */
-async function channelWithExpert() {
-  const domain = await newDomain('mail');
-  const tenant = await createTenant({ scopes: ['execute', 'channels:write'] });
-  const channelKey = await createChannel(tenant.token, { domain, leadCapture: { email: 'required' } });
-  const expert = await createActiveExpert({ domains: [domain], alerts: true });
-  return { domain, tenant, channelKey, expert };
-}
-
-/** A visitor who left their contact details (an address of their own); the lead the expert claimed. */
-async function claimedLeadWithContact(context: Awaited<ReturnType<typeof channelWithExpert>>) {
-  const first = await visitorSays(context.channelKey, { message: { text: 'I need help with my payroll.' } });
-  const session = first.session_id as string;
-  const email = `vera.${crypto.randomUUID().slice(0, 8)}@example.org`;
-  const contact = { ...VISITOR, email };
-  const done = await visitorSays(context.channelKey, { session_id: session, trigger: 'lead_capture', contact });
-  const leadId = done.lead_id as string;
-  const claimed = await sessionCall(context.expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, {
-    method: 'POST',
-  });
-  expect(claimed.status).toBe(200);
-  const conversation = await rows('SELECT conversation_id FROM leads WHERE id = ?', leadId);
-  return { session, leadId, email, conversationId: conversation[0]!.conversation_id as string };
-}
-
-const reply = (expert: TestProvider, leadId: string, text: string) =>
-  sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/messages`, { body: { text } });
-
-const continuations = (conversationId: string) =>
-  rows(
-    'SELECT * FROM emails WHERE conversation_id = ? AND kind = ? ORDER BY id',
-    conversationId,
-    'visitor_continuation',
-  );
-
-/** Lets 2 minutes pass, so a held continuation is due, and runs the sweep. */
-async function twoMinutesLater() {
-  moveClockForTests(2 * 60_000 + 1);
-  await sweepEmails(createDatabase(env.DB), env.EVENTS, clock.now());
-}
-
-/** An incoming email through the Worker's `email` entry point, as Email Routing hands it over. */
-async function deliverInbound(to: string, raw: string, options: { from?: string; rawSize?: number } = {}) {
-  const { from = VISITOR.email, rawSize } = options;
-  const rejected: string[] = [];
-  const bytes = new TextEncoder().encode(raw);
-  const message = {
-    from,
-    to,
-    headers: new Headers(),
-    raw: new Response(bytes).body!,
-    rawSize: rawSize ?? bytes.length,
-    setReject: async (reason: string) => void rejected.push(reason),
-    forward: async () => undefined,
-    reply: async () => undefined,
-  } as unknown as ForwardableEmailMessage;
-  const context = createExecutionContext();
-  await worker.email(message, env, context);
-  await waitOnExecutionContext(context);
-  return rejected;
-}
-
-const replyEmail = (to: string, body: string, extraHeaders = '', from = VISITOR.email) =>
-  [
-    `From: Vera Visitor <${from}>`,
-    `To: ${to}`,
-    'Subject: Re: Test Expert replied',
-    `Message-ID: <${crypto.randomUUID()}@example.org>`,
-    'MIME-Version: 1.0',
-    extraHeaders,
-    'Content-Type: multipart/alternative; boundary="b1"',
-    '',
-    '--b1',
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    body,
-    '--b1',
-    'Content-Type: text/html; charset=utf-8',
-    '',
-    `<p>${body.split('\n')[0]}</p>`,
-    '--b1--',
-    '',
-  ]
-    .filter((line, index) => index !== 5 || line !== '')
-    .join('\r\n');
+import {
+  rows,
+  emailsOfLead,
+  setPreferences,
+  VISITOR,
+  channelWithExpert,
+  claimedLeadWithContact,
+  reply,
+  continuations,
+  twoMinutesLater,
+  deliverInbound,
+  replyEmail,
+} from './email-fixtures';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -293,95 +196,6 @@ describe('a large digest', () => {
   });
 });
 
-describe('sending', () => {
-  /** A queued digest of its own, written at `createdAt`, that no queue message knows about. */
-  async function queuedRow(createdAt: number) {
-    const { tenant, expert } = await channelWithExpert();
-    const id = newId('eml', createdAt);
-    await env.DB.prepare(
-      `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, subject, link_origin,
-        next_attempt_at, created_at, updated_at)
-       VALUES (?, ?, 'lead_digest', 'queued', ?, NULL, 'digest', 'http://gateway.test', ?, ?, ?)`,
-    )
-      .bind(id, tenant.workspaceId, expert.providerId, createdAt, createdAt, createdAt)
-      .run();
-    return { id, expert };
-  }
-  const row = async (id: string) => (await rows('SELECT * FROM emails WHERE id = ?', id))[0]!;
-
-  it('retries with backoff, scrubs addresses from errors, gives up after 24 hours, and never sends twice', async () => {
-    const start = clock.now() - 60 * 60 * 1000;
-    const { id } = await queuedRow(start);
-    const failing = { send: vi.fn(async () => Promise.reject(new Error('550 <someone@example.net> mailbox full'))) };
-    let now = clock.now();
-    const deps = { ...emailSendDeps(buildServices(env, { kind: 'queue' })), transport: failing, now: () => now };
-    // The digest gathers an alert of an open lead, so it has something to send.
-    await env.DB.prepare(
-      `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, digest_id, subject, link_origin,
-        next_attempt_at, created_at, updated_at)
-       SELECT ?, workspace_id, 'lead_alert', 'skipped', provider_id, id, ?, 'x', link_origin, 0, 0, 0
-       FROM (SELECT e.workspace_id, e.provider_id, e.link_origin, l.id FROM emails e, leads l
-         WHERE e.id = ? AND l.status = 'open' LIMIT 1)`,
-    )
-      .bind(newId('eml'), id, id)
-      .run();
-    expect(await sendEmail(deps, id)).toBe('retrying');
-    let state = await row(id);
-    expect(state).toMatchObject({ status: 'queued', attempts: 1 });
-    expect(state.last_error).toContain('s***@e***.net');
-    expect(state.last_error).not.toContain('someone@example.net');
-    expect(state.next_attempt_at).toBeGreaterThan(now);
-    // Not again before it is due.
-    expect(await sendEmail(deps, id)).toBeUndefined();
-    now = state.next_attempt_at;
-    expect(await sendEmail(deps, id)).toBe('retrying');
-    state = await row(id);
-    expect(state.attempts).toBe(2);
-    // A day after it was written, the next failure gives up.
-    now = start + 24 * 60 * 60 * 1000 - 1000;
-    expect(await sendEmail(deps, id)).toBe('failed');
-    expect((await row(id)).last_error).toMatch(/^Given up after 3 attempts/);
-    expect(failing.send).toHaveBeenCalledTimes(3);
-  });
-
-  it('two consumers racing for one row: one sends it, once', async () => {
-    const sent: string[] = [];
-    // The send is held open until one consumer has given up, so the two overlap; were both to
-    // send, neither would return and the test would time out.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const transport = {
-      send: async (email: { to: string }) => {
-        await held;
-        sent.push(email.to);
-      },
-    };
-    // A real alert, sent once already, made due again.
-    const context = await channelWithExpert();
-    const lead = await visitorSays(context.channelKey, { message: { text: 'Race me.' }, trigger: 'handoff' });
-    const [alert] = await emailsOfLead(lead.lead_id);
-    await until(async () => (await row(alert!.id)).status === 'sent');
-    await env.DB.prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?").bind(alert!.id).run();
-    const deps = { ...emailSendDeps(buildServices(env, { kind: 'queue' })), transport };
-    const racing = [sendEmail(deps, alert!.id), sendEmail(deps, alert!.id)];
-    await Promise.race(racing);
-    release();
-    const outcomes = await Promise.all(racing);
-    expect(outcomes.filter((outcome) => outcome === 'sent')).toHaveLength(1);
-    expect(sent).toEqual([context.expert.email]);
-    expect(await sendEmail(deps, alert!.id)).toBeUndefined();
-  });
-
-  it('without SMTP_HOST, emails are recorded as skipped and nothing is sent', async () => {
-    const { id } = await queuedRow(clock.now() - 1000);
-    const deps = { ...emailSendDeps(buildServices({ ...env, SMTP_HOST: '' }, { kind: 'queue' })) };
-    expect(await sendEmail(deps, id)).toBe('skipped');
-    expect((await row(id)).last_error).toBe('No SMTP server is configured (SMTP_HOST).');
-  });
-});
-
 describe('the visitor’s continuation', () => {
   it('none when the visitor read the reply live; else one after 2 minutes, then at most one per 10', async () => {
     const context = await channelWithExpert();
@@ -507,58 +321,6 @@ describe('a polling visitor’s read mark', () => {
     expect(await continuations(lead.conversationId)).toMatchObject([
       { status: 'skipped', last_error: 'The visitor read the replies in time.' },
     ]);
-  });
-});
-
-describe('headers and links that no input can bend', () => {
-  it('a brand with quotes, commas, an address and accents stays one name of the platform’s mailbox', async () => {
-    const context = await channelWithExpert();
-    const brand = 'Acme" <ceo@bank.example>, "Café Zoë';
-    const patched = await call(`/api/integrations/channels/${context.channelKey}`, {
-      token: context.tenant.token,
-      method: 'PATCH',
-      body: { widget: { brand: { name: brand } } },
-    });
-    expect(patched.status, await patched.clone().text()).toBe(200);
-    const lead = await claimedLeadWithContact(context);
-    await reply(context.expert, lead.leadId, 'Here is what I suggest.');
-    await twoMinutesLater();
-    const mail = await mailTo(lead.email, /Test Expert replied/);
-    expect(mail.fromMailboxes).toEqual([{ name: brand, address: 'gateway@mail.test' }]);
-    expect(mail.headers.from).not.toContain('bank.example');
-    expect(mail.to).toEqual([lead.email]);
-  });
-
-  it('links come from CONSOLE_URL, never from the Host of the request that caused the email', async () => {
-    const context = await channelWithExpert();
-    // A deployment without CONSOLE_URL, reached with a forged Host and a matching (first-party) Origin.
-    const bare = { ...env, CONSOLE_URL: '', BASE_URL: '' };
-    const forged = 'http://attacker.example';
-    const execution = createExecutionContext();
-    const response = await worker.fetch(
-      new Request(`${forged}/api/public/widget/${context.channelKey}/intake`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Origin: forged, 'CF-Connecting-IP': '203.0.113.77' },
-        body: JSON.stringify({ message: { text: 'Our payroll run failed, please help.' } }),
-      }) as Parameters<typeof worker.fetch>[0],
-      bare,
-      execution,
-    );
-    await waitOnExecutionContext(execution);
-    expect(response.status, await response.clone().text()).toBe(200);
-    const { lead_id: leadId } = await json(response);
-    // Sent by the queue of this deployment (CONSOLE_URL set): every link is the configured origin's.
-    const mail = await mailTo(context.expert.email, /^New lead D-/);
-    expect(mail.raw).not.toContain('attacker.example');
-    expect(mail.text).toContain(`http://gateway.test/provider/workbench/leads/${leadId}`);
-    // Where no public URL is configured, the email is not sent at all, and says why.
-    const [alert] = await emailsOfLead(leadId);
-    await env.DB.prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?").bind(alert!.id).run();
-    expect(await sendEmail(emailSendDeps(buildServices(bare, { kind: 'queue' })), alert!.id)).toBe('skipped');
-    expect((await rows('SELECT status, last_error FROM emails WHERE id = ?', alert!.id))[0]).toEqual({
-      status: 'skipped',
-      last_error: 'No public URL is configured (CONSOLE_URL or BASE_URL) for the links of this email.',
-    });
   });
 });
 
