@@ -1,4 +1,7 @@
-/** Fixtures of the email tests (email.*.test.ts): a channel with an expert, a visitor with contact details, replies, the continuation's clock, an inbound email. */
+/**
+ * Fixtures of the email tests (email.*.test.ts): a channel with an expert, a visitor with contact
+ * details, replies, the continuation's clock, an inbound email.
+ */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { expect } from 'vitest';
 import worker from '../../worker/index';
