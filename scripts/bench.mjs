@@ -18,6 +18,7 @@ import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
 import { benchClaims } from './bench-claims.mjs';
 import { benchLive } from './bench-live.mjs';
+import { benchProfile } from './bench-profile.mjs';
 import { benchInsights } from './bench-insights.mjs';
 import { benchSweep } from './bench-sweep.mjs';
 import { benchWebhooks } from './bench-webhooks.mjs';
@@ -44,6 +45,7 @@ Scenarios (each prints its figures against a floor measured in the same run, and
   live       200 live conversations both ways for 30 s: latency and messages per second, then the polling fallback
   sweep      the lead timers over 10,000 open leads: 3 round trips each, and a repeat does nothing
   insights   a year of 100,000 leads: the insights API and page over 90 and 365 days, constant in the history
+  profile    execute's CPU in workerd, by area and function (also printed after gateway)
   all        every scenario in turn
 
 Options:
@@ -62,9 +64,9 @@ const rounds = smoke ? 1 : Number(values.rounds);
 /** The sizes of the gateway run's data growth (small in a smoke run). */
 const GROWTH = smoke ? { organizations: 2, leads: 10, providers: 2 } : { organizations: 25, leads: 200, providers: 20 };
 const scenario = positionals[0] ?? 'gateway';
-if (!['gateway', 'webhooks', 'claims', 'live', 'sweep', 'insights', 'all'].includes(scenario)) {
+if (!['gateway', 'webhooks', 'claims', 'live', 'sweep', 'insights', 'profile', 'all'].includes(scenario)) {
   console.error(
-    `Unknown scenario "${scenario}": use gateway (the default), webhooks, claims, live, sweep, insights or all.`,
+    `Unknown scenario "${scenario}": use gateway (the default), webhooks, claims, live, sweep, insights, profile or all.`,
   );
   process.exit(1);
 }
@@ -297,6 +299,9 @@ try {
   if (scenario === 'live' || scenario === 'all') failed = !(await benchLive(worker, adminCall, options)) || failed;
   if (scenario === 'gateway' || scenario === 'all') failed = !(await benchGateway()) || failed;
   if (scenario === 'insights' || scenario === 'all') failed = !(await benchInsights(worker, options)) || failed;
+  // After the gateway's load, on a Worker of its own (the inspector's port open): where execute's CPU goes.
+  if (scenario === 'gateway' || scenario === 'profile' || scenario === 'all')
+    failed = !(await benchProfile(adminCall, contractedKey, options)) || failed;
 } finally {
   await worker.stop();
 }

@@ -77,7 +77,7 @@ export const REFERENCE_AGENT_TEST_SECRET = 'whsec_dGVzdC1yZWZlcmVuY2UtYWdlbnQtc2
  * Starts a throwaway Worker on 127.0.0.1 with its own D1 folder, and the reference agent on a
  * port of its own (seeded as the demo's agent for `faq`). `vars` become `--var` bindings
  * (secrets included). `inspector: false` runs it without the devtools inspector (see
- * serve-worker.mjs). Its email goes to a local SMTP sink that keeps each message as an .eml
+ * serve-worker.mjs); `profile: true` then opens only the inspector's port, for a CPU profile. Its email goes to a local SMTP sink that keeps each message as an .eml
  * file in `mailDir`. Returns its URL, the demo credentials, the agent, mailDir and stop().
  */
 export async function startLocalWorker({
@@ -85,6 +85,7 @@ export async function startLocalWorker({
   quiet = process.env.EGW_WORKER_LOGS !== '1',
   onAgentCall,
   inspector = true,
+  profile = false,
   entry,
 } = {}) {
   if (!existsSync(join(ROOT, 'dist/public/embed/panel.js'))) await buildWidget();
@@ -108,7 +109,7 @@ export async function startLocalWorker({
     referenceAgent,
   });
   const port = await freePort();
-  const inspectorPort = inspector ? await freePort() : undefined;
+  const inspectorPort = inspector || profile ? await freePort() : undefined;
   const allVars = {
     ADMIN_TOKEN: adminToken,
     PASSWORD_PEPPER: pepper,
@@ -146,7 +147,10 @@ export async function startLocalWorker({
         'warn',
         ...Object.entries(allVars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
       ]
-    : [join(ROOT, 'scripts/serve-worker.mjs'), JSON.stringify({ port, persistTo, vars: allVars, entry })];
+    : [
+        join(ROOT, 'scripts/serve-worker.mjs'),
+        JSON.stringify({ port, persistTo, vars: allVars, entry, ...(profile ? { inspectorPort } : {}) }),
+      ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: quiet ? ['ignore', 'ignore', 'pipe'] : 'inherit',
@@ -167,6 +171,8 @@ export async function startLocalWorker({
   return {
     url,
     port,
+    /** The devtools inspector's port (with `inspector`, or `profile` for the bench's CPU profile). */
+    inspectorPort,
     demoApiKey,
     adminToken,
     agent,

@@ -8,14 +8,17 @@ import { unstable_startWorker } from 'wrangler';
 import { join } from 'node:path';
 import { ROOT } from './lib.mjs';
 
-const { port, persistTo, vars, entry } = JSON.parse(process.argv[2]);
+const { port, persistTo, vars, entry, inspectorPort } = JSON.parse(process.argv[2]);
 const worker = await unstable_startWorker({
   config: join(ROOT, 'wrangler.toml'),
   // The bench runs its own entry (bench/entry.ts): the deployed Worker plus the bench's routes.
   ...(entry ? { entrypoint: join(ROOT, entry) } : {}),
+  // A profile reads function and module names: the bundle is left unminified for it.
+  ...(inspectorPort ? { build: { minify: false } } : {}),
   bindings: Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, { type: 'plain_text', value }])),
   dev: {
-    inspector: false,
+    // Only for a CPU profile (scripts/profile.mjs): the devtools protocol, without wrangler dev's log forwarding.
+    inspector: inspectorPort ? { port: inspectorPort } : false,
     persist: persistTo,
     server: { hostname: '127.0.0.1', port },
     // EGW_SERVE_LOG_LEVEL=log shows the Worker's own log lines (quiet by default: they cost CPU).
