@@ -77,7 +77,8 @@ export const REFERENCE_AGENT_TEST_SECRET = 'whsec_dGVzdC1yZWZlcmVuY2UtYWdlbnQtc2
  * Starts a throwaway Worker on 127.0.0.1 with its own D1 folder, and the reference agent on a
  * port of its own (seeded as the demo's agent for `faq`). `vars` become `--var` bindings
  * (secrets included). `inspector: false` runs it without the devtools inspector (see
- * serve-worker.mjs); `profile: true` then opens only the inspector's port, for a CPU profile. Its email goes to a local SMTP sink that keeps each message as an .eml
+ * serve-worker.mjs); `profile: true` then opens only the inspector's port, for a CPU
+ * profile. Its email goes to a local SMTP sink that keeps each message as an .eml
  * file in `mailDir`. Returns its URL, the demo credentials, the agent, mailDir and stop().
  */
 export async function startLocalWorker({
@@ -154,7 +155,9 @@ export async function startLocalWorker({
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: quiet ? ['ignore', 'ignore', 'pipe'] : 'inherit',
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+    // A dev registry of its own: another local Worker starting or stopping (a test's, the bench's
+    // profile) would otherwise restart this one mid-request.
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_REGISTRY_PATH: join(persistTo, 'registry') },
     detached: false,
   });
   let errors = '';

@@ -33,7 +33,7 @@ async function devtools(url) {
 }
 
 /** The module of each line of a bundle: esbuild writes `// path/to/module.ts` before each module's code. */
-function modulesByLine(source) {
+export function modulesByLine(source) {
   const lines = source.split('\n');
   const owner = new Array(lines.length);
   let current = '(bundle)';
