@@ -326,6 +326,11 @@ export const channels = sqliteTable(
     routing: text('routing', { mode: 'json' }).$type<Record<string, number>>(),
     /** The language the widget speaks (docs/design/languages.md): one with a catalog, or `auto` (the visitor's). */
     language: text('language').notNull().default('auto'),
+    /**
+     * The workspace's knowledge, asked first (docs/design/knowledge.md): `{enabled, min_confidence}`.
+     * Null: off.
+     */
+    knowledge: text('knowledge', { mode: 'json' }).$type<{ enabled: boolean; min_confidence: number }>(),
     createdAt: createdAt(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -873,6 +878,8 @@ export * from './billing';
 export * from './rollups';
 // A2A tasks: threads of executions that an agent reads back.
 export * from './tasks';
+// The owner's knowledge: sources, their chunks (indexed by FTS5), and the questions it declined.
+export * from './knowledge';
 
 /**
  * A workspace owner's request for an API key or a webhook endpoint (docs/design/identity-and-access.md):

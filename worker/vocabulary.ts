@@ -144,3 +144,11 @@ export const ATTEMPT_OUTCOMES = [
   'circuit_open',
 ] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+
+/** What a knowledge source is (docs/design/knowledge.md): a document, a Q&A pair, or a URL to fetch. */
+export const KNOWLEDGE_SOURCE_KINDS = ['document', 'qa', 'url'] as const;
+export type KnowledgeSourceKind = (typeof KNOWLEDGE_SOURCE_KINDS)[number];
+
+/** A source's indexing: waiting on the queue, in the index, or refused with its reason. */
+export const KNOWLEDGE_SOURCE_STATUSES = ['queued', 'indexed', 'failed'] as const;
+export type KnowledgeSourceStatus = (typeof KNOWLEDGE_SOURCE_STATUSES)[number];

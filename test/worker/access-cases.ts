@@ -30,7 +30,7 @@ export type RouteAuth =
 export type SessionHolder = 'owner' | 'member' | 'admin' | 'expert' | 'agent' | 'inactive_provider' | 'platform_admin';
 
 export interface ProtectedRoute {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The route as registered (`:channelKey`, `{key_id}`…); parameters are filled per case. */
   path: string;
   auth: RouteAuth;
@@ -73,6 +73,8 @@ export interface AccessTenant {
   leadId: string;
   /** A webhook endpoint of the workspace. */
   webhookId: string;
+  /** A Q&A knowledge source of the workspace. */
+  sourceId: string;
   /** A visitor's conversation on the workspace's channel. */
   conversationId: string;
 }
@@ -85,6 +87,8 @@ const ALL_SCOPES = [
   'memory:write',
   'channels:read',
   'channels:write',
+  'knowledge:read',
+  'knowledge:write',
 ];
 
 async function userIdOf(email: string): Promise<string> {
@@ -184,6 +188,12 @@ export async function createAccessTenant(): Promise<AccessTenant> {
   });
   expect(webhook.status).toBe(201);
   const webhookId = ((await webhook.json()) as { webhook_id: string }).webhook_id;
+  const source = await call('/api/knowledge/sources', {
+    token: fullKey.token,
+    body: { kind: 'qa', question: 'Do you open on Sundays?', answer: 'No, we are closed on Sundays.' },
+  });
+  expect(source.status, await source.clone().text()).toBe(201);
+  const sourceId = ((await source.json()) as { source_id: string }).source_id;
   return {
     workspaceId: owner.workspaceId,
     organizationId,
@@ -203,6 +213,7 @@ export async function createAccessTenant(): Promise<AccessTenant> {
     platformAdminCookie: platformAdmin.cookie,
     leadId: lead.lead_id,
     webhookId,
+    sourceId,
     conversationId: conversation!.id,
   };
 }
@@ -228,7 +239,8 @@ export function pathFor(route: ProtectedRoute, tenant: AccessTenant, workspace: 
     .replace(/[:{]contract_id}?/, 'ctr_doesnotexist')
     .replace(/[:{]refund_request_id}?/, 'rfr_doesnotexist')
     .replace(/[:{]domain}?/, 'consultation')
-    .replace(/[:{]language}?/, 'de');
+    .replace(/[:{]language}?/, 'de')
+    .replace(/[:{]source_id}?/, tenant.sourceId);
   if (route.auth !== 'session' || route.path.startsWith('/provider') || route.path.startsWith('/admin')) return filled;
   return `${filled}${filled.includes('?') ? '&' : '?'}ws=${workspace.workspaceId}`;
 }

@@ -20,8 +20,11 @@ interface ForeignKey {
   to: string | null;
 }
 
-/** D1's own tables, and the ledger's accounts and entries: the database writes those (via escrows, transfers). */
-const SKIPPED = /^(sqlite_|d1_|_cf_)|^ledger_(accounts|entries)$/;
+/**
+ * D1's own tables; the ledger's accounts and entries, which the database writes (via escrows and
+ * transfers); the knowledge's chunks and index, grown by their own bench (npm run bench -- knowledge).
+ */
+const SKIPPED = /^(sqlite_|d1_|_cf_)|^ledger_(accounts|entries)$|^knowledge_(fts|chunks)/;
 
 /**
  * Values the database's own rules ask for (migrations/0027): a currency is a real one, and a

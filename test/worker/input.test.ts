@@ -19,7 +19,9 @@ let expert: TestProvider;
 let channelKey: string;
 beforeAll(async () => {
   document = await json(await call('/openapi.json'));
-  tenant = await createTenant({ scopes: ['execute', 'leads:write', 'channels:read', 'channels:write'] });
+  tenant = await createTenant({
+    scopes: ['execute', 'leads:write', 'channels:read', 'channels:write', 'knowledge:read', 'knowledge:write'],
+  });
   expert = await createActiveExpert();
   channelKey = await createChannel(tenant.token);
 });

@@ -75,7 +75,9 @@ describe('the public OpenAPI description', () => {
 describe('documented request examples', () => {
   it('every JSON request example in the description succeeds as documented', async () => {
     const { createTenant } = await import('./helpers');
-    const tenant = await createTenant({ scopes: ['execute', 'channels:read', 'channels:write'] });
+    const tenant = await createTenant({
+      scopes: ['execute', 'channels:read', 'channels:write', 'knowledge:read', 'knowledge:write'],
+    });
     const channel = await json(
       await call('/api/integrations/channels', {
         token: tenant.token,

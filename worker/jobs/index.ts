@@ -12,13 +12,18 @@ import { releaseHeldLeads, sweepLeadTimers } from '../platform/leads';
 import { sweepBilling } from '../platform/billing';
 import { rollUp } from '../platform/rollups';
 import { deliverMessageSchema, endpointsWithPending, sweepDueDeliveries } from '../platform/webhooks';
+import { indexMessageSchema, indexSource, queueStaleUrlSources } from '../platform/knowledge';
 import { emailSendDeps } from './email';
 import { publishCommittedEvents } from './publish';
 import { purgeExpiredRecords } from './sweeps';
 import { endpointOutbox } from './webhook-endpoint';
 
 /** Every message the queues carry, by kind: what the producers send, checked here on arrival. */
-export const queueMessageSchema = z.discriminatedUnion('kind', [deliverMessageSchema, sendEmailsMessageSchema]);
+export const queueMessageSchema = z.discriminatedUnion('kind', [
+  deliverMessageSchema,
+  sendEmailsMessageSchema,
+  indexMessageSchema,
+]);
 export type QueueMessage = z.infer<typeof queueMessageSchema>;
 
 /** Runs one message's job. */
@@ -27,6 +32,11 @@ async function runJob(message: QueueMessage, services: Services, env: Bindings):
     // Hands over only: each endpoint's own outbox sends, so no receiver ever holds up this batch.
     const endpoints = await endpointsWithPending(services.db, message);
     await Promise.all(endpoints.map((id) => endpointOutbox(env.WEBHOOK_ENDPOINTS, id).wake(id)));
+    return;
+  }
+  if (message.kind === 'knowledge.index') {
+    // A failure to read the source is recorded on it; only the database's errors are retried.
+    await indexSource(services.db, message.source_id, { egress: services.egress, now: () => services.clock.now() });
     return;
   }
   await sendEmails(emailSendDeps(services), message);
@@ -90,7 +100,9 @@ export async function handleScheduled(controller: ScheduledController, env: Bind
   const now = services.clock.now();
   if (controller.cron === CRON_HOUSEKEEPING) {
     const purged = await purgeExpiredRecords(db, now);
-    logLine({ level: 'info', message: 'scheduled', cron: controller.cron, purged });
+    // URL knowledge sources synced a day ago or more go back on the queue (each about daily).
+    const resynced = await queueStaleUrlSources(db, services.queues.events, now);
+    logLine({ level: 'info', message: 'scheduled', cron: controller.cron, purged, resynced });
     return;
   }
   // Lead timers first: the offers and escalations they make write emails the email sweep then finds;

@@ -31,6 +31,9 @@ export type IdPrefix =
   | 'rfr'
   /** A workspace's request for an API key or a webhook endpoint, decided by a platform admin. */
   | 'prq'
+  /** A knowledge source, and a question the knowledge declined. */
+  | 'ks'
+  | 'kgap'
   /**
    * Internal only: conversation messages, agent attempts, the webhook-id of each signed call, and an execution batch's
    * guard row.

@@ -38,6 +38,10 @@ export const WORKSPACE_POLICY = {
   'emails.read': { scope: null, roles: ['owner', 'admin'] },
   /** The workspace's insights: its funnel, response times and outcomes (docs/design/insights.md). */
   'insights.read': { scope: 'channels:read', roles: ['owner'] },
+  /** Read the knowledge's sources, its gaps, and ask it (docs/design/knowledge.md). */
+  'knowledge.read': { scope: 'knowledge:read', roles: ['owner'] },
+  /** Add, re-sync and delete knowledge sources. */
+  'knowledge.write': { scope: 'knowledge:write', roles: ['owner'] },
   /** See the contract's usage, the escrow's balance and the statements (money: owners only). */
   'usage.read': { scope: null, roles: ['owner'] },
 } as const satisfies Record<string, Rule>;

@@ -9,6 +9,8 @@ export const KNOWN_SCOPES = [
   'memory:write',
   'channels:read',
   'channels:write',
+  'knowledge:read',
+  'knowledge:write',
 ] as const;
 
 export const scopeSchema = z.enum(KNOWN_SCOPES).openapi('Scope', {
@@ -25,4 +27,6 @@ export const SCOPE_MEANINGS: Record<Scope, string> = {
   'memory:write': "The conversation's turns are kept for later calls.",
   'channels:read': 'Read channels and their recent intake.',
   'channels:write': 'Create and change channels.',
+  'knowledge:read': "Read the workspace's knowledge sources and ask its knowledge.",
+  'knowledge:write': 'Add, re-sync and delete knowledge sources.',
 };

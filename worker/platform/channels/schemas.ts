@@ -7,6 +7,7 @@ import { settingBounds } from '../../brain/lead-policy';
 import { displayText, setOf } from '../../lib/openapi';
 import { attributionSchema } from '../attribution';
 import { messageSchema } from '../conversations/schemas';
+import { channelKnowledgeSchema } from '../knowledge/schemas';
 import { LANGUAGE_SETTINGS, LANGUAGES, MESSAGE_MAX_CHARS, ROUTING_POOLS, TRIGGERS } from '../../vocabulary';
 import widgetDefaults from './widget-defaults.json';
 
@@ -167,6 +168,7 @@ export const createChannelSchema = z
     routing_pool: routingPoolSchema.default('platform'),
     routing: routingSettingsSchema.partial().optional(),
     language: languageSettingSchema.default('auto'),
+    knowledge: channelKnowledgeSchema.partial().optional(),
     widget: widgetConfigPatchSchema.optional(),
   })
   .openapi('CreateChannel');
@@ -181,6 +183,7 @@ export const updateChannelSchema = z
     routing_pool: routingPoolSchema.optional(),
     routing: routingSettingsSchema.partial().optional(),
     language: languageSettingSchema.optional(),
+    knowledge: channelKnowledgeSchema.partial().optional(),
     widget: widgetConfigPatchSchema.optional(),
   })
   .openapi('UpdateChannel');
@@ -197,6 +200,7 @@ export const channelSchema = z
     routing_pool: routingPoolSchema,
     routing: routingSettingsSchema,
     language: languageSettingSchema,
+    knowledge: channelKnowledgeSchema,
     widget: widgetConfigSchema,
     snippet: z.string().openapi({ description: 'The <script> tag to paste into a site.' }),
     hosted_inbox_url: z.string(),

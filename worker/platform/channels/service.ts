@@ -11,6 +11,7 @@ import { newId } from '../../lib/ids';
 import { AdmissionCache, type AdmissionRead } from '../../lib/admission-cache';
 import { ROUTING_DEFAULTS, type RoutingSettings } from '../../brain';
 import { assertKnownDomain } from '../domains';
+import { DEFAULT_MIN_CONFIDENCE } from '../knowledge';
 import { auditInsert, type AuditContext } from '../audit';
 import { joinTenant, tenantIsActive } from '../identity';
 import { hostedInboxUrl, isFirstPartyOrigin, publicWidgetConfig } from './public-config';
@@ -67,6 +68,12 @@ export function snippetFor(urls: PlatformUrls, channelKey: string): string {
 }
 
 /** A channel's lead operations: what it set, over the defaults (docs/design/lead-operations.md). */
+/** A channel's knowledge setting, its defaults filled in (off, 0.5). */
+export function knowledgeOf(row: Pick<ChannelRow, 'knowledge'>): { enabled: boolean; min_confidence: number } {
+  return { enabled: false, min_confidence: DEFAULT_MIN_CONFIDENCE, ...(row.knowledge ?? {}) };
+}
+
+/** A channel's routing settings, its defaults filled in. */
 export function routingOf(row: Pick<ChannelRow, 'routing'> | null | undefined): RoutingSettings {
   return { ...ROUTING_DEFAULTS, ...(row?.routing ?? {}) };
 }
@@ -84,6 +91,7 @@ export function describeChannel(row: ChannelRow, urls: PlatformUrls): ChannelVie
     routing_pool: row.routingPool,
     language: isLanguage(row.language) ? row.language : 'auto',
     routing: routingOf(row),
+    knowledge: knowledgeOf(row),
     widget: widgetConfigOf(row),
     snippet: snippetFor(urls, row.channelKey),
     hosted_inbox_url: hostedInboxUrl(urls, row.channelKey),
@@ -165,6 +173,7 @@ export interface CreateChannelInput {
   routing_pool?: 'platform' | 'workspace';
   routing?: Partial<RoutingSettings>;
   language?: LanguageSetting;
+  knowledge?: Partial<{ enabled: boolean; min_confidence: number }>;
   widget?: WidgetConfigPatch;
 }
 
@@ -197,6 +206,7 @@ export async function createChannel(
     routingPool: input.routing_pool ?? ('platform' as const),
     routing: { ...ROUTING_DEFAULTS, ...input.routing },
     language: input.language ?? 'auto',
+    knowledge: input.knowledge ? { enabled: false, min_confidence: DEFAULT_MIN_CONFIDENCE, ...input.knowledge } : null,
     status: 'active' as const,
     widgetConfig,
     createdAt: now,
@@ -247,6 +257,7 @@ export interface UpdateChannelInput {
   routing_pool?: 'platform' | 'workspace';
   routing?: Partial<RoutingSettings>;
   language?: LanguageSetting;
+  knowledge?: Partial<{ enabled: boolean; min_confidence: number }>;
   widget?: WidgetConfigPatch;
 }
 
@@ -271,6 +282,7 @@ export async function updateChannel(
     ...(input.routing_pool !== undefined ? { routingPool: input.routing_pool } : {}),
     ...(input.routing !== undefined ? { routing: { ...routingOf(existing), ...input.routing } } : {}),
     ...(input.language !== undefined ? { language: input.language } : {}),
+    ...(input.knowledge !== undefined ? { knowledge: { ...knowledgeOf(existing), ...input.knowledge } } : {}),
     ...(input.widget !== undefined ? { widgetConfig: mergeWidgetConfig(widgetConfigOf(existing), input.widget) } : {}),
     updatedAt: now,
   };

@@ -35,7 +35,10 @@ export type WidgetMessagesKey =
   | 'preview_reply'
   | 'delivered'
   | 'read'
-  | 'new_replies';
+  | 'new_replies'
+  | 'knowledge_answer'
+  | 'knowledge_sources'
+  | 'talk_to_person';
 
 /** The visitor catalog's keys (English's). */
 export type VisitorMessagesKey =
@@ -73,4 +76,5 @@ export type VisitorMessagesKey =
   | 'link_broken_detail'
   | 'inbox_noscript'
   | 'inbox_missing'
-  | 'inbox_missing_detail';
+  | 'inbox_missing_detail'
+  | 'knowledge_from';

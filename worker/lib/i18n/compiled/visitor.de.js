@@ -36,5 +36,6 @@ export default {
   link_broken_detail: () => "Vielleicht hat Ihr E-Mail-Programm ihn abgeschnitten. Verwenden Sie den Link aus einer neueren E-Mail.",
   inbox_noscript: (d) => "Dieser Chat braucht JavaScript. Bitte aktivieren Sie es oder kontaktieren Sie " + d.brand + " auf anderem Weg.",
   inbox_missing: () => "Dieser Chat ist nicht verfügbar",
-  inbox_missing_detail: () => "Der Link ist vielleicht falsch geschrieben, oder die Website hat diesen Chat abgeschaltet."
+  inbox_missing_detail: () => "Der Link ist vielleicht falsch geschrieben, oder die Website hat diesen Chat abgeschaltet.",
+  knowledge_from: (d) => "Aus „" + d.title + "“:"
 }

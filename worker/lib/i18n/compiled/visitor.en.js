@@ -36,5 +36,6 @@ export default {
   link_broken_detail: () => "It may have been cut off by your mail program. Use the link of a recent email.",
   inbox_noscript: (d) => "This chat needs JavaScript. Please enable it, or contact " + d.brand + " another way.",
   inbox_missing: () => "This chat is not available",
-  inbox_missing_detail: () => "The link may be mistyped, or the site has switched this chat off."
+  inbox_missing_detail: () => "The link may be mistyped, or the site has switched this chat off.",
+  knowledge_from: (d) => "From “" + d.title + "”:"
 }

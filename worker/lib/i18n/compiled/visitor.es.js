@@ -36,5 +36,6 @@ export default {
   link_broken_detail: () => "Puede que tu programa de correo lo haya cortado. Usa el enlace de un correo reciente.",
   inbox_noscript: (d) => "Este chat necesita JavaScript. Actívalo o contacta con " + d.brand + " de otra forma.",
   inbox_missing: () => "Este chat no está disponible",
-  inbox_missing_detail: () => "Puede que el enlace esté mal escrito o que el sitio haya desactivado este chat."
+  inbox_missing_detail: () => "Puede que el enlace esté mal escrito o que el sitio haya desactivado este chat.",
+  knowledge_from: (d) => "Según «" + d.title + "»:"
 }

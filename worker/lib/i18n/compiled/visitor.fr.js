@@ -36,5 +36,6 @@ export default {
   link_broken_detail: () => "Votre messagerie l’a peut-être coupé. Utilisez le lien d’un e-mail récent.",
   inbox_noscript: (d) => "Ce chat a besoin de JavaScript. Activez-le ou contactez " + d.brand + " autrement.",
   inbox_missing: () => "Ce chat n’est pas disponible",
-  inbox_missing_detail: () => "Le lien est peut-être mal saisi, ou le site a désactivé ce chat."
+  inbox_missing_detail: () => "Le lien est peut-être mal saisi, ou le site a désactivé ce chat.",
+  knowledge_from: (d) => "D’après « " + d.title + " » :"
 }

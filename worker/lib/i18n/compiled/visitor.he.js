@@ -36,5 +36,6 @@ export default {
   link_broken_detail: () => "ייתכן שתוכנת הדואר קטעה אותו. השתמשו בקישור מאימייל עדכני.",
   inbox_noscript: (d) => "הצ׳אט הזה דורש JavaScript. הפעילו אותו, או צרו קשר עם " + d.brand + " בדרך אחרת.",
   inbox_missing: () => "הצ׳אט הזה אינו זמין",
-  inbox_missing_detail: () => "ייתכן שהקישור שגוי, או שהאתר השבית את הצ׳אט הזה."
+  inbox_missing_detail: () => "ייתכן שהקישור שגוי, או שהאתר השבית את הצ׳אט הזה.",
+  knowledge_from: (d) => "מתוך „" + d.title + "”:"
 }

@@ -36,5 +36,6 @@ export default {
   link_broken_detail: () => "Forse il tuo programma di posta lo ha troncato. Usa il link di un’email recente.",
   inbox_noscript: (d) => "Questa chat richiede JavaScript. Attivalo o contatta " + d.brand + " in un altro modo.",
   inbox_missing: () => "Questa chat non è disponibile",
-  inbox_missing_detail: () => "Il link potrebbe essere sbagliato, oppure il sito ha disattivato questa chat."
+  inbox_missing_detail: () => "Il link potrebbe essere sbagliato, oppure il sito ha disattivato questa chat.",
+  knowledge_from: (d) => "Da «" + d.title + "»:"
 }

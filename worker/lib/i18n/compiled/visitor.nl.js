@@ -36,5 +36,6 @@ export default {
   link_broken_detail: () => "Misschien heeft uw e-mailprogramma hem afgebroken. Gebruik de link uit een recente e-mail.",
   inbox_noscript: (d) => "Deze chat heeft JavaScript nodig. Zet het aan of neem op een andere manier contact op met " + d.brand + ".",
   inbox_missing: () => "Deze chat is niet beschikbaar",
-  inbox_missing_detail: () => "De link is misschien verkeerd getypt, of de site heeft deze chat uitgezet."
+  inbox_missing_detail: () => "De link is misschien verkeerd getypt, of de site heeft deze chat uitgezet.",
+  knowledge_from: (d) => "Uit ‘" + d.title + "’:"
 }

@@ -36,5 +36,6 @@ export default {
   link_broken_detail: () => "Być może program pocztowy go uciął. Użyj linku z nowszej wiadomości.",
   inbox_noscript: (d) => "Ten czat wymaga JavaScriptu. Włącz go albo skontaktuj się z " + d.brand + " w inny sposób.",
   inbox_missing: () => "Ten czat jest niedostępny",
-  inbox_missing_detail: () => "Link może zawierać błąd albo strona wyłączyła ten czat."
+  inbox_missing_detail: () => "Link może zawierać błąd albo strona wyłączyła ten czat.",
+  knowledge_from: (d) => "Z „" + d.title + "”:"
 }

@@ -36,5 +36,6 @@ export default {
   link_broken_detail: () => "Talvez seu programa de e-mail o tenha cortado. Use o link de um e-mail recente.",
   inbox_noscript: (d) => "Este chat precisa de JavaScript. Ative-o ou fale com " + d.brand + " de outra forma.",
   inbox_missing: () => "Este chat não está disponível",
-  inbox_missing_detail: () => "O link pode estar digitado errado, ou o site desativou este chat."
+  inbox_missing_detail: () => "O link pode estar digitado errado, ou o site desativou este chat.",
+  knowledge_from: (d) => "De “" + d.title + "”:"
 }

@@ -36,5 +36,8 @@ export default {
   preview_reply: () => "معاينة: تظهر هنا الردود على زوارك.",
   delivered: () => "تم التسليم",
   read: () => "تمت القراءة",
-  new_replies: (d) => plural(d.count, 0, ar, { zero: "لا ردود جديدة", one: "رد جديد واحد", two: "ردّان جديدان", few: strictNumber("ar", d.count, 0, "count") + " ردود جديدة", many: strictNumber("ar", d.count, 0, "count") + " ردًا جديدًا", other: strictNumber("ar", d.count, 0, "count") + " رد جديد" })
+  new_replies: (d) => plural(d.count, 0, ar, { zero: "لا ردود جديدة", one: "رد جديد واحد", two: "ردّان جديدان", few: strictNumber("ar", d.count, 0, "count") + " ردود جديدة", many: strictNumber("ar", d.count, 0, "count") + " ردًا جديدًا", other: strictNumber("ar", d.count, 0, "count") + " رد جديد" }),
+  knowledge_answer: (d) => "إجابة من مساعدة " + d.brand,
+  knowledge_sources: () => "المصادر",
+  talk_to_person: () => "تحدّث إلى شخص"
 }

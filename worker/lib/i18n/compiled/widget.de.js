@@ -36,5 +36,8 @@ export default {
   preview_reply: () => "Vorschau: Hier erscheinen die Antworten an Ihre Besucher.",
   delivered: () => "Zugestellt",
   read: () => "Gelesen",
-  new_replies: (d) => plural(d.count, 0, de, { one: strictNumber("de", d.count, 0, "count") + " neue Antwort", other: strictNumber("de", d.count, 0, "count") + " neue Antworten" })
+  new_replies: (d) => plural(d.count, 0, de, { one: strictNumber("de", d.count, 0, "count") + " neue Antwort", other: strictNumber("de", d.count, 0, "count") + " neue Antworten" }),
+  knowledge_answer: (d) => "Antwort aus der Hilfe von " + d.brand,
+  knowledge_sources: () => "Quellen",
+  talk_to_person: () => "Mit einem Menschen sprechen"
 }

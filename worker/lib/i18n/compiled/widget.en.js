@@ -36,5 +36,8 @@ export default {
   preview_reply: () => "Preview: replies to your visitors appear here.",
   delivered: () => "Delivered",
   read: () => "Read",
-  new_replies: (d) => plural(d.count, 0, en, { one: strictNumber("en", d.count, 0, "count") + " new reply", other: strictNumber("en", d.count, 0, "count") + " new replies" })
+  new_replies: (d) => plural(d.count, 0, en, { one: strictNumber("en", d.count, 0, "count") + " new reply", other: strictNumber("en", d.count, 0, "count") + " new replies" }),
+  knowledge_answer: (d) => "Answer from " + d.brand + "’s help",
+  knowledge_sources: () => "Sources",
+  talk_to_person: () => "Talk to a person"
 }

@@ -36,5 +36,8 @@ export default {
   preview_reply: () => "Vista previa: aquí aparecen las respuestas a tus visitantes.",
   delivered: () => "Entregado",
   read: () => "Leído",
-  new_replies: (d) => plural(d.count, 0, es, { one: strictNumber("es", d.count, 0, "count") + " respuesta nueva", other: strictNumber("es", d.count, 0, "count") + " respuestas nuevas" })
+  new_replies: (d) => plural(d.count, 0, es, { one: strictNumber("es", d.count, 0, "count") + " respuesta nueva", other: strictNumber("es", d.count, 0, "count") + " respuestas nuevas" }),
+  knowledge_answer: (d) => "Respuesta de la ayuda de " + d.brand,
+  knowledge_sources: () => "Fuentes",
+  talk_to_person: () => "Hablar con una persona"
 }

@@ -36,5 +36,8 @@ export default {
   preview_reply: () => "Aperçu : les réponses à vos visiteurs s’affichent ici.",
   delivered: () => "Distribué",
   read: () => "Lu",
-  new_replies: (d) => plural(d.count, 0, fr, { one: strictNumber("fr", d.count, 0, "count") + " nouvelle réponse", other: strictNumber("fr", d.count, 0, "count") + " nouvelles réponses" })
+  new_replies: (d) => plural(d.count, 0, fr, { one: strictNumber("fr", d.count, 0, "count") + " nouvelle réponse", other: strictNumber("fr", d.count, 0, "count") + " nouvelles réponses" }),
+  knowledge_answer: (d) => "Réponse de l’aide de " + d.brand,
+  knowledge_sources: () => "Sources",
+  talk_to_person: () => "Parler à une personne"
 }

@@ -36,5 +36,8 @@ export default {
   preview_reply: () => "תצוגה מקדימה: כאן מופיעות התשובות למבקרים שלך.",
   delivered: () => "נמסרה",
   read: () => "נקראה",
-  new_replies: (d) => plural(d.count, 0, he, { one: "תשובה חדשה אחת", two: "שתי תשובות חדשות", other: strictNumber("he", d.count, 0, "count") + " תשובות חדשות" })
+  new_replies: (d) => plural(d.count, 0, he, { one: "תשובה חדשה אחת", two: "שתי תשובות חדשות", other: strictNumber("he", d.count, 0, "count") + " תשובות חדשות" }),
+  knowledge_answer: (d) => "תשובה מהעזרה של " + d.brand,
+  knowledge_sources: () => "מקורות",
+  talk_to_person: () => "לדבר עם אדם"
 }

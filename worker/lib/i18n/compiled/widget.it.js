@@ -36,5 +36,8 @@ export default {
   preview_reply: () => "Anteprima: qui compaiono le risposte ai tuoi visitatori.",
   delivered: () => "Consegnato",
   read: () => "Letto",
-  new_replies: (d) => plural(d.count, 0, it, { one: strictNumber("it", d.count, 0, "count") + " nuova risposta", other: strictNumber("it", d.count, 0, "count") + " nuove risposte" })
+  new_replies: (d) => plural(d.count, 0, it, { one: strictNumber("it", d.count, 0, "count") + " nuova risposta", other: strictNumber("it", d.count, 0, "count") + " nuove risposte" }),
+  knowledge_answer: (d) => "Risposta dalla guida di " + d.brand,
+  knowledge_sources: () => "Fonti",
+  talk_to_person: () => "Parla con una persona"
 }

@@ -36,5 +36,8 @@ export default {
   preview_reply: () => "Voorbeeld: antwoorden aan uw bezoekers verschijnen hier.",
   delivered: () => "Bezorgd",
   read: () => "Gelezen",
-  new_replies: (d) => plural(d.count, 0, nl, { one: strictNumber("nl", d.count, 0, "count") + " nieuw antwoord", other: strictNumber("nl", d.count, 0, "count") + " nieuwe antwoorden" })
+  new_replies: (d) => plural(d.count, 0, nl, { one: strictNumber("nl", d.count, 0, "count") + " nieuw antwoord", other: strictNumber("nl", d.count, 0, "count") + " nieuwe antwoorden" }),
+  knowledge_answer: (d) => "Antwoord uit de hulp van " + d.brand,
+  knowledge_sources: () => "Bronnen",
+  talk_to_person: () => "Met een persoon praten"
 }

@@ -36,5 +36,8 @@ export default {
   preview_reply: () => "Podgląd: tutaj pojawiają się odpowiedzi dla Twoich odwiedzających.",
   delivered: () => "Dostarczono",
   read: () => "Przeczytano",
-  new_replies: (d) => plural(d.count, 0, pl, { one: strictNumber("pl", d.count, 0, "count") + " nowa odpowiedź", few: strictNumber("pl", d.count, 0, "count") + " nowe odpowiedzi", many: strictNumber("pl", d.count, 0, "count") + " nowych odpowiedzi", other: strictNumber("pl", d.count, 0, "count") + " nowej odpowiedzi" })
+  new_replies: (d) => plural(d.count, 0, pl, { one: strictNumber("pl", d.count, 0, "count") + " nowa odpowiedź", few: strictNumber("pl", d.count, 0, "count") + " nowe odpowiedzi", many: strictNumber("pl", d.count, 0, "count") + " nowych odpowiedzi", other: strictNumber("pl", d.count, 0, "count") + " nowej odpowiedzi" }),
+  knowledge_answer: (d) => "Odpowiedź z pomocy " + d.brand,
+  knowledge_sources: () => "Źródła",
+  talk_to_person: () => "Porozmawiaj z człowiekiem"
 }

@@ -36,5 +36,8 @@ export default {
   preview_reply: () => "Pré-visualização: as respostas aos seus visitantes aparecem aqui.",
   delivered: () => "Entregue",
   read: () => "Lida",
-  new_replies: (d) => plural(d.count, 0, pt, { one: strictNumber("pt", d.count, 0, "count") + " nova resposta", other: strictNumber("pt", d.count, 0, "count") + " novas respostas" })
+  new_replies: (d) => plural(d.count, 0, pt, { one: strictNumber("pt", d.count, 0, "count") + " nova resposta", other: strictNumber("pt", d.count, 0, "count") + " novas respostas" }),
+  knowledge_answer: (d) => "Resposta da ajuda de " + d.brand,
+  knowledge_sources: () => "Fontes",
+  talk_to_person: () => "Falar com uma pessoa"
 }

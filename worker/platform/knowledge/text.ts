@@ -1,0 +1,143 @@
+/**
+ * A source's text as the index reads it (docs/design/knowledge.md): a document is cut into
+ * sections at its headings, each keeping its heading path and the anchor a link can point at, and
+ * each section into chunks of a few hundred words, at sentence ends. Markdown and plain text are
+ * read here; HTML goes through the runtime's HTMLRewriter (html.ts) into the same sections.
+ */
+
+/** A part of a document under one heading. */
+export interface Section {
+  /** The heading path, outermost first (empty before the first heading). */
+  headings: string[];
+  /** The id a link to this heading names (`#…`), when it has one. */
+  anchor: string | null;
+  text: string;
+}
+
+/** A document read into its title and sections. */
+export interface ReadDocument {
+  title: string;
+  sections: Section[];
+}
+
+/** A document of a source, read, with its page's URL. */
+export interface SourceDocument {
+  document: ReadDocument;
+  url: string | null;
+}
+
+/** A chunk ready for the index. */
+export interface ChunkText {
+  title: string;
+  headings: string;
+  body: string;
+  url: string | null;
+}
+
+/** About this many words make a chunk (a few hundred: enough context, still one topic). */
+export const CHUNK_WORDS = 220;
+/** A chunk never holds more characters than this (a long line without sentence ends is cut). */
+const CHUNK_CHARS = 2_400;
+
+/** The anchor GitHub and most docs sites give a heading: lower case, words joined by hyphens. */
+export function headingAnchor(heading: string): string {
+  return heading
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\p{L}\p{N}\s-]/gu, '')
+    .trim()
+    .replace(/\s+/g, '-');
+}
+
+/** Markdown's inline syntax read as plain words: links and images by their text, no emphasis marks. */
+function plainInline(line: string): string {
+  return line
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/`([^`]*)`/g, '$1')
+    .replace(/(\*\*|__|\*|_|~~)(\S[^*_~]*?)\1/g, '$2')
+    .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '')
+    .replace(/^\s*>\s?/, '')
+    .replace(/^\|/, '')
+    .replace(/\|/g, ' ');
+}
+
+/** Reads Markdown: `#` headings start sections (the first `#` is the title unless one is given). */
+export function readMarkdown(content: string, givenTitle: string | null): ReadDocument {
+  const sections: Section[] = [];
+  let path: string[] = [];
+  let current: Section = { headings: [], anchor: null, text: '' };
+  let title = givenTitle;
+  let fenced = false;
+  for (const raw of content.replace(/\r\n?/g, '\n').split('\n')) {
+    if (/^\s*(```|~~~)/.test(raw)) {
+      fenced = !fenced;
+      continue;
+    }
+    const heading = fenced ? null : /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(raw);
+    if (heading) {
+      if (current.text.trim()) sections.push(current);
+      const level = heading[1]!.length;
+      const words = plainInline(heading[2]!).trim();
+      if (level === 1 && !title) title = words;
+      path = [...path.slice(0, level - 1), words];
+      while (path.length < level) path.unshift('');
+      const headings = path.filter(Boolean);
+      current = { headings, anchor: headingAnchor(words), text: '' };
+      continue;
+    }
+    if (/^\s*(-{3,}|\*{3,}|\|?\s*:?-{3,})/.test(raw) && !fenced) continue;
+    const line = fenced ? raw : plainInline(raw);
+    current.text += line.trim() ? `${line.trim()}\n` : '\n';
+  }
+  if (current.text.trim()) sections.push(current);
+  return { title: title ?? sections[0]?.headings[0] ?? 'Untitled', sections };
+}
+
+/** Reads plain text: one section, paragraphs kept. */
+export function readPlainText(content: string, givenTitle: string | null): ReadDocument {
+  const text = content.replace(/\r\n?/g, '\n');
+  const firstLine = text.trim().split('\n')[0]?.trim() ?? '';
+  return {
+    title: givenTitle ?? (firstLine.slice(0, 120) || 'Untitled'),
+    sections: [{ headings: [], anchor: null, text }],
+  };
+}
+
+/** Sentences of a text, with their ends kept (a period, ?, ! or a line break). */
+export function sentencesOf(text: string): string[] {
+  return (
+    text
+      .replace(/\s*\n\s*\n\s*/g, '\n')
+      .match(/[^.!?\n]+(?:[.!?]+(?=\s|$)|\n|$)/g)
+      ?.map((sentence) => sentence.replace(/\s+/g, ' ').trim())
+      .filter(Boolean) ?? []
+  );
+}
+
+/** Cuts a document into chunks: each section into pieces of about CHUNK_WORDS words, at sentence ends. */
+export function chunksOf(document: ReadDocument, url: string | null): ChunkText[] {
+  const chunks: ChunkText[] = [];
+  for (const section of document.sections) {
+    const headings = section.headings.join(' › ');
+    const link = url ? (section.anchor ? `${url.split('#')[0]}#${section.anchor}` : url) : null;
+    let body: string[] = [];
+    let words = 0;
+    const flush = () => {
+      const text = body.join(' ').trim();
+      if (text) chunks.push({ title: document.title, headings, body: text.slice(0, CHUNK_CHARS), url: link });
+      body = [];
+      words = 0;
+    };
+    for (const sentence of sentencesOf(section.text)) {
+      const count = sentence.split(/\s+/).length;
+      if (words > 0 && words + count > CHUNK_WORDS) flush();
+      body.push(sentence);
+      words += count;
+    }
+    flush();
+  }
+  return chunks;
+}

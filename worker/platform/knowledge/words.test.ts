@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { ANSWER_CHARS, confidenceOf, extractiveAnswer } from './answer';
+import { chunksOf, headingAnchor, readMarkdown } from './text';
+import { contentWords, matchQuery, stem } from './words';
+
+describe('the words of a question', () => {
+  it('never passes FTS5 syntax through: every word is quoted, operators and columns are words or gone', () => {
+    expect(matchQuery('title:refund* NEAR("money" back) ^now -x OR')).toBe(
+      '"title" OR "refund" OR "near" OR "money" OR "back" OR "now"',
+    );
+    expect(matchQuery('"; DROP TABLE x; --')).toBe('"drop" OR "table"');
+    expect(matchQuery('?!')).toBeNull();
+    expect(
+      contentWords(`${'word '.repeat(100)}${Array.from({ length: 40 }, (_, i) => `w${i}x`).join(' ')}`),
+    ).toHaveLength(24);
+  });
+
+  it('folds accents and case, and stems light English endings', () => {
+    expect(contentWords('Wie öffne ich die Rückgabe?')).toEqual(['offne', 'ruckgabe']);
+    expect(stem('verifies')).toBe('verify');
+    expect(stem('webhooks')).toBe('webhook');
+    expect(stem('signing')).toBe('sign');
+  });
+});
+
+describe('documents into chunks', () => {
+  it('keeps the heading path and the anchor of each section', () => {
+    const chunks = chunksOf(
+      readMarkdown('# Guide\n\nIntro.\n\n## Set up `the` app\n\nInstall it.', null),
+      'https://x.test/g',
+    );
+    expect(chunks).toEqual([
+      { title: 'Guide', headings: 'Guide', body: 'Intro.', url: 'https://x.test/g#guide' },
+      {
+        title: 'Guide',
+        headings: 'Guide › Set up the app',
+        body: 'Install it.',
+        url: 'https://x.test/g#set-up-the-app',
+      },
+    ]);
+    expect(headingAnchor('Verify a webhook’s signature!')).toBe('verify-a-webhooks-signature');
+  });
+});
+
+describe('the extractive answer', () => {
+  const passages = [
+    {
+      sourceId: 'ks_1',
+      title: 'Refunds',
+      headings: '',
+      body: `${'Filler words here. '.repeat(60)}Refunds take five days.`,
+      url: null,
+    },
+  ];
+  it('stays within 600 characters and leads with where it comes from', () => {
+    const answer = extractiveAnswer('How long do refunds take?', passages, {
+      minConfidence: 0.1,
+      language: 'en',
+      from: (title) => `From ${title}:`,
+    });
+    expect(answer.answer).toMatch(/^From Refunds: /);
+    expect(answer.answer!.length - 'From Refunds: '.length).toBeLessThanOrEqual(ANSWER_CHARS);
+    expect(answer.answer).toContain('Refunds take five days.');
+  });
+  it('has no confidence without coverage, and declines below the threshold', () => {
+    expect(confidenceOf('pineapple pizza', passages).confidence).toBe(0);
+    const declined = extractiveAnswer('pineapple pizza', passages, {
+      minConfidence: 0.5,
+      language: 'en',
+      from: (t) => t,
+    });
+    expect(declined).toMatchObject({ answer: null, declined: 'no_match' });
+  });
+});
