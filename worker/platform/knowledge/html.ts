@@ -83,7 +83,10 @@ export async function readHtml(
     .on(BLOCKS, {
       element(element) {
         if (skipped === 0) current.text += '\n';
-        if (element.tagName !== 'br') element.onEndTag(() => void (skipped === 0 && (current.text += '\n')));
+        if (element.tagName === 'br') return;
+        element.onEndTag(() => {
+          if (skipped === 0) current.text += '\n';
+        });
       },
     })
     .onDocument({
