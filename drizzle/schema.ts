@@ -356,6 +356,8 @@ export const conversations = sqliteTable(
     attribution: text('attribution', { mode: 'json' }).$type<JsonObject>(),
     /** The language the platform speaks to the visitor in, kept from the first turn (null: English). */
     language: text('language'),
+    /** When the workspace's knowledge first answered in it (docs/design/knowledge.md): for the resolution rate. */
+    knowledgeAnsweredAt: integer('knowledge_answered_at'),
     demandId: text('demand_id'),
     leadId: text('lead_id'),
     createdAt: createdAt(),
@@ -382,6 +384,8 @@ export const messages = sqliteTable(
     authorId: text('author_id'),
     /** The execution that carried it, when one did. */
     executionId: text('execution_id'),
+    /** A knowledge answer's sources (docs/design/knowledge.md): `[{title, url}]`; null for any other message. */
+    sources: text('sources', { mode: 'json' }).$type<Array<{ title: string; url: string | null }>>(),
     createdAt: createdAt(),
   },
   (table) => [index('messages_conversation_idx').on(table.conversationId, table.id)],

@@ -25,6 +25,8 @@ const worker = await unstable_startWorker({
     logLevel: process.env.EGW_SERVE_LOG_LEVEL ?? 'warn',
     watch: false,
     remote: false,
+    // `/__scheduled?cron=…` runs the cron handler, as `npm run dev` (wrangler dev --test-scheduled) does.
+    testScheduled: true,
   },
 });
 await worker.ready;

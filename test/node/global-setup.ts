@@ -19,6 +19,8 @@ export default async function setup(project: TestProject) {
   const worker = await startLocalWorker({
     // The app with the test's clock route (test/worker-entry.ts): minutes pass without waiting.
     entry: 'test/worker-entry.ts',
+    // Not `wrangler dev`: nothing a parallel step writes (a build, a bundle) restarts it mid-request.
+    inspector: false,
     vars: { EMAIL_UNREAD_AFTER_SECONDS: '2', LEAD_MINUTE_SECONDS: '1', FRONT_DOOR_CHANNEL: 'ch_demo' },
   });
   project.provide('workerUrl', worker.url);

@@ -1,7 +1,8 @@
 /**
- * Access, route by route (access-routes.ts): the table covers every registered route, and the
- * API's routes meet the standard access failures (access-cases.ts); the console's pages are
- * access.console.test.ts.
+ * Access, route by route (access-routes.ts): the table covers every registered route, and each
+ * protected route, the API's and the console's, meets the standard access failures
+ * (access-cases.ts): credentials, scopes, roles, CSRF and tenants. One pair of tenants serves
+ * both (they are dear to make).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { app } from '../../worker/index';
@@ -19,11 +20,17 @@ describe('access: every route is described', () => {
   });
 });
 
-describe('access: the standard failures, API route by route', () => {
+describe('access: the standard failures, route by route', () => {
   let tenants: { a: AccessTenant; b: AccessTenant };
   beforeAll(async () => {
     tenants = { a: await createAccessTenant(), b: await createAccessTenant() };
   }, 60_000);
 
-  for (const route of PROTECTED_ROUTES.filter(isApiRoute)) accessFailureCases(route, () => tenants);
+  describe('the API', () => {
+    for (const route of PROTECTED_ROUTES.filter(isApiRoute)) accessFailureCases(route, () => tenants);
+  });
+  describe('the console', () => {
+    for (const route of PROTECTED_ROUTES.filter((route) => !isApiRoute(route)))
+      accessFailureCases(route, () => tenants);
+  });
 });

@@ -9,12 +9,14 @@
  * 3. `decide`: the agent path, the lead path, or no answer at all.
  */
 import { planAgentPath, type AgentRun } from './agents';
+import { type KnowledgeReply, planKnowledgePath } from './knowledge';
 import { planLeadPath, type Assessment } from './routing';
 import type { BrainInput, BrainPlan } from './types';
 
 export type * from './types';
 export { BREAKER_OPEN_MS, BREAKER_THRESHOLD, countsAsFailure, runAgents, type AgentRun } from './agents';
 export { assessDemand, demandReference, type Assessment } from './routing';
+export type { KnowledgeReply } from './knowledge';
 export { type CatalogDomain, chooseDomain, type DomainChoice } from './domain-choice';
 export {
   CLAIM_BOUNDS,
@@ -27,11 +29,23 @@ export {
 } from './lead-policy';
 
 /**
- * The plan of one execution (docs/design/providers-and-leads.md), after assessment and any agents: an agent's
- * answer; else the lead path for experts; but with agents tried, all failed, and no `leads:write`,
- * there is no answer to give.
+ * The plan of one execution (docs/design/providers-and-leads.md), after assessment, the workspace's
+ * knowledge and any agents: the knowledge's confident answer; else an agent's answer; else the
+ * lead path for experts; but with agents tried, all failed, and no `leads:write`, there is no
+ * answer to give. A question the knowledge declined goes on exactly as without it, marked so.
  */
-export function decide(input: BrainInput, assessment: Assessment, run?: AgentRun): BrainPlan {
+export function decide(
+  input: BrainInput,
+  assessment: Assessment,
+  run?: AgentRun,
+  knowledge?: { reply: KnowledgeReply | null },
+): BrainPlan {
+  if (knowledge?.reply) return planKnowledgePath(input, assessment, knowledge.reply);
+  const plan = decideWithoutKnowledge(input, assessment, run);
+  return knowledge && plan.outcome === 'executed' ? { ...plan, knowledge: { answered: false } } : plan;
+}
+
+function decideWithoutKnowledge(input: BrainInput, assessment: Assessment, run?: AgentRun): BrainPlan {
   if (run?.answered) return planAgentPath(input, assessment, { answered: run.answered, attempts: run.attempts });
   const attempts = run?.attempts ?? [];
   if (run && !input.grantedScopes.includes('leads:write')) return { outcome: 'agent_unavailable', attempts };

@@ -150,12 +150,13 @@ export type PlannedDemand = { action: 'create'; id: string } | { action: 'contin
 /** The one lead of a conversation: created now, or updated (trigger, contact, urgency). */
 export type PlannedLead = { action: 'create'; id: string } | { action: 'update'; id: string };
 
-/** Who answered, on the agent path. */
-export interface HandledBy {
-  kind: 'agent' | 'robot';
-  providerId: string;
-  name: string;
-}
+/**
+ * Who answered, on the agent path: an agent or robot (a provider), or the workspace's own
+ * knowledge (no provider; its name is the brand's).
+ */
+export type HandledBy =
+  | { kind: 'agent' | 'robot'; providerId: string; name: string }
+  | { kind: 'knowledge'; providerId: null; name: string };
 
 /**
  * What the brain decided about one message: decisions and data, never copy or wire shapes. The
@@ -182,6 +183,11 @@ export interface ExecutedPlan {
   /** The agent path: who answered, with its own reply text and output, and the usage it reported. */
   handledBy?: HandledBy;
   agentAnswer?: { reply: string | null; output: Record<string, unknown> };
+  /**
+   * The workspace's knowledge, when it was asked first: answered (its sources, for the stored
+   * message) or declined (the routing went on as without it).
+   */
+  knowledge?: { answered: true; sources: Array<{ title: string; url: string | null }> } | { answered: false };
   reportedUsage: ReportedUsage[];
   /** Every call made (or skipped) to an agent or robot, in order. */
   attempts: AgentAttempt[];

@@ -31,6 +31,7 @@ export {
   isOriginAllowed,
   listChannels,
   reverifyCachedChannel,
+  knowledgeOf,
   routingOf,
   snippetFor,
   updateChannel,

@@ -308,9 +308,13 @@ export const intakeResponseSchema = z
     }),
     lead_id: z.string().optional(),
     answered_by: z
-      .object({ kind: z.enum(['agent', 'robot']), name: z.string() })
+      .object({ kind: z.enum(['agent', 'robot', 'knowledge']), name: z.string() })
       .optional()
-      .openapi({ description: 'Set when an agent or robot wrote the reply (not a person): the widget says so.' }),
+      .openapi({
+        description:
+          'Set when an agent, a robot or the workspace’s own knowledge wrote the reply (not a person): the widget ' +
+          'says so (a knowledge answer as “Answer from the brand’s help”, with its sources).',
+      }),
     next: z.enum(['continue', 'collect_contact', 'done']).openapi({
       description: '`collect_contact`: show the contact form; `done`: the lead is captured.',
     }),

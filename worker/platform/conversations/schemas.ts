@@ -8,6 +8,10 @@ export const messageSchema = z
     role: z.enum(MESSAGE_ROLES),
     author_name: z.string().nullable().openapi({ description: 'The expert or agent who wrote it; null otherwise.' }),
     text: z.string().openapi({ description: 'Plain text. Render it as text, never as HTML.' }),
+    sources: z
+      .array(z.object({ title: z.string(), url: z.string().nullable() }))
+      .optional()
+      .openapi({ description: "A knowledge answer's sources (the workspace's own help): show them as links." }),
     created_at: z.string(),
   })
   .openapi('Message');

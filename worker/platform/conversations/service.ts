@@ -4,7 +4,7 @@
  * later messages are turns of it, and it has at most one lead. A channel's visitor holds a
  * secret token (`egv_…`); D1 keeps only its SHA-256.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { newSecretToken, sha256Hex } from '../../lib/crypto';
 import { insertRows, schema, type Database } from '../../lib/db';
@@ -33,6 +33,8 @@ export interface ConversationState {
   leadStatus: LeadStatus | null;
   /** The language it is spoken to in (null: started before languages, English). */
   language: string | null;
+  /** Whether the workspace's knowledge has answered in it. */
+  knowledgeAnswered: boolean;
 }
 
 /** A new visitor token: 128 random bits. */
@@ -52,6 +54,7 @@ async function findConversation(db: Database, where: ReturnType<typeof and>): Pr
       leadEmail: leads.contactEmail,
       leadPhone: leads.contactPhone,
       leadStatus: leads.status,
+      knowledgeAnsweredAt: conversations.knowledgeAnsweredAt,
     })
     .from(conversations)
     .leftJoin(leads, eq(leads.id, conversations.leadId))
@@ -68,6 +71,7 @@ async function findConversation(db: Database, where: ReturnType<typeof and>): Pr
     contactKnown: Boolean(row.leadEmail || row.leadPhone),
     leadStatus: row.leadStatus,
     language: row.language,
+    knowledgeAnswered: row.knowledgeAnsweredAt !== null,
   };
 }
 
@@ -121,9 +125,21 @@ export interface ConversationTurn {
   language?: string;
   /** The visitor's message and the answer they read (and who gave it): stored as memory when the turn is kept. */
   visitorText?: string;
-  reply?: { role: MessageRole; text: string; authorId?: string | null; authorName?: string | null };
+  reply?: {
+    role: MessageRole;
+    text: string;
+    authorId?: string | null;
+    authorName?: string | null;
+    /** A knowledge answer's sources: the message says where it comes from. */
+    sources?: MessageSources | null;
+  };
+  /** The workspace's knowledge answered this turn (the conversation keeps when it first did). */
+  knowledgeAnswered?: boolean;
   now: number;
 }
+
+/** A knowledge answer's sources, as its message keeps them. */
+export type MessageSources = Array<{ title: string; url: string | null }>;
 
 /** A message a turn stores, as its event reports it. */
 export interface StoredMessage {
@@ -132,6 +148,8 @@ export interface StoredMessage {
   role: MessageRole;
   author_name: string | null;
   text: string;
+  /** A knowledge answer's sources (absent on every other message). */
+  sources?: MessageSources;
   created_at: string;
 }
 
@@ -153,6 +171,7 @@ export function conversationTurnWrites(
       role: 'visitor',
       text: turn.visitorText,
       executionId: turn.executionId,
+      sources: null,
       createdAt: now,
     });
   if (turn.reply) {
@@ -163,6 +182,7 @@ export function conversationTurnWrites(
       text: turn.reply.text,
       authorId: turn.reply.authorId ?? null,
       executionId: turn.executionId,
+      sources: turn.reply.sources ?? null,
       createdAt: now,
     });
   }
@@ -178,6 +198,7 @@ export function conversationTurnWrites(
             externalSessionId: start.kind === 'api' ? start.externalSessionId : null,
             attribution: start.kind === 'channel' ? start.attribution : null,
             language: turn.language ?? null,
+            knowledgeAnsweredAt: turn.knowledgeAnswered ? now : null,
             demandId: turn.demandId,
             leadId: turn.leadId,
             createdAt: now,
@@ -190,6 +211,9 @@ export function conversationTurnWrites(
             lastSeenAt: now,
             ...(turn.leadId ? { leadId: turn.leadId } : {}),
             ...(turn.language ? { language: turn.language } : {}),
+            ...(turn.knowledgeAnswered
+              ? { knowledgeAnsweredAt: sql`coalesce(${conversations.knowledgeAnsweredAt}, ${now})` }
+              : {}),
           })
           .where(eq(conversations.id, conversationId)),
     ...(stored.length > 0 ? [insertRows(db, messages, stored)] : []),
@@ -203,6 +227,7 @@ export function conversationTurnWrites(
       role: row.role,
       author_name: row.role === turn.reply?.role ? (turn.reply.authorName ?? null) : null,
       text: row.text,
+      ...(row.sources ? { sources: row.sources } : {}),
       created_at: iso,
     })),
   };

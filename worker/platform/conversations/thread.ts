@@ -48,6 +48,7 @@ export function toMessageViews(
     role: message.role,
     author_name: message.role === 'provider' || message.role === 'agent' ? (authorName ?? null) : null,
     text: message.text,
+    ...(message.sources ? { sources: message.sources } : {}),
     created_at: new Date(message.createdAt).toISOString(),
   }));
 }

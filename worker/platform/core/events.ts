@@ -4,7 +4,7 @@
  * turn stores, `conversation.message_created`; and a new lead, `lead.created`. Each carries the
  * public shape of its record: never the visitor's contact details.
  */
-import { demandReference, type ExecutedPlan } from '../../brain';
+import { demandReference, type ExecutedPlan, type HandledBy } from '../../brain';
 import type { StoredMessage } from '../conversations';
 import { leadCreatedData } from '../leads';
 import { type NewEvent, newEvent } from '../events';
@@ -22,7 +22,16 @@ export interface ExecutionFacts {
   channel?: { channelKey: string; trigger: IntakeTrigger; attribution: Attribution | null };
   text?: string;
   messages: StoredMessage[];
+  /** Whether the workspace's knowledge had answered in the conversation before this turn. */
+  knowledgeAnsweredBefore?: boolean;
   now: number;
+}
+
+/** Who answered, on the wire: a provider by id and name, the workspace's knowledge by its kind alone. */
+export function handledByOf(handledBy: HandledBy) {
+  return handledBy.kind === 'knowledge'
+    ? { kind: 'knowledge' as const }
+    : { kind: handledBy.kind, provider_id: handledBy.providerId, name: handledBy.name };
 }
 
 /** The events of one completed execution. */
@@ -41,9 +50,9 @@ export function executionEvents(facts: ExecutionFacts): NewEvent[] {
       demand_id: plan.demand.id,
       disposition: plan.disposition,
       path: plan.path,
-      ...(handledBy
-        ? { handled_by: { kind: handledBy.kind, provider_id: handledBy.providerId, name: handledBy.name } }
-        : {}),
+      ...(handledBy ? { handled_by: handledByOf(handledBy) } : {}),
+      ...(plan.knowledge ? { knowledge: plan.knowledge.answered ? ('answered' as const) : ('declined' as const) } : {}),
+      ...(plan.knowledge?.answered && !facts.knowledgeAnsweredBefore ? { knowledge_first: true } : {}),
       ...(plan.lead ? { lead_id: plan.lead.id } : {}),
       created_at: at,
     }),
@@ -74,7 +83,9 @@ export function executionEvents(facts: ExecutionFacts): NewEvent[] {
       executionId: facts.executionId,
       now: facts.now,
     });
-    list.push(newEvent('lead.created', workspaceId, data));
+    list.push(
+      newEvent('lead.created', workspaceId, facts.knowledgeAnsweredBefore ? { ...data, after_knowledge: true } : data),
+    );
   }
   return list;
 }

@@ -26,6 +26,8 @@ import { workspaceRiskPolicy } from '../identity';
 import { type DemandOrigin, planWrites } from '../leads';
 import { expertPool } from '../providers';
 import { AgentPhase, recordRefusedAttempts } from './agent-phase';
+import { KnowledgePhase, mayAskKnowledge } from './knowledge-phase';
+import { gapWrite } from '../knowledge';
 import { brainInput, leadOperationsOf } from './brain-input';
 import { BatchAdmission, ContractChanged, IdempotentReplay } from './batch-admission';
 import { executionEvents } from './events';
@@ -68,6 +70,8 @@ interface ExecutionRun {
   admission: BatchAdmission;
   executionId: string;
   agents: AgentPhase;
+  /** The channel's knowledge, when it is on (asked first). */
+  knowledge: KnowledgePhase | undefined;
   /** An earlier try's agent attempts, kept when a later one calls no agent (a person has the conversation now). */
   earlierAttempts: AgentAttempt[];
   /** Whether a committed batch holds the attempts (else a refusal records them by themselves). */
@@ -117,6 +121,7 @@ export async function runExecution(
     admission,
     executionId: newId('exe', context.now),
     agents: new AgentPhase(db, admission, admitted, context),
+    knowledge: source.knowledge?.enabled ? new KnowledgePhase(db, admitted.workspaceId, source.knowledge) : undefined,
     earlierAttempts: [],
     attemptsRecorded: false,
     overAllowance: false,
@@ -173,11 +178,17 @@ async function executeOnce(
     workspacePolicy: () => workspaceRiskPolicy(db, admitted.workspaceId),
     expertPool: (domain) => expertPool(db, domain, admitted.routingPool),
   });
-  // Preflight and agents: admission commits before the first call; the brain runs the chain.
-  const callAgents = assessment.tryAgents && !run.overAllowance;
+  // The workspace's knowledge first (one read), then agents: admission commits before an agent's call.
+  const language = source.language?.(conversation);
+  const asked =
+    run.knowledge && !run.overAllowance && mayAskKnowledge(input, assessment)
+      ? await run.knowledge.ask(input.text!, language ?? 'en')
+      : undefined;
+  const knowledgeReply = asked && run.knowledge ? run.knowledge.replyOf(asked) : null;
+  const callAgents = assessment.tryAgents && !run.overAllowance && !knowledgeReply;
   const agentRun = callAgents ? await run.agents.run(input, conversation?.id) : undefined;
-  // Decide: an agent's answer, the lead path, or no answer at all.
-  const plan = decide(input, assessment, agentRun);
+  // Decide: the knowledge's answer, an agent's, the lead path, or no answer at all.
+  const plan = decide(input, assessment, agentRun, asked ? { reply: knowledgeReply } : undefined);
   const attempts = plan.attempts.length > 0 ? plan.attempts : run.earlierAttempts;
   run.earlierAttempts = attempts;
 
@@ -211,7 +222,6 @@ async function executeOnce(
   }
 
   // Plan writes: the conversation's turn, the demand and lead, the records, the attempts, the events.
-  const language = source.language?.(conversation);
   const reply = source.reply(plan, language ?? 'en');
   const startedId = conversation ? undefined : newId('cnv', now);
   const newConversation = startedId ? await source.newConversation(admitted, startedId) : null;
@@ -261,6 +271,7 @@ async function executeOnce(
       : {}),
     ...(demand.text !== undefined ? { text: demand.text } : {}),
     messages: turn.messages,
+    knowledgeAnsweredBefore: conversation?.knowledgeAnswered ?? false,
     now,
   });
   const writes: BatchItem<'sqlite'>[] = [
@@ -269,6 +280,10 @@ async function executeOnce(
     ...executionRecordWrites(db, { ...records, outcome: { status: 'completed', sourceRecord: plan.sourceRecord } }),
     ...attemptWrites(db, executionId, admitted.workspaceId, attempts, now),
     ...eventInserts(db, events, now),
+    // A question the knowledge declined is a gap the owner may fill.
+    ...(plan.knowledge && !plan.knowledge.answered && demand.text
+      ? [gapWrite(db, { workspaceId: admitted.workspaceId, question: demand.text, conversationId }, now)]
+      : []),
     ...newLeadAlerts(db, plan, now),
     ...(conversationId && channel ? visitorReadWrites(db, source, conversationId, turn.messages, context) : []),
   ];
@@ -344,10 +359,13 @@ function storedTurn(plan: ExecutedPlan, demand: Demand, reply: string) {
                 role: 'agent' as const,
                 text: reply,
                 authorId: plan.handledBy.providerId,
-                authorName: plan.handledBy.name,
+                // A knowledge answer is the brand's help, shown with its sources, not a named agent.
+                authorName: plan.handledBy.kind === 'knowledge' ? null : plan.handledBy.name,
+                ...(plan.knowledge?.answered ? { sources: plan.knowledge.sources } : {}),
               }
             : { role: 'system' as const, text: reply },
         }),
+    ...(plan.knowledge?.answered ? { knowledgeAnswered: true } : {}),
   };
 }
 

@@ -120,7 +120,8 @@ export function envelopeOf(
       ...plan.reportedUsage.map((line) => ({
         ...line,
         source: 'provider' as const,
-        provider_id: plan.handledBy!.providerId,
+        // Only a provider reports usage (the knowledge reports none).
+        provider_id: plan.handledBy?.providerId ?? '',
       })),
     ],
     exact_bridge: {

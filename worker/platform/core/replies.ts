@@ -4,6 +4,7 @@
  */
 import { demandReference, type ExecutedPlan } from '../../brain';
 import { type Language, visitorMessages } from '../../lib/i18n';
+import { handledByOf } from './events';
 
 const inTopic = (topic: string) => (topic === 'general' ? '' : ` in ${topic}`);
 
@@ -61,14 +62,13 @@ export function resultOf(plan: ExecutedPlan, reply: string): Record<string, unkn
   const { demand, topic, urgency, disposition } = plan;
   const reference = demandReference(demand.id);
   if (plan.path === 'agent' && plan.handledBy) {
-    const { kind, providerId, name } = plan.handledBy;
     return {
       demand_id: demand.id,
       reference,
       disposition,
       topic,
       urgency,
-      handled_by: { kind, provider_id: providerId, name },
+      handled_by: handledByOf(plan.handledBy),
       output: plan.agentAnswer?.output ?? {},
       reply,
     };

@@ -33,6 +33,8 @@ export const EVENT_DATA = {
     urgency: z.enum(URGENCIES),
     channel_key: z.string().nullable(),
     summary: z.string(),
+    /** A handoff after the workspace's knowledge had answered in the conversation: the answer did not settle it. */
+    after_knowledge: z.boolean().optional(),
     created_at: at,
   }),
   'lead.claimed': z.object({
@@ -79,7 +81,16 @@ export const EVENT_DATA = {
     demand_id: z.string(),
     disposition: z.enum(DISPOSITIONS),
     path: z.enum(['agent', 'lead']),
-    handled_by: z.object({ kind: z.enum(['agent', 'robot']), provider_id: z.string(), name: z.string() }).optional(),
+    handled_by: z
+      .union([
+        z.object({ kind: z.enum(['agent', 'robot']), provider_id: z.string(), name: z.string() }),
+        z.object({ kind: z.literal('knowledge') }),
+      ])
+      .optional(),
+    /** When the workspace's knowledge was asked first: whether it answered, or declined. */
+    knowledge: z.enum(['answered', 'declined']).optional(),
+    /** The knowledge's first answer in its conversation (the resolution rate counts conversations). */
+    knowledge_first: z.boolean().optional(),
     lead_id: z.string().optional(),
     created_at: at,
   }),

@@ -3,7 +3,7 @@
  * wording: what an owner should add. When an expert then answers one in its conversation, the
  * answer is kept beside it, so the owner adds it as a Q&A source in one step.
  */
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { type Database, newIdsInStatement, schema } from '../../lib/db';
 import { iso } from '../../lib/periods';
 import { wordsOf } from './words';
@@ -35,11 +35,11 @@ export function gapWrite(
  * An expert's reply in a conversation whose question the knowledge declined: kept on the gap (the
  * first one), for the owner to add as the answer.
  */
-export function expertAnswerWrite(db: Database, conversationId: string, answer: string) {
+export function expertAnswerWrite(db: Database, conversationId: string, answer: string, when: SQL = sql`1`) {
   return db
     .update(knowledgeGaps)
     .set({ expertAnswer: answer.slice(0, 10_000) })
-    .where(and(eq(knowledgeGaps.lastConversationId, conversationId), isNull(knowledgeGaps.expertAnswer)));
+    .where(and(eq(knowledgeGaps.lastConversationId, conversationId), isNull(knowledgeGaps.expertAnswer), when));
 }
 
 /** The workspace's open gaps, most asked first (at most 100). */

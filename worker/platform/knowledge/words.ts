@@ -68,8 +68,6 @@ const SUFFIXES: Array<[string, string]> = [
   ['ies', 'y'],
   ['ied', 'y'],
   ['ed', ''],
-  ['es', ''],
-  ['s', ''],
   ['ly', ''],
 ];
 
@@ -78,6 +76,9 @@ export function stem(word: string): string {
   if (word.length <= 3 || /\d/.test(word)) return word;
   for (const [suffix, replacement] of SUFFIXES)
     if (word.endsWith(suffix) && word.length - suffix.length >= 3) return word.slice(0, -suffix.length) + replacement;
+  // Plurals and third persons: boxes, wishes → box, wish; takes, webhooks → take, webhook (not "class").
+  if (/(s|x|z|ch|sh)es$/.test(word) && word.length > 5) return word.slice(0, -2);
+  if (word.endsWith('s') && !/(ss|us|is)$/.test(word)) return word.slice(0, -1);
   return word;
 }
 

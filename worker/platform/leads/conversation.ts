@@ -12,6 +12,7 @@ import { newId } from '../../lib/ids';
 import { readWindows, windowIncrement } from '../../lib/rate-limit';
 import type { MailContext } from '../../lib/services';
 import { continuationHold } from '../email';
+import { expertAnswerWrite } from '../knowledge';
 import { eventInsertWhere, newEvent } from '../events';
 import { auditInsertWhere, type AuditContext } from '../audit';
 import type { ProviderRow } from '../providers';
@@ -118,6 +119,8 @@ export async function replyToLead(
       ),
       // If the visitor left and does not read it within 2 minutes, it goes to them by email.
       continuationHold(db, { conversationId: lead.conversationId, messageId }, mail, now, written),
+      // A question the knowledge declined in this conversation keeps the expert's first answer.
+      expertAnswerWrite(db, lead.conversationId, text, written),
       // The first reply: claimed → contacted, with its history entry and event.
       db
         .update(leads)

@@ -16,6 +16,12 @@ export const EVENT_METRICS = {
   agent_calls: sql`f.type = 'execution.completed' AND f.handled_kind IS NOT NULL`,
   answered_by_agent: sql`f.type = 'execution.completed' AND f.handled_kind = 'agent'`,
   answered_by_robot: sql`f.type = 'execution.completed' AND f.handled_kind = 'robot'`,
+  /** The workspace's knowledge answered, or declined (docs/design/knowledge.md). */
+  answered_by_knowledge: sql`f.type = 'execution.completed' AND f.handled_kind = 'knowledge'`,
+  declined_by_knowledge: sql`f.type = 'execution.completed' AND f.knowledge = 'declined'`,
+  /** Conversations the knowledge answered in, and those that still went to a person after: the resolution rate. */
+  knowledge_conversations: sql`f.type = 'execution.completed' AND f.knowledge_first = 1`,
+  knowledge_handoffs: sql`f.type = 'lead.created' AND f.after_knowledge = 1`,
   held: sql`f.type = 'execution.completed' AND f.disposition = 'held'`,
   rejected: sql`f.type = 'execution.completed' AND f.disposition = 'rejected'`,
   leads: sql`f.type = 'lead.created'`,

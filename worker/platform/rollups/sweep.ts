@@ -66,6 +66,9 @@ function fromEvents(db: Database): BatchItem<'sqlite'>[] {
   );
   const facts = sql`SELECT ev.workspace_id, ${dayOf(sql`ev.created_at`)} AS day, ev.type,
       json_extract(ev.data, '$.handled_by.kind') AS handled_kind,
+      json_extract(ev.data, '$.knowledge') AS knowledge,
+      json_extract(ev.data, '$.knowledge_first') AS knowledge_first,
+      json_extract(ev.data, '$.after_knowledge') AS after_knowledge,
       json_extract(ev.data, '$.disposition') AS disposition,
       json_extract(ev.data, '$.reason') AS reason,
       json_extract(ev.data, '$.topic') AS topic,

@@ -17,6 +17,7 @@ import {
   type ChannelRow,
   type IntakeRequest,
   type IntakeResponse,
+  knowledgeOf,
   routingOf,
   widgetConfigOf,
 } from '../../channels';
@@ -95,6 +96,11 @@ export function channelSource(command: IntakeCommand): Source {
       }),
     reply: visitorReply,
     holdsOverAllowance: true,
+    knowledge: {
+      enabled: knowledgeOf(channel).enabled,
+      minConfidence: knowledgeOf(channel).min_confidence,
+      brand: widgetConfigOf(channel).brand.name,
+    },
     leadOperations: {
       routing: routingOf(channel),
       language: primaryLanguage(request.language ?? command.visitor?.acceptLanguage),

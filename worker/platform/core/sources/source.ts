@@ -16,6 +16,7 @@ import type { ConversationStart, ConversationState, StoredMessage } from '../../
 import type { KeyContext } from '../../identity';
 import type { ExecutionLimits } from '../../../env';
 import type { ExecuteResponse } from '../schemas';
+import type { KnowledgeSetting } from '../knowledge-phase';
 import type { MailContext, Services } from '../../../lib/services';
 import type { VisitorContact } from '../../leads';
 import type { RoutingSettings } from '../../../brain';
@@ -145,6 +146,8 @@ export interface Source {
   holdsOverAllowance?: boolean;
   /** A channel's lead operations and what ranks its offers; without them, the defaults. */
   leadOperations?: { routing: RoutingSettings; language: string | null; region: string | null };
+  /** A channel's knowledge (docs/design/knowledge.md): asked first when on. */
+  knowledge?: KnowledgeSetting;
 }
 
 /** What an execution answers. */
