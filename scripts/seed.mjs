@@ -143,6 +143,8 @@ export function seedSql({ demoApiKey, demoPassword, pepper, secretsKey, referenc
     'channels:write',
     'memory:read',
     'memory:write',
+    'knowledge:read',
+    'knowledge:write',
   ]);
   const agentBase = `http://127.0.0.1:${referenceAgent.port}`;
   return `

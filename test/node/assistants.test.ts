@@ -36,10 +36,10 @@ describe('MCP: the official client', () => {
     await client?.close();
   });
 
-  it('initializes, lists execute and list_domains, with the catalog as the domain enum', async () => {
+  it('initializes, lists execute, ask_knowledge and list_domains, with the catalog as the domain enum', async () => {
     expect(client.getServerVersion()?.name).toBe('edge-execution-gateway');
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['execute', 'list_domains']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['ask_knowledge', 'execute', 'list_domains']);
     const execute = tools.find((tool) => tool.name === 'execute')!;
     const domain = (execute.inputSchema.properties as Record<string, { enum?: string[] }>).domain;
     expect(domain?.enum).toEqual(expect.arrayContaining(['consultation', 'faq']));
@@ -50,6 +50,17 @@ describe('MCP: the official client', () => {
     expect(listed.structuredContent).toMatchObject({
       domains: expect.arrayContaining([expect.objectContaining({ domain: 'consultation' })]),
     });
+  });
+
+  it('ask_knowledge answers from the workspace’s knowledge with its sources, or declines', async () => {
+    const declined = await client.callTool({
+      name: 'ask_knowledge',
+      arguments: { question: 'What colour is the office cat?' },
+    });
+    expect(declined.isError).toBeFalsy();
+    expect(declined.structuredContent).toMatchObject({ answer: null, declined: 'no_match', citations: [] });
+    const refused = await client.callTool({ name: 'ask_knowledge', arguments: {} });
+    expect(refused.isError).toBe(true);
   });
 
   it('execute answers the reply as text and the envelope as structured content, audited as mcp', async () => {

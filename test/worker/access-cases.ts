@@ -240,7 +240,8 @@ export function pathFor(route: ProtectedRoute, tenant: AccessTenant, workspace: 
     .replace(/[:{]refund_request_id}?/, 'rfr_doesnotexist')
     .replace(/[:{]domain}?/, 'consultation')
     .replace(/[:{]language}?/, 'de')
-    .replace(/[:{]source_id}?/, tenant.sourceId);
+    .replace(/[:{]source_id}?|[:{]sourceId}?/, tenant.sourceId)
+    .replace(/[:{]gapId}?/, 'kgap_doesnotexist');
   if (route.auth !== 'session' || route.path.startsWith('/provider') || route.path.startsWith('/admin')) return filled;
   return `${filled}${filled.includes('?') ? '&' : '?'}ws=${workspace.workspaceId}`;
 }

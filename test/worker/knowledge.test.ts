@@ -8,7 +8,8 @@
 import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { installRemotes, remotes } from './agent-helpers';
-import { call, createTenant, expectProblem, json, type Tenant } from './helpers';
+import { getPage, postForm, signUpOwner } from './console-helpers';
+import { call, createTenant, expectProblem, issueKey, json, type Tenant } from './helpers';
 
 const KNOWLEDGE = ['knowledge:read', 'knowledge:write'];
 
@@ -325,5 +326,64 @@ describe('isolation and hostile questions', () => {
     }
     // 5,000 characters is refused as input (at most 2,000), not as a server error.
     await expectProblem(await ask(tenant, 'office '.repeat(715)), 422, 'validation_failed');
+  });
+});
+
+describe('the console’s Knowledge page', () => {
+  it('an owner adds a Q&A pair, tries a question, sees a decline, and turns a channel’s knowledge on', async () => {
+    const owner = await signUpOwner();
+    const ws = `?ws=${owner.workspaceId}`;
+    const page = await getPage(`/integrations/knowledge${ws}`, owner.cookie);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('No sources yet.');
+    const added = await postForm(
+      `/integrations/knowledge/sources${ws}`,
+      { kind: 'qa', title: 'Do you deliver on Saturdays?', content: 'Yes, on Saturday mornings until noon.' },
+      { cookie: owner.cookie },
+    );
+    expect(added.status).toBe(303);
+    expect(added.headers.get('Location')).toContain('notice=source_added');
+    // A bad form is the page again, with the field's message, never a 500.
+    const bad = await postForm(
+      `/integrations/knowledge/sources${ws}`,
+      { kind: 'url', url: 'not a url' },
+      {
+        cookie: owner.cookie,
+      },
+    );
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain('field-error');
+    const tried = await (
+      await postForm(
+        `/integrations/knowledge/try${ws}`,
+        { question: 'Do you deliver on Saturdays?' },
+        { cookie: owner.cookie },
+      )
+    ).text();
+    expect(tried).toContain('Saturday mornings until noon');
+    const declined = await (
+      await postForm(
+        `/integrations/knowledge/try${ws}`,
+        { question: 'Where can I park my boat?' },
+        { cookie: owner.cookie },
+      )
+    ).text();
+    expect(declined).toContain('Declined: nothing in your knowledge covers this question.');
+    // The channel setting, as the API shows it.
+    const channelKey = await issueKey(owner.workspaceId, { scopes: ['channels:write'] });
+    const channel = await call('/api/integrations/channels', {
+      token: channelKey.token,
+      body: { name: 'Shop', domain: 'consultation' },
+    });
+    expect(channel.status, await channel.clone().text()).toBe(201);
+    const key = (await json(channel)).channel_key;
+    const saved = await postForm(
+      `/integrations/knowledge/channels/${key}${ws}`,
+      { enabled: '1', min_confidence: '0.6' },
+      { cookie: owner.cookie },
+    );
+    expect(saved.status).toBe(303);
+    const stored = await env.DB.prepare('SELECT knowledge FROM channels WHERE channel_key = ?').bind(key).first();
+    expect(JSON.parse(String(stored!.knowledge))).toEqual({ enabled: true, min_confidence: 0.6 });
   });
 });

@@ -43,6 +43,15 @@ export function workspaceNav(current: MembershipView, active: WorkspaceArea | un
     ...(roleMay(current.role, 'emails.read')
       ? [{ href: `/integrations/email${wsQuery(current.workspaceId)}`, label: 'Email', current: active === 'email' }]
       : []),
+    ...(roleMay(current.role, 'knowledge.read')
+      ? [
+          {
+            href: `/integrations/knowledge${wsQuery(current.workspaceId)}`,
+            label: 'Knowledge',
+            current: active === 'knowledge',
+          },
+        ]
+      : []),
     ...(roleMay(current.role, 'insights.read')
       ? [
           {
@@ -60,7 +69,7 @@ export function workspaceNav(current: MembershipView, active: WorkspaceArea | un
 }
 
 /** The areas of a workspace's console. */
-export type WorkspaceArea = 'channels' | 'team' | 'webhooks' | 'email' | 'usage' | 'insights';
+export type WorkspaceArea = 'channels' | 'team' | 'webhooks' | 'email' | 'knowledge' | 'usage' | 'insights';
 
 interface LayoutProps {
   title: string;

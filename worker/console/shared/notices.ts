@@ -35,6 +35,12 @@ const NOTICES: Record<string, string> = {
   requested: 'Asked: the platform team is emailed and decides; you are emailed when it does.',
   request_approved: 'Approved: it is made, and its owners are emailed to collect its secret once.',
   request_declined: 'Declined: the workspace’s owners are emailed with your note.',
+  source_added: 'Source added. Try a question below to see what visitors get.',
+  source_queued: 'Source added: it is being read and indexed, which takes a moment for a web page.',
+  source_deleted: 'Source deleted: its passages no longer answer.',
+  source_synced: 'Source read again.',
+  gap_answered: 'Added: visitors asking this now get your answer.',
+  knowledge_saved: 'Saved: the channel’s knowledge setting.',
 };
 
 /** The notice a redirect asked the page to show, if it is one of ours. */

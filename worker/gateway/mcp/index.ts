@@ -17,7 +17,9 @@ import { newApp } from '../../lib/app';
 import { type AppEnv, isOwnHost, resolvePlatformUrls } from '../../env';
 import { bodyJson, readJsonBody } from '../../lib/body';
 import { type DomainEntry, listDomainEntries } from '../../platform/domains';
-import { requireBearer } from '../../platform/identity';
+import { requireActor, requireBearer } from '../../platform/identity';
+import { askKnowledge } from '../../platform/knowledge';
+import { isLanguage } from '../../lib/i18n';
 import {
   type AssistantRequest,
   executeForAssistant,
@@ -79,6 +81,24 @@ function refusal(problem: { code: string; detail: string }): ToolResult {
   };
 }
 
+/** The ask_knowledge tool: the key's workspace's knowledge, with `knowledge:read`. */
+async function askKnowledgeTool(c: Context<AppEnv>, input: Record<string, unknown>): Promise<ToolResult> {
+  const actor = requireActor(c);
+  if (actor.kind !== 'api_key')
+    return refusal({ code: 'validation_failed', detail: 'ask_knowledge reads an API key’s workspace: use one.' });
+  if (!actor.key.scopes.includes('knowledge:read'))
+    return refusal({ code: 'insufficient_scope', detail: 'The key lacks the scope: knowledge:read.' });
+  const question = typeof input.question === 'string' ? input.question.trim().slice(0, 2000) : '';
+  if (!question) return refusal({ code: 'validation_failed', detail: 'question: a question is required.' });
+  const language = isLanguage(input.language) ? input.language : 'en';
+  const answer = await askKnowledge(c.var.db, actor.key.workspaceId, question, { language });
+  const sources = answer.citations.map((citation) => `- ${citation.title}${citation.url ? `: ${citation.url}` : ''}`);
+  const text = answer.answer
+    ? [answer.answer, ...(sources.length ? ['', 'Sources:', ...sources] : [])].join('\n')
+    : `Declined (${answer.declined}): the workspace's knowledge does not answer this. No answer is guessed.`;
+  return { content: [{ type: 'text', text }], structuredContent: answer as unknown as Record<string, unknown> };
+}
+
 /** The tools of one request: they act as the request's bearer. */
 function toolsFor(c: Context<AppEnv>, domains: DomainEntry[]): Tool[] {
   return [
@@ -106,6 +126,23 @@ function toolsFor(c: Context<AppEnv>, domains: DomainEntry[]): Tool[] {
           ...(Object.keys(meta).length ? { _meta: meta } : {}),
         };
       },
+    },
+    {
+      name: 'ask_knowledge',
+      title: 'Ask the workspace’s knowledge',
+      description:
+        'Answers a question from the workspace’s own knowledge (its help pages, documents and Q&A), with the ' +
+        'sources, or declines when they do not cover it (no answer is guessed). Needs the key’s knowledge:read scope.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          question: { type: 'string', description: 'The question, as a person asks it.', maxLength: 2000 },
+          language: { type: 'string', description: 'The language to answer in (en, de, fr, es…); English if none.' },
+        },
+        required: ['question'],
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      call: async (input) => askKnowledgeTool(c, input),
     },
     {
       name: 'list_domains',

@@ -6,6 +6,10 @@
 import { and, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { type Database, newIdsInStatement, schema } from '../../lib/db';
 import { iso } from '../../lib/periods';
+import { ApiError } from '../../lib/errors';
+import type { AuditContext } from '../audit';
+import type { SourceView } from './schemas';
+import { createSource, type KnowledgeDeps } from './sources';
 import { wordsOf } from './words';
 
 const { knowledgeGaps } = schema;
@@ -57,4 +61,26 @@ export async function listGaps(db: Database, workspaceId: string) {
     expert_answer: row.expertAnswer,
     last_asked_at: iso(row.lastAskedAt),
   }));
+}
+
+/**
+ * Fills a gap: its question and the owner's answer (an expert's, edited or not) become a Q&A
+ * source, and the gap is resolved by it. Another workspace's gap is 404.
+ */
+export async function answerGap(
+  db: Database,
+  audit: AuditContext & { workspaceId: string },
+  gapId: string,
+  answer: string,
+  deps: KnowledgeDeps,
+): Promise<SourceView> {
+  const gap = await db
+    .select()
+    .from(knowledgeGaps)
+    .where(and(eq(knowledgeGaps.id, gapId), eq(knowledgeGaps.workspaceId, audit.workspaceId)))
+    .get();
+  if (!gap) throw new ApiError('not_found', `No question ${gapId} in this workspace.`);
+  const source = await createSource(db, audit, { kind: 'qa', question: gap.question, answer }, deps);
+  await db.update(knowledgeGaps).set({ resolvedSourceId: source.source_id }).where(eq(knowledgeGaps.id, gap.id));
+  return source;
 }

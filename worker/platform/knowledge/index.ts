@@ -6,7 +6,7 @@
 export { ANSWER_CHARS, DEFAULT_MIN_CONFIDENCE, type Citation, type KnowledgeAnswer, type Passage } from './answer';
 export { answerFrom, askKnowledge, passagesQuery } from './ask';
 export { channelKnowledgeOf } from './channel';
-export { expertAnswerWrite, gapWrite, listGaps, normalizedQuestion } from './gaps';
+export { answerGap, expertAnswerWrite, gapWrite, listGaps, normalizedQuestion } from './gaps';
 export { indexSource } from './indexing';
 export { knowledgeDeps, knowledgeRoutes } from './routes';
 export * from './schemas';
