@@ -8,6 +8,7 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, rmSync, writeFileS
 import { join } from 'node:path';
 import { ROOT, WRANGLER, readVars } from './lib.mjs';
 import { buildWidget, prepareLocalDatabase } from './local-worker.mjs';
+import { indexDocsAsKnowledge } from './docs-knowledge.mjs';
 import { startMailSink } from './mail-sink.mjs';
 import { startReferenceAgent } from './reference-agent.mjs';
 
@@ -112,6 +113,11 @@ const devUrlFile = join(ROOT, '.wrangler', 'dev-url');
 mkdirSync(join(ROOT, '.wrangler'), { recursive: true });
 writeFileSync(devUrlFile, `${base}\n`);
 const child = spawn(process.execPath, [WRANGLER, ...devArgs], { cwd: ROOT, stdio: 'inherit' });
+// The front door answers from the docs: once the Worker answers, its /docs become the demo's knowledge.
+indexDocsAsKnowledge(base, vars.DEMO_API_KEY ?? '').then(
+  ({ pages, added }) => console.log(`Knowledge: ${added} of the ${pages} docs pages added to the demo's knowledge.`),
+  (error) => console.warn(`Knowledge: the docs were not indexed (${error.message}).`),
+);
 // Every cron of wrangler.toml fires on its schedule, as in production (wrangler dev fires none).
 const stopCrons = startCronTicker(base);
 const stop = (signal) => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, WRANGLER, wrangler } from './lib.mjs';
 import { startMailSink } from './mail-sink.mjs';
+import { indexDocsAsKnowledge } from './docs-knowledge.mjs';
 import { startReferenceAgent } from './reference-agent.mjs';
 import { seedSql } from './seed.mjs';
 
@@ -78,8 +79,9 @@ export const REFERENCE_AGENT_TEST_SECRET = 'whsec_dGVzdC1yZWZlcmVuY2UtYWdlbnQtc2
  * port of its own (seeded as the demo's agent for `faq`). `vars` become `--var` bindings
  * (secrets included). `inspector: false` runs it without the devtools inspector (see
  * serve-worker.mjs); `profile: true` then opens only the inspector's port, for a CPU
- * profile. Its email goes to a local SMTP sink that keeps each message as an .eml
- * file in `mailDir`. Returns its URL, the demo credentials, the agent, mailDir and stop().
+ * profile; `docsKnowledge: true` indexes /docs as the demo's knowledge. Its email goes to a
+ * local SMTP sink that keeps each message as an .eml file in `mailDir`. Returns its URL, the
+ * demo credentials, the agent, mailDir and stop().
  */
 export async function startLocalWorker({
   vars = {},
@@ -88,6 +90,7 @@ export async function startLocalWorker({
   inspector = true,
   profile = false,
   entry,
+  docsKnowledge = false,
 } = {}) {
   if (!existsSync(join(ROOT, 'dist/public/embed/panel.js'))) await buildWidget();
   const persistTo = mkdtempSync(join(tmpdir(), 'egw-worker-'));
@@ -165,6 +168,8 @@ export async function startLocalWorker({
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForHealthy(url, child, 60_000);
+    // The front door's knowledge: the docs, as `npm run dev` indexes them.
+    if (docsKnowledge) await indexDocsAsKnowledge(url, demoApiKey);
   } catch (error) {
     child.kill('SIGTERM');
     await agent.close();

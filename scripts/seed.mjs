@@ -157,13 +157,16 @@ INSERT INTO workspaces (id, organization_id, name, status, created_at) VALUES ($
 INSERT INTO api_keys (id, workspace_id, name, token_hash, token_prefix, scopes, created_by, created_at)
   VALUES (${quote(DEMO.keyId)}, ${quote(DEMO.workspaceId)}, 'Demo key (local)', ${quote(sha256Hex(demoApiKey))},
     ${quote(demoApiKey.slice(0, 10))}, ${quote(scopes)}, 'seed', ${now})
-  ON CONFLICT(id) DO UPDATE SET token_hash = excluded.token_hash, token_prefix = excluded.token_prefix
-  WHERE api_keys.token_hash <> excluded.token_hash;
+  ON CONFLICT(id) DO UPDATE SET token_hash = excluded.token_hash, token_prefix = excluded.token_prefix,
+    scopes = excluded.scopes
+  WHERE api_keys.token_hash <> excluded.token_hash OR api_keys.scopes <> excluded.scopes;
 INSERT INTO channels (channel_key, workspace_id, name, domain, allowed_origins, first_party_origins, status,
   widget_config, created_at, updated_at)
   VALUES (${quote(DEMO.channelKey)}, ${quote(DEMO.workspaceId)}, 'Demo website', 'faq', '[]', '[]', 'active',
     ${quote(JSON.stringify(demoWidget))}, ${now}, ${now})
   ON CONFLICT(channel_key) DO NOTHING;
+UPDATE channels SET knowledge = '{"enabled":true,"min_confidence":0.5}'
+  WHERE channel_key = ${quote(DEMO.channelKey)} AND knowledge IS NULL;
 INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('usr_demo_owner',
   ${quote(DEMO.ownerEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'business', ${now}, ${now})
   ON CONFLICT(id) DO NOTHING;

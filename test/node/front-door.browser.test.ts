@@ -36,3 +36,65 @@ describe.skipIf(!browserAvailable)('the front page', () => {
     await page.close();
   });
 });
+
+describe.skipIf(!browserAvailable)('the front door answers from its own docs', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    // Help written in German, as an owner adds it: the German visitor's answer comes from it.
+    const added = await fetch(`${worker}/api/knowledge/sources`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${inject('demoApiKey')}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        kind: 'document',
+        title: 'Hilfe',
+        url: 'https://hilfe.example.com/konto',
+        content_type: 'text/markdown',
+        language: 'de',
+        content:
+          '# Hilfe\n\n## Rechnungen\n\nIhre Rechnungen erhalten Sie jeden Monat als PDF per E-Mail. ' +
+          'Sie finden sie auch in der Konsole unter Nutzung.\n',
+      }),
+    });
+    expect(added.status).toBe(201);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** Opens the front page's widget in a browser language, asks, and answers the answer's bubble. */
+  async function ask(locale: string, question: string) {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale });
+    await page.goto(`${worker}/`);
+    await page.locator('div[data-egw] button.l').click();
+    await page.locator('div[data-egw] textarea').fill(question);
+    await page.keyboard.press('Enter');
+    const answer = page.locator('div[data-egw] .bubble.assistant', { has: page.locator('.sources') });
+    await answer.waitFor({ timeout: 15_000 });
+    return { page, answer };
+  }
+
+  it('a newcomer asking how to verify a webhook gets the docs’ answer with its link, and a person on offer', async () => {
+    const { page, answer } = await ask('en-US', 'How do I verify a webhook?');
+    expect(await answer.locator('.by').innerText()).toMatch(/^Answer from .+’s help$/);
+    expect(await answer.locator('.text').innerText()).toMatch(/^From “Webhooks”: .*signature/);
+    expect(await answer.locator('.sources a').first().getAttribute('href')).toBe(`${worker}/docs/webhooks#verify`);
+    await answer.locator('button.person', { hasText: 'Talk to a person' }).waitFor();
+    await expectAccessible(page, 'front page widget with a knowledge answer', 'div[data-egw]');
+    await screenshotBoth(page, 'front-page-knowledge-answer');
+    // "Talk to a person" hands the conversation to the experts.
+    await answer.locator('button.person').click();
+    await page.locator('div[data-egw] .bubble.visitor').nth(1).waitFor();
+    await page.close();
+  });
+
+  it('a German visitor reads the answer, its sources and the way to a person in German', async () => {
+    const { page, answer } = await ask('de-DE', 'Wie erhalte ich meine Rechnungen?');
+    expect(await answer.locator('.by').innerText()).toMatch(/^Antwort aus der Hilfe von /);
+    expect(await answer.locator('.text').innerText()).toMatch(/^Aus „Hilfe“: .*PDF/);
+    expect(await answer.locator('.sources a').getAttribute('href')).toBe('https://hilfe.example.com/konto#rechnungen');
+    await answer.locator('button.person', { hasText: 'Mit einem Menschen sprechen' }).waitFor();
+    await screenshotBoth(page, 'front-page-knowledge-answer-de');
+    await page.close();
+  });
+});

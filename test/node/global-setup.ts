@@ -21,6 +21,8 @@ export default async function setup(project: TestProject) {
     entry: 'test/worker-entry.ts',
     // Not `wrangler dev`: nothing a parallel step writes (a build, a bundle) restarts it mid-request.
     inspector: false,
+    // The front door answers from the docs, as `npm run dev` sets it up.
+    docsKnowledge: true,
     vars: { EMAIL_UNREAD_AFTER_SECONDS: '2', LEAD_MINUTE_SECONDS: '1', FRONT_DOOR_CHANNEL: 'ch_demo' },
   });
   project.provide('workerUrl', worker.url);

@@ -24,6 +24,12 @@ describe('the panel’s conversation', () => {
     expect(merge(late, [view('msg_2', 'provider', 'Two', 'Ann')])).toBe(late);
   });
 
+  it('keeps a knowledge answer’s sources, and names no agent for it', () => {
+    const sources = [{ title: 'Help › Returns', url: 'https://shop.example.com/help#returns' }];
+    const [message] = merge([], [{ ...view('msg_9', 'agent', 'From “Help”: 30 days.'), sources }]);
+    expect(message).toEqual({ id: 'msg_9', role: 'assistant', text: 'From “Help”: 30 days.', sources });
+  });
+
   it('shows a message being sent at once, and the server’s copy takes its place (never twice)', () => {
     const sending = reduce(initialConversation(undefined, []), { type: 'sending', text: 'Hello' });
     expect(sending).toMatchObject({ busy: true, messages: [{ role: 'visitor', text: 'Hello' }] });

@@ -19,6 +19,8 @@ export interface Message {
   by?: string;
   /** The expert who wrote it. */
   author?: string;
+  /** A knowledge answer's sources (the site's own help): shown as links under it. */
+  sources?: Array<{ title: string; url: string | null }>;
 }
 
 export type ContactField = 'name' | 'email' | 'phone';
@@ -67,6 +69,7 @@ export function fromView(view: MessageView): Message {
     role: 'assistant',
     text: view.text,
     ...(view.role === 'agent' && view.author_name ? { by: view.author_name } : {}),
+    ...(view.sources ? { sources: view.sources } : {}),
   };
 }
 

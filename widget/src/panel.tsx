@@ -385,7 +385,11 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
                   ? say.you()
                   : say.author({ name: message.author ?? message.by ?? config.brand.name })}
               </span>
-              {message.by ? (
+              {message.sources ? (
+                <span class="by" aria-hidden="true">
+                  {say.knowledge_answer({ brand: config.brand.name })}
+                </span>
+              ) : message.by ? (
                 <span class="by" aria-hidden="true">
                   {say.automated({ name: message.by })}
                 </span>
@@ -398,6 +402,30 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
               <span class="text" dir="auto">
                 {message.text}
               </span>
+              {message.sources && message.sources.length > 0 ? (
+                <span class="sources">
+                  <span class="sr">{say.knowledge_sources()}: </span>
+                  {message.sources.map((source) =>
+                    source.url && /^https?:\/\//i.test(source.url) ? (
+                      <a href={source.url} target="_blank" rel="noopener noreferrer" dir="auto">
+                        {source.title}
+                      </a>
+                    ) : (
+                      <span dir="auto">{source.title}</span>
+                    ),
+                  )}
+                </span>
+              ) : null}
+              {message.sources && !claimer ? (
+                <button
+                  type="button"
+                  class="link person"
+                  disabled={busy}
+                  onClick={() => void sendMessage('handoff', say.talk_to_expert_text())}
+                >
+                  {say.talk_to_person()}
+                </button>
+              ) : null}
               {message === delivery?.message ? (
                 <span class="mark">{delivery.mark === 'Read' ? say.read() : say.delivered()}</span>
               ) : null}

@@ -31,6 +31,9 @@ overflow-wrap:anywhere}
 .bubble.assistant{align-self:flex-start;background:#fff;border:1px solid #e3e6ec;border-end-start-radius:4px}
 .bubble .by{display:block;margin-bottom:3px;font-size:12px;color:#5b6472}
 .bubble .text{display:block;text-align:start}
+.bubble .sources{display:flex;flex-wrap:wrap;gap:4px 10px;margin-top:6px;font-size:13px}
+.bubble .sources a{color:var(--egw-link,#1d4ed8);text-decoration:underline}
+.bubble .person{display:block;margin-top:6px;padding:0;font-size:13px}
 .bubble.visitor{align-self:flex-end;background:var(--egw-primary);color:var(--egw-on-primary);
 border-end-end-radius:4px}
 .card{display:grid;gap:10px;margin:4px 0;padding:14px;background:#fff;border:1px solid #dfe3ea;border-radius:12px}

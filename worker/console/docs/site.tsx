@@ -127,9 +127,9 @@ export const DocsSitePage: FC<{
           <h1>{page.title}</h1>
           <p class="lead">{page.summary}</p>
           <MarkdownBlocks blocks={blocks} figures={figures} />
-          <p class="docs-footer">
+          <footer class="docs-footer">
             <a href={`${pathOf(page)}.md`}>This page as Markdown</a> · <a href="/llms.txt">llms.txt</a>
-          </p>
+          </footer>
         </main>
       </div>
       <script type="application/json" id="docs-index">

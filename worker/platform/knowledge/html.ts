@@ -19,8 +19,12 @@ export function decodeEntities(text: string): string {
   });
 }
 
-const SKIPPED = 'script, style, noscript, svg, template, nav, footer, header, aside, form, button';
-const BLOCKS = 'p, li, td, th, pre, dd, dt, blockquote, br, div, section, article, main, tr, table, ul, ol';
+// Code blocks are skipped too: an answer is prose, and a line of code read as a sentence is noise.
+// A selector here must not be in BLOCKS: an element's second onEndTag replaces its first.
+const SKIPPED = 'script, style, noscript, svg, template, nav, footer, header, aside, form, button, pre';
+const BLOCKS = 'p, li, dd, dt, blockquote, br, div, section, article, main, tr, table, ul, ol, figcaption';
+/** Between a table row's cells: a row reads as one sentence ("`agents:invoke` · Agents … first."). */
+const CELL_END = '\u241f';
 
 /** Reads an HTML page; answers its document and the links it holds (absolute, by `base`). */
 export async function readHtml(
@@ -61,7 +65,11 @@ export async function readHtml(
           const done = heading;
           heading = null;
           if (!done) return;
-          const words = decodeEntities(done.text).replace(/\s+/g, ' ').trim();
+          // A heading's permalink mark ("#", "¶", "🔗") is not one of its words.
+          const words = decodeEntities(done.text)
+            .replace(/\s+/g, ' ')
+            .replace(/\s*[#¶§🔗]+$/u, '')
+            .trim();
           if (!words) return;
           if (current.text.trim()) sections.push(current);
           path = [...path.slice(0, done.level - 1), words];
@@ -80,6 +88,13 @@ export async function readHtml(
         }
       },
     })
+    .on('td, th', {
+      element(element) {
+        element.onEndTag(() => {
+          if (skipped === 0) current.text += CELL_END;
+        });
+      },
+    })
     .on(BLOCKS, {
       element(element) {
         if (skipped === 0) current.text += '\n';
@@ -94,12 +109,18 @@ export async function readHtml(
         if (inTitle) pageTitle += chunk.text;
         else if (skipped > 0) return;
         else if (heading) heading.text += chunk.text;
-        else current.text += chunk.text;
+        else current.text += chunk.text.replace(/\s+/g, ' '); // Only a block ends a line, as a browser shows it.
       },
     });
   await rewriter.transform(new Response(html)).arrayBuffer();
   if (current.text.trim()) sections.push(current);
-  for (const section of sections) section.text = decodeEntities(section.text).replace(/[ \t]+/g, ' ');
+  // Before the first heading, a few words are a skip link or a banner, not the page's text.
+  if (sections[0]?.headings.length === 0 && sections[0].text.trim().split(/\s+/).length < 5) sections.shift();
+  for (const section of sections)
+    section.text = decodeEntities(section.text)
+      .replace(/\s*\u241f\s*(?=\n|$)/g, '')
+      .replace(/\s*\u241f\s*/g, ' · ')
+      .replace(/[ \t]+/g, ' ');
   const title = givenTitle ?? (decodeEntities(pageTitle).replace(/\s+/g, ' ').trim() || sections[0]?.headings[0]);
   return { document: { title: title || 'Untitled', sections }, links };
 }

@@ -175,8 +175,8 @@ export function knowledgeRoutes() {
       summary: 'Ask the knowledge',
       description:
         'Needs `knowledge:read`. The answer with its citations, or `answer: null` and why (`declined`): ' +
-        '`no_match` when nothing covers the question, `low_confidence` below the threshold (the channel’s, when ' +
-        'named, else 0.5). Nothing is guessed.',
+        '`no_match` when nothing covers the question, `low_confidence` below the threshold (`min_confidence`, ' +
+        'else the channel’s when named, else the default). Nothing is guessed.',
       security,
       middleware: [readJsonBody(), requireWorkspaceAccess('knowledge.read'), parseJsonBody],
       request: {
@@ -194,9 +194,10 @@ export function knowledgeRoutes() {
       const { workspaceId } = requireWorkspace(c);
       const body = c.req.valid('json');
       const setting = body.channel ? await channelKnowledgeOf(c.var.db, workspaceId, body.channel) : undefined;
+      const minConfidence = body.min_confidence ?? setting?.min_confidence;
       const answer = await askKnowledge(c.var.db, workspaceId, body.question, {
         language: body.language ?? 'en',
-        ...(setting ? { minConfidence: setting.min_confidence } : {}),
+        ...(minConfidence === undefined ? {} : { minConfidence }),
       });
       return c.json(answer, 200);
     },

@@ -76,6 +76,12 @@ export const askSchema = z
     question: z.string().trim().min(1).max(2_000),
     language: z.enum(LANGUAGES).optional(),
     channel: z.string().max(64).optional().openapi({ description: "A channel key: its knowledge's threshold." }),
+    min_confidence: z
+      .number()
+      .min(0.05)
+      .max(1)
+      .optional()
+      .openapi({ description: 'The threshold to try (over the channel’s): how an answer would fare at it.' }),
   })
   .openapi('KnowledgeAsk');
 

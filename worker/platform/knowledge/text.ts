@@ -60,11 +60,15 @@ function plainInline(line: string): string {
     .replace(/(\*\*|__|\*|_|~~)(\S[^*_~]*?)\1/g, '$2')
     .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '')
     .replace(/^\s*>\s?/, '')
-    .replace(/^\|/, '')
-    .replace(/\|/g, ' ');
+    .replace(/^\s*\|/, '')
+    .replace(/\|\s*$/, '')
+    .replace(/\s*\|\s*/g, ' · ');
 }
 
-/** Reads Markdown: `#` headings start sections (the first `#` is the title unless one is given). */
+/**
+ * Reads Markdown: `#` headings start sections (the first `#` is the title unless one is given);
+ * a table's row is one line, its cells joined by ` · `; fenced code is left out.
+ */
 export function readMarkdown(content: string, givenTitle: string | null): ReadDocument {
   const sections: Section[] = [];
   let path: string[] = [];
@@ -88,9 +92,13 @@ export function readMarkdown(content: string, givenTitle: string | null): ReadDo
       current = { headings, anchor: headingAnchor(words), text: '' };
       continue;
     }
-    if (/^\s*(-{3,}|\*{3,}|\|?\s*:?-{3,})/.test(raw) && !fenced) continue;
-    const line = fenced ? raw : plainInline(raw);
-    current.text += line.trim() ? `${line.trim()}\n` : '\n';
+    // Code is not prose: an answer never quotes it as a sentence (HTML's <pre> is skipped alike).
+    if (fenced || /^\s*(-{3,}|\*{3,}|\|?\s*:?-{3,})/.test(raw)) continue;
+    const line = plainInline(raw).trim();
+    // A paragraph's wrapped lines are one text; an item, a row or a quote starts a line of its own.
+    const ownLine = /^\s*(?:[-*+]\s|\d+[.)]\s|\||>)/.test(raw);
+    if (!line) current.text += '\n';
+    else current.text += `${ownLine || current.text === '' || current.text.endsWith('\n') ? '\n' : ' '}${line}`;
   }
   if (current.text.trim()) sections.push(current);
   return { title: title ?? sections[0]?.headings[0] ?? 'Untitled', sections };
@@ -106,12 +114,14 @@ export function readPlainText(content: string, givenTitle: string | null): ReadD
   };
 }
 
-/** Sentences of a text, with their ends kept (a period, ?, ! or a line break). */
+/**
+ * Sentences of a text, with their ends kept: a period, ? or ! before a space, or a line break (a
+ * list item, a table's row). A period inside a word stays ("1.5 KB", "127.0.0.1", "{id}.{body}").
+ */
 export function sentencesOf(text: string): string[] {
   return (
     text
-      .replace(/\s*\n\s*\n\s*/g, '\n')
-      .match(/[^.!?\n]+(?:[.!?]+(?=\s|$)|\n|$)/g)
+      .match(/(?:[^.!?\n]|[.!?](?![.!?]*(?:\s|$)))+[.!?]*/g)
       ?.map((sentence) => sentence.replace(/\s+/g, ' ').trim())
       .filter(Boolean) ?? []
   );
@@ -126,7 +136,8 @@ export function chunksOf(document: ReadDocument, url: string | null): ChunkText[
     let body: string[] = [];
     let words = 0;
     const flush = () => {
-      const text = body.join(' ').trim();
+      // One sentence a line: the answer is cut from the chunk at the same ends.
+      const text = body.join('\n').trim();
       if (text) chunks.push({ title: document.title, headings, body: text.slice(0, CHUNK_CHARS), url: link });
       body = [];
       words = 0;

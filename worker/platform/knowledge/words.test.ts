@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ANSWER_CHARS, confidenceOf, extractiveAnswer } from './answer';
-import { chunksOf, headingAnchor, readMarkdown } from './text';
+import { ANSWER_CHARS, confidenceOf, coverage, extractiveAnswer, extractSentences, weightedStems } from './answer';
+import { chunksOf, headingAnchor, readMarkdown, sentencesOf } from './text';
 import { contentWords, matchQuery, stem } from './words';
 
 describe('the words of a question', () => {
@@ -19,7 +19,7 @@ describe('the words of a question', () => {
     expect(contentWords('Wie öffne ich die Rückgabe?')).toEqual(['offne', 'ruckgabe']);
     expect(stem('verifies')).toBe('verify');
     expect(stem('webhooks')).toBe('webhook');
-    expect(stem('signing')).toBe('sign');
+    expect(stem('opening')).toBe('opening');
   });
 });
 
@@ -70,5 +70,44 @@ describe('the extractive answer', () => {
       from: (t) => t,
     });
     expect(declined).toMatchObject({ answer: null, declined: 'no_match' });
+  });
+});
+
+describe('reading and weighing for a calibrated answer', () => {
+  const passage = (body: string, headings = '') => ({ sourceId: 'ks_1', title: 'Help', headings, body, url: null });
+
+  it('keeps a period inside a word in its sentence, and a table row as one line', () => {
+    expect(sentencesOf('The loader is under 1.5 KB. It calls 127.0.0.1 first! Done')).toEqual([
+      'The loader is under 1.5 KB.',
+      'It calls 127.0.0.1 first!',
+      'Done',
+    ]);
+    const read = readMarkdown('# T\n\n| Meter | Unit |\n|---|---|\n| `leads` | lead |\n\nA wrapped\nparagraph.', null);
+    expect(read.sections[0]!.text.split('\n').filter(Boolean)).toEqual([
+      'Meter · Unit',
+      'leads · lead',
+      'A wrapped paragraph.',
+    ]);
+  });
+
+  it('counts a rare word more than a common one, and a word inside an identifier for less', () => {
+    const rarity = { passages: 100, of: { refund: 2, order: 90 } };
+    const [refund, order] = weightedStems('refund order', rarity);
+    expect(refund!.weight).toBeGreaterThan(order!.weight);
+    const words = weightedStems('opening hours');
+    expect(coverage(words, 'We are opening at nine for two hours.')).toBe(1);
+    expect(coverage(words, 'Claims stay open for 24 hours.')).toBeLessThan(0.6);
+    expect(coverage(words, 'See max_opening_hours.')).toBeLessThan(0.6);
+  });
+
+  it('doubts a passage that names no amount when the question asks for one', () => {
+    const withAmount = confidenceOf('How long does delivery take?', [passage('Delivery takes three days.')]);
+    const without = confidenceOf('How long does delivery take?', [passage('Delivery is by courier.')]);
+    expect(withAmount.confidence).toBeGreaterThan(without.confidence);
+  });
+
+  it('answers a table question with the rows under its header', () => {
+    const body = 'Meter · Counts\nexecutions · every execution\nleads · every lead\nA contract includes meters.';
+    expect(extractSentences('Which meters can a contract include?', body)).toContain('leads · every lead');
   });
 });

@@ -14,6 +14,7 @@ const STOP_WORDS = new Set(
     'these those there here what which who whom whose when where why how can could should would will shall may ' +
     'might must not no yes so than then too very just also any some all each every more most other such only own ' +
     'same again once please thanks thank hello hi get got make use using used want need tell know way one ' +
+    'happen happens happened mean means many much gets lets let come comes contain contains ' +
     // German
     'der die das ein eine einen einem einer und oder aber wenn von zu im in am an auf für mit ohne über unter als ' +
     'ist sind war waren sein bin bist hat haben hatte ich mich mein wir unser du dein er sie es ihr wie was wer wo ' +
@@ -61,9 +62,6 @@ const SUFFIXES: Array<[string, string]> = [
   ['ization', 'ize'],
   ['ations', 'ate'],
   ['ation', 'ate'],
-  ['ingly', ''],
-  ['ings', ''],
-  ['ing', ''],
   ['edly', ''],
   ['ies', 'y'],
   ['ied', 'y'],
@@ -71,7 +69,10 @@ const SUFFIXES: Array<[string, string]> = [
   ['ly', ''],
 ];
 
-/** A light stem (English endings, and plural `s`), enough to tell that two forms are one word. */
+/**
+ * A light stem (English endings, and plural `s`), enough to tell that two forms are one word.
+ * "-ing" stays: "opening" is not "open" (sameWord still matches "handling" with "handle").
+ */
 export function stem(word: string): string {
   if (word.length <= 3 || /\d/.test(word)) return word;
   for (const [suffix, replacement] of SUFFIXES)
