@@ -74,7 +74,7 @@ describe.skipIf(!browserAvailable)('the front door answers from its own docs', (
     return { page, answer };
   }
 
-  it('a newcomer asking how to verify a webhook gets the docs’ answer with its link, and a person on offer', async () => {
+  it('a newcomer asking how to verify a webhook gets the docs’ answer, its link and a person on offer', async () => {
     const { page, answer } = await ask('en-US', 'How do I verify a webhook?');
     expect(await answer.locator('.by').innerText()).toMatch(/^Answer from .+’s help$/);
     expect(await answer.locator('.text').innerText()).toMatch(/^From “Webhooks”: .*signature/);
