@@ -77,9 +77,10 @@ export default defineConfig(async () => {
       deps: { optimizer: { ssr: { enabled: true, include: PREBUNDLED } } },
       globalSetup: ['./test/worker/mail-sink.global.mjs'],
       testTimeout: 20_000,
-      // Two test files at a time: each runs in its own workerd isolate with its own D1, and a file's
-      // start (isolate, module graph, migrations) is mostly waiting, which the other fills.
-      maxWorkers: 2,
+      // Three test files at a time: each runs in its own workerd isolate with its own D1, and a file's
+      // start (isolate, module graph, migrations) is mostly waiting, which the others fill (three
+      // made `npm test` 14 s shorter than two on the 2-core machine).
+      maxWorkers: 3,
       // Request log lines are printed only for failing tests.
       silent: 'passed-only' as const,
     },

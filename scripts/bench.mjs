@@ -12,6 +12,7 @@
 // the outbox, scripts/bench-webhooks.mjs), `npm run bench -- claims` (20 × 20 concurrent claims,
 // scripts/bench-claims.mjs), `npm run bench -- live` (200 live conversations, scripts/bench-live.mjs),
 // `npm run bench -- sweep` (the lead timers over 10,000 open leads, scripts/bench-sweep.mjs),
+// `npm run bench -- knowledge` (100 workspaces' knowledge, scripts/bench-knowledge.mjs),
 // `npm run bench -- all`. `--smoke` runs every scenario at tiny sizes, in seconds: `npm test` runs
 // `npm run bench -- all --smoke`, so a change that breaks a bench fails the build.
 import autocannon from 'autocannon';
@@ -20,6 +21,7 @@ import { benchClaims } from './bench-claims.mjs';
 import { benchLive } from './bench-live.mjs';
 import { benchProfile } from './bench-profile.mjs';
 import { benchInsights } from './bench-insights.mjs';
+import { benchKnowledge } from './bench-knowledge.mjs';
 import { benchSweep } from './bench-sweep.mjs';
 import { benchWebhooks } from './bench-webhooks.mjs';
 import { startLocalWorker } from './local-worker.mjs';
@@ -45,6 +47,7 @@ Scenarios (each prints its figures against a floor measured in the same run, and
   live       200 live conversations both ways for 30 s: latency and messages per second, then the polling fallback
   sweep      the lead timers over 10,000 open leads: 3 round trips each, and a repeat does nothing
   insights   a year of 100,000 leads: the insights API and page over 90 and 365 days, constant in the history
+  knowledge  100 workspaces × 1,000 passages: ask p50/p99, one round trip, rows read constant; indexing speed
   profile    execute's CPU in workerd, by area and function (also printed after gateway)
   all        every scenario in turn
 
@@ -64,10 +67,10 @@ const rounds = smoke ? 1 : Number(values.rounds);
 /** The sizes of the gateway run's data growth (small in a smoke run). */
 const GROWTH = smoke ? { organizations: 2, leads: 10, providers: 2 } : { organizations: 25, leads: 200, providers: 20 };
 const scenario = positionals[0] ?? 'gateway';
-if (!['gateway', 'webhooks', 'claims', 'live', 'sweep', 'insights', 'profile', 'all'].includes(scenario)) {
+if (!['gateway', 'webhooks', 'claims', 'live', 'sweep', 'insights', 'knowledge', 'profile', 'all'].includes(scenario)) {
   console.error(
-    `Unknown scenario "${scenario}": use gateway (the default), webhooks, claims, live, sweep, insights, profile ` +
-      'or all.',
+    `Unknown scenario "${scenario}": use gateway (the default), webhooks, claims, live, sweep, insights, ` +
+      'knowledge, profile or all.',
   );
   process.exit(1);
 }
@@ -300,6 +303,8 @@ try {
   if (scenario === 'live' || scenario === 'all') failed = !(await benchLive(worker, adminCall, options)) || failed;
   if (scenario === 'gateway' || scenario === 'all') failed = !(await benchGateway()) || failed;
   if (scenario === 'insights' || scenario === 'all') failed = !(await benchInsights(worker, options)) || failed;
+  if (scenario === 'knowledge' || scenario === 'all')
+    failed = !(await benchKnowledge(worker, adminCall, options)) || failed;
   // After the gateway's load, on a Worker of its own (the inspector's port open): where execute's CPU goes.
   // Not in a smoke run: a third Worker's start would cost npm test half a minute of its budget
   // (test/unit/profile.test.ts checks how samples are given to modules).

@@ -12,7 +12,16 @@ import { z } from 'zod';
  * cf-typegen`; `npm test` checks it is current); the vars and secrets, each an optional string
  * whatever wrangler.toml's default, are documented here.
  */
-export type Bindings = Omit<Cloudflare.Env, keyof Vars> & Vars;
+export type Bindings = Omit<Cloudflare.Env, keyof Vars> & Vars & OptionalBindings;
+
+/**
+ * Bindings a deployment may add that wrangler.toml does not declare: Workers AI calls out to an
+ * account even under `wrangler dev`, so no local run may need it.
+ */
+export interface OptionalBindings {
+  /** Workers AI (`[ai] binding = "AI"`): writes knowledge answers with the model ANSWER_MODEL names. */
+  AI?: { run(model: string, input: { messages: Array<{ role: string; content: string }> }): Promise<unknown> };
+}
 
 /** The vars and secrets the Worker reads (settingsSchema parses them). */
 export interface Vars {
@@ -60,6 +69,15 @@ export interface Vars {
   LEAD_MINUTE_SECONDS?: string;
   /** The currency of providers' escrows and lead prices (ISO 4217; EUR by default). */
   PLATFORM_CURRENCY?: string;
+  /**
+   * The model that writes knowledge answers (docs/design/knowledge.md), optional: a Workers AI
+   * model (`@cf/…`, with the AI binding), or the model name an OpenAI-compatible endpoint takes.
+   */
+  ANSWER_MODEL?: string;
+  /** An OpenAI-compatible endpoint (`{url}/chat/completions`) for knowledge answers, instead of Workers AI. */
+  ANSWER_MODEL_URL?: string;
+  /** The bearer key of ANSWER_MODEL_URL (secret). */
+  ANSWER_MODEL_KEY?: string;
   /**
    * Local development only (`npm run dev` sets it): the loopback origin it serves on, the links'
    * origin for emails no request caused (billing notices of the sweep) when no CONSOLE_URL is set.
@@ -122,6 +140,16 @@ const settingsSchema = z.object({
     .regex(/^[A-Z]{3}$/, 'PLATFORM_CURRENCY is an ISO 4217 code, such as EUR')
     .default('EUR'),
   LOCAL_ORIGIN: optionalUrl,
+  ANSWER_MODEL: z
+    .string()
+    .max(200)
+    .optional()
+    .transform((value) => value || undefined),
+  ANSWER_MODEL_URL: optionalUrl,
+  ANSWER_MODEL_KEY: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

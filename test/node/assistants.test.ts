@@ -58,7 +58,17 @@ describe('MCP: the official client', () => {
       arguments: { question: 'What colour is the office cat?' },
     });
     expect(declined.isError).toBeFalsy();
-    expect(declined.structuredContent).toMatchObject({ answer: null, declined: 'no_match', citations: [] });
+    // The docs are the demo's knowledge (as npm run dev indexes them): words of theirs, not an answer.
+    expect(declined.structuredContent).toMatchObject({ answer: null, declined: 'low_confidence', citations: [] });
+    const answered = await client.callTool({
+      name: 'ask_knowledge',
+      arguments: { question: 'How do I verify a webhook signature?' },
+    });
+    expect(answered.structuredContent).toMatchObject({
+      answer: expect.stringMatching(/^From “Webhooks”: .*HMAC/),
+      declined: null,
+      citations: [expect.objectContaining({ url: expect.stringMatching(/\/docs\/webhooks#verify$/) })],
+    });
     const refused = await client.callTool({ name: 'ask_knowledge', arguments: {} });
     expect(refused.isError).toBe(true);
   });

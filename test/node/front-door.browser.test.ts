@@ -5,7 +5,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth } from './browser';
+import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth, signInAsDemo } from './browser';
 
 const worker = inject('workerUrl');
 
@@ -95,6 +95,40 @@ describe.skipIf(!browserAvailable)('the front door answers from its own docs', (
     expect(await answer.locator('.sources a').getAttribute('href')).toBe('https://hilfe.example.com/konto#rechnungen');
     await answer.locator('button.person', { hasText: 'Mit einem Menschen sprechen' }).waitFor();
     await screenshotBoth(page, 'front-page-knowledge-answer-de');
+    await page.close();
+  });
+
+  it('the owner answers a question the knowledge declined, in one step, and tries it', async () => {
+    const question = 'Is there bicycle parking at the Lisbon office?';
+    // A visitor asks it on the hosted inbox: the knowledge declines, and the question is a gap.
+    const visitor = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await visitor.goto(`${worker}/widget/ch_demo`);
+    await visitor.locator('textarea').fill(question);
+    await visitor.keyboard.press('Enter');
+    const headers = { Authorization: `Bearer ${inject('demoApiKey')}` };
+    await expect
+      .poll(async () => {
+        const gaps = await (await fetch(`${worker}/api/knowledge/gaps`, { headers })).json();
+        return gaps.data.some((gap: { question: string }) => gap.question === question);
+      })
+      .toBe(true);
+    await visitor.close();
+
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await signInAsDemo(page, worker, 'owner@demo.test');
+    await page.goto(`${worker}/integrations/knowledge?ws=ws_demo`);
+    await page.getByRole('heading', { name: 'Knowledge', level: 1 }).waitFor();
+    // The docs are its sources, indexed.
+    expect(await page.locator('#sources-title + * tbody tr, #sources-title ~ * tbody tr').count()).toBeGreaterThan(5);
+    const gap = page.locator('.gaps > li', { hasText: question });
+    await gap.getByLabel('Your answer').fill('Yes: bicycle racks by the entrance, free for visitors.');
+    await gap.getByRole('button', { name: 'Add as a question and answer' }).click();
+    await page.waitForURL(/notice=/);
+    await page.getByLabel('Question', { exact: true }).fill(question);
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await page.locator('.tried', { hasText: 'bicycle racks by the entrance' }).waitFor();
+    await expectAccessible(page, 'knowledge page', 'main');
+    await screenshotBoth(page, 'console-knowledge');
     await page.close();
   });
 });

@@ -169,6 +169,7 @@ describe('insights against a hand-built history', () => {
       // Each step a part of the one before: the second answer in a conversation counts it once.
       funnel: { conversations: 4, answered: 2, leads: 3, claimed: 3, replied: 2, won: 1 },
       api_leads: 0,
+      knowledge: { answered: 0, declined: 0, conversations: 0, handoffs: 0, resolution_rate: null },
     });
     expect(view.days).toEqual([
       { date: DAY, conversations: 4, answered_by_agent: 2, answered_by_robot: 1, leads: 3, won: 1 },

@@ -133,6 +133,15 @@ describe('a channel with its knowledge on', () => {
       knowledge_conversations: 2,
       knowledge_handoffs: 1,
     });
+    // The owner reads them in insights: of the 2 conversations it answered in, 1 went to a person.
+    const view = await json(await call('/api/insights', { token: tenant.token }));
+    expect(view.totals.knowledge).toEqual({
+      answered: 2,
+      declined: 1,
+      conversations: 2,
+      handoffs: 1,
+      resolution_rate: 0.5,
+    });
   });
 
   it('asking the knowledge costs the intake one D1 round trip at most', async () => {

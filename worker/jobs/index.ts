@@ -12,7 +12,7 @@ import { releaseHeldLeads, sweepLeadTimers } from '../platform/leads';
 import { sweepBilling } from '../platform/billing';
 import { rollUp } from '../platform/rollups';
 import { deliverMessageSchema, endpointsWithPending, sweepDueDeliveries } from '../platform/webhooks';
-import { indexMessageSchema, indexSource, queueStaleUrlSources } from '../platform/knowledge';
+import { indexMessageSchema, indexSource, queueStaleUrlSources, requeueStuckSources } from '../platform/knowledge';
 import { emailSendDeps } from './email';
 import { publishCommittedEvents } from './publish';
 import { purgeExpiredRecords } from './sweeps';
@@ -102,7 +102,9 @@ export async function handleScheduled(controller: ScheduledController, env: Bind
     const purged = await purgeExpiredRecords(db, now);
     // URL knowledge sources synced a day ago or more go back on the queue (each about daily).
     const resynced = await queueStaleUrlSources(db, services.queues.events, now);
-    logLine({ level: 'info', message: 'scheduled', cron: controller.cron, purged, resynced });
+    // Sources still queued long after their message: sent again (a dropped message never strands one).
+    const stuck = await requeueStuckSources(db, services.queues.events, now);
+    logLine({ level: 'info', message: 'scheduled', cron: controller.cron, purged, resynced, stuck });
     return;
   }
   // Lead timers first: the offers and escalations they make write emails the email sweep then finds;

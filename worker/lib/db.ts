@@ -24,7 +24,7 @@ declare module 'hono' {
 export interface QueryCounter {
   roundTrips: number;
   statements: number;
-  /** Rows D1 read for the batches (its own `rows_read`), for the bench's bounded-cost checks. */
+  /** Rows D1 read (its own `rows_read`, of batches, `all` and `run`), for the bench's bounded-cost checks. */
   rowsRead?: number;
 }
 
@@ -50,7 +50,13 @@ export function countingD1(database: D1Database, counter: QueryCounter): D1Datab
           return (...args: unknown[]) => {
             counter.roundTrips += 1;
             counter.statements += 1;
-            return (value as (...a: unknown[]) => unknown).apply(target, args);
+            const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+            // `all` and `run` answer D1's meta: its rows_read is counted as a batch's is.
+            if (property !== 'all' && property !== 'run') return result;
+            return (result as Promise<{ meta?: { rows_read?: number } }>).then((answer) => {
+              counter.rowsRead = (counter.rowsRead ?? 0) + (answer?.meta?.rows_read ?? 0);
+              return answer;
+            });
           };
         }
         return (value as (...a: unknown[]) => unknown).bind(target);

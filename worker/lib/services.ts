@@ -16,6 +16,7 @@ import { countingD1, createDatabase, type Database, type QueryCounter } from './
 import { type EgressPolicy, egressPolicy } from './egress';
 import { newId, newTraceId } from './ids';
 import { type Clock, clock } from './clock';
+import { type AnswerModel, answerModelOf } from './answer-model';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -45,6 +46,8 @@ export interface Services {
   secretsKey: string | undefined;
   mail: MailContext;
   queues: { events: Queue<unknown>; emails: Queue<unknown> };
+  /** The model that writes knowledge answers, when the deployment configured one (else extractive). */
+  answerModel: AnswerModel | null;
   /** Our id of this unit of work (a request's `req_…`), for the audit and the logs. */
   requestId: string;
   traceId: string;
@@ -77,6 +80,7 @@ export function buildServices(env: Bindings, entry: EntrySpec): Services {
       unreadAfterMs: settings.EMAIL_UNREAD_AFTER_SECONDS * 1000,
     },
     queues: { events: env.EVENTS, emails: env.EMAILS },
+    answerModel: answerModelOf(env, settings),
     requestId: entry.requestId ?? newId('req'),
     traceId: entry.traceId ?? newTraceId(),
   };

@@ -180,6 +180,9 @@ export function InsightsPage(props: InsightsPageProps) {
                 'Won value',
                 totals.won_value.map((entry) => formatMoney(entry.value_minor, entry.currency)).join(', ') || '—',
               ],
+              ['Answered from your knowledge', formatCount(totals.knowledge.answered)],
+              ['Declined by your knowledge', formatCount(totals.knowledge.declined)],
+              ['Resolved by your knowledge, no handoff after', percent(totals.knowledge.resolution_rate)],
               ['Held for review', formatCount(totals.held)],
               ['Rejected', formatCount(totals.rejected)],
             ]}

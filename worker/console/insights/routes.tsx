@@ -100,6 +100,13 @@ const TABLES: Record<string, (view: InsightsView) => string> = {
       ['Held for review', totals.held, 'demands'],
       ['Rejected', totals.rejected, 'demands'],
       ['Leads made through the API', totals.api_leads, 'leads'],
+      ['Answered from your knowledge', totals.knowledge.answered, 'questions'],
+      ['Declined by your knowledge', totals.knowledge.declined, 'questions'],
+      [
+        'Resolved by your knowledge',
+        totals.knowledge.resolution_rate,
+        'share of conversations it answered in (0 to 1)',
+      ],
     ];
     return csvDocument(['measure', 'value', 'unit'], rows);
   },

@@ -107,9 +107,13 @@ export function KnowledgePage(props: KnowledgePageProps) {
       <section class="card" aria-labelledby="try-title">
         <h2 id="try-title">Try your knowledge</h2>
         <form method="post" action={`/integrations/knowledge/try${ws}`} class="inline-form">
-          <label for="try-question">Question</label>
-          <input id="try-question" name="question" required maxlength={2000} value={values.question ?? ''} />
-          <button type="submit">Ask</button>
+          <div class="field grow">
+            <label for="try-question">Question</label>
+            <input id="try-question" name="question" required maxlength={2000} value={values.question ?? ''} />
+          </div>
+          <button type="submit" class="button primary">
+            Ask
+          </button>
         </form>
         {props.tried ? <TriedAnswer tried={props.tried} /> : null}
       </section>
@@ -159,14 +163,14 @@ export function KnowledgePage(props: KnowledgePageProps) {
                 header: 'Actions',
                 headerHidden: true,
                 cell: (source) => (
-                  <div class="actions">
+                  <div class="row-actions">
                     <form method="post" action={`/integrations/knowledge/sources/${source.source_id}/sync${ws}`}>
-                      <button type="submit" class="secondary">
+                      <button type="submit" class="button small">
                         Re-sync<span class="sr-only"> {source.title}</span>
                       </button>
                     </form>
                     <form method="post" action={`/integrations/knowledge/sources/${source.source_id}/delete${ws}`}>
-                      <button type="submit" class="danger">
+                      <button type="submit" class="button small danger">
                         Delete<span class="sr-only"> {source.title}</span>
                       </button>
                     </form>
@@ -180,66 +184,80 @@ export function KnowledgePage(props: KnowledgePageProps) {
 
       <section class="card" aria-labelledby="add-title">
         <h2 id="add-title">Add a source</h2>
-        <form method="post" action={`/integrations/knowledge/sources${ws}`} class="stacked">
-          <fieldset>
+        <form method="post" action={`/integrations/knowledge/sources${ws}`} class="stack">
+          <fieldset class="choice">
             <legend>Kind</legend>
             {(['qa', 'document', 'url'] as const).map((option) => (
-              <label class="choice">
-                <input type="radio" name="kind" value={option} checked={kind === option} />{' '}
-                {option === 'qa' ? 'A question and its answer' : option === 'document' ? 'A document' : 'A web page'}
+              <label class="option">
+                <input type="radio" name="kind" value={option} checked={kind === option} />
+                <span>
+                  {option === 'qa' ? 'A question and its answer' : option === 'document' ? 'A document' : 'A web page'}
+                </span>
               </label>
             ))}
           </fieldset>
-          <label for="source-title">Question or title</label>
-          <input
-            id="source-title"
-            name="title"
-            maxlength={500}
-            value={values.title ?? ''}
-            aria-describedby="source-title-hint"
-          />
-          <p class="hint" id="source-title-hint">
-            For a question and its answer, the question as visitors ask it; for a document, its title.
+          <div class="field">
+            <label for="source-title">Question or title</label>
+            <input
+              id="source-title"
+              name="title"
+              maxlength={500}
+              value={values.title ?? ''}
+              aria-describedby="source-title-hint"
+            />
+            <p class="hint" id="source-title-hint">
+              For a question and its answer, the question as visitors ask it; for a document, its title.
+            </p>
+            <FieldError errors={props.errors} name="title" />
+          </div>
+          <div class="field">
+            <label for="source-content">Answer or text</label>
+            <textarea
+              id="source-content"
+              name="content"
+              rows={8}
+              maxlength={200000}
+              aria-describedby="source-content-hint"
+            >
+              {values.content ?? ''}
+            </textarea>
+            <p class="hint" id="source-content-hint">
+              A document may be Markdown: its headings become the sections answers link to. Larger documents and files
+              go through the API (up to 1 MB).
+            </p>
+            <FieldError errors={props.errors} name="content" />
+          </div>
+          <div class="field">
+            <label for="source-url">Web address</label>
+            <input id="source-url" name="url" type="url" maxlength={2000} value={values.url ?? ''} />
+            <FieldError errors={props.errors} name="url" />
+          </div>
+          <div class="field">
+            <label for="source-crawl">For a web page, read</label>
+            <select id="source-crawl" name="crawl">
+              <option value="page" selected={(values.crawl ?? 'page') === 'page'}>
+                this page only
+              </option>
+              <option value="sitemap" selected={values.crawl === 'sitemap'}>
+                the pages of this sitemap
+              </option>
+              <option value="site" selected={values.crawl === 'site'}>
+                this page and the pages it links to below it (up to 100)
+              </option>
+            </select>
+          </div>
+          <p>
+            <button type="submit" class="button primary">
+              Add source
+            </button>
           </p>
-          <FieldError errors={props.errors} name="title" />
-          <label for="source-content">Answer or text</label>
-          <textarea
-            id="source-content"
-            name="content"
-            rows={8}
-            maxlength={200000}
-            aria-describedby="source-content-hint"
-          >
-            {values.content ?? ''}
-          </textarea>
-          <p class="hint" id="source-content-hint">
-            A document may be Markdown: its headings become the sections answers link to. Larger documents and files go
-            through the API (up to 1 MB).
-          </p>
-          <FieldError errors={props.errors} name="content" />
-          <label for="source-url">Web address</label>
-          <input id="source-url" name="url" type="url" maxlength={2000} value={values.url ?? ''} />
-          <FieldError errors={props.errors} name="url" />
-          <label for="source-crawl">For a web page, read</label>
-          <select id="source-crawl" name="crawl">
-            <option value="page" selected={(values.crawl ?? 'page') === 'page'}>
-              this page only
-            </option>
-            <option value="sitemap" selected={values.crawl === 'sitemap'}>
-              the pages of this sitemap
-            </option>
-            <option value="site" selected={values.crawl === 'site'}>
-              this page and the pages it links to below it (up to 100)
-            </option>
-          </select>
-          <button type="submit">Add source</button>
         </form>
       </section>
 
       <section class="card" aria-labelledby="gaps-title">
         <h2 id="gaps-title">Questions it could not answer</h2>
         {props.gaps.length === 0 ? (
-          <p>None yet. When your knowledge declines a visitor’s question, it is listed here, most asked first.</p>
+          <p>None waiting. When your knowledge declines a visitor’s question, it is listed here, most asked first.</p>
         ) : (
           <ul class="gaps">
             {props.gaps.map((gap) => (
@@ -250,14 +268,20 @@ export function KnowledgePage(props: KnowledgePageProps) {
                     asked {gap.count === 1 ? 'once' : `${gap.count} times`}, last {when(gap.last_asked_at)}
                   </span>
                 </p>
-                <form method="post" action={`/integrations/knowledge/gaps/${gap.gap_id}/add${ws}`} class="stacked">
-                  <label for={`answer-${gap.gap_id}`}>
-                    {gap.expert_answer ? 'An expert answered (edit it before adding)' : 'Your answer'}
-                  </label>
-                  <textarea id={`answer-${gap.gap_id}`} name="answer" rows={3} maxlength={10000} required>
-                    {gap.expert_answer ?? ''}
-                  </textarea>
-                  <button type="submit">Add as a question and answer</button>
+                <form method="post" action={`/integrations/knowledge/gaps/${gap.gap_id}/add${ws}`} class="stack">
+                  <div class="field">
+                    <label for={`answer-${gap.gap_id}`}>
+                      {gap.expert_answer ? 'An expert answered (edit it before adding)' : 'Your answer'}
+                    </label>
+                    <textarea id={`answer-${gap.gap_id}`} name="answer" rows={3} maxlength={10000} required>
+                      {gap.expert_answer ?? ''}
+                    </textarea>
+                  </div>
+                  <p>
+                    <button type="submit" class="button">
+                      Add as a question and answer
+                    </button>
+                  </p>
                 </form>
               </li>
             ))}
@@ -279,21 +303,25 @@ export function KnowledgePage(props: KnowledgePageProps) {
               class="inline-form"
               aria-label={`Knowledge on ${channel.name}`}
             >
-              <label class="choice">
-                <input type="checkbox" name="enabled" value="1" checked={channel.knowledge.enabled} /> Answer on{' '}
-                <strong>{channel.name}</strong> from the knowledge first
+              <label class="option grow">
+                <input type="checkbox" name="enabled" value="1" checked={channel.knowledge.enabled} />
+                <span>
+                  Answer on <strong>{channel.name}</strong> from the knowledge first
+                </span>
               </label>
-              <label for={`min-${channel.channel_key}`}>Least confidence</label>
-              <input
-                id={`min-${channel.channel_key}`}
-                name="min_confidence"
-                type="number"
-                min="0.05"
-                max="1"
-                step="0.05"
-                value={String(channel.knowledge.min_confidence)}
-              />
-              <button type="submit" class="secondary">
+              <div class="field">
+                <label for={`min-${channel.channel_key}`}>Least confidence</label>
+                <input
+                  id={`min-${channel.channel_key}`}
+                  name="min_confidence"
+                  type="number"
+                  min="0.05"
+                  max="1"
+                  step="0.05"
+                  value={String(channel.knowledge.min_confidence)}
+                />
+              </div>
+              <button type="submit" class="button">
                 Save<span class="sr-only"> {channel.name}</span>
               </button>
             </form>

@@ -128,7 +128,10 @@ export function knowledgePageRoutes() {
     const question = (form.question ?? '').trim().slice(0, 2000);
     if (!question) return renderPage(c, { errors: { question: 'Write a question.' } }, 422);
     const language = isLanguage(form.language) ? form.language : 'en';
-    const answer = await askKnowledge(c.var.db, context.current.workspaceId, question, { language });
+    const answer = await askKnowledge(c.var.db, context.current.workspaceId, question, {
+      language,
+      model: c.var.services.answerModel,
+    });
     return renderPage(c, { tried: { question, answer }, values: { question } });
   });
 

@@ -213,6 +213,14 @@ grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; }
 .inline-form { display: flex; flex-wrap: wrap; gap: 0.75rem 1rem; align-items: flex-end; }
 .inline-form .field { margin: 0; }
 .inline-form .field-error { flex-basis: 100%; }
+.inline-form .grow { flex: 1 1 16rem; }
+.row-actions { display: flex; flex-wrap: wrap; gap: 0.4rem; }
+.button.danger { color: var(--bad); border-color: #e3a29c; }
+.button.danger:hover { background: #fef3f2; }
+.tried { margin-top: 1rem; border-top: 1px solid var(--line); padding-top: 0.75rem; }
+.gaps { list-style: none; padding: 0; margin: 0; display: grid; gap: 1rem; }
+.gaps > li { border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem 1rem; }
+.gaps > li > p:first-child { margin-top: 0; }
 /* Charts (shared/charts.tsx) and meters against an allowance (the usage page). */
 .chart { margin: 0.5rem 0 0; }
 .chart-title { font-weight: 600; margin-bottom: 0.25rem; }

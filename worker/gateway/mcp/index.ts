@@ -91,7 +91,10 @@ async function askKnowledgeTool(c: Context<AppEnv>, input: Record<string, unknow
   const question = typeof input.question === 'string' ? input.question.trim().slice(0, 2000) : '';
   if (!question) return refusal({ code: 'validation_failed', detail: 'question: a question is required.' });
   const language = isLanguage(input.language) ? input.language : 'en';
-  const answer = await askKnowledge(c.var.db, actor.key.workspaceId, question, { language });
+  const answer = await askKnowledge(c.var.db, actor.key.workspaceId, question, {
+    language,
+    model: c.var.services.answerModel,
+  });
   const sources = answer.citations.map((citation) => `- ${citation.title}${citation.url ? `: ${citation.url}` : ''}`);
   const text = answer.answer
     ? [answer.answer, ...(sources.length ? ['', 'Sources:', ...sources] : [])].join('\n')

@@ -121,7 +121,9 @@ export async function runExecution(
     admission,
     executionId: newId('exe', context.now),
     agents: new AgentPhase(db, admission, admitted, context),
-    knowledge: source.knowledge?.enabled ? new KnowledgePhase(db, admitted.workspaceId, source.knowledge) : undefined,
+    knowledge: source.knowledge?.enabled
+      ? new KnowledgePhase(db, admitted.workspaceId, source.knowledge, services.answerModel)
+      : undefined,
     earlierAttempts: [],
     attemptsRecorded: false,
     overAllowance: false,

@@ -7,6 +7,7 @@
  */
 import type { BrainInput, KnowledgeReply } from '../../brain';
 import type { Assessment } from '../../brain';
+import type { AnswerModel } from '../../lib/answer-model';
 import type { Database } from '../../lib/db';
 import type { Language } from '../../lib/i18n';
 import { askKnowledge, type KnowledgeAnswer } from '../knowledge';
@@ -38,6 +39,7 @@ export class KnowledgePhase {
     private readonly db: Database,
     private readonly workspaceId: string,
     readonly setting: KnowledgeSetting,
+    private readonly model: AnswerModel | null = null,
   ) {}
 
   /** The knowledge's answer to the question, in the visitor's language. */
@@ -45,6 +47,7 @@ export class KnowledgePhase {
     this.answer ??= await askKnowledge(this.db, this.workspaceId, question, {
       language,
       minConfidence: this.setting.minConfidence,
+      model: this.model,
     });
     return this.answer;
   }

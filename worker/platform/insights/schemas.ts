@@ -58,6 +58,24 @@ export const insightsSchema = z
             'conversations of the one before (`answered`: an agent or robot answered in it, beside the chain).',
         }),
       api_leads: z.number().int().openapi({ description: 'Leads made by API calls in the range: not in the funnel.' }),
+      knowledge: z
+        .object({
+          answered: z.number().int().openapi({ description: 'Questions the workspace’s knowledge answered.' }),
+          declined: z
+            .number()
+            .int()
+            .openapi({ description: 'Questions it declined (they went on to agents and experts).' }),
+          conversations: z.number().int().openapi({ description: 'Conversations it answered in.' }),
+          handoffs: z
+            .number()
+            .int()
+            .openapi({ description: 'Of those, the conversations that went to a person after its answer.' }),
+          resolution_rate: z.number().nullable().openapi({
+            description:
+              'Conversations it answered with no handoff after, among those it answered in; null without any.',
+          }),
+        })
+        .openapi({ description: 'The first-party agent: answers from the workspace’s own knowledge.' }),
     }),
     days: z.array(
       z.object({

@@ -58,6 +58,19 @@ export function bucketPercentile(buckets: Map<string, number>, share: number): n
   return SECONDS_BUCKETS.at(-1)!;
 }
 
+/** The first-party agent's figures, and its resolution rate (answered with no handoff after). */
+function knowledgeTotals(total: (metric: string) => number) {
+  const conversations = total('knowledge_conversations');
+  const handoffs = Math.min(total('knowledge_handoffs'), conversations);
+  return {
+    answered: total('answered_by_knowledge'),
+    declined: total('declined_by_knowledge'),
+    conversations,
+    handoffs,
+    resolution_rate: conversations > 0 ? Math.round(((conversations - handoffs) / conversations) * 1000) / 1000 : null,
+  };
+}
+
 /** The metrics under one prefix (`topic.`), by their suffix. */
 function byPrefix(totals: Map<string, number>, prefix: string): Map<string, number> {
   const found = new Map<string, number>();
@@ -166,6 +179,7 @@ export async function insightsView(
         won: total(FUNNEL.won),
       },
       api_leads: total(API_LEADS),
+      knowledge: knowledgeTotals(total),
     },
     days: [...days.values()],
     agents: [...attempts]

@@ -11,6 +11,8 @@ import { sentencesOf } from './text';
 /** A passage the index returned for a question, best first. */
 export interface Passage {
   sourceId: string;
+  /** A Q&A pair's passage is its answer, said as is; a document's is introduced with its title. */
+  qa?: boolean;
   title: string;
   headings: string;
   body: string;
@@ -138,6 +140,14 @@ function passageScore(question: string, words: Array<{ stem: string; weight: num
   return ASKS_FOR_AMOUNT.test(question) && !said.some((text) => AN_AMOUNT.test(text)) ? score * 0.6 : score;
 }
 
+/** The passages scored for a question, best first (the index's order breaks ties). */
+export function rankedPassages(question: string, passages: Passage[], rarity?: WordRarity) {
+  const words = weightedStems(question, rarity);
+  const scored = passages.map((passage, rank) => ({ passage, rank, score: passageScore(question, words, passage) }));
+  scored.sort((a, b) => b.score - a.score || a.rank - b.rank);
+  return scored;
+}
+
 /**
  * How sure an answer from these passages is (0…1): the best passage's score (how much of the
  * question it covers, in one place, under which heading), lowered when another document's best
@@ -148,10 +158,7 @@ export function confidenceOf(
   passages: Passage[],
   rarity?: WordRarity,
 ): { best: number; confidence: number } {
-  const words = weightedStems(question, rarity);
-  const scored = passages.map((passage, rank) => ({ passage, rank, score: passageScore(question, words, passage) }));
-  // The index's order breaks ties: a passage scoring as well but ranked lower comes second.
-  scored.sort((a, b) => b.score - a.score || a.rank - b.rank);
+  const scored = rankedPassages(question, passages, rarity);
   const [best] = scored;
   if (!best || best.score === 0) return { best: -1, confidence: 0 };
   const other = scored.find((entry) => documentOf(entry.passage) !== documentOf(best.passage));
@@ -231,7 +238,7 @@ export function extractiveAnswer(
   if (confidence < options.minConfidence) return declined('low_confidence', confidence);
   const sentences = extractSentences(question, passage.body, options.rarity);
   return {
-    answer: `${options.from(passage.title)} ${sentences}`,
+    answer: passage.qa ? sentences : `${options.from(passage.title)} ${sentences}`,
     citations: [
       {
         source_id: passage.sourceId,

@@ -1,67 +1,82 @@
 /**
  * Asking a workspace's knowledge (docs/design/knowledge.md): one D1 statement finds the best
- * passages (FTS5 MATCH over the question's quoted words, within the workspace's id range of the
- * index, BM25 with the title weighing most, then the headings), and the answer is composed from
- * them: extractive by default, by a model when one is configured (model.ts), never a guess.
+ * passages (FTS5 MATCH of each of the question's quoted words, within the workspace's id range of
+ * the index, the rarer words weighing more), and the answer is composed from
+ * them: extractive by default, worded by a model when one is configured (model.ts), never a guess.
  */
 import { sql } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
+import type { AnswerModel } from '../../lib/answer-model';
 import { type Language, visitorMessages } from '../../lib/i18n';
 import {
   DEFAULT_MIN_CONFIDENCE,
   extractiveAnswer,
   type KnowledgeAnswer,
   type Passage,
+  rankedPassages,
   type WordRarity,
 } from './answer';
+import { modelAnswer, translatedQuestion } from './model';
 import { CHUNKS_PER_WORKSPACE } from './indexing';
-import { contentWords, matchQuery } from './words';
+import { contentWords, quotedWord } from './words';
 
-const { knowledgeChunks, knowledgeSpaces } = schema;
+const { knowledgeChunks, knowledgeSources, knowledgeSpaces } = schema;
 
-/** How many passages a question reads: the best, and enough others to judge the margin. */
+/** How many passages a question reads: the best few by their words' rarity, for the answer's own scoring. */
 const PASSAGES = 8;
 
 /** A passage as the statement returns it: with the workspace's word counts (the same on every row). */
 type PassageRow = Passage & { rarity: string };
 
 /**
- * The statement that finds a question's passages in one workspace, best first, or null when the
- * question has no words to search for. Its rowid range is the workspace's: FTS5 reads only that
- * part of each word's postings, and the join checks the workspace again. Each row also carries, as
- * JSON, how many of the workspace's passages there are and how many hold each of the question's
- * words (WordRarity): counted in the same range, so the work is the workspace's size, not the index's.
+ * The statement that finds a question's passages in one workspace, or null when the question has
+ * no words to search for. Each of the question's words is looked up by itself (an FTS5 MATCH of the
+ * quoted word) within the workspace's rowid range, so FTS5 reads only that part of its postings;
+ * a passage scores the sum of its words' rarity (1 / (1 + the passages holding the word)), and the
+ * best PASSAGES come back, checked against the workspace again. FTS5's bm25() is not used: its
+ * statistics are the whole index's, so its cost, and its order, would depend on other workspaces.
+ * Each row also carries, as JSON, the workspace's passage count and each word's (WordRarity).
  */
 export function passagesQuery(db: Database, workspaceId: string, question: string) {
-  const match = matchQuery(question);
-  if (!match) return null;
-  const ordinal = sql`(SELECT ordinal FROM ${knowledgeSpaces} WHERE workspace_id = ${workspaceId})`;
-  const from = sql`${ordinal} * ${CHUNKS_PER_WORKSPACE}`;
-  const to = sql`(${ordinal} + 1) * ${CHUNKS_PER_WORKSPACE}`;
-  const holding = contentWords(question).map(
-    (word) => sql`(SELECT count(*) FROM knowledge_fts WHERE knowledge_fts MATCH ${`"${word.replaceAll('"', '""')}"`}
-      AND rowid >= ${from} AND rowid < ${to})`,
+  const words = contentWords(question);
+  if (words.length === 0) return null;
+  // Each range is read as a joined row, not a subquery, and its constants are written into the
+  // statement, not bound: so FTS5 and the rowid index are handed the bounds, and nothing beyond the
+  // workspace's range is read (with a bound multiplier, they were not: test/worker/knowledge.test.ts).
+  const hits = words.map(
+    (word, index) => sql`SELECT ${`w${index}`} AS word, knowledge_fts.rowid AS id
+      FROM space CROSS JOIN knowledge_fts WHERE knowledge_fts MATCH ${quotedWord(word)}
+        AND knowledge_fts.rowid >= space.lo AND knowledge_fts.rowid < space.hi`,
   );
-  return db.all<PassageRow>(sql`SELECT c.source_id AS "sourceId", c.title, c.headings, c.body, c.url,
-      json_array((SELECT count(*) FROM ${knowledgeChunks} WHERE id >= ${from} AND id < ${to}),
-        ${sql.join(holding, sql`, `)}) AS rarity
-    FROM knowledge_fts JOIN ${knowledgeChunks} c ON c.id = knowledge_fts.rowid
-    WHERE knowledge_fts MATCH ${match}
-      AND knowledge_fts.rowid >= ${from}
-      AND knowledge_fts.rowid < ${to}
-      AND c.workspace_id = ${workspaceId}
-    ORDER BY bm25(knowledge_fts, 4.0, 2.0, 1.0)
-    LIMIT ${PASSAGES}`);
+  // D1 allows 5 terms to a compound SELECT: the lookups go in groups of 5, and the groups likewise.
+  const groups = [];
+  for (let start = 0; start < hits.length; start += 5)
+    groups.push(sql`SELECT * FROM (${sql.join(hits.slice(start, start + 5), sql` UNION ALL `)})`);
+  const size = sql.raw(String(CHUNKS_PER_WORKSPACE));
+  return db.all<PassageRow>(sql`WITH space AS (SELECT ordinal * ${size} AS lo,
+        (ordinal + 1) * ${size} AS hi FROM ${knowledgeSpaces} WHERE workspace_id = ${workspaceId}),
+      hits AS MATERIALIZED (${sql.join(groups, sql` UNION ALL `)}),
+      found AS (SELECT word, count(*) AS n FROM hits GROUP BY word),
+      best AS (SELECT h.id, sum(1.0 / (1 + f.n)) AS score FROM hits h JOIN found f ON f.word = h.word
+        GROUP BY h.id ORDER BY score DESC, h.id LIMIT ${sql.raw(String(PASSAGES))}),
+      total AS (SELECT count(*) AS n FROM space CROSS JOIN ${knowledgeChunks} t
+        WHERE t.id >= space.lo AND t.id < space.hi)
+    SELECT c.source_id AS "sourceId", c.title, c.headings, c.body, c.url,
+      (SELECT kind = 'qa' FROM ${knowledgeSources} s WHERE s.id = c.source_id) AS qa,
+      json_array((SELECT n FROM total), (SELECT json_group_object(word, n) FROM found)) AS rarity
+    FROM best JOIN ${knowledgeChunks} c ON c.id = best.id
+    WHERE c.workspace_id = ${workspaceId}
+    ORDER BY best.score DESC, c.id`);
 }
 
 /** The word counts a row of passagesQuery carries, by the question's words. */
 export function rarityOf(question: string, rows: PassageRow[]): WordRarity | undefined {
-  const counts = rows[0] ? (JSON.parse(rows[0].rarity) as number[]) : null;
+  const counts = rows[0] ? (JSON.parse(rows[0].rarity) as [number, Record<string, number> | string]) : null;
   if (!counts) return undefined;
-  const words = contentWords(question);
+  const found = typeof counts[1] === 'string' ? (JSON.parse(counts[1]) as Record<string, number>) : counts[1];
   return {
     passages: counts[0] ?? 0,
-    of: Object.fromEntries(words.map((word, index) => [word, counts[index + 1] ?? 0])),
+    of: Object.fromEntries(contentWords(question).map((word, index) => [word, found[`w${index}`] ?? 0])),
   };
 }
 
@@ -80,15 +95,34 @@ export function answerFrom(
   });
 }
 
-/** Asks a workspace's knowledge: one round trip, then the answer or the reason it is declined. */
+/**
+ * Asks a workspace's knowledge: one round trip, then the answer or the reason it is declined.
+ * With a model (`model`), a declined question in another language than English is translated and
+ * asked once more (one more round trip), and a confident answer is worded by the model from the
+ * best passages (model.ts), or stays extractive when the model cites nothing or takes too long.
+ */
 export async function askKnowledge(
   db: Database,
   workspaceId: string,
   question: string,
-  options: { language: Language; minConfidence?: number },
+  options: { language: Language; minConfidence?: number; model?: AnswerModel | null },
 ): Promise<KnowledgeAnswer> {
-  const query = passagesQuery(db, workspaceId, question);
-  const rows = query ? ((await query) as PassageRow[]) : [];
-  const rarity = rarityOf(question, rows);
-  return answerFrom(question, rows, { ...options, ...(rarity ? { rarity } : {}) });
+  const search = async (words: string) => {
+    const query = passagesQuery(db, workspaceId, words);
+    // SQLite's boolean is 0 or 1.
+    const rows = query ? ((await query) as PassageRow[]).map((row) => ({ ...row, qa: Boolean(row.qa) })) : [];
+    const rarity = rarityOf(words, rows);
+    return { words, rows, rarity, answer: answerFrom(words, rows, { ...options, ...(rarity ? { rarity } : {}) }) };
+  };
+  let found = await search(question);
+  const { model } = options;
+  if (!model) return found.answer;
+  if (found.answer.declined && options.language !== 'en') {
+    const english = await translatedQuestion(model, question);
+    if (english) found = await search(english);
+  }
+  if (found.answer.declined) return found.answer;
+  const best = rankedPassages(found.words, found.rows, found.rarity).map((entry) => entry.passage);
+  const written = await modelAnswer(model, question, best, options.language);
+  return written ? { ...found.answer, ...written, chosen_by: 'model' } : found.answer;
 }

@@ -19,6 +19,7 @@ export {
   type KnowledgeDeps,
   listSources,
   queueStaleUrlSources,
+  requeueStuckSources,
   sourceView,
   syncSource,
 } from './sources';

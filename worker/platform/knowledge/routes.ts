@@ -197,6 +197,7 @@ export function knowledgeRoutes() {
       const minConfidence = body.min_confidence ?? setting?.min_confidence;
       const answer = await askKnowledge(c.var.db, workspaceId, body.question, {
         language: body.language ?? 'en',
+        model: c.var.services.answerModel,
         ...(minConfidence === undefined ? {} : { minConfidence }),
       });
       return c.json(answer, 200);

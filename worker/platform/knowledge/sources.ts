@@ -245,3 +245,30 @@ export async function queueStaleUrlSources(
     .where(sql`${knowledgeSources.id} IN (SELECT value FROM json_each(${JSON.stringify(stale.map((s) => s.id))}))`);
   return stale.length;
 }
+
+/** A source queued this long ago and still not indexed lost its message (or its retries): it is sent again. */
+export const STUCK_AFTER_MS = 10 * 60 * 1000;
+
+/**
+ * The housekeeping cron: the sources still queued STUCK_AFTER_MS after they were queued go back on
+ * the queue (at most `limit` a tick), so that a message the queue dropped after its retries never
+ * leaves a source queued for good.
+ */
+export async function requeueStuckSources(
+  db: Database,
+  queue: Queue<unknown>,
+  now: number,
+  limit = 100,
+): Promise<number> {
+  const stuck = await db
+    .update(knowledgeSources)
+    .set({ updatedAt: now })
+    .where(
+      sql`${knowledgeSources.id} IN (SELECT id FROM ${knowledgeSources}
+        WHERE status = 'queued' AND updated_at < ${now - STUCK_AFTER_MS} ORDER BY updated_at LIMIT ${limit})`,
+    )
+    .returning({ id: knowledgeSources.id });
+  if (stuck.length === 0) return 0;
+  await queue.sendBatch(stuck.map(({ id }) => ({ body: { kind: 'knowledge.index', source_id: id } })));
+  return stuck.length;
+}

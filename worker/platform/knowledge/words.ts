@@ -29,7 +29,10 @@ const STOP_WORDS = new Set(
   ).split(' '),
 );
 
-/** The most words of a question that a search uses (the rest add little and cost a posting list each). */
+/**
+ * The most words of a question that a search uses (the rest add little and cost a posting list
+ * each); 25 at most, for D1's 5 terms to a compound SELECT, nested once (ask.ts).
+ */
 export const MAX_QUERY_WORDS = 24;
 
 /** Lower case, accents removed, compatibility forms folded (as `remove_diacritics 2` does in the index). */
@@ -100,5 +103,10 @@ export function sameWord(a: string, b: string): boolean {
 export function matchQuery(question: string): string | null {
   const words = contentWords(question);
   if (words.length === 0) return null;
-  return words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' OR ');
+  return words.map(quotedWord).join(' OR ');
+}
+
+/** One word as an FTS5 string (a `"` inside doubled, though words never hold one): never syntax. */
+export function quotedWord(word: string): string {
+  return `"${word.replaceAll('"', '""')}"`;
 }
