@@ -884,6 +884,7 @@ export * from './rollups';
 export * from './tasks';
 // The owner's knowledge: sources, their chunks (indexed by FTS5), and the questions it declined.
 export * from './knowledge';
+export * from './accounts';
 
 /**
  * A workspace owner's request for an API key or a webhook endpoint (docs/design/identity-and-access.md):

@@ -116,7 +116,12 @@ export const EMAIL_KINDS = [
   'billing_notice',
   /** A short notice to a user about their account or workspace: its subject says it, its link leads there. */
   'notice',
+  /** A password reset's single-use link (docs/design/identity-and-access.md): its secret is made when it is sent. */
+  'password_reset',
 ] as const;
+
+/** What a single-use account link is for (docs/design/identity-and-access.md). */
+export const ACCOUNT_TOKEN_PURPOSES = ['password_reset'] as const;
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 
 /**

@@ -790,6 +790,11 @@ export const PUBLIC_ROUTES = [
   'POST /auth/sign-in',
   'GET /auth/sign-out',
   'POST /auth/sign-out',
+  // Password reset: the link's own secret is the authority (password-reset.test.ts).
+  'GET /auth/forgot',
+  'POST /auth/forgot',
+  'GET /auth/reset/:link',
+  'POST /auth/reset/:link',
 ];
 
 /** The API's routes (the gateway, /mcp, /a2a, /api/…): bearer keys, admin tokens, sessions. */

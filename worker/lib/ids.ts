@@ -34,6 +34,8 @@ export type IdPrefix =
   /** A knowledge source, and a question the knowledge declined. */
   | 'ks'
   | 'kgap'
+  /** A single-use account link (a password reset). */
+  | 'atk'
   /**
    * Internal only: conversation messages, agent attempts, the webhook-id of each signed call, and an execution batch's
    * guard row.

@@ -6,9 +6,9 @@ import type { AccountRole } from '../../platform/identity';
 import { Document } from '../shared/document';
 import { Field } from '../shared/forms';
 
-function AuthShell({ title, children }: { title: string; children: Child }) {
+function AuthShell({ title, children, noReferrer }: { title: string; children: Child; noReferrer?: boolean }) {
   return (
-    <Document title={`${title} · Edge Gateway`} bodyClass="auth-body">
+    <Document title={`${title} · Edge Gateway`} bodyClass="auth-body" noReferrer={noReferrer}>
       <main class="auth-card" aria-labelledby="auth-title">
         <p class="auth-brand">Edge Gateway</p>
         <h1 id="auth-title">{title}</h1>
@@ -139,6 +139,9 @@ export function SignInPage({
         </button>
       </form>
       <p class="muted">
+        <a href="/auth/forgot">Forgot your password?</a>
+      </p>
+      <p class="muted">
         New here? <a href="/auth/sign-up">Create an account</a>
       </p>
     </AuthShell>
@@ -163,6 +166,75 @@ export function SignOutPage({ email }: { email?: string }) {
           You are signed out. <a href="/auth/sign-in">Sign in</a>
         </p>
       )}
+    </AuthShell>
+  );
+}
+
+/** Asks for a reset link; after a request, says what happens, never whether the address has an account. */
+export function ForgotPage({ email, sent, error }: { email?: string; sent?: boolean; error?: string }) {
+  return (
+    <AuthShell title="Reset your password">
+      <ErrorSummary message={error} />
+      {sent ? (
+        <div class="alert success" role="status">
+          If an account uses that address, a link to set a new password is on its way. It works once, for an hour.
+          Nothing arrived? Check the spam folder, or ask again in a few minutes.
+        </div>
+      ) : null}
+      <form method="post" action="/auth/forgot" class="stack">
+        <Field id="email" name="email" label="Email" type="email" autocomplete="email" required value={email} />
+        <button type="submit" class="button primary">
+          Send the link
+        </button>
+      </form>
+      <p class="muted">
+        Remembered it? <a href="/auth/sign-in">Sign in</a>
+      </p>
+    </AuthShell>
+  );
+}
+
+/** Sets a new password from a reset link, or says the link no longer works. */
+export function ResetPage({
+  link,
+  email,
+  invalid,
+  fieldErrors,
+}: {
+  link: string;
+  email?: string;
+  invalid?: boolean;
+  fieldErrors?: Record<string, string>;
+}) {
+  if (invalid)
+    return (
+      <AuthShell title="This link no longer works">
+        <p>
+          A reset link works once, for an hour, and the newest one only. <a href="/auth/forgot">Ask for a new link</a>.
+        </p>
+      </AuthShell>
+    );
+  return (
+    <AuthShell title="Set a new password" noReferrer>
+      <ErrorSummary message={fieldErrors ? 'Please check the form.' : undefined} />
+      {email ? <p>For {email}. Every session of the account will be signed out.</p> : null}
+      <form method="post" action={`/auth/reset/${link}`} class="stack">
+        <Field
+          id="password"
+          name="password"
+          label="New password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minlength={PASSWORD_MIN_LENGTH}
+          maxlength={PASSWORD_MAX_LENGTH}
+          errors={fieldErrors}
+          hint={`At least ${PASSWORD_MIN_LENGTH} characters; a long passphrase is best. Common passwords are refused.`}
+        />
+        <button type="submit" class="button primary">
+          Set the password
+        </button>
+      </form>
     </AuthShell>
   );
 }

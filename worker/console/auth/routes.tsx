@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { newPageApp } from '../shared/app';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { signIn, signUp } from '../../platform/identity';
+import { readResetLink, requestPasswordReset, resetPassword, signIn, signUp } from '../../platform/identity';
+import { clock } from '../../lib/clock';
 import { listMemberships } from '../../platform/identity';
 import { providerOf } from '../../platform/providers';
 import {
@@ -21,7 +22,7 @@ import {
 } from '../../platform/identity';
 import { readForm } from '../shared/form-input';
 import { loadSession, pageGuards, safeReturnTo } from '../shared/session';
-import { SignInPage, SignOutPage, SignUpPage, type SignUpValues } from './pages';
+import { ForgotPage, ResetPage, SignInPage, SignOutPage, SignUpPage, type SignUpValues } from './pages';
 
 const roleSchema = z.enum(['business', 'provider']);
 
@@ -61,6 +62,19 @@ function requirePepper(c: Context<AppEnv>): string {
     throw new ApiError('service_unavailable', 'Sign-in is not configured on this deployment (PASSWORD_PEPPER).');
   return pepper;
 }
+
+/** What signs reset links: the secrets key, else the pepper (as the emails that carry them are signed). */
+function linkSecret(c: Context<AppEnv>): string {
+  return c.var.settings.SECRETS_KEY ?? requirePepper(c);
+}
+
+const forgotForm = z.object({ email: z.string().trim().max(254).pipe(z.email('Enter a valid email address.')) });
+const resetForm = z.object({ password: z.string().max(1000) });
+/** A reset link's path segment: `atk_…` and its secret. */
+const resetLinkParam = z
+  .string()
+  .max(120)
+  .regex(/^atk_[0-9a-z]+\.[0-9a-f]+$/);
 
 async function startSession(c: Context<AppEnv>, user: SessionUser): Promise<void> {
   // A new token at every sign-in; the session the browser held before is ended.
@@ -143,7 +157,11 @@ export function authRoutes() {
   app.get('/auth/sign-in', async (c) => {
     const returnTo = safeReturnTo(c.req.query('return_to'), '') || undefined;
     if (c.var.user) return c.redirect(returnTo ?? (await landingFor(c, c.var.user)), 303);
-    const notice = c.req.query('signed_out') ? 'You are signed out.' : undefined;
+    const notice = c.req.query('signed_out')
+      ? 'You are signed out.'
+      : c.req.query('password_reset')
+        ? 'Your password is set, and every session of the account was signed out. Sign in with the new password.'
+        : undefined;
     return c.html(<SignInPage returnTo={returnTo} notice={notice} />);
   });
 
@@ -168,6 +186,69 @@ export function authRoutes() {
       for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
       return c.html(<SignInPage email={email} returnTo={returnTo} error={error.detail} />, error.status as 401 | 429);
     }
+  });
+
+  app.get('/auth/forgot', (c) => c.html(<ForgotPage />));
+
+  app.post('/auth/forgot', async (c) => {
+    const form = await readForm(c);
+    const parsed = forgotForm.safeParse(form);
+    const email = form.email?.slice(0, 254);
+    if (!parsed.success)
+      return c.html(<ForgotPage email={email} error={parsed.error.issues[0]?.message ?? 'Enter your email.'} />, 422);
+    try {
+      await requestPasswordReset(
+        c.var.db,
+        {
+          email: parsed.data.email,
+          clientIp: c.req.header('CF-Connecting-IP') ?? 'unknown',
+          linkOrigin: c.var.services.mail.linkOrigin,
+        },
+        clock.now(),
+      );
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'rate_limited') throw error;
+      for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
+      return c.html(<ForgotPage email={email} error={error.detail} />, 429);
+    }
+    // The same answer whether or not the address has an account.
+    return c.html(<ForgotPage email={email} sent />);
+  });
+
+  app.get('/auth/reset/:link', async (c) => {
+    const link = resetLinkParam.safeParse(c.req.param('link'));
+    const account = link.success ? await readResetLink(c.var.db, linkSecret(c), link.data, clock.now()) : undefined;
+    if (!account) return c.html(<ResetPage link="" invalid />, 404);
+    return c.html(<ResetPage link={link.data!} email={account.email} />);
+  });
+
+  app.post('/auth/reset/:link', async (c) => {
+    const link = resetLinkParam.safeParse(c.req.param('link'));
+    const form = resetForm.safeParse(await readForm(c));
+    if (!link.success) return c.html(<ResetPage link="" invalid />, 404);
+    if (!form.success)
+      return c.html(<ResetPage link={link.data} fieldErrors={{ password: 'Enter a password.' }} />, 422);
+    try {
+      const outcome = await resetPassword(
+        c.var.db,
+        {
+          secret: linkSecret(c),
+          pepper: requirePepper(c),
+          link: link.data,
+          password: form.data.password,
+          requestId: c.var.services.requestId,
+          linkOrigin: c.var.services.mail.linkOrigin,
+        },
+        clock.now(),
+      );
+      if (outcome === 'invalid') return c.html(<ResetPage link="" invalid />, 404);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'validation_failed') throw error;
+      return c.html(<ResetPage link={link.data} fieldErrors={{ password: error.detail }} />, 422);
+    }
+    // Every session of the account ended, this browser's too.
+    clearSessionCookie(c);
+    return c.redirect('/auth/sign-in?password_reset=1', 303);
   });
 
   app.get('/auth/sign-out', (c) => c.html(<SignOutPage email={c.var.user?.email} />));

@@ -16,6 +16,7 @@ const KIND_LABELS: Record<EmailLogEntry['kind'], string> = {
   smtp_test: 'Test email',
   billing_notice: 'Billing notice',
   notice: 'Notice',
+  password_reset: 'Password reset',
 };
 
 /** What a status means here, when the pill alone does not say it. */

@@ -7,6 +7,7 @@ export function Document({
   bodyClass,
   children,
   noIndex,
+  noReferrer,
   lang = 'en',
   dir,
 }: {
@@ -14,6 +15,8 @@ export function Document({
   bodyClass?: string;
   children: Child;
   noIndex?: boolean;
+  /** A page whose URL holds a secret (a reset link): no link or resource of it sends a Referer. */
+  noReferrer?: boolean;
   /** The page's language (a visitor's page speaks theirs), and `rtl` for Arabic and Hebrew. */
   lang?: string;
   dir?: 'ltr' | 'rtl';
@@ -25,6 +28,7 @@ export function Document({
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <link rel="icon" href="data:," />
         {noIndex ? <meta name="robots" content="noindex" /> : null}
+        {noReferrer ? <meta name="referrer" content="no-referrer" /> : null}
         <title>{title}</title>
         <link rel="stylesheet" href="/assets/site.css" />
       </head>

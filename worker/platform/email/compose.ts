@@ -12,7 +12,6 @@ import { mintConversationKeys } from '../conversations';
 import {
   type AlertItem,
   alertExcerpt,
-  type ComposedContent,
   continuationEmail,
   type EmailFooter,
   leadAlertEmail,
@@ -22,27 +21,14 @@ import {
   testEmail,
   unclaimedEmail,
 } from './templates';
-import type { OutgoingEmail } from './transport';
+import { passwordResetEmail } from './account-emails';
+import { addressed, type ComposeSettings, type Composed, type EmailRow } from './composed';
+
 import { isSuppressed, unsubscribeToken } from './unsubscribe';
 
+export type { ComposeSettings, Composed } from './composed';
+
 const { emails, providers, users, leads, demands, channels, conversations, messages } = schema;
-
-type EmailRow = typeof emails.$inferSelect;
-
-/** What composing needs besides the database. */
-export interface ComposeSettings {
-  /** Signs the unsubscribe links (SECRETS_KEY). */
-  signingSecret: string;
-  /** The sender's domain: Message-IDs are `<{email id}@{domain}>`. */
-  fromDomain: string;
-  /** Where visitors' replies come back (`reply+{key}@…`), when Email Routing is set up. */
-  replyDomain?: string;
-  /** The origin of the links, given the one the row was written with ('': none; see emailLinkOrigin). */
-  linkOrigin(stored: string): string;
-}
-
-/** An email to send, and what the row records when it goes. */
-export type Composed = { email: OutgoingEmail; upToMessageId?: string } | { skip: string };
 
 const leadUrl = (origin: string, leadId: string) => `${origin}/provider/workbench/leads/${leadId}`;
 
@@ -117,28 +103,6 @@ async function alertRecipient(db: Database, providerId: string) {
   if (row.availability === 'away') return { skip: 'The expert is away.' };
   if (row.mode === 'off') return { skip: 'The expert turned lead alerts off.' };
   return { email: row.email };
-}
-
-function addressed(
-  row: EmailRow,
-  to: string,
-  content: ComposedContent,
-  unsubscribeUrl: string,
-  settings: ComposeSettings,
-  replyTo?: string,
-): OutgoingEmail {
-  return {
-    to,
-    ...content,
-    ...(replyTo ? { replyTo } : {}),
-    headers: {
-      'Message-ID': `<${row.id}@${settings.fromDomain}>`,
-      'List-Unsubscribe': `<${unsubscribeUrl}>`,
-      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-      // Autoresponders stay quiet, and a vacation reply never becomes a message of the conversation.
-      'Auto-Submitted': 'auto-generated',
-    },
-  };
 }
 
 async function expertEmail(db: Database, row: EmailRow, settings: ComposeSettings, origin: string): Promise<Composed> {
@@ -388,5 +352,6 @@ export async function composeEmail(
   if (row.kind === 'smtp_test') return smtpTestEmail(db, row, settings, origin);
   if (row.kind === 'billing_notice') return billingEmail(db, row, settings, origin);
   if (row.kind === 'notice') return noticeEmail(db, row, settings, origin);
+  if (row.kind === 'password_reset') return passwordResetEmail(db, row, settings, origin);
   return expertEmail(db, row, settings, origin);
 }

@@ -6,6 +6,7 @@
 export {
   billingNoticeInserts,
   continuationHold,
+  accountEmailInsert,
   noticeInserts,
   INSTANT_ALERTS_PER_HOUR,
   emailStatus,

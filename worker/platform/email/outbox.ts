@@ -132,6 +132,26 @@ export function noticeInserts(
 }
 
 /**
+ * An email about a user's own account (a password reset's link, a security notice), to the user
+ * `account` selects (a FROM … WHERE … of `users`), written only when `when` holds. Account emails
+ * belong to no workspace.
+ */
+export function accountEmailInsert(
+  db: Database,
+  email: { kind: 'password_reset' | 'notice'; account: SQL; subject: string; linkOrigin: string; linkPath: string },
+  now: number,
+  when: SQL = sql`1`,
+): BatchItem<'sqlite'> {
+  const statement = db.all(sql`
+    INSERT INTO ${emails} (id, workspace_id, kind, status, user_id, subject, link_origin, link_path, next_attempt_at,
+      created_at, updated_at)
+    SELECT ${newId('eml', now)}, '', ${email.kind}, 'queued', ${schema.users.id}, ${email.subject},
+      ${email.linkOrigin}, ${email.linkPath}, ${now}, ${now}, ${now} ${email.account} AND ${when}
+    RETURNING id, status`);
+  return afterCommit(statement, collect(db));
+}
+
+/**
  * A reply's continuation email (docs/design/email.md), one statement in the reply's batch: held
  * for 2 minutes (`unreadAfterMs`), when the conversation's lead has an email address and no continuation is held
  * already (that one will carry this reply too). The sweep then sends it, or skips it when the

@@ -349,3 +349,23 @@ export function noticeContent(facts: { subject: string; url: string }, footer: E
   const text = `${facts.subject}.\n\nOpen it in the console: ${facts.url}\n\n${textFooter(footer)}`;
   return { subject: facts.subject, text, html: `<!doctype html>${html}` };
 }
+
+/** A password reset's link: single use, for an hour; nothing changes if it is ignored. */
+export function passwordResetContent(facts: { url: string; minutes: number }, footer: EmailFooter): ComposedContent {
+  const subject = 'Reset your password';
+  const html = (
+    <Layout preheader="A link to set a new password, for an hour." footer={footer}>
+      <h1 style="font-size:20px;margin:0 0 12px;">{subject}</h1>
+      <p>Someone, hopefully you, asked to reset the password of this account.</p>
+      <p>The link works once, for {facts.minutes} minutes. Setting a new password signs the account out everywhere.</p>
+      <Button href={facts.url}>Set a new password</Button>
+      <p>If you did not ask, ignore this email: your password stays as it is.</p>
+    </Layout>
+  );
+  const text =
+    `Someone, hopefully you, asked to reset the password of this account. The link works once, for ` +
+    `${facts.minutes} minutes. Setting a new password signs the account out everywhere.\n\n` +
+    `Set a new password: ${facts.url}\n\nIf you did not ask, ignore this email: your password stays as it is.\n\n` +
+    textFooter(footer);
+  return { subject, text, html: `<!doctype html>${html}` };
+}

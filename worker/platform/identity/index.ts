@@ -60,4 +60,5 @@ export {
   validateSession,
 } from './sessions';
 export { joinTenant, tenantIsActive, workspaceDefaultDomain } from './tenants';
+export { readResetLink, requestPasswordReset, RESET_LIMITS, resetPassword } from './recovery';
 export { purgeEndedSessions } from './sessions';

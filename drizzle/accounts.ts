@@ -1,0 +1,26 @@
+/**
+ * Single-use account links (docs/design/identity-and-access.md): a password reset's link names a
+ * row here by its id, and carries the HMAC of that id under the platform's secret, which is never
+ * stored: the database alone cannot make a working link. A row is used once (`used_at`, and the
+ * request that used it, `used_by`), and not after `expires_at`.
+ */
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { ACCOUNT_TOKEN_PURPOSES } from '../worker/vocabulary';
+
+export const accountTokens = sqliteTable(
+  'account_tokens',
+  {
+    /** `atk_…`: the link's first part. */
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    purpose: text('purpose', { enum: ACCOUNT_TOKEN_PURPOSES }).notNull(),
+    /** The address the link was sent to. */
+    email: text('email').notNull(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    usedAt: integer('used_at'),
+    /** The request that used it (its `req_…`): the writes of that request alone follow from it. */
+    usedBy: text('used_by'),
+  },
+  (table) => [index('account_tokens_user_idx').on(table.userId, table.purpose)],
+);
