@@ -69,16 +69,26 @@ export async function benchWebhooks(worker, adminCall, { smoke = false } = {}) {
       Array.from({ length: 16 }, async () => {
         while (next < EVENTS) {
           const index = next++;
-          const response = await fetch(`${worker.url}/api/execute`, {
-            method: 'POST',
-            headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' },
-            body: JSON.stringify({
-              domain: 'consultation',
-              execution_mode: 'sync',
-              required_scopes: [],
-              text: `Load event ${index}`,
-            }),
-          });
+          const send = () =>
+            fetch(`${worker.url}/api/execute`, {
+              method: 'POST',
+              headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' },
+              body: JSON.stringify({
+                domain: 'consultation',
+                execution_mode: 'sync',
+                required_scopes: [],
+                text: `Load event ${index}`,
+                // A retry (below) replays the first answer: one event per index, whatever happened.
+                idempotency_key: `bench-webhooks-${started}-${index}`,
+              }),
+            });
+          let response = await send();
+          // The local runtime under a loaded machine may restart mid-request (its 503 says to send
+          // again); an idempotent retry is what a client does, and counts the event once.
+          for (let retry = 0; retry < 3 && (response.status === 503 || response.status === 409); retry++) {
+            await new Promise((resolve) => setTimeout(resolve, 500 * (retry + 1)));
+            response = await send();
+          }
           if (response.status !== 200) throw new Error(`execute: ${response.status} ${await response.text()}`);
         }
       }),
