@@ -98,7 +98,7 @@ describe.skipIf(!browserAvailable)('the front door answers from its own docs', (
     await page.close();
   });
 
-  it('the owner answers a question the knowledge declined, in one step, and tries it', async () => {
+  it('the owner answers a question the knowledge declined in one step, adds a source, and tries both', async () => {
     const question = 'Is there bicycle parking at the Lisbon office?';
     // A visitor asks it on the hosted inbox: the knowledge declines, and the question is a gap.
     const visitor = await browser.newPage({ viewport: { width: 1440, height: 900 } });
@@ -127,6 +127,15 @@ describe.skipIf(!browserAvailable)('the front door answers from its own docs', (
     await page.getByLabel('Question', { exact: true }).fill(question);
     await page.getByRole('button', { name: 'Ask', exact: true }).click();
     await page.locator('.tried', { hasText: 'bicycle racks by the entrance' }).waitFor();
+    // A source of the owner's own, from the form: listed, indexed, and answering.
+    await page.getByLabel('Question or title').fill('Do you validate tram tickets at the Lisbon office?');
+    await page.getByLabel('Answer or text').fill('Yes: the front desk validates tram tickets for visitors.');
+    await page.getByRole('button', { name: 'Add source' }).click();
+    await page.waitForURL(/notice=source_added/);
+    await page.getByRole('rowheader', { name: 'Do you validate tram tickets at the Lisbon office?' }).waitFor();
+    await page.getByLabel('Question', { exact: true }).fill('Are tram tickets validated at the Lisbon office?');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await page.locator('.tried', { hasText: 'the front desk validates tram tickets' }).waitFor();
     await expectAccessible(page, 'knowledge page', 'main');
     await screenshotBoth(page, 'console-knowledge');
     await page.close();
