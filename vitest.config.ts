@@ -25,6 +25,8 @@ const PREBUNDLED = [
   'mimetext/browser',
   'postal-mime',
   'standardwebhooks',
+  '@oslojs/otp',
+  '@oslojs/encoding',
   // The compiled message catalogs' runtime (worker/lib/i18n/compiled/).
   '@messageformat/runtime',
   '@messageformat/runtime/lib/cardinals',

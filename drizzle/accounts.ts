@@ -4,7 +4,7 @@
  * stored: the database alone cannot make a working link. A row is used once (`used_at`, and the
  * request that used it, `used_by`), and not after `expires_at`.
  */
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { ACCOUNT_TOKEN_PURPOSES } from '../worker/vocabulary';
 
 export const accountTokens = sqliteTable(
@@ -23,4 +23,34 @@ export const accountTokens = sqliteTable(
     usedBy: text('used_by'),
   },
   (table) => [index('account_tokens_user_idx').on(table.userId, table.purpose)],
+);
+
+/**
+ * A second factor of an account (docs/design/identity-and-access.md#second-factor): an
+ * authenticator app's TOTP key, encrypted with SECRETS_KEY. It counts once confirmed by a code;
+ * `last_counter` is the time step of the last code taken, so no code is taken twice.
+ */
+export const userFactors = sqliteTable(
+  'user_factors',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    kind: text('kind', { enum: ['totp'] }).notNull(),
+    secret: text('secret').notNull(),
+    confirmedAt: integer('confirmed_at'),
+    lastCounter: integer('last_counter'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (table) => [uniqueIndex('user_factors_user_kind').on(table.userId, table.kind)],
+);
+
+/** An account's single-use recovery codes, each stored as its SHA-256. */
+export const recoveryCodes = sqliteTable(
+  'recovery_codes',
+  {
+    userId: text('user_id').notNull(),
+    codeHash: text('code_hash').notNull(),
+    usedAt: integer('used_at'),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.codeHash] })],
 );

@@ -11,6 +11,7 @@ import { insightsPageRoutes } from './console/insights/routes';
 import { provisioningPageRoutes } from './console/provisioning/routes';
 import { adminPageRoutes } from './console/admin/routes';
 import { authRoutes } from './console/auth/routes';
+import { accountRoutes } from './console/account/routes';
 import { integrationsRoutes } from './console/integrations/routes';
 import { providerPageRoutes } from './console/provider/routes';
 import { publicPageRoutes } from './console/public/routes';
@@ -69,6 +70,7 @@ app.route('/', adminRoutes());
 app.route('/', openApiRoutes(app));
 // People's pages (HTML errors).
 app.route('/', authRoutes());
+app.route('/', accountRoutes());
 app.route('/', integrationsRoutes());
 app.route('/', teamRoutes());
 app.route('/', webhookPageRoutes());

@@ -2,9 +2,13 @@
  * Accounts people can trust, in Chromium (docs/design/identity-and-access.md): a person who
  * forgot their password asks for a link from the sign-in page, follows it from the email the
  * local mail sink kept, sets a new password, and signs in with it; the old one no longer works.
+ * An account sets up an authenticator app (the test computes its codes at the Worker's clock),
+ * keeps its recovery codes, and signs in with a code.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { decodeBase32IgnorePadding } from '@oslojs/encoding';
+import { generateHOTP } from '@oslojs/otp';
 import { simpleParser } from 'mailparser';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -80,6 +84,47 @@ describe.skipIf(!browserAvailable)('password reset in Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(/\/onboarding\/workspace/);
     await mailText(email, /Your password was changed/);
+    await page.close();
+  });
+
+  it('sets up an authenticator app, keeps the recovery codes, and signs in with a code', async () => {
+    const email = `careful.${Date.now().toString(36)}@example.com`;
+    const password = 'a careful long passphrase 3';
+    /** The app's code for `key`, `steps` time steps after the Worker's clock. */
+    const code = async (key: string, steps = 0) => {
+      const { now } = await (await fetch(`${worker}/__test/clock?advance_ms=0`, { method: 'POST' })).json();
+      return generateHOTP(decodeBase32IgnorePadding(key), BigInt(Math.floor(now / 30_000) + steps), 6);
+    };
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.goto(`${worker}/auth/sign-up`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL(/\/onboarding\/workspace/);
+    await page.getByRole('link', { name: email }).click();
+    await page.getByRole('heading', { name: 'Account security', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    const key = (await page.locator('#totp-key').innerText()).trim();
+    await expectAccessible(page, 'account security, setting up', 'main');
+    await page.getByLabel('Code from the app').fill(await code(key));
+    await page.getByRole('button', { name: 'Turn two-step sign-in on' }).click();
+    await expect.poll(() => page.locator('.recovery-codes li').count()).toBe(10);
+    await expectAccessible(page, 'account security, on', 'main');
+    await screenshotBoth(page, 'account-security');
+
+    await page.goto(`${worker}/auth/sign-out`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/signed_out=1/);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/auth\/second-factor/);
+    await expectAccessible(page, 'second factor', 'main');
+    await screenshotBoth(page, 'auth-second-factor');
+    // The next time step's code (the one the set-up took is spent).
+    await page.getByLabel('Code from your authenticator app').fill(await code(key, 1));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/onboarding\/workspace/);
     await page.close();
   });
 });

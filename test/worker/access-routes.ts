@@ -443,6 +443,11 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
     tenantScoped: true,
   },
   { method: 'GET', path: '/invitations', auth: 'session' },
+  // Every account's own security page.
+  { method: 'GET', path: '/account/security', auth: 'session' },
+  { method: 'POST', path: '/account/security/totp', auth: 'session' },
+  { method: 'POST', path: '/account/security/totp/confirm', auth: 'session', body: { code: '000000' } },
+  { method: 'POST', path: '/account/security/totp/remove', auth: 'session', body: { password: 'x' } },
   { method: 'POST', path: '/invitations/:invitationId/accept', auth: 'session', tenantScoped: true },
   { method: 'POST', path: '/invitations/:invitationId/decline', auth: 'session', tenantScoped: true },
   // The owners' read-only view of webhooks.
@@ -790,6 +795,9 @@ export const PUBLIC_ROUTES = [
   'POST /auth/sign-in',
   'GET /auth/sign-out',
   'POST /auth/sign-out',
+  // The second step of signing in: its signed pending cookie is the authority (second-factor.test.ts).
+  'GET /auth/second-factor',
+  'POST /auth/second-factor',
   // Password reset: the link's own secret is the authority (password-reset.test.ts).
   'GET /auth/forgot',
   'POST /auth/forgot',

@@ -36,6 +36,8 @@ export type IdPrefix =
   | 'kgap'
   /** A single-use account link (a password reset). */
   | 'atk'
+  /** A second factor of an account (an authenticator app). */
+  | 'fac'
   /**
    * Internal only: conversation messages, agent attempts, the webhook-id of each signed call, and an execution batch's
    * guard row.

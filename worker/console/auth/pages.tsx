@@ -238,3 +238,29 @@ export function ResetPage({
     </AuthShell>
   );
 }
+
+/** The second step of signing in: a code from the authenticator app, or a recovery code. */
+export function SecondFactorPage({ returnTo, error }: { returnTo?: string; error?: string }) {
+  return (
+    <AuthShell title="Enter your code">
+      <ErrorSummary message={error} />
+      <form method="post" action="/auth/second-factor" class="stack">
+        <Field
+          id="code"
+          name="code"
+          label="Code from your authenticator app"
+          autocomplete="one-time-code"
+          required
+          hint="Lost the app? Type one of your recovery codes instead."
+        />
+        {returnTo ? <input type="hidden" name="return_to" value={returnTo} /> : null}
+        <button type="submit" class="button primary">
+          Sign in
+        </button>
+      </form>
+      <p class="muted">
+        <a href="/auth/sign-in">Start again</a>
+      </p>
+    </AuthShell>
+  );
+}

@@ -8,7 +8,19 @@ import { z } from 'zod';
 import { newPageApp } from '../shared/app';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { readResetLink, requestPasswordReset, resetPassword, signIn, signUp } from '../../platform/identity';
+import {
+  hasSecondFactor,
+  pendingSignInToken,
+  pendingSignInUser,
+  readPendingSignIn,
+  readResetLink,
+  requestPasswordReset,
+  resetPassword,
+  signIn,
+  signUp,
+  verifySecondFactor,
+} from '../../platform/identity';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { clock } from '../../lib/clock';
 import { listMemberships } from '../../platform/identity';
 import { providerOf } from '../../platform/providers';
@@ -22,7 +34,15 @@ import {
 } from '../../platform/identity';
 import { readForm } from '../shared/form-input';
 import { loadSession, pageGuards, safeReturnTo } from '../shared/session';
-import { ForgotPage, ResetPage, SignInPage, SignOutPage, SignUpPage, type SignUpValues } from './pages';
+import {
+  ForgotPage,
+  ResetPage,
+  SecondFactorPage,
+  SignInPage,
+  SignOutPage,
+  SignUpPage,
+  type SignUpValues,
+} from './pages';
 
 const roleSchema = z.enum(['business', 'provider']);
 
@@ -67,6 +87,9 @@ function requirePepper(c: Context<AppEnv>): string {
 function linkSecret(c: Context<AppEnv>): string {
   return c.var.settings.SECRETS_KEY ?? requirePepper(c);
 }
+
+/** The cookie of a pending sign-in: the password done, the second factor's code not yet. */
+const PENDING_COOKIE = 'egw_pending';
 
 const forgotForm = z.object({ email: z.string().trim().max(254).pipe(z.email('Enter a valid email address.')) });
 const resetForm = z.object({ password: z.string().max(1000) });
@@ -178,6 +201,17 @@ export function authRoutes() {
         password: parsed.data.password,
         clientIp: c.req.header('CF-Connecting-IP') ?? 'unknown',
       });
+      // With a second factor, the password opens only a 5-minute pending sign-in: the code finishes it.
+      if (await hasSecondFactor(c.var.db, user.id)) {
+        setCookie(c, PENDING_COOKIE, await pendingSignInToken(linkSecret(c), user.id, clock.now()), {
+          httpOnly: true,
+          secure: new URL(c.req.url).protocol === 'https:',
+          sameSite: 'Lax',
+          path: '/auth',
+          maxAge: 300,
+        });
+        return c.redirect(`/auth/second-factor${returnTo ? `?return_to=${encodeURIComponent(returnTo)}` : ''}`, 303);
+      }
       await startSession(c, user);
       return c.redirect(returnTo ?? (await landingFor(c, user)), 303);
     } catch (error) {
@@ -186,6 +220,35 @@ export function authRoutes() {
       for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
       return c.html(<SignInPage email={email} returnTo={returnTo} error={error.detail} />, error.status as 401 | 429);
     }
+  });
+
+  app.get('/auth/second-factor', async (c) => {
+    const userId = await readPendingSignIn(linkSecret(c), getCookie(c, PENDING_COOKIE), clock.now());
+    if (!userId) return c.redirect('/auth/sign-in', 303);
+    return c.html(<SecondFactorPage returnTo={safeReturnTo(c.req.query('return_to'), '') || undefined} />);
+  });
+
+  app.post('/auth/second-factor', async (c) => {
+    const form = await readForm(c);
+    const returnTo = safeReturnTo(form.return_to, '') || undefined;
+    const userId = await readPendingSignIn(linkSecret(c), getCookie(c, PENDING_COOKIE), clock.now());
+    if (!userId) return c.redirect('/auth/sign-in', 303);
+    const key = c.var.settings.SECRETS_KEY;
+    if (!key) throw new ApiError('service_unavailable', 'Two-step sign-in needs SECRETS_KEY on this deployment.');
+    const code = z.string().trim().max(40).safeParse(form.code);
+    try {
+      if (!(await verifySecondFactor(c.var.db, key, userId, code.data ?? '', clock.now())))
+        return c.html(<SecondFactorPage returnTo={returnTo} error="That code is not right. Try the next one." />, 401);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'too_many_attempts') throw error;
+      for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
+      return c.html(<SecondFactorPage returnTo={returnTo} error={error.detail} />, 429);
+    }
+    const user = await pendingSignInUser(c.var.db, userId);
+    if (!user) return c.redirect('/auth/sign-in', 303);
+    deleteCookie(c, PENDING_COOKIE, { path: '/auth' });
+    await startSession(c, user);
+    return c.redirect(returnTo ?? (await landingFor(c, user)), 303);
   });
 
   app.get('/auth/forgot', (c) => c.html(<ForgotPage />));

@@ -137,7 +137,9 @@ export function ConsoleLayout({
               Provider review
             </a>
           ) : null}
-          <span class="who">{user.email}</span>
+          <a class="who" href="/account/security" title="Account security">
+            {user.email}
+          </a>
           <form method="post" action="/auth/sign-out" class="inline">
             <button type="submit" class="button small ghost">
               Sign out

@@ -61,4 +61,18 @@ export {
 } from './sessions';
 export { joinTenant, tenantIsActive, workspaceDefaultDomain } from './tenants';
 export { readResetLink, requestPasswordReset, RESET_LIMITS, resetPassword } from './recovery';
+export {
+  confirmTotp,
+  FACTOR_LOCK,
+  hasSecondFactor,
+  pendingSignInToken,
+  pendingSignInUser,
+  readPendingSignIn,
+  removeSecondFactor,
+  secondFactorStatus,
+  startTotpEnrolment,
+  TOTP_DIGITS,
+  TOTP_PERIOD_S,
+  verifySecondFactor,
+} from './second-factor';
 export { purgeEndedSessions } from './sessions';

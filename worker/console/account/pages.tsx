@@ -1,0 +1,110 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The account's security page (`/account/security`, docs/design/identity-and-access.md): the
+ * second factor, set up (the app's key and its link, then the first code, then the recovery codes
+ * shown once) or removed with the password.
+ */
+import type { SessionUser } from '../../platform/identity';
+import { Field } from '../shared/forms';
+import { ConsoleLayout, when } from '../shared/layout';
+
+export interface SecurityPageProps {
+  user: SessionUser;
+  status: { confirmedAt: number | null; pending: boolean; codesLeft: number };
+  /** While setting up: the key to add to the app, and its otpauth URI. */
+  enrolment?: { key: string; uri: string };
+  /** Just confirmed: the recovery codes, shown this once. */
+  codes?: string[];
+  notice?: string;
+  error?: string;
+  fieldErrors?: Record<string, string>;
+}
+
+/** The account's security page. */
+export function SecurityPage(props: SecurityPageProps) {
+  const { status } = props;
+  return (
+    <ConsoleLayout title="Account security" user={props.user} notice={props.notice} error={props.error}>
+      <h1>Account security</h1>
+      <section class="card" aria-labelledby="factor-title">
+        <h2 id="factor-title">Two-step sign-in</h2>
+        {props.codes ? (
+          <div class="alert success" role="status">
+            <p>
+              <strong>Two-step sign-in is on.</strong> Keep these recovery codes somewhere safe: each signs you in once
+              if you lose the app. They are shown only now.
+            </p>
+            <ul class="recovery-codes">
+              {props.codes.map((code) => (
+                <li>
+                  <code>{code}</code>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
+        {status.confirmedAt ? (
+          <>
+            <p>
+              On since {when(status.confirmedAt)}: signing in asks for a code from your authenticator app.
+              {` ${status.codesLeft} recovery code${status.codesLeft === 1 ? '' : 's'} left.`}
+            </p>
+            <form method="post" action="/account/security/totp/remove" class="stack">
+              <Field
+                id="remove-password"
+                name="password"
+                label="Your password, to turn it off"
+                type="password"
+                autocomplete="current-password"
+                required
+                errors={props.fieldErrors}
+              />
+              <p>
+                <button type="submit" class="button danger">
+                  Turn two-step sign-in off
+                </button>
+              </p>
+            </form>
+          </>
+        ) : props.enrolment ? (
+          <>
+            <p>
+              Add this key to your authenticator app (or open the link on the device that has the app), then type the
+              6-digit code it shows.
+            </p>
+            <p>
+              Key: <code id="totp-key">{props.enrolment.key}</code>
+            </p>
+            <p>
+              <a href={props.enrolment.uri}>Open in the authenticator app</a>
+            </p>
+            <form method="post" action="/account/security/totp/confirm" class="stack">
+              <Field
+                id="totp-code"
+                name="code"
+                label="Code from the app"
+                autocomplete="one-time-code"
+                required
+                errors={props.fieldErrors}
+              />
+              <p>
+                <button type="submit" class="button primary">
+                  Turn two-step sign-in on
+                </button>
+              </p>
+            </form>
+          </>
+        ) : (
+          <>
+            <p>Off. With it on, signing in also asks for a code from an authenticator app on your phone.</p>
+            <form method="post" action="/account/security/totp">
+              <button type="submit" class="button primary">
+                Set up an authenticator app
+              </button>
+            </form>
+          </>
+        )}
+      </section>
+    </ConsoleLayout>
+  );
+}

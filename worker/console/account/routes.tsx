@@ -1,0 +1,93 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * `/account/security`: the signed-in account's second factor (docs/design/identity-and-access.md).
+ * Plain forms with the console's CSRF check; turning the factor off asks for the password again.
+ */
+import type { Context } from 'hono';
+import { z } from 'zod';
+import type { AppEnv } from '../../env';
+import { clock } from '../../lib/clock';
+import { ApiError } from '../../lib/errors';
+import {
+  confirmTotp,
+  removeSecondFactor,
+  secondFactorStatus,
+  signIn,
+  startTotpEnrolment,
+} from '../../platform/identity';
+import { newPageApp } from '../shared/app';
+import { readForm } from '../shared/form-input';
+import { consolePageGuards, currentUser } from '../shared/session';
+import { SecurityPage, type SecurityPageProps } from './pages';
+
+/** The key that encrypts factors at rest. */
+function secretsKey(c: Context<AppEnv>): string {
+  const key = c.var.settings.SECRETS_KEY;
+  if (!key) throw new ApiError('service_unavailable', 'Two-step sign-in needs SECRETS_KEY on this deployment.');
+  return key;
+}
+
+async function page(c: Context<AppEnv>, extra: Partial<SecurityPageProps> = {}, status: 200 | 401 | 409 | 422 = 200) {
+  const user = currentUser(c);
+  return c.html(<SecurityPage user={user} status={await secondFactorStatus(c.var.db, user.id)} {...extra} />, status);
+}
+
+/** The account's security routes. */
+export function accountRoutes() {
+  const app = newPageApp();
+  app.use('/account/*', ...consolePageGuards);
+
+  app.get('/account/security', (c) => page(c));
+
+  app.post('/account/security/totp', async (c) => {
+    const user = currentUser(c);
+    try {
+      return page(c, { enrolment: await startTotpEnrolment(c.var.db, secretsKey(c), user, clock.now()) });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
+      return page(c, { error: error.detail }, 409);
+    }
+  });
+
+  app.post('/account/security/totp/confirm', async (c) => {
+    const user = currentUser(c);
+    const code = z
+      .string()
+      .trim()
+      .max(20)
+      .safeParse((await readForm(c)).code);
+    try {
+      const codes = await confirmTotp(c.var.db, secretsKey(c), user.id, code.data ?? '', clock.now());
+      return page(c, { codes });
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.code !== 'validation_failed' && error.code !== 'conflict'))
+        throw error;
+      return page(c, { error: error.detail, fieldErrors: { code: error.detail } }, error.status as 409 | 422);
+    }
+  });
+
+  app.post('/account/security/totp/remove', async (c) => {
+    const user = currentUser(c);
+    const password = z
+      .string()
+      .max(1000)
+      .safeParse((await readForm(c)).password);
+    const pepper = c.var.settings.PASSWORD_PEPPER;
+    try {
+      if (!pepper || !password.success) throw new ApiError('invalid_credentials', 'Email or password is incorrect.');
+      await signIn(c.var.db, pepper, {
+        email: user.email,
+        password: password.data,
+        clientIp: c.req.header('CF-Connecting-IP') ?? 'unknown',
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.code !== 'invalid_credentials' && error.code !== 'too_many_attempts'))
+        throw error;
+      return page(c, { fieldErrors: { password: 'That is not your password.' } }, 401);
+    }
+    await removeSecondFactor(c.var.db, user.id);
+    return page(c, { notice: 'Two-step sign-in is off.' });
+  });
+
+  return app;
+}
