@@ -509,6 +509,12 @@ export const userSessions = sqliteTable(
       .references(() => users.id),
     createdAt: createdAt(),
     expiresAt: integer('expires_at').notNull(),
+    /** What its owner sees of it on /account/security: the browser and system, coarsely ("Chrome on Linux"). */
+    device: text('device'),
+    /** The country the sign-in came from (Cloudflare's CF-IPCountry), when known. */
+    place: text('place'),
+    /** When it was last used, to within 10 minutes (written at most that often). */
+    lastSeenAt: integer('last_seen_at'),
   },
   (table) => [index('user_sessions_user_idx').on(table.userId)],
 );

@@ -127,4 +127,36 @@ describe.skipIf(!browserAvailable)('password reset in Chromium', () => {
     await page.waitForURL(/\/onboarding\/workspace/);
     await page.close();
   });
+
+  it('lists where the account is signed in and signs every other session out', async () => {
+    const email = `travelling.${Date.now().toString(36)}@example.com`;
+    const password = 'a travelling long passphrase 4';
+    const laptop = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await laptop.goto(`${worker}/auth/sign-up`);
+    await laptop.getByLabel('Email').fill(email);
+    await laptop.getByLabel('Password').fill(password);
+    await laptop.getByRole('button', { name: 'Create account' }).click();
+    await laptop.waitForURL(/\/onboarding\/workspace/);
+    const phoneContext = await browser.newContext({ viewport: { width: 375, height: 812 } });
+    const phone = await phoneContext.newPage();
+    await phone.goto(`${worker}/auth/sign-in`);
+    await phone.getByLabel('Email').fill(email);
+    await phone.getByLabel('Password').fill(password);
+    await phone.getByRole('button', { name: 'Sign in' }).click();
+    await phone.waitForURL(/\/onboarding\/workspace/);
+
+    await laptop.goto(`${worker}/account/security`);
+    await expect
+      .poll(() => laptop.locator('#sessions-title ~ * tbody tr, #sessions-title + * tr').count())
+      .toBeGreaterThan(1);
+    await laptop.getByText('this device').waitFor();
+    await expectAccessible(laptop, 'account security, sessions', 'main');
+    await screenshotBoth(laptop, 'account-sessions');
+    await laptop.getByRole('button', { name: /Sign out every other session/ }).click();
+    await laptop.getByRole('status').filter({ hasText: '1 other session signed out.' }).waitFor();
+    await phone.goto(`${worker}/account/security`);
+    await phone.waitForURL(/\/auth\/sign-in/);
+    await phoneContext.close();
+    await laptop.close();
+  });
 });

@@ -448,6 +448,8 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'POST', path: '/account/security/totp', auth: 'session' },
   { method: 'POST', path: '/account/security/totp/confirm', auth: 'session', body: { code: '000000' } },
   { method: 'POST', path: '/account/security/totp/remove', auth: 'session', body: { password: 'x' } },
+  { method: 'POST', path: '/account/security/sessions/others/end', auth: 'session' },
+  { method: 'POST', path: '/account/security/sessions/:handle/end', auth: 'session' },
   { method: 'POST', path: '/invitations/:invitationId/accept', auth: 'session', tenantScoped: true },
   { method: 'POST', path: '/invitations/:invitationId/decline', auth: 'session', tenantScoped: true },
   // The owners' read-only view of webhooks.

@@ -6,10 +6,21 @@
  */
 import type { SessionUser } from '../../platform/identity';
 import { Field } from '../shared/forms';
-import { ConsoleLayout, when } from '../shared/layout';
+import { ConsoleLayout, DataTable, when } from '../shared/layout';
+
+/** An open session, as its owner's page lists it. */
+export interface SessionRow {
+  handle: string;
+  device: string | null;
+  place: string | null;
+  createdAt: number;
+  lastSeenAt: number;
+  current: boolean;
+}
 
 export interface SecurityPageProps {
   user: SessionUser;
+  sessions: SessionRow[];
   status: { confirmedAt: number | null; pending: boolean; codesLeft: number };
   /** While setting up: the key to add to the app, and its otpauth URI. */
   enrolment?: { key: string; uri: string };
@@ -105,6 +116,57 @@ export function SecurityPage(props: SecurityPageProps) {
           </>
         )}
       </section>
+      <Sessions sessions={props.sessions} />
     </ConsoleLayout>
+  );
+}
+
+/** Where the account is signed in, with a way to end each other session, or all of them. */
+function Sessions({ sessions }: { sessions: SessionRow[] }) {
+  const others = sessions.filter((session) => !session.current).length;
+  return (
+    <section class="card" aria-labelledby="sessions-title">
+      <h2 id="sessions-title">Where you are signed in</h2>
+      <DataTable
+        rows={sessions}
+        rowId={(session) => `session-${session.handle}`}
+        columns={[
+          {
+            header: 'Device',
+            rowHeader: true,
+            cell: (session) => (
+              <>
+                {session.device ?? 'Unknown device'}
+                {session.current ? <span class="pill"> this device</span> : null}
+              </>
+            ),
+          },
+          { header: 'Country', cell: (session) => session.place ?? 'Unknown' },
+          { header: 'Signed in', class: 'nowrap', cell: (session) => when(session.createdAt) },
+          { header: 'Last seen', class: 'nowrap', cell: (session) => when(session.lastSeenAt) },
+          {
+            header: 'Actions',
+            headerHidden: true,
+            cell: (session) =>
+              session.current ? null : (
+                <form method="post" action={`/account/security/sessions/${session.handle}/end`}>
+                  <button type="submit" class="button small">
+                    Sign out<span class="sr-only"> {session.device ?? 'this session'}</span>
+                  </button>
+                </form>
+              ),
+          },
+        ]}
+      />
+      {others > 0 ? (
+        <form method="post" action="/account/security/sessions/others/end">
+          <p>
+            <button type="submit" class="button danger">
+              Sign out every other session ({others})
+            </button>
+          </p>
+        </form>
+      ) : null}
+    </section>
   );
 }

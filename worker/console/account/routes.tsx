@@ -10,7 +10,11 @@ import { clock } from '../../lib/clock';
 import { ApiError } from '../../lib/errors';
 import {
   confirmTotp,
+  listSessions,
+  readSessionToken,
   removeSecondFactor,
+  revokeOtherSessions,
+  revokeSessionByHandle,
   secondFactorStatus,
   signIn,
   startTotpEnrolment,
@@ -29,7 +33,11 @@ function secretsKey(c: Context<AppEnv>): string {
 
 async function page(c: Context<AppEnv>, extra: Partial<SecurityPageProps> = {}, status: 200 | 401 | 409 | 422 = 200) {
   const user = currentUser(c);
-  return c.html(<SecurityPage user={user} status={await secondFactorStatus(c.var.db, user.id)} {...extra} />, status);
+  const [factor, sessions] = await Promise.all([
+    secondFactorStatus(c.var.db, user.id),
+    listSessions(c.var.db, user.id, readSessionToken(c)),
+  ]);
+  return c.html(<SecurityPage user={user} status={factor} sessions={sessions} {...extra} />, status);
 }
 
 /** The account's security routes. */
@@ -87,6 +95,20 @@ export function accountRoutes() {
     }
     await removeSecondFactor(c.var.db, user.id);
     return page(c, { notice: 'Two-step sign-in is off.' });
+  });
+
+  app.post('/account/security/sessions/others/end', async (c) => {
+    const user = currentUser(c);
+    const token = readSessionToken(c);
+    const ended = token ? await revokeOtherSessions(c.var.db, user.id, token) : 0;
+    return page(c, { notice: `${ended} other session${ended === 1 ? '' : 's'} signed out.` });
+  });
+
+  app.post('/account/security/sessions/:handle/end', async (c) => {
+    const user = currentUser(c);
+    // Another account's session is never matched: the handle is looked for among this account's only.
+    const ended = await revokeSessionByHandle(c.var.db, user.id, c.req.param('handle'));
+    return page(c, { notice: ended ? 'That session is signed out.' : 'That session had already ended.' });
   });
 
   return app;

@@ -9,6 +9,7 @@ import { newPageApp } from '../shared/app';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
 import {
+  deviceOf,
   hasSecondFactor,
   pendingSignInToken,
   pendingSignInUser,
@@ -103,7 +104,10 @@ async function startSession(c: Context<AppEnv>, user: SessionUser): Promise<void
   // A new token at every sign-in; the session the browser held before is ended.
   const previous = readSessionToken(c);
   if (previous) await revokeSession(c.var.db, previous);
-  const session = await createSession(c.var.db, user.id);
+  const session = await createSession(c.var.db, user.id, clock.now(), {
+    device: deviceOf(c.req.header('User-Agent')),
+    place: c.req.header('CF-IPCountry')?.slice(0, 2) ?? null,
+  });
   setSessionCookie(c, session.token, session.expiresAt);
 }
 

@@ -138,7 +138,8 @@ export function ConsoleLayout({
             </a>
           ) : null}
           <a class="who" href="/account/security" title="Account security">
-            {user.email}
+            <span class="who-long">{user.email}</span>
+            <span class="who-short">Account</span>
           </a>
           <form method="post" action="/auth/sign-out" class="inline">
             <button type="submit" class="button small ghost">

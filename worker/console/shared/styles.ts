@@ -91,6 +91,8 @@ text-underline-offset: 6px; }
 .switcher { display: flex; gap: 0.4rem; align-items: center; margin: 0; }
 .switcher select { width: auto; max-width: 16rem; padding: 0.3rem 0.5rem; }
 .who { color: #cfd8ea; font-size: 0.9rem; margin-left: auto; }
+a.who:hover { color: #fff; }
+.who-short { display: none; }
 .eyebrow { margin: 0; color: var(--muted); font-size: 0.92rem; }
 .title-row { display: flex; gap: 0.75rem; align-items: center; flex-wrap: wrap; }
 .title-row h1 { margin-right: 0.25rem; }
@@ -121,7 +123,8 @@ td.source { font-size: 0.9rem; overflow-wrap: anywhere; }
 .steps li { margin: 0.4rem 0; }
 .steps li.done { color: var(--ok); font-weight: 600; }
 @media (max-width: 900px) { .editor { grid-template-columns: 1fr; } .preview-pane { position: static; } }
-@media (max-width: 640px) { .console-nav { order: 3; width: 100%; } .who { display: none; } .auth-card { margin: 1rem;
+@media (max-width: 640px) { .console-nav { order: 3; width: 100%; } .who-long { display: none; }
+.who-short { display: inline; } .auth-card { margin: 1rem;
 padding: 1.25rem; } }
 /* Provider onboarding and workbench */
 .stepper { list-style: none; padding: 0; margin: 1rem 0; display: flex; flex-wrap: wrap; gap: 0.4rem;

@@ -56,6 +56,10 @@ export {
   readSessionToken,
   revokeSession,
   type SessionUser,
+  deviceOf,
+  listSessions,
+  revokeOtherSessions,
+  revokeSessionByHandle,
   setSessionCookie,
   validateSession,
 } from './sessions';

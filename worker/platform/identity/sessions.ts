@@ -3,7 +3,7 @@
  * only its SHA-256. Expiry slides (a session in use is extended), the token is new at every
  * sign-in, and sign-out deletes the row, so a copied cookie stops working at once.
  */
-import { eq, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gt, lt, ne, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -40,17 +40,29 @@ export function readSessionToken(c: Context): string | undefined {
   return getCookie(c, sessionCookieName(c));
 }
 
+/** Where a session was opened, as its owner sees it: the browser and system, and the country. */
+export interface SessionPlace {
+  device: string | null;
+  place: string | null;
+}
+
 /** A new session for the user: a fresh random token, of which D1 keeps only the hash. */
 export async function createSession(
   db: Database,
   userId: string,
   now = clock.now(),
+  where: SessionPlace = { device: null, place: null },
 ): Promise<{ token: string; expiresAt: number }> {
   const token = base58(crypto.getRandomValues(new Uint8Array(32)));
   const expiresAt = now + SESSION_TTL_MS;
-  await db.insert(userSessions).values({ tokenHash: await sha256Hex(token), userId, createdAt: now, expiresAt });
+  await db
+    .insert(userSessions)
+    .values({ tokenHash: await sha256Hex(token), userId, createdAt: now, expiresAt, ...where, lastSeenAt: now });
   return { token, expiresAt };
 }
+
+/** How often a session's last use is written: at most once in this long. */
+export const LAST_SEEN_EVERY_MS = 10 * 60 * 1000;
 
 export interface ValidSession {
   user: SessionUser;
@@ -77,6 +89,7 @@ export async function validateSession<C extends BatchItem<'sqlite'> = never>(
   const sessionQuery = db
     .select({
       expiresAt: userSessions.expiresAt,
+      lastSeenAt: userSessions.lastSeenAt,
       id: users.id,
       email: users.email,
       role: users.role,
@@ -94,12 +107,16 @@ export async function validateSession<C extends BatchItem<'sqlite'> = never>(
     await db.delete(userSessions).where(eq(userSessions.tokenHash, tokenHash));
     return undefined;
   }
-  const { expiresAt, ...user } = row;
+  const { expiresAt, lastSeenAt, ...user } = row;
   let session: ValidSession = { user, expiresAt, renewed: false };
-  if (expiresAt - now < SESSION_RENEW_WITHIN_MS) {
-    const renewed = now + SESSION_TTL_MS;
-    await db.update(userSessions).set({ expiresAt: renewed }).where(eq(userSessions.tokenHash, tokenHash));
-    session = { user, expiresAt: renewed, renewed: true };
+  const renew = expiresAt - now < SESSION_RENEW_WITHIN_MS;
+  if (renew || (lastSeenAt ?? 0) < now - LAST_SEEN_EVERY_MS) {
+    const renewed = renew ? now + SESSION_TTL_MS : expiresAt;
+    await db
+      .update(userSessions)
+      .set({ expiresAt: renewed, lastSeenAt: now })
+      .where(eq(userSessions.tokenHash, tokenHash));
+    session = { user, expiresAt: renewed, renewed: renew };
   }
   return { ...session, companion: companionResult as never };
 }
@@ -128,4 +145,73 @@ export function clearSessionCookie(c: Context): void {
 /** Housekeeping: deletes the sessions that have ended. */
 export function purgeEndedSessions(db: Database, now: number) {
   return db.delete(userSessions).where(lt(userSessions.expiresAt, now));
+}
+
+/** The first characters of a session's hash: how its owner's page names it (never the token). */
+const sessionHandle = (tokenHash: string) => tokenHash.slice(0, 16);
+
+/** The account's open sessions, the newest use first, marking the one of `currentToken`. */
+export async function listSessions(db: Database, userId: string, currentToken: string | undefined, now = clock.now()) {
+  const current = currentToken ? await sha256Hex(currentToken) : '';
+  const rows = await db
+    .select()
+    .from(userSessions)
+    .where(and(eq(userSessions.userId, userId), gt(userSessions.expiresAt, now)))
+    .orderBy(desc(userSessions.lastSeenAt));
+  return rows.map((row) => ({
+    handle: sessionHandle(row.tokenHash),
+    device: row.device,
+    place: row.place,
+    createdAt: row.createdAt,
+    lastSeenAt: row.lastSeenAt ?? row.createdAt,
+    current: row.tokenHash === current,
+  }));
+}
+
+/** Ends one of the account's sessions by its handle (another account's is never matched). */
+export async function revokeSessionByHandle(db: Database, userId: string, handle: string): Promise<boolean> {
+  if (!/^[0-9a-f]{16}$/.test(handle)) return false;
+  const ended = await db
+    .delete(userSessions)
+    .where(and(eq(userSessions.userId, userId), sql`substr(${userSessions.tokenHash}, 1, 16) = ${handle}`))
+    .returning({ userId: userSessions.userId });
+  return ended.length > 0;
+}
+
+/** Ends every session of the account but the current one; answers how many. */
+export async function revokeOtherSessions(db: Database, userId: string, currentToken: string): Promise<number> {
+  const current = await sha256Hex(currentToken);
+  const ended = await db
+    .delete(userSessions)
+    .where(and(eq(userSessions.userId, userId), ne(userSessions.tokenHash, current)))
+    .returning({ userId: userSessions.userId });
+  return ended.length;
+}
+
+/** A browser and system in a few words, from a User-Agent ("Firefox on Windows"), or null. */
+export function deviceOf(userAgent: string | undefined): string | null {
+  if (!userAgent) return null;
+  const browser = /Edg\//.test(userAgent)
+    ? 'Edge'
+    : /Firefox\//.test(userAgent)
+      ? 'Firefox'
+      : /Chrom(e|ium)\//.test(userAgent)
+        ? 'Chrome'
+        : /Safari\//.test(userAgent)
+          ? 'Safari'
+          : /curl\//i.test(userAgent)
+            ? 'curl'
+            : 'A browser';
+  const system = /Android/.test(userAgent)
+    ? 'Android'
+    : /iPhone|iPad|iOS/.test(userAgent)
+      ? 'iOS'
+      : /Windows/.test(userAgent)
+        ? 'Windows'
+        : /Mac OS X|Macintosh/.test(userAgent)
+          ? 'macOS'
+          : /Linux/.test(userAgent)
+            ? 'Linux'
+            : null;
+  return system ? `${browser} on ${system}` : browser;
 }
