@@ -54,3 +54,27 @@ export const recoveryCodes = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.userId, table.codeHash] })],
 );
+
+/** What a security event records (docs/design/identity-and-access.md#security-events). */
+export const SECURITY_EVENT_KINDS = [
+  'signed_in',
+  'sign_in_failed',
+  'password_reset',
+  'factor_on',
+  'factor_off',
+  'sessions_ended',
+] as const;
+
+/** An account's recent security events, shown to it on /account/security. */
+export const securityEvents = sqliteTable(
+  'security_events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: text('user_id').notNull(),
+    kind: text('kind', { enum: SECURITY_EVENT_KINDS }).notNull(),
+    device: text('device'),
+    place: text('place'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (table) => [index('security_events_user_idx').on(table.userId, table.createdAt)],
+);

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { clock, moveClockForTests, resetClockForTests } from '../../worker/lib/clock';
 import { getPage, postForm, sessionCookieFrom, setCookies, signUpUser } from './console-helpers';
 import { ORIGIN } from './helpers';
+import { mailTo } from './mail-helpers';
 import { workerFetch } from './self';
 
 afterEach(() => resetClockForTests());
@@ -109,6 +110,9 @@ describe('two-step sign-in', () => {
     expect(
       (await postForm('/account/security/totp/remove', { password: user.password }, { cookie: user.cookie })).status,
     ).toBe(200);
+    // Its owner is told by email, both times.
+    await mailTo(user.email, /Two-step sign-in was turned on/);
+    await mailTo(user.email, /Two-step sign-in was turned off/);
     const response = await postForm(
       '/auth/sign-in',
       { email: user.email, password: user.password },

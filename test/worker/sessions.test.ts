@@ -3,10 +3,12 @@
  * lists its open sessions (the device in a few words, the country, when it signed in and was last
  * seen) and ends one, or every other one; another account's session is never reached.
  */
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { deviceOf } from '../../worker/platform/identity';
 import { ORIGIN } from './helpers';
 import { getPage, postForm, sessionCookieFrom, signUpUser } from './console-helpers';
+import { mailTo } from './mail-helpers';
 import { workerFetch } from './self';
 
 /** Signs the account in from a browser of its own: answers the session's cookie. */
@@ -66,5 +68,42 @@ describe('sessions', () => {
     expect(await ended.text()).toContain('1 other session signed out.');
     expect((await getPage('/account/security', user.cookie)).status).toBe(303);
     expect((await getPage('/account/security', laptop)).status).toBe(200);
+  });
+
+  it('shows the recent security events: sign-ins, a failed one, the factor, other sessions ended', async () => {
+    const user = await signUpUser();
+    const laptop = await signInFrom(user, FIREFOX, 'PT');
+    const failed = await workerFetch(`${ORIGIN}/auth/sign-in`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Origin: ORIGIN,
+        'User-Agent': SAFARI,
+        'CF-IPCountry': 'BR',
+        'CF-Connecting-IP': '198.51.100.61',
+      },
+      body: new URLSearchParams({ email: user.email, password: 'not the password' }).toString(),
+      redirect: 'manual',
+    });
+    expect(failed.status).toBe(401);
+    // An unknown address's failure is recorded for nobody.
+    const before = await env.DB.prepare('SELECT count(*) AS n FROM security_events').first<{ n: number }>();
+    await postForm(
+      '/auth/sign-in',
+      { email: 'nobody.here@example.com', password: 'whatever it is' },
+      { ip: '198.51.100.62' },
+    );
+    expect((await env.DB.prepare('SELECT count(*) AS n FROM security_events').first<{ n: number }>())!.n).toBe(
+      before!.n,
+    );
+
+    await postForm('/account/security/sessions/others/end', {}, { cookie: laptop });
+    const page = (await (await getPage('/account/security', laptop)).text()).replace(/<[^>]+>/g, ' ');
+    const events = page.slice(page.indexOf('Recent security events'));
+    expect(events).toMatch(/Other sessions signed out\s+Unknown/);
+    expect(events).toMatch(/A sign-in failed \(wrong password\)\s+Safari on iOS\s+BR/);
+    expect(events).toMatch(/Signed in\s+Firefox on Windows\s+PT/);
+    expect(events.indexOf('Other sessions signed out')).toBeLessThan(events.indexOf('A sign-in failed'));
+    await mailTo(user.email, /Your other sessions were signed out/);
   });
 });

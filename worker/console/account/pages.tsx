@@ -18,9 +18,27 @@ export interface SessionRow {
   current: boolean;
 }
 
+/** A security event, as the page lists it. */
+export interface EventRow {
+  kind: 'signed_in' | 'sign_in_failed' | 'password_reset' | 'factor_on' | 'factor_off' | 'sessions_ended';
+  device: string | null;
+  place: string | null;
+  createdAt: number;
+}
+
+const EVENT_LABELS: Record<EventRow['kind'], string> = {
+  signed_in: 'Signed in',
+  sign_in_failed: 'A sign-in failed (wrong password)',
+  password_reset: 'Password reset by email link',
+  factor_on: 'Two-step sign-in turned on',
+  factor_off: 'Two-step sign-in turned off',
+  sessions_ended: 'Other sessions signed out',
+};
+
 export interface SecurityPageProps {
   user: SessionUser;
   sessions: SessionRow[];
+  events: EventRow[];
   status: { confirmedAt: number | null; pending: boolean; codesLeft: number };
   /** While setting up: the key to add to the app, and its otpauth URI. */
   enrolment?: { key: string; uri: string };
@@ -117,6 +135,22 @@ export function SecurityPage(props: SecurityPageProps) {
         )}
       </section>
       <Sessions sessions={props.sessions} />
+      <section class="card" aria-labelledby="events-title">
+        <h2 id="events-title">Recent security events</h2>
+        {props.events.length === 0 ? (
+          <p>None yet.</p>
+        ) : (
+          <DataTable
+            rows={props.events}
+            columns={[
+              { header: 'What', rowHeader: true, cell: (event) => EVENT_LABELS[event.kind] },
+              { header: 'Device', cell: (event) => event.device ?? 'Unknown' },
+              { header: 'Country', cell: (event) => event.place ?? 'Unknown' },
+              { header: 'When', class: 'nowrap', cell: (event) => when(event.createdAt) },
+            ]}
+          />
+        )}
+      </section>
     </ConsoleLayout>
   );
 }

@@ -10,7 +10,10 @@ import { clock } from '../../lib/clock';
 import { ApiError } from '../../lib/errors';
 import {
   confirmTotp,
+  deviceOf,
   listSessions,
+  recentSecurityEvents,
+  recordSecurityEvent,
   readSessionToken,
   removeSecondFactor,
   revokeOtherSessions,
@@ -33,11 +36,26 @@ function secretsKey(c: Context<AppEnv>): string {
 
 async function page(c: Context<AppEnv>, extra: Partial<SecurityPageProps> = {}, status: 200 | 401 | 409 | 422 = 200) {
   const user = currentUser(c);
-  const [factor, sessions] = await Promise.all([
+  const [factor, sessions, events] = await Promise.all([
     secondFactorStatus(c.var.db, user.id),
     listSessions(c.var.db, user.id, readSessionToken(c)),
+    recentSecurityEvents(c.var.db, user.id),
   ]);
-  return c.html(<SecurityPage user={user} status={factor} sessions={sessions} {...extra} />, status);
+  return c.html(<SecurityPage user={user} status={factor} sessions={sessions} events={events} {...extra} />, status);
+}
+
+/** Records what the page just did, where from, and emails the account when it is worth telling. */
+async function record(c: Context<AppEnv>, kind: 'factor_on' | 'factor_off' | 'sessions_ended') {
+  await recordSecurityEvent(
+    c.var.db,
+    {
+      userId: currentUser(c).id,
+      kind,
+      where: { device: deviceOf(c.req.header('User-Agent')), place: c.req.header('CF-IPCountry')?.slice(0, 2) ?? null },
+      linkOrigin: c.var.services.mail.linkOrigin,
+    },
+    clock.now(),
+  );
 }
 
 /** The account's security routes. */
@@ -66,6 +84,7 @@ export function accountRoutes() {
       .safeParse((await readForm(c)).code);
     try {
       const codes = await confirmTotp(c.var.db, secretsKey(c), user.id, code.data ?? '', clock.now());
+      await record(c, 'factor_on');
       return page(c, { codes });
     } catch (error) {
       if (!(error instanceof ApiError) || (error.code !== 'validation_failed' && error.code !== 'conflict'))
@@ -94,6 +113,7 @@ export function accountRoutes() {
       return page(c, { fieldErrors: { password: 'That is not your password.' } }, 401);
     }
     await removeSecondFactor(c.var.db, user.id);
+    await record(c, 'factor_off');
     return page(c, { notice: 'Two-step sign-in is off.' });
   });
 
@@ -101,6 +121,7 @@ export function accountRoutes() {
     const user = currentUser(c);
     const token = readSessionToken(c);
     const ended = token ? await revokeOtherSessions(c.var.db, user.id, token) : 0;
+    if (ended > 0) await record(c, 'sessions_ended');
     return page(c, { notice: `${ended} other session${ended === 1 ? '' : 's'} signed out.` });
   });
 

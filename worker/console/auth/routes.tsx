@@ -15,7 +15,9 @@ import {
   pendingSignInUser,
   readPendingSignIn,
   readResetLink,
+  recordFailedSignIn,
   requestPasswordReset,
+  securityEventInsert,
   resetPassword,
   signIn,
   signUp,
@@ -100,14 +102,18 @@ const resetLinkParam = z
   .max(120)
   .regex(/^atk_[0-9a-z]+\.[0-9a-f]+$/);
 
+/** Where a request comes from, as an account's sessions and events show it. */
+function placeOf(c: Context<AppEnv>) {
+  return { device: deviceOf(c.req.header('User-Agent')), place: c.req.header('CF-IPCountry')?.slice(0, 2) ?? null };
+}
+
 async function startSession(c: Context<AppEnv>, user: SessionUser): Promise<void> {
   // A new token at every sign-in; the session the browser held before is ended.
   const previous = readSessionToken(c);
   if (previous) await revokeSession(c.var.db, previous);
-  const session = await createSession(c.var.db, user.id, clock.now(), {
-    device: deviceOf(c.req.header('User-Agent')),
-    place: c.req.header('CF-IPCountry')?.slice(0, 2) ?? null,
-  });
+  const where = placeOf(c);
+  const session = await createSession(c.var.db, user.id, clock.now(), where);
+  await c.var.db.batch([securityEventInsert(c.var.db, { userId: user.id, kind: 'signed_in', where }, clock.now())]);
   setSessionCookie(c, session.token, session.expiresAt);
 }
 
@@ -221,6 +227,9 @@ export function authRoutes() {
     } catch (error) {
       if (!(error instanceof ApiError) || (error.code !== 'invalid_credentials' && error.code !== 'too_many_attempts'))
         throw error;
+      // The account's owner sees the failed attempt (nothing is written for an unknown address).
+      if (error.code === 'invalid_credentials')
+        await recordFailedSignIn(c.var.db, parsed.data.email, placeOf(c), clock.now());
       for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
       return c.html(<SignInPage email={email} returnTo={returnTo} error={error.detail} />, error.status as 401 | 429);
     }

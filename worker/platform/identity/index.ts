@@ -65,6 +65,7 @@ export {
 } from './sessions';
 export { joinTenant, tenantIsActive, workspaceDefaultDomain } from './tenants';
 export { readResetLink, requestPasswordReset, RESET_LIMITS, resetPassword } from './recovery';
+export { recentSecurityEvents, recordFailedSignIn, recordSecurityEvent, securityEventInsert } from './security-events';
 export {
   confirmTotp,
   FACTOR_LOCK,

@@ -16,6 +16,7 @@ import { hashPassword, passwordProblem } from '../../lib/passwords';
 import { takeSlotOrRefuse } from '../../lib/rate-limit';
 import { accountEmailInsert } from '../email';
 import { normalizeEmail } from './accounts';
+import { securityEventInsert } from './security-events';
 
 const { accountTokens, users, userSessions } = schema;
 
@@ -115,6 +116,7 @@ export async function resetPassword(
       .set({ passwordHash, updatedAt: now })
       .where(and(eq(users.id, account.userId), usedHere)),
     db.delete(userSessions).where(and(eq(userSessions.userId, account.userId), usedHere)),
+    securityEventInsert(db, { userId: account.userId, kind: 'password_reset' }, now, usedHere),
     db
       .update(accountTokens)
       .set({ usedAt: now })
