@@ -797,10 +797,10 @@ export const PUBLIC_ROUTES = [
   'POST /auth/sign-in',
   'GET /auth/sign-out',
   'POST /auth/sign-out',
-  // The second step of signing in: its signed pending cookie is the authority (second-factor.test.ts).
+  // The second step of signing in: its signed pending cookie is the authority (accounts.test.ts).
   'GET /auth/second-factor',
   'POST /auth/second-factor',
-  // Password reset: the link's own secret is the authority (password-reset.test.ts).
+  // Password reset: the link's own secret is the authority (accounts.test.ts).
   'GET /auth/forgot',
   'POST /auth/forgot',
   'GET /auth/reset/:link',
