@@ -63,6 +63,10 @@ export const SECURITY_EVENT_KINDS = [
   'factor_on',
   'factor_off',
   'sessions_ended',
+  'email_verified',
+  'email_changed',
+  'passkey_added',
+  'passkey_removed',
 ] as const;
 
 /** An account's recent security events, shown to it on /account/security. */
@@ -78,3 +82,39 @@ export const securityEvents = sqliteTable(
   },
   (table) => [index('security_events_user_idx').on(table.userId, table.createdAt)],
 );
+
+/**
+ * An account's passkeys (docs/design/identity-and-access.md#passkeys): WebAuthn credentials that
+ * sign in without a password, or stand as the second factor after one. The public key and the
+ * authenticator's signature counter are what a later sign-in is checked against.
+ */
+export const userPasskeys = sqliteTable(
+  'user_passkeys',
+  {
+    /** The credential id, base64url. */
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    /** The owner's name for it ("Laptop", "Phone"). */
+    name: text('name').notNull(),
+    /** The COSE public key, base64url. */
+    publicKey: text('public_key').notNull(),
+    counter: integer('counter').notNull().default(0),
+    /** How the browser may reach it (JSON array of WebAuthn transports). */
+    transports: text('transports'),
+    createdAt: integer('created_at').notNull(),
+    lastUsedAt: integer('last_used_at'),
+  },
+  (table) => [index('user_passkeys_user_idx').on(table.userId)],
+);
+
+/**
+ * WebAuthn challenges, each taken once (deleted when used) within five minutes: a registration's
+ * for a signed-in account, a sign-in's for whoever answers it.
+ */
+export const passkeyChallenges = sqliteTable('passkey_challenges', {
+  challenge: text('challenge').primaryKey(),
+  purpose: text('purpose', { enum: ['register', 'sign_in'] }).notNull(),
+  /** Registration: the account adding a passkey; null for a sign-in (the passkey names its account). */
+  userId: text('user_id'),
+  expiresAt: integer('expires_at').notNull(),
+});

@@ -42,6 +42,8 @@ export const organizations = sqliteTable('organizations', {
   status: text('status', { enum: ['active', 'suspended'] })
     .notNull()
     .default('active'),
+  /** Its owners require every member to sign in with a second factor (docs/design/identity-and-access.md). */
+  requireSecondFactor: integer('require_second_factor', { mode: 'boolean' }).notNull().default(false),
   createdAt: createdAt(),
 });
 
@@ -495,6 +497,8 @@ export const users = sqliteTable('users', {
   role: text('role', { enum: ['business', 'provider'] }).notNull(),
   /** A platform administrator reviews providers in the console; granted through the admin API. */
   isPlatformAdmin: integer('is_platform_admin', { mode: 'boolean' }).notNull().default(false),
+  /** When the address was confirmed by following a link sent to it; null until then, and again after a change. */
+  emailVerifiedAt: integer('email_verified_at'),
   createdAt: createdAt(),
   updatedAt: integer('updated_at').notNull(),
 });
@@ -822,6 +826,8 @@ export const emails = sqliteTable(
     upToMessageId: text('up_to_message_id'),
     /** Notices: the console page its link opens (a path, under the link origin). */
     linkPath: text('link_path'),
+    /** Account emails to an address the account no longer has (the old one, told of a change). */
+    toAddress: text('to_address'),
     attempts: integer('attempts').notNull().default(0),
     /** When it is due (held: when the sweep looks at it again); a send in flight pushes it out (a lease). */
     nextAttemptAt: integer('next_attempt_at').notNull(),

@@ -24,6 +24,11 @@ export const DEMO = {
   adminEmail: 'admin@demo.test',
   agentEmail: 'agent@demo.test',
   agentProviderId: 'prv_demo_agent',
+  /**
+   * The platform admin's authenticator key (admins sign in in two steps): a demo's, printed by
+   * `npm run demo:code` and known to the tests. Never a real deployment's.
+   */
+  adminTotpKey: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
 };
 
 /**
@@ -208,6 +213,10 @@ INSERT INTO provider_transitions (id, provider_id, from_status, to_status, actor
 INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('usr_demo_agent',
   ${quote(DEMO.agentEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'provider', ${now}, ${now})
   ON CONFLICT(id) DO NOTHING;
+UPDATE users SET email_verified_at = created_at WHERE id LIKE 'usr_demo_%' AND email_verified_at IS NULL;
+INSERT INTO user_factors (id, user_id, kind, secret, confirmed_at, created_at) VALUES ('fac_demo_admin',
+  'usr_demo_admin', 'totp', ${quote(encryptSecret(DEMO.adminTotpKey, secretsKey))}, ${now}, ${now})
+  ON CONFLICT DO NOTHING;
 INSERT INTO providers (id, user_id, status, kind, display_name, headline, bio, accepted_domains, accepted_topics,
   languages, regions, agent_card_url, agent_card, signing_secret, signing_secret_shown_at, timeout_ms, priority,
     submitted_at, created_at, updated_at)

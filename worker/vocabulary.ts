@@ -118,10 +118,13 @@ export const EMAIL_KINDS = [
   'notice',
   /** A password reset's single-use link (docs/design/identity-and-access.md): its secret is made when it is sent. */
   'password_reset',
+  /** A link that confirms the account's address (docs/design/identity-and-access.md#email-verification). */
+  'email_verification',
 ] as const;
 
 /** What a single-use account link is for (docs/design/identity-and-access.md). */
-export const ACCOUNT_TOKEN_PURPOSES = ['password_reset'] as const;
+export const ACCOUNT_TOKEN_PURPOSES = ['password_reset', 'email_verification'] as const;
+export type AccountTokenPurpose = (typeof ACCOUNT_TOKEN_PURPOSES)[number];
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 
 /**

@@ -3,39 +3,17 @@
  * forgot their password asks for a link from the sign-in page, follows it from the email the
  * local mail sink kept, sets a new password, and signs in with it; the old one no longer works.
  * An account sets up an authenticator app (the test computes its codes at the Worker's clock),
- * keeps its recovery codes, and signs in with a code.
+ * keeps its recovery codes, and signs in with a code. A newcomer meets the "confirm your email"
+ * banner, follows the link from the email, and then creates an organisation.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { decodeBase32IgnorePadding } from '@oslojs/encoding';
 import { generateHOTP } from '@oslojs/otp';
-import { simpleParser } from 'mailparser';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { mailText } from './account-helpers';
 import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth } from './browser';
 
 const worker = inject('workerUrl');
-const mailDir = inject('mailDir');
-
-/** The text of the newest email to `address` whose subject matches, once the sink has it. */
-async function mailText(address: string, subject: RegExp): Promise<string> {
-  let found = '';
-  await expect
-    .poll(
-      async () => {
-        for (const file of readdirSync(mailDir).filter((name) => name.endsWith('.eml'))) {
-          const raw = readFileSync(join(mailDir, file), 'utf8');
-          if (!raw.includes(address)) continue;
-          const mail = await simpleParser(raw);
-          if (subject.test(mail.subject ?? '')) found = mail.text ?? '';
-        }
-        return found;
-      },
-      { timeout: 15_000 },
-    )
-    .not.toBe('');
-  return found;
-}
 
 describe.skipIf(!browserAvailable)('password reset in Chromium', () => {
   let browser: Browser;
@@ -158,5 +136,36 @@ describe.skipIf(!browserAvailable)('password reset in Chromium', () => {
     await phone.waitForURL(/\/auth\/sign-in/);
     await phoneContext.close();
     await laptop.close();
+  });
+
+  it('signs up, meets the banner, follows the link from the email, and creates an organisation', async () => {
+    const email = `newcomer.${Date.now().toString(36)}@example.com`;
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.goto(`${worker}/auth/sign-up`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('a newcomer long passphrase 5');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL(/\/onboarding\/workspace/);
+    await page.locator('.verify-banner').waitFor();
+    await expectAccessible(page, 'onboarding with the banner', 'main');
+    await screenshotBoth(page, 'verify-banner');
+    await page.getByLabel('Organisation name').fill('Too Early Ltd');
+    await page.getByRole('button', { name: 'Create organisation' }).click();
+    await page.getByText('Confirm your email address first').first().waitFor();
+
+    const text = await mailText(email, /Confirm your email address/);
+    const link = /https?:\/\/\S+\/auth\/verify\/\S+/.exec(text)![0];
+    await page.goto(new URL(new URL(link).pathname, worker).href);
+    await expectAccessible(page, 'confirm email', 'main');
+    await screenshotBoth(page, 'auth-verify');
+    await page.getByRole('button', { name: 'Confirm my email' }).click();
+    await page.getByRole('heading', { name: 'Your email is confirmed' }).waitFor();
+    await page.getByRole('link', { name: 'Open the console' }).click();
+    await page.waitForURL(/\/onboarding\/workspace/);
+    expect(await page.locator('.verify-banner').count()).toBe(0);
+    await page.getByLabel('Organisation name').fill('Confirmed Ltd');
+    await page.getByRole('button', { name: 'Create organisation' }).click();
+    await page.waitForURL(/\/integrations\?ws=ws_/);
+    await page.close();
   });
 });

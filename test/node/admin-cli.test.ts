@@ -1,3 +1,4 @@
+import { confirmEmailOverHttp } from './account-helpers';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
@@ -81,6 +82,7 @@ describe('npm run admin', () => {
       body: new URLSearchParams({ email, password: 'a long and unusual passphrase 42', role: 'provider' }).toString(),
     });
     const cookie = signUp.headers.get('Set-Cookie')!.split(';')[0]!;
+    await confirmEmailOverHttp(email);
     const submitted = await fetch(`${worker}/api/provider/profile`, {
       method: 'POST',
       headers: { Cookie: cookie, Origin: worker, 'Content-Type': 'application/json' },

@@ -5,6 +5,7 @@
  * approval, which shows the signing secret once) and answer /api/execute on a real local Worker, which
  * reaches them on loopback only because the test worker sets ALLOW_LOOPBACK_EGRESS.
  */
+import { confirmEmailOverHttp } from './account-helpers';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -41,6 +42,7 @@ async function signUpProvider(): Promise<{ cookie: string; providerId: string }>
     body: new URLSearchParams({ email, password: 'a long and unusual passphrase 42', role: 'provider' }).toString(),
   });
   expect(response.status).toBe(303);
+  await confirmEmailOverHttp(email);
   const cookie = /egw_session=([^;]+)/.exec(response.headers.getSetCookie().join('\n'))![1]!;
   const profile = await api('/api/provider/profile', { cookie });
   return { cookie, providerId: profile.body.provider_id };

@@ -8,6 +8,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 // @ts-expect-error: a plain ES module shared with the Node scripts.
 import { DEMO_TEST_PASSWORD } from '../../scripts/local-worker.mjs';
+// @ts-expect-error: a plain ES module shared with the Node scripts.
+import { DEMO } from '../../scripts/seed.mjs';
+import { workerTotpCode } from './account-helpers';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = join(process.cwd(), 'test-results', 'screenshots');
@@ -127,4 +130,11 @@ export async function signInAsDemo(page: Page, worker: string, email: string) {
   await page.getByLabel('Password').fill(DEMO_TEST_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForLoadState('load');
+  // The platform admin signs in in two steps: the demo key's code, a time step on (each step is taken once).
+  if (new URL(page.url()).pathname === '/auth/second-factor') {
+    const code = await workerTotpCode(DEMO.adminTotpKey, { advanceMs: 30_000 });
+    await page.getByLabel('Code from your authenticator app').fill(code);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForLoadState('load');
+  }
 }

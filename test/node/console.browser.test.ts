@@ -1,4 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
+import { confirmEmail } from './account-helpers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { axeSeriousViolations, browserAvailable, launchBrowser, screenshotPath, serveSite, type Site } from './browser';
 
@@ -12,6 +13,9 @@ async function signUp(page: Page, role: 'business' | 'provider', email: string) 
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForLoadState('load');
+  await confirmEmail(page, email);
+  await page.goto(`${worker}/console`);
 }
 
 describe.skipIf(!browserAvailable)('the console in Chromium', () => {

@@ -5,6 +5,7 @@
  * sees it leave Available. Visitor and provider text stays text; axe-core checks every page.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { confirmEmail, enrolAuthenticatorInBrowser } from './account-helpers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth, serveSite, type Site } from './browser';
 
@@ -30,6 +31,9 @@ async function signUp(page: Page, role: 'business' | 'provider', email: string) 
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForLoadState('load');
+  await confirmEmail(page, email);
+  await page.goto(`${worker}/console`);
 }
 
 describe.skipIf(!browserAvailable)('the supply side in Chromium', () => {
@@ -151,6 +155,10 @@ describe.skipIf(!browserAvailable)('the supply side in Chromium', () => {
         method: 'PATCH',
         body: JSON.stringify({ platform_admin: true }),
       });
+      // Administrators set up a second factor before any admin page opens.
+      await adminPage.goto(`${worker}/admin/providers`);
+      await adminPage.waitForURL(/\/account\/security\?notice=admin_factor/);
+      await enrolAuthenticatorInBrowser(adminPage);
       await adminPage.goto(`${worker}/admin/providers`);
       await expectAccessible(adminPage, 'admin providers');
       // The payload in the provider's name is text in the queue.

@@ -6,6 +6,7 @@
  * three times gets the event on the fourth attempt. The load run (1,000 events, half of whose
  * first attempts fail) is `npm run bench -- webhooks`.
  */
+import { confirmEmailOverHttp } from './account-helpers';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -133,6 +134,7 @@ describe('webhooks through the real wrangler dev', () => {
       body: new URLSearchParams({ email, password: 'a long and unusual passphrase 42', role: 'provider' }).toString(),
     });
     const cookie = /egw_session=([^;]+)/.exec(signUp.headers.getSetCookie().join('\n'))![1]!;
+    await confirmEmailOverHttp(email);
     const profile = await api('/api/provider/profile', {
       cookie,
       body: {

@@ -7,7 +7,7 @@
 import { env } from 'cloudflare:test';
 import { expect, it } from 'vitest';
 import { ADMIN_TOKEN, call, expectProblem, issueKey, ORIGIN } from './helpers';
-import { postForm, SESSION_COOKIE, signUpOwner, signUpUser } from './console-helpers';
+import { postForm, SESSION_COOKIE, signUpOwner, signUpPlatformAdmin, signUpUser } from './console-helpers';
 import { createActiveRobot, newDomain } from './agent-helpers';
 import { createActiveExpert, createChannel, signUpProvider, visitorSays } from './provider-helpers';
 import { workerFetch } from './self';
@@ -150,16 +150,7 @@ export async function createAccessTenant(): Promise<AccessTenant> {
   );
   const robot = await createActiveRobot('https://robot-access.example.com/run', { domain: await newDomain('access') });
   const inactive = await signUpProvider();
-  const platformAdmin = await signUpUser('business');
-  expect(
-    (
-      await call(`/api/admin/users/${await userIdOf(platformAdmin.email)}`, {
-        method: 'PATCH',
-        token: ADMIN_TOKEN,
-        body: { platform_admin: true },
-      })
-    ).status,
-  ).toBe(200);
+  const platformAdmin = await signUpPlatformAdmin();
   const poolChannel = await createChannel(fullKey.token, { routingPool: 'workspace' });
   const lead = await visitorSays(
     poolChannel,

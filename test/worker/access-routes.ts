@@ -414,6 +414,14 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'GET', path: '/integrations/team', auth: 'session', tenantScoped: true },
   {
     method: 'POST',
+    path: '/integrations/team/second-factor',
+    auth: 'session',
+    deniedRole: 'admin',
+    tenantScoped: true,
+    body: { required: 'off' },
+  },
+  {
+    method: 'POST',
     path: '/integrations/team/invite',
     auth: 'session',
     deniedRole: 'admin',
@@ -448,6 +456,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'POST', path: '/account/security/totp', auth: 'session' },
   { method: 'POST', path: '/account/security/totp/confirm', auth: 'session', body: { code: '000000' } },
   { method: 'POST', path: '/account/security/totp/remove', auth: 'session', body: { password: 'x' } },
+  { method: 'POST', path: '/account/security/email', auth: 'session', body: { email: 'x@example.com' } },
   { method: 'POST', path: '/account/security/sessions/others/end', auth: 'session' },
   { method: 'POST', path: '/account/security/sessions/:handle/end', auth: 'session' },
   { method: 'POST', path: '/invitations/:invitationId/accept', auth: 'session', tenantScoped: true },
@@ -805,6 +814,11 @@ export const PUBLIC_ROUTES = [
   'POST /auth/forgot',
   'GET /auth/reset/:link',
   'POST /auth/reset/:link',
+  // Email verification: the link's page and its button (the link is the credential), and "send it
+  // again", which sends nothing without a session (it opens the sign-in page).
+  'GET /auth/verify/:link',
+  'POST /auth/verify/:link',
+  'POST /auth/verify/send',
 ];
 
 /** The API's routes (the gateway, /mcp, /a2a, /api/…): bearer keys, admin tokens, sessions. */

@@ -9,16 +9,31 @@
  *   once, a recovery code once, 5 wrong codes in 15 minutes lock the factor, and turning it off
  *   asks for the password;
  * - sessions and events: the open sessions listed, one or every other ended (never another
- *   account's), and the recent security events.
+ *   account's), and the recent security events;
+ * - email verification: the link at sign-up (single use, a day), the gated actions before it,
+ *   "send it again" within its limit, and a changed address confirmed again;
+ * - platform administrators: no admin page or change before a second factor; an organisation's
+ *   owners may require one of every member.
  */
-import { decodeBase32IgnorePadding } from '@oslojs/encoding';
-import { generateHOTP } from '@oslojs/otp';
 import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clock, moveClockForTests, resetClockForTests } from '../../worker/lib/clock';
 import { deviceOf } from '../../worker/platform/identity';
-import { getPage, postForm, sessionCookieFrom, setCookies, signUpUser, uniqueEmail } from './console-helpers';
-import { ORIGIN } from './helpers';
+import {
+  getPage,
+  postForm,
+  sessionCookieFrom,
+  setCookies,
+  enrolAuthenticator,
+  signUpOwner,
+  signUpPlatformAdmin,
+  signUpUser,
+  totpCodeAt,
+  uniqueEmail,
+  verificationPathFor,
+} from './console-helpers';
+import { completeProfile, createActiveExpert, sessionCall } from './provider-helpers';
+import { expectProblem, ORIGIN } from './helpers';
 import { mailTo } from './mail-helpers';
 import { workerFetch } from './self';
 
@@ -45,7 +60,9 @@ describe('password reset', () => {
     expect([known.status, unknown.status]).toEqual([200, 200]);
     const strip = (html: string) => html.replace(/value="[^"]*"/g, '');
     expect(strip(await known.text())).toBe(strip(await unknown.text()));
-    const tokens = await env.DB.prepare('SELECT email FROM account_tokens WHERE email IN (?, ?)')
+    const tokens = await env.DB.prepare(
+      "SELECT email FROM account_tokens WHERE email IN (?, ?) AND purpose = 'password_reset'",
+    )
       .bind(user.email, 'nobody')
       .all();
     expect(tokens.results).toEqual([{ email: user.email }]);
@@ -112,23 +129,17 @@ describe('password reset', () => {
   });
 });
 
-/** The code an authenticator app shows for `key` at a time step (now, by default). */
-const codeAt = (key: string, step = Math.floor(clock.now() / 30_000)) =>
-  generateHOTP(decodeBase32IgnorePadding(key), BigInt(step), 6);
+const codeAt = totpCodeAt;
 
 /** A signed-up account with the app set up: its key and recovery codes. */
 async function enrolled() {
   const user = await signUpUser();
-  const started = await postForm('/account/security/totp', {}, { cookie: user.cookie });
-  expect(started.status).toBe(200);
-  const key = /<code id="totp-key">([A-Z2-7]+)<\/code>/.exec(await started.text())![1]!;
   // A wrong code does not turn it on.
+  expect((await postForm('/account/security/totp', {}, { cookie: user.cookie })).status).toBe(200);
   expect((await postForm('/account/security/totp/confirm', { code: '000000' }, { cookie: user.cookie })).status).toBe(
     422,
   );
-  const confirmed = await postForm('/account/security/totp/confirm', { code: codeAt(key) }, { cookie: user.cookie });
-  expect(confirmed.status).toBe(200);
-  const codes = [...(await confirmed.text()).matchAll(/<code>([0-9a-z]{5}-[0-9a-z]{5})<\/code>/g)].map((m) => m[1]!);
+  const { key, codes } = await enrolAuthenticator(user.cookie);
   expect(codes).toHaveLength(10);
   return { ...user, key, codes };
 }
@@ -314,5 +325,130 @@ describe('sessions', () => {
     expect(events).toMatch(/Signed in\s+Firefox on Windows\s+PT/);
     expect(events.indexOf('Other sessions signed out')).toBeLessThan(events.indexOf('A sign-in failed'));
     await mailTo(user.email, /Your other sessions were signed out/);
+  });
+});
+
+describe('email verification', () => {
+  const blocked = async (response: Response) => {
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain('Confirm your email address first');
+  };
+
+  it('sends a link at sign-up; until it is followed, the gated actions answer 403 email_unverified', async () => {
+    const user = await signUpUser('business', {}, { verified: false });
+    const mail = await mailTo(user.email, /Confirm your email address/);
+    const link = /https?:\/\/\S+(\/auth\/verify\/atk_[0-9a-z]+\.[0-9a-f]+)/.exec(mail!.text)![1]!;
+    expect(link).toBe(await verificationPathFor(user.email));
+    expect(await (await getPage('/onboarding/workspace', user.cookie)).text()).toContain('verify-banner');
+    const organisation = { organization_name: 'Early Org', workspace_name: 'Production' };
+    await blocked(await postForm('/onboarding/workspace', organisation, { cookie: user.cookie }));
+
+    const provider = await signUpUser('provider', {}, { verified: false });
+    const submit = (cookie: string, extra: Record<string, unknown>) =>
+      sessionCall(cookie, '/api/provider/profile', { body: { ...completeProfile(), ...extra } });
+    await expectProblem(await submit(provider.cookie, { submit: true }), 403, 'email_unverified');
+    // Saving a draft is allowed: only sending it to review waits.
+    expect((await submit(provider.cookie, {})).status).toBe(200);
+    await blocked(await postForm('/provider/onboarding/submit', {}, { cookie: provider.cookie }));
+
+    // Opening the link confirms nothing (a mail scanner opens links); its button does, once.
+    expect((await getPage(link)).status).toBe(200);
+    await blocked(await postForm('/onboarding/workspace', organisation, { cookie: user.cookie }));
+    const confirmed = await postForm(link, {});
+    expect([confirmed.status, await confirmed.text()]).toEqual([200, expect.stringContaining('email is confirmed')]);
+    expect((await postForm(link, {})).status).toBe(404);
+    expect((await postForm('/onboarding/workspace', organisation, { cookie: user.cookie })).status).toBe(303);
+    expect(await (await getPage('/account/security', user.cookie)).text()).not.toContain('verify-banner');
+  });
+
+  it('a link expires after a day; "send it again" is limited to 3 an hour, and the newest link works', async () => {
+    const user = await signUpUser('business', {}, { verified: false });
+    const first = await verificationPathFor(user.email);
+    moveClockForTests(24 * 60 * 60 * 1000 + 1000);
+    expect((await postForm(first, {})).status).toBe(404);
+    const statuses = [];
+    for (let index = 0; index < 4; index++)
+      statuses.push((await postForm('/auth/verify/send', {}, { cookie: user.cookie })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const newest = await verificationPathFor(user.email);
+    expect(newest).not.toBe(first);
+    expect((await postForm(newest, {})).status).toBe(200);
+    // Confirmed: sending again does nothing more.
+    expect((await postForm('/auth/verify/send', {}, { cookie: user.cookie })).status).toBe(303);
+  });
+
+  it('a changed email is unconfirmed again: a link to the new address, a notice to the old one', async () => {
+    const expert = await createActiveExpert();
+    const password = 'correct horse battery staple';
+    const newEmail = uniqueEmail('moved');
+    const change = (fields: Record<string, string>) =>
+      postForm('/account/security/email', fields, { cookie: expert.cookie });
+    expect((await change({ email: newEmail, email_password: 'not the password' })).status).toBe(401);
+    expect((await change({ email: expert.email, email_password: password })).status).toBe(422);
+    expect((await change({ email: newEmail, email_password: password })).status).toBe(303);
+
+    expect(await mailTo(expert.email, /sign-in email of your account was changed/)).toBeTruthy();
+    expect(await mailTo(newEmail, /Confirm your email address/)).toBeTruthy();
+    // An active expert whose address is unconfirmed claims nothing until it is.
+    const claim = () => sessionCall(expert.cookie, '/api/provider/workbench/leads/lead_none/claim', { method: 'POST' });
+    await expectProblem(await claim(), 403, 'email_unverified');
+    expect((await postForm(await verificationPathFor(newEmail), {})).status).toBe(200);
+    expect((await claim()).status).toBe(404);
+    const events = await env.DB.prepare('SELECT kind FROM security_events WHERE user_id = ? ORDER BY id')
+      .bind(expert.userId)
+      .all<{ kind: string }>();
+    expect(events.results.map((event) => event.kind)).toEqual(
+      expect.arrayContaining(['email_changed', 'email_verified']),
+    );
+  });
+});
+
+describe('platform administrators', () => {
+  it('must set up a second factor before any admin page or admin change answers', async () => {
+    const admin = await signUpPlatformAdmin({ enrolled: false });
+    for (const path of ['/admin/providers', '/admin/billing', '/admin/requests', '/admin/insights']) {
+      const page = await getPage(path, admin.cookie);
+      expect([path, page.status, page.headers.get('Location')]).toEqual([
+        path,
+        303,
+        '/account/security?notice=admin_factor',
+      ]);
+    }
+    const change = await postForm('/admin/billing/credits', {}, { cookie: admin.cookie });
+    expect([change.status, await change.text()]).toEqual([403, expect.stringContaining('two-step sign-in first')]);
+    await enrolAuthenticator(admin.cookie);
+    expect((await getPage('/admin/providers', admin.cookie)).status).toBe(200);
+  });
+});
+
+describe('an organisation that requires a second factor', () => {
+  it('closes its workspaces to members without one, and only an owner with one may turn it on', async () => {
+    const owner = await signUpOwner();
+    const member = await signUpUser();
+    const ws = `?ws=${owner.workspaceId}`;
+    await postForm(`/integrations/team/invite${ws}`, { email: member.email, role: 'member' }, { cookie: owner.cookie });
+    const invitation = await env.DB.prepare('SELECT id FROM invitations WHERE email = ?')
+      .bind(member.email)
+      .first<{ id: string }>();
+    expect((await postForm(`/invitations/${invitation!.id}/accept`, {}, { cookie: member.cookie })).status).toBe(303);
+
+    const requireIt = () =>
+      postForm(`/integrations/team/second-factor${ws}`, { required: 'on' }, { cookie: owner.cookie });
+    expect((await requireIt()).status).toBe(409);
+    await enrolAuthenticator(owner.cookie);
+    expect((await requireIt()).status).toBe(303);
+    // The member's pages open the security page; the session API says why.
+    const page = await getPage(`/integrations${ws}`, member.cookie);
+    expect([page.status, page.headers.get('Location')]).toEqual([303, '/account/security?notice=org_factor']);
+    const channels = () =>
+      workerFetch(`${ORIGIN}/api/integrations/channels`, {
+        headers: { Cookie: `egw_session=${member.cookie}`, 'X-Workspace-Id': owner.workspaceId },
+      });
+    await expectProblem(await channels(), 403, 'second_factor_required');
+    expect((await getPage(`/integrations${ws}`, owner.cookie)).status).toBe(200);
+    await enrolAuthenticator(member.cookie);
+    const allowed = await channels();
+    expect(allowed.status, await allowed.clone().text()).toBe(200);
+    expect((await getPage(`/integrations${ws}`, member.cookie)).status).toBe(200);
   });
 });

@@ -24,7 +24,7 @@ import {
   type RpcRequest,
 } from './agent-helpers';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
-import { getPage, postForm, signUpUser } from './console-helpers';
+import { getPage, postForm, signUpPlatformAdmin } from './console-helpers';
 import {
   completeProfile,
   createActiveExpert,
@@ -461,19 +461,7 @@ describe('operations', () => {
       const admins = await json(await call(`/api/admin/providers/${agent.providerId}/health`, { token: ADMIN_TOKEN }));
       expect(admins).toEqual(mine);
       // …and on the admin console's review page.
-      const platformAdmin = await signUpUser('business');
-      const adminId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?')
-        .bind(platformAdmin.email)
-        .first<{ id: string }>())!.id;
-      expect(
-        (
-          await call(`/api/admin/users/${adminId}`, {
-            method: 'PATCH',
-            token: ADMIN_TOKEN,
-            body: { platform_admin: true },
-          })
-        ).status,
-      ).toBe(200);
+      const platformAdmin = await signUpPlatformAdmin();
       const reviewPage = await (await getPage(`/admin/providers/${agent.providerId}`, platformAdmin.cookie)).text();
       expect(reviewPage).toContain('Last 24 hours');
       expect(reviewPage).toContain('75 %');
@@ -668,19 +656,7 @@ describe('the provider console for agents and robots', () => {
       expect(before).toContain('It is issued when the platform team approves you.');
 
       // A platform admin approves in the console: the answer shows the secret, once.
-      const platformAdmin = await signUpUser('business');
-      const adminId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?')
-        .bind(platformAdmin.email)
-        .first<{ id: string }>())!.id;
-      expect(
-        (
-          await call(`/api/admin/users/${adminId}`, {
-            method: 'PATCH',
-            token: ADMIN_TOKEN,
-            body: { platform_admin: true },
-          })
-        ).status,
-      ).toBe(200);
+      const platformAdmin = await signUpPlatformAdmin();
       const approval = await postForm(
         `/admin/providers/${provider.providerId}/approve`,
         { version: String(await profileVersion(provider.providerId)) },

@@ -1,8 +1,12 @@
 /** Helpers for console and auth tests: form posts from our own origin, and session cookies. */
 import { expect } from 'vitest';
-import { ORIGIN } from './helpers';
+import { decodeBase32IgnorePadding } from '@oslojs/encoding';
+import { generateHOTP } from '@oslojs/otp';
+import { ADMIN_TOKEN, call, ORIGIN } from './helpers';
 import { workerFetch } from './self';
+import { env } from 'cloudflare:test';
 import { clock } from '../../worker/lib/clock';
+import { accountLinkPath } from '../../worker/lib/account-links';
 
 export const SESSION_COOKIE = 'egw_session';
 let counter = 0;
@@ -55,14 +59,35 @@ export function sessionCookieFrom(response: Response): string | undefined {
   return undefined;
 }
 
-export async function signUpUser(role: 'business' | 'provider' = 'business', extra: Record<string, string> = {}) {
+/**
+ * Signs a new account up, and confirms its address (unless `verified: false`) by following its
+ * link as the email carries it: the path made from the stored token, as the email composer makes it.
+ */
+export async function signUpUser(
+  role: 'business' | 'provider' = 'business',
+  extra: Record<string, string> = {},
+  options: { verified?: boolean } = {},
+) {
   const email = uniqueEmail(role);
   const password = 'correct horse battery staple';
   const response = await postForm('/auth/sign-up', { email, password, role, ...extra });
   expect(response.status, await response.clone().text()).toBe(303);
   const cookie = sessionCookieFrom(response);
   expect(cookie).toBeTruthy();
+  if (options.verified !== false) expect((await postForm(await verificationPathFor(email), {})).status).toBe(200);
   return { email, password, cookie: cookie!, location: response.headers.get('Location') };
+}
+
+/** The path of the newest verification link sent to an address (what its email links to). */
+export async function verificationPathFor(email: string): Promise<string> {
+  const token = await env.DB.prepare(
+    `SELECT id FROM account_tokens WHERE email = ? AND purpose = 'email_verification'
+     ORDER BY created_at DESC, id DESC`,
+  )
+    .bind(email)
+    .first<{ id: string }>();
+  expect(token).toBeTruthy();
+  return accountLinkPath(env.SECRETS_KEY, 'email_verification', token!.id);
 }
 
 /** A signed-in business user who owns a fresh organisation and workspace. */
@@ -77,4 +102,36 @@ export async function signUpOwner() {
   const workspaceId = new URL(response.headers.get('Location')!, ORIGIN).searchParams.get('ws')!;
   expect(workspaceId).toMatch(/^ws_/);
   return { ...user, workspaceId };
+}
+
+/** The code an authenticator app shows for `key` at a time step (now, by the test clock, by default). */
+export const totpCodeAt = (key: string, step = Math.floor(clock.now() / 30_000)) =>
+  generateHOTP(decodeBase32IgnorePadding(key), BigInt(step), 6);
+
+/** Sets up an authenticator app for a signed-in account through its security page: the key and recovery codes. */
+export async function enrolAuthenticator(cookie: string): Promise<{ key: string; codes: string[] }> {
+  const started = await postForm('/account/security/totp', {}, { cookie });
+  expect(started.status).toBe(200);
+  const key = /<code id="totp-key">([A-Z2-7]+)<\/code>/.exec(await started.text())![1]!;
+  const confirmed = await postForm('/account/security/totp/confirm', { code: totpCodeAt(key) }, { cookie });
+  expect(confirmed.status).toBe(200);
+  const codes = [...(await confirmed.text()).matchAll(/<code>([0-9a-z]{5}-[0-9a-z]{5})<\/code>/g)].map((m) => m[1]!);
+  return { key, codes };
+}
+
+/**
+ * A platform administrator, made through the admin API, with the second factor that the admin
+ * pages ask of every administrator (`enrolled: false` leaves it out).
+ */
+export async function signUpPlatformAdmin(options: { enrolled?: boolean } = {}) {
+  const user = await signUpUser('business');
+  const row = await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(user.email).first<{ id: string }>();
+  const granted = await call(`/api/admin/users/${row!.id}`, {
+    method: 'PATCH',
+    token: ADMIN_TOKEN,
+    body: { platform_admin: true },
+  });
+  expect(granted.status).toBe(200);
+  if (options.enrolled !== false) await enrolAuthenticator(user.cookie);
+  return { ...user, userId: row!.id };
 }

@@ -7,7 +7,7 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../worker/lib/db';
 import { rollUp } from '../../worker/platform/rollups';
-import { getPage, postForm, signUpOwner, signUpUser } from './console-helpers';
+import { getPage, postForm, signUpOwner, signUpPlatformAdmin } from './console-helpers';
 import { ADMIN_TOKEN, call, createTenant, expectProblem, expectStrictPageHeaders, issueKey, json } from './helpers';
 import { createActiveExpert, createChannel, SITE, sessionCall } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
@@ -502,9 +502,7 @@ describe('the people’s numbers', () => {
 
   it('an administrator sees the platform’s leads and agents', async () => {
     await sweepAll();
-    const admin = await signUpUser('business');
-    const user = await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(admin.email).first<{ id: string }>();
-    await call(`/api/admin/users/${user!.id}`, { method: 'PATCH', token: ADMIN_TOKEN, body: { platform_admin: true } });
+    const admin = await signUpPlatformAdmin();
     const page = await getPage('/admin/insights?days=30', admin.cookie);
     expect(page.status).toBe(200);
     const html = await page.text();

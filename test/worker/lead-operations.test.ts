@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createDatabase } from '../../worker/lib/db';
 import { sweepLeadTimers } from '../../worker/platform/leads';
 import { newDomain } from './agent-helpers';
-import { getPage, signUpOwner, signUpUser } from './console-helpers';
+import { getPage, signUpOwner, signUpPlatformAdmin } from './console-helpers';
 import { call, expectProblem, issueKey, json } from './helpers';
 import { completeProfile, review, SITE, sessionCall, signUpProvider, type TestProvider } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
@@ -366,14 +366,7 @@ describe('bounds', () => {
     expect(await window()).toBe(30);
 
     // Platform admins see how many contacts each expert has revealed (one per claim) on the review page.
-    const admin = await signUpUser('business');
-    const adminId = (await rows('SELECT id FROM users WHERE email = ?', admin.email))[0]!.id;
-    const granted = await call(`/api/admin/users/${adminId}`, {
-      method: 'PATCH',
-      token: env.ADMIN_TOKEN,
-      body: { platform_admin: true },
-    });
-    expect(granted.status).toBe(200);
+    const admin = await signUpPlatformAdmin();
     const review = await (await getPage(`/admin/providers/${busy.providerId}`, admin.cookie)).text();
     expect(review).toContain('Contact reveals');
     expect(review).toContain('2 (one per claim)');

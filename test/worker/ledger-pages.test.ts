@@ -8,24 +8,14 @@ import { createDatabase } from '../../worker/lib/db';
 import { sweepBilling } from '../../worker/platform/billing';
 import { rollUp } from '../../worker/platform/rollups';
 import { balanceOf, credit, recordContract } from './billing-helpers';
-import { getPage, postForm, signUpOwner, signUpUser } from './console-helpers';
+import { getPage, postForm, signUpOwner, signUpPlatformAdmin } from './console-helpers';
 import { ADMIN_TOKEN, call, execute, executeBody, expectStrictPageHeaders, issueKey, json } from './helpers';
 import { createActiveExpert, createChannel, sessionCall, visitorSays } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
 
 const db = () => createDatabase(env.DB);
 
-async function platformAdmin() {
-  const admin = await signUpUser('business');
-  const user = await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(admin.email).first<{ id: string }>();
-  const made = await call(`/api/admin/users/${user!.id}`, {
-    method: 'PATCH',
-    token: ADMIN_TOKEN,
-    body: { platform_admin: true },
-  });
-  expect(made.status).toBe(200);
-  return admin;
-}
+const platformAdmin = () => signUpPlatformAdmin();
 
 describe('the owner’s Usage page', () => {
   it('shows this month against the allowances, the balance, the daily chart and the statements', async () => {

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getPage, postForm, signUpOwner, signUpUser } from './console-helpers';
+import { getPage, postForm, signUpOwner, signUpUser, verificationPathFor } from './console-helpers';
 import { workerFetch } from './self';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
 
@@ -297,6 +297,11 @@ describe('invitations need the invitee’s consent', () => {
       const cookie = /egw_session=([^;]+)/.exec(signUp.headers.get('Set-Cookie') ?? '')![1]!;
       const [id] = await invitationIds(cookie);
       expect(id).toMatch(/^inv_/);
+      // Not before the address is confirmed: the invitation was for whoever holds it.
+      const early = await postForm(`/invitations/${id}/accept`, {}, { cookie });
+      expect(early.status).toBe(403);
+      expect(await early.text()).toContain('Confirm your email address first');
+      expect((await postForm(await verificationPathFor(unknownEmail), {})).status).toBe(200);
       expect((await postForm(`/invitations/${id}/accept`, {}, { cookie })).status).toBe(303);
       expect((await getPage(`/integrations?ws=${owner.workspaceId}`, cookie)).status).toBe(200);
     },

@@ -118,9 +118,9 @@ export async function seedActiveExperts(count: number, options: { domains: strin
     const tokenHash = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
     statements.push(
       env.DB.prepare(
-        `INSERT INTO users (id, email, password_hash, role, created_at, updated_at)
-         VALUES (?, ?, 'x', 'provider', ?, ?)`,
-      ).bind(userId, email, now, now),
+        `INSERT INTO users (id, email, password_hash, role, email_verified_at, created_at, updated_at)
+         VALUES (?, ?, 'x', 'provider', ?, ?, ?)`,
+      ).bind(userId, email, now, now, now),
       env.DB.prepare(
         `INSERT INTO providers (id, user_id, status, kind, display_name, headline, accepted_domains, languages, regions,
           lead_alerts, created_at, updated_at)

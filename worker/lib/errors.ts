@@ -20,6 +20,8 @@ export const errorCatalog = {
   provider_inactive: { status: 403, title: 'Provider not active' },
   not_claimer: { status: 403, title: 'Not the claimer' },
   forbidden: { status: 403, title: 'Forbidden' },
+  email_unverified: { status: 403, title: 'Email address not confirmed' },
+  second_factor_required: { status: 403, title: 'Two-step sign-in required' },
   csrf_rejected: { status: 403, title: 'Cross-site request refused' },
   key_mismatch: { status: 403, title: 'key_id does not match the bearer key' },
   origin_not_allowed: { status: 403, title: 'Origin not allowed' },

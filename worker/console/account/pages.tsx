@@ -4,7 +4,8 @@
  * second factor, set up (the app's key and its link, then the first code, then the recovery codes
  * shown once) or removed with the password.
  */
-import type { SessionUser } from '../../platform/identity';
+import type { SecurityEventKind, SessionUser } from '../../platform/identity';
+import { EmailSection } from './email-section';
 import { Field } from '../shared/forms';
 import { ConsoleLayout, DataTable, when } from '../shared/layout';
 
@@ -20,7 +21,7 @@ export interface SessionRow {
 
 /** A security event, as the page lists it. */
 export interface EventRow {
-  kind: 'signed_in' | 'sign_in_failed' | 'password_reset' | 'factor_on' | 'factor_off' | 'sessions_ended';
+  kind: SecurityEventKind;
   device: string | null;
   place: string | null;
   createdAt: number;
@@ -33,6 +34,10 @@ const EVENT_LABELS: Record<EventRow['kind'], string> = {
   factor_on: 'Two-step sign-in turned on',
   factor_off: 'Two-step sign-in turned off',
   sessions_ended: 'Other sessions signed out',
+  email_verified: 'Email address confirmed',
+  email_changed: 'Sign-in email changed',
+  passkey_added: 'Passkey added',
+  passkey_removed: 'Passkey removed',
 };
 
 export interface SecurityPageProps {
@@ -55,6 +60,7 @@ export function SecurityPage(props: SecurityPageProps) {
   return (
     <ConsoleLayout title="Account security" user={props.user} notice={props.notice} error={props.error}>
       <h1>Account security</h1>
+      <EmailSection user={props.user} fieldErrors={props.fieldErrors} />
       <section class="card" aria-labelledby="factor-title">
         <h2 id="factor-title">Two-step sign-in</h2>
         {props.codes ? (

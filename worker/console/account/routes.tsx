@@ -9,6 +9,7 @@ import type { AppEnv } from '../../env';
 import { clock } from '../../lib/clock';
 import { ApiError } from '../../lib/errors';
 import {
+  changeEmail,
   confirmTotp,
   deviceOf,
   listSessions,
@@ -24,6 +25,8 @@ import {
 } from '../../platform/identity';
 import { newPageApp } from '../shared/app';
 import { readForm } from '../shared/form-input';
+import { noticeOf } from '../shared/notices';
+import { placeOf } from '../auth/settings';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { SecurityPage, type SecurityPageProps } from './pages';
 
@@ -44,6 +47,27 @@ async function page(c: Context<AppEnv>, extra: Partial<SecurityPageProps> = {}, 
   return c.html(<SecurityPage user={user} status={factor} sessions={sessions} events={events} {...extra} />, status);
 }
 
+/**
+ * The signed-in person typed the account's password again (to turn a factor off, change the
+ * email, remove a passkey): checked as a sign-in is, so its failures count against the account.
+ */
+async function passwordConfirmed(c: Context<AppEnv>, password: string | undefined): Promise<boolean> {
+  const pepper = c.var.settings.PASSWORD_PEPPER;
+  if (!pepper || !password || password.length > 1000) return false;
+  try {
+    await signIn(c.var.db, pepper, {
+      email: currentUser(c).email,
+      password,
+      clientIp: c.req.header('CF-Connecting-IP') ?? 'unknown',
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && (error.code === 'invalid_credentials' || error.code === 'too_many_attempts'))
+      return false;
+    throw error;
+  }
+}
+
 /** Records what the page just did, where from, and emails the account when it is worth telling. */
 async function record(c: Context<AppEnv>, kind: 'factor_on' | 'factor_off' | 'sessions_ended') {
   await recordSecurityEvent(
@@ -58,12 +82,17 @@ async function record(c: Context<AppEnv>, kind: 'factor_on' | 'factor_off' | 'se
   );
 }
 
+const changeEmailForm = z.object({
+  email: z.string().trim().max(254).pipe(z.email('Enter a valid email address.')),
+  email_password: z.string().min(1).max(1000),
+});
+
 /** The account's security routes. */
 export function accountRoutes() {
   const app = newPageApp();
   app.use('/account/*', ...consolePageGuards);
 
-  app.get('/account/security', (c) => page(c));
+  app.get('/account/security', (c) => page(c, { notice: noticeOf(c) }));
 
   app.post('/account/security/totp', async (c) => {
     const user = currentUser(c);
@@ -95,26 +124,38 @@ export function accountRoutes() {
 
   app.post('/account/security/totp/remove', async (c) => {
     const user = currentUser(c);
-    const password = z
-      .string()
-      .max(1000)
-      .safeParse((await readForm(c)).password);
-    const pepper = c.var.settings.PASSWORD_PEPPER;
-    try {
-      if (!pepper || !password.success) throw new ApiError('invalid_credentials', 'Email or password is incorrect.');
-      await signIn(c.var.db, pepper, {
-        email: user.email,
-        password: password.data,
-        clientIp: c.req.header('CF-Connecting-IP') ?? 'unknown',
-      });
-    } catch (error) {
-      if (!(error instanceof ApiError) || (error.code !== 'invalid_credentials' && error.code !== 'too_many_attempts'))
-        throw error;
+    if (!(await passwordConfirmed(c, (await readForm(c)).password)))
       return page(c, { fieldErrors: { password: 'That is not your password.' } }, 401);
-    }
     await removeSecondFactor(c.var.db, user.id);
     await record(c, 'factor_off');
     return page(c, { notice: 'Two-step sign-in is off.' });
+  });
+
+  app.post('/account/security/email', async (c) => {
+    const user = currentUser(c);
+    const form = await readForm(c);
+    const fields = changeEmailForm.safeParse(form);
+    if (!fields.success)
+      return page(c, { fieldErrors: { email: fields.error.issues[0]?.message ?? 'Enter an address.' } }, 422);
+    if (!(await passwordConfirmed(c, fields.data.email_password)))
+      return page(c, { fieldErrors: { email_password: 'That is not your password.' } }, 401);
+    try {
+      await changeEmail(
+        c.var.db,
+        {
+          userId: user.id,
+          newEmail: fields.data.email,
+          linkOrigin: c.var.services.mail.linkOrigin,
+          where: placeOf(c),
+        },
+        clock.now(),
+      );
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.code !== 'validation_failed' && error.code !== 'email_taken'))
+        throw error;
+      return page(c, { fieldErrors: { email: error.detail } }, error.status as 409 | 422);
+    }
+    return c.redirect('/account/security?notice=email_changed', 303);
   });
 
   app.post('/account/security/sessions/others/end', async (c) => {

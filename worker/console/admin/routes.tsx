@@ -3,7 +3,7 @@
  * /admin/providers: platform admins review providers in the console, with the same rules as the
  * admin API (the same service). Anyone else signed in gets 403.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { newPageApp } from '../shared/app';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
@@ -18,19 +18,13 @@ import {
 } from '../../platform/providers';
 import { formErrors, readForm } from '../shared/form-input';
 import { noticeOf } from '../shared/notices';
-import { consolePageGuards, currentUser } from '../shared/session';
+import { consolePageGuards, currentUser, requirePlatformAdmin } from '../shared/session';
 import { userAuditContext } from '../shared/workspace';
 import { ProviderQueuePage, ProviderReviewPage } from './pages';
 import { registerBillingPages } from './billing-routes';
 import { PlatformInsightsPage } from './insights-page';
 import { platformNumbers } from '../../platform/insights';
 import { clock } from '../../lib/clock';
-
-const requirePlatformAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!currentUser(c).isPlatformAdmin)
-    throw new ApiError('admin_required', 'This page is for platform administrators.');
-  await next();
-};
 
 const isStatus = (value: string | undefined): value is ProviderStatus =>
   PROVIDER_STATUSES.includes(value as ProviderStatus);

@@ -239,6 +239,65 @@ export function ResetPage({
   );
 }
 
+/** Email verification: the link's page (a button confirms), its outcome, or "sent again". */
+export function VerifyPage(props: {
+  link: string;
+  email?: string;
+  invalid?: boolean;
+  done?: boolean;
+  signedIn?: boolean;
+  sent?: boolean;
+  error?: string;
+}) {
+  if (props.invalid)
+    return (
+      <AuthShell title="This link no longer works">
+        <p>
+          A confirmation link works once, for a day, and only for the address the account has now. Sign in and send a
+          new one from the banner.
+        </p>
+        <p>
+          <a href="/console">Open the console</a>
+        </p>
+      </AuthShell>
+    );
+  if (props.done)
+    return (
+      <AuthShell title="Your email is confirmed">
+        <p>Thank you. You can create organisations, accept invitations, submit a profile and claim leads now.</p>
+        <p>
+          <a class="button primary" href={props.signedIn ? '/console' : '/auth/sign-in'}>
+            {props.signedIn ? 'Open the console' : 'Sign in'}
+          </a>
+        </p>
+      </AuthShell>
+    );
+  if (props.sent || props.error)
+    return (
+      <AuthShell title="Confirm your email address">
+        <ErrorSummary message={props.error} />
+        {props.sent ? (
+          <p role="status">
+            We sent a new link to {props.email}. It works for a day; look in the spam folder if it does not arrive.
+          </p>
+        ) : null}
+        <p>
+          <a href="/console">Back to the console</a>
+        </p>
+      </AuthShell>
+    );
+  return (
+    <AuthShell title="Confirm your email address" noReferrer>
+      <p>One click confirms the address this link was sent to.</p>
+      <form method="post" action={`/auth/verify/${props.link}`}>
+        <button type="submit" class="button primary">
+          Confirm my email
+        </button>
+      </form>
+    </AuthShell>
+  );
+}
+
 /** The second step of signing in: a code from the authenticator app, or a recovery code. */
 export function SecondFactorPage({ returnTo, error }: { returnTo?: string; error?: string }) {
   return (

@@ -9,7 +9,6 @@ import { newPageApp } from '../shared/app';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
 import {
-  deviceOf,
   hasSecondFactor,
   pendingSignInToken,
   pendingSignInUser,
@@ -36,6 +35,8 @@ import {
   type SessionUser,
 } from '../../platform/identity';
 import { readForm } from '../shared/form-input';
+import { linkSecret, placeOf, requirePepper } from './settings';
+import { registerVerificationRoutes } from './verify-routes';
 import { loadSession, pageGuards, safeReturnTo } from '../shared/session';
 import {
   ForgotPage,
@@ -79,18 +80,6 @@ export async function landingFor(c: Context<AppEnv>, user: SessionUser): Promise
   return user.isPlatformAdmin ? '/admin/providers' : '/onboarding/workspace';
 }
 
-function requirePepper(c: Context<AppEnv>): string {
-  const pepper = c.var.settings.PASSWORD_PEPPER;
-  if (!pepper)
-    throw new ApiError('service_unavailable', 'Sign-in is not configured on this deployment (PASSWORD_PEPPER).');
-  return pepper;
-}
-
-/** What signs reset links: the secrets key, else the pepper (as the emails that carry them are signed). */
-function linkSecret(c: Context<AppEnv>): string {
-  return c.var.settings.SECRETS_KEY ?? requirePepper(c);
-}
-
 /** The cookie of a pending sign-in: the password done, the second factor's code not yet. */
 const PENDING_COOKIE = 'egw_pending';
 
@@ -101,11 +90,6 @@ const resetLinkParam = z
   .string()
   .max(120)
   .regex(/^atk_[0-9a-z]+\.[0-9a-f]+$/);
-
-/** Where a request comes from, as an account's sessions and events show it. */
-function placeOf(c: Context<AppEnv>) {
-  return { device: deviceOf(c.req.header('User-Agent')), place: c.req.header('CF-IPCountry')?.slice(0, 2) ?? null };
-}
 
 async function startSession(c: Context<AppEnv>, user: SessionUser): Promise<void> {
   // A new token at every sign-in; the session the browser held before is ended.
@@ -172,6 +156,7 @@ export function authRoutes() {
         password: parsed.data.password,
         role: parsed.data.role,
         referredByChannelKey: parsed.data.ref,
+        linkOrigin: c.var.services.mail.linkOrigin,
       });
       await startSession(c, user);
       return c.redirect(values.returnTo ?? (await landingFor(c, user)), 303);
@@ -326,6 +311,8 @@ export function authRoutes() {
     clearSessionCookie(c);
     return c.redirect('/auth/sign-in?password_reset=1', 303);
   });
+
+  registerVerificationRoutes(app);
 
   app.get('/auth/sign-out', (c) => c.html(<SignOutPage email={c.var.user?.email} />));
 

@@ -17,6 +17,7 @@ const KIND_LABELS: Record<EmailLogEntry['kind'], string> = {
   billing_notice: 'Billing notice',
   notice: 'Notice',
   password_reset: 'Password reset',
+  email_verification: 'Email confirmation',
 };
 
 /** What a status means here, when the pill alone does not say it. */

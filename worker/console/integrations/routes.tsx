@@ -27,6 +27,7 @@ import {
 import { listDomains } from '../../platform/domains';
 import {
   createOrganizationForUser,
+  requireVerifiedEmail,
   listMemberships,
   listOpenInvitations,
   type MemberWorkspaces,
@@ -182,6 +183,7 @@ export function integrationsRoutes() {
   app.post('/onboarding/workspace', async (c) => {
     const user = currentUser(c);
     if (user.role !== 'business') throw new ApiError('forbidden', 'Organisations are for business accounts.');
+    requireVerifiedEmail(user);
     const form = await readForm(c);
     const parsed = z
       .object({

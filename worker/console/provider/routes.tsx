@@ -12,7 +12,7 @@ import { providerRefusalError, requireProviderRow } from '../../platform/provide
 import { providerRefusal, type ProviderAction } from '../../platform/access';
 import { agentHealth, rotateSigningSecret } from '../../platform/agents';
 import { listDomainEntries } from '../../platform/domains';
-import { listOpenInvitations } from '../../platform/identity';
+import { listOpenInvitations, requireVerifiedEmail } from '../../platform/identity';
 import {
   claimLead,
   leadDetailForProvider,
@@ -251,16 +251,17 @@ export function providerPageRoutes() {
     return renderOnboarding(c, requireProviderRow(c), isStep(step) ? step : undefined);
   });
 
-  app.post('/provider/onboarding/submit', async (c) =>
-    saveOrShow(
+  app.post('/provider/onboarding/submit', async (c) => {
+    requireVerifiedEmail(currentUser(c));
+    return saveOrShow(
       c,
       requireProviderRow(c),
       'review',
       { submit: true },
       {},
       '/provider/onboarding?step=review&notice=submitted',
-    ),
-  );
+    );
+  });
 
   app.post('/provider/onboarding/:step', async (c) => {
     const provider = requireProviderRow(c);
@@ -306,6 +307,7 @@ export function providerPageRoutes() {
   app.post('/provider/workbench/leads/:leadId/claim', async (c) => {
     const provider = requireProviderRow(c);
     const leadId = c.req.param('leadId');
+    requireVerifiedEmail(currentUser(c));
     try {
       await claimLead(c.var.db, provider, leadId, userAuditContext(c));
     } catch (error) {

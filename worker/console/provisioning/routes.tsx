@@ -4,7 +4,7 @@
  * approved secret, and the platform admins' queue with their decisions. The services are
  * provisioning's; the rules are the access policy's.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv } from '../../env';
 import { emailLinkOrigin } from '../../env';
 import { ApiError } from '../../lib/errors';
@@ -20,16 +20,10 @@ import { newPageApp } from '../shared/app';
 import { formErrors, formList, readForm } from '../shared/form-input';
 import { wsQuery } from '../shared/layout';
 import { noticeOf } from '../shared/notices';
-import { consolePageGuards, currentUser } from '../shared/session';
+import { consolePageGuards, currentUser, requirePlatformAdmin } from '../shared/session';
 import { userAuditContext, workspaceContext } from '../shared/workspace';
 import { integrationsWithErrors } from '../integrations/routes';
 import { AdminRequestsPage, SecretOncePage } from './pages';
-
-const requirePlatformAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!currentUser(c).isPlatformAdmin)
-    throw new ApiError('admin_required', 'This page is for platform administrators.');
-  await next();
-};
 
 const linkOriginOf = (c: Context<AppEnv>) => emailLinkOrigin(c.var.settings, c.req.url);
 

@@ -149,6 +149,7 @@ export function ConsoleLayout({
         </div>
       </header>
       <main id="main" class="page">
+        {user.emailVerifiedAt === null ? <VerifyBanner email={user.email} /> : null}
         {notice ? (
           <div class="alert success" role="status">
             {notice}
@@ -165,6 +166,23 @@ export function ConsoleLayout({
         <script src={src} defer></script>
       ))}
     </Document>
+  );
+}
+
+/** Until the address is confirmed: what waits on it, and the link sent again (rate-limited). */
+function VerifyBanner({ email }: { email: string }) {
+  return (
+    <div class="alert warning verify-banner" role="status">
+      <p>
+        <strong>Confirm your email address.</strong> We sent a link to {email}. Until you follow it, you cannot create
+        an organisation, accept an invitation, submit a provider profile or claim a lead.
+      </p>
+      <form method="post" action="/auth/verify/send" class="inline">
+        <button type="submit" class="button small">
+          Send the link again
+        </button>
+      </form>
+    </div>
   );
 }
 

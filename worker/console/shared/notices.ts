@@ -5,6 +5,10 @@ import type { AppEnv } from '../../env';
 const NOTICES: Record<string, string> = {
   created: 'Channel created. Paste the snippet into your site to go live.',
   saved: 'Saved.',
+  org_factor:
+    'Your organisation requires two-step sign-in: set up an authenticator app or a passkey below to continue.',
+  admin_factor: 'Platform administrators sign in in two steps: set up an authenticator app or a passkey below first.',
+  email_changed: 'Your sign-in email is changed. Confirm it with the link we sent to it; the old address was told.',
   enabled: 'Channel enabled.',
   disabled: 'Channel disabled: the widget and hosted inbox are off.',
   invited:

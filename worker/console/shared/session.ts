@@ -5,7 +5,13 @@ import { createMiddleware } from 'hono/factory';
 import { HTTPException } from 'hono/http-exception';
 import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { clearSessionCookie, readSessionToken, setSessionCookie, validateSession } from '../../platform/identity';
+import {
+  clearSessionCookie,
+  hasSecondFactor,
+  readSessionToken,
+  setSessionCookie,
+  validateSession,
+} from '../../platform/identity';
 import { requireFormBody } from './form-input';
 
 /** Reads the session cookie, if any; renews the cookie when the session slid forward. */
@@ -29,6 +35,24 @@ export const requireUser = createMiddleware<AppEnv>(async (c, next) => {
   if (!c.var.user) {
     const url = new URL(c.req.url);
     return c.redirect(`/auth/sign-in?return_to=${encodeURIComponent(url.pathname + url.search)}`, 303);
+  }
+  await next();
+});
+
+/**
+ * The platform's admin pages (docs/design/identity-and-access.md#second-factor): a platform
+ * administrator with a second factor. Without one, a page opens the security page to set it up
+ * and a change is refused (403 `second_factor_required`); anyone else gets 403.
+ */
+export const requirePlatformAdmin = createMiddleware<AppEnv>(async (c, next) => {
+  const user = currentUser(c);
+  if (!user.isPlatformAdmin) throw new ApiError('admin_required', 'This page is for platform administrators.');
+  if (!(await hasSecondFactor(c.var.db, user.id))) {
+    if (c.req.method === 'GET') return c.redirect('/account/security?notice=admin_factor', 303);
+    throw new ApiError(
+      'second_factor_required',
+      'Platform administrators turn on two-step sign-in first, on the account security page.',
+    );
   }
   await next();
 });

@@ -132,6 +132,23 @@ export function TeamPage(props: TeamPageProps) {
           </form>
         </section>
       ) : null}
+      <section class="card narrow" aria-labelledby="factor-policy-title">
+        <h2 id="factor-policy-title">Two-step sign-in</h2>
+        <p>
+          {current.secondFactorRequired
+            ? `${current.organizationName} requires it of every member: without an authenticator app or a ` +
+              'passkey, its workspaces stay closed to them.'
+            : `Optional in ${current.organizationName}. Owners may require it of every member.`}
+        </p>
+        {canManage ? (
+          <form method="post" action={`/integrations/team/second-factor${ws}`}>
+            <input type="hidden" name="required" value={current.secondFactorRequired ? 'off' : 'on'} />
+            <button type="submit" class="button">
+              {current.secondFactorRequired ? 'Stop requiring it' : 'Require it of every member'}
+            </button>
+          </form>
+        ) : null}
+      </section>
     </WorkspaceLayout>
   );
 }

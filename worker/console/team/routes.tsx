@@ -13,13 +13,14 @@ import {
   listMembers,
   listOpenInvitations,
   revokeInvitation,
+  setSecondFactorRequirement,
   type MemberWorkspaces,
 } from '../../platform/identity';
 import { formErrors, readForm } from '../shared/form-input';
 import type { FieldErrors } from '../shared/forms';
 import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
-import { workspaceContext } from '../shared/workspace';
+import { userAuditContext, workspaceContext } from '../shared/workspace';
 import { InvitationsPage, TeamPage } from './pages';
 
 const roleSchema = z.enum(WORKSPACE_ROLES);
@@ -55,6 +56,19 @@ export function teamRoutes() {
     app.use(path, ...consolePageGuards);
 
   app.get('/integrations/team', async (c) => renderTeam(c, await workspaceContext(c, 'team.read')));
+
+  app.post('/integrations/team/second-factor', async (c) => {
+    const context = await workspaceContext(c, 'team.read');
+    const required = (await readForm(c)).required === 'on';
+    try {
+      await setSecondFactorRequirement(c.var.db, context.current, userAuditContext(c), required);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'conflict')
+        return renderTeam(c, context, { error: error.detail }, 409);
+      throw error;
+    }
+    return c.redirect(`/integrations/team?${ws(context)}&notice=saved`, 303);
+  });
 
   app.post('/integrations/team/invite', async (c) => {
     const context = await workspaceContext(c, 'team.read');

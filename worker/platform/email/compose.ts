@@ -21,7 +21,7 @@ import {
   testEmail,
   unclaimedEmail,
 } from './templates';
-import { passwordResetEmail } from './account-emails';
+import { accountLinkEmail } from './account-emails';
 import { addressed, type ComposeSettings, type Composed, type EmailRow } from './composed';
 
 import { isSuppressed, unsubscribeToken } from './unsubscribe';
@@ -323,7 +323,9 @@ async function noticeEmail(db: Database, row: EmailRow, settings: ComposeSetting
     .where(eq(users.id, row.userId!))
     .get();
   if (!recipient) return { skip: 'The recipient no longer exists.' };
-  if (await isSuppressed(db, recipient.email)) return { skip: 'The recipient unsubscribed from these emails.' };
+  // An address the account no longer has (told of the change) is where this one goes.
+  const to = row.toAddress ?? recipient.email;
+  if (await isSuppressed(db, to)) return { skip: 'The recipient unsubscribed from these emails.' };
   const url = `${origin}${row.linkPath ?? '/'}`;
   const content = noticeContent(
     { subject: row.subject, url },
@@ -334,7 +336,7 @@ async function noticeEmail(db: Database, row: EmailRow, settings: ComposeSetting
     },
   );
   const token = await unsubscribeToken(settings.signingSecret, { kind: 'owner', userId: recipient.userId });
-  return { email: addressed(row, recipient.email, content, `${origin}/email/unsubscribe/${token}`, settings) };
+  return { email: addressed(row, to, content, `${origin}/email/unsubscribe/${token}`, settings) };
 }
 
 /** The email a claimed row becomes now, or why there is nothing to send. */
@@ -352,6 +354,7 @@ export async function composeEmail(
   if (row.kind === 'smtp_test') return smtpTestEmail(db, row, settings, origin);
   if (row.kind === 'billing_notice') return billingEmail(db, row, settings, origin);
   if (row.kind === 'notice') return noticeEmail(db, row, settings, origin);
-  if (row.kind === 'password_reset') return passwordResetEmail(db, row, settings, origin);
+  if (row.kind === 'password_reset' || row.kind === 'email_verification')
+    return accountLinkEmail(db, row, settings, origin);
   return expertEmail(db, row, settings, origin);
 }

@@ -132,21 +132,30 @@ export function noticeInserts(
 }
 
 /**
- * An email about a user's own account (a password reset's link, a security notice), to the user
- * `account` selects (a FROM … WHERE … of `users`), written only when `when` holds. Account emails
- * belong to no workspace.
+ * An email about a user's own account (a password reset's or a verification's link, a security
+ * notice), to the user `account` selects (a FROM … WHERE … of `users`), written only when `when`
+ * holds; `toAddress` sends it to an address the account no longer has (the old one, after a
+ * change). Account emails belong to no workspace.
  */
 export function accountEmailInsert(
   db: Database,
-  email: { kind: 'password_reset' | 'notice'; account: SQL; subject: string; linkOrigin: string; linkPath: string },
+  email: {
+    kind: 'password_reset' | 'email_verification' | 'notice';
+    account: SQL;
+    subject: string;
+    linkOrigin: string;
+    linkPath: string;
+    toAddress?: string;
+  },
   now: number,
   when: SQL = sql`1`,
 ): BatchItem<'sqlite'> {
   const statement = db.all(sql`
-    INSERT INTO ${emails} (id, workspace_id, kind, status, user_id, subject, link_origin, link_path, next_attempt_at,
-      created_at, updated_at)
+    INSERT INTO ${emails} (id, workspace_id, kind, status, user_id, subject, link_origin, link_path, to_address,
+      next_attempt_at, created_at, updated_at)
     SELECT ${newId('eml', now)}, '', ${email.kind}, 'queued', ${schema.users.id}, ${email.subject},
-      ${email.linkOrigin}, ${email.linkPath}, ${now}, ${now}, ${now} ${email.account} AND ${when}
+      ${email.linkOrigin}, ${email.linkPath}, ${email.toAddress ?? null}, ${now}, ${now}, ${now} ${email.account}
+      AND ${when}
     RETURNING id, status`);
   return afterCommit(statement, collect(db));
 }

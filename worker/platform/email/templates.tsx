@@ -369,3 +369,26 @@ export function passwordResetContent(facts: { url: string; minutes: number }, fo
     textFooter(footer);
   return { subject, text, html: `<!doctype html>${html}` };
 }
+
+/** An email verification's link: single use, for a day; the account stays limited until it is followed. */
+export function emailVerificationContent(facts: { url: string; hours: number }, footer: EmailFooter): ComposedContent {
+  const subject = 'Confirm your email address';
+  const html = (
+    <Layout preheader="One click confirms this address for your account." footer={footer}>
+      <h1 style="font-size:20px;margin:0 0 12px;">{subject}</h1>
+      <p>
+        This address was given for an account here. Confirm it to create organisations, accept invitations, submit a
+        provider profile and claim leads.
+      </p>
+      <p>The link works once, for {facts.hours} hours.</p>
+      <Button href={facts.url}>Confirm my email</Button>
+      <p>If it was not you, ignore this email: nothing is confirmed without the link.</p>
+    </Layout>
+  );
+  const text =
+    `This address was given for an account here. Confirm it to create organisations, accept invitations, ` +
+    `submit a provider profile and claim leads. The link works once, for ${facts.hours} hours.\n\n` +
+    `Confirm my email: ${facts.url}\n\nIf it was not you, ignore this email: nothing is confirmed without the ` +
+    `link.\n\n${textFooter(footer)}`;
+  return { subject, text, html: `<!doctype html>${html}` };
+}

@@ -2,7 +2,7 @@
  * Accounts of people: sign-up and sign-in (with throttling). A provider sign-up also creates
  * the provider record, in the same batch.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { sha256Hex } from '../../lib/crypto';
 import { isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
@@ -11,6 +11,8 @@ import { burnVerification, hashPassword, passwordProblem, verifyPassword } from 
 import { clearWindow, readWindows, releaseWindowSlot, windowIncrement } from '../../lib/rate-limit';
 import { auditInsert, type AuditContext } from '../audit';
 import { clock } from '../../lib/clock';
+import { verificationInserts } from './verification';
+import { normalizeEmail } from './email-address';
 
 const { users, providers } = schema;
 
@@ -20,17 +22,14 @@ export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 export const ACCOUNT_FAILURE_LIMIT = 5;
 export const CLIENT_FAILURE_LIMIT = 20;
 
-/** Emails are compared trimmed and lower-cased: one account per address. */
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
 export interface SignUpInput {
   email: string;
   password: string;
   role: AccountRole;
   /** The channel whose provider link brought this person. */
   referredByChannelKey?: string;
+  /** The console origin of the verification link sent to the address. */
+  linkOrigin: string;
 }
 
 /** Creates the account (and, for a provider, its provider record in state `registered`). */
@@ -64,6 +63,7 @@ export async function signUp(db: Database, pepper: string, input: SignUpInput, n
           ]
         : []),
       auditInsert(db, audit, { action: 'user.signed_up', targetId: userId, metadata: { role: input.role } }, now),
+      ...verificationInserts(db, sql`FROM ${users} WHERE ${users.id} = ${userId}`, input.linkOrigin, now),
     ]);
   } catch (error) {
     // Two sign-ups racing for one address: the unique index decides, the loser is told as above.
@@ -71,7 +71,7 @@ export async function signUp(db: Database, pepper: string, input: SignUpInput, n
       throw new ApiError('email_taken', 'This email cannot be used to sign up. If it is yours, sign in instead.');
     throw error;
   }
-  return { id: userId, email, role: input.role, isPlatformAdmin: false };
+  return { id: userId, email, role: input.role, isPlatformAdmin: false, emailVerifiedAt: null };
 }
 
 /** Subjects whose attempts are counted: the account (even when it does not exist) and the client. */
@@ -145,5 +145,11 @@ export async function signIn(
     releaseWindowSlot(db, subjects.client),
     ...(rehash ? [db.update(users).set({ passwordHash: rehash, updatedAt: now }).where(eq(users.id, user.id))] : []),
   ]);
-  return { id: user.id, email: user.email, role: user.role, isPlatformAdmin: user.isPlatformAdmin };
+  return {
+    id: user.id,
+    email: user.email,
+    role: user.role,
+    isPlatformAdmin: user.isPlatformAdmin,
+    emailVerifiedAt: user.emailVerifiedAt,
+  };
 }

@@ -65,7 +65,13 @@ export {
 } from './sessions';
 export { joinTenant, tenantIsActive, workspaceDefaultDomain } from './tenants';
 export { readResetLink, requestPasswordReset, RESET_LIMITS, resetPassword } from './recovery';
-export { recentSecurityEvents, recordFailedSignIn, recordSecurityEvent, securityEventInsert } from './security-events';
+export {
+  type SecurityEventKind,
+  recentSecurityEvents,
+  recordFailedSignIn,
+  recordSecurityEvent,
+  securityEventInsert,
+} from './security-events';
 export {
   confirmTotp,
   FACTOR_LOCK,
@@ -81,3 +87,11 @@ export {
   verifySecondFactor,
 } from './second-factor';
 export { purgeEndedSessions } from './sessions';
+export { setSecondFactorRequirement } from './factor-policy';
+export {
+  changeEmail,
+  RESEND_LIMIT,
+  requireVerifiedEmail,
+  sendVerificationAgain,
+  verifyEmail,
+} from './verification';

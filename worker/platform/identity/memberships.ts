@@ -9,7 +9,9 @@ import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { roleMay, type WorkspaceAction } from '../access';
 import type { WorkspaceRole } from '../../vocabulary';
-import { normalizeEmail } from './accounts';
+import { normalizeEmail } from './email-address';
+import { requireVerifiedEmail } from './verification';
+import { secondFactorExists } from './second-factor';
 import { auditInsert, type AuditContext } from '../audit';
 import { joinTenant } from './tenants';
 import { clock } from '../../lib/clock';
@@ -22,6 +24,10 @@ export interface MembershipView {
   organizationId: string;
   organizationName: string;
   role: WorkspaceRole;
+  /** The organisation's owners require a second factor of every member. */
+  secondFactorRequired: boolean;
+  /** …and this member has none yet: the workspace is closed to them until they set one up. */
+  lacksRequiredFactor: boolean;
 }
 
 /** Every workspace the user belongs to, oldest first, with its organisation and the user's role. */
@@ -33,6 +39,9 @@ export async function listMemberships(db: Database, userId: string): Promise<Mem
       organizationId: organizations.id,
       organizationName: organizations.name,
       role: memberships.role,
+      secondFactorRequired: organizations.requireSecondFactor,
+      lacksRequiredFactor: sql<boolean>`${organizations.requireSecondFactor} = 1
+        AND NOT ${secondFactorExists(userId)}`.mapWith(Boolean),
     })
     .from(memberships)
     .$dynamic();
@@ -59,6 +68,11 @@ export async function resolveMemberWorkspace(
   if (wanted && !all.some((membership) => membership.workspaceId === wanted))
     throw new ApiError('not_found', `No workspace ${wanted}.`);
   const current = all.find((membership) => membership.workspaceId === wanted) ?? all[0];
+  if (current?.lacksRequiredFactor)
+    throw new ApiError(
+      'second_factor_required',
+      `${current.organizationName} requires two-step sign-in of its members: set it up on your account security page.`,
+    );
   return current ? { memberships: all, current } : undefined;
 }
 
@@ -217,12 +231,13 @@ export async function listOpenInvitations(
  */
 export async function answerInvitation(
   db: Database,
-  user: { id: string; email: string },
+  user: { id: string; email: string; emailVerifiedAt: number | null },
   invitationId: string,
   answer: 'accepted' | 'declined',
   requestId: string,
   now = clock.now(),
 ): Promise<{ workspaceId: string }> {
+  if (answer === 'accepted') requireVerifiedEmail(user);
   const [open] = (await listOpenInvitations(db, { email: user.email }, now)).filter(
     (invitation) => invitation.invitationId === invitationId,
   );

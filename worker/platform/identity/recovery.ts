@@ -9,13 +9,14 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
-import { RESET_TTL_MS, resetLinkSecret } from '../../lib/account-links';
+import { accountLinkSecret, RESET_TTL_MS } from '../../lib/account-links';
+import type { AccountTokenPurpose } from '../../vocabulary';
 import { secretsEqual, sha256Hex } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { hashPassword, passwordProblem } from '../../lib/passwords';
 import { takeSlotOrRefuse } from '../../lib/rate-limit';
 import { accountEmailInsert } from '../email';
-import { normalizeEmail } from './accounts';
+import { normalizeEmail } from './email-address';
 import { securityEventInsert } from './security-events';
 
 const { accountTokens, users, userSessions } = schema;
@@ -62,29 +63,35 @@ export async function requestPasswordReset(
   ]);
 }
 
-/** The account a reset link opens, when it is genuine, unused and not expired; else undefined. */
-export async function readResetLink(
+/** The account a link of this purpose opens, when it is genuine, unused and not expired; else undefined. */
+export async function readAccountLink(
   db: Database,
   secret: string,
+  purpose: AccountTokenPurpose,
   link: string,
   now: number,
 ): Promise<{ tokenId: string; userId: string; email: string } | undefined> {
   const [tokenId, given] = link.split('.');
   if (!tokenId || !given || !/^atk_[0-9a-z]{10,40}$/.test(tokenId)) return undefined;
-  if (!(await secretsEqual(given, await resetLinkSecret(secret, tokenId)))) return undefined;
+  if (!(await secretsEqual(given, await accountLinkSecret(secret, purpose, tokenId)))) return undefined;
   const row = await db
     .select({ userId: accountTokens.userId, email: accountTokens.email })
     .from(accountTokens)
     .where(
       and(
         eq(accountTokens.id, tokenId),
-        eq(accountTokens.purpose, 'password_reset'),
+        eq(accountTokens.purpose, purpose),
         isNull(accountTokens.usedAt),
         gt(accountTokens.expiresAt, now),
       ),
     )
     .get();
   return row ? { tokenId, ...row } : undefined;
+}
+
+/** The account a reset link opens, when it is genuine, unused and not expired; else undefined. */
+export function readResetLink(db: Database, secret: string, link: string, now: number) {
+  return readAccountLink(db, secret, 'password_reset', link, now);
 }
 
 /**

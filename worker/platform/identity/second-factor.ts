@@ -8,7 +8,7 @@
  */
 import { decodeBase32IgnorePadding, encodeBase32NoPadding } from '@oslojs/encoding';
 import { createTOTPKeyURI, generateHOTP } from '@oslojs/otp';
-import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { base58, hmacSha256, secretsEqual, sha256Hex, toHex } from '../../lib/crypto';
 import { type Database, isConstraintViolation, schema } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
@@ -16,7 +16,7 @@ import { newId } from '../../lib/ids';
 import { readWindows, windowIncrement } from '../../lib/rate-limit';
 import { decryptSecret, encryptSecret } from '../../lib/secrets';
 
-const { userFactors, recoveryCodes, users } = schema;
+const { userFactors, recoveryCodes, users, userPasskeys } = schema;
 
 /** RFC 6238's defaults, which every authenticator app reads. */
 export const TOTP_PERIOD_S = 30;
@@ -30,14 +30,17 @@ export const RECOVERY_CODES = 10;
 const counterAt = (now: number) => Math.floor(now / 1000 / TOTP_PERIOD_S);
 const lockSubject = (userId: string) => `factor:${userId}`;
 
-/** Whether the account has a confirmed second factor (sign-in then asks for a code). */
+/** SQL: the account has a second factor, a confirmed authenticator app or a passkey. */
+export function secondFactorExists(userId: SQL | string): SQL {
+  return sql`(EXISTS (SELECT 1 FROM ${userFactors} WHERE ${userFactors.userId} = ${userId}
+    AND ${userFactors.confirmedAt} IS NOT NULL) OR EXISTS (SELECT 1 FROM ${userPasskeys}
+    WHERE ${userPasskeys.userId} = ${userId}))`;
+}
+
+/** Whether the account has a second factor (sign-in then asks for it after the password). */
 export async function hasSecondFactor(db: Database, userId: string): Promise<boolean> {
-  const row = await db
-    .select({ id: userFactors.id })
-    .from(userFactors)
-    .where(and(eq(userFactors.userId, userId), isNotNull(userFactors.confirmedAt)))
-    .get();
-  return Boolean(row);
+  const [row] = await db.all<{ yes: number }>(sql`SELECT ${secondFactorExists(userId)} AS yes`);
+  return row?.yes === 1;
 }
 
 /** The account's factor as its security page shows it. */
@@ -221,7 +224,13 @@ export async function readPendingSignIn(secret: string, value: string | undefine
 /** The account a pending sign-in finishes, as a session holds it. */
 export async function pendingSignInUser(db: Database, userId: string) {
   return db
-    .select({ id: users.id, email: users.email, role: users.role, isPlatformAdmin: users.isPlatformAdmin })
+    .select({
+      id: users.id,
+      email: users.email,
+      role: users.role,
+      isPlatformAdmin: users.isPlatformAdmin,
+      emailVerifiedAt: users.emailVerifiedAt,
+    })
     .from(users)
     .where(eq(users.id, userId))
     .get();

@@ -8,7 +8,7 @@ import { desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { type Database, schema } from '../../lib/db';
 import { accountEmailInsert } from '../email';
-import { normalizeEmail } from './accounts';
+import { normalizeEmail } from './email-address';
 import type { SessionPlace } from './sessions';
 
 const { securityEvents, users } = schema;

@@ -17,7 +17,10 @@ export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** A session is extended once less than this is left, so most requests write nothing. */
 export const SESSION_RENEW_WITHIN_MS = 15 * 24 * 60 * 60 * 1000;
 
-export type SessionUser = Pick<typeof users.$inferSelect, 'id' | 'email' | 'role' | 'isPlatformAdmin'>;
+export type SessionUser = Pick<
+  typeof users.$inferSelect,
+  'id' | 'email' | 'role' | 'isPlatformAdmin' | 'emailVerifiedAt'
+>;
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -94,6 +97,7 @@ export async function validateSession<C extends BatchItem<'sqlite'> = never>(
       email: users.email,
       role: users.role,
       isPlatformAdmin: users.isPlatformAdmin,
+      emailVerifiedAt: users.emailVerifiedAt,
     })
     .from(userSessions)
     .innerJoin(users, eq(users.id, userSessions.userId))

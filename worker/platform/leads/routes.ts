@@ -1,5 +1,6 @@
 /** The workbench API (docs/design/providers-and-leads.md): an active expert lists, claims and works leads. */
 import { createRoute, z } from '@hono/zod-openapi';
+import { requireVerifiedEmail } from '../identity';
 import type { Context } from 'hono';
 import { newApp } from '../../lib/app';
 import type { AppEnv } from '../../env';
@@ -82,7 +83,8 @@ export const claimLeadRoute = createRoute({
     'Atomic: when several experts claim one lead at once, exactly one wins and the others get 409 `already_claimed`. ' +
     'The answer carries the contact details. Only a lead offered to you can be claimed (else 404); not within 24 ' +
     'hours of releasing it or letting it lapse (409 `recently_released`); not beyond your `max_open_claims` (409 ' +
-    '`capacity_reached`); at most 30 claims an hour (429). Reply within the channel’s `claim_sla_minutes`, or the ' +
+    "`capacity_reached`); at most 30 claims an hour (429); not before the account's email is confirmed (403 " +
+    '`email_unverified`). Reply within the channel’s `claim_sla_minutes`, or the ' +
     'lead is released and offered to others.',
   security,
   middleware: [workbench] as const,
@@ -155,6 +157,7 @@ export function workbenchRoutes() {
   });
   app.openapi(claimLeadRoute, async (c) => {
     c.header('Cache-Control', 'no-store');
+    requireVerifiedEmail(c.var.user);
     const lead = await claimLead(c.var.db, requireProviderRow(c), c.req.valid('param').leadId, providerAudit(c));
     return c.json(lead, 200);
   });

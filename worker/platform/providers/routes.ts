@@ -3,6 +3,7 @@
  * preferences.
  */
 import { createRoute } from '@hono/zod-openapi';
+import { requireVerifiedEmail } from '../identity';
 import { newApp } from '../../lib/app';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { jsonBody, jsonContent, problemResponses } from '../../lib/openapi';
@@ -38,9 +39,9 @@ export const saveProfileRoute = createRoute({
   summary: 'Save your provider profile, and submit it for review',
   description:
     'Send any of the fields; the rest stay as they are. `submit: true` sends a complete profile to review ' +
-    '(`pending_review`). An active provider who changes kind, accepted scope ' +
-    'or endpoint goes back to review; any other change of state is 409 `invalid_transition`. URLs must be public ' +
-    'https (the egress guard).',
+    "(`pending_review`), once the account's email is confirmed (else 403 `email_unverified`). An active " +
+    'provider who changes kind, accepted scope or endpoint goes back to review; any other change of state is ' +
+    '409 `invalid_transition`. URLs must be public https (the egress guard).',
   security,
   middleware: [readJsonBody(), requireProvider('profile.manage'), parseJsonBody] as const,
   request: {
@@ -97,6 +98,7 @@ export function providerProfileRoutes() {
     return c.json(await describeProvider(c.var.db, requireProviderRow(c)), 200);
   });
   app.openapi(saveProfileRoute, async (c) => {
+    if (c.req.valid('json').submit) requireVerifiedEmail(c.var.user);
     const saved = await saveProviderProfile(
       c.var.db,
       requireProviderRow(c),

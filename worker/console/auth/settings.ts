@@ -1,0 +1,23 @@
+/** What the auth pages need of the deployment's settings, and of the request. */
+import type { Context } from 'hono';
+import type { AppEnv } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { deviceOf } from '../../platform/identity';
+
+/** The password pepper; without it nobody signs in (503). */
+export function requirePepper(c: Context<AppEnv>): string {
+  const pepper = c.var.settings.PASSWORD_PEPPER;
+  if (!pepper)
+    throw new ApiError('service_unavailable', 'Sign-in is not configured on this deployment (PASSWORD_PEPPER).');
+  return pepper;
+}
+
+/** What signs account links: the secrets key, else the pepper (as the emails that carry them are signed). */
+export function linkSecret(c: Context<AppEnv>): string {
+  return c.var.settings.SECRETS_KEY ?? requirePepper(c);
+}
+
+/** Where a request comes from, as an account's sessions and events show it. */
+export function placeOf(c: Context<AppEnv>) {
+  return { device: deviceOf(c.req.header('User-Agent')), place: c.req.header('CF-IPCountry')?.slice(0, 2) ?? null };
+}

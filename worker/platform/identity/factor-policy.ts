@@ -1,0 +1,45 @@
+/**
+ * An organisation's owners may require a second factor of every member
+ * (docs/design/identity-and-access.md#second-factor): a member without one then finds the
+ * organisation's workspaces closed (403 `second_factor_required`) until they set one up. The
+ * owner who turns it on must have one, so nobody locks themselves out by it.
+ */
+import { eq } from 'drizzle-orm';
+import { schema, type Database } from '../../lib/db';
+import { ApiError } from '../../lib/errors';
+import { auditInsert, type AuditContext } from '../audit';
+import { requireRole, type MembershipView } from './memberships';
+import { hasSecondFactor } from './second-factor';
+import { clock } from '../../lib/clock';
+
+const { organizations } = schema;
+
+/** Turns the organisation's requirement on or off (owners only), audited. */
+export async function setSecondFactorRequirement(
+  db: Database,
+  membership: MembershipView,
+  audit: AuditContext,
+  required: boolean,
+  now = clock.now(),
+): Promise<void> {
+  requireRole(membership, 'team.manage', 'Only an owner of this workspace can change this.');
+  if (required && !(await hasSecondFactor(db, audit.actorId)))
+    throw new ApiError('conflict', 'Set up two-step sign-in for your own account first, so you are not locked out.');
+  await db.batch([
+    db
+      .update(organizations)
+      .set({ requireSecondFactor: required })
+      .where(eq(organizations.id, membership.organizationId)),
+    auditInsert(
+      db,
+      audit,
+      {
+        organizationId: membership.organizationId,
+        workspaceId: membership.workspaceId,
+        action: required ? 'organization.second_factor_required' : 'organization.second_factor_optional',
+        targetId: membership.organizationId,
+      },
+      now,
+    ),
+  ]);
+}
