@@ -2,35 +2,13 @@
 // real local Worker. Every lead comes from a channel that offers it to all of them at once (the
 // first wave at its widest), so that each is allowed to race. Fails unless each round has exactly
 // one winner and 19 × 409 already_claimed.
-import { DEMO_TEST_PASSWORD } from './local-worker.mjs';
+import { activeExpert } from './bench-accounts.mjs';
 
 const ORIGIN = 'https://bench.example.com';
 
-/** Signs up, submits and approves one expert for `domain`; answers its session cookie. */
-async function activeExpert(worker, adminCall, domain, index) {
-  const email = `bench.claimer.${Date.now().toString(36)}.${index}@example.com`;
-  const signUp = await fetch(`${worker.url}/auth/sign-up`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: worker.url },
-    body: new URLSearchParams({ email, password: `${DEMO_TEST_PASSWORD} ${index}`, role: 'provider' }).toString(),
-  });
-  const cookie = signUp.headers.get('Set-Cookie').split(';')[0];
-  const headers = { Cookie: cookie, Origin: worker.url, 'Content-Type': 'application/json' };
-  const profile = await fetch(`${worker.url}/api/provider/profile`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      kind: 'expert',
-      display_name: `Claimer ${index}`,
-      headline: 'Claims fast',
-      accepted_scope: { domains: [domain], topics: [] },
-      languages: ['en'],
-      regions: ['global'],
-      submit: true,
-    }),
-  }).then((response) => response.json());
-  await adminCall(worker, `/api/admin/providers/${profile.provider_id}/approve`, { version: profile.version });
+/** One claimer: an active expert with room for every lead it wins. */
+async function claimer(worker, adminCall, domain, index) {
+  const headers = await activeExpert(worker, adminCall, { domain, index, name: 'Claimer', headline: 'Claims fast' });
   // Every round's winner keeps the lead it won: room for all of them.
   await fetch(`${worker.url}/api/provider/preferences`, {
     method: 'POST',
@@ -59,7 +37,7 @@ export async function benchClaims(worker, adminCall, { smoke = false } = {}) {
     body: JSON.stringify({ name: 'Claims bench', domain, allowed_origins: [ORIGIN], routing: { offer_first: 50 } }),
   }).then((response) => response.json());
   const claimers = [];
-  for (let index = 0; index < CLAIMERS; index++) claimers.push(await activeExpert(worker, adminCall, domain, index));
+  for (let index = 0; index < CLAIMERS; index++) claimers.push(await claimer(worker, adminCall, domain, index));
   let held = true;
   const durations = [];
   for (let round = 0; round < ROUNDS; round++) {

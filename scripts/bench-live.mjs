@@ -5,7 +5,7 @@
 // other side's socket (p50, p99), with messages per second; then the same through the polling
 // fallback (the widget's 2 s poll), as the floor to beat. Fails if a message is lost.
 import WebSocket from 'ws';
-import { DEMO_TEST_PASSWORD } from './local-worker.mjs';
+import { activeExpert } from './bench-accounts.mjs';
 
 /** The sizes: the full run, and the smoke run of `npm test` (seconds). */
 const SIZES = {
@@ -19,33 +19,6 @@ const ORIGIN = 'https://bench.example.com';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (sorted, p) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-
-async function activeExpert(worker, adminCall, domain, index) {
-  const email = `bench.live.${Date.now().toString(36)}.${index}@example.com`;
-  const signUp = await fetch(`${worker.url}/auth/sign-up`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: worker.url },
-    body: new URLSearchParams({ email, password: `${DEMO_TEST_PASSWORD} ${index}`, role: 'provider' }).toString(),
-  });
-  const cookie = signUp.headers.get('Set-Cookie').split(';')[0];
-  const headers = { Cookie: cookie, Origin: worker.url, 'Content-Type': 'application/json' };
-  const profile = await fetch(`${worker.url}/api/provider/profile`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      kind: 'expert',
-      display_name: `Live ${index}`,
-      headline: 'Answers live',
-      accepted_scope: { domains: [domain], topics: [] },
-      languages: ['en'],
-      regions: ['global'],
-      submit: true,
-    }),
-  }).then((response) => response.json());
-  await adminCall(worker, `/api/admin/providers/${profile.provider_id}/approve`, { version: profile.version });
-  return headers;
-}
 
 /** A socket that resolves waiters by message id. */
 function openSocket(url) {
@@ -183,7 +156,8 @@ export async function benchLive(worker, adminCall, { smoke = false } = {}) {
     body: JSON.stringify({ name: 'Live bench', domain, allowed_origins: [ORIGIN], routing: { offer_first: 50 } }),
   }).then((response) => response.json());
   const experts = [];
-  for (let index = 0; index < EXPERTS; index++) experts.push(await activeExpert(worker, adminCall, domain, index));
+  for (let index = 0; index < EXPERTS; index++)
+    experts.push(await activeExpert(worker, adminCall, { domain, index, name: 'Live', headline: 'Answers live' }));
   const conversations = [];
   for (let start = 0; start < CONVERSATIONS; start += 20) {
     const batch = Array.from({ length: Math.min(20, CONVERSATIONS - start) }, (_, offset) => start + offset);
