@@ -53,6 +53,8 @@ await buildEntry('widget/workbench.ts', 'workbench.js');
 await buildEntry('widget/lead.ts', 'lead.js');
 // The docs' search, copy buttons and live widget buttons.
 await buildEntry('widget/docs.ts', 'docs.js');
+// The passkey ceremonies of the sign-in and account security pages.
+await buildEntry('widget/passkeys.ts', 'passkeys.js');
 
 // Workers static assets read this file. Short caching for all three: the snippet's loader URL
 // never changes, and the hosted inbox asks for the panel without a version. The loader asks
@@ -75,6 +77,9 @@ writeFileSync(
   Cache-Control: public, max-age=300
   X-Content-Type-Options: nosniff
 /embed/docs.js
+  Cache-Control: public, max-age=300
+  X-Content-Type-Options: nosniff
+/embed/passkeys.js
   Cache-Control: public, max-age=300
   X-Content-Type-Options: nosniff
 `,

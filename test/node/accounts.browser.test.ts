@@ -4,7 +4,8 @@
  * local mail sink kept, sets a new password, and signs in with it; the old one no longer works.
  * An account sets up an authenticator app (the test computes its codes at the Worker's clock),
  * keeps its recovery codes, and signs in with a code. A newcomer meets the "confirm your email"
- * banner, follows the link from the email, and then creates an organisation.
+ * banner, follows the link from the email, and then creates an organisation. A passkey is added
+ * with Chromium's virtual authenticator (the DevTools protocol) and signs in alone.
  */
 import { decodeBase32IgnorePadding } from '@oslojs/encoding';
 import { generateHOTP } from '@oslojs/otp';
@@ -167,5 +168,44 @@ describe.skipIf(!browserAvailable)('password reset in Chromium', () => {
     await page.getByRole('button', { name: 'Create organisation' }).click();
     await page.waitForURL(/\/integrations\?ws=ws_/);
     await page.close();
+  });
+
+  it('adds a passkey with Chromium’s virtual authenticator, and signs in with it alone', async () => {
+    // A passkey's relying party is a domain name: the same Worker, as localhost.
+    const local = worker.replace('127.0.0.1', 'localhost');
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+      },
+    });
+    const email = `passkey.${Date.now().toString(36)}@example.com`;
+    await page.goto(`${local}/auth/sign-up`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('a passkey long passphrase 6');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL(/\/onboarding\/workspace/);
+    await page.goto(`${local}/account/security`);
+    await page.getByLabel('A name for it').fill('Test laptop');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.waitForURL(/notice=passkey_added/);
+    await page.getByRole('rowheader', { name: 'Test laptop' }).waitFor();
+    await expectAccessible(page, 'account security, passkeys', 'main');
+    await screenshotBoth(page, 'account-passkeys');
+
+    await page.goto(`${local}/auth/sign-out`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/signed_out=1/);
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
+    await page.waitForURL(/\/onboarding\/workspace/);
+    await page.getByRole('link', { name: email }).waitFor();
+    await context.close();
   });
 });

@@ -457,6 +457,10 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'POST', path: '/account/security/totp/confirm', auth: 'session', body: { code: '000000' } },
   { method: 'POST', path: '/account/security/totp/remove', auth: 'session', body: { password: 'x' } },
   { method: 'POST', path: '/account/security/email', auth: 'session', body: { email: 'x@example.com' } },
+  { method: 'POST', path: '/account/security/passkeys/options', auth: 'session' },
+  { method: 'POST', path: '/account/security/passkeys', auth: 'session', body: { name: 'x', answer: '{}' } },
+  { method: 'POST', path: '/account/security/passkeys/:id/rename', auth: 'session', body: { name: 'x' } },
+  { method: 'POST', path: '/account/security/passkeys/:id/remove', auth: 'session', body: { passkey_password: 'x' } },
   { method: 'POST', path: '/account/security/sessions/others/end', auth: 'session' },
   { method: 'POST', path: '/account/security/sessions/:handle/end', auth: 'session' },
   { method: 'POST', path: '/invitations/:invitationId/accept', auth: 'session', tenantScoped: true },
@@ -819,6 +823,11 @@ export const PUBLIC_ROUTES = [
   'GET /auth/verify/:link',
   'POST /auth/verify/:link',
   'POST /auth/verify/send',
+  // Passkey sign-in: the passkey (or, for the second step, the pending sign-in) is the credential.
+  'POST /auth/passkey/options',
+  'POST /auth/passkey',
+  'POST /auth/second-factor/passkey/options',
+  'POST /auth/second-factor/passkey',
 ];
 
 /** The API's routes (the gateway, /mcp, /a2a, /api/…): bearer keys, admin tokens, sessions. */

@@ -13,7 +13,9 @@
  * - email verification: the link at sign-up (single use, a day), the gated actions before it,
  *   "send it again" within its limit, and a changed address confirmed again;
  * - platform administrators: no admin page or change before a second factor; an organisation's
- *   owners may require one of every member.
+ *   owners may require one of every member;
+ * - passkeys (a software authenticator signs): added, used without a password or as the second
+ *   step, each challenge once, renamed, removed with the password, never another account's.
  */
 import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -36,6 +38,7 @@ import { completeProfile, createActiveExpert, sessionCall } from './provider-hel
 import { expectProblem, ORIGIN } from './helpers';
 import { mailTo } from './mail-helpers';
 import { workerFetch } from './self';
+import { SoftAuthenticator } from './soft-authenticator';
 
 afterEach(() => resetClockForTests());
 
@@ -450,5 +453,97 @@ describe('an organisation that requires a second factor', () => {
     const allowed = await channels();
     expect(allowed.status, await allowed.clone().text()).toBe(200);
     expect((await getPage(`/integrations${ws}`, member.cookie)).status).toBe(200);
+  });
+});
+
+/** Registration and sign-in options, as the routes answer them. */
+interface CeremonyOptions {
+  challenge: string;
+  rp: { id: string };
+  rpId: string;
+  attestation?: string;
+  allowCredentials: { id: string }[];
+}
+
+describe('passkeys', () => {
+  /** A signed-in account with a passkey added through its security page. */
+  async function withPasskey() {
+    const user = await signUpUser();
+    const device = new SoftAuthenticator(ORIGIN);
+    const options = await (
+      await postForm('/account/security/passkeys/options', {}, { cookie: user.cookie })
+    ).json<CeremonyOptions>();
+    expect(options).toMatchObject({ rp: { id: 'gateway.test' }, attestation: 'none' });
+    const answer = JSON.stringify(await device.register(options));
+    const added = await postForm('/account/security/passkeys', { name: 'Laptop', answer }, { cookie: user.cookie });
+    expect([added.status, added.headers.get('Location')]).toEqual([303, '/account/security?notice=passkey_added']);
+    // The same answer again: its challenge is spent.
+    expect(
+      (await postForm('/account/security/passkeys', { name: 'Again', answer }, { cookie: user.cookie })).status,
+    ).toBe(401);
+    return { ...user, device };
+  }
+
+  it('signs in without a password, once per challenge; the page lists it, and the owner is told', async () => {
+    const user = await withPasskey();
+    expect(await (await getPage('/account/security', user.cookie)).text()).toContain('Laptop');
+    expect(await mailTo(user.email, /A passkey was added/)).toBeTruthy();
+    const options = await (await postForm('/auth/passkey/options', {})).json<CeremonyOptions>();
+    const answer = JSON.stringify(await user.device.assert(options));
+    const signedIn = await postForm('/auth/passkey', { answer });
+    expect(signedIn.status).toBe(303);
+    expect(sessionCookieFrom(signedIn)).toBeTruthy();
+    expect((await postForm('/auth/passkey', { answer })).status).toBe(401);
+    // Garbage is a refusal, never a 500.
+    for (const garbage of ['{}', 'not json', JSON.stringify({ ...JSON.parse(answer), id: 'x'.repeat(2000) })])
+      expect((await postForm('/auth/passkey', { answer: garbage })).status).toBe(401);
+  });
+
+  it('is the second step after a password, and only the account’s own passkey answers it', async () => {
+    const user = await withPasskey();
+    const stranger = await withPasskey();
+    const pending = await passwordStep(user);
+    const second = (path: string, fields: Record<string, string>) =>
+      workerFetch(`${ORIGIN}${path}`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Origin: ORIGIN,
+          Cookie: `egw_pending=${pending}`,
+        },
+        body: new URLSearchParams(fields).toString(),
+        redirect: 'manual',
+      });
+    const page = await (
+      await workerFetch(`${ORIGIN}/auth/second-factor`, { headers: { Cookie: `egw_pending=${pending}` } })
+    ).text();
+    expect(page).toContain('Use your passkey');
+    const options = await (await second('/auth/second-factor/passkey/options', {})).json<CeremonyOptions>();
+    expect(options.allowCredentials.map((credential: { id: string }) => credential.id)).toEqual([user.device.id]);
+    const strangers = JSON.stringify(await stranger.device.assert(options));
+    expect((await second('/auth/second-factor/passkey', { answer: strangers })).status).toBe(401);
+    const fresh = await (await second('/auth/second-factor/passkey/options', {})).json<CeremonyOptions>();
+    const done = await second('/auth/second-factor/passkey', {
+      answer: JSON.stringify(await user.device.assert(fresh)),
+    });
+    expect(done.status).toBe(303);
+    expect(sessionCookieFrom(done)).toBeTruthy();
+  });
+
+  it('is renamed, and removed only with the password, never another account’s', async () => {
+    const user = await withPasskey();
+    const other = await signUpUser();
+    const path = `/account/security/passkeys/${user.device.id}`;
+    expect((await postForm(`${path}/rename`, { name: 'Work laptop' }, { cookie: other.cookie })).status).toBe(404);
+    expect((await postForm(`${path}/rename`, { name: 'Work laptop' }, { cookie: user.cookie })).status).toBe(303);
+    expect(await (await getPage('/account/security', user.cookie)).text()).toContain('Work laptop');
+    expect(
+      (await postForm(`${path}/remove`, { passkey_password: user.password }, { cookie: other.cookie })).status,
+    ).toBe(404);
+    expect((await postForm(`${path}/remove`, { passkey_password: 'wrong' }, { cookie: user.cookie })).status).toBe(401);
+    expect(
+      (await postForm(`${path}/remove`, { passkey_password: user.password }, { cookie: user.cookie })).status,
+    ).toBe(303);
+    expect(await mailTo(user.email, /A passkey was removed/)).toBeTruthy();
   });
 });

@@ -6,6 +6,7 @@
  */
 import type { SecurityEventKind, SessionUser } from '../../platform/identity';
 import { EmailSection } from './email-section';
+import { type PasskeyRow, PasskeysSection } from './passkeys-section';
 import { Field } from '../shared/forms';
 import { ConsoleLayout, DataTable, when } from '../shared/layout';
 
@@ -44,6 +45,7 @@ export interface SecurityPageProps {
   user: SessionUser;
   sessions: SessionRow[];
   events: EventRow[];
+  passkeys: PasskeyRow[];
   status: { confirmedAt: number | null; pending: boolean; codesLeft: number };
   /** While setting up: the key to add to the app, and its otpauth URI. */
   enrolment?: { key: string; uri: string };
@@ -58,7 +60,13 @@ export interface SecurityPageProps {
 export function SecurityPage(props: SecurityPageProps) {
   const { status } = props;
   return (
-    <ConsoleLayout title="Account security" user={props.user} notice={props.notice} error={props.error}>
+    <ConsoleLayout
+      title="Account security"
+      user={props.user}
+      notice={props.notice}
+      error={props.error}
+      scripts={['/embed/passkeys.js']}
+    >
       <h1>Account security</h1>
       <EmailSection user={props.user} fieldErrors={props.fieldErrors} />
       <section class="card" aria-labelledby="factor-title">
@@ -131,7 +139,12 @@ export function SecurityPage(props: SecurityPageProps) {
           </>
         ) : (
           <>
-            <p>Off. With it on, signing in also asks for a code from an authenticator app on your phone.</p>
+            <p>
+              {props.passkeys.length > 0
+                ? 'No authenticator app: after your password, signing in asks for your passkey. An app adds a ' +
+                  'second way in, with recovery codes.'
+                : 'Off. With it on, signing in also asks for a code from an authenticator app on your phone.'}
+            </p>
             <form method="post" action="/account/security/totp">
               <button type="submit" class="button primary">
                 Set up an authenticator app
@@ -140,6 +153,7 @@ export function SecurityPage(props: SecurityPageProps) {
           </>
         )}
       </section>
+      <PasskeysSection passkeys={props.passkeys} fieldErrors={props.fieldErrors} />
       <Sessions sessions={props.sessions} />
       <section class="card" aria-labelledby="events-title">
         <h2 id="events-title">Recent security events</h2>

@@ -10,6 +10,8 @@ import { clock } from '../../lib/clock';
 import { ApiError } from '../../lib/errors';
 import {
   changeEmail,
+  listPasskeys,
+  type SecurityEventKind,
   confirmTotp,
   deviceOf,
   listSessions,
@@ -29,6 +31,7 @@ import { noticeOf } from '../shared/notices';
 import { placeOf } from '../auth/settings';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { SecurityPage, type SecurityPageProps } from './pages';
+import { registerPasskeyRoutes } from './passkey-routes';
 
 /** The key that encrypts factors at rest. */
 function secretsKey(c: Context<AppEnv>): string {
@@ -39,12 +42,16 @@ function secretsKey(c: Context<AppEnv>): string {
 
 async function page(c: Context<AppEnv>, extra: Partial<SecurityPageProps> = {}, status: 200 | 401 | 409 | 422 = 200) {
   const user = currentUser(c);
-  const [factor, sessions, events] = await Promise.all([
+  const [factor, sessions, events, passkeys] = await Promise.all([
     secondFactorStatus(c.var.db, user.id),
     listSessions(c.var.db, user.id, readSessionToken(c)),
     recentSecurityEvents(c.var.db, user.id),
+    listPasskeys(c.var.db, user.id),
   ]);
-  return c.html(<SecurityPage user={user} status={factor} sessions={sessions} events={events} {...extra} />, status);
+  return c.html(
+    <SecurityPage user={user} status={factor} sessions={sessions} events={events} passkeys={passkeys} {...extra} />,
+    status,
+  );
 }
 
 /**
@@ -69,7 +76,7 @@ async function passwordConfirmed(c: Context<AppEnv>, password: string | undefine
 }
 
 /** Records what the page just did, where from, and emails the account when it is worth telling. */
-async function record(c: Context<AppEnv>, kind: 'factor_on' | 'factor_off' | 'sessions_ended') {
+async function record(c: Context<AppEnv>, kind: SecurityEventKind) {
   await recordSecurityEvent(
     c.var.db,
     {
@@ -130,6 +137,8 @@ export function accountRoutes() {
     await record(c, 'factor_off');
     return page(c, { notice: 'Two-step sign-in is off.' });
   });
+
+  registerPasskeyRoutes(app, { page, passwordConfirmed, record });
 
   app.post('/account/security/email', async (c) => {
     const user = currentUser(c);

@@ -4,9 +4,21 @@ import type { Child } from 'hono/jsx';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../lib/passwords';
 import type { AccountRole } from '../../platform/identity';
 import { Document } from '../shared/document';
+import { PasskeyForm } from '../shared/passkey-form';
 import { Field } from '../shared/forms';
 
-function AuthShell({ title, children, noReferrer }: { title: string; children: Child; noReferrer?: boolean }) {
+function AuthShell({
+  title,
+  children,
+  noReferrer,
+  passkeys,
+}: {
+  title: string;
+  children: Child;
+  noReferrer?: boolean;
+  /** The page offers a passkey: its script runs the browser's ceremony. */
+  passkeys?: boolean;
+}) {
   return (
     <Document title={`${title} · Edge Gateway`} bodyClass="auth-body" noReferrer={noReferrer}>
       <main class="auth-card" aria-labelledby="auth-title">
@@ -14,6 +26,7 @@ function AuthShell({ title, children, noReferrer }: { title: string; children: C
         <h1 id="auth-title">{title}</h1>
         {children}
       </main>
+      {passkeys ? <script src="/embed/passkeys.js" defer></script> : null}
     </Document>
   );
 }
@@ -116,7 +129,7 @@ export function SignInPage({
   notice?: string;
 }) {
   return (
-    <AuthShell title="Sign in">
+    <AuthShell title="Sign in" passkeys>
       <ErrorSummary message={error} />
       {notice ? (
         <div class="alert" role="status">
@@ -138,6 +151,13 @@ export function SignInPage({
           Sign in
         </button>
       </form>
+      <PasskeyForm
+        action="/auth/passkey"
+        options="/auth/passkey/options"
+        ceremony="get"
+        label="Use a passkey"
+        returnTo={returnTo}
+      />
       <p class="muted">
         <a href="/auth/forgot">Forgot your password?</a>
       </p>
@@ -299,24 +319,46 @@ export function VerifyPage(props: {
 }
 
 /** The second step of signing in: a code from the authenticator app, or a recovery code. */
-export function SecondFactorPage({ returnTo, error }: { returnTo?: string; error?: string }) {
+export function SecondFactorPage({
+  returnTo,
+  error,
+  totp = true,
+  passkey = false,
+}: {
+  returnTo?: string | undefined;
+  error?: string;
+  totp?: boolean;
+  passkey?: boolean;
+}) {
   return (
-    <AuthShell title="Enter your code">
+    <AuthShell title={totp ? 'Enter your code' : 'Use your passkey'} passkeys={passkey}>
       <ErrorSummary message={error} />
-      <form method="post" action="/auth/second-factor" class="stack">
-        <Field
-          id="code"
-          name="code"
-          label="Code from your authenticator app"
-          autocomplete="one-time-code"
-          required
-          hint="Lost the app? Type one of your recovery codes instead."
+      {totp ? (
+        <form method="post" action="/auth/second-factor" class="stack">
+          <Field
+            id="code"
+            name="code"
+            label="Code from your authenticator app"
+            autocomplete="one-time-code"
+            required
+            hint="Lost the app? Type one of your recovery codes instead."
+          />
+          {returnTo ? <input type="hidden" name="return_to" value={returnTo} /> : null}
+          <button type="submit" class="button primary">
+            Sign in
+          </button>
+        </form>
+      ) : null}
+      {passkey ? (
+        <PasskeyForm
+          action="/auth/second-factor/passkey"
+          options="/auth/second-factor/passkey/options"
+          ceremony="get"
+          label={totp ? 'Use a passkey instead' : 'Use your passkey'}
+          returnTo={returnTo}
         />
-        {returnTo ? <input type="hidden" name="return_to" value={returnTo} /> : null}
-        <button type="submit" class="button primary">
-          Sign in
-        </button>
-      </form>
+      ) : null}
+      {!totp ? <noscript>A passkey needs JavaScript in this browser.</noscript> : null}
       <p class="muted">
         <a href="/auth/sign-in">Start again</a>
       </p>

@@ -1,42 +1,24 @@
-/** @jsxImportSource hono/jsx */
-/**
- * The auth entry ({auth_url}, default /auth): sign-up, sign-in and sign-out for both sides.
- * Plain HTML forms (no script needed), Hono's csrf check, SameSite=Lax cookies.
- */
-import type { Context } from 'hono';
 import { z } from 'zod';
 import { newPageApp } from '../shared/app';
-import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
 import {
   hasSecondFactor,
-  pendingSignInToken,
-  pendingSignInUser,
-  readPendingSignIn,
+  secondFactorKinds,
   readResetLink,
   recordFailedSignIn,
   requestPasswordReset,
-  securityEventInsert,
   resetPassword,
   signIn,
   signUp,
   verifySecondFactor,
 } from '../../platform/identity';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { clock } from '../../lib/clock';
-import { listMemberships } from '../../platform/identity';
-import { providerOf } from '../../platform/providers';
-import {
-  clearSessionCookie,
-  createSession,
-  readSessionToken,
-  revokeSession,
-  setSessionCookie,
-  type SessionUser,
-} from '../../platform/identity';
+import { clearSessionCookie, readSessionToken, revokeSession } from '../../platform/identity';
 import { readForm } from '../shared/form-input';
 import { linkSecret, placeOf, requirePepper } from './settings';
 import { registerVerificationRoutes } from './verify-routes';
+import { registerPasskeySignIn } from './passkey-routes';
+import { finishPendingSignIn, landingFor, pendingSignIn, startPendingSignIn, startSession } from './sign-in-steps';
 import { loadSession, pageGuards, safeReturnTo } from '../shared/session';
 import {
   ForgotPage,
@@ -69,20 +51,6 @@ const signInForm = z.object({
   return_to: z.string().max(2000).optional(),
 });
 
-/** Where a user lands after signing in when no (safe) return_to is given. */
-export async function landingFor(c: Context<AppEnv>, user: SessionUser): Promise<string> {
-  if (user.role === 'provider') {
-    const provider = await providerOf(c.var.db, user.id);
-    if (provider?.status !== 'active') return '/provider/onboarding';
-    return provider.kind === 'expert' ? '/provider/workbench' : '/provider/operations';
-  }
-  if ((await listMemberships(c.var.db, user.id)).length > 0) return '/integrations';
-  return user.isPlatformAdmin ? '/admin/providers' : '/onboarding/workspace';
-}
-
-/** The cookie of a pending sign-in: the password done, the second factor's code not yet. */
-const PENDING_COOKIE = 'egw_pending';
-
 const forgotForm = z.object({ email: z.string().trim().max(254).pipe(z.email('Enter a valid email address.')) });
 const resetForm = z.object({ password: z.string().max(1000) });
 /** A reset link's path segment: `atk_…` and its secret. */
@@ -90,16 +58,6 @@ const resetLinkParam = z
   .string()
   .max(120)
   .regex(/^atk_[0-9a-z]+\.[0-9a-f]+$/);
-
-async function startSession(c: Context<AppEnv>, user: SessionUser): Promise<void> {
-  // A new token at every sign-in; the session the browser held before is ended.
-  const previous = readSessionToken(c);
-  if (previous) await revokeSession(c.var.db, previous);
-  const where = placeOf(c);
-  const session = await createSession(c.var.db, user.id, clock.now(), where);
-  await c.var.db.batch([securityEventInsert(c.var.db, { userId: user.id, kind: 'signed_in', where }, clock.now())]);
-  setSessionCookie(c, session.token, session.expiresAt);
-}
 
 /** The auth entry ({auth_url}, default /auth). */
 export function authRoutes() {
@@ -198,13 +156,7 @@ export function authRoutes() {
       });
       // With a second factor, the password opens only a 5-minute pending sign-in: the code finishes it.
       if (await hasSecondFactor(c.var.db, user.id)) {
-        setCookie(c, PENDING_COOKIE, await pendingSignInToken(linkSecret(c), user.id, clock.now()), {
-          httpOnly: true,
-          secure: new URL(c.req.url).protocol === 'https:',
-          sameSite: 'Lax',
-          path: '/auth',
-          maxAge: 300,
-        });
+        await startPendingSignIn(c, user.id);
         return c.redirect(`/auth/second-factor${returnTo ? `?return_to=${encodeURIComponent(returnTo)}` : ''}`, 303);
       }
       await startSession(c, user);
@@ -221,31 +173,38 @@ export function authRoutes() {
   });
 
   app.get('/auth/second-factor', async (c) => {
-    const userId = await readPendingSignIn(linkSecret(c), getCookie(c, PENDING_COOKIE), clock.now());
+    const userId = await pendingSignIn(c);
     if (!userId) return c.redirect('/auth/sign-in', 303);
-    return c.html(<SecondFactorPage returnTo={safeReturnTo(c.req.query('return_to'), '') || undefined} />);
+    return c.html(
+      <SecondFactorPage
+        returnTo={safeReturnTo(c.req.query('return_to'), '') || undefined}
+        {...(await secondFactorKinds(c.var.db, userId))}
+      />,
+    );
   });
 
   app.post('/auth/second-factor', async (c) => {
     const form = await readForm(c);
     const returnTo = safeReturnTo(form.return_to, '') || undefined;
-    const userId = await readPendingSignIn(linkSecret(c), getCookie(c, PENDING_COOKIE), clock.now());
+    const userId = await pendingSignIn(c);
     if (!userId) return c.redirect('/auth/sign-in', 303);
+    const kinds = await secondFactorKinds(c.var.db, userId);
     const key = c.var.settings.SECRETS_KEY;
     if (!key) throw new ApiError('service_unavailable', 'Two-step sign-in needs SECRETS_KEY on this deployment.');
     const code = z.string().trim().max(40).safeParse(form.code);
     try {
       if (!(await verifySecondFactor(c.var.db, key, userId, code.data ?? '', clock.now())))
-        return c.html(<SecondFactorPage returnTo={returnTo} error="That code is not right. Try the next one." />, 401);
+        return c.html(
+          <SecondFactorPage returnTo={returnTo} {...kinds} error="That code is not right. Try the next one." />,
+          401,
+        );
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'too_many_attempts') throw error;
       for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
-      return c.html(<SecondFactorPage returnTo={returnTo} error={error.detail} />, 429);
+      return c.html(<SecondFactorPage returnTo={returnTo} {...kinds} error={error.detail} />, 429);
     }
-    const user = await pendingSignInUser(c.var.db, userId);
+    const user = await finishPendingSignIn(c, userId);
     if (!user) return c.redirect('/auth/sign-in', 303);
-    deleteCookie(c, PENDING_COOKIE, { path: '/auth' });
-    await startSession(c, user);
     return c.redirect(returnTo ?? (await landingFor(c, user)), 303);
   });
 
@@ -313,6 +272,7 @@ export function authRoutes() {
   });
 
   registerVerificationRoutes(app);
+  registerPasskeySignIn(app);
 
   app.get('/auth/sign-out', (c) => c.html(<SignOutPage email={c.var.user?.email} />));
 

@@ -1,8 +1,8 @@
 /** What the auth pages need of the deployment's settings, and of the request. */
 import type { Context } from 'hono';
-import type { AppEnv } from '../../env';
+import { type AppEnv, emailLinkOrigin } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { deviceOf } from '../../platform/identity';
+import { deviceOf, type RelyingParty } from '../../platform/identity';
 
 /** The password pepper; without it nobody signs in (503). */
 export function requirePepper(c: Context<AppEnv>): string {
@@ -20,4 +20,14 @@ export function linkSecret(c: Context<AppEnv>): string {
 /** Where a request comes from, as an account's sessions and events show it. */
 export function placeOf(c: Context<AppEnv>) {
   return { device: deviceOf(c.req.header('User-Agent')), place: c.req.header('CF-IPCountry')?.slice(0, 2) ?? null };
+}
+
+/**
+ * The relying party of passkeys: the console's configured origin (CONSOLE_URL, else BASE_URL;
+ * locally, the loopback origin), never a request's Host, so a relaying look-alike gets nothing.
+ */
+export function relyingParty(c: Context<AppEnv>): RelyingParty {
+  const origin = emailLinkOrigin(c.var.settings, c.req.url);
+  if (!origin) throw new ApiError('service_unavailable', 'Passkeys need CONSOLE_URL (or BASE_URL) on this deployment.');
+  return { id: new URL(origin).hostname, origin, name: 'Edge Gateway' };
 }

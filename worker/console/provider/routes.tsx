@@ -23,7 +23,7 @@ import {
 import { profileInputSchema, type ProfileInput } from '../../platform/providers';
 import { describeProvider, providerOf, saveProviderProfile, type ProviderRow } from '../../platform/providers';
 import { preferencesOf, preferencesPatchSchema, savePreferences } from '../../platform/providers';
-import { landingFor } from '../auth/routes';
+import { landingFor } from '../auth/sign-in-steps';
 import { formErrors, formList, readForm } from '../shared/form-input';
 import type { FieldErrors } from '../shared/forms';
 import { noticeOf } from '../shared/notices';

@@ -5,6 +5,8 @@ import type { AppEnv } from '../../env';
 const NOTICES: Record<string, string> = {
   created: 'Channel created. Paste the snippet into your site to go live.',
   saved: 'Saved.',
+  passkey_added: 'Passkey added: sign in with it from the sign-in page, or use it as the second step.',
+  passkey_removed: 'Passkey removed.',
   org_factor:
     'Your organisation requires two-step sign-in: set up an authenticator app or a passkey below to continue.',
   admin_factor: 'Platform administrators sign in in two steps: set up an authenticator app or a passkey below first.',

@@ -80,6 +80,7 @@ export {
   pendingSignInUser,
   readPendingSignIn,
   removeSecondFactor,
+  secondFactorKinds,
   secondFactorStatus,
   startTotpEnrolment,
   TOTP_DIGITS,
@@ -88,6 +89,17 @@ export {
 } from './second-factor';
 export { purgeEndedSessions } from './sessions';
 export { setSecondFactorRequirement } from './factor-policy';
+export {
+  addPasskey,
+  listPasskeys,
+  MAX_PASSKEYS,
+  passkeyRegistrationOptions,
+  passkeySignInOptions,
+  type RelyingParty,
+  removePasskey,
+  renamePasskey,
+  verifyPasskeySignIn,
+} from './passkeys';
 export {
   changeEmail,
   RESEND_LIMIT,

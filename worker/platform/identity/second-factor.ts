@@ -43,6 +43,15 @@ export async function hasSecondFactor(db: Database, userId: string): Promise<boo
   return row?.yes === 1;
 }
 
+/** Which second factors the account has: what its second sign-in step offers. */
+export async function secondFactorKinds(db: Database, userId: string): Promise<{ totp: boolean; passkey: boolean }> {
+  const [row] = await db.all<{ totp: number; passkey: number }>(sql`SELECT
+    EXISTS (SELECT 1 FROM ${userFactors} WHERE ${userFactors.userId} = ${userId}
+      AND ${userFactors.confirmedAt} IS NOT NULL) AS totp,
+    EXISTS (SELECT 1 FROM ${userPasskeys} WHERE ${userPasskeys.userId} = ${userId}) AS passkey`);
+  return { totp: row?.totp === 1, passkey: row?.passkey === 1 };
+}
+
 /** The account's factor as its security page shows it. */
 export async function secondFactorStatus(db: Database, userId: string) {
   const factor = await db.select().from(userFactors).where(eq(userFactors.userId, userId)).get();

@@ -61,6 +61,8 @@ const EMAILED: Partial<Record<SecurityEventKind, string>> = {
   factor_on: 'Two-step sign-in was turned on',
   factor_off: 'Two-step sign-in was turned off',
   sessions_ended: 'Your other sessions were signed out',
+  passkey_added: 'A passkey was added to your account',
+  passkey_removed: 'A passkey was removed from your account',
 };
 
 /** Records an event the account's own page caused, and emails its owner when it is one of EMAILED. */
