@@ -6,16 +6,11 @@
  */
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { getPage, postForm, signUpOwner, signUpUser } from './console-helpers';
+import { getPage, postForm, signUpOwner, signUpPlatformAdmin, signUpUser } from './console-helpers';
 import { ADMIN_TOKEN, call } from './helpers';
 import { mailTo } from './mail-helpers';
 
-async function platformAdmin() {
-  const admin = await signUpUser('business');
-  const user = await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(admin.email).first<{ id: string }>();
-  await call(`/api/admin/users/${user!.id}`, { method: 'PATCH', token: ADMIN_TOKEN, body: { platform_admin: true } });
-  return admin;
-}
+const platformAdmin = () => signUpPlatformAdmin();
 
 const requestsOf = (workspaceId: string) =>
   env.DB.prepare('SELECT id, status, result_id, sealed_secret FROM provisioning_requests WHERE workspace_id = ?')
