@@ -929,3 +929,4 @@ export const provisioningRequests = sqliteTable(
     index('provisioning_requests_workspace_idx').on(table.workspaceId, table.createdAt),
   ],
 );
+export * from './lifecycle';

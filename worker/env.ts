@@ -41,6 +41,12 @@ export interface Vars {
   EXPOSE_DB_METRICS?: string;
   /** Local development and tests only: the egress guard also admits http://127.0.0.1:<port>. Never in wrangler.toml. */
   ALLOW_LOOPBACK_EGRESS?: string;
+  /** Days each class of record stays in D1 (docs/design/data-lifecycle.md); the defaults otherwise. */
+  RETENTION_DELIVERIES_DAYS?: string;
+  RETENTION_EVENTS_DAYS?: string;
+  RETENTION_EMAILS_DAYS?: string;
+  RETENTION_EXECUTION_BODIES_DAYS?: string;
+  RETENTION_AUDIT_DAYS?: string;
   /** The first step of the webhook retry schedule, in seconds (30 by default; 1 in .dev.vars.example). */
   WEBHOOK_RETRY_BASE_SECONDS?: string;
   /** The total deadline of one execution's chain of agent calls, in ms (20,000 by default). */
@@ -91,6 +97,9 @@ const optionalUrl = z
   .transform((value) => (value ? value.replace(/\/+$/, '') : undefined))
   .pipe(z.url().optional());
 
+/** A retention setting: whole days, 1 to 3,650; unset means the default. */
+const retentionDays = z.coerce.number().int().min(1).max(3650).optional();
+
 const settingsSchema = z.object({
   BASE_URL: optionalUrl,
   CONSOLE_URL: optionalUrl,
@@ -113,6 +122,11 @@ const settingsSchema = z.object({
     .optional()
     .transform((value) => value === '1' || value === 'true'),
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().positive().max(3600).default(30),
+  RETENTION_DELIVERIES_DAYS: retentionDays,
+  RETENTION_EVENTS_DAYS: retentionDays,
+  RETENTION_EMAILS_DAYS: retentionDays,
+  RETENTION_EXECUTION_BODIES_DAYS: retentionDays,
+  RETENTION_AUDIT_DAYS: retentionDays,
   AGENT_CHAIN_DEADLINE_MS: z.coerce.number().int().min(100).max(60_000).default(20_000),
   SMTP_HOST: z
     .string()

@@ -6,8 +6,8 @@
  */
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { getPage, postForm, signUpOwner, signUpPlatformAdmin, signUpUser } from './console-helpers';
-import { ADMIN_TOKEN, call } from './helpers';
+import { getPage, postForm, signUpOwner, signUpPlatformAdmin } from './console-helpers';
+import { call } from './helpers';
 import { mailTo } from './mail-helpers';
 
 const platformAdmin = () => signUpPlatformAdmin();

@@ -16,6 +16,7 @@ import { indexMessageSchema, indexSource, queueStaleUrlSources, requeueStuckSour
 import { emailSendDeps } from './email';
 import { publishCommittedEvents } from './publish';
 import { purgeExpiredRecords } from './sweeps';
+import { archiveExpired, retentionFrom } from '../platform/lifecycle';
 import { endpointOutbox } from './webhook-endpoint';
 
 /** Every message the queues carry, by kind: what the producers send, checked here on arrival. */
@@ -99,12 +100,15 @@ export async function handleScheduled(controller: ScheduledController, env: Bind
   // trigger works from when it runs.
   const now = services.clock.now();
   if (controller.cron === CRON_HOUSEKEEPING) {
-    const purged = await purgeExpiredRecords(db, now);
+    const retention = retentionFrom(services.settings);
+    const purged = await purgeExpiredRecords(db, now, retention);
+    // Events, audit rows and requests' bodies past their retention: archived to R2, then removed.
+    const archived = await archiveExpired(db, env.ARCHIVE, retention, now);
     // URL knowledge sources synced a day ago or more go back on the queue (each about daily).
     const resynced = await queueStaleUrlSources(db, services.queues.events, now);
     // Sources still queued long after their message: sent again (a dropped message never strands one).
     const stuck = await requeueStuckSources(db, services.queues.events, now);
-    logLine({ level: 'info', message: 'scheduled', cron: controller.cron, purged, resynced, stuck });
+    logLine({ level: 'info', message: 'scheduled', cron: controller.cron, purged, archived, resynced, stuck });
     return;
   }
   // Lead timers first: the offers and escalations they make write emails the email sweep then finds;

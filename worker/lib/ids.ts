@@ -121,6 +121,11 @@ export function idBefore(id: string, milliseconds: number): string {
   return `${id.slice(0, separator)}_${encodeTime(Math.max(0, time - milliseconds))}`;
 }
 
+/** The smallest id of `prefix` minted at `at`: every id minted earlier sorts before it. */
+export function idAt(prefix: IdPrefix, at: number): string {
+  return `${prefix}_${encodeTime(Math.max(0, at))}`;
+}
+
 /** A W3C trace id: 32 lower-case hex characters, not all zero. */
 export function newTraceId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));

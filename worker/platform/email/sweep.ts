@@ -75,11 +75,8 @@ export async function sweepEmails(db: Database, queue: Queue<unknown>, now: numb
   return ids.length;
 }
 
-/** The outbox is kept 30 days. */
-const EMAIL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
-
-/** Housekeeping: emails older than 30 days that are settled. */
-export function purgeOldEmails(db: Database, now: number) {
-  return db.run(sql`DELETE FROM ${emails} WHERE created_at < ${now - EMAIL_RETENTION_MS}
-    AND status IN ('sent', 'failed', 'skipped')`);
+/** Housekeeping: settled emails made before `cutoff` (90 days by default), at most `limit` a tick. */
+export function purgeOldEmails(db: Database, cutoff: number, limit: number) {
+  return db.run(sql`DELETE FROM ${emails} WHERE rowid IN (SELECT rowid FROM ${emails} WHERE created_at < ${cutoff}
+    AND status IN ('sent', 'failed', 'skipped') LIMIT ${limit})`);
 }

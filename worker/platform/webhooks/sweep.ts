@@ -2,7 +2,7 @@
  * The webhook side of the cron sweep: overdue deliveries back on the queue, and housekeeping of
  * events, deliveries and the delivery log.
  */
-import { and, eq, lt, lte, min, ne } from 'drizzle-orm';
+import { and, eq, lt, lte, min, ne, sql } from 'drizzle-orm';
 import { schema, type Database } from '../../lib/db';
 import { enqueueDeliveries } from './outbox';
 import { RETRY_WINDOW_MS } from './retry-policy';
@@ -31,22 +31,19 @@ export async function sweepDueDeliveries(db: Database, queue: Queue<unknown>, no
   return due.length;
 }
 
-/** Events, their deliveries and the delivery log are kept 30 days (retries stop after 3). */
-const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
-
 /**
- * Housekeeping: events, their deliveries and the delivery log after 30 days; and deliveries paused
- * for longer than the 3-day retry window (their endpoint stayed disabled) are given up, with the
- * reason. The statements, in order: events, deliveries, attempts, paused given up.
+ * Housekeeping: settled deliveries and the delivery log after `deliveryCutoff` (30 days by
+ * default; retries stop after 3), at most `limit` rows of each a tick; and deliveries paused for
+ * longer than the 3-day retry window (their endpoint stayed disabled) are given up, with the
+ * reason. Events themselves are the lifecycle sweep's: archived, then deleted. The statements, in
+ * order: deliveries, attempts, paused given up.
  */
-export function webhookHousekeeping(db: Database, now: number) {
-  const eventCutoff = now - EVENT_RETENTION_MS;
+export function webhookHousekeeping(db: Database, now: number, deliveryCutoff: number, limit: number) {
   return [
-    db.delete(events).where(lt(events.createdAt, eventCutoff)),
-    db
-      .delete(webhookDeliveries)
-      .where(and(lt(webhookDeliveries.createdAt, eventCutoff), ne(webhookDeliveries.status, 'pending'))),
-    db.delete(webhookAttempts).where(lt(webhookAttempts.createdAt, eventCutoff)),
+    db.run(sql`DELETE FROM ${webhookDeliveries} WHERE rowid IN (SELECT rowid FROM ${webhookDeliveries}
+      WHERE created_at < ${deliveryCutoff} AND status != 'pending' LIMIT ${limit})`),
+    db.run(sql`DELETE FROM ${webhookAttempts} WHERE rowid IN (SELECT rowid FROM ${webhookAttempts}
+      WHERE created_at < ${deliveryCutoff} LIMIT ${limit})`),
     db
       .update(webhookDeliveries)
       .set({

@@ -1,0 +1,16 @@
+/**
+ * The data lifecycle (docs/design/data-lifecycle.md): how long each class of record stays, the R2
+ * archive that rows are written to before they leave D1, and the housekeeping sweep that does it.
+ * This file is the module's face.
+ */
+export {
+  type ArchiveBucket,
+  type ArchiveClass,
+  archiveKey,
+  dayOf,
+  gunzipNdjson,
+  gzipNdjson,
+  writeArchive,
+} from './archive';
+export { expiredBefore, type Retention, RETENTION_DEFAULT_DAYS, retentionFrom, SWEEP_ROW_LIMIT } from './retention';
+export { archiveExpired, type SweepOutcome } from './sweep';
