@@ -3,7 +3,8 @@
  * its rows left D1, with the SHA-256 of its bytes, so an archive can be listed, checked and, for an
  * erasure, rewritten without reading the bucket's listing.
  */
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { sql } from 'drizzle-orm';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 export const archiveObjects = sqliteTable(
   'archive_objects',
@@ -30,3 +31,34 @@ export const lifecycleCursors = sqliteTable('lifecycle_cursors', {
   kind: text('kind').primaryKey(),
   lastId: text('last_id').notNull(),
 });
+
+/**
+ * A privacy request of a workspace (docs/design/data-lifecycle.md#erasure): a visitor's erasure
+ * (a conversation, or every lead of a contact address) or an export (the workspace, or one
+ * contact's), run as a job on the events queue. An erasure's target is kept only as its SHA-256
+ * once done, so the request that removed an address does not keep it.
+ */
+export const privacyRequests = sqliteTable(
+  'privacy_requests',
+  {
+    /** `pvr_…` */
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id').notNull(),
+    kind: text('kind', { enum: ['erasure', 'export'] }).notNull(),
+    targetKind: text('target_kind', { enum: ['conversation', 'contact', 'workspace'] }).notNull(),
+    /** The conversation id or the contact address while queued; its SHA-256 once an erasure is done. */
+    target: text('target').notNull(),
+    /** SHA-256 of kind and target: the same erasure asked again is the same request. */
+    targetHash: text('target_hash').notNull(),
+    status: text('status', { enum: ['queued', 'done', 'failed'] }).notNull(),
+    /** What it did: counts for an erasure; the object's key, rows and bytes for an export. */
+    result: text('result', { mode: 'json' }).$type<Record<string, unknown>>(),
+    requestedBy: text('requested_by').notNull(),
+    createdAt: integer('created_at').notNull(),
+    completedAt: integer('completed_at'),
+  },
+  (table) => [
+    uniqueIndex('privacy_requests_erasure_idx').on(table.workspaceId, table.targetHash).where(sql`kind = 'erasure'`),
+    index('privacy_requests_workspace_idx').on(table.workspaceId, table.createdAt),
+  ],
+);

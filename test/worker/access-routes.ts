@@ -211,6 +211,17 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'GET', path: '/api/admin/meter-events', auth: 'admin' },
   // A workspace's usage and statements: its owners (an administrator names the workspace).
   { method: 'GET', path: '/api/usage', auth: 'api_key_or_session', deniedRole: 'admin', tenantScoped: true },
+  // Privacy: a workspace's erasures and exports, by its owners (an administrator names the workspace).
+  {
+    method: 'POST',
+    path: '/api/privacy/erasures',
+    auth: 'api_key_or_session',
+    deniedRole: 'admin',
+    body: { contact_email: 'nobody@example.com' },
+  },
+  { method: 'POST', path: '/api/privacy/exports', auth: 'api_key_or_session', deniedRole: 'admin', body: {} },
+  // Another workspace's request is 404: lifecycle.test.ts.
+  { method: 'GET', path: '/api/privacy/requests/:id', auth: 'api_key_or_session', deniedRole: 'admin' },
   {
     method: 'GET',
     path: '/api/usage/statements',
@@ -378,6 +389,14 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
     path: '/integrations/channels/:channelKey/conversations/:conversationId',
     auth: 'session',
     tenantScoped: true,
+  },
+  {
+    method: 'POST',
+    path: '/integrations/channels/:channelKey/conversations/:conversationId/erase',
+    auth: 'session',
+    deniedRole: 'admin',
+    tenantScoped: true,
+    body: { confirm: 'yes' },
   },
   {
     method: 'POST',
@@ -823,6 +842,8 @@ export const PUBLIC_ROUTES = [
   'GET /auth/verify/:link',
   'POST /auth/verify/:link',
   'POST /auth/verify/send',
+  // An export's download: its signed link is the credential (403 when changed or expired).
+  'GET /api/privacy/exports/:id/download',
   // Passkey sign-in: the passkey (or, for the second step, the pending sign-in) is the credential.
   'POST /auth/passkey/options',
   'POST /auth/passkey',

@@ -2,15 +2,19 @@
  * The data lifecycle (docs/design/data-lifecycle.md): the housekeeping cron archives expired
  * events, audit rows and requests' bodies to R2 (the local bucket of the test pool) before it
  * removes them; an R2 that refuses keeps everything; a second run does nothing more; a tick is
- * bounded. The test clock moves past each retention: no stored timestamp is rewritten.
+ * bounded. The test clock moves past each retention: no stored timestamp is rewritten. A
+ * visitor's erasure reaches every table and archive that held their words and address, while the
+ * ledger and the rollups stay equal; an export round-trips behind its signed link.
  */
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from 'cloudflare:test';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import worker from '../../worker/index';
 import { clock, moveClockForTests, resetClockForTests } from '../../worker/lib/clock';
 import { createDatabase } from '../../worker/lib/db';
-import { archiveExpired, gunzipNdjson, retentionFrom } from '../../worker/platform/lifecycle';
-import { createTenant, execute, executeBody } from './helpers';
+import { archiveExpired, ERASED, gunzipNdjson, retentionFrom } from '../../worker/platform/lifecycle';
+import { channelWithExpert, claimedLeadWithContact } from './email-fixtures';
+import { ADMIN_TOKEN, call, createTenant, execute, executeBody, json } from './helpers';
+import { workerFetch } from './self';
 
 const DAY = 24 * 60 * 60 * 1000;
 // The clock only moves forward in this file: ids sort by the time they were minted, and an
@@ -115,5 +119,109 @@ describe('retention', () => {
       events: 7,
       audit: 400,
     });
+  });
+});
+
+/** A privacy request read back until its job is done (the events queue runs it). */
+async function settled(id: string, workspaceId: string) {
+  let body: Record<string, any> = {};
+  await vi.waitUntil(
+    async () => {
+      const response = await call(`/api/privacy/requests/${id}?workspace_id=${workspaceId}`, { token: ADMIN_TOKEN });
+      body = await json(response);
+      return body.status === 'done';
+    },
+    { timeout: 10_000, interval: 50 },
+  );
+  return body;
+}
+
+const ledgerFootprint = async (workspaceId: string) => ({
+  entries: await env.DB.prepare('SELECT COUNT(*) AS n, SUM(amount_minor) AS total FROM ledger_entries').first(),
+  rollups: (
+    await env.DB.prepare('SELECT * FROM daily_rollups WHERE workspace_id = ? ORDER BY 1, 2, 3').bind(workspaceId).all()
+  ).results,
+});
+
+describe('a visitor’s erasure and the workspace’s export', () => {
+  it('erases the texts and contact from every table and archive that held them; money and counts stay', async () => {
+    const context = await channelWithExpert();
+    const lead = await claimedLeadWithContact(context);
+    const workspaceId = context.tenant.workspaceId;
+    moveClockForTests(91 * DAY);
+    await housekeeping(); // its events and request's words go to the archive first
+    expect((await archived(workspaceId, 'executions')).length).toBeGreaterThan(0);
+    const before = await ledgerFootprint(workspaceId);
+
+    const ask = () =>
+      call(`/api/privacy/erasures?workspace_id=${workspaceId}`, {
+        token: ADMIN_TOKEN,
+        body: { contact_email: lead.email.toUpperCase() },
+      });
+    const asked = await ask();
+    expect(asked.status).toBe(202);
+    const request = await json(asked);
+    const done = await settled(request.id, workspaceId);
+    expect(done.result).toMatchObject({ conversations: 1, leads: 1 });
+    // Asked again: the same request.
+    expect((await json(await ask())).id).toBe(request.id);
+
+    const texts = await env.DB.prepare('SELECT DISTINCT text FROM messages WHERE conversation_id = ?')
+      .bind(lead.conversationId)
+      .all();
+    expect(texts.results).toEqual([{ text: ERASED }]);
+    expect(
+      await env.DB.prepare('SELECT contact_email, contact_name, summary FROM leads WHERE id = ?')
+        .bind(lead.leadId)
+        .first(),
+    ).toEqual({ contact_email: null, contact_name: ERASED, summary: ERASED });
+    const everywhere = JSON.stringify([
+      (await env.DB.prepare('SELECT data FROM events WHERE workspace_id = ?').bind(workspaceId).all()).results,
+      (await env.DB.prepare('SELECT * FROM demands WHERE workspace_id = ?').bind(workspaceId).all()).results,
+      (await env.DB.prepare('SELECT target FROM privacy_requests WHERE id = ?').bind(request.id).all()).results,
+      await archived(workspaceId, 'events'),
+      await archived(workspaceId, 'executions'),
+    ]).toLowerCase();
+    expect(everywhere).not.toContain(lead.email.toLowerCase());
+    expect(everywhere).not.toContain('i need help with my payroll');
+    expect(await ledgerFootprint(workspaceId)).toEqual(before);
+
+    // Another workspace's conversation is not found.
+    const other = await createTenant();
+    const foreign = await call(`/api/privacy/erasures?workspace_id=${other.workspaceId}`, {
+      token: ADMIN_TOKEN,
+      body: { conversation_id: lead.conversationId },
+    });
+    expect(foreign.status).toBe(404);
+    const elsewhere = await call(`/api/privacy/requests/${request.id}?workspace_id=${other.workspaceId}`, {
+      token: ADMIN_TOKEN,
+    });
+    expect(elsewhere.status).toBe(404);
+  });
+
+  it('exports the workspace as gzip NDJSON behind a link signed for 24 hours', async () => {
+    const context = await channelWithExpert();
+    const lead = await claimedLeadWithContact(context);
+    const workspaceId = context.tenant.workspaceId;
+    const asked = await call(`/api/privacy/exports?workspace_id=${workspaceId}`, { token: ADMIN_TOKEN, body: {} });
+    expect(asked.status).toBe(202);
+    const done = await settled((await json(asked)).id, workspaceId);
+    const url = new URL(done.download_url, 'http://gateway.test');
+    const download = await workerFetch(url.href);
+    expect(download.headers.get('Content-Type')).toBe('application/gzip');
+    const lines = await gunzipNdjson(await download.arrayBuffer());
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ table: 'channels', id: context.channelKey }),
+        expect.objectContaining({ table: 'conversations', id: lead.conversationId }),
+        expect.objectContaining({ table: 'leads', id: lead.leadId, contact_email: lead.email }),
+        expect.objectContaining({ table: 'messages', conversation_id: lead.conversationId }),
+      ]),
+    );
+    const tampered = new URL(url);
+    tampered.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 1));
+    expect((await workerFetch(tampered.href)).status).toBe(403);
+    moveClockForTests(24 * 60 * 60 * 1000 + 1000);
+    expect((await workerFetch(url.href)).status).toBe(403);
   });
 });

@@ -16,7 +16,7 @@ import { indexMessageSchema, indexSource, queueStaleUrlSources, requeueStuckSour
 import { emailSendDeps } from './email';
 import { publishCommittedEvents } from './publish';
 import { purgeExpiredRecords } from './sweeps';
-import { archiveExpired, retentionFrom } from '../platform/lifecycle';
+import { archiveExpired, privacyMessageSchema, retentionFrom, runPrivacyRequest } from '../platform/lifecycle';
 import { endpointOutbox } from './webhook-endpoint';
 
 /** Every message the queues carry, by kind: what the producers send, checked here on arrival. */
@@ -24,6 +24,7 @@ export const queueMessageSchema = z.discriminatedUnion('kind', [
   deliverMessageSchema,
   sendEmailsMessageSchema,
   indexMessageSchema,
+  privacyMessageSchema,
 ]);
 export type QueueMessage = z.infer<typeof queueMessageSchema>;
 
@@ -33,6 +34,10 @@ async function runJob(message: QueueMessage, services: Services, env: Bindings):
     // Hands over only: each endpoint's own outbox sends, so no receiver ever holds up this batch.
     const endpoints = await endpointsWithPending(services.db, message);
     await Promise.all(endpoints.map((id) => endpointOutbox(env.WEBHOOK_ENDPOINTS, id).wake(id)));
+    return;
+  }
+  if (message.kind === 'privacy.run') {
+    await runPrivacyRequest(services.db, env.ARCHIVE, message.request_id, services.clock.now());
     return;
   }
   if (message.kind === 'knowledge.index') {

@@ -38,6 +38,8 @@ export type IdPrefix =
   | 'atk'
   /** A second factor of an account (an authenticator app). */
   | 'fac'
+  /** A privacy request (an erasure or an export). */
+  | 'pvr'
   /**
    * Internal only: conversation messages, agent attempts, the webhook-id of each signed call, and an execution batch's
    * guard row.

@@ -5,9 +5,12 @@
  * reach the expert who claimed the lead and nobody else. Visitor text is rendered as text.
  */
 import type { MessageView } from '../../platform/conversations';
+import { roleMay } from '../../platform/access';
 import { StatusPill, when, WorkspaceLayout, wsQuery, type WorkspacePageProps } from '../shared/layout';
 
 export interface ConversationPageProps extends WorkspacePageProps {
+  /** The conversation's id (the erase form's address). */
+  conversationId: string;
   channel: { channel_key: string; name: string };
   conversation: {
     reference: string | null;
@@ -66,6 +69,29 @@ export function ConversationPage(props: ConversationPageProps) {
           </ol>
         )}
       </section>
+      {roleMay(current.role, 'privacy.manage') ? (
+        <section class="card narrow" aria-labelledby="erase-title">
+          <h2 id="erase-title">Erase this visitor’s data</h2>
+          <p>
+            Every message of this conversation, the visitor’s contact details and their words in the archives become
+            “[erased]”. Counts and money records stay. It cannot be undone.
+          </p>
+          <form
+            method="post"
+            action={`/integrations/channels/${channel.channel_key}/conversations/${props.conversationId}/erase${ws}`}
+            class="stack"
+          >
+            <label class="check">
+              <input type="checkbox" name="confirm" value="yes" required /> I understand it cannot be undone
+            </label>
+            <p>
+              <button type="submit" class="button danger">
+                Erase this visitor’s data
+              </button>
+            </p>
+          </form>
+        </section>
+      ) : null}
     </WorkspaceLayout>
   );
 }

@@ -48,6 +48,8 @@ import { formErrors, readForm } from '../shared/form-input';
 import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { userAuditContext, workspaceContext } from '../shared/workspace';
+import { requestErasure } from '../../platform/lifecycle';
+import { clock } from '../../lib/clock';
 import type { FieldErrors } from '../shared/forms';
 import { isLanguage, type Language } from '../../lib/i18n';
 import { ChannelPage } from './channel-page';
@@ -268,8 +270,31 @@ export function integrationsRoutes() {
         {...context}
         channel={{ channel_key: row.channelKey, name: row.name }}
         conversation={conversation}
+        conversationId={c.req.param('conversationId')}
+        notice={noticeOf(c)}
       />,
     );
+  });
+
+  app.post('/integrations/channels/:channelKey/conversations/:conversationId/erase', async (c) => {
+    const context = await workspaceContext(c, 'privacy.manage');
+    const channelKey = c.req.param('channelKey');
+    const conversationId = c.req.param('conversationId');
+    await getChannel(c.var.db, context.current.workspaceId, channelKey);
+    if ((await readForm(c)).confirm !== 'yes') throw new ApiError('validation_failed', 'Tick the box to confirm.');
+    await requestErasure(
+      c.var.db,
+      c.var.services.queues.events,
+      {
+        ...userAuditContext(c),
+        workspaceId: context.current.workspaceId,
+        organizationId: context.current.organizationId,
+      },
+      { conversationId },
+      clock.now(),
+    );
+    const ws = `ws=${encodeURIComponent(context.current.workspaceId)}`;
+    return c.redirect(`/integrations/channels/${channelKey}/conversations/${conversationId}?${ws}&notice=erased`, 303);
   });
 
   app.post('/integrations/channels/:channelKey/widget', async (c) => {

@@ -5,6 +5,9 @@ import type { AppEnv } from '../../env';
 const NOTICES: Record<string, string> = {
   created: 'Channel created. Paste the snippet into your site to go live.',
   saved: 'Saved.',
+  erased:
+    'Erasure under way: within seconds this visitor’s messages and contact details read “[erased]” here ' +
+    'and in the archives.',
   passkey_added: 'Passkey added: sign in with it from the sign-in page, or use it as the second step.',
   passkey_removed: 'Passkey removed.',
   org_factor:

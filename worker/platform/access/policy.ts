@@ -44,6 +44,8 @@ export const WORKSPACE_POLICY = {
   'knowledge.write': { scope: 'knowledge:write', roles: ['owner'] },
   /** See the contract's usage, the escrow's balance and the statements (money: owners only). */
   'usage.read': { scope: null, roles: ['owner'] },
+  /** Erase a visitor's data, export the workspace's (owners only; an administrator may name the workspace). */
+  'privacy.manage': { scope: null, roles: ['owner'] },
 } as const satisfies Record<string, Rule>;
 
 export type WorkspaceAction = keyof typeof WORKSPACE_POLICY;

@@ -3,36 +3,22 @@
  * its owners or an administrator naming it. An expert's credits are on the workbench's routes.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { createMiddleware } from 'hono/factory';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../env';
 import { newApp } from '../../lib/app';
 import { csvHeaders } from '../../lib/csv';
-import { ApiError } from '../../lib/errors';
 import { jsonContent, problemResponses } from '../../lib/openapi';
-import { requireBearer, requireWorkspace, requireWorkspaceAccess } from '../identity';
+import { requireOwnerOrNamingAdmin, requireWorkspace } from '../identity';
 import { statementSchema, usageQuerySchema, usageSchema } from './schemas';
 import { listStatements, statementsCsv, workspaceEscrowIds } from './statements';
-import { findWorkspace, usageView } from './usage';
+import { usageView } from './usage';
 
 const TAG = 'Usage';
 /** A console session of an owner; or an administrator token with `workspace_id`. */
 const ownerSecurity: Record<string, string[]>[] = [{ consoleSession: [] }, { bearerAuth: [] }];
 
 /** An owner's session; or an administrator's token, naming the workspace in `workspace_id`. */
-const usageAccess = createMiddleware<AppEnv>(async (c, next) => {
-  if (!c.req.header('Authorization')) return requireWorkspaceAccess('usage.read')(c, next);
-  await requireBearer('admin')(c, async () => {});
-  const workspaceId = c.req.query('workspace_id');
-  if (!workspaceId)
-    throw new ApiError('validation_failed', 'An administrator names the workspace in workspace_id.', {
-      errors: [{ pointer: '/workspace_id', detail: 'Required with an administrator token.' }],
-    });
-  const workspace = await findWorkspace(c.var.db, workspaceId);
-  if (!workspace) throw new ApiError('not_found', `No workspace ${workspaceId}.`);
-  c.set('workspace', { ...workspace, actorKind: 'admin', actorId: 'admin' });
-  await next();
-});
+const usageAccess = requireOwnerOrNamingAdmin('usage.read');
 
 const now = (c: Context<AppEnv>) => c.var.services.clock.now();
 

@@ -16,15 +16,6 @@ import type { UsageView } from './schemas';
 
 const { usageMeters, workspaces } = schema;
 
-/** A workspace's ids, if it exists (an administrator names it). */
-export async function findWorkspace(db: Database, workspaceId: string) {
-  return db
-    .select({ workspaceId: workspaces.id, organizationId: workspaces.organizationId })
-    .from(workspaces)
-    .where(eq(workspaces.id, workspaceId))
-    .get();
-}
-
 /** The longest range a usage query may span. */
 export const MAX_RANGE_DAYS = 366;
 

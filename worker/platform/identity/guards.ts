@@ -15,6 +15,8 @@ import { requireRole, resolveMemberWorkspace } from './memberships';
 import { readSessionToken, validateSession } from './sessions';
 import { scopeFor, type WorkspaceAction } from '../access';
 import { clock } from '../../lib/clock';
+import { eq } from 'drizzle-orm';
+import { schema } from '../../lib/db';
 
 /** The workspace a platform-core request acts on, and who acts, for scoping and audit. */
 export interface WorkspaceAccess {
@@ -156,6 +158,30 @@ export function requireWorkspaceAccess(action: WorkspaceAction) {
       actorKind: 'api_key',
       actorId: key.id,
     });
+    await next();
+  });
+}
+
+/**
+ * An owner's session (the action's roles), or an administrator's token naming the workspace in
+ * `workspace_id` (the usage and privacy routes: the platform acts for a workspace on request).
+ */
+export function requireOwnerOrNamingAdmin(action: WorkspaceAction) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    if (!c.req.header('Authorization')) return requireWorkspaceAccess(action)(c, next);
+    await requireBearer('admin')(c, async () => {});
+    const workspaceId = c.req.query('workspace_id');
+    if (!workspaceId)
+      throw new ApiError('validation_failed', 'An administrator names the workspace in workspace_id.', {
+        errors: [{ pointer: '/workspace_id', detail: 'Required with an administrator token.' }],
+      });
+    const workspace = await c.var.db
+      .select({ workspaceId: schema.workspaces.id, organizationId: schema.workspaces.organizationId })
+      .from(schema.workspaces)
+      .where(eq(schema.workspaces.id, workspaceId))
+      .get();
+    if (!workspace) throw new ApiError('not_found', `No workspace ${workspaceId}.`);
+    c.set('workspace', { ...workspace, actorKind: 'admin', actorId: 'admin' });
     await next();
   });
 }

@@ -19,6 +19,7 @@ export {
   requireActor,
   requireAdmin,
   requireBearer,
+  requireOwnerOrNamingAdmin,
   requireWorkspace,
   requireWorkspaceAccess,
   SAFE_METHODS,

@@ -130,14 +130,18 @@ export async function revokeSession(db: Database, token: string): Promise<void> 
   await db.delete(userSessions).where(eq(userSessions.tokenHash, await sha256Hex(token)));
 }
 
-/** Sets the session cookie: HttpOnly, SameSite=Lax, and Secure with the __Host- prefix on https. */
+/**
+ * Sets the session cookie: HttpOnly, SameSite=Lax, and Secure with the __Host- prefix on https. Its
+ * lifetime is a Max-Age from the platform's clock, so neither the browser's clock nor a test's
+ * moved clock makes it end early or late.
+ */
 export function setSessionCookie(c: Context, token: string, expiresAt: number): void {
   setCookie(c, sessionCookieName(c), token, {
     httpOnly: true,
     secure: isSecure(c),
     sameSite: 'Lax',
     path: '/',
-    expires: new Date(expiresAt),
+    maxAge: Math.max(0, Math.floor((expiresAt - clock.now()) / 1000)),
   });
 }
 

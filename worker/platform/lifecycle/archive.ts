@@ -41,6 +41,14 @@ async function sha256Bytes(bytes: Uint8Array): Promise<string> {
   return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>)));
 }
 
+/** Writes an archived object again with these rows (an erasure's), and its manifest row's size and checksum. */
+export async function rewriteArchive(db: Database, bucket: ArchiveBucket, key: string, rows: readonly unknown[]) {
+  const body = await gzipNdjson(rows);
+  await bucket.put(key, body, { httpMetadata: { contentType: 'application/x-ndjson' } });
+  await db.run(sql`UPDATE ${archiveObjects} SET bytes = ${body.byteLength}, sha256 = ${await sha256Bytes(body)}
+    WHERE key = ${key}`);
+}
+
 /** The UTC day of a timestamp, as the archive's keys name it. */
 export const dayOf = (at: number) => new Date(at).toISOString().slice(0, 10);
 

@@ -14,3 +14,6 @@ export {
 } from './archive';
 export { expiredBefore, type Retention, RETENTION_DEFAULT_DAYS, retentionFrom, SWEEP_ROW_LIMIT } from './retention';
 export { archiveExpired, type SweepOutcome } from './sweep';
+export { ERASED } from './erasure';
+export { privacyMessageSchema, requestErasure, runPrivacyRequest } from './privacy';
+export { privacyRoutes } from './routes';
