@@ -22,6 +22,7 @@ import { benchLive } from './bench-live.mjs';
 import { benchProfile } from './bench-profile.mjs';
 import { benchInsights } from './bench-insights.mjs';
 import { benchKnowledge } from './bench-knowledge.mjs';
+import { benchStorage } from './bench-storage.mjs';
 import { benchSweep } from './bench-sweep.mjs';
 import { benchWebhooks } from './bench-webhooks.mjs';
 import { startLocalWorker } from './local-worker.mjs';
@@ -62,6 +63,7 @@ Scenarios (each prints its figures against a floor measured in the same run, and
   sweep      the lead timers over 10,000 open leads: 3 round trips each, and a repeat does nothing
   insights   a year of 100,000 leads: the insights API and page over 90 and 365 days, constant in the history
   knowledge  100 workspaces × 1,000 passages: ask p50/p99, one round trip, rows read constant; indexing speed
+  storage    bytes per execution, conversation turn and lead; days to 10 GB with and without retention
   profile    execute's CPU in workerd, by area and function (also printed after gateway)
   all        every scenario in turn
 
@@ -81,10 +83,14 @@ const rounds = smoke ? 1 : Number(values.rounds);
 /** The sizes of the gateway run's data growth (small in a smoke run). */
 const GROWTH = smoke ? { organizations: 2, leads: 10, providers: 2 } : { organizations: 25, leads: 200, providers: 20 };
 const scenario = positionals[0] ?? 'gateway';
-if (!['gateway', 'webhooks', 'claims', 'live', 'sweep', 'insights', 'knowledge', 'profile', 'all'].includes(scenario)) {
+if (
+  !['gateway', 'webhooks', 'claims', 'live', 'sweep', 'insights', 'knowledge', 'storage', 'profile', 'all'].includes(
+    scenario,
+  )
+) {
   console.error(
     `Unknown scenario "${scenario}": use gateway (the default), webhooks, claims, live, sweep, insights, ` +
-      'knowledge, profile or all.',
+      'knowledge, storage, profile or all.',
   );
   process.exit(1);
 }
@@ -334,6 +340,8 @@ try {
   if (scenario === 'insights' || scenario === 'all') failed = !(await benchInsights(worker, options)) || failed;
   if (scenario === 'knowledge' || scenario === 'all')
     failed = !(await benchKnowledge(worker, adminCall, options)) || failed;
+  if (scenario === 'storage' || scenario === 'all')
+    failed = !(await benchStorage(worker, adminCall, options)) || failed;
   // After the gateway's load, on a Worker of its own (the inspector's port open): where execute's CPU goes.
   // Not in a smoke run: a third Worker's start would cost npm test half a minute of its budget
   // (test/unit/profile.test.ts checks how samples are given to modules).

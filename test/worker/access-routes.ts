@@ -209,6 +209,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
     body: { decision: 'decline' },
   },
   { method: 'GET', path: '/api/admin/meter-events', auth: 'admin' },
+  { method: 'GET', path: '/api/admin/storage', auth: 'admin' },
   // A workspace's usage and statements: its owners (an administrator names the workspace).
   { method: 'GET', path: '/api/usage', auth: 'api_key_or_session', deniedRole: 'admin', tenantScoped: true },
   // Privacy: a workspace's erasures and exports, by its owners (an administrator names the workspace).

@@ -225,3 +225,18 @@ describe('a visitor’s erasure and the workspace’s export', () => {
     expect((await workerFetch(url.href)).status).toBe(403);
   });
 });
+
+describe('the size of the database', () => {
+  it('lists each table’s rows and estimated bytes, largest first, for administrators', async () => {
+    const tenant = await workspaceWithHistory('A question that takes some room.');
+    const response = await call('/api/admin/storage', { token: ADMIN_TOKEN });
+    expect(response.status).toBe(200);
+    const body = await json(response);
+    const executions = body.tables.find((table: { table: string }) => table.table === 'executions');
+    expect(executions.rows).toBeGreaterThan(0);
+    expect(executions.estimated_bytes).toBeGreaterThan(executions.rows * 50);
+    const bytes = body.tables.map((table: { estimated_bytes: number }) => table.estimated_bytes);
+    expect(bytes).toEqual([...bytes].sort((a, b) => b - a));
+    expect((await call('/api/admin/storage', { token: tenant.token })).status).toBe(403);
+  });
+});

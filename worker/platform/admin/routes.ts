@@ -9,6 +9,7 @@ import { registerCatalogAndPeopleRoutes } from './catalog-and-people';
 import { registerCredentialRoutes } from './credentials';
 import { registerEmailRoutes } from './email';
 import { registerOrganizationRoutes } from './organizations';
+import { registerStorageRoutes } from './storage';
 import { registerWebhookRoutes } from './webhooks';
 
 /** Every admin route. */
@@ -21,5 +22,6 @@ export function adminRoutes() {
   registerEmailRoutes(app);
   registerBillingRoutes(app);
   registerAuditLogRoutes(app);
+  registerStorageRoutes(app);
   return app;
 }

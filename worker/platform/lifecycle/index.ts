@@ -17,3 +17,4 @@ export { archiveExpired, type SweepOutcome } from './sweep';
 export { ERASED } from './erasure';
 export { privacyMessageSchema, requestErasure, runPrivacyRequest } from './privacy';
 export { privacyRoutes } from './routes';
+export { storageView, type TableSize } from './storage';
