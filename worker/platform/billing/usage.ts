@@ -14,7 +14,7 @@ import { currentContract } from './contracts';
 import { balances } from './ledger';
 import type { UsageView } from './schemas';
 
-const { usageMeters, workspaces } = schema;
+const { usageMeters } = schema;
 
 /** The longest range a usage query may span. */
 export const MAX_RANGE_DAYS = 366;

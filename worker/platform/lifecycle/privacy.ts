@@ -133,7 +133,7 @@ export async function privacyRequest(db: Database, workspaceId: string, id: stri
 /** Runs a queued request once: the erasure in D1 and the archives, or the export's object. */
 export async function runPrivacyRequest(db: Database, bucket: ArchiveBucket, requestId: string, now: number) {
   const row = await db.select().from(privacyRequests).where(eq(privacyRequests.id, requestId)).get();
-  if (!row || row.status !== 'queued') return;
+  if (row?.status !== 'queued') return;
   let result: Record<string, unknown>;
   if (row.kind === 'erasure') {
     const target = row.targetKind === 'conversation' ? { conversationId: row.target } : { contactEmail: row.target };
@@ -182,7 +182,7 @@ export async function openExport(
     link.expires > now && (await secretsEqual(link.signature, await linkSignature(secret, link.id, link.expires)));
   if (!valid) throw new ApiError('forbidden', 'This download link is not valid, or it has expired.');
   const row = await db.select().from(privacyRequests).where(eq(privacyRequests.id, link.id)).get();
-  if (!row || row.kind !== 'export' || row.status !== 'done') throw new ApiError('not_found', 'No such export.');
+  if (row?.kind !== 'export' || row.status !== 'done') throw new ApiError('not_found', 'No such export.');
   const object = await bucket.get(exportKey(row));
   if (!object) throw new ApiError('not_found', 'The export is no longer kept.');
   return object.arrayBuffer();

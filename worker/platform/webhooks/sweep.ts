@@ -2,12 +2,12 @@
  * The webhook side of the cron sweep: overdue deliveries back on the queue, and housekeeping of
  * events, deliveries and the delivery log.
  */
-import { and, eq, lt, lte, min, ne, sql } from 'drizzle-orm';
+import { and, eq, lt, lte, min, sql } from 'drizzle-orm';
 import { schema, type Database } from '../../lib/db';
 import { enqueueDeliveries } from './outbox';
 import { RETRY_WINDOW_MS } from './retry-policy';
 
-const { webhookDeliveries, webhookAttempts, events } = schema;
+const { webhookDeliveries, webhookAttempts } = schema;
 
 /** The sweep takes deliveries overdue by this much (younger ones are still on their way). */
 const SWEEP_GRACE_MS = 30_000;
