@@ -134,7 +134,8 @@ export async function benchStorage(worker, adminCall, { smoke = false } = {}) {
     );
   }
   const days = daysTo10GB(units);
-  const volume = `${DAILY.executions.toLocaleString('en')} executions, ${DAILY.turns.toLocaleString('en')} turns and ${DAILY.leads.toLocaleString('en')} leads a day`;
+  const n = (value) => value.toLocaleString('en');
+  const volume = `${n(DAILY.executions)} executions, ${n(DAILY.turns)} turns and ${n(DAILY.leads)} leads a day`;
   console.log(`  at ${volume}: ${(days.daily / 1024 ** 2).toFixed(0)} MB a day`);
   console.log(
     `  days to 10 GB: ${Math.round(days.without).toLocaleString('en')} without retention, ` +
@@ -142,7 +143,7 @@ export async function benchStorage(worker, adminCall, { smoke = false } = {}) {
   );
   const short = daysTo10GB(units, { 30: 7, 90: 7, 400: 30 });
   console.log(
-    `  with deliveries and events kept 7 days and audit 30 (RETENTION_*_DAYS): ${short.with.toLocaleString('en')} days; ` +
+    `  with deliveries and events kept 7 days and audit 30 (RETENTION_*_DAYS): ${n(short.with)} days; ` +
       `the rows kept for good grow ${((days.daily - shortDaily(units)) / 1024 ** 2).toFixed(0)} MB a day`,
   );
   return true;
