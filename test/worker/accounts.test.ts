@@ -328,6 +328,16 @@ describe('sessions', () => {
     expect(events).toMatch(/Signed in\s+Firefox on Windows\s+PT/);
     expect(events.indexOf('Other sessions signed out')).toBeLessThan(events.indexOf('A sign-in failed'));
     await mailTo(user.email, /Your other sessions were signed out/);
+    // The sign-in from a device the account had not used was emailed; another from it is not.
+    expect(await mailTo(user.email, /^A new sign-in to your account \(Firefox on Windows\)$/)).toBeTruthy();
+    await signInFrom(user, FIREFOX, 'PT');
+    const written = await env.DB.prepare(
+      `SELECT count(*) AS n FROM emails e JOIN users u ON u.id = e.user_id
+       WHERE u.email = ? AND e.subject LIKE 'A new sign-in%'`,
+    )
+      .bind(user.email)
+      .first<{ n: number }>();
+    expect(written!.n).toBe(1);
   });
 });
 

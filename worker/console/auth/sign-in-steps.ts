@@ -10,7 +10,7 @@ import {
   readPendingSignIn,
   readSessionToken,
   revokeSession,
-  securityEventInsert,
+  recordSignIn,
   setSessionCookie,
   type SessionUser,
 } from '../../platform/identity';
@@ -57,13 +57,18 @@ export async function landingFor(c: Context<AppEnv>, user: SessionUser): Promise
   return user.isPlatformAdmin ? '/admin/providers' : '/onboarding/workspace';
 }
 
-/** Starts a session for a user who proved who they are (the old one of this browser ended), and records it. */
+/**
+ * Starts a session for a user who proved who they are (the old one of this browser ended), and
+ * records it. A sign-in from a device the account has not signed in from before is emailed to its
+ * owner (not the first one, at sign-up): a stolen password used elsewhere is noticed.
+ */
 export async function startSession(c: Context<AppEnv>, user: SessionUser): Promise<void> {
   // A new token at every sign-in; the session the browser held before is ended.
   const previous = readSessionToken(c);
   if (previous) await revokeSession(c.var.db, previous);
   const where = placeOf(c);
-  const session = await createSession(c.var.db, user.id, clock.now(), where);
-  await c.var.db.batch([securityEventInsert(c.var.db, { userId: user.id, kind: 'signed_in', where }, clock.now())]);
+  const now = clock.now();
+  const session = await createSession(c.var.db, user.id, now, where);
+  await recordSignIn(c.var.db, { userId: user.id, where, linkOrigin: c.var.services.mail.linkOrigin }, now);
   setSessionCookie(c, session.token, session.expiresAt);
 }

@@ -69,6 +69,7 @@ export { readResetLink, requestPasswordReset, RESET_LIMITS, resetPassword } from
 export {
   type SecurityEventKind,
   recentSecurityEvents,
+  recordSignIn,
   recordFailedSignIn,
   recordSecurityEvent,
   securityEventInsert,

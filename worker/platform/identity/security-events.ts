@@ -91,3 +91,35 @@ export async function recordSecurityEvent(
       : []),
   ]);
 }
+
+/**
+ * Records a sign-in; one from a device the account has not signed in from before (not the first
+ * one, at sign-up) is also emailed to its owner, so a stolen password used elsewhere is noticed.
+ */
+export async function recordSignIn(
+  db: Database,
+  event: { userId: string; where: SessionPlace; linkOrigin: string },
+  now: number,
+): Promise<void> {
+  const signIns = (device: SQL) => sql`SELECT 1 FROM ${securityEvents} WHERE ${securityEvents.userId} =
+    ${event.userId} AND ${securityEvents.kind} = 'signed_in' AND ${device}`;
+  const device = event.where.device;
+  const sameDevice = signIns(sql`${securityEvents.device} IS ${device}`);
+  const newDevice = sql`EXISTS (${signIns(sql`1`)}) AND NOT EXISTS (${sameDevice})`;
+  // The email's statement runs first: it reads the sign-ins before this one.
+  await db.batch([
+    accountEmailInsert(
+      db,
+      {
+        kind: 'notice',
+        account: sql`FROM ${users} WHERE ${users.id} = ${event.userId}`,
+        subject: `A new sign-in to your account${device ? ` (${device})` : ''}`,
+        linkOrigin: event.linkOrigin,
+        linkPath: '/account/security',
+      },
+      now,
+      newDevice,
+    ),
+    securityEventInsert(db, { userId: event.userId, kind: 'signed_in', where: event.where }, now),
+  ]);
+}
