@@ -62,6 +62,8 @@ export const workspaces = sqliteTable(
     blockedTerms: text('blocked_terms', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
     /** The domain of a demand that names none and whose words match no domain (docs/design/callers.md). */
     defaultDomain: text('default_domain'),
+    /** Days a conversation stays after its last message; then it is archived to R2 (docs/design/data-lifecycle.md). */
+    conversationRetentionDays: integer('conversation_retention_days').notNull().default(365),
     createdAt: createdAt(),
   },
   (table) => [index('workspaces_organization_idx').on(table.organizationId)],
@@ -366,6 +368,8 @@ export const conversations = sqliteTable(
     lastSeenAt: integer('last_seen_at').notNull(),
     /** The last message the visitor has seen (live read mark, thread read, own turn): the continuation email's rule. */
     visitorReadUpTo: text('visitor_read_up_to'),
+    /** When its messages went to the archive, its workspace's retention past its last message. */
+    archivedAt: integer('archived_at'),
   },
   (table) => [
     uniqueIndex('conversations_external_session_idx')

@@ -13,6 +13,7 @@ import { clock, moveClockForTests, resetClockForTests } from '../../worker/lib/c
 import { createDatabase } from '../../worker/lib/db';
 import { archiveExpired, ERASED, gunzipNdjson, retentionFrom } from '../../worker/platform/lifecycle';
 import { channelWithExpert, claimedLeadWithContact } from './email-fixtures';
+import { createChannel, visitorSays } from './provider-helpers';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, json } from './helpers';
 import { workerFetch } from './self';
 
@@ -83,7 +84,7 @@ describe('retention', () => {
 
     const objects = await count('SELECT COUNT(*) AS n FROM archive_objects');
     const again = await archiveExpired(createDatabase(env.DB), env.ARCHIVE, retentionFrom({}), clock.now());
-    expect(again).toEqual({ events: 0, audit: 0, executions: 0, refused: 0 });
+    expect(again).toEqual({ events: 0, audit: 0, executions: 0, conversations: 0, refused: 0 });
     expect(await count('SELECT COUNT(*) AS n FROM archive_objects')).toBe(objects);
 
     moveClockForTests(310 * DAY);
@@ -223,6 +224,39 @@ describe('a visitor’s erasure and the workspace’s export', () => {
     expect((await workerFetch(tampered.href)).status).toBe(403);
     moveClockForTests(24 * 60 * 60 * 1000 + 1000);
     expect((await workerFetch(url.href)).status).toBe(403);
+  });
+});
+
+describe('conversation retention', () => {
+  it('archives a conversation with its messages after its workspace’s period since the last message', async () => {
+    const keeps = async (days: number) => {
+      const tenant = await createTenant({ scopes: ['execute', 'channels:write'] });
+      const channelKey = await createChannel(tenant.token);
+      const said = await visitorSays(channelKey, { message: { text: `Kept ${days} days: my boiler leaks.` } });
+      // The workspace's setting (the console's settings form writes the same column).
+      await env.DB.prepare('UPDATE workspaces SET conversation_retention_days = ? WHERE id = ?')
+        .bind(days, tenant.workspaceId)
+        .run();
+      const conversation = await env.DB.prepare('SELECT conversation_id AS id FROM demands WHERE id = ?')
+        .bind(said.demand_id)
+        .first<{ id: string }>();
+      return { workspaceId: tenant.workspaceId, conversationId: conversation!.id };
+    };
+    const short = await keeps(30);
+    const long = await keeps(400);
+    moveClockForTests(31 * DAY);
+    await housekeeping();
+    const messages = (id: string) => count('SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ?', id);
+    expect(await messages(short.conversationId)).toBe(0);
+    expect(await messages(long.conversationId)).toBeGreaterThan(0);
+    expect(
+      await env.DB.prepare('SELECT archived_at IS NOT NULL AS archived FROM conversations WHERE id = ?')
+        .bind(short.conversationId)
+        .first(),
+    ).toEqual({ archived: 1 });
+    const [line] = await archived(short.workspaceId, 'conversations');
+    expect(line).toMatchObject({ id: short.conversationId });
+    expect(JSON.stringify(line)).toContain('Kept 30 days: my boiler leaks.');
   });
 });
 

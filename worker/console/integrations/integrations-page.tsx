@@ -35,6 +35,8 @@ export interface IntegrationsProps extends WorkspacePageProps {
   domains: string[];
   /** The domain a caller's demand gets when it names none and its words point nowhere. */
   defaultDomain: string | null;
+  /** Days a conversation stays after its last message. */
+  conversationRetentionDays: number;
   /** Owners: the workspace's webhook endpoints the platform disabled (410 Gone, or failing for 3 days). */
   disabledEndpoints?: EndpointView[];
   errors?: FieldErrors;
@@ -199,6 +201,14 @@ export function IntegrationsPage(props: IntegrationsProps) {
                 'Messages with one of these words or phrases are held for review instead of being offered to ' +
                 'experts. One per line, matched as whole words, in any case.'
               }
+            />
+            <Field
+              name="conversation_retention_days"
+              label="Keep conversations for (days after their last message)"
+              type="number"
+              value={values.conversation_retention_days ?? props.conversationRetentionDays}
+              errors={errors}
+              hint="Then a conversation and its messages go to the archive (30 to 3,650 days; 365 by default)."
             />
           </fieldset>
           {roleMay(current.role, 'workspace.settings') ? (

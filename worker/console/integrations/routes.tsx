@@ -48,8 +48,14 @@ import { formErrors, readForm } from '../shared/form-input';
 import { noticeOf } from '../shared/notices';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { userAuditContext, workspaceContext } from '../shared/workspace';
-import { requestErasure } from '../../platform/lifecycle';
+import {
+  conversationRetention,
+  MAX_CONVERSATION_DAYS,
+  MIN_CONVERSATION_DAYS,
+  setConversationRetention,
+} from '../../platform/lifecycle';
 import { clock } from '../../lib/clock';
+import { registerConversationErasure } from './erase-route';
 import type { FieldErrors } from '../shared/forms';
 import { isLanguage, type Language } from '../../lib/i18n';
 import { ChannelPage } from './channel-page';
@@ -75,19 +81,21 @@ async function renderIntegrations(
 ) {
   const urls = urlsOf(c);
   const mayRequest = roleMay(context.current.role, 'provisioning.request');
-  const [channels, apiKeys, invitations, domains, policy, defaultDomain, endpoints, requests] = await Promise.all([
-    listChannels(c.var.db, context.current.workspaceId),
-    listApiKeys(c.var.db, context.current.workspaceId),
-    listOpenInvitations(c.var.db, { email: currentUser(c).email }),
-    listDomains(c.var.db),
-    workspaceRiskPolicy(c.var.db, context.current.workspaceId),
-    workspaceDefaultDomain(c.var.db, context.current.workspaceId),
-    // Owners hear here when the platform disabled one of their webhook endpoints.
-    roleMay(context.current.role, 'webhooks.read')
-      ? listEndpoints(c.var.db, context.current.workspaceId)
-      : Promise.resolve([]),
-    mayRequest ? listWorkspaceRequests(c.var.db, context.current.workspaceId) : Promise.resolve([]),
-  ]);
+  const [channels, apiKeys, invitations, domains, policy, defaultDomain, endpoints, requests, keepDays] =
+    await Promise.all([
+      listChannels(c.var.db, context.current.workspaceId),
+      listApiKeys(c.var.db, context.current.workspaceId),
+      listOpenInvitations(c.var.db, { email: currentUser(c).email }),
+      listDomains(c.var.db),
+      workspaceRiskPolicy(c.var.db, context.current.workspaceId),
+      workspaceDefaultDomain(c.var.db, context.current.workspaceId),
+      // Owners hear here when the platform disabled one of their webhook endpoints.
+      roleMay(context.current.role, 'webhooks.read')
+        ? listEndpoints(c.var.db, context.current.workspaceId)
+        : Promise.resolve([]),
+      mayRequest ? listWorkspaceRequests(c.var.db, context.current.workspaceId) : Promise.resolve([]),
+      conversationRetention(c.var.db, context.current.workspaceId),
+    ]);
   return c.html(
     <IntegrationsPage
       user={currentUser(c)}
@@ -99,6 +107,7 @@ async function renderIntegrations(
       blockedTerms={policy.blockedTerms}
       domains={domains}
       defaultDomain={defaultDomain}
+      conversationRetentionDays={keepDays}
       disabledEndpoints={endpoints.filter(
         (endpoint) => endpoint.status === 'disabled' && endpoint.disabled_reason !== 'admin',
       )}
@@ -234,10 +243,16 @@ export function integrationsRoutes() {
     if (terms.length > 200 || tooLong) errors.blocked_terms = 'Up to 200 terms of at most 60 characters each.';
     if (domain && !(await listDomains(c.var.db)).includes(domain))
       errors.default_domain = 'Choose a domain of the catalog.';
+    const keepDays = Number(form.conversation_retention_days ?? 365);
+    if (!Number.isInteger(keepDays) || keepDays < MIN_CONVERSATION_DAYS || keepDays > MAX_CONVERSATION_DAYS)
+      errors.conversation_retention_days = `Whole days, ${MIN_CONVERSATION_DAYS} to ${MAX_CONVERSATION_DAYS}.`;
     if (Object.keys(errors).length)
       return renderIntegrations(c, context, { errors, values: form, error: 'Please check the settings.' }, 422);
     const scope = scopeOf(context);
     await setBlockedTerms(c.var.db, userAuditContext(c), scope, terms);
+    const audit = { ...userAuditContext(c), ...scope };
+    if (keepDays !== (await conversationRetention(c.var.db, scope.workspaceId)))
+      await setConversationRetention(c.var.db, audit, keepDays, clock.now());
     if (domain !== (await workspaceDefaultDomain(c.var.db, scope.workspaceId)))
       await setDefaultDomain(c.var.db, userAuditContext(c), scope.workspaceId, domain);
     return c.redirect(`/integrations?${ws(context)}&notice=settings`, 303);
@@ -276,26 +291,7 @@ export function integrationsRoutes() {
     );
   });
 
-  app.post('/integrations/channels/:channelKey/conversations/:conversationId/erase', async (c) => {
-    const context = await workspaceContext(c, 'privacy.manage');
-    const channelKey = c.req.param('channelKey');
-    const conversationId = c.req.param('conversationId');
-    await getChannel(c.var.db, context.current.workspaceId, channelKey);
-    if ((await readForm(c)).confirm !== 'yes') throw new ApiError('validation_failed', 'Tick the box to confirm.');
-    await requestErasure(
-      c.var.db,
-      c.var.services.queues.events,
-      {
-        ...userAuditContext(c),
-        workspaceId: context.current.workspaceId,
-        organizationId: context.current.organizationId,
-      },
-      { conversationId },
-      clock.now(),
-    );
-    const ws = `ws=${encodeURIComponent(context.current.workspaceId)}`;
-    return c.redirect(`/integrations/channels/${channelKey}/conversations/${conversationId}?${ws}&notice=erased`, 303);
-  });
+  registerConversationErasure(app);
 
   app.post('/integrations/channels/:channelKey/widget', async (c) => {
     const context = await workspaceContext(c, 'channels.write');

@@ -99,6 +99,10 @@ function erasedRow(kind: string, row: Record<string, unknown>): Record<string, u
   if (kind === 'events') return { id: row.id, type: row.type, created_at: row.created_at, data: { erased: true } };
   if (kind === 'executions')
     return { ...row, text: row.text === null ? null : ERASED, structured_input: null, attachments: null };
+  if (kind === 'conversations') {
+    const thread = Array.isArray(row.messages) ? (row.messages as Record<string, unknown>[]) : [];
+    return { ...row, attribution: null, messages: thread.map((message) => ({ ...message, text: ERASED })) };
+  }
   return { ...row, erased: true };
 }
 

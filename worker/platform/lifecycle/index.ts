@@ -14,6 +14,12 @@ export {
 } from './archive';
 export { expiredBefore, type Retention, RETENTION_DEFAULT_DAYS, retentionFrom, SWEEP_ROW_LIMIT } from './retention';
 export { archiveExpired, type SweepOutcome } from './sweep';
+export {
+  conversationRetention,
+  MAX_CONVERSATION_DAYS,
+  MIN_CONVERSATION_DAYS,
+  setConversationRetention,
+} from './conversations';
 export { ERASED } from './erasure';
 export { privacyMessageSchema, requestErasure, runPrivacyRequest } from './privacy';
 export { privacyRoutes } from './routes';

@@ -1,7 +1,8 @@
 /**
  * The retention sweep (docs/design/data-lifecycle.md), run by housekeeping: expired events and
  * audit rows are archived to R2 and then deleted; an expired execution's stored request (its
- * demand's text, structured input and attachments) is archived and then cleared, the rows kept.
+ * demand's text, structured input and attachments) is archived and then cleared, the rows kept;
+ * a conversation past its workspace's period goes to the archive with its messages (conversations.ts).
  * At most SWEEP_ROW_LIMIT rows a tick, oldest first by id (ids sort by time, so no new index
  * weighs on the hot paths' writes). A batch whose object R2 refused is left as it is for the next
  * tick: nothing is removed before its archive exists. A second run finds nothing more to do.
@@ -10,7 +11,11 @@ import { sql } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import { idAt } from '../../lib/ids';
 import { type ArchiveBucket, type ArchiveClass, dayOf, writeArchive } from './archive';
+import { archiveOldConversations } from './conversations';
 import { expiredBefore, type Retention, SWEEP_ROW_LIMIT } from './retention';
+
+/** Conversations looked at a tick, at most (each with its messages). */
+const CONVERSATIONS_PER_TICK = 200;
 
 const { events, auditLog, demands, lifecycleCursors } = schema;
 
@@ -71,6 +76,7 @@ export interface SweepOutcome {
   events: number;
   audit: number;
   executions: number;
+  conversations: number;
   refused: number;
 }
 
@@ -82,7 +88,7 @@ export async function archiveExpired(
   now: number,
   limit = SWEEP_ROW_LIMIT,
 ): Promise<SweepOutcome> {
-  const outcome: SweepOutcome = { events: 0, audit: 0, executions: 0, refused: 0 };
+  const outcome: SweepOutcome = { events: 0, audit: 0, executions: 0, conversations: 0, refused: 0 };
   let left = limit;
 
   const expiredEvents = await db.all<Record<string, unknown>>(sql`SELECT id, workspace_id, type, data, created_at
@@ -120,6 +126,13 @@ export async function archiveExpired(
   const cleared = await clearExecutionBodies(db, bucket, retention, now, left);
   outcome.executions = cleared.written;
   outcome.refused += cleared.refused;
+  left -= cleared.read;
+  if (left <= 0) return outcome;
+
+  // A conversation with its messages counts as one of the rows looked at: its thread is bounded.
+  const old = await archiveOldConversations(db, bucket, now, Math.min(left, CONVERSATIONS_PER_TICK));
+  outcome.conversations = old.archived;
+  outcome.refused += old.refused;
   return outcome;
 }
 
@@ -143,7 +156,7 @@ async function clearExecutionBodies(
       structured_input, attachments, created_at FROM ${demands}
     WHERE id > ${cursor?.lastId ?? ''} AND id < ${idAt('dem', expiredBefore(retention, 'executionBodies', now))}
     ORDER BY id LIMIT ${limit}`);
-  if (read.length === 0) return { written: 0, refused: 0 };
+  if (read.length === 0) return { written: 0, refused: 0, read: 0 };
   const withBodies = read
     .filter((row) => row.text !== null || row.structured_input !== null || row.attachments !== null)
     .map((row) => ({
@@ -167,5 +180,5 @@ async function clearExecutionBodies(
       WHERE ${archived.refused} = 0
       ON CONFLICT (kind) DO UPDATE SET last_id = excluded.last_id`),
   ]);
-  return { written: archived.written.length, refused: archived.refused };
+  return { written: archived.written.length, refused: archived.refused, read: read.length };
 }
