@@ -219,6 +219,21 @@ describe('a visitor’s erasure and the workspace’s export', () => {
         expect.objectContaining({ table: 'messages', conversation_id: lead.conversationId }),
       ]),
     );
+    // Erased data is not in a later export: the marker is.
+    const erasure = await call(`/api/privacy/erasures?workspace_id=${workspaceId}`, {
+      token: ADMIN_TOKEN,
+      body: { conversation_id: lead.conversationId },
+    });
+    await settled((await json(erasure)).id, workspaceId);
+    const again = await settled(
+      (await json(await call(`/api/privacy/exports?workspace_id=${workspaceId}`, { token: ADMIN_TOKEN, body: {} }))).id,
+      workspaceId,
+    );
+    const after = await gunzipNdjson(
+      await (await workerFetch(new URL(again.download_url, 'http://gateway.test').href)).arrayBuffer(),
+    );
+    expect(JSON.stringify(after)).not.toContain(lead.email);
+    expect(after.filter((line) => line.table === 'messages').every((line) => line.text === ERASED)).toBe(true);
     const tampered = new URL(url);
     tampered.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 1));
     expect((await workerFetch(tampered.href)).status).toBe(403);
