@@ -76,6 +76,7 @@ describe.skipIf(!browserAvailable)('console tables on a phone', () => {
         '/integrations/webhooks?ws=ws_demo',
         '/integrations/email?ws=ws_demo',
         '/invitations',
+        '/account/security',
       ],
     ],
     ['admin@demo.test', ['/admin/providers', '/admin/providers?status=active', '/admin/providers/prv_demo_agent']],
