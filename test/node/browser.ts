@@ -47,6 +47,18 @@ export function screenshotPath(name: string): string {
   return join(SCREENSHOT_DIR, `${name}.png`);
 }
 
+/**
+ * Whether the browser tests write their screenshots: with EGW_SCREENSHOTS=1, to look at the pages
+ * (test-results/screenshots/). Encoding full-page PNGs is a good share of the suite's CPU, which
+ * `npm test` runs would otherwise spend on files nobody opens.
+ */
+export const SCREENSHOTS = process.env.EGW_SCREENSHOTS === '1';
+
+/** A screenshot of the page under `name`, when EGW_SCREENSHOTS=1 asks for them. */
+export async function saveScreenshot(page: Page, name: string, options: { fullPage?: boolean } = {}) {
+  if (SCREENSHOTS) await page.screenshot({ path: screenshotPath(name), ...options });
+}
+
 export interface Site {
   origin: string;
   close(): Promise<void>;
@@ -105,13 +117,13 @@ export async function axeSeriousViolations(page: Page, selector: string | null =
 export async function screenshotBoth(page: Page, name: string) {
   const viewport = page.viewportSize();
   await page.setViewportSize({ width: 375, height: 812 });
-  await page.screenshot({ path: screenshotPath(`${name}-375`), fullPage: true });
+  await saveScreenshot(page, `${name}-375`, { fullPage: true });
   const overflow = await page.evaluate(
     () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
   );
   expect(overflow, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(0);
   await page.setViewportSize({ width: 1440, height: 900 });
-  await page.screenshot({ path: screenshotPath(`${name}-1440`), fullPage: true });
+  await saveScreenshot(page, `${name}-1440`, { fullPage: true });
   if (viewport) await page.setViewportSize(viewport);
 }
 

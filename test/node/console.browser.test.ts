@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { confirmEmail } from './account-helpers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { axeSeriousViolations, browserAvailable, launchBrowser, screenshotPath, serveSite, type Site } from './browser';
+import { axeSeriousViolations, browserAvailable, launchBrowser, saveScreenshot, serveSite, type Site } from './browser';
 
 const worker = inject('workerUrl');
 const PASSWORD = 'a long and unusual passphrase 42';
@@ -46,7 +46,7 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
       await page.getByLabel('Organisation name').fill('Brightline Dental');
       await page.getByRole('button', { name: 'Create organisation' }).click();
       await page.waitForURL(/\/integrations\?ws=ws_/);
-      await page.screenshot({ path: screenshotPath('console-integrations-empty'), fullPage: true });
+      await saveScreenshot(page, 'console-integrations-empty', { fullPage: true });
 
       await page.getByLabel('Name', { exact: true }).fill('Clinic website');
       await page.getByLabel('Sites that may embed the widget').fill(site.origin);
@@ -59,7 +59,7 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
       // The live preview is the real panel, and follows the form before saving.
       const previewGreeting = page.locator('#widget-preview .bubble.assistant').first();
       await expect.poll(() => previewGreeting.textContent()).toBe('Welcome to Brightline! Ask about appointments.');
-      await page.screenshot({ path: screenshotPath('console-channel-editor'), fullPage: true });
+      await saveScreenshot(page, 'console-channel-editor', { fullPage: true });
       await page.getByRole('button', { name: 'Save widget' }).click();
       await page.waitForURL(/notice=saved/);
 
@@ -94,13 +94,13 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
       expect(
         await visitor.locator('div[data-egw] .head').evaluate((element) => getComputedStyle(element).backgroundColor),
       ).toBe('rgb(122, 31, 162)');
-      await visitor.screenshot({ path: screenshotPath('console-snippet-on-site') });
+      await saveScreenshot(visitor, 'console-snippet-on-site');
       await visitor.close();
 
       const narrow = await context.newPage();
       await narrow.setViewportSize({ width: 375, height: 812 });
       await narrow.goto(page.url());
-      await narrow.screenshot({ path: screenshotPath('console-channel-375'), fullPage: true });
+      await saveScreenshot(narrow, 'console-channel-375', { fullPage: true });
       const overflow = await narrow.evaluate(
         () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
       );
@@ -121,7 +121,7 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     expect(new URL(signUpPage.url()).searchParams.get('role')).toBe('provider');
     expect(new URL(signUpPage.url()).searchParams.get('ref')).toBe('ch_demo');
     await expect(signUpPage.getByRole('radio', { name: /An expert or agent/ }).isChecked()).resolves.toBe(true);
-    await signUpPage.screenshot({ path: screenshotPath('auth-sign-up-provider') });
+    await saveScreenshot(signUpPage, 'auth-sign-up-provider');
     await signUpPage.getByLabel('Email').fill(uniqueEmail('expert'));
     await signUpPage.getByLabel('Password').fill(PASSWORD);
     await signUpPage.getByRole('button', { name: 'Create account' }).click();
@@ -143,7 +143,7 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     await page.getByLabel('Password').fill('wrong password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     expect(await axeSeriousViolations(page)).toEqual([]);
-    await page.screenshot({ path: screenshotPath('auth-sign-in-error') });
+    await saveScreenshot(page, 'auth-sign-in-error');
 
     await signUp(page, 'business', uniqueEmail('axe'));
     await page.waitForURL(`${worker}/onboarding/workspace`);
@@ -157,7 +157,7 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     expect(await axeSeriousViolations(page)).toEqual([]);
     await page.goto(page.url().replace(/\/channels\/[^?]+/, ''));
     expect(await axeSeriousViolations(page)).toEqual([]);
-    await page.screenshot({ path: screenshotPath('console-integrations'), fullPage: true });
+    await saveScreenshot(page, 'console-integrations', { fullPage: true });
     await page.getByRole('link', { name: 'Team' }).click();
     await page.waitForURL(/\/integrations\/team/);
     expect(await axeSeriousViolations(page)).toEqual([]);
@@ -182,7 +182,7 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
       await owner.waitForURL(/notice=invited/);
       expect(await owner.textContent('main')).toContain(inviteeEmail);
       expect(await axeSeriousViolations(owner)).toEqual([]);
-      await owner.screenshot({ path: screenshotPath('console-team-invitation'), fullPage: true });
+      await saveScreenshot(owner, 'console-team-invitation', { fullPage: true });
 
       const inviteeContext = await browser.newContext({ viewport: { width: 375, height: 812 } });
       const invitee = await inviteeContext.newPage();
@@ -191,7 +191,7 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
       await invitee.getByRole('link', { name: 'Review it' }).click();
       await invitee.waitForURL(`${worker}/invitations`);
       expect(await axeSeriousViolations(invitee)).toEqual([]);
-      await invitee.screenshot({ path: screenshotPath('console-invitations-375'), fullPage: true });
+      await saveScreenshot(invitee, 'console-invitations-375', { fullPage: true });
       await invitee.getByRole('button', { name: 'Accept' }).click();
       await invitee.waitForURL(/\/integrations\?ws=ws_.*notice=accepted/);
       expect(await invitee.textContent('main')).toContain('Invite & Co');

@@ -11,7 +11,7 @@ import {
   expectAccessible,
   launchBrowser,
   screenshotBoth,
-  screenshotPath,
+  saveScreenshot,
   serveSite,
   signInAsDemo,
   type Site,
@@ -100,7 +100,7 @@ describe.skipIf(!browserAvailable)('the widget in the visitor’s language, in C
     expect(await inWidget(page, 'form.card').innerText()).toContain('Hinterlassen Sie Ihre Kontaktdaten');
     await inWidget(page, 'form.card button[type="submit"]').click();
     await inWidget(page, '.field-error').filter({ hasText: 'Bitte geben Sie Ihre E-Mail-Adresse ein.' }).waitFor();
-    await page.screenshot({ path: screenshotPath('widget-de-1440') });
+    await saveScreenshot(page, 'widget-de-1440');
     expect(await axeSeriousViolations(page, 'div[data-egw]')).toEqual([]);
   });
 
@@ -132,7 +132,7 @@ describe.skipIf(!browserAvailable)('the widget in the visitor’s language, in C
       await expect.poll(() => inWidget(page, '.note.unread').innerText()).toBe(expected);
       if (replies === 5) {
         expect(await inWidget(page, '.bubble.assistant .by').first().innerText()).toBe('Anna · Ekspert');
-        await page.screenshot({ path: screenshotPath('widget-pl-plural-1440') });
+        await saveScreenshot(page, 'widget-pl-plural-1440');
         expect(await axeSeriousViolations(page, 'div[data-egw]')).toEqual([]);
       }
     }
@@ -157,7 +157,7 @@ describe.skipIf(!browserAvailable)('the widget in the visitor’s language, in C
       expect(await inWidget(page, '.send svg').evaluate((element) => getComputedStyle(element).transform)).toBe(
         'matrix(-1, 0, 0, 1, 0, 0)',
       );
-      await page.screenshot({ path: screenshotPath(`widget-ar-${width}`) });
+      await saveScreenshot(page, `widget-ar-${width}`);
       expect(await axeSeriousViolations(page, 'div[data-egw]')).toEqual([]);
     }
     const inbox = await newPage();
@@ -168,7 +168,7 @@ describe.skipIf(!browserAvailable)('the widget in the visitor’s language, in C
       'rtl',
     ]);
     expect(await inbox.locator('.panel textarea').getAttribute('placeholder')).toBe('اكتب رسالتك…');
-    await inbox.screenshot({ path: screenshotPath('hosted-inbox-ar-1440') });
+    await saveScreenshot(inbox, 'hosted-inbox-ar-1440');
     expect(await axeSeriousViolations(inbox, null)).toEqual([]);
   });
 
@@ -194,7 +194,7 @@ describe.skipIf(!browserAvailable)('the widget in the visitor’s language, in C
     expect(await inWidget(page, 'textarea').getAttribute('placeholder')).toBe('Frag uns einfach…');
     // Untouched: the catalog's German.
     expect(await inWidget(page, 'h2').innerText()).toBe('Chat mit Kanzlei am Markt');
-    await page.screenshot({ path: screenshotPath('widget-owner-copy-1440') });
+    await saveScreenshot(page, 'widget-owner-copy-1440');
     expect(await axeSeriousViolations(page, 'div[data-egw]')).toEqual([]);
   });
 
@@ -217,7 +217,7 @@ describe.skipIf(!browserAvailable)('the widget in the visitor’s language, in C
     await screenshotBoth(owner, 'console-channel-language');
     await owner.setViewportSize({ width: 375, height: 812 });
     await owner.locator('#language-status').scrollIntoViewIfNeeded();
-    await owner.screenshot({ path: screenshotPath('console-channel-language-field-375') });
+    await saveScreenshot(owner, 'console-channel-language-field-375');
 
     // The copy in Arabic: written right to left, saved, and what an Arabic visitor reads.
     await owner.setViewportSize({ width: 1440, height: 900 });
@@ -232,9 +232,9 @@ describe.skipIf(!browserAvailable)('the widget in the visitor’s language, in C
     await expectAccessible(owner, 'channel copy per language');
     await owner.setViewportSize({ width: 375, height: 812 });
     await owner.locator('#copy-languages-title').scrollIntoViewIfNeeded();
-    await owner.screenshot({ path: screenshotPath('console-copy-ar-375') });
+    await saveScreenshot(owner, 'console-copy-ar-375');
     await owner.setViewportSize({ width: 1440, height: 900 });
     await owner.locator('#copy-languages-title').scrollIntoViewIfNeeded();
-    await owner.screenshot({ path: screenshotPath('console-copy-ar-1440') });
+    await saveScreenshot(owner, 'console-copy-ar-1440');
   });
 });

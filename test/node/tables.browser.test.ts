@@ -7,7 +7,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { browserAvailable, expectAccessible, launchBrowser, screenshotPath, signInAsDemo } from './browser';
+import { browserAvailable, expectAccessible, launchBrowser, saveScreenshot, signInAsDemo } from './browser';
 
 const worker = inject('workerUrl');
 
@@ -57,7 +57,7 @@ describe.skipIf(!browserAvailable)('console tables on a phone', () => {
         tables.some((table) => table.labelled > 0),
         `${path} labels its cells`,
       ).toBe(true);
-      await page.screenshot({ path: screenshotPath(`${name}-375`), fullPage: true });
+      await saveScreenshot(page, `${name}-375`, { fullPage: true });
       await context.close();
     }
   });

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { axeSeriousViolations, browserAvailable, launchBrowser, screenshotPath, serveSite, type Site } from './browser';
+import { axeSeriousViolations, browserAvailable, launchBrowser, saveScreenshot, serveSite, type Site } from './browser';
 
 const worker = inject('workerUrl');
 const apiKey = inject('demoApiKey');
@@ -138,7 +138,7 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
         return { background: style.backgroundColor, position: style.position, width: style.width };
       });
       expect(launcherStyle).toEqual({ background: 'rgb(11, 110, 79)', position: 'fixed', width: '56px' });
-      await page.screenshot({ path: screenshotPath('widget-launcher') });
+      await saveScreenshot(page, 'widget-launcher');
 
       await button.click();
       const dialog = page.locator('div[data-egw] [role="dialog"]');
@@ -160,7 +160,7 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
       await page.keyboard.press('Enter');
       await page.locator('div[data-egw] .bubble.assistant', { hasText: 'Thanks, your request' }).waitFor();
       await page.locator('div[data-egw] form.card').waitFor();
-      await page.screenshot({ path: screenshotPath('widget-open-desktop') });
+      await saveScreenshot(page, 'widget-open-desktop');
 
       // Validation: the required email is asked for before anything is sent.
       await page.locator('div[data-egw] form.card button[type="submit"]').click();
@@ -169,7 +169,7 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
       await page.locator('div[data-egw] input[name="email"]').fill('ada@example.com');
       await page.locator('div[data-egw] form.card button[type="submit"]').click();
       await page.locator('div[data-egw] .card.success').waitFor();
-      await page.screenshot({ path: screenshotPath('widget-success') });
+      await saveScreenshot(page, 'widget-success');
       // Thanked once: the card stands in for the reply's bubble and carries the request's reference.
       expect(await page.locator('div[data-egw] .bubble', { hasText: 'will follow up on request' }).count()).toBe(0);
       expect(await page.locator('div[data-egw] .card.success').innerText()).toMatch(/reference is D-[0-9A-Z]+/);
@@ -293,7 +293,7 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
     await panel.waitFor();
     const box = await panel.boundingBox();
     expect(box).toMatchObject({ x: 0, y: 0, width: 375, height: 740 });
-    await page.screenshot({ path: screenshotPath('widget-open-375') });
+    await saveScreenshot(page, 'widget-open-375');
     await context.close();
   });
 
@@ -310,7 +310,7 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
     const inbox = await context.newPage();
     await inbox.goto(`${worker}/widget/${channelKey}`);
     await inbox.locator('.panel.page').waitFor();
-    await inbox.screenshot({ path: screenshotPath('hosted-inbox') });
+    await saveScreenshot(inbox, 'hosted-inbox');
     expect(await axeSeriousViolations(inbox, null)).toEqual([]);
     await context.close();
   });
