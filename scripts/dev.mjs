@@ -95,6 +95,7 @@ Demo tenant ready (local only):
            payroll@demo.test  active expert for payroll and VAT questions only
            agent@demo.test    the reference agent's provider account: operations and health
            admin@demo.test    platform admin: provider review at ${base}/admin/providers
+                              (two-step sign-in: npm run demo:code prints the code)
   Agent    ${agent.url}  (the reference A2A agent, answering the faq domain; card at ${agent.cardUrl})
   Widget   ${base}/demo  (a pretend customer site: ask "What are your opening hours?", then "Talk to an expert")
   Inbox    ${base}/widget/ch_demo  (the same channel as a hosted page)

@@ -220,6 +220,10 @@ describe('live sockets (the conversation room)', () => {
     expect(backlog).toBeGreaterThanOrEqual(2);
 
     expect((await reply(setup.expert, setup.leadId, 'Live from the expert')).status).toBe(201);
+    // Each write's fan-out runs after its commit, beside the next request: the order two writes
+    // arrive in is the order their fan-outs finish, so the visitor writes once the reply is out.
+    for (const socket of [visitorA, visitorB, expert])
+      await until(() => socket.messages().includes('Live from the expert'));
     await visitorSays(setup.channelKey, { session_id: setup.session, message: { text: 'Live from the visitor' } });
     for (const socket of [visitorA, visitorB, expert]) {
       await until(() => socket.messages().includes('Live from the visitor'));
