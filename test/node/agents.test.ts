@@ -10,9 +10,10 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import express from 'express';
 import { Webhook } from 'standardwebhooks';
+import { normaliseAgentCard, sendA2aMessage } from '../../worker/platform/agents/a2a-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const worker = inject('workerUrl');
@@ -294,5 +295,163 @@ describe('a robot that verifies every call with standardwebhooks', () => {
     expect(replay.status).toBe(401);
     const untouched = await fetch(`http://127.0.0.1:${port}/execute`, { method: 'POST', headers, body: original.body });
     expect(untouched.status).toBe(200);
+  });
+});
+
+describe("the platform's A2A client against the SDK's servers, in each wire", () => {
+  let server: Server;
+  let base = '';
+  const seen: Array<{ path: string; version: string | undefined; body: Record<string, any> }> = [];
+
+  beforeAll(async () => {
+    // A message for a question, a completed task with an artifact when asked for one.
+    const executor: AgentExecutor = {
+      async execute(context, bus) {
+        const text = context.userMessage.parts
+          .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+          .join('');
+        const data = context.userMessage.parts.find((part) => part.content?.$case === 'data')?.content;
+        const parts = [
+          {
+            content: { $case: 'text' as const, value: `Echo: ${text}` },
+            metadata: undefined,
+            filename: '',
+            mediaType: '',
+          },
+          {
+            content: { $case: 'data' as const, value: { seen: data?.$case === 'data' ? data.value : null } },
+            metadata: undefined,
+            filename: '',
+            mediaType: 'application/json',
+          },
+        ];
+        if (!text.includes('task')) {
+          bus.publish(
+            AgentEvent.message({
+              messageId: randomUUID(),
+              contextId: context.contextId,
+              taskId: '',
+              role: 2,
+              parts,
+              metadata: undefined,
+              extensions: [],
+              referenceTaskIds: [],
+            }),
+          );
+        } else {
+          bus.publish(
+            AgentEvent.task({
+              id: context.taskId,
+              contextId: context.contextId,
+              status: { state: text.includes('reject') ? 7 : 3, message: undefined, timestamp: undefined },
+              artifacts: [
+                { artifactId: 'a1', name: 'answer', description: '', parts, metadata: undefined, extensions: [] },
+              ],
+              history: [],
+              metadata: undefined,
+            }),
+          );
+        }
+        bus.finished();
+      },
+      async cancelTask() {},
+    };
+    const app = express();
+    server = createServer(app);
+    const port = await listen(server);
+    base = `http://127.0.0.1:${port}`;
+    const iface = (path: string, protocolBinding: string, protocolVersion: string) => ({
+      url: `${base}${path}`,
+      protocolBinding,
+      protocolVersion,
+      tenant: '',
+    });
+    const handler = new DefaultRequestHandler(
+      {
+        name: 'Four wires',
+        description: 'Answers in each binding and version.',
+        version: '1.0.0',
+        supportedInterfaces: [
+          iface('/rpc', 'JSONRPC', '1.0'),
+          iface('/rpc', 'JSONRPC', '0.3'),
+          iface('/rest', 'HTTP+JSON', '1.0'),
+          iface('/rest', 'HTTP+JSON', '0.3'),
+        ],
+        capabilities: { streaming: false, pushNotifications: false, extensions: [] },
+        defaultInputModes: ['text/plain'],
+        defaultOutputModes: ['text/plain'],
+        skills: [],
+        securitySchemes: {},
+        securityRequirements: [],
+        signatures: [],
+        provider: undefined,
+      },
+      new InMemoryTaskStore(),
+      executor,
+    );
+    app.use(express.json());
+    app.use((request, _response, next) => {
+      seen.push({ path: request.path, version: request.headers['a2a-version'] as string, body: request.body });
+      next();
+    });
+    const options = {
+      requestHandler: handler,
+      userBuilder: UserBuilder.noAuthentication,
+      legacyCompat: { enabled: true },
+    };
+    app.use('/rpc', jsonRpcHandler(options));
+    app.use('/rest', restHandler(options));
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const wires = [
+    ['JSONRPC', '1.0', '/rpc'],
+    ['JSONRPC', '0.3', '/rpc'],
+    ['HTTP+JSON', '1.0', '/rest/message:send'],
+    ['HTTP+JSON', '0.3', '/rest/v1/message:send'],
+  ] as const;
+  for (const [protocolBinding, protocolVersion, path] of wires) {
+    it(`${protocolBinding} ${protocolVersion}: a message, a completed task and a rejected one`, async () => {
+      const target = {
+        url: `${base}${protocolBinding === 'JSONRPC' ? '/rpc' : '/rest'}`,
+        protocolBinding,
+        protocolVersion,
+        tenant: '',
+      };
+      const data = { execution_id: 'exe_1', nested: { list: [1, 2] } };
+      const message = await sendA2aMessage(target, { messageId: randomUUID(), text: 'Hello', data }, fetch);
+      expect(message).toEqual({ kind: 'message', parts: [{ text: 'Echo: Hello' }, { data: { seen: data } }] });
+      expect(seen.at(-1)).toMatchObject({ path, version: protocolVersion });
+
+      const task = await sendA2aMessage(target, { messageId: randomUUID(), text: 'a task', data }, fetch);
+      expect(task).toEqual({
+        kind: 'task',
+        state: 'completed',
+        parts: [{ text: 'Echo: a task' }, { data: { seen: data } }],
+      });
+      const rejected = await sendA2aMessage(target, { messageId: randomUUID(), text: 'reject the task', data }, fetch);
+      expect(rejected).toMatchObject({ kind: 'task', state: 'rejected' });
+    });
+  }
+
+  it('normalises a 0.3 card to the interfaces a 1.0 card lists', () => {
+    const card = normaliseAgentCard({
+      name: 'Old',
+      url: 'https://agent.example.com/rpc',
+      protocolVersion: '0.3.0',
+      preferredTransport: 'JSONRPC',
+      additionalInterfaces: [{ url: 'https://agent.example.com/rest', transport: 'HTTP+JSON' }],
+      capabilities: {},
+    });
+    expect(card.supportedInterfaces).toEqual([
+      { url: 'https://agent.example.com/rpc', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3.0' },
+      { url: 'https://agent.example.com/rest', protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '0.3' },
+    ]);
+    expect(card).not.toHaveProperty('url');
+    const current = {
+      name: 'New',
+      supportedInterfaces: [{ url: 'https://a.example.com', protocolBinding: 'JSONRPC' }],
+    };
+    expect(normaliseAgentCard(current)).toBe(current);
   });
 });

@@ -64,3 +64,22 @@ describe('zod with English only', () => {
     expect(result.error?.issues[0]?.message).toMatch(/at least 2 characters|>=2 characters/);
   });
 });
+
+describe("postal-mime's entity table, the common names", () => {
+  it('agrees with postal-mime’s table on every name it keeps; postal-mime imports it by the aliased path', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { htmlEntities: ours } = await import('../../worker/lib/html-entities');
+    const esm = join(require.resolve('postal-mime'), '..', '..', 'esm');
+    const { htmlEntities: full } = (await import(/* @vite-ignore */ join(esm, 'html-entities.js'))) as {
+      htmlEntities: Record<string, string>;
+    };
+    expect(Object.keys(ours).length).toBeGreaterThan(200);
+    for (const [name, value] of Object.entries(ours)) expect([name, full[name]]).toEqual([name, value]);
+    for (const name of ['&eacute;', '&nbsp;', '&mdash;', '&rsquo;', '&hellip;', '&euro;', '&amp', '&yuml;'])
+      expect(ours[name]).toBeDefined();
+    expect(readFileSync(join(esm, 'text-format.js'), 'utf8')).toContain("from './html-entities.js'");
+    const toml = readFileSync(new URL('../../wrangler.toml', import.meta.url), 'utf8');
+    expect(toml).toContain('"./html-entities.js" = "./worker/lib/html-entities.ts"');
+  });
+});

@@ -1,11 +1,10 @@
 /**
  * Agent cards (A2A v1.0; 0.3 accepted). When an agent's profile names its card, the platform
- * fetches it through the egress guard, normalises it with the `@a2a-js/sdk` resolver (which
- * translates 0.3 cards), and checks what it needs to call the agent: a name, an interface it
+ * fetches it through the egress guard, normalises it to 1.0's shape (a 0.3 card's `url` and
+ * transports become `supportedInterfaces`), and checks what it needs to call the agent: a name, an interface it
  * speaks (JSON-RPC or HTTP+JSON, v1.0 or 0.3) and an endpoint that passes the guard. A card that
  * fails gets a sentence that names the reason.
  */
-import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { z } from 'zod';
 import {
   checkEgressUrl,
@@ -15,6 +14,7 @@ import {
   readBoundedBody,
   type EgressPolicy,
 } from '../../lib/egress';
+import { normaliseAgentCard } from './a2a-client';
 import type { AgentCardSummary, StoredAgentCard } from './schemas';
 import { clock } from '../../lib/clock';
 
@@ -52,14 +52,7 @@ const failed = (detail: string): CardCheck => ({ ok: false, detail });
 /** Validates a card already parsed from JSON. */
 export function validateAgentCard(raw: unknown, egress: EgressPolicy, now = clock.now()): CardCheck {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return failed('The card is not a JSON object.');
-  let normalised: unknown;
-  try {
-    normalised = new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }).normalizeAgentCard(raw);
-  } catch (error) {
-    return failed(
-      `The card is not a valid A2A agent card: ${error instanceof Error ? error.message : 'it could not be read'}.`,
-    );
-  }
+  const normalised = normaliseAgentCard(raw as Record<string, unknown>);
   const parsed = normalisedCardSchema.safeParse(normalised);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

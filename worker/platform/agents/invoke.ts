@@ -1,17 +1,16 @@
 /**
  * Calling an agent or a robot (docs/design/agents-and-robots.md). An agent gets one A2A `SendMessage`
- * (`message/send` on 0.3) through the `@a2a-js/sdk` client; a robot gets one JSON POST. Every
+ * (`message/send` on 0.3) through the platform's A2A client (`a2a-client.ts`); a robot gets one JSON POST. Every
  * request goes through the egress guard, carries Standard Webhooks signature headers over its
  * exact body, and must answer within the provider's timeout. The answer is validated; anything
  * else becomes a failure with a stable outcome and a short, secret-free reason.
  */
-import type { Message, Part, Task } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import type { AgentAnswer, AgentCall, ReportedUsage } from '../../brain';
 import { EgressRefused, guardedFetch, readBoundedBody, type EgressPolicy } from '../../lib/egress';
 import { newId } from '../../lib/ids';
 import { jsonNestsDeeperThan, MAX_ANSWER_JSON_DEPTH } from '../../lib/json-depth';
 import { signStandardWebhook } from '../../lib/standard-webhooks';
+import { sendA2aMessage, type A2aAnswer, type AnswerPart } from './a2a-client';
 import { calledInterface } from './card';
 import { robotAnswerSchema, type StoredAgentCard } from './schemas';
 import { clock } from '../../lib/clock';
@@ -33,7 +32,7 @@ const ANSWER_LIMIT_BYTES = 1024 * 1024;
 /** The largest reply text kept (what a visitor reads). */
 const REPLY_LIMIT_CHARS = 16_000;
 
-/** What the signed fetch saw of the last response, to tell failures apart after the SDK throws. */
+/** What the signed fetch saw of the last response, to tell failures apart after the client throws. */
 interface Probe {
   status: number | null;
   body?: string;
@@ -167,17 +166,10 @@ function classifyError(error: unknown, probe: Probe, started: number): Failure {
 }
 
 /** The text of a part list (the reply) and the merged data parts (the output). */
-function collectParts(parts: Part[], into: { texts: string[]; output: Record<string, unknown> }) {
+function collectParts(parts: AnswerPart[], into: { texts: string[]; output: Record<string, unknown> }) {
   for (const part of parts) {
-    const content = part.content;
-    if (content?.$case === 'text') into.texts.push(content.value);
-    else if (
-      content?.$case === 'data' &&
-      content.value &&
-      typeof content.value === 'object' &&
-      !Array.isArray(content.value)
-    )
-      Object.assign(into.output, content.value);
+    if ('text' in part) into.texts.push(part.text);
+    else Object.assign(into.output, part.data);
   }
 }
 
@@ -186,40 +178,20 @@ const nestsTooDeeply = (probe: Probe) => jsonNestsDeeperThan(probe.body ?? '', M
 const tooDeep = (probe: Probe, started: number) =>
   failure('invalid_answer', `The answer nests deeper than ${MAX_ANSWER_JSON_DEPTH} levels.`, probe.status, started);
 
-/** Task states, as the SDK's enum numbers them (A2A v1.0). */
-const TASK_COMPLETED = 3;
-const TASK_REJECTED = 7;
-const TASK_STATE_NAMES: Record<number, string> = {
-  0: 'unspecified',
-  1: 'submitted',
-  2: 'working',
-  3: 'completed',
-  4: 'failed',
-  5: 'canceled',
-  6: 'input-required',
-  7: 'rejected',
-  8: 'auth-required',
-};
-
 /** The answer of an A2A call: a message, or a completed task; any other state is a failure. */
-function answerOfA2A(result: Message | Task, probe: Probe, started: number): AgentAnswer {
+function answerOfA2A(result: A2aAnswer, probe: Probe, started: number): AgentAnswer {
   if (nestsTooDeeply(probe)) return tooDeep(probe, started);
+  if (result.kind === 'task' && result.state === 'rejected')
+    return failure('declined', 'The agent declined the task.', probe.status, started);
+  if (result.kind === 'task' && result.state !== 'completed')
+    return failure(
+      'not_completed',
+      `The task is ${result.state}, not completed (execution is sync only).`,
+      probe.status,
+      started,
+    );
   const collected = { texts: [] as string[], output: {} as Record<string, unknown> };
-  if ('messageId' in result) {
-    collectParts(result.parts ?? [], collected);
-  } else {
-    const state = result.status?.state ?? 0;
-    if (state === TASK_REJECTED) return failure('declined', 'The agent declined the task.', probe.status, started);
-    if (state !== TASK_COMPLETED)
-      return failure(
-        'not_completed',
-        `The task is ${TASK_STATE_NAMES[state] ?? 'in an unknown state'}, not completed (execution is sync only).`,
-        probe.status,
-        started,
-      );
-    for (const artifact of result.artifacts ?? []) collectParts(artifact.parts ?? [], collected);
-    if (result.status?.message) collectParts(result.status.message.parts ?? [], collected);
-  }
+  collectParts(result.parts, collected);
   const reply = collected.texts.join('\n\n').trim();
   if (!reply && Object.keys(collected.output).length === 0)
     return failure('invalid_answer', 'The answer has neither text nor data.', probe.status, started);
@@ -230,30 +202,6 @@ function answerOfA2A(result: Message | Task, probe: Probe, started: number): Age
     usage: [],
     httpStatus: probe.status,
     durationMs: clock.now() - started,
-  };
-}
-
-/** The user message of an A2A call: the text, and a data part with everything else. */
-function userMessage(call: AgentCall): Message {
-  const { text, ...context } = call;
-  const parts: Part[] = [];
-  if (text !== undefined)
-    parts.push({ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' });
-  parts.push({
-    content: { $case: 'data', value: context },
-    metadata: undefined,
-    filename: '',
-    mediaType: 'application/json',
-  });
-  return {
-    messageId: newId('msg'),
-    contextId: '',
-    taskId: '',
-    role: 1,
-    parts,
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
   };
 }
 
@@ -269,22 +217,13 @@ async function callAgent(
   const fetchImpl = signedFetch(target, egress, started + target.timeoutMs, probe);
   try {
     return await withinTimeout(target.timeoutMs, async () => {
-      const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [
-          new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } }),
-          new RestTransportFactory({ fetchImpl, legacyCompat: { enabled: true } }),
-        ],
-        preferredTransports: [stored.summary.protocol_binding],
-      });
       // Only the interface that was validated and shown is called, whatever else the card lists.
-      const card = { ...stored.card, supportedInterfaces: [calledInterface(stored.summary)] };
-      const client = await new ClientFactory(options).createFromAgentCard(card as never);
-      const result = await client.sendMessage({
-        tenant: '',
-        message: userMessage(call),
-        configuration: undefined,
-        metadata: undefined,
-      });
+      const { text, ...context } = call;
+      const result = await sendA2aMessage(
+        calledInterface(stored.summary),
+        { messageId: newId('msg'), ...(text !== undefined ? { text } : {}), data: context },
+        fetchImpl,
+      );
       return answerOfA2A(result, probe, started);
     });
   } catch (error) {

@@ -4,18 +4,18 @@
  * styles and navigation, and its links (for a crawl). Text arrives raw, so entities are decoded
  * here.
  */
+import { htmlEntities } from '../../lib/html-entities';
 import type { ReadDocument, Section } from './text';
 
-const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', mdash: '—' };
-
-/** Decodes the character references of HTML text (named ones of the common few, and numeric ones). */
+/** Decodes the character references of HTML text (the named ones in lib/html-entities.ts, and numeric ones). */
 export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+\d*);/gi, (whole, name: string) => {
     if (name[0] === '#') {
       const code = name[1] === 'x' || name[1] === 'X' ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1));
       return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
     }
-    return NAMED[name.toLowerCase()] ?? whole;
+    const named = htmlEntities[whole] ?? htmlEntities[`&${name.toLowerCase()};`];
+    return named === undefined ? whole : named.replace('\u00a0', ' ');
   });
 }
 
