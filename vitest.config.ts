@@ -20,7 +20,6 @@ const PREBUNDLED = [
   ...['', '/batch', '/sqlite-core', '/d1'].map((path) => `drizzle-orm${path}`),
   'zod',
   '@hono/zod-openapi',
-  ...['', '/client'].map((path) => `@a2a-js/sdk${path}`),
   'yaml',
   'mimetext/browser',
   'postal-mime',

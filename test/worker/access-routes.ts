@@ -812,7 +812,7 @@ export const PUBLIC_ROUTES = [
   'OPTIONS /api/public/channels/:channelKey/intake',
   'OPTIONS /api/public/widget/:channel_key/config',
   'OPTIONS /api/public/widget/:channel_key/intake',
-  // The visitor's thread and live ticket: the visitor's egv_ session is checked by the route (live.security.test.ts).
+  // The visitor's thread and live ticket: the visitor's egv_ session is checked by the route (live.security.cases.ts).
   'GET /api/public/channels/:channelKey/messages',
   'GET /api/public/widget/:channel_key/messages',
   'POST /api/public/channels/:channelKey/live-ticket',
@@ -821,7 +821,7 @@ export const PUBLIC_ROUTES = [
   'OPTIONS /api/public/channels/:channelKey/live-ticket',
   'OPTIONS /api/public/widget/:channel_key/messages',
   'OPTIONS /api/public/widget/:channel_key/live-ticket',
-  // A live socket: the single-use ticket in its URL is checked by the room (live.security.test.ts).
+  // A live socket: the single-use ticket in its URL is checked by the room (live.security.cases.ts).
   'GET /live/:conversationId',
   'GET /auth',
   'GET /auth/sign-up',

@@ -6,18 +6,14 @@
  */
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import worker from '../../worker/index';
-import { installRemotes } from './agent-helpers';
 import { cron, deliveryEnvironment, endpoint, headersOf, receiver, waitFor } from './webhook-helpers';
 import { getPage } from './console-helpers';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, json } from './helpers';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
 import { deliverDueToEndpoint } from '../../worker/platform/webhooks';
 import { RETRY_WINDOW_MS } from '../../worker/platform/webhooks/retry-policy';
-
-beforeEach(() => installRemotes());
-afterEach(() => vi.restoreAllMocks());
 
 const _eventsOf = async (workspaceId: string) =>
   (

@@ -4,14 +4,13 @@
  * stubbed fetches; the database, the migrations and the Worker are real.
  */
 import { env } from 'cloudflare:test';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   agentCard,
   attemptsOf,
   connectionsTo,
   createActiveAgent,
   createActiveRobot,
-  installRemotes,
   jsonResponse,
   messageResult,
   newDomain,
@@ -32,8 +31,6 @@ let tenant: Tenant;
 beforeAll(async () => {
   tenant = await createTenant({ scopes: ALL });
 });
-beforeEach(() => installRemotes());
-afterEach(() => vi.restoreAllMocks());
 
 const run = async (domain: string, overrides: Record<string, unknown> = {}, token = tenant.token) =>
   execute(token, executeBody({ domain, text: 'How do I reset my password?', ...overrides }));

@@ -5,7 +5,7 @@
  */
 import { env } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   agentCard,
   attemptsOf,
@@ -13,7 +13,6 @@ import {
   connectionsTo,
   createActiveAgent,
   createActiveRobot,
-  installRemotes,
   jsonResponse,
   messageResult,
   newDomain,
@@ -31,8 +30,6 @@ let tenant: Tenant;
 beforeAll(async () => {
   tenant = await createTenant({ scopes: ALL });
 });
-beforeEach(() => installRemotes());
-afterEach(() => vi.restoreAllMocks());
 
 /** Verifies a call's Standard Webhooks headers with the npm library, as a provider would. */
 /** Whether the npm standardwebhooks library accepts what was sent, at the test clock's now. */

@@ -5,17 +5,13 @@
  * redirect lets go of its connection. The runs are called directly, on the real D1.
  */
 import { env } from 'cloudflare:test';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildServices } from '../../worker/lib/services';
 import { newId } from '../../worker/lib/ids';
 import { deliverDueToEndpoint, sweepDueDeliveries } from '../../worker/platform/webhooks';
-import { installRemotes } from './agent-helpers';
 import { createTenant, type Tenant } from './helpers';
 import { deliveryEnvironment, endpoint, receiver, untilNextDue } from './webhook-helpers';
 import { clock } from '../../worker/lib/clock';
-
-beforeEach(() => installRemotes());
-afterEach(() => vi.restoreAllMocks());
 
 /** Writes `count` events and their pending deliveries to one endpoint (the events' trigger makes them; here shaped). */
 async function backlog(

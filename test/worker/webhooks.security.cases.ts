@@ -5,16 +5,13 @@
  */
 import { env } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signStandardWebhook } from '../../worker/lib/standard-webhooks';
-import { connections, installRemotes } from './agent-helpers';
+import { connections } from './agent-helpers';
 import { endpoint, headersOf, receiver, waitFor } from './webhook-helpers';
 import { HOSTILE_URLS } from './egress-cases';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json } from './helpers';
 import { clock } from '../../worker/lib/clock';
-
-beforeEach(() => installRemotes());
-afterEach(() => vi.restoreAllMocks());
 
 const _eventsOf = async (workspaceId: string) =>
   (

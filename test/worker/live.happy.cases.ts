@@ -1,20 +1,11 @@
 /**
  * Live conversation (docs/design/live.md): the claimer's replies, the visitor's thread, the
  * agent's handoff, the Durable Object's sockets and the events they read, with real WebSockets in
- * workerd. Who may hold a socket, and how much it may send, is live.security.test.ts.
+ * workerd. Who may hold a socket, and how much it may send, is live.security.cases.ts.
  */
 import { env } from 'cloudflare:test';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  createActiveAgent,
-  installRemotes,
-  messageResult,
-  newDomain,
-  partsOf,
-  remotes,
-  rpcAgent,
-  taskResult,
-} from './agent-helpers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createActiveAgent, messageResult, newDomain, partsOf, remotes, rpcAgent, taskResult } from './agent-helpers';
 import { getPage, signUpOwner } from './console-helpers';
 import { call, createTenant, expectProblem, issueKey, json } from './helpers';
 import {
@@ -37,9 +28,6 @@ import {
   thread,
   claimedLead,
 } from './live-fixtures';
-
-beforeEach(() => installRemotes());
-afterEach(() => vi.restoreAllMocks());
 
 describe('the claimer replies, the visitor reads', () => {
   it('a reply reaches the thread with its author; the first moves claimed to contacted, once', async () => {

@@ -2,22 +2,18 @@
  * Events written back (docs/design/webhooks.md and docs/design/identity-and-access.md), as they go
  * when all is well: the outbox commits with its change and the events queue delivers it, signed;
  * the workbench raises lead events; owners and admins manage endpoints. Faults are in
- * webhooks.error.test.ts, the egress guard and signatures in webhooks.security.test.ts. Receivers
+ * webhooks.error.cases.ts, the egress guard and signatures in webhooks.security.cases.ts. Receivers
  * are stubbed fetches; D1, the queue and the cron handler are the real ones.
  */
 import { env } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { installRemotes } from './agent-helpers';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { deliveryEnvironment, endpoint, headersOf, receiver, waitFor } from './webhook-helpers';
 import { getPage, postForm } from './console-helpers';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
 import { createActiveExpert, createChannel, sessionCall, visitorSays } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
 import { deliverDueToEndpoint } from '../../worker/platform/webhooks';
-
-beforeEach(() => installRemotes());
-afterEach(() => vi.restoreAllMocks());
 
 const eventsOf = async (workspaceId: string) =>
   (

@@ -4,8 +4,7 @@
  * oversized frames and floods cut, read marks that only move forward.
  */
 import { env } from 'cloudflare:test';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { installRemotes } from './agent-helpers';
+import { describe, expect, it } from 'vitest';
 import { call, expectProblem, json } from './helpers';
 import { review, sessionCall } from './provider-helpers';
 import { workerFetch } from './self';
@@ -19,9 +18,6 @@ import {
   thread,
   claimedLead,
 } from './live-fixtures';
-
-beforeEach(() => installRemotes());
-afterEach(() => vi.restoreAllMocks());
 
 describe('who may hold a socket, and how much it may send', () => {
   const upgrade = (url: string) => workerFetch(url.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });

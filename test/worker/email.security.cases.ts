@@ -3,7 +3,7 @@
  * links that come from CONSOLE_URL, never from the Host of the request that caused the email.
  */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import worker from '../../worker/index';
 import { emailSendDeps } from '../../worker/jobs/email';
 import { buildServices } from '../../worker/lib/services';
@@ -18,8 +18,6 @@ import {
   reply,
   twoMinutesLater,
 } from './email-fixtures';
-
-afterEach(() => vi.restoreAllMocks());
 
 describe('headers and links that no input can bend', () => {
   it('a brand with quotes, commas, an address and accents stays one name of the platform’s mailbox', async () => {

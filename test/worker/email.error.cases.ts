@@ -4,7 +4,7 @@
  * without an SMTP server.
  */
 import { env } from 'cloudflare:test';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { emailSendDeps } from '../../worker/jobs/email';
 import { newId } from '../../worker/lib/ids';
 import { buildServices } from '../../worker/lib/services';
@@ -13,8 +13,6 @@ import { until } from './mail-helpers';
 import { visitorSays } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
 import { rows, emailsOfLead, channelWithExpert } from './email-fixtures';
-
-afterEach(() => vi.restoreAllMocks());
 
 describe('sending', () => {
   /** A queued digest of its own, written at `createdAt`, that no queue message knows about, and an open lead. */

@@ -6,14 +6,13 @@
  */
 import { env } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   agentCard,
   attemptsOf,
   connectionsTo,
   createActiveAgent,
   createActiveRobot,
-  installRemotes,
   jsonResponse,
   messageResult,
   newDomain,
@@ -42,8 +41,6 @@ let tenant: Tenant;
 beforeAll(async () => {
   tenant = await createTenant({ scopes: ALL });
 });
-beforeEach(() => installRemotes());
-afterEach(() => vi.restoreAllMocks());
 
 /** Verifies a call's Standard Webhooks headers with the npm library, as a provider would. */
 function verifies(secret: string, connection: { headers: Headers; body: string }): boolean {

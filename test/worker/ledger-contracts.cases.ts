@@ -479,9 +479,10 @@ describe('held leads', () => {
       // No room this month: the sweep leaves it held.
       expect(await releaseHeldLeads(db(), clock.now())).toBe(0);
       expect((await leadRow(second.lead_id))?.held_at).not.toBeNull();
-      // Next month there is: offered, charged once, and a second sweep does nothing more.
+      // Next month there is: offered, charged once, and a second sweep does nothing more (the sweep
+      // is the platform's: it releases what the other ledger cases held too).
       const nextMonth = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 2);
-      expect(await releaseHeldLeads(db(), nextMonth)).toBe(1);
+      expect(await releaseHeldLeads(db(), nextMonth)).toBeGreaterThanOrEqual(1);
       expect(await releaseHeldLeads(db(), nextMonth)).toBe(0);
       const released = await leadRow(second.lead_id);
       expect(released).toMatchObject({ held_at: null, wave: 1 });

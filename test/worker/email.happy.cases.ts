@@ -3,10 +3,10 @@
  * over real SMTP to a local sink (test/worker/mail-sink.global.mjs); the 30-an-hour cap and the
  * hourly digest; away and off; the visitor's continuation after 2 unread minutes, at most one per
  * 10 minutes, in the conversation's language; replies by email; preferences and the email log.
- * Faults are in email.error.test.ts, what no input can bend in email.security.test.ts.
+ * Faults are in email.error.cases.ts, what no input can bend in email.security.cases.ts.
  */
 import { env } from 'cloudflare:test';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createDatabase } from '../../worker/lib/db';
 import { newId } from '../../worker/lib/ids';
 import { sweepEmails } from '../../worker/platform/email';
@@ -31,8 +31,6 @@ import {
   deliverInbound,
   replyEmail,
 } from './email-fixtures';
-
-afterEach(() => vi.restoreAllMocks());
 
 describe('lead alerts', () => {
   it('are written in the lead’s batch, to available experts who want them, and sent within seconds', async () => {

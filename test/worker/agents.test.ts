@@ -1,0 +1,13 @@
+/**
+ * Agents and robots: the cases, in one workerd. Each test file starts a runtime of its own (about 3 s of
+ * CPU), so the area's cases share one and stay in files by intent (agents.*.cases.ts); the hooks
+ * they all need are here, once.
+ */
+import { afterEach, beforeEach, vi } from 'vitest';
+import { installRemotes } from './agent-helpers';
+import './agents.happy.cases';
+import './agents.error.cases';
+import './agents.security.cases';
+
+beforeEach(() => installRemotes());
+afterEach(() => vi.restoreAllMocks());
