@@ -127,10 +127,21 @@ export function sentencesOf(text: string): string[] {
   );
 }
 
-/** Cuts a document into chunks: each section into pieces of about CHUNK_WORDS words, at sentence ends. */
+/**
+ * A section that only points elsewhere ("Next", "See also", "Related articles"): its lines are
+ * links to other pages, each with a few words of what is there, and answer nothing themselves.
+ */
+const NAVIGATION_HEADING =
+  /^(next( steps)?|what[’']?s next|read next|see also|related( articles| pages| topics)?|further reading)$/i;
+
+/**
+ * Cuts a document into chunks: each section into pieces of about CHUNK_WORDS words, at sentence
+ * ends; sections that only point elsewhere are left out.
+ */
 export function chunksOf(document: ReadDocument, url: string | null): ChunkText[] {
   const chunks: ChunkText[] = [];
   for (const section of document.sections) {
+    if (NAVIGATION_HEADING.test(section.headings.at(-1) ?? '')) continue;
     const headings = section.headings.join(' › ');
     const link = url ? (section.anchor ? `${url.split('#')[0]}#${section.anchor}` : url) : null;
     let body: string[] = [];

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ANSWER_CHARS, confidenceOf, coverage, extractiveAnswer, extractSentences, weightedStems } from './answer';
+import {
+  ANSWER_CHARS,
+  confidenceOf,
+  coverage,
+  extractiveAnswer,
+  extractSentences,
+  identifiersOf,
+  rankedPassages,
+  weightedStems,
+} from './answer';
 import { chunksOf, headingAnchor, readMarkdown, sentencesOf } from './text';
 import { contentWords, matchQuery, stem } from './words';
 
@@ -109,5 +118,49 @@ describe('reading and weighing for a calibrated answer', () => {
   it('answers a table question with the rows under its header', () => {
     const body = 'Meter · Counts\nexecutions · every execution\nleads · every lead\nA contract includes meters.';
     expect(extractSentences('Which meters can a contract include?', body)).toContain('leads · every lead');
+  });
+
+  it('prefers the passage that names the identifier the question names', () => {
+    expect(identifiersOf('What does the X-Request-Id header contain? And quota_exceeded.')).toEqual([
+      'x-request-id',
+      'quota_exceeded',
+    ]);
+    const [first] = rankedPassages('What does the X-Request-Id header contain?', [
+      passage('Every request carries headers that contain its id.'),
+      passage('The X-Request-Id header contains the request’s id: req_ and 26 characters.'),
+    ]);
+    expect(first!.rank).toBe(1);
+  });
+
+  it('doubts a passage without an address when the question asks for a URL', () => {
+    const question = 'What is the URL of the server?';
+    const withUrl = confidenceOf(question, [passage('The URL of the server is https://example.com/mcp.')]);
+    const without = confidenceOf(question, [passage('Give the client the URL of the server.')]);
+    expect(withUrl.confidence).toBeGreaterThan(without.confidence);
+  });
+
+  it('takes a sentence that says it before a table row with the same words', () => {
+    const [first] = rankedPassages('Which scope lets robots answer?', [
+      passage('agents:invoke · Robots answer · scope'),
+      passage('The agents:invoke scope lets robots answer first.'),
+    ]);
+    expect(first!.rank).toBe(1);
+  });
+
+  it('doubts a question about a name the knowledge never mentions', () => {
+    const rarity = { passages: 50, of: { export: 4, conversations: 5, salesforce: 0 } };
+    const body = [passage('Export your conversations as NDJSON.')];
+    // The same words, but capitalised it is a name: something the knowledge is not about.
+    const named = confidenceOf('Can I export my conversations to Salesforce?', body, rarity);
+    const plain = confidenceOf('Can I export my conversations to salesforce?', body, rarity);
+    expect(named.confidence).toBeLessThan(plain.confidence);
+  });
+
+  it('leaves out sections that only point elsewhere', () => {
+    const read = readMarkdown(
+      '# Guide\n\nIntro words.\n\n## Next\n\n- [Webhooks](/docs/webhooks): how to verify them.',
+      null,
+    );
+    expect(chunksOf(read, 'https://x.test/docs').map((chunk) => chunk.headings)).toEqual(['Guide']);
   });
 });
