@@ -7,7 +7,7 @@
  * Each run gets a fresh workspace and key (execute, leads:write), so the demo's contract and rate
  * limit do not shape the results. Neither kit is on CI's machines (the TCK is Python fetched from
  * GitHub; the MCP suite is fetched from npm), so their mandatory cases are also worker tests
- * (test/worker/a2a.test.ts). What the A2A kit gets wrong is listed below with the reason, and run
+ * (test/worker/a2a.cases.ts). What the A2A kit gets wrong is listed below with the reason, and run
  * or left out as the reason says; the script fails when anything else fails.
  */
 import { spawn } from 'node:child_process';

@@ -29,6 +29,6 @@ export const EXAMPLE_KINDS = {
   receiver: ['js receiver', 'python receiver'],
   link: ['html link'],
   browser: ['html browser', 'js browser', 'text csp'],
-  /** The API reference's examples: each is run by the worker suite (test/worker/openapi.test.ts). */
+  /** The API reference's examples: each is run by the worker suite (test/worker/openapi.cases.ts). */
   reference: ['sh reference'],
 } as const;

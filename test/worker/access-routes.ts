@@ -830,10 +830,10 @@ export const PUBLIC_ROUTES = [
   'POST /auth/sign-in',
   'GET /auth/sign-out',
   'POST /auth/sign-out',
-  // The second step of signing in: its signed pending cookie is the authority (accounts.test.ts).
+  // The second step of signing in: its signed pending cookie is the authority (accounts.cases.ts).
   'GET /auth/second-factor',
   'POST /auth/second-factor',
-  // Password reset: the link's own secret is the authority (accounts.test.ts).
+  // Password reset: the link's own secret is the authority (accounts.cases.ts).
   'GET /auth/forgot',
   'POST /auth/forgot',
   'GET /auth/reset/:link',

@@ -144,7 +144,7 @@ export async function seedActiveExperts(count: number, options: { domains: strin
 /**
  * A channel of a workspace (created with a key that has channels:write). Its leads are offered to
  * up to 50 experts at once, so that tests of other things see every matching expert offered;
- * lead-operations.test.ts tests the waves themselves.
+ * lead-operations.cases.ts tests the waves themselves.
  */
 export async function createChannel(
   token: string,

@@ -42,7 +42,7 @@ export function passagesQuery(db: Database, workspaceId: string, question: strin
   if (words.length === 0) return null;
   // Each range is read as a joined row, not a subquery, and its constants are written into the
   // statement, not bound: so FTS5 and the rowid index are handed the bounds, and nothing beyond the
-  // workspace's range is read (with a bound multiplier, they were not: test/worker/knowledge.test.ts).
+  // workspace's range is read (with a bound multiplier, they were not: test/worker/knowledge.sources.cases.ts).
   const hits = words.map(
     (word, index) => sql`SELECT ${`w${index}`} AS word, knowledge_fts.rowid AS id
       FROM space CROSS JOIN knowledge_fts WHERE knowledge_fts MATCH ${quotedWord(word)}

@@ -125,7 +125,7 @@ describe('provisioning requests', () => {
     expect(after.map((row) => row.status)).toEqual(['declined', 'pending']);
   });
 
-  it('another workspace’s request is not found; waiting requests are bounded (members: access.test.ts)', async () => {
+  it('another workspace’s request is not found; waiting requests are bounded (members: access.cases.ts)', async () => {
     const owner = await signUpOwner();
     const other = await signUpOwner();
     const form = { kind: 'api_key', name: 'K', scopes: 'execute', purpose: 'Testing.' };

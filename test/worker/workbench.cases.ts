@@ -372,7 +372,7 @@ describe(
         claimed_by: null,
         wave: 2,
       });
-      // The releaser waits 24 hours before they may see or claim it again (lead-operations.test.ts).
+      // The releaser waits 24 hours before they may see or claim it again (lead-operations.cases.ts).
       expect(await availableIds(expert)).not.toContain(leadId);
     });
 

@@ -40,8 +40,6 @@ import { mailTo } from './mail-helpers';
 import { workerFetch } from './self';
 import { SoftAuthenticator } from './soft-authenticator';
 
-afterEach(() => resetClockForTests());
-
 /** Asks for a reset link from a client address of its own (the per-client limit is not under test here). */
 const forgot = (email: string, ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}`) =>
   postForm('/auth/forgot', { email }, { ip });
@@ -56,6 +54,7 @@ async function resetPathFor(email: string): Promise<string> {
 }
 
 describe('password reset', () => {
+  afterEach(() => resetClockForTests());
   it('answers the same whether or not the address has an account, and writes only for a real one', async () => {
     const user = await signUpUser();
     const known = await forgot(user.email);
@@ -175,6 +174,7 @@ function workerPost(pending: string, code: string) {
 }
 
 describe('two-step sign-in', () => {
+  afterEach(() => resetClockForTests());
   it('asks for a code after the password; a code works once, a recovery code once', async () => {
     const user = await enrolled();
     const pending = await passwordStep(user);
@@ -257,6 +257,7 @@ const SAFARI =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 Version/18.1 Mobile/15E148 Safari/604.1';
 
 describe('sessions', () => {
+  afterEach(() => resetClockForTests());
   it('names a device in a few words', () => {
     expect(deviceOf(FIREFOX)).toBe('Firefox on Windows');
     expect(deviceOf(SAFARI)).toBe('Safari on iOS');
@@ -342,6 +343,7 @@ describe('sessions', () => {
 });
 
 describe('email verification', () => {
+  afterEach(() => resetClockForTests());
   const blocked = async (response: Response) => {
     expect(response.status).toBe(403);
     expect(await response.text()).toContain('Confirm your email address first');
@@ -417,6 +419,7 @@ describe('email verification', () => {
 });
 
 describe('platform administrators', () => {
+  afterEach(() => resetClockForTests());
   it('must set up a second factor before any admin page or admin change answers', async () => {
     const admin = await signUpPlatformAdmin({ enrolled: false });
     for (const path of ['/admin/providers', '/admin/billing', '/admin/requests', '/admin/insights']) {
@@ -435,6 +438,7 @@ describe('platform administrators', () => {
 });
 
 describe('an organisation that requires a second factor', () => {
+  afterEach(() => resetClockForTests());
   it('closes its workspaces to members without one, and only an owner with one may turn it on', async () => {
     const owner = await signUpOwner();
     const member = await signUpUser();
@@ -476,6 +480,7 @@ interface CeremonyOptions {
 }
 
 describe('passkeys', () => {
+  afterEach(() => resetClockForTests());
   /** A signed-in account with a passkey added through its security page. */
   async function withPasskey() {
     const user = await signUpUser();
