@@ -6,10 +6,18 @@
  * visitor's erasure reaches every table and archive that held their words and address, while the
  * ledger and the rollups stay equal; an export round-trips behind its signed link.
  */
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  env,
+  getQueueResult,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import worker from '../../worker/index';
 import { clock, moveClockForTests, resetClockForTests } from '../../worker/lib/clock';
+import { sha256Hex } from '../../worker/lib/crypto';
 import { createDatabase } from '../../worker/lib/db';
 import { archiveExpired, ERASED, gunzipNdjson, retentionFrom } from '../../worker/platform/lifecycle';
 import { channelWithExpert, claimedLeadWithContact } from './email-fixtures';
@@ -239,6 +247,62 @@ describe('a visitor’s erasure and the workspace’s export', () => {
     expect((await workerFetch(tampered.href)).status).toBe(403);
     moveClockForTests(24 * 60 * 60 * 1000 + 1000);
     expect((await workerFetch(url.href)).status).toBe(403);
+  });
+
+  it('a job that fails its last attempt marks the request failed, and an erasure asked again runs again', async () => {
+    const context = await channelWithExpert();
+    const lead = await claimedLeadWithContact(context);
+    const workspaceId = context.tenant.workspaceId;
+    // Rows written as the routes write them, so that only what this test runs runs them.
+    const request = (id: string, kind: string, targetKind: string, target: string, hash: string, state: string) =>
+      env.DB.prepare(
+        'INSERT INTO privacy_requests (id, workspace_id, kind, target_kind, target, target_hash, status, ' +
+          "requested_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'admin:test', ?)",
+      )
+        .bind(id, workspaceId, kind, targetKind, target, hash, state, clock.now())
+        .run();
+    await request('pvr_failing_export', 'export', 'workspace', workspaceId, 'export-hash', 'queued');
+    // Storage that refuses every write: R2 down, with an error that quotes an address.
+    const broken = {
+      put: async () => {
+        throw new Error(`R2 refused the object of ${lead.email}`);
+      },
+    };
+    const run = async (attempts: number) => {
+      const body = { kind: 'privacy.run', request_id: 'pvr_failing_export' };
+      const batch = createMessageBatch('events', [{ id: 'export', timestamp: new Date(), attempts, body }]);
+      const execution = createExecutionContext();
+      await worker.queue(batch, { ...env, ARCHIVE: broken as unknown as R2Bucket }, execution);
+      return getQueueResult(batch, execution);
+    };
+    const row = (id: string) =>
+      env.DB.prepare('SELECT status, target, result FROM privacy_requests WHERE id = ?').bind(id).first<any>();
+
+    // Before the last attempt: retried, still queued.
+    expect(await run(1)).toMatchObject({ retryMessages: [{ msgId: 'export' }], explicitAcks: [] });
+    expect((await row('pvr_failing_export')).status).toBe('queued');
+    // The last one: acknowledged and failed, with a reason that names no address.
+    expect(await run(4)).toMatchObject({ retryMessages: [], explicitAcks: ['export'] });
+    const failed = await row('pvr_failing_export');
+    expect(failed.status).toBe('failed');
+    expect(JSON.parse(failed.result).error).toMatch(/^R2 refused the object of \S+\*\*\*/);
+    expect(failed.result).not.toContain(lead.email);
+    const shown = await call(`/api/privacy/requests/pvr_failing_export?workspace_id=${workspaceId}`, {
+      token: ADMIN_TOKEN,
+    });
+    expect(await json(shown)).toMatchObject({ status: 'failed' });
+
+    // A failed erasure (its address kept only as its hash), asked again, runs again and is done.
+    const contactHash = await sha256Hex(`contact:${lead.email.toLowerCase()}`);
+    await request('pvr_failed_erasure', 'erasure', 'contact', contactHash, contactHash, 'failed');
+    const again = await call(`/api/privacy/erasures?workspace_id=${workspaceId}`, {
+      token: ADMIN_TOKEN,
+      body: { contact_email: lead.email },
+    });
+    expect(again.status).toBe(202);
+    expect((await json(again)).id).toBe('pvr_failed_erasure');
+    expect((await settled('pvr_failed_erasure', workspaceId)).result).toMatchObject({ leads: 1 });
+    expect((await row('pvr_failed_erasure')).target).toBe(contactHash);
   });
 });
 

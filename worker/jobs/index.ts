@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Bindings } from '../env';
 import { logLine } from '../lib/request-context';
 import { buildServices, type Services } from '../lib/services';
-import { sendEmails, sendEmailsMessageSchema, sweepEmails } from '../platform/email';
+import { scrubAddresses, sendEmails, sendEmailsMessageSchema, sweepEmails } from '../platform/email';
 import { releaseHeldLeads, sweepLeadTimers } from '../platform/leads';
 import { sweepBilling } from '../platform/billing';
 import { rollUp } from '../platform/rollups';
@@ -16,7 +16,14 @@ import { indexMessageSchema, indexSource, queueStaleUrlSources, requeueStuckSour
 import { emailSendDeps } from './email';
 import { publishCommittedEvents } from './publish';
 import { purgeExpiredRecords } from './sweeps';
-import { archiveExpired, privacyMessageSchema, retentionFrom, runPrivacyRequest } from '../platform/lifecycle';
+import {
+  archiveExpired,
+  failPrivacyRequest,
+  PRIVACY_JOB_ATTEMPTS,
+  privacyMessageSchema,
+  retentionFrom,
+  runPrivacyRequest,
+} from '../platform/lifecycle';
 import { endpointOutbox } from './webhook-endpoint';
 
 /** Every message the queues carry, by kind: what the producers send, checked here on arrival. */
@@ -80,9 +87,19 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Bindings): 
           message: 'queue_job_failed',
           kind: parsed.data.kind,
           id: message.id,
-          error_message: error instanceof Error ? error.message : String(error),
-          stack: error instanceof Error ? error.stack : undefined,
+          // An error may quote what it was given: never an address in the logs.
+          error_message: scrubAddresses(error instanceof Error ? error.message : String(error)),
+          stack: error instanceof Error && error.stack ? scrubAddresses(error.stack) : undefined,
         });
+        // A privacy request's last attempt marks it failed, so the owner reads why (and may ask again).
+        if (parsed.data.kind === 'privacy.run' && message.attempts >= PRIVACY_JOB_ATTEMPTS) {
+          const reason = error instanceof Error ? error.message : String(error);
+          await failPrivacyRequest(services.db, parsed.data.request_id, reason, services.clock.now()).then(
+            () => message.ack(),
+            () => message.retry(),
+          );
+          return;
+        }
         message.retry();
       }
     }),

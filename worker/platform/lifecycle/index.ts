@@ -21,6 +21,12 @@ export {
   setConversationRetention,
 } from './conversations';
 export { ERASED } from './erasure';
-export { privacyMessageSchema, requestErasure, runPrivacyRequest } from './privacy';
+export {
+  failPrivacyRequest,
+  PRIVACY_JOB_ATTEMPTS,
+  privacyMessageSchema,
+  requestErasure,
+  runPrivacyRequest,
+} from './privacy';
 export { privacyRoutes } from './routes';
 export { storageView, type TableSize } from './storage';

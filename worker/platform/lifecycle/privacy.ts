@@ -11,6 +11,7 @@ import { type Database, schema } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { auditInsert, type AuditContext } from '../audit';
+import { scrubAddresses } from '../email';
 import { type ArchiveBucket, gzipNdjson } from './archive';
 import { eraseInArchive, eraseInDatabase, erasureSubjects } from './erasure';
 import { exportRows } from './export';
@@ -35,7 +36,8 @@ export interface PrivacyQueue {
 
 /**
  * Records an erasure of a conversation or of a contact address's leads, and queues it; the same
- * erasure asked again answers the first request. Another workspace's conversation is not found.
+ * erasure asked again answers the first request, and runs it again if it had failed. Another
+ * workspace's conversation is not found.
  */
 export async function requestErasure(
   db: Database,
@@ -86,7 +88,42 @@ export async function requestErasure(
     .where(and(eq(privacyRequests.workspaceId, audit.workspaceId), eq(privacyRequests.targetHash, targetHash)))
     .get();
   if (row!.id === id) await queue.send({ kind: 'privacy.run', request_id: id });
+  else if (row!.status === 'failed') {
+    // A failed erasure asked again runs again, with the target it was asked by (kept only as its hash).
+    const requeued = await db
+      .update(privacyRequests)
+      .set({ status: 'queued', target: value, result: null, completedAt: null })
+      .where(and(eq(privacyRequests.id, row!.id), eq(privacyRequests.status, 'failed')))
+      .returning()
+      .get();
+    if (requeued) {
+      await queue.send({ kind: 'privacy.run', request_id: requeued.id });
+      return requeued;
+    }
+  }
   return row!;
+}
+
+/** How many times the queue runs a privacy job before it is given up (wrangler.toml's max_retries + 1). */
+export const PRIVACY_JOB_ATTEMPTS = 4;
+
+/**
+ * A request whose job failed its last attempt: `failed`, with the reason the owner reads, and an
+ * erasure's address kept only as its hash (asking again runs it again).
+ */
+export async function failPrivacyRequest(db: Database, requestId: string, reason: string, now: number) {
+  const row = await db.select().from(privacyRequests).where(eq(privacyRequests.id, requestId)).get();
+  if (!row) return;
+  await db
+    .update(privacyRequests)
+    .set({
+      status: 'failed',
+      // The reason as the owner may read it: never an address, whatever the error said.
+      result: { error: scrubAddresses(reason).slice(0, 300) },
+      completedAt: now,
+      ...(row.kind === 'erasure' && row.targetKind === 'contact' ? { target: row.targetHash } : {}),
+    })
+    .where(and(eq(privacyRequests.id, requestId), eq(privacyRequests.status, 'queued')));
 }
 
 /** Records an export of the workspace, or of one contact address's leads, and queues it. */
