@@ -156,6 +156,13 @@ describe('reading and weighing for a calibrated answer', () => {
     expect(named.confidence).toBeLessThan(plain.confidence);
   });
 
+  it('doubts a passage silent on one of a short question’s words', () => {
+    const question = 'What are your opening hours?';
+    const both = confidenceOf(question, [passage('We are open from nine; opening hours change on holidays.')]);
+    const one = confidenceOf(question, [passage('Opening the widget from your code is one call.', 'Opening it')]);
+    expect(one.confidence).toBeLessThan(both.confidence * 0.8);
+  });
+
   it('leaves out sections that only point elsewhere', () => {
     const read = readMarkdown(
       '# Guide\n\nIntro words.\n\n## Next\n\n- [Webhooks](/docs/webhooks): how to verify them.',
