@@ -12,9 +12,9 @@ import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { auditInsert, type AuditContext } from '../audit';
 import { scrubAddresses } from '../email';
-import { type ArchiveBucket, gzipNdjson } from './archive';
+import type { ArchiveBucket } from './archive';
 import { eraseInArchive, eraseInDatabase, erasureSubjects } from './erasure';
-import { exportRows } from './export';
+import { exportObject, exportPages } from './export';
 
 const { privacyRequests, conversations } = schema;
 
@@ -179,10 +179,10 @@ export async function runPrivacyRequest(db: Database, bucket: ArchiveBucket, req
     const objects = await eraseInArchive(db, bucket, row.workspaceId, subjects);
     result = { conversations: subjects.conversationIds.length, leads: subjects.leadIds.length, rows, objects };
   } else {
-    const lines = await exportRows(db, row.workspaceId, row.targetKind === 'contact' ? row.target : undefined);
-    const body = await gzipNdjson(lines);
+    const contact = row.targetKind === 'contact' ? row.target : undefined;
+    const { body, rows } = await exportObject(exportPages(db, row.workspaceId, contact));
     await bucket.put(exportKey(row), body, { httpMetadata: { contentType: 'application/x-ndjson' } });
-    result = { rows: lines.length, bytes: body.byteLength };
+    result = { rows, bytes: body.byteLength };
   }
   // An erasure keeps no copy of what it erased: its target becomes the hash it was asked by.
   await db
