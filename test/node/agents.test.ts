@@ -95,6 +95,16 @@ beforeAll(async () => {
   apiKey = key.body.token;
 });
 
+/** The text and the data part of the platform's message, as an SDK agent reads them. */
+function userParts(context: { userMessage: { parts: Array<{ content?: { $case: string; value: unknown } }> } }) {
+  const parts = context.userMessage.parts;
+  const text = parts.map((part) => (part.content?.$case === 'text' ? String(part.content.value) : '')).join('');
+  const data = parts.find((part) => part.content?.$case === 'data')?.content?.value as
+    | Record<string, unknown>
+    | undefined;
+  return { text, data };
+}
+
 describe('a real A2A server built with @a2a-js/sdk', () => {
   let server: Server;
   let secret: string | undefined;
@@ -103,11 +113,8 @@ describe('a real A2A server built with @a2a-js/sdk', () => {
   beforeAll(async () => {
     const executor: AgentExecutor = {
       async execute(context, bus) {
-        const text = context.userMessage.parts
-          .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
-          .join('');
-        const data = context.userMessage.parts.find((part) => part.content?.$case === 'data')?.content;
-        const executionId = data?.$case === 'data' ? (data.value as Record<string, unknown>).execution_id : undefined;
+        const { text, data } = userParts(context);
+        const executionId = data?.execution_id;
         bus.publish(
           AgentEvent.message({
             messageId: randomUUID(),
@@ -307,10 +314,7 @@ describe("the platform's A2A client against the SDK's servers, in each wire", ()
     // A message for a question, a completed task with an artifact when asked for one.
     const executor: AgentExecutor = {
       async execute(context, bus) {
-        const text = context.userMessage.parts
-          .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
-          .join('');
-        const data = context.userMessage.parts.find((part) => part.content?.$case === 'data')?.content;
+        const { text, data } = userParts(context);
         const parts = [
           {
             content: { $case: 'text' as const, value: `Echo: ${text}` },
@@ -319,7 +323,7 @@ describe("the platform's A2A client against the SDK's servers, in each wire", ()
             mediaType: '',
           },
           {
-            content: { $case: 'data' as const, value: { seen: data?.$case === 'data' ? data.value : null } },
+            content: { $case: 'data' as const, value: { seen: data ?? null } },
             metadata: undefined,
             filename: '',
             mediaType: 'application/json',
