@@ -1,7 +1,15 @@
 import type { Browser, Page } from 'playwright-core';
 import { confirmEmail } from './account-helpers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { axeSeriousViolations, browserAvailable, launchBrowser, saveScreenshot, serveSite, type Site } from './browser';
+import {
+  axeSeriousViolations,
+  browserAvailable,
+  launchBrowser,
+  saveScreenshot,
+  screenshotBoth,
+  serveSite,
+  type Site,
+} from './browser';
 
 const worker = inject('workerUrl');
 const PASSWORD = 'a long and unusual passphrase 42';
@@ -161,6 +169,29 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     await page.getByRole('link', { name: 'Team' }).click();
     await page.waitForURL(/\/integrations\/team/);
     expect(await axeSeriousViolations(page)).toEqual([]);
+    // Privacy: an export runs and is listed with its download; a bad erasure form shows its errors.
+    await page.getByRole('link', { name: 'Privacy' }).click();
+    await page.waitForURL(/\/integrations\/privacy/);
+    expect(await axeSeriousViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Export this workspace' }).click();
+    await page.waitForURL(/notice=export_requested/);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return page.getByRole('link', { name: 'Download' }).count();
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(1);
+    expect(await axeSeriousViolations(page)).toEqual([]);
+    await screenshotBoth(page, 'console-privacy');
+    await page.getByLabel('The visitor’s email address').fill('not an address');
+    await page.getByRole('button', { name: 'Erase this visitor’s data' }).click();
+    await page.waitForLoadState('load');
+    expect(await page.locator('#f-contact-email-error').textContent()).toContain('Enter the address');
+    expect(await axeSeriousViolations(page)).toEqual([]);
+    await screenshotBoth(page, 'console-privacy-errors');
     await context.close();
   });
 

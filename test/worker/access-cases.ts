@@ -229,6 +229,7 @@ export function pathFor(route: ProtectedRoute, tenant: AccessTenant, workspace: 
     .replace(/[:{]escrow_id}?/, 'esc_doesnotexist')
     .replace(/[:{]contract_id}?/, 'ctr_doesnotexist')
     .replace(/[:{]refund_request_id}?/, 'rfr_doesnotexist')
+    .replace(/[:{]requestId}?/, 'pvr_doesnotexist')
     .replace(/[:{]domain}?/, 'consultation')
     .replace(/[:{]language}?/, 'de')
     .replace(/[:{]source_id}?|[:{]sourceId}?/, tenant.sourceId)

@@ -544,6 +544,24 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   // The email log: owners and admins.
   { method: 'GET', path: '/integrations/email', auth: 'session', deniedRole: 'member', tenantScoped: true },
+  // The privacy page: owners only (privacy.manage).
+  { method: 'GET', path: '/integrations/privacy', auth: 'session', deniedRole: 'admin', tenantScoped: true },
+  { method: 'POST', path: '/integrations/privacy/exports', auth: 'session', deniedRole: 'admin', tenantScoped: true },
+  {
+    method: 'POST',
+    path: '/integrations/privacy/erasures',
+    auth: 'session',
+    deniedRole: 'admin',
+    tenantScoped: true,
+    body: { contact_email: 'visitor@example.com', confirm: 'yes' },
+  },
+  {
+    method: 'GET',
+    path: '/integrations/privacy/exports/:requestId/download',
+    auth: 'session',
+    deniedRole: 'admin',
+    tenantScoped: true,
+  },
   // The provider's console.
   {
     method: 'GET',

@@ -20,6 +20,7 @@ import { clock, moveClockForTests, resetClockForTests } from '../../worker/lib/c
 import { sha256Hex } from '../../worker/lib/crypto';
 import { createDatabase } from '../../worker/lib/db';
 import { archiveExpired, ERASED, gunzipNdjson, retentionFrom } from '../../worker/platform/lifecycle';
+import { getPage, postForm, signUpOwner } from './console-helpers';
 import { channelWithExpert, claimedLeadWithContact } from './email-fixtures';
 import { createChannel, visitorSays } from './provider-helpers';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, json } from './helpers';
@@ -303,6 +304,65 @@ describe('a visitor’s erasure and the workspace’s export', () => {
     expect((await json(again)).id).toBe('pvr_failed_erasure');
     expect((await settled('pvr_failed_erasure', workspaceId)).result).toMatchObject({ leads: 1 });
     expect((await row('pvr_failed_erasure')).target).toBe(contactHash);
+  });
+});
+
+describe('the privacy page', () => {
+  it('lets an owner export the workspace, erase a visitor by address, and follow each request', async () => {
+    const owner = await signUpOwner();
+    const ws = `?ws=${owner.workspaceId}`;
+    const created = await postForm(`/integrations/channels${ws}`, { name: 'Shop', domain: 'consultation' }, owner);
+    expect(created.status).toBe(303);
+    const page = await getPage(`/integrations/privacy${ws}`, owner.cookie);
+    expect(page.status).toBe(200);
+    const empty = await page.text();
+    expect(empty).toContain('No requests yet.');
+    expect(empty).toMatch(/<a[^>]*href="\/integrations\/privacy\?ws=[^"]*"[^>]*aria-current="page"/);
+
+    // Bad input is shown on the page, and nothing is asked.
+    const refused = await postForm(`/integrations/privacy/erasures${ws}`, { contact_email: 'not an address' }, owner);
+    expect(refused.status).toBe(422);
+    const refusedText = await refused.text();
+    expect(refusedText).toContain('Enter the address the visitor left');
+    expect(refusedText).toContain('Tick the box to confirm');
+    expect(await count('SELECT COUNT(*) AS n FROM privacy_requests WHERE workspace_id = ?', owner.workspaceId)).toBe(0);
+
+    const exported = await postForm(`/integrations/privacy/exports${ws}`, {}, owner);
+    expect(exported.status).toBe(303);
+    expect(exported.headers.get('Location')).toContain('notice=export_requested');
+    const erased = await postForm(
+      `/integrations/privacy/erasures${ws}`,
+      { contact_email: 'Gone@Example.com', confirm: 'yes' },
+      owner,
+    );
+    expect(erased.headers.get('Location')).toContain('notice=contact_erased');
+
+    // Both run on the queue; the page shows them done, the export with its download.
+    let text = '';
+    await vi.waitUntil(
+      async () => {
+        text = await (await getPage(`/integrations/privacy${ws}`, owner.cookie)).text();
+        return (text.match(/status-done/g) ?? []).length === 2;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(text).toContain('Export of the workspace');
+    expect(text).toContain('Erasure of a contact’s data');
+    expect(text).toContain('0 conversations, 0 leads erased');
+    expect(text).toContain('1 row<');
+    // The erased address is not shown, nor kept.
+    expect(text.toLowerCase()).not.toContain('gone@example.com');
+    const download = text.match(/href="(\/integrations\/privacy\/exports\/pvr_[^"]+)"/)![1]!.replace(/&amp;/g, '&');
+    const signed = await getPage(download, owner.cookie);
+    expect(signed.status).toBe(303);
+    const file = await workerFetch(new URL(signed.headers.get('Location')!, 'http://gateway.test').href);
+    expect(file.status).toBe(200);
+    const lines = await gunzipNdjson(await file.arrayBuffer());
+    expect(lines).toEqual([expect.objectContaining({ table: 'channels', name: 'Shop' })]);
+
+    // Another workspace's export is not found through this one.
+    const other = await signUpOwner();
+    expect((await getPage(download.replace(owner.workspaceId, other.workspaceId), other.cookie)).status).toBe(404);
   });
 });
 

@@ -64,12 +64,21 @@ export function workspaceNav(current: MembershipView, active: WorkspaceArea | un
     ...(roleMay(current.role, 'usage.read')
       ? [{ href: `/integrations/usage${wsQuery(current.workspaceId)}`, label: 'Usage', current: active === 'usage' }]
       : []),
+    ...(roleMay(current.role, 'privacy.manage')
+      ? [
+          {
+            href: `/integrations/privacy${wsQuery(current.workspaceId)}`,
+            label: 'Privacy',
+            current: active === 'privacy',
+          },
+        ]
+      : []),
     { href: '/docs', label: 'Docs' },
   ];
 }
 
 /** The areas of a workspace's console. */
-export type WorkspaceArea = 'channels' | 'team' | 'webhooks' | 'email' | 'knowledge' | 'usage' | 'insights';
+export type WorkspaceArea = 'channels' | 'team' | 'webhooks' | 'email' | 'knowledge' | 'usage' | 'insights' | 'privacy';
 
 interface LayoutProps {
   title: string;

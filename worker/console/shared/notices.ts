@@ -8,6 +8,10 @@ const NOTICES: Record<string, string> = {
   erased:
     'Erasure under way: within seconds this visitor’s messages and contact details read “[erased]” here ' +
     'and in the archives.',
+  export_requested: 'Export under way: within seconds it is listed below with its download.',
+  contact_erased:
+    'Erasure under way: within seconds this visitor’s messages and contact details read “[erased]”, in the ' +
+    'archives too.',
   passkey_added: 'Passkey added: sign in with it from the sign-in page, or use it as the second step.',
   passkey_removed: 'Passkey removed.',
   org_factor:

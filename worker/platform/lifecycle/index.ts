@@ -22,10 +22,15 @@ export {
 } from './conversations';
 export { ERASED } from './erasure';
 export {
+  exportLink,
   failPrivacyRequest,
   PRIVACY_JOB_ATTEMPTS,
   privacyMessageSchema,
+  privacyRequest,
+  type PrivacyRow,
+  recentPrivacyRequests,
   requestErasure,
+  requestExport,
   runPrivacyRequest,
 } from './privacy';
 export { privacyRoutes } from './routes';

@@ -4,7 +4,7 @@
  * (202) and runs as a job on the events queue, within seconds. An erasure asked again is the same
  * request. An export is gzip NDJSON in R2, fetched through a link signed for 24 hours.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { hmacSha256, secretsEqual, sha256Hex, toHex } from '../../lib/crypto';
 import { type Database, schema } from '../../lib/db';
@@ -24,7 +24,8 @@ export const privacyMessageSchema = z.object({ kind: z.literal('privacy.run'), r
 /** How long an export's signed link works. */
 export const EXPORT_LINK_TTL_MS = 24 * 60 * 60 * 1000;
 
-type PrivacyRow = typeof privacyRequests.$inferSelect;
+/** A privacy request as stored. */
+export type PrivacyRow = typeof privacyRequests.$inferSelect;
 
 /** Where an export's object is kept. */
 const exportKey = (row: PrivacyRow) => `exports/${row.workspaceId}/${row.id}.ndjson.gz`;
@@ -154,6 +155,20 @@ export async function requestExport(
   ]);
   await queue.send({ kind: 'privacy.run', request_id: row.id });
   return row;
+}
+
+/** How many of a workspace's requests the console lists. */
+export const RECENT_PRIVACY_REQUESTS = 20;
+
+/** A workspace's newest requests, newest first (the console's list). */
+export function recentPrivacyRequests(db: Database, workspaceId: string): Promise<PrivacyRow[]> {
+  return db
+    .select()
+    .from(privacyRequests)
+    .where(eq(privacyRequests.workspaceId, workspaceId))
+    .orderBy(desc(privacyRequests.createdAt), desc(privacyRequests.id))
+    .limit(RECENT_PRIVACY_REQUESTS)
+    .all();
 }
 
 /** A request of this workspace, or not found (another workspace's too). */
