@@ -221,6 +221,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
     body: { contact_email: 'nobody@example.com' },
   },
   { method: 'POST', path: '/api/privacy/exports', auth: 'api_key_or_session', deniedRole: 'admin', body: {} },
+  { method: 'GET', path: '/api/privacy/requests', auth: 'api_key_or_session', deniedRole: 'admin', tenantScoped: true },
   // Another workspace's request is 404: lifecycle.test.ts.
   { method: 'GET', path: '/api/privacy/requests/:id', auth: 'api_key_or_session', deniedRole: 'admin' },
   {

@@ -175,6 +175,9 @@ describe('a visitor’s erasure and the workspace’s export', () => {
     expect(done.result).toMatchObject({ conversations: 1, leads: 1 });
     // Asked again: the same request.
     expect((await json(await ask())).id).toBe(request.id);
+    // The workspace's list has it, newest first, done.
+    const listed = await json(await call(`/api/privacy/requests?workspace_id=${workspaceId}`, { token: ADMIN_TOKEN }));
+    expect(listed.data[0]).toMatchObject({ id: request.id, kind: 'erasure', status: 'done' });
 
     const texts = await env.DB.prepare('SELECT DISTINCT text FROM messages WHERE conversation_id = ?')
       .bind(lead.conversationId)

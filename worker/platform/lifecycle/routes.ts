@@ -13,7 +13,15 @@ import { ApiError } from '../../lib/errors';
 import { jsonContent as json, problemResponses } from '../../lib/openapi';
 import type { AuditContext } from '../audit';
 import { requireOwnerOrNamingAdmin, requireWorkspace } from '../identity';
-import { exportLink, openExport, privacyRequest, requestErasure, requestExport } from './privacy';
+import {
+  exportLink,
+  openExport,
+  privacyRequest,
+  RECENT_PRIVACY_REQUESTS,
+  recentPrivacyRequests,
+  requestErasure,
+  requestExport,
+} from './privacy';
 
 const TAG = 'Privacy';
 const security: Record<string, string[]>[] = [{ consoleSession: [] }, { bearerAuth: [] }];
@@ -133,6 +141,28 @@ export function privacyRoutes() {
       const target = { contactEmail: c.req.valid('json').contact_email };
       const row = await requestExport(c.var.db, c.var.services.queues.events, auditOf(c), target, clock.now());
       return c.json(await view(c, row), 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/privacy/requests',
+      operationId: 'listPrivacyRequests',
+      tags: [TAG],
+      summary: 'List the workspace’s erasures and exports',
+      description: `The newest ${RECENT_PRIVACY_REQUESTS}, newest first, as the console’s Privacy page shows them.`,
+      security,
+      middleware: [access] as const,
+      responses: {
+        200: json(z.object({ data: z.array(requestSchema) }), 'The requests.'),
+        ...problemResponses([401, 403] as const),
+      },
+    }),
+    async (c) => {
+      c.header('Cache-Control', 'no-store');
+      const rows = await recentPrivacyRequests(c.var.db, requireWorkspace(c).workspaceId);
+      return c.json({ data: await Promise.all(rows.map((row) => view(c, row))) }, 200);
     },
   );
 
