@@ -8,6 +8,9 @@ export default defineConfig({
     globalSetup: ['./test/node/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // expect.poll waits for a page or the Worker to reach a state; its 1 s default is shorter
+    // than a busy CI machine can take to render after a round trip through the local D1.
+    expect: { poll: { timeout: 15_000, interval: 50 } },
     // Two files at a time against the one Worker: its tests wait on real time (browsers, emails,
     // timers) far more than they compute, and each makes its own tenants, channels and addresses.
     fileParallelism: true,

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import { stripVTControlCharacters } from 'node:util';
 import { ROOT } from './lib.mjs';
 
 const npx = (args) => ['npx', args];
@@ -71,7 +72,15 @@ async function runStep(step) {
   }
   const ms = Date.now() - started;
   console.log(`\n━━ ${step.name}: ${code === 0 ? 'passed' : 'FAILED'} in ${seconds(ms)} ━━\n${output.trimEnd()}\n`);
-  return { name: step.name, ms, ok: code === 0 };
+  return { name: step.name, ms, ok: code === 0, output };
+}
+
+/** The lines of a failed step worth repeating at the end: a CI log that keeps only its tail keeps them. */
+function failureDigest(output) {
+  const lines = stripVTControlCharacters(output).split('\n');
+  const marked = lines.filter((line) => /FAIL|✗|×|AssertionError|Error:|expected .* to /.test(line));
+  const picked = marked.length > 0 ? marked.slice(0, 40) : lines.slice(-40);
+  return picked.map((line) => `    ${line.slice(0, 300)}`).join('\n');
 }
 
 const started = Date.now();
@@ -83,6 +92,10 @@ console.log('Step times (the steps after the build ran side by side):');
 for (const result of results)
   console.log(`  ${result.ok ? '✓' : '✗'} ${result.name.padEnd(16)} ${seconds(result.ms).padStart(8)}`);
 console.log(`  = npm test       ${seconds(total).padStart(8)} wall time`);
+// A failed step's output was printed when it ended, maybe long before the end: its failures again.
+for (const result of results.filter((each) => !each.ok)) {
+  console.log(`\n✗ ${result.name} failed; its failures (the whole output is above):\n${failureDigest(result.output)}`);
+}
 // Said last and loudly: a green run without a browser has not run the browser tests.
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 if (!existsSync(chromium)) {

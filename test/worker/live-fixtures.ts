@@ -11,8 +11,18 @@ import {
 } from './provider-helpers';
 import { workerFetch } from './self';
 
-/** Waits for a condition for up to 10 s (vi.waitUntil's 1 s is too short on a loaded 2-core machine). */
-export const until = <T>(check: () => T | Promise<T>) => vi.waitUntil(check, { timeout: 10_000, interval: 20 });
+/**
+ * Waits for a condition for up to 15 s (vi.waitUntil's 1 s is too short on a loaded 2-core machine,
+ * where CI runs this suite beside the browser tests). On a timeout, `state` says what was seen.
+ */
+export async function until<T>(check: () => T | Promise<T>, state?: () => unknown): Promise<T> {
+  try {
+    return await vi.waitUntil(check, { timeout: 15_000, interval: 20 });
+  } catch (error) {
+    if (!state) throw error;
+    throw new Error(`Timed out waiting; the state then: ${JSON.stringify(state())}`);
+  }
+}
 
 export interface Frame {
   type: string;

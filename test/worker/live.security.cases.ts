@@ -73,10 +73,11 @@ describe('who may hold a socket, and how much it may send', () => {
     const expert = await resumed(await openSocket((await json(await providerTicket(own.expert, own.leadId))).url));
     for (let index = 0; index < 50; index++) visitor.send({ type: 'typing', active: index % 2 === 0 });
     visitor.send({ type: 'resume', after: null }); // A marker: answered by nothing, counted like the rest.
-    await until(() => expert.frames.filter((frame) => frame.type === 'typing').length >= 19);
+    const expertSaw = () => expert.frames.map((frame) => frame.type);
+    await until(() => expert.frames.filter((frame) => frame.type === 'typing').length >= 19, expertSaw);
     // The room has dealt with the burst once a reply made after it reaches the expert.
     expect((await reply(own.expert, own.leadId, 'After the burst.')).status).toBe(201);
-    await until(() => expert.messages().includes('After the burst.'));
+    await until(() => expert.messages().includes('After the burst.'), expertSaw);
     expect(expert.frames.filter((frame) => frame.type === 'typing').length).toBeLessThanOrEqual(20);
     const flooded = closedWith(visitor.socket);
     for (let index = 0; index < 60; index++) visitor.send({ type: 'typing', active: true });
