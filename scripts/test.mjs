@@ -97,8 +97,13 @@ for (const result of results.filter((each) => !each.ok)) {
   console.log(`\n✗ ${result.name} failed; its failures (the whole output is above):\n${failureDigest(result.output)}`);
 }
 // Said last and loudly: a green run without a browser has not run the browser tests.
-const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-if (!existsSync(chromium)) {
-  console.log(`\n⚠⚠⚠ The browser tests were SKIPPED: no Chromium at ${chromium} (apt-get install -y chromium). ⚠⚠⚠`);
+const chromiums = process.env.CHROMIUM_PATH
+  ? [process.env.CHROMIUM_PATH]
+  : ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'];
+if (!chromiums.some((path) => existsSync(path))) {
+  console.log(
+    `\n⚠⚠⚠ The browser tests were SKIPPED: no Chromium at ${chromiums.join(' or ')} ` +
+      '(apt-get install -y chromium-headless-shell). ⚠⚠⚠',
+  );
 }
 process.exit(results.every((result) => result.ok) && results.length === PARALLEL.length + 1 ? 0 : 1);

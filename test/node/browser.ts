@@ -12,7 +12,14 @@ import { DEMO_TEST_PASSWORD } from '../../scripts/local-worker.mjs';
 import { DEMO } from '../../scripts/seed.mjs';
 import { workerTotpCode } from './account-helpers';
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * Debian's old headless shell when it is installed (apt-get install chromium-headless-shell), else
+ * Chromium itself. The same Blink without the browser's UI layer (what Playwright's own headless
+ * mode runs), it runs the Node suite on about 60% of the CPU: 163 against 261 CPU-seconds.
+ */
+export const CHROMIUM_PATH =
+  process.env.CHROMIUM_PATH ??
+  (existsSync('/usr/bin/chromium-headless-shell') ? '/usr/bin/chromium-headless-shell' : '/usr/bin/chromium');
 export const SCREENSHOT_DIR = join(process.cwd(), 'test-results', 'screenshots');
 
 /**
@@ -22,7 +29,7 @@ export const SCREENSHOT_DIR = join(process.cwd(), 'test-results', 'screenshots')
 export const browserAvailable = existsSync(CHROMIUM_PATH);
 if (!browserAvailable) {
   const message =
-    `Chromium not found at ${CHROMIUM_PATH}: install it with "apt-get install -y chromium" to run the ` +
+    `Chromium not found at ${CHROMIUM_PATH}: install it with "apt-get install -y chromium-headless-shell" to run the ` +
     `browser tests.`;
   if (process.env.CI) throw new Error(message);
   console.warn(`SKIPPING browser tests. ${message}`);
