@@ -19,7 +19,13 @@ import worker from '../../worker/index';
 import { clock, moveClockForTests, resetClockForTests } from '../../worker/lib/clock';
 import { sha256Hex } from '../../worker/lib/crypto';
 import { createDatabase } from '../../worker/lib/db';
-import { archiveExpired, ERASED, gunzipNdjson, retentionFrom } from '../../worker/platform/lifecycle';
+import {
+  archiveExpired,
+  ERASED,
+  EXPORT_PART_BYTES,
+  gunzipNdjson,
+  retentionFrom,
+} from '../../worker/platform/lifecycle';
 import { getPage, postForm, signUpOwner } from './console-helpers';
 import { channelWithExpert, claimedLeadWithContact } from './email-fixtures';
 import { createChannel, visitorSays } from './provider-helpers';
@@ -251,6 +257,33 @@ describe('a visitor’s erasure and the workspace’s export', () => {
     expect((await workerFetch(tampered.href)).status).toBe(403);
     moveClockForTests(24 * 60 * 60 * 1000 + 1000);
     expect((await workerFetch(url.href)).status).toBe(403);
+  });
+
+  it('a large export goes up to R2 in parts, and downloads whole as R2 streams it', async () => {
+    const context = await channelWithExpert();
+    const lead = await claimedLeadWithContact(context);
+    const workspaceId = context.tenant.workspaceId;
+    // 11,000 messages of 1,000 random hex digits: 11 MB of text that gzip about halves, so more
+    // than one part of R2's smallest size (the local R2 holds parts to R2's rules).
+    const bulk = 11_000;
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${bulk})
+       INSERT INTO messages (id, conversation_id, role, text, created_at)
+       SELECT printf('msg_zz_bulk_%05d', i), ?, 'visitor', hex(randomblob(500)), ? FROM n`,
+    )
+      .bind(lead.conversationId, clock.now())
+      .run();
+    const asked = await call(`/api/privacy/exports?workspace_id=${workspaceId}`, { token: ADMIN_TOKEN, body: {} });
+    const done = await settled((await json(asked)).id, workspaceId);
+    expect(done.result.bytes).toBeGreaterThan(EXPORT_PART_BYTES);
+    const download = await workerFetch(new URL(done.download_url, 'http://gateway.test').href);
+    expect(download.headers.get('Content-Length')).toBe(String(done.result.bytes));
+    const lines = await gunzipNdjson(await download.arrayBuffer());
+    expect(lines).toHaveLength(done.result.rows);
+    const bulkLines = lines.filter((line) => String(line.id).startsWith('msg_zz_bulk_'));
+    expect(bulkLines).toHaveLength(bulk);
+    expect(bulkLines.at(-1)).toMatchObject({ table: 'messages', conversation_id: lead.conversationId });
+    expect(String(bulkLines.at(-1)!.text)).toMatch(/^[0-9A-F]{1000}$/);
   });
 
   it('a job that fails its last attempt marks the request failed, and an erasure asked again runs again', async () => {

@@ -146,7 +146,7 @@ export function ConsoleLayout({
               Provider review
             </a>
           ) : null}
-          <a class="who" href="/account/security" title="Account security">
+          <a class="who" href="/account/security" title={`Account security (${user.email})`}>
             <span class="who-long">{user.email}</span>
             <span class="who-short">Account</span>
           </a>

@@ -84,13 +84,15 @@ color: var(--ink); cursor: pointer; text-decoration: none; }
 border-radius: 14px; padding: 1.75rem; box-shadow: 0 10px 30px rgba(16, 24, 40, 0.12); }
 .auth-brand { margin: 0; font-weight: 800; color: var(--accent); letter-spacing: -0.01em; }
 .auth-card h1 { margin-top: 0.3rem; }
-.console-nav { display: flex; flex-wrap: wrap; gap: 0.35rem 1rem; }
+.console-nav { display: flex; flex-wrap: wrap; gap: 0.35rem 0.85rem; }
 .console-nav a[aria-current=page] { color: #fff; font-weight: 700; text-decoration: underline;
 text-underline-offset: 6px; }
 .topbar .inner > .brand { margin-right: 0.5rem; }
 .switcher { display: flex; gap: 0.4rem; align-items: center; margin: 0; }
 .switcher select { width: auto; max-width: 16rem; padding: 0.3rem 0.5rem; }
-.who { color: #cfd8ea; font-size: 0.9rem; margin-left: auto; }
+/* A long address is cut short, so the bar stays one row beside a full menu (the link's title says it). */
+.who { color: #cfd8ea; font-size: 0.9rem; margin-left: auto; max-width: 10rem; overflow: hidden;
+text-overflow: ellipsis; white-space: nowrap; }
 a.who:hover { color: #fff; }
 .who-short { display: none; }
 .eyebrow { margin: 0; color: var(--muted); font-size: 0.92rem; }

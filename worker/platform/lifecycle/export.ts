@@ -28,7 +28,7 @@ async function* pageThrough(db: Database, table: string, query: (after: string) 
 
 /**
  * The export's lines, for the workspace or for one contact address's leads, a page of at most
- * PAGE rows at a time: a large workspace's export is never held in memory as rows (exportObject).
+ * PAGE rows at a time: a large workspace's export is never held in memory as rows (writeExport).
  */
 export async function* exportPages(db: Database, workspaceId: string, contactEmail?: string): AsyncGenerator<Line[]> {
   const contactLeads = contactEmail
@@ -75,14 +75,38 @@ export async function* exportPages(db: Database, workspaceId: string, contactEma
   );
 }
 
+/** The size of each part but the last of a large export: R2's smallest, so memory holds little. */
+export const EXPORT_PART_BYTES = 5 * 1024 * 1024;
+
+/** R2's multipart upload, as the export uses it. */
+interface ExportUpload {
+  uploadPart(partNumber: number, value: Uint8Array): Promise<{ partNumber: number; etag: string }>;
+  complete(parts: { partNumber: number; etag: string }[]): Promise<unknown>;
+  abort(): Promise<void>;
+}
+
+/** What of R2 an export writes with (R2Bucket has it; tests may hand another). */
+export interface ExportBucket {
+  put(key: string, value: Uint8Array, options?: { httpMetadata?: { contentType?: string } }): Promise<unknown>;
+  createMultipartUpload(key: string, options?: { httpMetadata?: { contentType?: string } }): Promise<ExportUpload>;
+}
+
+const NDJSON = { httpMetadata: { contentType: 'application/x-ndjson' } };
+
 /**
- * The export as one gzip NDJSON object: each page is written to the compressor as it is read, and
- * only the compressed bytes are kept (a tenth of the text, or less), so memory holds one page of
- * rows whatever the workspace's size. Answers the bytes and the number of rows.
+ * Writes the export to `key` as gzip NDJSON, compressing each page as it is read and sending the
+ * compressed bytes on in parts of `partBytes` (the last one smaller, as R2 requires), so memory
+ * holds a page of rows and a part of bytes whatever the workspace's size. An export within one part
+ * is a single put. Answers the rows, the compressed bytes and the parts.
  */
-export async function exportObject(pages: AsyncIterable<Line[]>): Promise<{ body: Uint8Array; rows: number }> {
+export async function writeExport(
+  pages: AsyncIterable<Line[]>,
+  bucket: ExportBucket,
+  key: string,
+  partBytes = EXPORT_PART_BYTES,
+): Promise<{ rows: number; bytes: number; parts: number }> {
   const gzip = new CompressionStream('gzip');
-  const compressed = new Response(gzip.readable).arrayBuffer();
+  const uploaded = uploadInParts(gzip.readable, bucket, key, partBytes);
   const writer = gzip.writable.getWriter();
   const encoder = new TextEncoder();
   let rows = 0;
@@ -94,8 +118,66 @@ export async function exportObject(pages: AsyncIterable<Line[]>): Promise<{ body
     await writer.close();
   } catch (error) {
     await writer.abort(error).catch(() => undefined);
-    await compressed.catch(() => undefined);
+    await uploaded.catch(() => undefined);
     throw error;
   }
-  return { body: new Uint8Array(await compressed), rows };
+  return { rows, ...(await uploaded) };
+}
+
+/** Reads the compressed stream to its end, sending a part whenever more than a part is held. */
+async function uploadInParts(stream: ReadableStream<Uint8Array>, bucket: ExportBucket, key: string, partBytes: number) {
+  const reader = stream.getReader();
+  const held = new HeldBytes();
+  const parts: { partNumber: number; etag: string }[] = [];
+  let upload: ExportUpload | undefined;
+  let bytes = 0;
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      held.push(read.value);
+      bytes += read.value.byteLength;
+      // More than a part, not a part: the last part is never empty.
+      while (held.size > partBytes) {
+        upload ??= await bucket.createMultipartUpload(key, NDJSON);
+        parts.push(await upload.uploadPart(parts.length + 1, held.take(partBytes)));
+      }
+    }
+    if (!upload) {
+      await bucket.put(key, held.take(held.size), NDJSON);
+      return { bytes, parts: 1 };
+    }
+    parts.push(await upload.uploadPart(parts.length + 1, held.take(held.size)));
+    await upload.complete(parts);
+    return { bytes, parts: parts.length };
+  } catch (error) {
+    // The compressor's writer fails too, instead of waiting on a reader that is gone.
+    await reader.cancel(error).catch(() => undefined);
+    await upload?.abort().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Chunks held in arrival order, taken from the front a given number of bytes at a time. */
+class HeldBytes {
+  private chunks: Uint8Array[] = [];
+  size = 0;
+
+  push(chunk: Uint8Array): void {
+    this.chunks.push(chunk);
+    this.size += chunk.byteLength;
+  }
+
+  take(count: number): Uint8Array {
+    const out = new Uint8Array(count);
+    let filled = 0;
+    while (filled < count) {
+      const chunk = this.chunks[0]!;
+      const used = Math.min(chunk.byteLength, count - filled);
+      out.set(chunk.subarray(0, used), filled);
+      filled += used;
+      if (used === chunk.byteLength) this.chunks.shift();
+      else this.chunks[0] = chunk.subarray(used);
+    }
+    this.size -= count;
+    return out;
+  }
 }

@@ -21,6 +21,7 @@ export {
   setConversationRetention,
 } from './conversations';
 export { ERASED } from './erasure';
+export { EXPORT_PART_BYTES } from './export';
 export {
   exportLink,
   failPrivacyRequest,

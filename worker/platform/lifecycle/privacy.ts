@@ -14,7 +14,7 @@ import { auditInsert, type AuditContext } from '../audit';
 import { scrubAddresses } from '../email';
 import type { ArchiveBucket } from './archive';
 import { eraseInArchive, eraseInDatabase, erasureSubjects } from './erasure';
-import { exportObject, exportPages } from './export';
+import { type ExportBucket, exportPages, writeExport } from './export';
 
 const { privacyRequests, conversations } = schema;
 
@@ -183,7 +183,12 @@ export async function privacyRequest(db: Database, workspaceId: string, id: stri
 }
 
 /** Runs a queued request once: the erasure in D1 and the archives, or the export's object. */
-export async function runPrivacyRequest(db: Database, bucket: ArchiveBucket, requestId: string, now: number) {
+export async function runPrivacyRequest(
+  db: Database,
+  bucket: ArchiveBucket & ExportBucket,
+  requestId: string,
+  now: number,
+) {
   const row = await db.select().from(privacyRequests).where(eq(privacyRequests.id, requestId)).get();
   if (row?.status !== 'queued') return;
   let result: Record<string, unknown>;
@@ -195,9 +200,8 @@ export async function runPrivacyRequest(db: Database, bucket: ArchiveBucket, req
     result = { conversations: subjects.conversationIds.length, leads: subjects.leadIds.length, rows, objects };
   } else {
     const contact = row.targetKind === 'contact' ? row.target : undefined;
-    const { body, rows } = await exportObject(exportPages(db, row.workspaceId, contact));
-    await bucket.put(exportKey(row), body, { httpMetadata: { contentType: 'application/x-ndjson' } });
-    result = { rows, bytes: body.byteLength };
+    const { rows, bytes } = await writeExport(exportPages(db, row.workspaceId, contact), bucket, exportKey(row));
+    result = { rows, bytes };
   }
   // An erasure keeps no copy of what it erased: its target becomes the hash it was asked by.
   await db
@@ -225,7 +229,7 @@ export async function exportLink(secret: string, id: string, now: number): Promi
 /** The export a signed link opens, when the signature holds and it has not expired; else refused. */
 export async function openExport(
   db: Database,
-  bucket: ArchiveBucket,
+  bucket: { get(key: string): Promise<{ body: ReadableStream; size: number } | null> },
   secret: string,
   link: { id: string; expires: number; signature: string },
   now: number,
@@ -237,5 +241,6 @@ export async function openExport(
   if (row?.kind !== 'export' || row.status !== 'done') throw new ApiError('not_found', 'No such export.');
   const object = await bucket.get(exportKey(row));
   if (!object) throw new ApiError('not_found', 'The export is no longer kept.');
-  return object.arrayBuffer();
+  // Streamed as R2 reads it: an export of any size passes through without being held.
+  return object;
 }

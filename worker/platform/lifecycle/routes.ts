@@ -205,9 +205,10 @@ export function privacyRoutes() {
     async (c) => {
       const { expires, signature } = c.req.valid('query');
       const id = c.req.valid('param').id;
-      const bytes = await openExport(c.var.db, c.env.ARCHIVE, linkSecret(c), { id, expires, signature }, clock.now());
-      return c.body(bytes, 200, {
+      const object = await openExport(c.var.db, c.env.ARCHIVE, linkSecret(c), { id, expires, signature }, clock.now());
+      return c.body(object.body, 200, {
         'Content-Type': 'application/gzip',
+        'Content-Length': String(object.size),
         'Content-Disposition': `attachment; filename="${id}.ndjson.gz"`,
         'Cache-Control': 'no-store',
       });
