@@ -121,6 +121,7 @@ td.source { font-size: 0.9rem; overflow-wrap: anywhere; }
 .invitation-list { list-style: none; padding: 0; margin: 0; }
 .invitation-list .card p:first-child { margin-top: 0; }
 .row-actions { display: flex; gap: 0.5rem; flex-wrap: wrap; }
+@media (min-width: 900px) { .row-actions { flex-wrap: nowrap; } .row-actions .button { white-space: nowrap; } }
 .steps { padding-left: 1.2rem; }
 .steps li { margin: 0.4rem 0; }
 .steps li.done { color: var(--ok); font-weight: 600; }
@@ -219,7 +220,6 @@ grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; }
 .inline-form .field { margin: 0; }
 .inline-form .field-error { flex-basis: 100%; }
 .inline-form .grow { flex: 1 1 16rem; }
-.row-actions { display: flex; flex-wrap: wrap; gap: 0.4rem; }
 .button.danger { color: var(--bad); border-color: #e3a29c; }
 .button.danger:hover { background: #fef3f2; }
 .tried { margin-top: 1rem; border-top: 1px solid var(--line); padding-top: 0.75rem; }
