@@ -4,7 +4,7 @@
  * d3-shape. Each chart has a title and a description that screen readers read, and its numbers
  * follow as a table, for reading and copying, with a CSV link when the page offers one.
  */
-import { scaleBand, scaleLinear } from 'd3-scale';
+import { type ScaleLinear, scaleBand, scaleLinear } from 'd3-scale';
 import { line, stack } from 'd3-shape';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { DataTable } from './layout';
@@ -96,6 +96,26 @@ export function Chart(props: ChartProps) {
   return <ChartFrame {...props} drawing={drawing} />;
 }
 
+/** The most ticks on the value axis: on a phone the drawing is a third of its size, and more touch. */
+const MAX_TICKS = 5;
+
+/**
+ * Rounds the value axis out to its ticks and answers them: whole numbers, at most MAX_TICKS, the
+ * top one at the top. d3's count is only a hint (4 asks for 0, 2, 4 … 12 on a scale to 12: seven
+ * labels, touching on a phone), so fewer are asked for until few enough come.
+ */
+export function niceAxis(scale: ScaleLinear<number, number>): number[] {
+  for (let count = 4; count >= 1; count--) {
+    const rounded = scale.copy().nice(count);
+    const ticks = rounded.ticks(count).filter(Number.isInteger);
+    if (ticks.length <= MAX_TICKS || count === 1) {
+      scale.domain(rounded.domain());
+      return ticks;
+    }
+  }
+  return [];
+}
+
 /** Bars, stacked bars or lines over an axis of labels (days), with whole ticks. */
 function AxesDrawing(props: ChartProps) {
   const { labels, series } = props;
@@ -113,8 +133,8 @@ function AxesDrawing(props: ChartProps) {
   const max = Math.max(4, ...(props.kind === 'stacked' ? tops : series.flatMap((entry) => entry.values)));
   const y = scaleLinear()
     .domain([0, max])
-    .nice(4)
     .range([HEIGHT - MARGIN.bottom, MARGIN.top]);
+  const ticks = niceAxis(y);
   const x = scaleBand<number>()
     .domain(labels.map((_, index) => index))
     .range([MARGIN.left, WIDTH - MARGIN.right])
@@ -144,17 +164,14 @@ function AxesDrawing(props: ChartProps) {
     >
       <title id={`${props.id}-chart-title`}>{props.title}</title>
       <desc id={`${props.id}-chart-desc`}>{props.description}</desc>
-      {y
-        .ticks(4)
-        .filter(Number.isInteger)
-        .map((tick) => (
-          <g class="tick">
-            <line x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={y(tick)} y2={y(tick)} />
-            <text x={MARGIN.left - 6} y={y(tick)} dy="0.32em" text-anchor="end">
-              {tick.toLocaleString('en-GB')}
-            </text>
-          </g>
-        ))}
+      {ticks.map((tick) => (
+        <g class="tick">
+          <line x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={y(tick)} y2={y(tick)} />
+          <text x={MARGIN.left - 6} y={y(tick)} dy="0.32em" text-anchor="end">
+            {tick.toLocaleString('en-GB')}
+          </text>
+        </g>
+      ))}
       {props.kind === 'stacked'
         ? layers.map((layer, seriesIndex) =>
             layer.map(([low, high], index) => (
