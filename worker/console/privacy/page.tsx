@@ -29,12 +29,19 @@ function requestedOf(row: PrivacyRow): string {
   return row.targetKind === 'conversation' ? `Erasure of conversation ${row.target}` : 'Erasure of a contact’s data';
 }
 
+/** A download's size as people read it: 412 B, 3.4 kB, 12.7 MB (SI units, as browsers show downloads). */
+function sizeOf(bytes: number): string {
+  if (bytes < 1_000) return `${bytes} B`;
+  const [value, unit] = bytes < 1_000_000 ? [bytes / 1_000, 'kB'] : [bytes / 1_000_000, 'MB'];
+  return `${value.toFixed(1).replace(/\.0$/, '')} ${unit}`;
+}
+
 /** What came of it: counts when done, the reason when failed. */
 function outcomeOf(row: PrivacyRow): string {
   const result = row.result ?? {};
   if (row.status === 'queued') return 'Runs within seconds.';
   if (row.status === 'failed') return `Failed: ${String(result.error ?? 'unknown')}`;
-  if (row.kind === 'export') return counted(Number(result.rows ?? 0), 'row');
+  if (row.kind === 'export') return `${counted(Number(result.rows ?? 0), 'row')}, ${sizeOf(Number(result.bytes ?? 0))}`;
   const conversations = counted(Number(result.conversations ?? 0), 'conversation');
   return `${conversations}, ${counted(Number(result.leads ?? 0), 'lead')} erased`;
 }
