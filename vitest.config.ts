@@ -45,7 +45,11 @@ export default defineConfig(async () => {
         wrangler: { configPath: './wrangler.toml' },
         miniflare: {
           // Deliver queue batches within about 100 ms in tests.
-          queueConsumers: { events: { maxBatchTimeout: 0.05 }, emails: { maxBatchTimeout: 0.05 } },
+          queueConsumers: {
+            events: { maxBatchTimeout: 0.05 },
+            emails: { maxBatchTimeout: 0.05 },
+            knowledge: { maxBatchTimeout: 0.05 },
+          },
           bindings: {
             TEST_MIGRATIONS: migrations,
             // The public URL emails link to (never a request's Host): the origin every test calls.

@@ -23,6 +23,8 @@ export const knowledgeSpaces = sqliteTable(
     maxBytes: integer('max_bytes')
       .notNull()
       .default(20 * 1024 * 1024),
+    /** How many passages the workspace's sources may be cut into, together (about what 20 MB of pages gives). */
+    maxChunks: integer('max_chunks').notNull().default(20_000),
   },
   (table) => [uniqueIndex('knowledge_spaces_workspace').on(table.workspaceId)],
 );
@@ -60,6 +62,36 @@ export const knowledgeSources = sqliteTable(
     index('knowledge_sources_workspace_idx').on(table.workspaceId, table.createdAt),
     index('knowledge_sources_sync_idx').on(table.kind, table.indexedAt),
   ],
+);
+
+/**
+ * A URL source's crawl in progress (crawl.ts): where it got to, so that a crawl runs in slices of
+ * bounded time (each one queue message) and a crash or a deadline resumes it rather than starting
+ * over. `lease_until` lets one slice at a time work on it; the row goes when the crawl ends.
+ */
+export const knowledgeCrawls = sqliteTable('knowledge_crawls', {
+  sourceId: text('source_id').primaryKey(),
+  workspaceId: text('workspace_id').notNull(),
+  /** The crawl's cursor (CrawlCursor: the URLs still to read, those seen, robots.txt's rules, counts). */
+  cursor: text('cursor', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  /** Slices run so far: a crawl that needs too many, or keeps failing, ends `failed`. */
+  slices: integer('slices').notNull().default(0),
+  leaseUntil: integer('lease_until'),
+  startedAt: integer('started_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/** A page a crawl in progress has read, kept until the crawl ends and indexes them all in one batch. */
+export const knowledgeCrawlPages = sqliteTable(
+  'knowledge_crawl_pages',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    sourceId: text('source_id').notNull(),
+    url: text('url').notNull(),
+    /** The page read into its title and sections (ReadDocument). */
+    document: text('document', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  },
+  (table) => [index('knowledge_crawl_pages_source_idx').on(table.sourceId)],
 );
 
 /**

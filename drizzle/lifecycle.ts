@@ -5,6 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { PRIVACY_REQUEST_STATUSES } from '../worker/vocabulary';
 
 export const archiveObjects = sqliteTable(
   'archive_objects',
@@ -18,6 +19,11 @@ export const archiveObjects = sqliteTable(
     rows: integer('rows').notNull(),
     bytes: integer('bytes').notNull(),
     sha256: text('sha256').notNull(),
+    /**
+     * The conversations, leads and requests (demands) its rows name, as a JSON array of ids, so an
+     * erasure opens only the objects about its subjects; null for an object written before this was kept.
+     */
+    subjects: text('subjects'),
     createdAt: integer('created_at').notNull(),
   },
   (table) => [index('archive_objects_workspace_idx').on(table.workspaceId, table.kind, table.day)],
@@ -46,11 +52,16 @@ export const privacyRequests = sqliteTable(
     workspaceId: text('workspace_id').notNull(),
     kind: text('kind', { enum: ['erasure', 'export'] }).notNull(),
     targetKind: text('target_kind', { enum: ['conversation', 'contact', 'workspace'] }).notNull(),
-    /** The conversation id or the contact address while queued; its SHA-256 once an erasure is done. */
+    /** The conversation id, or the contact address while queued; its SHA-256 once an erasure has started. */
     target: text('target').notNull(),
-    /** SHA-256 of kind and target: the same erasure asked again is the same request. */
+    /** SHA-256 of kind and target: the same erasure asked while one is pending is that one. */
     targetHash: text('target_hash').notNull(),
-    status: text('status', { enum: ['queued', 'done', 'failed'] }).notNull(),
+    /** `running`: an erasure has taken its subjects and is erasing them; `expired`: an export's object is gone. */
+    status: text('status', { enum: PRIVACY_REQUEST_STATUSES }).notNull(),
+    /** An erasure's subjects, taken when it starts (ErasureSubjects): what a re-run after a crash erases. */
+    subjects: text('subjects', { mode: 'json' }).$type<Record<string, string[]>>(),
+    /** When the job last took it (running), so housekeeping can tell a stuck one. */
+    startedAt: integer('started_at'),
     /** What it did: counts for an erasure; the object's key, rows and bytes for an export. */
     result: text('result', { mode: 'json' }).$type<Record<string, unknown>>(),
     requestedBy: text('requested_by').notNull(),
@@ -58,7 +69,10 @@ export const privacyRequests = sqliteTable(
     completedAt: integer('completed_at'),
   },
   (table) => [
-    uniqueIndex('privacy_requests_erasure_idx').on(table.workspaceId, table.targetHash).where(sql`kind = 'erasure'`),
+    // One pending erasure per target: asked again meanwhile, it is that one; asked after, it runs again.
+    uniqueIndex('privacy_requests_pending_erasure_idx')
+      .on(table.workspaceId, table.targetHash)
+      .where(sql`kind = 'erasure' AND status IN ('queued', 'running')`),
     index('privacy_requests_workspace_idx').on(table.workspaceId, table.createdAt),
   ],
 );

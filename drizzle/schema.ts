@@ -523,6 +523,11 @@ export const userSessions = sqliteTable(
     place: text('place'),
     /** When it was last used, to within 10 minutes (written at most that often). */
     lastSeenAt: integer('last_seen_at'),
+    /**
+     * When its owner last proved who they are in it (typed the password again); the sign-in counts
+     * too. Adding a passkey or an authenticator app asks for this within 5 minutes (identity/step-up.ts).
+     */
+    confirmedAt: integer('confirmed_at'),
   },
   (table) => [index('user_sessions_user_idx').on(table.userId)],
 );

@@ -157,6 +157,13 @@ export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 export const KNOWLEDGE_SOURCE_KINDS = ['document', 'qa', 'url'] as const;
 export type KnowledgeSourceKind = (typeof KNOWLEDGE_SOURCE_KINDS)[number];
 
+/**
+ * A privacy request's state: waiting, erasing (an erasure's subjects taken), finished, given up,
+ * or an export whose object is gone.
+ */
+export const PRIVACY_REQUEST_STATUSES = ['queued', 'running', 'done', 'failed', 'expired'] as const;
+export type PrivacyRequestStatus = (typeof PRIVACY_REQUEST_STATUSES)[number];
+
 /** A source's indexing: waiting on the queue, in the index, or refused with its reason. */
 export const KNOWLEDGE_SOURCE_STATUSES = ['queued', 'indexed', 'failed'] as const;
 export type KnowledgeSourceStatus = (typeof KNOWLEDGE_SOURCE_STATUSES)[number];

@@ -30,30 +30,31 @@ const copiesOf = (emailId: string) =>
     .filter((name) => name.endsWith('.eml'))
     .filter((name) => readFileSync(join(mailDir, name), 'utf8').includes(`Message-ID: <${emailId}@mail.test>`)).length;
 
-/** /healthz, every 100 ms while the test runs: the slowest answer, and any that failed. */
+/** /healthz, every 100 ms while the test runs: when each answer came, and any that failed. */
 function watchHealth() {
-  let slowest = 0;
+  const answeredAt: number[] = [];
   const failures: string[] = [];
   let running = true;
   const loop = (async () => {
     while (running) {
-      const started = Date.now();
       try {
-        const response = await fetch(`${worker}/healthz`, { signal: AbortSignal.timeout(5_000) });
+        const response = await fetch(`${worker}/healthz`, { signal: AbortSignal.timeout(10_000) });
         if (response.status !== 200) failures.push(`HTTP ${response.status}`);
         await response.arrayBuffer();
+        answeredAt.push(Date.now());
       } catch (error) {
         failures.push(String(error));
       }
-      slowest = Math.max(slowest, Date.now() - started);
       await new Promise((resolve) => setTimeout(resolve, 100)); // A poll's interval.
     }
   })();
   return {
+    /** How many answers came between two moments. */
+    answeredBetween: (from: number, to: number) => answeredAt.filter((at) => at >= from && at <= to).length,
     async stop() {
       running = false;
       await loop;
-      return { slowest, failures };
+      return { failures };
     },
   };
 }
@@ -63,8 +64,10 @@ afterAll(() => setRelay('normal'));
 describe('email through a relay that misbehaves', () => {
   it('drops, 421, hangs: the Worker answers throughout; each email goes out once when the relay is back', async () => {
     const health = watchHealth();
+    let hung = { from: 0, to: 0 };
     for (const mode of ['drop', 'greet-421', 'hang']) {
       setRelay(mode);
+      const asked = Date.now();
       const { email_id: id } = await admin('/api/admin/emails/test', { user_email: 'admin@demo.test' });
       // The first attempt fails, with the reason recorded, and a retry is scheduled.
       const failed = await vi.waitUntil(
@@ -75,6 +78,7 @@ describe('email through a relay that misbehaves', () => {
         { timeout: 15_000, interval: 100 },
       );
       expect(failed.status, `${mode}: ${failed.last_error}`).not.toBe('sent');
+      if (mode === 'hang') hung = { from: asked, to: Date.now() };
       setRelay('normal');
       const sent = await vi.waitUntil(
         async () => {
@@ -86,9 +90,12 @@ describe('email through a relay that misbehaves', () => {
       expect(sent.attempts).toBeGreaterThanOrEqual(2);
       expect(copiesOf(id)).toBe(1);
     }
-    const { slowest, failures } = await health.stop();
+    const { failures } = await health.stop();
     expect(failures).toEqual([]);
-    expect(slowest).toBeLessThan(2_000);
+    // While an attempt hung on the relay (its 2 s step deadline), the Worker kept answering others:
+    // a Worker held by it would answer nothing in that time. (Counted, not timed: a loaded machine
+    // answers more slowly, but it answers.)
+    expect(health.answeredBetween(hung.from, hung.to)).toBeGreaterThanOrEqual(2);
   });
 
   it('a relay offering AUTH without requiring it gets the mail at once (no credentials set)', async () => {

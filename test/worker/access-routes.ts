@@ -474,7 +474,9 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'GET', path: '/invitations', auth: 'session' },
   // Every account's own security page.
   { method: 'GET', path: '/account/security', auth: 'session' },
+  { method: 'POST', path: '/account/security/confirm', auth: 'session', body: { confirm_password: 'x' } },
   { method: 'POST', path: '/account/security/totp', auth: 'session' },
+  { method: 'POST', path: '/account/security/totp/cancel', auth: 'session' },
   { method: 'POST', path: '/account/security/totp/confirm', auth: 'session', body: { code: '000000' } },
   { method: 'POST', path: '/account/security/totp/remove', auth: 'session', body: { password: 'x' } },
   { method: 'POST', path: '/account/security/email', auth: 'session', body: { email: 'x@example.com' } },
@@ -862,6 +864,8 @@ export const PUBLIC_ROUTES = [
   'GET /auth/verify/:link',
   'POST /auth/verify/:link',
   'POST /auth/verify/send',
+  'GET /auth/verify/sent',
+  'GET /auth/verify/done',
   // An export's download: its signed link is the credential (403 when changed or expired).
   'GET /api/privacy/exports/:id/download',
   // Passkey sign-in: the passkey (or, for the second step, the pending sign-in) is the credential.

@@ -59,9 +59,9 @@ describe('password reset', () => {
     const user = await signUpUser();
     const known = await forgot(user.email);
     const unknown = await forgot(uniqueEmail('nobody'));
-    expect([known.status, unknown.status]).toEqual([200, 200]);
-    const strip = (html: string) => html.replace(/value="[^"]*"/g, '');
-    expect(strip(await known.text())).toBe(strip(await unknown.text()));
+    // The same redirect to the same page, whether or not the address has an account.
+    expect([known.status, unknown.status]).toEqual([303, 303]);
+    expect(known.headers.get('Location')).toBe(unknown.headers.get('Location'));
     const tokens = await env.DB.prepare(
       "SELECT email FROM account_tokens WHERE email IN (?, ?) AND purpose = 'password_reset'",
     )
@@ -76,7 +76,7 @@ describe('password reset', () => {
       await postForm('/auth/sign-in', { email: user.email, password: user.password }, { ip: '203.0.113.9' }),
     )!;
     expect((await getPage('/onboarding/workspace', elsewhere)).status).toBe(200);
-    expect((await forgot(user.email)).status).toBe(200);
+    expect((await forgot(user.email)).status).toBe(303);
     const path = await resetPathFor(user.email);
     const page = await getPage(path);
     expect(page.status).toBe(200);
@@ -113,13 +113,13 @@ describe('password reset', () => {
 
   it('limits requests per address and per client, whether or not the address has an account', async () => {
     for (const email of [(await signUpUser()).email, uniqueEmail('nobody')]) {
-      for (let i = 0; i < 3; i++) expect((await forgot(email)).status).toBe(200);
+      for (let i = 0; i < 3; i++) expect((await forgot(email)).status).toBe(303);
       const refused = await forgot(email);
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThan(0);
     }
     const ip = '192.0.2.77';
-    for (let i = 0; i < 10; i++) expect((await forgot(uniqueEmail('many'), ip)).status).toBe(200);
+    for (let i = 0; i < 10; i++) expect((await forgot(uniqueEmail('many'), ip)).status).toBe(303);
     expect((await forgot(uniqueEmail('many'), ip)).status).toBe(429);
   });
 
@@ -137,10 +137,14 @@ const codeAt = totpCodeAt;
 async function enrolled() {
   const user = await signUpUser();
   // A wrong code does not turn it on.
-  expect((await postForm('/account/security/totp', {}, { cookie: user.cookie })).status).toBe(200);
-  expect((await postForm('/account/security/totp/confirm', { code: '000000' }, { cookie: user.cookie })).status).toBe(
-    422,
-  );
+  expect((await postForm('/account/security/totp', {}, { cookie: user.cookie })).status).toBe(303);
+  const wrong = await postForm('/account/security/totp/confirm', { code: '000000' }, { cookie: user.cookie });
+  expect(wrong.status).toBe(422);
+  // The same key stays, with the form and the reason beside its field: the app already holds it.
+  const keyOf = (html: string) => /<code id="totp-key">([A-Z2-7]+)<\/code>/.exec(html)?.[1];
+  const shownKey = keyOf(await wrong.text());
+  expect(shownKey).toBeTruthy();
+  expect(keyOf(await (await getPage('/account/security', user.cookie)).text())).toBe(shownKey);
   const { key, codes } = await enrolAuthenticator(user.cookie);
   expect(codes).toHaveLength(10);
   return { ...user, key, codes };
@@ -219,7 +223,7 @@ describe('two-step sign-in', () => {
     ).toBe(401);
     expect(
       (await postForm('/account/security/totp/remove', { password: user.password }, { cookie: user.cookie })).status,
-    ).toBe(200);
+    ).toBe(303);
     // Its owner is told by email, both times.
     await mailTo(user.email, /Two-step sign-in was turned on/);
     await mailTo(user.email, /Two-step sign-in was turned off/);
@@ -284,12 +288,17 @@ describe('sessions', () => {
 
     const phoneHandle = /Safari on iOS[\s\S]*?\/account\/security\/sessions\/([0-9a-f]{16})\/end/.exec(page)![1]!;
     expect(handles).toContain(phoneHandle);
-    expect((await postForm(`/account/security/sessions/${phoneHandle}/end`, {}, { cookie: laptop })).status).toBe(200);
+    const one = await postForm(`/account/security/sessions/${phoneHandle}/end`, {}, { cookie: laptop });
+    // Every post ends on the page by a redirect, so a reload sends nothing again.
+    expect([one.status, one.headers.get('Location')]).toEqual([303, '/account/security?notice=session_ended']);
     expect((await getPage('/account/security', phone)).status).toBe(303);
     expect((await getPage('/account/security', user.cookie)).status).toBe(200);
 
     const ended = await postForm('/account/security/sessions/others/end', {}, { cookie: laptop });
-    expect(await ended.text()).toContain('1 other session signed out.');
+    expect(ended.headers.get('Location')).toBe('/account/security?notice=sessions_ended');
+    expect(await (await getPage('/account/security?notice=sessions_ended', laptop)).text()).toContain(
+      'Every other session is signed out.',
+    );
     expect((await getPage('/account/security', user.cookie)).status).toBe(303);
     expect((await getPage('/account/security', laptop)).status).toBe(200);
   });
@@ -356,7 +365,12 @@ describe('email verification', () => {
     expect(link).toBe(await verificationPathFor(user.email));
     expect(await (await getPage('/onboarding/workspace', user.cookie)).text()).toContain('verify-banner');
     const organisation = { organization_name: 'Early Org', workspace_name: 'Production' };
-    await blocked(await postForm('/onboarding/workspace', organisation, { cookie: user.cookie }));
+    const early = await postForm('/onboarding/workspace', organisation, { cookie: user.cookie });
+    // The form stays as typed, with why and the link's button beside it.
+    const earlyPage = await early.clone().text();
+    expect(earlyPage).toContain('value="Early Org"');
+    expect(earlyPage).toContain('action="/auth/verify/send"');
+    await blocked(early);
 
     const provider = await signUpUser('provider', {}, { verified: false });
     const submit = (cookie: string, extra: Record<string, unknown>) =>
@@ -370,7 +384,8 @@ describe('email verification', () => {
     expect((await getPage(link)).status).toBe(200);
     await blocked(await postForm('/onboarding/workspace', organisation, { cookie: user.cookie }));
     const confirmed = await postForm(link, {});
-    expect([confirmed.status, await confirmed.text()]).toEqual([200, expect.stringContaining('email is confirmed')]);
+    expect([confirmed.status, confirmed.headers.get('Location')]).toEqual([303, '/auth/verify/done']);
+    expect(await (await getPage('/auth/verify/done', user.cookie)).text()).toContain('email is confirmed');
     expect((await postForm(link, {})).status).toBe(404);
     expect((await postForm('/onboarding/workspace', organisation, { cookie: user.cookie })).status).toBe(303);
     expect(await (await getPage('/account/security', user.cookie)).text()).not.toContain('verify-banner');
@@ -384,10 +399,10 @@ describe('email verification', () => {
     const statuses = [];
     for (let index = 0; index < 4; index++)
       statuses.push((await postForm('/auth/verify/send', {}, { cookie: user.cookie })).status);
-    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(statuses).toEqual([303, 303, 303, 429]);
     const newest = await verificationPathFor(user.email);
     expect(newest).not.toBe(first);
-    expect((await postForm(newest, {})).status).toBe(200);
+    expect((await postForm(newest, {})).status).toBe(303);
     // Confirmed: sending again does nothing more.
     expect((await postForm('/auth/verify/send', {}, { cookie: user.cookie })).status).toBe(303);
   });
@@ -407,7 +422,7 @@ describe('email verification', () => {
     // An active expert whose address is unconfirmed claims nothing until it is.
     const claim = () => sessionCall(expert.cookie, '/api/provider/workbench/leads/lead_none/claim', { method: 'POST' });
     await expectProblem(await claim(), 403, 'email_unverified');
-    expect((await postForm(await verificationPathFor(newEmail), {})).status).toBe(200);
+    expect((await postForm(await verificationPathFor(newEmail), {})).status).toBe(303);
     expect((await claim()).status).toBe(404);
     const events = await env.DB.prepare('SELECT kind FROM security_events WHERE user_id = ? ORDER BY id')
       .bind(expert.userId)

@@ -74,7 +74,7 @@ export async function signUpUser(
   expect(response.status, await response.clone().text()).toBe(303);
   const cookie = sessionCookieFrom(response);
   expect(cookie).toBeTruthy();
-  if (options.verified !== false) expect((await postForm(await verificationPathFor(email), {})).status).toBe(200);
+  if (options.verified !== false) expect((await postForm(await verificationPathFor(email), {})).status).toBe(303);
   return { email, password, cookie: cookie!, location: response.headers.get('Location') };
 }
 
@@ -108,15 +108,34 @@ export async function signUpOwner() {
 export const totpCodeAt = (key: string, step = Math.floor(clock.now() / 30_000)) =>
   generateHOTP(decodeBase32IgnorePadding(key), BigInt(step), 6);
 
-/** Sets up an authenticator app for a signed-in account through its security page: the key and recovery codes. */
-export async function enrolAuthenticator(cookie: string): Promise<{ key: string; codes: string[] }> {
-  const started = await postForm('/account/security/totp', {}, { cookie });
-  expect(started.status).toBe(200);
-  const key = /<code id="totp-key">([A-Z2-7]+)<\/code>/.exec(await started.text())![1]!;
+/**
+ * Sets up an authenticator app for a signed-in account through its security page, as a browser
+ * does (each post ends on the page by a redirect): the key and the recovery codes shown once. A
+ * session signed in more than 5 minutes ago (by the test clock) gives its `password` again.
+ */
+export async function enrolAuthenticator(cookie: string, password?: string): Promise<{ key: string; codes: string[] }> {
+  const started = await postForm('/account/security/totp', password ? { password } : {}, { cookie });
+  expect(started.status, await started.clone().text()).toBe(303);
+  const key = /<code id="totp-key">([A-Z2-7]+)<\/code>/.exec(
+    await (await getPage('/account/security', cookie)).text(),
+  )![1]!;
   const confirmed = await postForm('/account/security/totp/confirm', { code: totpCodeAt(key) }, { cookie });
-  expect(confirmed.status).toBe(200);
-  const codes = [...(await confirmed.text()).matchAll(/<code>([0-9a-z]{5}-[0-9a-z]{5})<\/code>/g)].map((m) => m[1]!);
+  expect(confirmed.status, await confirmed.clone().text()).toBe(303);
+  const shown = await workerFetch(`${ORIGIN}/account/security`, {
+    headers: { Cookie: `${SESSION_COOKIE}=${cookie}; egw_codes=${cookieValue(confirmed, 'egw_codes')}` },
+    redirect: 'manual',
+  });
+  const codes = [...(await shown.text()).matchAll(/<code>([0-9a-z]{5}-[0-9a-z]{5})<\/code>/g)].map((m) => m[1]!);
   return { key, codes };
+}
+
+/** The value a response sets for a cookie, or undefined. */
+export function cookieValue(response: Response, name: string): string | undefined {
+  for (const cookie of setCookies(response)) {
+    const match = new RegExp(`^${name}=([^;]*)`).exec(cookie);
+    if (match) return match[1];
+  }
+  return undefined;
 }
 
 /**

@@ -27,14 +27,17 @@ interface ForeignKey {
 const SKIPPED = /^(sqlite_|d1_|_cf_)|^ledger_(accounts|entries)$|^knowledge_(fts|chunks)/;
 
 /**
- * Values the database's own rules ask for (migrations/0027): a currency is a real one, and a
- * transfer moves money from the funding account to a grown escrow.
+ * Values the database's own rules ask for (migrations/0027, 0038): a currency is a real one, a
+ * transfer moves money from the funding account to a grown escrow, and sources fit their limits.
  */
 const RULED: Record<string, string> = {
   currency: "'EUR'",
   'transfers.from_account': "'platform:funding:EUR'",
   'transfers.to_account': "'grown-escrows-' || x",
   'transfers.kind': "'credit'",
+  // A workspace's sources stay within its knowledge limits (migrations/0038): grown ones hold nothing.
+  'knowledge_sources.bytes': '0',
+  'knowledge_sources.chunks': '0',
 };
 
 async function all<T>(query: string): Promise<T[]> {

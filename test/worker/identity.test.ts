@@ -8,3 +8,4 @@ import './auth-matrix.cases';
 import './auth.cases';
 import './membership.cases';
 import './accounts.cases';
+import './accounts.hardening.cases';

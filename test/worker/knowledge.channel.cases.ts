@@ -9,7 +9,7 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { app } from '../../worker/index';
 import { recordContract } from './billing-helpers';
-import { call, createTenant, json, type Tenant } from './helpers';
+import { ADMIN_TOKEN, call, createTenant, json, type Tenant } from './helpers';
 import { createActiveExpert, createChannel, SITE, sessionCall, visitorSays } from './provider-helpers';
 import { newDomain } from './agent-helpers';
 import { rollUp } from '../../worker/platform/rollups';
@@ -174,5 +174,27 @@ describe('a channel with its knowledge on', () => {
     const other = await createChannel(tenant.token, { domain });
     const plain = await visitorSays(other, { message: { text: 'How many days do I have to return an item?' } });
     expect(plain.answered_by).toBeUndefined();
+  });
+});
+
+describe('a declined question and the visitor’s erasure', () => {
+  it('a question the visitor asked twice leaves no gap once they are erased', async () => {
+    const question = `Do you sell gift cards for the ${crypto.randomUUID().slice(0, 6)} branch?`;
+    const first = await visitorSays(channelKey, { message: { text: question } }, '198.18.11.1');
+    await visitorSays(channelKey, { session_id: first.session_id, message: { text: question } }, '198.18.11.1');
+    const gap = () =>
+      env.DB.prepare('SELECT count FROM knowledge_gaps WHERE workspace_id = ? AND question = ?')
+        .bind(tenant.workspaceId, question)
+        .first<{ count: number }>();
+    expect((await gap())?.count).toBe(2);
+    const conversation = await env.DB.prepare('SELECT conversation_id FROM demands WHERE id = ?')
+      .bind(first.demand_id)
+      .first<{ conversation_id: string }>();
+    const asked = await call(`/api/privacy/erasures?workspace_id=${tenant.workspaceId}`, {
+      token: ADMIN_TOKEN,
+      body: { conversation_id: conversation!.conversation_id },
+    });
+    expect(asked.status).toBe(202);
+    await vi.waitUntil(async () => (await gap()) === null, { timeout: 10_000, interval: 50 });
   });
 });

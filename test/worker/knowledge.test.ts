@@ -6,3 +6,4 @@
 import './knowledge.sources.cases';
 import './knowledge.channel.cases';
 import './knowledge.model.cases';
+import './knowledge.limits.cases';

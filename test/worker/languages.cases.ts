@@ -89,6 +89,36 @@ describe('the language of the widget’s configuration', () => {
     );
   });
 
+  it('an owner’s copy on a channel of one language is in that language unless it says otherwise', async () => {
+    const german = (await newChannel(tenant, { language: 'de' })).channel_key;
+    const patched = await call(`/api/integrations/channels/${german}`, {
+      method: 'PATCH',
+      token: tenant.token,
+      body: { widget: { copy: { greeting: 'Hallo! Fragen Sie uns zur Buchhaltung.' } } },
+    });
+    expect((await json(patched)).widget.copy_language).toBe('de');
+    expect((await config(german, { 'Accept-Language': 'de' })).copy.greeting).toBe(
+      'Hallo! Fragen Sie uns zur Buchhaltung.',
+    );
+    // A new channel of one language starts in it; one that names its copy's language keeps that.
+    expect((await newChannel(tenant, { language: 'fr' })).widget.copy_language).toBe('fr');
+    const named = await newChannel(tenant, { language: 'fr', widget: { copy_language: 'en' } });
+    expect(named.widget.copy_language).toBe('en');
+    // An auto channel's copy stays in English, and a patch without copy changes nothing of it.
+    const autoPatched = await call(`/api/integrations/channels/${auto}`, {
+      method: 'PATCH',
+      token: tenant.token,
+      body: { widget: { copy: { greeting: 'Hello there!' } } },
+    });
+    expect((await json(autoPatched)).widget.copy_language).toBe('en');
+    const colours = await call(`/api/integrations/channels/${named.channel_key}`, {
+      method: 'PATCH',
+      token: tenant.token,
+      body: { widget: { colors: { primary: '#224488' } } },
+    });
+    expect((await json(colours)).widget.copy_language).toBe('en');
+  });
+
   it('the owner’s copy wins in its language: that language’s words, then `copy` there, then the catalog', async () => {
     const channel = await newChannel(tenant, {
       widget: {

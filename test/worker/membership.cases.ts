@@ -301,7 +301,7 @@ describe('invitations need the invitee’s consent', () => {
       const early = await postForm(`/invitations/${id}/accept`, {}, { cookie });
       expect(early.status).toBe(403);
       expect(await early.text()).toContain('Confirm your email address first');
-      expect((await postForm(await verificationPathFor(unknownEmail), {})).status).toBe(200);
+      expect((await postForm(await verificationPathFor(unknownEmail), {})).status).toBe(303);
       expect((await postForm(`/invitations/${id}/accept`, {}, { cookie })).status).toBe(303);
       expect((await getPage(`/integrations?ws=${owner.workspaceId}`, cookie)).status).toBe(200);
     },

@@ -18,7 +18,9 @@ import { publishCommittedEvents } from './publish';
 import { purgeExpiredRecords } from './sweeps';
 import {
   archiveExpired,
+  expireOldExports,
   failPrivacyRequest,
+  requeueStuckPrivacyRequests,
   PRIVACY_JOB_ATTEMPTS,
   privacyMessageSchema,
   retentionFrom,
@@ -49,7 +51,11 @@ async function runJob(message: QueueMessage, services: Services, env: Bindings):
   }
   if (message.kind === 'knowledge.index') {
     // A failure to read the source is recorded on it; only the database's errors are retried.
-    await indexSource(services.db, message.source_id, { egress: services.egress, now: () => services.clock.now() });
+    await indexSource(services.db, message.source_id, {
+      egress: services.egress,
+      queue: services.queues.knowledge,
+      now: () => services.clock.now(),
+    });
     return;
   }
   await sendEmails(emailSendDeps(services), message);
@@ -127,10 +133,23 @@ export async function handleScheduled(controller: ScheduledController, env: Bind
     // Events, audit rows and requests' bodies past their retention: archived to R2, then removed.
     const archived = await archiveExpired(db, env.ARCHIVE, retention, now);
     // URL knowledge sources synced a day ago or more go back on the queue (each about daily).
-    const resynced = await queueStaleUrlSources(db, services.queues.events, now);
+    const resynced = await queueStaleUrlSources(db, services.queues.knowledge, now);
     // Sources still queued long after their message: sent again (a dropped message never strands one).
-    const stuck = await requeueStuckSources(db, services.queues.events, now);
-    logLine({ level: 'info', message: 'scheduled', cron: controller.cron, purged, archived, resynced, stuck });
+    const stuck = await requeueStuckSources(db, services.queues.knowledge, now);
+    // Privacy requests likewise; and exports past their 7 days go.
+    const privacy = await requeueStuckPrivacyRequests(db, services.queues.events, now);
+    const exportsExpired = await expireOldExports(db, env.ARCHIVE, now);
+    logLine({
+      level: 'info',
+      message: 'scheduled',
+      cron: controller.cron,
+      purged,
+      archived,
+      resynced,
+      stuck,
+      privacy,
+      exports_expired: exportsExpired,
+    });
     return;
   }
   // Lead timers first: the offers and escalations they make write emails the email sweep then finds;

@@ -6,6 +6,7 @@
 import { z } from '@hono/zod-openapi';
 import { errorCatalog, type ErrorCode } from './errors';
 import { isSaneDate, SANE_YEARS } from './periods';
+import { CONTROLS } from './display-text';
 
 export const problemSchema = z
   .object({
@@ -18,23 +19,6 @@ export const problemSchema = z
     errors: z.array(z.object({ pointer: z.string(), detail: z.string() })).optional(),
   })
   .openapi('Problem', { description: 'RFC 9457 problem details.' });
-
-/**
- * Control characters (C0, DEL, C1), line and paragraph separators, bidirectional overrides,
- * isolates and marks (LRM, RLM, ALM), and the invisible characters that make a name look empty
- * or like another (zero-width space, word joiner and invisible operators, the byte-order mark,
- * the Hangul and Mongolian fillers, the soft hyphen). The zero-width joiner and non-joiner stay:
- * emoji sequences and Persian and Indic words need them.
- */
-const CONTROLS = new RegExp(
-  [
-    '[\\p{Cc}\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069', // controls, separators, overrides, isolates
-    '\\u200e\\u200f\\u061c', // direction marks
-    '\\u200b\\u2060-\\u2064\\ufeff\\u00ad', // zero-width and invisible
-    '\\u115f\\u1160\\u3164\\uffa0\\u180e]', // fillers
-  ].join(''),
-  'u',
-);
 
 /**
  * Text people read as a name, a label or a line of copy, wherever it is shown (pages, email

@@ -45,7 +45,7 @@ export interface Services {
   /** Encrypts the secrets the platform reads back (signing secrets, agents' tokens). */
   secretsKey: string | undefined;
   mail: MailContext;
-  queues: { events: Queue<unknown>; emails: Queue<unknown> };
+  queues: { events: Queue<unknown>; emails: Queue<unknown>; knowledge: Queue<unknown> };
   /** The model that writes knowledge answers, when the deployment configured one (else extractive). */
   answerModel: AnswerModel | null;
   /** Our id of this unit of work (a request's `req_…`), for the audit and the logs. */
@@ -79,7 +79,7 @@ export function buildServices(env: Bindings, entry: EntrySpec): Services {
       linkOrigin: emailLinkOrigin(settings, entry.url),
       unreadAfterMs: settings.EMAIL_UNREAD_AFTER_SECONDS * 1000,
     },
-    queues: { events: env.EVENTS, emails: env.EMAILS },
+    queues: { events: env.EVENTS, emails: env.EMAILS, knowledge: env.KNOWLEDGE },
     answerModel: answerModelOf(env, settings),
     requestId: entry.requestId ?? newId('req'),
     traceId: entry.traceId ?? newTraceId(),

@@ -5,6 +5,7 @@
  * shown once) or removed with the password.
  */
 import type { SecurityEventKind, SessionUser } from '../../platform/identity';
+import { ConfirmPassword } from './confirm-password';
 import { EmailSection } from './email-section';
 import { type PasskeyRow, PasskeysSection } from './passkeys-section';
 import { Field } from '../shared/forms';
@@ -47,6 +48,8 @@ export interface SecurityPageProps {
   events: EventRow[];
   passkeys: PasskeyRow[];
   status: { confirmedAt: number | null; pending: boolean; codesLeft: number };
+  /** The session proved its owner within 5 minutes (a sign-in, or the password again): it may add credentials. */
+  confirmed: boolean;
   /** While setting up: the key to add to the app, and its otpauth URI. */
   enrolment?: { key: string; uri: string };
   /** Just confirmed: the recovery codes, shown this once. */
@@ -113,7 +116,7 @@ export function SecurityPage(props: SecurityPageProps) {
           <>
             <p>
               Add this key to your authenticator app (or open the link on the device that has the app), then type the
-              6-digit code it shows.
+              6-digit code it shows. The key stays the same until a code is right or you cancel.
             </p>
             <p>
               Key: <code id="totp-key">{props.enrolment.key}</code>
@@ -136,6 +139,13 @@ export function SecurityPage(props: SecurityPageProps) {
                 </button>
               </p>
             </form>
+            <CancelEnrolment />
+          </>
+        ) : status.pending ? (
+          <>
+            <p>You started setting up an authenticator app. Type your password to see its key again and finish.</p>
+            <ConfirmPassword id="confirm-app" fieldErrors={props.fieldErrors} />
+            <CancelEnrolment />
           </>
         ) : (
           <>
@@ -145,15 +155,28 @@ export function SecurityPage(props: SecurityPageProps) {
                   'second way in, with recovery codes.'
                 : 'Off. With it on, signing in also asks for a code from an authenticator app on your phone.'}
             </p>
-            <form method="post" action="/account/security/totp">
-              <button type="submit" class="button primary">
-                Set up an authenticator app
-              </button>
+            <form method="post" action="/account/security/totp" class="stack">
+              {props.confirmed ? null : (
+                <Field
+                  id="totp-password"
+                  name="password"
+                  label="Your password, to set it up"
+                  type="password"
+                  autocomplete="current-password"
+                  required
+                  errors={props.fieldErrors}
+                />
+              )}
+              <p>
+                <button type="submit" class="button primary">
+                  Set up an authenticator app
+                </button>
+              </p>
             </form>
           </>
         )}
       </section>
-      <PasskeysSection passkeys={props.passkeys} fieldErrors={props.fieldErrors} />
+      <PasskeysSection passkeys={props.passkeys} fieldErrors={props.fieldErrors} confirmed={props.confirmed} />
       <Sessions sessions={props.sessions} />
       <section class="card" aria-labelledby="events-title">
         <h2 id="events-title">Recent security events</h2>
@@ -172,6 +195,17 @@ export function SecurityPage(props: SecurityPageProps) {
         )}
       </section>
     </ConsoleLayout>
+  );
+}
+
+/** Stops setting up an app: its key no longer works. */
+function CancelEnrolment() {
+  return (
+    <form method="post" action="/account/security/totp/cancel">
+      <button type="submit" class="button small">
+        Cancel setting up the app
+      </button>
+    </form>
   );
 }
 

@@ -26,7 +26,11 @@ export interface SecurityPageTools {
   page(c: Context<AppEnv>, extra?: Partial<SecurityPageProps>, status?: 200 | 401 | 409 | 422): Promise<Response>;
   passwordConfirmed(c: Context<AppEnv>, password: string | undefined): Promise<boolean>;
   record(c: Context<AppEnv>, kind: SecurityEventKind): Promise<void>;
+  /** Whether the session proved its owner within 5 minutes: adding a passkey asks for it. */
+  confirmedRecently(c: Context<AppEnv>): Promise<boolean>;
 }
+
+const NEEDS_PASSWORD = 'Type your password first: adding a way to sign in asks for it.';
 
 const passkeyName = z.string().trim().min(1, 'Give it a name.').max(60, 'At most 60 characters.');
 const addForm = z.object({ name: passkeyName, answer: z.string().min(2).max(40_000) });
@@ -35,6 +39,7 @@ const addForm = z.object({ name: passkeyName, answer: z.string().min(2).max(40_0
 export function registerPasskeyRoutes(app: Hono<AppEnv>, tools: SecurityPageTools) {
   app.post('/account/security/passkeys/options', async (c) => {
     const user = currentUser(c);
+    if (!(await tools.confirmedRecently(c))) return c.json({ error: NEEDS_PASSWORD }, 401);
     try {
       return c.json(await passkeyRegistrationOptions(c.var.db, user, relyingParty(c), clock.now()));
     } catch (error) {
@@ -48,6 +53,8 @@ export function registerPasskeyRoutes(app: Hono<AppEnv>, tools: SecurityPageTool
     const form = addForm.safeParse(await readForm(c));
     if (!form.success)
       return tools.page(c, { fieldErrors: { name: form.error.issues[0]?.message ?? 'Give it a name.' } }, 422);
+    if (!(await tools.confirmedRecently(c)))
+      return tools.page(c, { fieldErrors: { confirm_password: NEEDS_PASSWORD } }, 401);
     try {
       await addPasskey(c.var.db, user.id, form.data, relyingParty(c), clock.now());
     } catch (error) {

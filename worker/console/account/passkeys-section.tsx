@@ -3,6 +3,7 @@
 import { Field } from '../shared/forms';
 import { DataTable, when } from '../shared/layout';
 import { PasskeyForm } from '../shared/passkey-form';
+import { ConfirmPassword } from './confirm-password';
 
 /** A passkey as the page lists it. */
 export interface PasskeyRow {
@@ -13,7 +14,12 @@ export interface PasskeyRow {
 }
 
 /** The passkeys section. */
-export function PasskeysSection(props: { passkeys: PasskeyRow[]; fieldErrors?: Record<string, string> | undefined }) {
+export function PasskeysSection(props: {
+  passkeys: PasskeyRow[];
+  fieldErrors?: Record<string, string> | undefined;
+  /** The session proved its owner within 5 minutes: a passkey may be added without the password. */
+  confirmed: boolean;
+}) {
   const path = (passkey: PasskeyRow, action: string) =>
     `/account/security/passkeys/${encodeURIComponent(passkey.id)}/${action}`;
   return (
@@ -68,22 +74,29 @@ export function PasskeysSection(props: { passkeys: PasskeyRow[]; fieldErrors?: R
           ]}
         />
       ) : null}
-      <PasskeyForm
-        action="/account/security/passkeys"
-        options="/account/security/passkeys/options"
-        ceremony="create"
-        label="Add a passkey"
-      >
-        <Field
-          id="passkey-name"
-          name="name"
-          label="A name for it"
-          value="My device"
-          required
-          maxlength={60}
-          hint="For example Laptop or Phone, so you can tell them apart."
-        />
-      </PasskeyForm>
+      {props.confirmed ? (
+        <PasskeyForm
+          action="/account/security/passkeys"
+          options="/account/security/passkeys/options"
+          ceremony="create"
+          label="Add a passkey"
+        >
+          <Field
+            id="passkey-name"
+            name="name"
+            label="A name for it"
+            value="My device"
+            required
+            maxlength={60}
+            hint="For example Laptop or Phone, so you can tell them apart."
+          />
+        </PasskeyForm>
+      ) : (
+        <>
+          <p>To add a passkey, type your password first.</p>
+          <ConfirmPassword id="confirm-passkey" fieldErrors={props.fieldErrors} />
+        </>
+      )}
       <noscript>
         <p>Adding a passkey needs JavaScript in this browser.</p>
       </noscript>

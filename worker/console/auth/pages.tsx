@@ -1,6 +1,9 @@
 /** @jsxImportSource hono/jsx */
 /** The auth entry's pages: sign-up, sign-in and sign-out. Plain HTML forms; no script needed. */
 import type { Child } from 'hono/jsx';
+import { type ResetWays, WaysToRemove } from './reset-ways';
+
+export type { ResetWays } from './reset-ways';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../lib/passwords';
 import type { AccountRole } from '../../platform/identity';
 import { Document } from '../shared/document';
@@ -215,16 +218,19 @@ export function ForgotPage({ email, sent, error }: { email?: string; sent?: bool
 }
 
 /** Sets a new password from a reset link, or says the link no longer works. */
+/** The reset link's page: a new password, and the ways in its owner may remove with it. */
 export function ResetPage({
   link,
   email,
   invalid,
   fieldErrors,
+  ways,
 }: {
   link: string;
   email?: string;
   invalid?: boolean;
   fieldErrors?: Record<string, string>;
+  ways?: ResetWays;
 }) {
   if (invalid)
     return (
@@ -251,6 +257,7 @@ export function ResetPage({
           errors={fieldErrors}
           hint={`At least ${PASSWORD_MIN_LENGTH} characters; a long passphrase is best. Common passwords are refused.`}
         />
+        {ways ? <WaysToRemove ways={ways} /> : null}
         <button type="submit" class="button primary">
           Set the password
         </button>

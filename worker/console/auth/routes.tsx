@@ -1,9 +1,14 @@
+import type { Context } from 'hono';
 import { z } from 'zod';
+import type { AppEnv } from '../../env';
 import { newPageApp } from '../shared/app';
 import { ApiError } from '../../lib/errors';
 import {
   hasSecondFactor,
+  listPasskeys,
+  MAX_PASSKEYS,
   secondFactorKinds,
+  secondFactorStatus,
   readResetLink,
   recordFailedSignIn,
   requestPasswordReset,
@@ -14,7 +19,7 @@ import {
 } from '../../platform/identity';
 import { clock } from '../../lib/clock';
 import { clearSessionCookie, readSessionToken, revokeSession } from '../../platform/identity';
-import { readForm } from '../shared/form-input';
+import { formList, readForm } from '../shared/form-input';
 import { linkSecret, placeOf, requirePepper } from './settings';
 import { registerVerificationRoutes } from './verify-routes';
 import { registerPasskeySignIn } from './passkey-routes';
@@ -23,6 +28,7 @@ import { loadSession, pageGuards, safeReturnTo } from '../shared/session';
 import {
   ForgotPage,
   ResetPage,
+  type ResetWays,
   SecondFactorPage,
   SignInPage,
   SignOutPage,
@@ -52,12 +58,25 @@ const signInForm = z.object({
 });
 
 const forgotForm = z.object({ email: z.string().trim().max(254).pipe(z.email('Enter a valid email address.')) });
-const resetForm = z.object({ password: z.string().max(1000) });
+const resetForm = z.object({
+  password: z.string().max(1000),
+  remove_app: z.literal('on').optional(),
+  remove_passkeys: z.array(z.string().max(64)).max(MAX_PASSKEYS).default([]),
+});
 /** A reset link's path segment: `atk_…` and its secret. */
 const resetLinkParam = z
   .string()
   .max(120)
   .regex(/^atk_[0-9a-z]+\.[0-9a-f]+$/);
+
+/** The account's second ways in, as the reset page offers to remove them. */
+async function waysIn(c: Context<AppEnv>, userId: string): Promise<ResetWays> {
+  const [factor, passkeys] = await Promise.all([secondFactorStatus(c.var.db, userId), listPasskeys(c.var.db, userId)]);
+  return {
+    appSince: factor.confirmedAt,
+    passkeys: passkeys.map(({ id, name, createdAt }) => ({ id, name, createdAt })),
+  };
+}
 
 /** The auth entry ({auth_url}, default /auth). */
 export function authRoutes() {
@@ -115,17 +134,22 @@ export function authRoutes() {
         role: parsed.data.role,
         referredByChannelKey: parsed.data.ref,
         linkOrigin: c.var.services.mail.linkOrigin,
+        clientIp: c.req.header('CF-Connecting-IP') ?? 'unknown',
       });
       await startSession(c, user);
       return c.redirect(values.returnTo ?? (await landingFor(c, user)), 303);
     } catch (error) {
-      if (!(error instanceof ApiError) || (error.code !== 'validation_failed' && error.code !== 'email_taken'))
+      if (
+        !(error instanceof ApiError) ||
+        (error.code !== 'validation_failed' && error.code !== 'email_taken' && error.code !== 'rate_limited')
+      )
         throw error;
-      const field = error.code === 'email_taken' ? 'email' : 'password';
+      for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
+      const field = error.code === 'validation_failed' ? 'password' : 'email';
       return c.html(
         // The reason is said once, next to its field; the summary only points there.
         <SignUpPage values={values} error="Please check the form." fieldErrors={{ [field]: error.detail }} />,
-        error.status as 409 | 422,
+        error.status as 409 | 422 | 429,
       );
     }
   });
@@ -208,7 +232,7 @@ export function authRoutes() {
     return c.redirect(returnTo ?? (await landingFor(c, user)), 303);
   });
 
-  app.get('/auth/forgot', (c) => c.html(<ForgotPage />));
+  app.get('/auth/forgot', (c) => c.html(<ForgotPage sent={c.req.query('sent') === '1'} />));
 
   app.post('/auth/forgot', async (c) => {
     const form = await readForm(c);
@@ -231,23 +255,27 @@ export function authRoutes() {
       for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
       return c.html(<ForgotPage email={email} error={error.detail} />, 429);
     }
-    // The same answer whether or not the address has an account.
-    return c.html(<ForgotPage email={email} sent />);
+    // The same answer whether or not the address has an account; a page of its own, so a reload asks nothing again.
+    return c.redirect('/auth/forgot?sent=1', 303);
   });
 
   app.get('/auth/reset/:link', async (c) => {
     const link = resetLinkParam.safeParse(c.req.param('link'));
     const account = link.success ? await readResetLink(c.var.db, linkSecret(c), link.data, clock.now()) : undefined;
     if (!account) return c.html(<ResetPage link="" invalid />, 404);
-    return c.html(<ResetPage link={link.data!} email={account.email} />);
+    return c.html(<ResetPage link={link.data!} email={account.email} ways={await waysIn(c, account.userId)} />);
   });
 
   app.post('/auth/reset/:link', async (c) => {
     const link = resetLinkParam.safeParse(c.req.param('link'));
-    const form = resetForm.safeParse(await readForm(c));
+    const raw = await readForm(c);
+    const form = resetForm.safeParse({ ...raw, remove_passkeys: formList(raw, 'remove_passkeys') });
     if (!link.success) return c.html(<ResetPage link="" invalid />, 404);
+    const account = await readResetLink(c.var.db, linkSecret(c), link.data, clock.now());
+    if (!account) return c.html(<ResetPage link="" invalid />, 404);
+    const ways = await waysIn(c, account.userId);
     if (!form.success)
-      return c.html(<ResetPage link={link.data} fieldErrors={{ password: 'Enter a password.' }} />, 422);
+      return c.html(<ResetPage link={link.data} ways={ways} fieldErrors={{ password: 'Enter a password.' }} />, 422);
     try {
       const outcome = await resetPassword(
         c.var.db,
@@ -258,13 +286,14 @@ export function authRoutes() {
           password: form.data.password,
           requestId: c.var.services.requestId,
           linkOrigin: c.var.services.mail.linkOrigin,
+          remove: { app: form.data.remove_app === 'on', passkeyIds: form.data.remove_passkeys },
         },
         clock.now(),
       );
       if (outcome === 'invalid') return c.html(<ResetPage link="" invalid />, 404);
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'validation_failed') throw error;
-      return c.html(<ResetPage link={link.data} fieldErrors={{ password: error.detail }} />, 422);
+      return c.html(<ResetPage link={link.data} ways={ways} fieldErrors={{ password: error.detail }} />, 422);
     }
     // Every session of the account ended, this browser's too.
     clearSessionCookie(c);

@@ -8,6 +8,7 @@ import {
   pendingSignInToken,
   pendingSignInUser,
   readPendingSignIn,
+  spendPendingSignIn,
   readSessionToken,
   revokeSession,
   recordSignIn,
@@ -34,13 +35,14 @@ export async function startPendingSignIn(c: Context<AppEnv>, userId: string): Pr
 
 /** The account of this browser's pending sign-in, when it holds a genuine one that has not ended. */
 export function pendingSignIn(c: Context<AppEnv>): Promise<string | undefined> {
-  return readPendingSignIn(linkSecret(c), getCookie(c, PENDING_COOKIE), clock.now());
+  return readPendingSignIn(c.var.db, linkSecret(c), getCookie(c, PENDING_COOKIE), clock.now());
 }
 
-/** Finishes a pending sign-in whose second factor was given: its session starts. */
+/** Finishes a pending sign-in whose second factor was given: it is spent, and its session starts. */
 export async function finishPendingSignIn(c: Context<AppEnv>, userId: string): Promise<SessionUser | undefined> {
   const user = await pendingSignInUser(c.var.db, userId);
   if (!user) return undefined;
+  if (!(await spendPendingSignIn(c.var.db, getCookie(c, PENDING_COOKIE), clock.now()))) return undefined;
   deleteCookie(c, PENDING_COOKIE, { path: '/auth' });
   await startSession(c, user);
   return user;

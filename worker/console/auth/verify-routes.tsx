@@ -32,8 +32,16 @@ export function registerVerificationRoutes(app: Hono<AppEnv>) {
       for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
       return c.html(<VerifyPage link="" email={user.email} error={error.detail} />, 429);
     }
+    return c.redirect('/auth/verify/sent', 303);
+  });
+
+  // Where the posts end, so a reload sends nothing again.
+  app.get('/auth/verify/sent', (c) => {
+    const user = c.var.user;
+    if (!user) return c.redirect('/auth/sign-in', 303);
     return c.html(<VerifyPage link="" email={user.email} sent />);
   });
+  app.get('/auth/verify/done', (c) => c.html(<VerifyPage link="" done signedIn={c.var.user !== undefined} />));
 
   app.get('/auth/verify/:link', (c) => {
     const link = verifyLinkParam.safeParse(c.req.param('link'));
@@ -51,6 +59,6 @@ export function registerVerificationRoutes(app: Hono<AppEnv>) {
         )
       : 'invalid';
     if (outcome === 'invalid') return c.html(<VerifyPage link="" invalid />, 404);
-    return c.html(<VerifyPage link="" done signedIn={c.var.user !== undefined} />);
+    return c.redirect('/auth/verify/done', 303);
   });
 }

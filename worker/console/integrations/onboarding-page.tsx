@@ -13,11 +13,14 @@ export function OnboardingPage({
   errors = {},
   values = {},
   invitations = [],
+  unverified = false,
 }: {
   user: SessionUser;
   errors?: FieldErrors;
   values?: Record<string, string>;
   invitations?: InvitationView[];
+  /** The form was sent before the address was confirmed: said beside it, with the link's button. */
+  unverified?: boolean;
 }) {
   return (
     <ConsoleLayout title="Set up your organisation" user={user}>
@@ -45,10 +48,23 @@ export function OnboardingPage({
             maxlength={120}
             hint="For example Production, or the name of a brand."
           />
-          <button type="submit" class="button primary">
+          {unverified ? (
+            <p class="field-error" id="unverified-error" role="alert">
+              Confirm your email address first: follow the link we sent to {user.email}, then create the organisation.
+              Your names stay here.
+            </p>
+          ) : null}
+          <button type="submit" class="button primary" aria-describedby={unverified ? 'unverified-error' : undefined}>
             Create organisation
           </button>
         </form>
+        {unverified ? (
+          <form method="post" action="/auth/verify/send" class="inline">
+            <button type="submit" class="button">
+              Send the link again
+            </button>
+          </form>
+        ) : null}
       </div>
     </ConsoleLayout>
   );

@@ -194,8 +194,10 @@ export function integrationsRoutes() {
   app.post('/onboarding/workspace', async (c) => {
     const user = currentUser(c);
     if (user.role !== 'business') throw new ApiError('forbidden', 'Organisations are for business accounts.');
-    requireVerifiedEmail(user);
     const form = await readForm(c);
+    // Not confirmed yet: the form stays as typed, with why and the link's button beside it.
+    if (user.emailVerifiedAt === null) return c.html(<OnboardingPage user={user} values={form} unverified />, 403);
+    requireVerifiedEmail(user);
     const parsed = z
       .object({
         organization_name: displayText({ min: 1, max: 120, minMessage: 'Enter a name.' }),

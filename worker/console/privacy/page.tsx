@@ -40,7 +40,9 @@ function sizeOf(bytes: number): string {
 function outcomeOf(row: PrivacyRow): string {
   const result = row.result ?? {};
   if (row.status === 'queued') return 'Runs within seconds.';
+  if (row.status === 'running') return 'Erasing now.';
   if (row.status === 'failed') return `Failed: ${String(result.error ?? 'unknown')}`;
+  if (row.status === 'expired') return 'No longer kept (after 7 days, or deleted by a later erasure).';
   if (row.kind === 'export') return `${counted(Number(result.rows ?? 0), 'row')}, ${sizeOf(Number(result.bytes ?? 0))}`;
   const conversations = counted(Number(result.conversations ?? 0), 'conversation');
   return `${conversations}, ${counted(Number(result.leads ?? 0), 'lead')} erased`;
@@ -61,7 +63,8 @@ export function PrivacyPage(props: PrivacyPageProps) {
           <h2 id="export-title">Export the data</h2>
           <p>
             Channels, conversations with their messages, and leads with their history, as gzip NDJSON (one JSON line per
-            row). The download link below works for 24 hours from when you follow it.
+            row). The download link below works for 24 hours from when you follow it; the export is kept 7 days, and an
+            erasure deletes the exports made before it.
           </p>
           <form method="post" action={`/integrations/privacy/exports${ws}`}>
             <button type="submit" class="button">

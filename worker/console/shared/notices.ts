@@ -14,6 +14,16 @@ const NOTICES: Record<string, string> = {
     'archives too.',
   passkey_added: 'Passkey added: sign in with it from the sign-in page, or use it as the second step.',
   passkey_removed: 'Passkey removed.',
+  confirmed: 'Password confirmed: for the next 5 minutes you may add a passkey or an authenticator app.',
+  totp_started: 'Add the key below to your authenticator app, then type the code it shows.',
+  totp_cancelled: 'Setting up the authenticator app was cancelled: its key no longer works.',
+  factor_on:
+    'Two-step sign-in is on. Keep the recovery codes below somewhere safe: each signs you in once if you lose the app.',
+  factor_off: 'Two-step sign-in is off.',
+  sessions_ended: 'Every other session is signed out.',
+  no_other_sessions: 'There was no other session to sign out.',
+  session_ended: 'That session is signed out.',
+  session_gone: 'That session had already ended.',
   org_factor:
     'Your organisation requires two-step sign-in: set up an authenticator app or a passkey below to continue.',
   admin_factor: 'Platform administrators sign in in two steps: set up an authenticator app or a passkey below first.',

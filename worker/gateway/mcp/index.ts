@@ -19,6 +19,7 @@ import { bodyJson, readJsonBody } from '../../lib/body';
 import { type DomainEntry, listDomainEntries } from '../../platform/domains';
 import { requireActor, requireBearer } from '../../platform/identity';
 import { askKnowledge } from '../../platform/knowledge';
+import { ApiError } from '../../lib/errors';
 import { isLanguage } from '../../lib/i18n';
 import {
   type AssistantRequest,
@@ -91,10 +92,22 @@ async function askKnowledgeTool(c: Context<AppEnv>, input: Record<string, unknow
   const question = typeof input.question === 'string' ? input.question.trim().slice(0, 2000) : '';
   if (!question) return refusal({ code: 'validation_failed', detail: 'question: a question is required.' });
   const language = isLanguage(input.language) ? input.language : 'en';
-  const answer = await askKnowledge(c.var.db, actor.key.workspaceId, question, {
-    language,
-    model: c.var.services.answerModel,
-  });
+  let answer: Awaited<ReturnType<typeof askKnowledge>>;
+  try {
+    answer = await askKnowledge(c.var.db, actor.key.workspaceId, question, {
+      language,
+      model: c.var.services.answerModel,
+      limit: {
+        caller: `api_key:${actor.key.id}`,
+        workspaceId: actor.key.workspaceId,
+        perCaller: actor.key.rateLimitPerMinute,
+      },
+    });
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'rate_limited')
+      return refusal({ code: error.code, detail: error.message });
+    throw error;
+  }
   const sources = answer.citations.map((citation) => `- ${citation.title}${citation.url ? `: ${citation.url}` : ''}`);
   const text = answer.answer
     ? [answer.answer, ...(sources.length ? ['', 'Sources:', ...sources] : [])].join('\n')

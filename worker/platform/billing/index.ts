@@ -24,6 +24,7 @@ export { creditEscrow, escrowView, openProviderEscrow } from './escrows';
 export {
   claimRefusal,
   decideRefund,
+  erasedLeadRefunds,
   feeInOtherCurrency,
   insufficientCredits,
   leadFeeInsert,

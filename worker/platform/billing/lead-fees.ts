@@ -299,3 +299,31 @@ export async function providerCredits(db: Database, providerId: string, currency
     refund_requests: refundRequests,
   };
 }
+
+/**
+ * The fees paid for leads that an erasure took the contact of, given back (docs/design/billing.md):
+ * one refund transfer per fee, from revenue to the escrow that paid it, unless that escrow has had
+ * it back already (an admin's accepted request, or an earlier erasure). For the erasure's batch.
+ */
+export async function erasedLeadRefunds(db: Database, leadIds: string[], now: number): Promise<BatchItem<'sqlite'>[]> {
+  if (leadIds.length === 0) return [];
+  const fees = await db.all<{ ref: string; from_account: string; currency: string; amount_minor: number }>(sql`
+    SELECT ref, from_account, currency, amount_minor FROM ${transfers}
+    WHERE kind = 'lead_fee' AND ref IN (SELECT value FROM json_each(${JSON.stringify(leadIds)}))`);
+  return fees.map((fee) =>
+    transferInsert(
+      db,
+      {
+        kind: 'refund',
+        currency: fee.currency,
+        from: revenueAccount(fee.currency),
+        to: fee.from_account,
+        amount: fee.amount_minor,
+        ref: fee.ref,
+        when: sql`NOT EXISTS (SELECT 1 FROM ${ledgerEntries} WHERE account = ${fee.from_account} AND kind = 'refund'
+          AND ref = ${fee.ref})`,
+      },
+      now,
+    ),
+  );
+}

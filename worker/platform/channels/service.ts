@@ -120,6 +120,16 @@ function mergeByLanguage(
   return merged;
 }
 
+/**
+ * The language a patch's `copy` is written in when it does not say: a channel that speaks one
+ * language (not `auto`) is written for in it, so an owner's greeting reaches its visitors. A patch
+ * without `copy` changes nothing of it: existing channels keep what their owners see.
+ */
+export function withCopyLanguage(patch: WidgetConfigPatch | undefined, language: LanguageSetting | string) {
+  if (!patch?.copy || patch.copy_language !== undefined || !isLanguage(language)) return patch;
+  return { ...patch, copy_language: language };
+}
+
 /** Applies a partial widget configuration and validates the whole result. */
 export function mergeWidgetConfig(base: WidgetConfig, patch: WidgetConfigPatch | undefined): WidgetConfig {
   if (!patch) return base;
@@ -194,7 +204,12 @@ export async function createChannel(
     .get();
   // Default copy speaks in the brand's name: the one given, else the organisation's.
   const brandName = input.widget?.brand?.name ?? organization?.name ?? input.name;
-  const widgetConfig = mergeWidgetConfig(defaultWidgetConfig(brandName), input.widget);
+  const language = input.language ?? 'auto';
+  // A new channel of one language is written for in it, unless its copy says otherwise.
+  const widgetConfig = mergeWidgetConfig(defaultWidgetConfig(brandName), {
+    ...input.widget,
+    ...(isLanguage(language) && input.widget?.copy_language === undefined ? { copy_language: language } : {}),
+  });
   const channelKey = newId('ch', now);
   const values = {
     channelKey,
@@ -205,7 +220,7 @@ export async function createChannel(
     firstPartyOrigins: [...new Set(input.first_party_origins)],
     routingPool: input.routing_pool ?? ('platform' as const),
     routing: { ...ROUTING_DEFAULTS, ...input.routing },
-    language: input.language ?? 'auto',
+    language,
     knowledge: input.knowledge ? { enabled: false, min_confidence: DEFAULT_MIN_CONFIDENCE, ...input.knowledge } : null,
     status: 'active' as const,
     widgetConfig,
@@ -283,7 +298,14 @@ export async function updateChannel(
     ...(input.routing !== undefined ? { routing: { ...routingOf(existing), ...input.routing } } : {}),
     ...(input.language !== undefined ? { language: input.language } : {}),
     ...(input.knowledge !== undefined ? { knowledge: { ...knowledgeOf(existing), ...input.knowledge } } : {}),
-    ...(input.widget !== undefined ? { widgetConfig: mergeWidgetConfig(widgetConfigOf(existing), input.widget) } : {}),
+    ...(input.widget !== undefined
+      ? {
+          widgetConfig: mergeWidgetConfig(
+            widgetConfigOf(existing),
+            withCopyLanguage(input.widget, input.language ?? existing.language),
+          ),
+        }
+      : {}),
     updatedAt: now,
   };
   assertConfigBudget({ ...existing, ...changes }, urls);

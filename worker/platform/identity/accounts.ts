@@ -8,7 +8,9 @@ import { isConstraintViolation, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { burnVerification, hashPassword, passwordProblem, verifyPassword } from '../../lib/passwords';
-import { clearWindow, readWindows, releaseWindowSlot, windowIncrement } from '../../lib/rate-limit';
+import { type AttemptLimit, settleAttempt, takeAttempt } from '../../lib/attempts';
+import { takeSlotOrRefuse, windowIncrement } from '../../lib/rate-limit';
+import { accountEmailInsert } from '../email';
 import { auditInsert, type AuditContext } from '../audit';
 import { clock } from '../../lib/clock';
 import { verificationInserts } from './verification';
@@ -30,6 +32,8 @@ export interface SignUpInput {
   referredByChannelKey?: string;
   /** The console origin of the verification link sent to the address. */
   linkOrigin: string;
+  /** The client's address: sign-ups of registered addresses are limited per client. */
+  clientIp?: string;
 }
 
 /** Creates the account (and, for a provider, its provider record in state `registered`). */
@@ -40,6 +44,12 @@ export async function signUp(db: Database, pepper: string, input: SignUpInput, n
     throw new ApiError('validation_failed', problem, { errors: [{ pointer: '/password', detail: problem }] });
   const existing = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
   if (existing) {
+    await takeSlotOrRefuse(db, `signup:taken:${(await sha256Hex(input.clientIp ?? 'unknown')).slice(0, 32)}`, now, {
+      windowMs: TAKEN_SIGN_UP_LIMIT.windowMs,
+      max: TAKEN_SIGN_UP_LIMIT.perClient,
+      detail: 'Too many sign-ups from this network in the last hour: try again later.',
+    });
+    await tellOwnerOfSignUpAttempt(db, existing.id, input.linkOrigin, now);
     throw new ApiError('email_taken', 'This email cannot be used to sign up. If it is yours, sign in instead.', {
       errors: [{ pointer: '/email', detail: 'Already registered.' }],
     });
@@ -74,6 +84,38 @@ export async function signUp(db: Database, pepper: string, input: SignUpInput, n
   return { id: userId, email, role: input.role, isPlatformAdmin: false, emailVerifiedAt: null };
 }
 
+/**
+ * Sign-ups of registered addresses a client may try an hour: learning which addresses have
+ * accounts by trying them one by one costs that much (429 beyond, the address not looked at).
+ */
+export const TAKEN_SIGN_UP_LIMIT = { perClient: 10, windowMs: 60 * 60 * 1000 };
+
+/**
+ * Someone tried to sign up with an address that has an account: its owner is told (once an hour
+ * at most), with the way back in if it was them and forgot.
+ */
+async function tellOwnerOfSignUpAttempt(db: Database, userId: string, linkOrigin: string, now: number) {
+  try {
+    await windowIncrement(db, `signup:told:${userId}`, now, 60 * 60 * 1000, 1);
+  } catch (error) {
+    if (isConstraintViolation(error, 'within_window_limit')) return;
+    throw error;
+  }
+  await db.batch([
+    accountEmailInsert(
+      db,
+      {
+        kind: 'notice',
+        account: sql`FROM ${users} WHERE ${users.id} = ${userId}`,
+        subject: 'Someone tried to sign up with your address',
+        linkOrigin,
+        linkPath: '/auth/forgot',
+      },
+      now,
+    ),
+  ]);
+}
+
 /** Subjects whose attempts are counted: the account (even when it does not exist) and the client. */
 async function throttleSubjects(email: string, clientIp: string) {
   return {
@@ -84,41 +126,23 @@ async function throttleSubjects(email: string, clientIp: string) {
 
 const invalidCredentials = () => new ApiError('invalid_credentials', 'Email or password is incorrect.');
 
-/**
- * Takes one attempt slot for the account and one for the client, both or neither, before any
- * password is checked. The window table's CHECK refuses the slot past the limit, so a burst of
- * parallel attempts gets exactly the limit's worth of guesses; the rest are told to wait.
- */
-async function takeSignInSlots(
-  db: Database,
-  subjects: { account: string; client: string },
-  now: number,
-): Promise<void> {
-  try {
-    await db.batch([
-      windowIncrement(db, subjects.account, now, SIGN_IN_WINDOW_MS, ACCOUNT_FAILURE_LIMIT),
-      windowIncrement(db, subjects.client, now, SIGN_IN_WINDOW_MS, CLIENT_FAILURE_LIMIT),
-    ]);
-  } catch (error) {
-    if (!isConstraintViolation(error, 'within_window_limit')) throw error;
-    const windows = await readWindows(db, [subjects.account, subjects.client], now, SIGN_IN_WINDOW_MS);
-    const full = windows.filter((window) => window.maxCount !== null && window.count >= window.maxCount);
-    const resetAt = Math.max(now + 1000, ...full.map((window) => window.resetAt));
-    const minutes = Math.ceil((resetAt - now) / 60_000);
-    throw new ApiError(
-      'too_many_attempts',
-      `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-      {
-        headers: { 'Retry-After': String(Math.ceil((resetAt - now) / 1000)) },
-      },
-    );
-  }
+/** The sign-in's two limits: the account's failures and the client's. */
+function signInLimits(subjects: { account: string; client: string }): AttemptLimit[] {
+  return [
+    { subject: subjects.account, max: ACCOUNT_FAILURE_LIMIT, windowMs: SIGN_IN_WINDOW_MS },
+    { subject: subjects.client, max: CLIENT_FAILURE_LIMIT, windowMs: SIGN_IN_WINDOW_MS },
+  ];
 }
 
+const lockedFor = (minutes: number) =>
+  `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+
 /**
- * Signs in with email and password. Every attempt first takes a slot (above); a failure keeps
- * it, so the account allows 5 and the client 20 failures per window. A success forgives the
- * account's failures and gives the client its slot back.
+ * Signs in with email and password. Every attempt first takes a slot of the account's and the
+ * client's limits (lib/attempts.ts), so a burst of parallel guesses gets no more than the limit
+ * checked: the account allows 5 and the client 20 failures per window. Only failures count: a
+ * right password gives its slots back and forgives the account's failures, so right sign-ins in
+ * flight at once never lock each other out.
  */
 export async function signIn(
   db: Database,
@@ -127,7 +151,10 @@ export async function signIn(
   now = clock.now(),
 ) {
   const subjects = await throttleSubjects(input.email, input.clientIp);
-  await takeSignInSlots(db, subjects, now);
+  const limits = signInLimits(subjects);
+  const began = clock.now();
+  // The caller's time, moving on as this attempt waits for others in flight.
+  await takeAttempt(db, limits, () => now + (clock.now() - began), lockedFor);
 
   const user = await db
     .select()
@@ -137,14 +164,14 @@ export async function signIn(
   // An unknown email costs the same work as a known one, so timing says nothing about it.
   if (!user) await burnVerification(input.password, pepper);
   const verdict = user ? await verifyPassword(input.password, user.passwordHash, pepper) : undefined;
-  if (!user || !verdict?.valid) throw invalidCredentials();
+  if (!user || !verdict?.valid) {
+    await settleAttempt(db, limits, { failed: true }, now);
+    throw invalidCredentials();
+  }
 
   const rehash = verdict.needsRehash ? await hashPassword(input.password, pepper) : undefined;
-  await db.batch([
-    clearWindow(db, subjects.account),
-    releaseWindowSlot(db, subjects.client),
-    ...(rehash ? [db.update(users).set({ passwordHash: rehash, updatedAt: now }).where(eq(users.id, user.id))] : []),
-  ]);
+  await settleAttempt(db, limits, { failed: false, forgive: [subjects.account] }, now);
+  if (rehash) await db.update(users).set({ passwordHash: rehash, updatedAt: now }).where(eq(users.id, user.id));
   return {
     id: user.id,
     email: user.email,

@@ -4,15 +4,27 @@
  * organisation's workspaces closed (403 `second_factor_required`) until they set one up. The
  * owner who turns it on must have one, so nobody locks themselves out by it.
  */
-import { eq } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { auditInsert, type AuditContext } from '../audit';
 import { requireRole, type MembershipView } from './memberships';
-import { hasSecondFactor } from './second-factor';
+import { hasSecondFactor, secondFactorExists } from './second-factor';
 import { clock } from '../../lib/clock';
 
-const { organizations } = schema;
+const { organizations, memberships, workspaces } = schema;
+
+/**
+ * SQL: the user is a member of the workspace and may work in it: its organisation requires no
+ * second factor, or the user has one. What reaches a workspace by membership (the workbench's
+ * workspace-pool leads, their offers and claims) asks this, as the console does.
+ */
+export function memberMayWorkIn(userId: SQL | string, workspaceId: SQL | string): SQL {
+  return sql`EXISTS (SELECT 1 FROM ${memberships} JOIN ${workspaces} ON ${workspaces.id} = ${memberships.workspaceId}
+    JOIN ${organizations} ON ${organizations.id} = ${workspaces.organizationId}
+    WHERE ${memberships.workspaceId} = ${workspaceId} AND ${memberships.userId} = ${userId}
+      AND (${organizations.requireSecondFactor} = 0 OR ${secondFactorExists(userId)}))`;
+}
 
 /** Turns the organisation's requirement on or off (owners only), audited. */
 export async function setSecondFactorRequirement(

@@ -75,12 +75,16 @@ export {
   securityEventInsert,
 } from './security-events';
 export {
+  cancelTotpEnrolment,
   confirmTotp,
   FACTOR_LOCK,
+  pendingEnrolment,
+  type TotpEnrolment,
   hasSecondFactor,
   pendingSignInToken,
   pendingSignInUser,
   readPendingSignIn,
+  spendPendingSignIn,
   removeSecondFactor,
   secondFactorKinds,
   secondFactorStatus,
@@ -90,7 +94,8 @@ export {
   verifySecondFactor,
 } from './second-factor';
 export { purgeEndedSessions } from './sessions';
-export { setSecondFactorRequirement } from './factor-policy';
+export { markSessionConfirmed, sessionRecentlyConfirmed, STEP_UP_MS } from './step-up';
+export { memberMayWorkIn, setSecondFactorRequirement } from './factor-policy';
 export {
   addPasskey,
   listPasskeys,

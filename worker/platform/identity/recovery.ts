@@ -19,7 +19,7 @@ import { accountEmailInsert } from '../email';
 import { normalizeEmail } from './email-address';
 import { securityEventInsert } from './security-events';
 
-const { accountTokens, users, userSessions } = schema;
+const { accountTokens, users, userSessions, userFactors, recoveryCodes, userPasskeys } = schema;
 
 /** Reset requests per address and per client an hour (refused with 429 beyond, whoever asks). */
 export const RESET_LIMITS = { perAddress: 3, perClient: 10, windowMs: 60 * 60 * 1000 };
@@ -101,7 +101,16 @@ export function readResetLink(db: Database, secret: string, link: string, now: n
  */
 export async function resetPassword(
   db: Database,
-  input: { secret: string; pepper: string; link: string; password: string; requestId: string; linkOrigin: string },
+  input: {
+    secret: string;
+    pepper: string;
+    link: string;
+    password: string;
+    requestId: string;
+    linkOrigin: string;
+    /** What the owner chose to remove with it: the authenticator app (and its codes), passkeys by id. */
+    remove?: { app: boolean; passkeyIds: string[] };
+  },
   now: number,
 ): Promise<'done' | 'invalid'> {
   const account = await readResetLink(db, input.secret, input.link, now);
@@ -123,6 +132,22 @@ export async function resetPassword(
       .set({ passwordHash, updatedAt: now })
       .where(and(eq(users.id, account.userId), usedHere)),
     db.delete(userSessions).where(and(eq(userSessions.userId, account.userId), usedHere)),
+    // Ways in that someone else may have added while they held a session: removed when the owner says.
+    db
+      .delete(userFactors)
+      .where(and(eq(userFactors.userId, account.userId), sql`${input.remove?.app ? 1 : 0} = 1`, usedHere)),
+    db
+      .delete(recoveryCodes)
+      .where(and(eq(recoveryCodes.userId, account.userId), sql`${input.remove?.app ? 1 : 0} = 1`, usedHere)),
+    db
+      .delete(userPasskeys)
+      .where(
+        and(
+          eq(userPasskeys.userId, account.userId),
+          sql`${userPasskeys.id} IN (SELECT value FROM json_each(${JSON.stringify(input.remove?.passkeyIds ?? [])}))`,
+          usedHere,
+        ),
+      ),
     securityEventInsert(db, { userId: account.userId, kind: 'password_reset' }, now, usedHere),
     db
       .update(accountTokens)

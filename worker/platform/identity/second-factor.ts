@@ -11,9 +11,11 @@ import { createTOTPKeyURI, generateHOTP } from '@oslojs/otp';
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { base58, hmacSha256, secretsEqual, sha256Hex, toHex } from '../../lib/crypto';
 import { type Database, isConstraintViolation, schema } from '../../lib/db';
+import { readWindows, windowIncrement } from '../../lib/rate-limit';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { readWindows, windowIncrement } from '../../lib/rate-limit';
+import { settleAttempt, takeAttempt } from '../../lib/attempts';
+import { clock } from '../../lib/clock';
 import { decryptSecret, encryptSecret } from '../../lib/secrets';
 
 const { userFactors, recoveryCodes, users, userPasskeys } = schema;
@@ -65,28 +67,55 @@ export async function secondFactorStatus(db: Database, userId: string) {
   };
 }
 
+/** A key to add to an authenticator app: base32, and its `otpauth://` URI. */
+export interface TotpEnrolment {
+  key: string;
+  uri: string;
+}
+
+const enrolmentOf = (key: Uint8Array, email: string): TotpEnrolment => ({
+  key: encodeBase32NoPadding(key),
+  uri: createTOTPKeyURI('Edge Gateway', email, key, TOTP_PERIOD_S, TOTP_DIGITS),
+});
+
+/** The app being set up (a key not yet confirmed by a code), if there is one: shown again until a code is right. */
+export async function pendingEnrolment(
+  db: Database,
+  secretsKey: string,
+  user: { id: string; email: string },
+): Promise<TotpEnrolment | undefined> {
+  const factor = await db.select().from(userFactors).where(eq(userFactors.userId, user.id)).get();
+  if (!factor || factor.confirmedAt) return undefined;
+  return enrolmentOf(await keyOf(factor.secret, secretsKey), user.email);
+}
+
+/** Stops setting up an app: the unconfirmed key goes (a confirmed app is removed only with the password). */
+export async function cancelTotpEnrolment(db: Database, userId: string): Promise<void> {
+  await db.delete(userFactors).where(and(eq(userFactors.userId, userId), isNull(userFactors.confirmedAt)));
+}
+
 /**
- * Starts enrolling an authenticator app: a new key (replacing an unconfirmed one), encrypted at
- * rest; answers the key in base32 and its `otpauth://` URI, for the person to add to the app.
+ * Starts enrolling an authenticator app: a new key, encrypted at rest, or the one already being
+ * set up (the person may have scanned it: a second start never changes it); answers the key in
+ * base32 and its `otpauth://` URI, for the person to add to the app.
  */
 export async function startTotpEnrolment(
   db: Database,
   secretsKey: string,
   user: { id: string; email: string },
   now: number,
-): Promise<{ key: string; uri: string }> {
-  if (await hasSecondFactor(db, user.id))
+): Promise<TotpEnrolment> {
+  const [kinds, pending] = await Promise.all([secondFactorKinds(db, user.id), pendingEnrolment(db, secretsKey, user)]);
+  if (kinds.totp)
     throw new ApiError('conflict', 'An authenticator app is already set up: remove it first to set up another.');
+  if (pending) return pending;
   const key = crypto.getRandomValues(new Uint8Array(20));
   const secret = await encryptSecret(encodeBase32NoPadding(key), secretsKey);
   await db.batch([
     db.delete(userFactors).where(eq(userFactors.userId, user.id)),
     db.insert(userFactors).values({ id: newId('fac', now), userId: user.id, kind: 'totp', secret, createdAt: now }),
   ]);
-  return {
-    key: encodeBase32NoPadding(key),
-    uri: createTOTPKeyURI('Edge Gateway', user.email, key, TOTP_PERIOD_S, TOTP_DIGITS),
-  };
+  return enrolmentOf(key, user.email);
 }
 
 /** A factor's key, decrypted. */
@@ -148,13 +177,27 @@ export async function confirmTotp(
   now: number,
 ): Promise<string[]> {
   const factor = await db.select().from(userFactors).where(eq(userFactors.userId, userId)).get();
-  if (!factor || factor.confirmedAt) throw new ApiError('conflict', 'Start setting up an authenticator app first.');
-  if (!(await takeTotp(db, secretsKey, userId, code.trim(), now)))
-    throw new ApiError('validation_failed', 'That code is not the one the app shows now. Try the next one.', {
-      errors: [{ pointer: '/code', detail: 'That code is not the one the app shows now.' }],
-    });
+  if (factor?.confirmedAt) throw alreadyOn();
+  if (!factor) throw new ApiError('conflict', 'Start setting up an authenticator app first.');
+  if (!(await takeTotp(db, secretsKey, userId, code.trim(), now))) {
+    // Two confirmations at once: the one that lost says what happened, not that its code was wrong.
+    const after = await db.select().from(userFactors).where(eq(userFactors.userId, userId)).get();
+    if (after?.confirmedAt) throw alreadyOn();
+    throw new ApiError(
+      'validation_failed',
+      'That code is not the one the app shows now. Check the app and try again.',
+      {
+        errors: [
+          { pointer: '/code', detail: 'That code is not the one the app shows now: check the app and try again.' },
+        ],
+      },
+    );
+  }
   return newRecoveryCodes(db, userId);
 }
+
+const alreadyOn = () =>
+  new ApiError('conflict', 'Two-step sign-in is already on: it was turned on a moment ago (perhaps in another tab).');
 
 /** Removes the account's authenticator app and its recovery codes (the caller checked the password). */
 export async function removeSecondFactor(db: Database, userId: string): Promise<void> {
@@ -165,9 +208,10 @@ export async function removeSecondFactor(db: Database, userId: string): Promise<
 }
 
 /**
- * Checks a sign-in's second step: a TOTP code, or a recovery code (used once). A locked factor
- * (5 wrong codes in 15 minutes) refuses every code with 429 until the window closes; a wrong code
- * counts towards the lock.
+ * Checks a sign-in's second step: a TOTP code, or a recovery code (used once). Each code first
+ * takes an attempt slot (lib/attempts.ts), so 5 wrong codes in 15 minutes lock the factor even when
+ * sent at once with the right one: a locked factor refuses every code with 429 until the window
+ * closes. A wrong code counts towards the lock; a right one gives its slot back.
  */
 export async function verifySecondFactor(
   db: Database,
@@ -176,9 +220,9 @@ export async function verifySecondFactor(
   code: string,
   now: number,
 ): Promise<boolean> {
-  const subject = lockSubject(userId);
-  const [window] = await readWindows(db, [subject], now, FACTOR_LOCK.windowMs);
-  if (window && window.count >= FACTOR_LOCK.failures) throw locked(window.resetAt - now);
+  const limits = [{ subject: lockSubject(userId), max: FACTOR_LOCK.failures, windowMs: FACTOR_LOCK.windowMs }];
+  const began = clock.now();
+  await takeAttempt(db, limits, () => now + (clock.now() - began), lockedMessage);
   const given = code.trim();
   const accepted = /^\d{6}$/.test(given)
     ? await takeTotp(db, secretsKey, userId, given, now)
@@ -195,39 +239,50 @@ export async function verifySecondFactor(
           )
           .returning({ userId: recoveryCodes.userId })
       ).length === 1;
-  if (accepted) return true;
-  try {
-    await windowIncrement(db, subject, now, FACTOR_LOCK.windowMs, FACTOR_LOCK.failures);
-  } catch (error) {
-    if (!isConstraintViolation(error, 'within_window_limit')) throw error;
-    throw locked(FACTOR_LOCK.windowMs);
-  }
-  return false;
+  await settleAttempt(db, limits, { failed: !accepted }, now);
+  return accepted;
 }
 
-function locked(ms: number) {
-  const minutes = Math.max(1, Math.ceil(ms / 60_000));
-  return new ApiError(
-    'too_many_attempts',
-    `Too many wrong codes. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-    {
-      headers: { 'Retry-After': String(Math.max(1, Math.ceil(ms / 1000))) },
-    },
-  );
-}
+const lockedMessage = (minutes: number) =>
+  `Too many wrong codes. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
 
-/** The signed value of a pending sign-in (the password done): the account and when it ends. */
+/** The signed value of a pending sign-in (the password done): the account, when it ends, and a nonce that spends it. */
 export async function pendingSignInToken(secret: string, userId: string, now: number): Promise<string> {
   const until = now + PENDING_SIGN_IN_MS;
-  return `${userId}.${until}.${toHex(await hmacSha256(secret, `pending:${userId}.${until}`))}`;
+  const nonce = base58(crypto.getRandomValues(new Uint8Array(12)));
+  return `${userId}.${until}.${nonce}.${toHex(await hmacSha256(secret, `pending:${userId}.${until}.${nonce}`))}`;
 }
 
-/** The account of a pending sign-in, when its signature holds and it has not ended. */
-export async function readPendingSignIn(secret: string, value: string | undefined, now: number) {
-  const [userId, until, signature] = (value ?? '').split('.');
-  if (!userId || !until || !signature || Number(until) <= now) return undefined;
-  const expected = toHex(await hmacSha256(secret, `pending:${userId}.${until}`));
-  return (await secretsEqual(signature, expected)) ? userId : undefined;
+/** Where a spent pending sign-in is noted (a window that outlives the sign-in it spends). */
+const spentKey = (nonce: string) => `pending-spent:${nonce}`;
+
+/**
+ * The account of a pending sign-in, when its signature holds, it has not ended, and it has not
+ * been spent (the session it opened spends it: a copy of its cookie opens nothing after).
+ */
+export async function readPendingSignIn(db: Database, secret: string, value: string | undefined, now: number) {
+  const [userId, until, nonce, signature] = (value ?? '').split('.');
+  if (!userId || !until || !nonce || !signature || Number(until) <= now) return undefined;
+  const expected = toHex(await hmacSha256(secret, `pending:${userId}.${until}.${nonce}`));
+  if (!(await secretsEqual(signature, expected))) return undefined;
+  const spent = await readWindows(db, [spentKey(nonce)], now, PENDING_SIGN_IN_MS);
+  return spent.length > 0 ? undefined : userId;
+}
+
+/**
+ * Spends a pending sign-in as its session starts; false when it was spent already (two finishes
+ * of one pending sign-in at once: one wins).
+ */
+export async function spendPendingSignIn(db: Database, value: string | undefined, now: number): Promise<boolean> {
+  const nonce = (value ?? '').split('.')[2];
+  if (!nonce) return false;
+  try {
+    await windowIncrement(db, spentKey(nonce), now, PENDING_SIGN_IN_MS, 1);
+    return true;
+  } catch (error) {
+    if (isConstraintViolation(error, 'within_window_limit')) return false;
+    throw error;
+  }
 }
 
 /** The account a pending sign-in finishes, as a session holds it. */

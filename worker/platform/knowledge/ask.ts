@@ -5,7 +5,10 @@
  * them: extractive by default, worded by a model when one is configured (model.ts), never a guess.
  */
 import { sql } from 'drizzle-orm';
-import { type Database, schema } from '../../lib/db';
+import { type Database, isConstraintViolation, schema } from '../../lib/db';
+import { ApiError } from '../../lib/errors';
+import { RATE_LIMIT_WINDOW_MS, readWindows, windowIncrement } from '../../lib/rate-limit';
+import { clock } from '../../lib/clock';
 import type { AnswerModel } from '../../lib/answer-model';
 import { type Language, visitorMessages } from '../../lib/i18n';
 import {
@@ -24,6 +27,11 @@ const { knowledgeChunks, knowledgeSources, knowledgeSpaces } = schema;
 
 /** How many passages a question reads: the best few by their words' rarity, for the answer's own scoring. */
 const PASSAGES = 8;
+/**
+ * The most postings read for one word of a question: a word in more passages than this says little
+ * about any of them, and reading all of them is what made a question's cost grow with the workspace.
+ */
+export const POSTINGS_PER_WORD = 2_000;
 
 /** A passage as the statement returns it: with the workspace's word counts (the same on every row). */
 type PassageRow = Passage & { rarity: string };
@@ -44,9 +52,10 @@ export function passagesQuery(db: Database, workspaceId: string, question: strin
   // statement, not bound: so FTS5 and the rowid index are handed the bounds, and nothing beyond the
   // workspace's range is read (with a bound multiplier, they were not: test/worker/knowledge.sources.cases.ts).
   const hits = words.map(
-    (word, index) => sql`SELECT ${`w${index}`} AS word, knowledge_fts.rowid AS id
+    (word, index) => sql`SELECT * FROM (SELECT ${`w${index}`} AS word, knowledge_fts.rowid AS id
       FROM space CROSS JOIN knowledge_fts WHERE knowledge_fts MATCH ${quotedWord(word)}
-        AND knowledge_fts.rowid >= space.lo AND knowledge_fts.rowid < space.hi`,
+        AND knowledge_fts.rowid >= space.lo AND knowledge_fts.rowid < space.hi
+      LIMIT ${sql.raw(String(POSTINGS_PER_WORD))})`,
   );
   // D1 allows 5 terms to a compound SELECT: the lookups go in groups of 5, and the groups likewise.
   const groups = [];
@@ -67,6 +76,62 @@ export function passagesQuery(db: Database, workspaceId: string, question: strin
     FROM best JOIN ${knowledgeChunks} c ON c.id = best.id
     WHERE c.workspace_id = ${workspaceId}
     ORDER BY best.score DESC, c.id`);
+}
+
+/** Questions asked through the API or MCP a minute: per key (or person), and per workspace, every caller together. */
+export const ASK_LIMITS = { perCaller: 60, perWorkspace: 600 };
+
+/** Who asks through the API or MCP: their slots are taken in the question's own round trip. */
+export interface AskLimit {
+  caller: string;
+  workspaceId: string;
+  /** The key's own rate a minute, when it has one. */
+  perCaller?: number | null;
+}
+
+const askSubjects = (limit: AskLimit) => ({
+  caller: `knowledge:ask:${limit.caller}`,
+  workspace: `knowledge:ask-ws:${limit.workspaceId}`,
+});
+
+/** The statements that take a question's slots: the caller's and the workspace's windows (CHECK past them). */
+function askSlotWrites(db: Database, limit: AskLimit, now: number) {
+  const subjects = askSubjects(limit);
+  return [
+    windowIncrement(db, subjects.caller, now, RATE_LIMIT_WINDOW_MS, limit.perCaller ?? ASK_LIMITS.perCaller),
+    windowIncrement(db, subjects.workspace, now, RATE_LIMIT_WINDOW_MS, ASK_LIMITS.perWorkspace),
+  ] as const;
+}
+
+/** The 429 of a question past its caller's or workspace's limit, with when to try again. */
+async function askRefusal(db: Database, limit: AskLimit, now: number): Promise<ApiError> {
+  const subjects = askSubjects(limit);
+  const windows = await readWindows(db, [subjects.caller, subjects.workspace], now, RATE_LIMIT_WINDOW_MS);
+  const resetAt = Math.max(now + 1000, ...windows.map((window) => window.resetAt));
+  return new ApiError('rate_limited', 'Too many questions this minute: try again shortly.', {
+    headers: { 'Retry-After': String(Math.ceil((resetAt - now) / 1000)) },
+  });
+}
+
+/**
+ * The passages a question's statement finds, with the caller's slots taken in the same round trip
+ * when it is limited: a batch, which the window's CHECK refuses whole past the limit.
+ */
+async function readPassages(
+  db: Database,
+  query: ReturnType<typeof passagesQuery>,
+  limit: AskLimit | undefined,
+  now: number,
+): Promise<PassageRow[]> {
+  if (!limit) return query ? ((await query) as PassageRow[]) : [];
+  const [caller, workspace] = askSlotWrites(db, limit, now);
+  try {
+    const results = await db.batch(query ? [caller, workspace, query] : [caller, workspace]);
+    return query ? (results[2] as PassageRow[]) : [];
+  } catch (error) {
+    if (!isConstraintViolation(error, 'within_window_limit')) throw error;
+    throw await askRefusal(db, limit, now);
+  }
 }
 
 /** The word counts a row of passagesQuery carries, by the question's words. */
@@ -105,12 +170,23 @@ export async function askKnowledge(
   db: Database,
   workspaceId: string,
   question: string,
-  options: { language: Language; minConfidence?: number; model?: AnswerModel | null },
+  options: {
+    language: Language;
+    minConfidence?: number;
+    model?: AnswerModel | null;
+    /** A caller of the API or MCP: a question is limited per caller and workspace (429 past the limits). */
+    limit?: AskLimit;
+    now?: number;
+  },
 ): Promise<KnowledgeAnswer> {
+  let limit = options.limit;
   const search = async (words: string) => {
     const query = passagesQuery(db, workspaceId, words);
+    const found = await readPassages(db, query, limit, options.now ?? clock.now());
+    // Slots are taken once, with the first search.
+    limit = undefined;
     // SQLite's boolean is 0 or 1.
-    const rows = query ? ((await query) as PassageRow[]).map((row) => ({ ...row, qa: Boolean(row.qa) })) : [];
+    const rows = found.map((row) => ({ ...row, qa: Boolean(row.qa) }));
     const rarity = rarityOf(words, rows);
     return { words, rows, rarity, answer: answerFrom(words, rows, { ...options, ...(rarity ? { rarity } : {}) }) };
   };

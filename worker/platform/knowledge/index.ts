@@ -4,10 +4,10 @@
  * import only from here.
  */
 export { ANSWER_CHARS, DEFAULT_MIN_CONFIDENCE, type Citation, type KnowledgeAnswer, type Passage } from './answer';
-export { answerFrom, askKnowledge, passagesQuery } from './ask';
+export { ASK_LIMITS, type AskLimit, answerFrom, askKnowledge, passagesQuery } from './ask';
 export { channelKnowledgeOf } from './channel';
 export { answerGap, expertAnswerWrite, gapWrite, listGaps, normalizedQuestion } from './gaps';
-export { indexSource } from './indexing';
+export { indexSource } from './crawl-job';
 export { knowledgeDeps, knowledgeRoutes } from './routes';
 export * from './schemas';
 export {

@@ -7,8 +7,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { type Database, schema } from '../../lib/db';
-import type { EgressPolicy } from '../../lib/egress';
-import { type CrawlOutcome, crawl } from './crawl';
 import { readHtml } from './html';
 import { type ChunkText, chunksOf, readMarkdown, readPlainText, type SourceDocument } from './text';
 
@@ -111,54 +109,86 @@ export async function rangeHasRoom(db: Database, workspaceId: string, count: num
   return (space?.next ?? 0) + count < CHUNKS_PER_WORKSPACE;
 }
 
+/** What the workspace's knowledge has left beside one source: its limits, less the other sources'. */
+export async function limitsLeft(db: Database, workspaceId: string, sourceId: string) {
+  const [row] = await db.all<{ bytes: number; chunks: number; max_bytes: number; max_chunks: number }>(sql`
+    SELECT coalesce(sum(CASE WHEN id <> ${sourceId} THEN bytes END), 0) AS bytes,
+      coalesce(sum(CASE WHEN id <> ${sourceId} THEN chunks END), 0) AS chunks,
+      coalesce((SELECT max_bytes FROM ${knowledgeSpaces} WHERE workspace_id = ${workspaceId}), ${DEFAULT_MAX_BYTES})
+        AS max_bytes,
+      coalesce((SELECT max_chunks FROM ${knowledgeSpaces} WHERE workspace_id = ${workspaceId}), ${DEFAULT_MAX_CHUNKS})
+        AS max_chunks
+    FROM ${knowledgeSources} WHERE workspace_id = ${workspaceId}`);
+  const limits = row ?? { bytes: 0, chunks: 0, max_bytes: DEFAULT_MAX_BYTES, max_chunks: DEFAULT_MAX_CHUNKS };
+  return {
+    bytes: limits.max_bytes - limits.bytes,
+    chunks: limits.max_chunks - limits.chunks,
+    maxBytes: limits.max_bytes,
+    maxChunks: limits.max_chunks,
+  };
+}
+
+/** The workspace's limits when it has set none (knowledge_spaces' defaults). */
+export const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
+export const DEFAULT_MAX_CHUNKS = 20_000;
+
+type Limits = { maxBytes: number; maxChunks: number };
+
+/** The reason a source fails when it would pass one of the workspace's limits, naming the limit. */
+export function overLimitReason(limit: 'bytes' | 'chunks', limits: Limits): string {
+  const named =
+    limit === 'bytes'
+      ? `${Math.round(limits.maxBytes / 1024 / 1024)} MB`
+      : `${limits.maxChunks.toLocaleString('en')} passages`;
+  return `This source would take the workspace's knowledge past its limit of ${named}: delete sources first.`;
+}
+
+/** Why the database refused an index batch for the workspace's limits (migration 0038's triggers), if it did. */
+function limitRefusal(error: unknown, limits: Limits): string | undefined {
+  const text = error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error);
+  if (text.includes('knowledge_bytes_limit')) return overLimitReason('bytes', limits);
+  if (text.includes('knowledge_chunks_limit')) return overLimitReason('chunks', limits);
+  return undefined;
+}
+
 /**
- * Indexes one source now: reads its documents (a URL source by crawling it through the egress
- * guard), cuts them, and writes the batch. A failure is recorded on the source, not thrown.
+ * Writes a source's documents into the index: cut into chunks, checked against the workspace's
+ * range and limits, one batch. A source that does not fit is marked failed with its reason (its
+ * earlier chunks stay); `extra` statements (a crawl's clean-up) join the batch that succeeds.
  */
-export async function indexSource(
+export async function indexDocuments(
   db: Database,
-  sourceId: string,
-  deps: { egress: EgressPolicy; now: () => number },
-): Promise<SourceRow['status'] | undefined> {
-  const row = await db.select().from(knowledgeSources).where(eq(knowledgeSources.id, sourceId)).get();
-  if (!row) return undefined;
-  let documents: SourceDocument[];
-  let crawled: CrawlOutcome | undefined;
-  if (row.kind === 'url') {
-    crawled = await crawl(row, deps.egress);
-    if (crawled.unchanged) {
-      await db.update(knowledgeSources).set({ indexedAt: deps.now() }).where(eq(knowledgeSources.id, row.id));
-      return 'indexed';
-    }
-    if (crawled.documents.length === 0) {
-      await failedWrite(db, row.id, crawled.error ?? 'No page could be read.', deps.now());
-      return 'failed';
-    }
-    documents = crawled.documents;
-  } else {
-    documents = await readStoredSource(row);
-  }
+  row: SourceRow,
+  documents: SourceDocument[],
+  counts: { bytes: number; etag?: string | null; lastModified?: string | null },
+  now: number,
+  extra: BatchItem<'sqlite'>[] = [],
+): Promise<'indexed' | 'failed'> {
   const chunks = chunksOfDocuments(documents);
-  if (chunks.length === 0) {
-    await failedWrite(db, row.id, 'The source has no text to index.', deps.now());
-    return 'failed';
+  const fail = async (reason: string) => {
+    await db.batch([failedWrite(db, row.id, reason, now), ...extra]);
+    return 'failed' as const;
+  };
+  if (chunks.length === 0) return fail('The source has no text to index.');
+  const left = await limitsLeft(db, row.workspaceId, row.id);
+  if (counts.bytes > left.bytes) return fail(overLimitReason('bytes', left));
+  if (chunks.length > left.chunks) return fail(overLimitReason('chunks', left));
+  if (!(await rangeHasRoom(db, row.workspaceId, chunks.length)))
+    return fail("The workspace's index is full: delete sources before adding more.");
+  const [first, ...rest] = indexWrites(db, row, chunks, { documents: documents.length, ...counts }, now);
+  try {
+    await db.batch([first!, ...rest, ...extra]);
+  } catch (error) {
+    // Another source of the workspace took what was left meanwhile: the database refused this one.
+    const refused = limitRefusal(error, left);
+    if (!refused) throw error;
+    return fail(refused);
   }
-  if (!(await rangeHasRoom(db, row.workspaceId, chunks.length))) {
-    await failedWrite(db, row.id, "The workspace's index is full: delete sources before adding more.", deps.now());
-    return 'failed';
-  }
-  const bytes = crawled?.bytes ?? new TextEncoder().encode(row.content ?? '').length;
-  const [first, ...rest] = indexWrites(
-    db,
-    row,
-    chunks,
-    {
-      documents: documents.length,
-      bytes,
-      ...(crawled ? { etag: crawled.etag, lastModified: crawled.lastModified } : {}),
-    },
-    deps.now(),
-  );
-  await db.batch([first!, ...rest]);
   return 'indexed';
+}
+
+/** Indexes a stored source (a document or a Q&A pair) now. A failure is recorded on the source, not thrown. */
+export async function indexStoredSource(db: Database, row: SourceRow, now: number): Promise<'indexed' | 'failed'> {
+  const documents = await readStoredSource(row);
+  return indexDocuments(db, row, documents, { bytes: new TextEncoder().encode(row.content ?? '').length }, now);
 }

@@ -34,7 +34,8 @@ const sourceParam = z.object({
 });
 /** A document's 1 MB of text, escaped in JSON, fits (the API's other bodies stay at 256 KB). */
 const SOURCE_BODY_BYTES = 3 * 1024 * 1024;
-const writeMiddleware = [readJsonBody(SOURCE_BODY_BYTES), requireWorkspaceAccess('knowledge.write'), parseJsonBody];
+// Authorised before the body is read: an anonymous caller never gets 3 MB read on its behalf.
+const writeMiddleware = [requireWorkspaceAccess('knowledge.write'), readJsonBody(SOURCE_BODY_BYTES), parseJsonBody];
 const readMiddleware = [requireWorkspaceAccess('knowledge.read')];
 
 function auditOf(c: Context<AppEnv>): AuditContext & { workspaceId: string } {
@@ -50,7 +51,7 @@ function auditOf(c: Context<AppEnv>): AuditContext & { workspaceId: string } {
 
 /** What adding and syncing need: the egress guard, the queue, the clock. */
 export function knowledgeDeps(c: Context<AppEnv>): KnowledgeDeps {
-  return { egress: c.var.services.egress, queue: c.var.services.queues.events, now: () => clock.now() };
+  return { egress: c.var.services.egress, queue: c.var.services.queues.knowledge, now: () => clock.now() };
 }
 
 /** The knowledge routes. */
@@ -153,11 +154,14 @@ export function knowledgeRoutes() {
       operationId: 'syncKnowledgeSource',
       tags: [TAG],
       summary: 'Index a knowledge source again',
-      description: 'A URL source is fetched again (queued); a document or Q&A pair is indexed again.',
+      description:
+        'A URL source is fetched again (queued); a document or Q&A pair is indexed again. A source already ' +
+        '`queued` answers as it is (that crawl is the sync). At most 6 syncs of a source, and 60 of a ' +
+        "workspace's sources, an hour (429 with `Retry-After` past them).",
       security,
       middleware: [requireWorkspaceAccess('knowledge.write')],
       request: { params: sourceParam },
-      responses: { 202: json(sourceSchema, 'The source.'), ...problemResponses([401, 403, 404] as const) },
+      responses: { 202: json(sourceSchema, 'The source.'), ...problemResponses([401, 403, 404, 429] as const) },
     }),
     async (c) => {
       const { workspaceId } = requireWorkspace(c);
@@ -187,17 +191,25 @@ export function knowledgeRoutes() {
       },
       responses: {
         200: json(answerSchema, 'The answer, or why there is none.'),
-        ...problemResponses([400, 401, 403, 404, 413, 415, 422] as const),
+        ...problemResponses([400, 401, 403, 404, 413, 415, 422, 429] as const),
       },
     }),
     async (c) => {
-      const { workspaceId } = requireWorkspace(c);
+      const workspace = requireWorkspace(c);
+      const { workspaceId } = workspace;
       const body = c.req.valid('json');
+      const actor = c.var.actor;
+      const limit = {
+        caller: `${workspace.actorKind}:${workspace.actorId}`,
+        workspaceId,
+        perCaller: actor?.kind === 'api_key' ? actor.key.rateLimitPerMinute : null,
+      };
       const setting = body.channel ? await channelKnowledgeOf(c.var.db, workspaceId, body.channel) : undefined;
       const minConfidence = body.min_confidence ?? setting?.min_confidence;
       const answer = await askKnowledge(c.var.db, workspaceId, body.question, {
         language: body.language ?? 'en',
         model: c.var.services.answerModel,
+        limit,
         ...(minConfidence === undefined ? {} : { minConfidence }),
       });
       return c.json(answer, 200);

@@ -12,7 +12,9 @@ import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { iso } from '../../lib/periods';
 import { type AuditContext, auditInsert } from '../audit';
-import { indexSource } from './indexing';
+import { takeSlotOrRefuse } from '../../lib/rate-limit';
+import type { KnowledgeQueue } from './crawl-job';
+import { DEFAULT_MAX_BYTES, indexStoredSource } from './indexing';
 import type { CreateSource, SourceView } from './schemas';
 import type { EgressPolicy } from '../../lib/egress';
 
@@ -46,12 +48,15 @@ export function sourceView(row: SourceRow): SourceView {
   };
 }
 
-/** What adding and indexing sources needs beyond the database. */
+/** What adding and indexing sources needs beyond the database (the `knowledge` queue: what is not indexed at once). */
 export interface KnowledgeDeps {
   egress: EgressPolicy;
-  queue: Queue<unknown>;
+  queue: KnowledgeQueue;
   now: () => number;
 }
+
+/** Re-syncs an owner may ask for: per source, and per workspace, each an hour. */
+export const SYNC_LIMITS = { perSource: 6, perWorkspace: 60, windowMs: 60 * 60 * 1000 };
 
 /** The row a new source starts as, from its request. */
 function rowOf(workspaceId: string, body: CreateSource, now: number): SourceRow {
@@ -107,7 +112,7 @@ async function assertWithinLimits(db: Database, workspaceId: string, bytes: numb
     SELECT (SELECT COUNT(*) FROM ${knowledgeSources} WHERE workspace_id = ${workspaceId}) AS sources,
       (SELECT coalesce(SUM(bytes), 0) FROM ${knowledgeSources} WHERE workspace_id = ${workspaceId}) AS bytes,
       coalesce((SELECT max_sources FROM ${knowledgeSpaces} WHERE workspace_id = ${workspaceId}), 1000) AS max_sources,
-      coalesce((SELECT max_bytes FROM ${knowledgeSpaces} WHERE workspace_id = ${workspaceId}), ${20 * 1024 * 1024})
+      coalesce((SELECT max_bytes FROM ${knowledgeSpaces} WHERE workspace_id = ${workspaceId}), ${DEFAULT_MAX_BYTES})
         AS max_bytes`);
   if (!usage) return;
   if (usage.sources >= usage.max_sources)
@@ -154,7 +159,7 @@ export async function createSource(
 /** Indexes a small stored source now; queues a large one and every URL source. */
 async function indexOrQueue(db: Database, row: SourceRow, deps: KnowledgeDeps): Promise<void> {
   if (row.kind !== 'url' && row.bytes <= INLINE_BYTES) {
-    await indexSource(db, row.id, deps);
+    await indexStoredSource(db, row, deps.now());
     return;
   }
   await deps.queue.send({ kind: 'knowledge.index', source_id: row.id } satisfies IndexMessage);
@@ -207,7 +212,11 @@ export async function deleteSource(
   ]);
 }
 
-/** Syncs a source again: a URL source is fetched again (queued); a stored one is indexed again. */
+/**
+ * Syncs a source again: a URL source is fetched again (queued); a stored one is indexed again. A
+ * source already queued (its crawl waiting or under way) answers as it is: that crawl is the sync.
+ * At most SYNC_LIMITS a source and a workspace an hour (429 past them).
+ */
 export async function syncSource(
   db: Database,
   workspaceId: string,
@@ -215,11 +224,26 @@ export async function syncSource(
   deps: KnowledgeDeps,
 ): Promise<SourceView> {
   const row = await findSource(db, workspaceId, sourceId);
-  await db
+  if (row.status === 'queued') return sourceView(row);
+  const now = deps.now();
+  const detail = 'This source was synced often in the last hour: try again later.';
+  await takeSlotOrRefuse(db, `knowledge:sync:${row.id}`, now, {
+    windowMs: SYNC_LIMITS.windowMs,
+    max: SYNC_LIMITS.perSource,
+    detail,
+  });
+  await takeSlotOrRefuse(db, `knowledge:sync-ws:${workspaceId}`, now, {
+    windowMs: SYNC_LIMITS.windowMs,
+    max: SYNC_LIMITS.perWorkspace,
+    detail: "This workspace's sources were synced often in the last hour: try again later.",
+  });
+  const queued = await db
     .update(knowledgeSources)
-    .set({ status: 'queued', error: null, updatedAt: deps.now() })
-    .where(eq(knowledgeSources.id, row.id));
-  await indexOrQueue(db, row, deps);
+    .set({ status: 'queued', error: null, updatedAt: now })
+    .where(and(eq(knowledgeSources.id, row.id), sql`${knowledgeSources.status} <> 'queued'`))
+    .returning({ id: knowledgeSources.id });
+  // Two syncs at once: the one that queued it sends the message; the other answers that sync.
+  if (queued.length === 1) await indexOrQueue(db, row, deps);
   return sourceView(await findSource(db, workspaceId, sourceId));
 }
 

@@ -4,6 +4,7 @@
  * each section into chunks of a few hundred words, at sentence ends. Markdown and plain text are
  * read here; HTML goes through the runtime's HTMLRewriter (html.ts) into the same sections.
  */
+import { cleanDisplayString } from '../../lib/display-text';
 
 /** A part of a document under one heading. */
 export interface Section {
@@ -135,21 +136,35 @@ const NAVIGATION_HEADING =
   /^(next( steps)?|what[’']?s next|read next|see also|related( articles| pages| topics)?|further reading)$/i;
 
 /**
+ * The anchor a citation links to: a heading's own id when it is a plain name (letters, digits,
+ * `-_.:`), else the one its words give; an id with quotes, spaces or markup is never put in a link.
+ */
+function linkAnchor(anchor: string | null, heading: string | undefined): string | null {
+  if (anchor && /^[\p{L}\p{N}_.:-]{1,120}$/u.test(anchor)) return anchor;
+  if (!anchor) return null;
+  return heading ? headingAnchor(heading) || null : null;
+}
+
+/**
  * Cuts a document into chunks: each section into pieces of about CHUNK_WORDS words, at sentence
  * ends; sections that only point elsewhere are left out.
  */
 export function chunksOf(document: ReadDocument, url: string | null): ChunkText[] {
   const chunks: ChunkText[] = [];
+  // A page's title and headings reach citations in pages, the API and MCP: cleaned at the door.
+  const title = cleanDisplayString(document.title, 300) || 'Untitled';
   for (const section of document.sections) {
-    if (NAVIGATION_HEADING.test(section.headings.at(-1) ?? '')) continue;
-    const headings = section.headings.join(' › ');
-    const link = url ? (section.anchor ? `${url.split('#')[0]}#${section.anchor}` : url) : null;
+    const names = section.headings.map((heading) => cleanDisplayString(heading, 200)).filter(Boolean);
+    if (NAVIGATION_HEADING.test(names.at(-1) ?? '')) continue;
+    const headings = names.join(' › ');
+    const anchor = linkAnchor(section.anchor, names.at(-1));
+    const link = url ? (anchor ? `${url.split('#')[0]}#${anchor}` : url) : null;
     let body: string[] = [];
     let words = 0;
     const flush = () => {
       // One sentence a line: the answer is cut from the chunk at the same ends.
       const text = body.join('\n').trim();
-      if (text) chunks.push({ title: document.title, headings, body: text.slice(0, CHUNK_CHARS), url: link });
+      if (text) chunks.push({ title, headings, body: text.slice(0, CHUNK_CHARS), url: link });
       body = [];
       words = 0;
     };

@@ -17,16 +17,18 @@ import { CLAIM_BOUNDS } from '../../brain';
 import { cooldownWrite, everOffered, offeredTo, widenOffers } from './offers';
 import { leadTransitionAllowed } from './transitions';
 import { clock } from '../../lib/clock';
+import { memberMayWorkIn } from '../identity';
 
-const { leads, leadEvents, channels, memberships, domains } = schema;
+const { leads, leadEvents, channels, domains } = schema;
 
 type LeadRow = typeof leads.$inferSelect;
 
 /** The provider's accepted scope and routing pool, as a condition on leads. */
 function inScope(provider: ProviderRow): SQL {
   const topics = provider.acceptedTopics.length > 0 ? inArray(leads.topic, provider.acceptedTopics) : sql`1`;
-  const pool = sql`(${leads.routingPool} = 'platform' OR EXISTS (SELECT 1 FROM ${memberships} WHERE
-    ${memberships.workspaceId} = ${leads.workspaceId} AND ${memberships.userId} = ${provider.userId}))`;
+  // A workspace-pool lead is a member's, and only one the organisation's two-step rule lets work there.
+  const member = memberMayWorkIn(provider.userId, sql`${leads.workspaceId}`);
+  const pool = sql`(${leads.routingPool} = 'platform' OR ${member})`;
   return and(inArray(leads.domain, provider.acceptedDomains), topics, pool)!;
 }
 

@@ -2,7 +2,8 @@
  * Conversation retention (docs/design/data-lifecycle.md): a conversation whose last message is
  * older than its workspace's period (365 days by default, 30 to 3,650) is archived to R2 with its
  * messages, one line per conversation; then its messages and resume keys leave D1 and the row is
- * marked archived (kept: leads, demands and the rollups name it). The sweep walks the old
+ * marked archived (kept: leads, demands and the rollups name it). Messages a visitor writes into an
+ * archived conversation later are archived in their turn, once they too are past the period. The sweep walks the old
  * conversations from a cursor, a bounded number a tick, and starts over when it reaches the end, so
  * a long-lived conversation that is still active is only passed, never stuck on.
  */
@@ -36,7 +37,8 @@ export async function archiveOldConversations(
       c.language, c.lead_id, c.demand_id, c.attribution, c.created_at, w.conversation_retention_days AS days,
       coalesce((SELECT max(m.created_at) FROM ${messages} m WHERE m.conversation_id = c.id), c.created_at) AS last_at
     FROM ${conversations} c JOIN ${workspaces} w ON w.id = c.workspace_id
-    WHERE c.id > ${after} AND c.id < ${idAt('cnv', now - MIN_CONVERSATION_DAYS * DAY_MS)} AND c.archived_at IS NULL
+    WHERE c.id > ${after} AND c.id < ${idAt('cnv', now - MIN_CONVERSATION_DAYS * DAY_MS)}
+      AND (c.archived_at IS NULL OR EXISTS (SELECT 1 FROM ${messages} m WHERE m.conversation_id = c.id))
     ORDER BY c.id LIMIT ${limit}`);
   const expired = candidates.filter((row) => Number(row.last_at) < now - Number(row.days) * DAY_MS);
   const thread = expired.length
@@ -58,9 +60,15 @@ export async function archiveOldConversations(
       attribution: typeof attribution === 'string' ? JSON.parse(attribution) : null,
       messages: thread.filter((message) => message.conversation_id === row.id),
     }));
+    // The newest message names this batch's version: a conversation archived again (a visitor came
+    // back to it) goes to an object of its own, never over the one that holds its earlier messages.
+    const newest = lines
+      .flatMap((line) => line.messages.map((message) => String(message.id)))
+      .sort()
+      .at(-1);
     try {
       const batch = { workspaceId: String(first.workspace_id), day: dayOf(Number(first.created_at)), rows: lines };
-      await writeArchive(db, bucket, { ...batch, kind: 'conversations' }, now);
+      await writeArchive(db, bucket, { ...batch, kind: 'conversations', ...(newest ? { version: newest } : {}) }, now);
       written.push(...lines.map((line) => line.id));
     } catch {
       refused += 1;

@@ -20,11 +20,15 @@ export {
   MIN_CONVERSATION_DAYS,
   setConversationRetention,
 } from './conversations';
-export { ERASED } from './erasure';
+export { ERASED, WITHDRAWN_NOTE } from './erasure';
 export { EXPORT_PART_BYTES } from './export';
 export {
+  EXPORT_KEEP_MS,
+  expireOldExports,
   exportLink,
   failPrivacyRequest,
+  PRIVACY_STUCK_AFTER_MS,
+  requeueStuckPrivacyRequests,
   PRIVACY_JOB_ATTEMPTS,
   privacyMessageSchema,
   privacyRequest,

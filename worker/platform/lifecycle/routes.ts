@@ -10,6 +10,7 @@ import { newApp } from '../../lib/app';
 import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { clock } from '../../lib/clock';
 import { ApiError } from '../../lib/errors';
+import { PRIVACY_REQUEST_STATUSES } from '../../vocabulary';
 import { jsonContent as json, problemResponses } from '../../lib/openapi';
 import type { AuditContext } from '../audit';
 import { requireOwnerOrNamingAdmin, requireWorkspace } from '../identity';
@@ -31,7 +32,7 @@ const requestSchema = z
   .object({
     id: z.string(),
     kind: z.enum(['erasure', 'export']),
-    status: z.enum(['queued', 'done', 'failed']),
+    status: z.enum(PRIVACY_REQUEST_STATUSES),
     target_kind: z.enum(['conversation', 'contact', 'workspace']),
     result: z.record(z.string(), z.unknown()).nullable(),
     created_at: z.string(),
@@ -103,9 +104,11 @@ export function privacyRoutes() {
       summary: 'Erase a visitor’s data',
       description:
         'Name a conversation, or a contact address (every lead of it in the workspace). Message texts, contact ' +
-        'details and the request’s words are replaced by `[erased]` in the database and in the archives; money ' +
-        'records and counts stay. Answers 202 with the request, done within seconds; asking again answers the ' +
-        'same request. Another workspace’s conversation is 404. Owners only.',
+        'details and the request’s words are replaced by `[erased]` in the database and in the archives; an open ' +
+        'lead is withdrawn, and a fee paid for one of its leads is given back; money records and counts stay; the ' +
+        'workspace’s exports are deleted (they may hold what was erased). Answers 202 with the request, done ' +
+        'within seconds; asked while it is pending, it answers that request; asked after, it runs again over ' +
+        'what the address has by then. Another workspace’s conversation is 404. Owners only.',
       security,
       middleware: [readJsonBody(), access, parseJsonBody] as const,
       request: { body: { required: true, content: { 'application/json': { schema: erasureBody } } } },
@@ -131,7 +134,8 @@ export function privacyRoutes() {
       description:
         'Gzip NDJSON, one line per row (`table` names it): channels, conversations, messages, leads and their ' +
         'history; with `contact_email`, that contact’s only. Answers 202; read the request back for its ' +
-        '`download_url`, signed for 24 hours.',
+        '`download_url`, signed for 24 hours. The export is kept 7 days (then `expired`), and deleted by any ' +
+        'later erasure in the workspace.',
       security,
       middleware: [readJsonBody(), access, parseJsonBody] as const,
       request: { body: { required: true, content: { 'application/json': { schema: exportBody } } } },

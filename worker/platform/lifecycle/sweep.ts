@@ -10,6 +10,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import { idAt } from '../../lib/ids';
+import { logLine } from '../../lib/request-context';
 import { type ArchiveBucket, type ArchiveClass, dayOf, writeArchive } from './archive';
 import { archiveOldConversations } from './conversations';
 import { expiredBefore, type Retention, SWEEP_ROW_LIMIT } from './retention';
@@ -37,7 +38,11 @@ function parsed(value: unknown): unknown {
   }
 }
 
-/** Writes the rows in one object per workspace and day; answers the ids written and the batches refused. */
+/**
+ * Writes the rows in one object per workspace and day; answers the ids written and the batches
+ * refused. The ids count as written only when the manifest holds, for the objects written, as many
+ * rows as there are ids: a delete never follows an archive that does not hold every row it removes.
+ */
 async function archiveRows(db: Database, bucket: ArchiveBucket, kind: ArchiveClass, rows: Expired[], now: number) {
   const groups = new Map<string, Expired[]>();
   for (const row of rows) {
@@ -45,25 +50,42 @@ async function archiveRows(db: Database, bucket: ArchiveBucket, kind: ArchiveCla
     groups.set(group, [...(groups.get(group) ?? []), row]);
   }
   const written: string[] = [];
+  const keys: string[] = [];
   let refused = 0;
   for (const group of groups.values()) {
     const first = group[0]!;
     try {
-      await writeArchive(
-        db,
-        bucket,
-        {
-          workspaceId: first.workspaceId,
-          kind,
-          day: dayOf(first.createdAt),
-          rows: group.map((row) => ({ id: row.id, ...row.row })),
-        },
-        now,
+      keys.push(
+        await writeArchive(
+          db,
+          bucket,
+          {
+            workspaceId: first.workspaceId,
+            kind,
+            day: dayOf(first.createdAt),
+            // The row's own id last: nothing in what is archived can take its place.
+            rows: group.map((row) => ({ ...row.row, id: row.id })),
+          },
+          now,
+        ),
       );
       written.push(...group.map((row) => row.id));
     } catch {
       refused += 1;
     }
+  }
+  if (written.length === 0) return { written, refused };
+  const [manifest] = await db.all<{ rows: number }>(sql`SELECT coalesce(sum(rows), 0) AS rows
+    FROM ${schema.archiveObjects} WHERE key IN ${idList(keys)}`);
+  if (manifest?.rows !== written.length) {
+    logLine({
+      level: 'error',
+      message: 'archive_manifest_mismatch',
+      kind,
+      rows: written.length,
+      manifest: manifest?.rows,
+    });
+    return { written: [], refused: refused + keys.length };
   }
   return { written, refused };
 }
@@ -113,7 +135,7 @@ export async function archiveExpired(
     id: String(row.id),
     workspaceId: String(row.workspace_id ?? ''),
     createdAt: Number(row.created_at),
-    row: { ...row, id: undefined, metadata: parsed(row.metadata) },
+    row: { ...row, metadata: parsed(row.metadata) },
   }));
   const archivedAudit = await archiveRows(db, bucket, 'audit', auditRows, now);
   if (archivedAudit.written.length)

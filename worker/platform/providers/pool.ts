@@ -4,8 +4,9 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { schema, type Database } from '../../lib/db';
 import { TtlCache } from '../../lib/ttl-cache';
+import { memberMayWorkIn } from '../identity';
 
-const { providers, providerDomains, memberships } = schema;
+const { providers, providerDomains } = schema;
 
 /** Who may see a channel's leads: every matching provider, or only the channel workspace's members. */
 export type RoutingPool = { kind: 'platform' } | { kind: 'workspace'; workspaceId: string };
@@ -31,11 +32,7 @@ export function forgetExpertPools(): void {
 export async function expertPool(db: Database, domain: string, pool: RoutingPool): Promise<ExpertPool> {
   const key = pool.kind === 'platform' ? `platform:${domain}` : `workspace:${pool.workspaceId}:${domain}`;
   return expertPoolCache.get(key, db, async () => {
-    const inPool =
-      pool.kind === 'workspace'
-        ? sql`AND p.user_id IN (SELECT ${memberships.userId} FROM ${memberships} WHERE ${memberships.workspaceId} =
-          ${pool.workspaceId})`
-        : sql``;
+    const inPool = pool.kind === 'workspace' ? sql`AND ${memberMayWorkIn(sql`p.user_id`, pool.workspaceId)}` : sql``;
     const rows = await db.all<{ topic: string | null; providers: number }>(sql`
       SELECT t.value AS topic, COUNT(DISTINCT p.id) AS providers
       FROM ${providerDomains} d JOIN ${providers} p ON p.id = d.provider_id
@@ -73,6 +70,5 @@ export function expertsForLead(lead: LeadScope): SQL {
       AND ${providerDomains.domain} = ${lead.domain})
     AND (json_array_length(${providers.acceptedTopics}) = 0
       OR EXISTS (SELECT 1 FROM json_each(${providers.acceptedTopics}) WHERE value = ${lead.topic}))
-    AND (${lead.routingPool} = 'platform' OR ${providers.userId} IN (SELECT ${memberships.userId} FROM ${memberships}
-      WHERE ${memberships.workspaceId} = ${lead.workspaceId}))`;
+    AND (${lead.routingPool} = 'platform' OR ${memberMayWorkIn(sql`${providers.userId}`, lead.workspaceId)})`;
 }
