@@ -131,7 +131,7 @@ module.exports = {
       comment:
         "The widget may share the worker's types (inferred from its zod schemas), never its code, except the " +
         'pure, dependency-free modules both need to agree on: colour contrast, the compiled message catalogs, and ' +
-        'how money is written (the workbench shows a claim fee as the server page does).',
+        'how money is written and a lead is headed (the workbench shows a claim fee and a lead as the server page does).',
       from: { path: '^widget/' },
       to: {
         path: '^(worker|drizzle)/',
@@ -139,6 +139,8 @@ module.exports = {
           '^worker/lib/contrast\\.ts$',
           '^worker/lib/i18n/compiled/widget\\.[a-z]+\\.js$',
           '^worker/console/shared/money\\.ts$',
+          '^worker/console/shared/lead-headline\\.ts$',
+          '^worker/vocabulary\\.ts$',
         ],
         dependencyTypesNot: ['type-only'],
       },

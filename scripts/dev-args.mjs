@@ -16,8 +16,10 @@ export function flagValue(args, name) {
 export function devArguments(passThrough) {
   const port = flagValue(passThrough, '--port') ?? '8787';
   const ip = flagValue(passThrough, '--ip') ?? '127.0.0.1';
-  // A wildcard address is reached on loopback from this machine.
-  const base = `http://${ip === '0.0.0.0' || ip === '::' ? '127.0.0.1' : ip}:${port}`;
+  // Loopback (and a wildcard, reached on loopback from this machine) is called by its name:
+  // WebAuthn takes no IP address as the relying party, so passkeys work only at localhost.
+  const loopback = ip === '127.0.0.1' || ip === '0.0.0.0' || ip === '::' || ip === 'localhost';
+  const base = `http://${loopback ? 'localhost' : ip}:${port}`;
   const args = [
     'dev',
     ...(flagValue(passThrough, '--ip') === undefined ? ['--ip', ip] : []),

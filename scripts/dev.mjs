@@ -1,9 +1,11 @@
 // `npm run dev`: .dev.vars from the example if missing, local migrations, the demo seed,
-// then `wrangler dev` on 127.0.0.1:8787. Extra arguments (`npm run dev -- --port 9000`) pass through.
+// then `wrangler dev` on 127.0.0.1:8787, reached as http://localhost:8787 (passkeys refuse an IP
+// address). Extra arguments (`npm run dev -- --port 9000`) pass through.
 import { spawn } from 'node:child_process';
 import { startCronTicker, wranglerCrons } from './cron.mjs';
 import { devArguments, flagValue } from './dev-args.mjs';
 import { choosePorts } from './dev-ports.mjs';
+import { claimState, helperPort } from './dev-state.mjs';
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, WRANGLER, readVars } from './lib.mjs';
@@ -33,16 +35,29 @@ const vars = readVars(devVarsPath);
 const passThrough = process.argv.slice(2);
 const persistIndex = passThrough.indexOf('--persist-to');
 
-// The ports first: a taken one must not cost a build and a seed before it is found.
-const { ip, port } = devArguments(passThrough);
+// One run per local database: a second one over the same state stops here, naming the first.
+const { ip, port, base: plannedBase } = devArguments(passThrough);
+const stateDir = persistIndex >= 0 ? passThrough[persistIndex + 1] : join(ROOT, '.wrangler', 'state');
+const claimed = claimState(stateDir, { url: plannedBase, pid: process.pid });
+if (claimed.problem) {
+  console.error(`\n${claimed.problem}\n`);
+  process.exit(1);
+}
+// The ports next: a taken one must not cost a build and a seed before it is found. A helper's port
+// set in the environment (`SMTP_PORT=2601 npm run dev`) wins over .dev.vars.
+const configured = {
+  agent: helperPort('REFERENCE_AGENT_PORT', vars, 8788),
+  mail: helperPort('SMTP_PORT', vars, 2525),
+};
 const ports = await choosePorts({
   worker: Number(port),
   ip,
-  agent: Number(vars.REFERENCE_AGENT_PORT ?? 8788),
-  mail: vars.LOCAL_MAIL_SINK === 'true' ? Number(vars.SMTP_PORT ?? 2525) : null,
+  agent: configured.agent,
+  mail: vars.LOCAL_MAIL_SINK === 'true' ? configured.mail : null,
   inspector: flagValue(passThrough, '--inspector-port') === undefined ? 9229 : null,
 });
 if (ports.problem) {
+  claimed.release();
   console.error(`\n${ports.problem}\n`);
   process.exit(1);
 }
@@ -71,7 +86,9 @@ const devArgs = [
   ...chosenArgs,
   ...(mailSink && String(mailSink.port) !== String(vars.SMTP_PORT ?? 2525)
     ? ['--var', `SMTP_PORT:${mailSink.port}`]
-    : []),
+    : !mailSink && String(configured.mail) !== String(vars.SMTP_PORT ?? 2525)
+      ? ['--var', `SMTP_PORT:${configured.mail}`]
+      : []),
   ...(ports.inspector !== null && ports.inspector !== 9229 ? ['--inspector-port', String(ports.inspector)] : []),
 ];
 const mailLine = mailSink
@@ -83,7 +100,8 @@ const tryBody = JSON.stringify({
   required_scopes: ['execute', 'leads:write'],
   text: 'I need help choosing a CRM.',
 });
-console.log(`
+console.log(
+  `
 Demo tenant ready (local only):
   API key  ${vars.DEMO_API_KEY}   (DEMO_API_KEY in .dev.vars)
   Admin    ADMIN_TOKEN in .dev.vars (for npm run admin)
@@ -100,14 +118,20 @@ Demo tenant ready (local only):
   Widget   ${base}/demo  (a pretend customer site: ask "What are your opening hours?", then "Talk to an expert")
   Inbox    ${base}/widget/ch_demo  (the same channel as a hosted page)
 
-  Mail     ${mailLine}${ports.notes.length > 0 ? `\n\n  Ports    ${ports.notes.join('\n           ')}` : ''}
+  Mail     ${mailLine}
+
+  Ports    platform ${port} · reference agent ${ports.agent} · mail ${mailSink?.port ?? configured.mail}` +
+    ` · inspector ${ports.inspector ?? flagValue(passThrough, '--inspector-port')}` +
+    `${ports.notes.length > 0 ? `\n           ${ports.notes.join('\n           ')}` : ''}
+  Passkeys work at ${base} (a host name); browsers refuse them on an IP address such as 127.0.0.1.
   Crons    ${wranglerCrons().join(', ')} fire on their schedule (scripts/cron.mjs); fire one by hand:
            curl "${base}/__scheduled?cron=*+*+*+*+*"
 
 Try it:
   curl -s ${base}/api/execute -H "Authorization: Bearer ${vars.DEMO_API_KEY}" -H "Content-Type: application/json" \\
     -d '${tryBody}'
-`);
+`,
+);
 
 // Where this run serves, for `npm run admin` (its default address) while it runs.
 const devUrlFile = join(ROOT, '.wrangler', 'dev-url');
@@ -124,10 +148,14 @@ const stopCrons = startCronTicker(base);
 const stop = (signal) => {
   stopCrons();
   rmSync(devUrlFile, { force: true });
+  claimed.release();
   child.kill(signal);
   void agent.close();
   void mailSink?.close();
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
-child.on('exit', (code) => agent.close().finally(() => process.exit(code ?? 0)));
+child.on('exit', (code) => {
+  claimed.release();
+  agent.close().finally(() => process.exit(code ?? 0));
+});

@@ -2,7 +2,9 @@
 // local Worker answers, each page of /docs (as /llms.txt lists them) is added to the demo
 // workspace's knowledge as an HTML document with its page's URL, so a citation links to the
 // heading on the docs site. Run by `npm run dev` and by the Node tests' Worker; a page already
-// there is left as it is (a second run adds nothing).
+// there is left as it is (a second run adds nothing), whatever address it was added from: a page
+// added under another local address (another port, 127.0.0.1 for localhost) is added again under
+// this one, in its place, so its citations link where the platform now serves.
 
 /** Waits until the Worker answers /healthz (at most `timeoutMs`). */
 async function whenUp(base, timeoutMs = 60_000) {
@@ -18,6 +20,17 @@ async function whenUp(base, timeoutMs = 60_000) {
   throw new Error(`${base} did not answer within ${timeoutMs / 1000} s`);
 }
 
+/** A source's docs page path when its URL is a local address's /docs page, else null. */
+function docsPath(url) {
+  try {
+    const parsed = new URL(url);
+    const local = ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname);
+    return local && /^\/docs(\/|$)/.test(parsed.pathname) ? parsed.pathname : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Indexes the docs' pages into the knowledge of the key's workspace; answers how many were added. */
 export async function indexDocsAsKnowledge(base, apiKey) {
   await whenUp(base);
@@ -26,10 +39,15 @@ export async function indexDocsAsKnowledge(base, apiKey) {
   const pages = [...llms.matchAll(/\]\((\S+\/docs(?:\/[a-z0-9-]+)?)\.md\)/g)].map((match) => match[1]);
   const listed = await fetch(`${base}/api/knowledge/sources`, { headers });
   if (!listed.ok) throw new Error(`listing the knowledge: ${listed.status} ${await listed.text()}`);
-  const known = new Set((await listed.json()).data.map((source) => source.url));
+  const sources = (await listed.json()).data.filter((source) => source.url);
   let added = 0;
   for (const url of pages) {
-    if (known.has(url)) continue;
+    const path = new URL(url).pathname;
+    const same = sources.filter((source) => docsPath(source.url) === path);
+    if (same.some((source) => source.url === url)) continue;
+    // The same page under another local address: it gives way to this one.
+    for (const old of same)
+      await fetch(`${base}/api/knowledge/sources/${encodeURIComponent(old.source_id)}`, { method: 'DELETE', headers });
     const html = await (await fetch(url)).text();
     const title =
       /<title>([^<]*)<\/title>/i

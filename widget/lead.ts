@@ -8,6 +8,7 @@
  */
 import type { ServerFrame } from './src/types';
 import type { LeadDetail } from '../worker/platform/leads/schemas';
+import { formatMoney } from '../worker/console/shared/money';
 
 type Message = LeadDetail['messages'][number];
 
@@ -107,7 +108,39 @@ if (list && form && leadId && typingLine) {
     contacted: ['qualified'],
     qualified: ['won', 'lost'],
   };
+  // The history as the page draws it (lead-page.tsx), drawn again from the lead when its status moves.
+  const history = document.querySelector<HTMLOListElement>('ol.history');
+  const drawHistory = (entries: LeadDetail['history']) => {
+    history?.replaceChildren(
+      ...entries.map((entry) => {
+        const item = document.createElement('li');
+        const move = !entry.from
+          ? `created (${entry.to})`
+          : entry.from === entry.to
+            ? 'routing'
+            : `${entry.from} → ${entry.to}`;
+        item.append(element('span', 'when', when(entry.at)), ` ${move}`);
+        if (entry.value) {
+          const worth = document.createElement('strong');
+          worth.textContent = ` · ${formatMoney(entry.value.value_minor, entry.value.currency)}`;
+          item.append(worth);
+        }
+        if (entry.by_you) item.append(element('span', 'muted', ' by you'));
+        if (entry.note) item.append(element('p', 'note', entry.note));
+        return item;
+      }),
+    );
+  };
+  const refreshHistory = async () => {
+    try {
+      const response = await fetch(api, { credentials: 'same-origin' });
+      if (response.ok) drawHistory(((await response.json()) as LeadDetail).history);
+    } catch {}
+  };
+  let shownStatus = document.querySelector('.title-row .pill[class*="status-"]')?.textContent ?? '';
   const showStatus = (status: string) => {
+    if (status !== shownStatus) void refreshHistory();
+    shownStatus = status;
     const pill = document.querySelector('.title-row .pill[class*="status-"]');
     if (pill) {
       pill.className = `pill status-${status}`;

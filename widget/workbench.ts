@@ -5,6 +5,7 @@
  * page works without it: this only saves a reload.
  */
 import { formatMoney } from '../worker/console/shared/money';
+import { leadHeadline } from '../worker/console/shared/lead-headline';
 import type { LeadView } from '../worker/platform/leads/schemas';
 
 const POLL_MS = 4000;
@@ -26,13 +27,20 @@ function element<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+/** The card's small print, the reference kept on one line, as the server's LeadCard has it. */
+function muted(lead: LeadView): HTMLSpanElement {
+  const span = element('span', 'muted');
+  span.append(element('span', 'nowrap', lead.reference), ` · ${lead.channel_name ?? 'API'} · ${when(lead.created_at)}`);
+  return span;
+}
+
 /** The same markup as the server's LeadCard. */
 function card(lead: LeadView): HTMLLIElement {
   const item = element('li', 'lead-card');
   item.dataset.leadId = lead.lead_id;
   const link = element('a', 'lead-link');
   link.href = `/provider/workbench/leads/${encodeURIComponent(lead.lead_id)}`;
-  link.append(element('span', 'lead-summary', lead.summary || '(contact details only)'));
+  link.append(element('span', 'lead-summary', leadHeadline(lead.summary)));
   const meta = element('span', 'lead-meta');
   meta.append(
     element('span', `pill status-${lead.status}`, lead.status),
@@ -44,7 +52,7 @@ function card(lead: LeadView): HTMLLIElement {
     ...(lead.claim_fee
       ? [element('span', 'pill fee', `fee ${formatMoney(lead.claim_fee.amount_minor, lead.claim_fee.currency)}`), ' ']
       : []),
-    element('span', 'muted', `${lead.reference} · ${lead.channel_name ?? 'API'} · ${when(lead.created_at)}`),
+    muted(lead),
   );
   item.append(link, meta);
   return item;

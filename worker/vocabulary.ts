@@ -167,3 +167,6 @@ export type PrivacyRequestStatus = (typeof PRIVACY_REQUEST_STATUSES)[number];
 /** A source's indexing: waiting on the queue, in the index, or refused with its reason. */
 export const KNOWLEDGE_SOURCE_STATUSES = ['queued', 'indexed', 'failed'] as const;
 export type KnowledgeSourceStatus = (typeof KNOWLEDGE_SOURCE_STATUSES)[number];
+
+/** What erased text reads as, everywhere (a visitor's words and contact after their erasure). */
+export const ERASED_TEXT = '[erased]';

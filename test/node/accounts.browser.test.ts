@@ -85,11 +85,24 @@ describe.skipIf(!browserAvailable)('password reset in Chromium', () => {
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
     const key = (await page.locator('#totp-key').innerText()).trim();
     await expectAccessible(page, 'account security, setting up', 'main');
+    // A typo: the reason stands beside the field, and the key the phone already holds stays.
+    await page.getByLabel('Code from the app').fill('000000');
+    await page.getByRole('button', { name: 'Turn two-step sign-in on' }).click();
+    await page
+      .locator('#totp-code-error, .field-error')
+      .filter({ hasText: 'not the one the app shows' })
+      .first()
+      .waitFor();
+    expect((await page.locator('#totp-key').innerText()).trim()).toBe(key);
     await page.getByLabel('Code from the app').fill(await code(key));
     await page.getByRole('button', { name: 'Turn two-step sign-in on' }).click();
     await expect.poll(() => page.locator('.recovery-codes li').count()).toBe(10);
+    // The post ended on the page itself: a reload sends nothing again, and the codes are not shown twice.
+    expect(new URL(page.url()).pathname).toBe('/account/security');
     await expectAccessible(page, 'account security, on', 'main');
     await screenshotBoth(page, 'account-security');
+    await page.reload();
+    expect(await page.locator('.recovery-codes li').count()).toBe(0);
 
     await page.goto(`${worker}/auth/sign-out`);
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -155,6 +168,11 @@ describe.skipIf(!browserAvailable)('password reset in Chromium', () => {
     await page.getByLabel('Organisation name').fill('Too Early Ltd');
     await page.getByRole('button', { name: 'Create organisation' }).click();
     await page.getByText('Confirm your email address first').first().waitFor();
+    // The form stays as typed, with the link's button beside it.
+    expect(await page.getByLabel('Organisation name').inputValue()).toBe('Too Early Ltd');
+    await page.locator('main').getByRole('button', { name: 'Send the link again' }).last().waitFor();
+    await expectAccessible(page, 'onboarding before the email is confirmed', 'main');
+    await screenshotBoth(page, 'onboarding-unconfirmed');
 
     const text = await mailText(email, /Confirm your email address/);
     const link = /https?:\/\/\S+\/auth\/verify\/\S+/.exec(text)![0];
@@ -169,6 +187,22 @@ describe.skipIf(!browserAvailable)('password reset in Chromium', () => {
     await page.getByLabel('Organisation name').fill('Confirmed Ltd');
     await page.getByRole('button', { name: 'Create organisation' }).click();
     await page.waitForURL(/\/integrations\?ws=ws_/);
+    await page.close();
+  });
+
+  it('at an IP address the pages say why passkeys cannot work, and point at the name that works', async () => {
+    const page = await browser.newPage({ viewport: { width: 375, height: 812 } });
+    await page.goto(`${worker}/auth/sign-in`);
+    const note = page.locator('.passkey-unavailable');
+    await note.waitFor();
+    expect(await note.innerText()).toContain(`${worker.replace('127.0.0.1', 'localhost')}/auth/sign-in`);
+    expect(await page.getByRole('button', { name: 'Use a passkey' }).count()).toBe(0);
+    await expectAccessible(page, 'sign-in at an IP address', 'main');
+    await screenshotBoth(page, 'sign-in-ip-address');
+    // At the name, the button is offered (the browser supports passkeys).
+    await page.goto(`${worker.replace('127.0.0.1', 'localhost')}/auth/sign-in`);
+    await page.getByRole('button', { name: 'Use a passkey' }).waitFor();
+    expect(await page.locator('.passkey-unavailable').count()).toBe(0);
     await page.close();
   });
 

@@ -104,6 +104,25 @@ describe.skipIf(!browserAvailable)('the widget in the visitor’s language, in C
     expect(await axeSeriousViolations(page, 'div[data-egw]')).toEqual([]);
   });
 
+  it('a request’s reference never breaks at its hyphen, in Polish at 375 px', async () => {
+    const page = await newPage({ viewport: { width: 375, height: 740 } });
+    const reference = 'D-1D2Z3K';
+    const text =
+      `Przekazaliśmy Twoje zgłoszenie ekspertowi; numer referencyjny Twojego zgłoszenia to ${reference}, ` +
+      `zachowaj go na później (${reference}).`;
+    await page.addInitScript(([key, stored]) => localStorage.setItem(`egw:${key}:thread`, stored), [
+      keys.pl!,
+      JSON.stringify([{ id: 'msg_0000000000000000000000009', role: 'system', text }]),
+    ] as const);
+    await openWidget(page, `${site.origin}/pl.html`);
+    const references = page.locator('div[data-egw] .bubble .ref');
+    await expect.poll(() => references.count()).toBe(2);
+    // Each reference is one box on one line: a break at its hyphen would make two.
+    for (const lines of await references.evaluateAll((nodes) => nodes.map((node) => node.getClientRects().length)))
+      expect(lines).toBe(1);
+    await saveScreenshot(page, 'widget-pl-reference-375');
+  });
+
   it('Polish plural forms: 1 nowa, 2 nowe, 5 nowych odpowiedzi since the visitor last looked', async () => {
     const thread = (replies: number) => [
       { id: 'msg_0000000000000000000000001', role: 'visitor', text: 'Dzień dobry' },

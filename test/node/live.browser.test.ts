@@ -131,6 +131,8 @@ describe.skipIf(!browserAvailable)('live conversation between a visitor and the 
     await eventually(() => fromExpert.count()).toBe(3);
     // The first reply moved the lead to contacted: the page says so without a reload.
     await expert.locator('.title-row .pill.status-contacted').waitFor();
+    // And its history with it.
+    await expert.locator('ol.history li').filter({ hasText: 'claimed → contacted' }).waitFor();
     expect(await expert.locator('select#f-status option').allTextContents()).toEqual(['qualified']);
     await widget(visitor).locator('.bubble', { hasText: '<img src=x onerror="window.__xss=1">' }).waitFor();
 

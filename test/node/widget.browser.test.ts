@@ -353,28 +353,42 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
     await page.close();
   });
 
-  it(
-    'shows the provider entry on a first-party page, opening sign-up in a new tab; not on a third-party ' + 'embed',
-    async () => {
-      const page = await browser.newPage();
-      await page.goto(`${worker}/demo`);
-      await (await launcher(page)).click();
-      const link = page.locator('div[data-egw] a.provider');
-      await link.waitFor();
-      expect(await link.textContent()).toBe('Become an expert');
-      expect(await link.getAttribute('href')).toBe(`${worker}/auth/sign-up?role=provider&ref=ch_demo`);
-      expect(await link.getAttribute('target')).toBe('_blank');
-      expect(await page.locator('div[data-egw] input[type="password"]').count()).toBe(0);
+  it('shows the provider entry on the platform’s own pages, in a new tab; not on an owner’s site', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${worker}/demo`);
+    await (await launcher(page)).click();
+    const link = page.locator('div[data-egw] a.provider');
+    await link.waitFor();
+    expect(await link.textContent()).toBe('Become an expert');
+    expect(await link.getAttribute('href')).toBe(`${worker}/auth/sign-up?role=provider&ref=ch_demo`);
+    expect(await link.getAttribute('target')).toBe('_blank');
+    expect(await page.locator('div[data-egw] input[type="password"]').count()).toBe(0);
 
-      const embed = await browser.newPage();
-      await embed.goto(`${site.origin}/plain.html`);
-      await (await launcher(embed)).click();
-      await embed.locator('div[data-egw] [role="dialog"]').waitFor();
-      expect(await embed.locator('div[data-egw] a.provider').count()).toBe(0);
-      await page.close();
-      await embed.close();
-    },
-  );
+    const embed = await browser.newPage();
+    await embed.goto(`${site.origin}/plain.html`);
+    await (await launcher(embed)).click();
+    await embed.locator('div[data-egw] [role="dialog"]').waitFor();
+    expect(await embed.locator('div[data-egw] a.provider').count()).toBe(0);
+    // An owner's own site (a first-party origin) recruits no experts unless the owner says `on`.
+    const own = await api('/api/integrations/channels', {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'Own site',
+        domain: 'consultation',
+        allowed_origins: [],
+        first_party_origins: [site.origin],
+      }),
+    });
+    pages['/own.html'] = snippetPage(own.channel_key);
+    const ownPage = await browser.newPage();
+    await ownPage.goto(`${site.origin}/own.html`);
+    await (await launcher(ownPage)).click();
+    await ownPage.locator('div[data-egw] [role="dialog"]').waitFor();
+    expect(await ownPage.locator('div[data-egw] a.provider').count()).toBe(0);
+    await page.close();
+    await embed.close();
+    await ownPage.close();
+  });
 
   it('the hosted inbox of an unknown channel is a real 404 page', async () => {
     const response = await fetch(`${worker}/widget/ch_unknown`);

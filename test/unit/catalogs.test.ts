@@ -29,6 +29,12 @@ describe('the catalogs', () => {
     expect(catalogStatus().filter((entry) => entry.missing.length > 0)).toEqual([]);
   });
 
+  it('the words the widget sends for "Talk to an expert" are the ones the platform recognises', () => {
+    // The widget sends them; the platform (which bundles no widget catalog) knows them as a handoff's.
+    for (const language of LANGUAGES as string[])
+      expect(catalog(language).visitor!.handoff_words, language).toBe(catalog(language).widget!.talk_to_expert_text);
+  });
+
   it('compile without error (strict plural cases) and the committed output is current', () => {
     expect(() => compileCatalogs()).not.toThrow();
     expect(staleFiles()).toEqual([]);

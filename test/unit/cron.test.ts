@@ -62,26 +62,29 @@ describe('the wrangler arguments of npm run dev', () => {
   it('gives our defaults only where the user gave none: every flag passed through wins', async () => {
     // @ts-expect-error: a plain ES module of the Node scripts.
     const { devArguments } = await import('../../scripts/dev-args.mjs');
-    const local = ['--var', 'LOCAL_ORIGIN:http://127.0.0.1:8787'];
+    // Served on loopback, called by its name: passkeys refuse an IP address.
+    const local = ['--var', 'LOCAL_ORIGIN:http://localhost:8787'];
     expect(devArguments([])).toEqual({
       args: ['dev', '--ip', '127.0.0.1', '--port', '8787', '--test-scheduled', ...local],
       ip: '127.0.0.1',
       port: '8787',
-      base: 'http://127.0.0.1:8787',
+      base: 'http://localhost:8787',
     });
     const everyInterface = devArguments(['--ip', '0.0.0.0']);
     expect(everyInterface.args).toEqual(['dev', '--port', '8787', '--test-scheduled', ...local, '--ip', '0.0.0.0']);
     expect(everyInterface.args.filter((arg: string) => arg === '--ip')).toHaveLength(1);
-    expect(everyInterface.base).toBe('http://127.0.0.1:8787');
+    expect(everyInterface.base).toBe('http://localhost:8787');
     expect(devArguments(['--port=9000', '--test-scheduled']).args).toEqual([
       'dev',
       '--ip',
       '127.0.0.1',
       '--var',
-      'LOCAL_ORIGIN:http://127.0.0.1:9000',
+      'LOCAL_ORIGIN:http://localhost:9000',
       '--port=9000',
       '--test-scheduled',
     ]);
-    expect(devArguments(['--port=9000']).base).toBe('http://127.0.0.1:9000');
+    expect(devArguments(['--port=9000']).base).toBe('http://localhost:9000');
+    // Another address is called as it is.
+    expect(devArguments(['--ip', '192.168.1.20']).base).toBe('http://192.168.1.20:8787');
   });
 });

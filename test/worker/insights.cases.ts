@@ -10,7 +10,7 @@ import { rollUp } from '../../worker/platform/rollups';
 import { getPage, postForm, signUpOwner, signUpPlatformAdmin } from './console-helpers';
 import { ADMIN_TOKEN, call, createTenant, expectProblem, expectStrictPageHeaders, issueKey, json } from './helpers';
 import { createActiveExpert, createChannel, SITE, sessionCall } from './provider-helpers';
-import { clock } from '../../worker/lib/clock';
+import { clock, moveClockForTests, resetClockForTests } from '../../worker/lib/clock';
 
 const db = () => createDatabase(env.DB);
 const DAY = '2026-10-01';
@@ -498,6 +498,49 @@ describe('the people’s numbers', () => {
       422,
       'validation_failed',
     );
+  });
+
+  it('one lead’s times to first claim and first reply read the same on every page', async () => {
+    const owner = await signUpOwner();
+    const key = await issueKey(owner.workspaceId, { scopes: ['channels:write', 'channels:read'] });
+    const domain = `times-${Math.random().toString(36).slice(2, 8)}`;
+    await call('/api/admin/domains', { token: ADMIN_TOKEN, body: { domain, name: domain } });
+    const channel = await createChannel(key.token, { domain });
+    const expert = await createActiveExpert({ domains: [domain] });
+    try {
+      const lead = await json(
+        await call(`/api/public/widget/${channel}/intake`, {
+          body: { message: { text: 'How long until someone answers?' } },
+          headers: { Origin: SITE, 'CF-Connecting-IP': '198.18.91.2' },
+        }),
+      );
+      const base = `/api/provider/workbench/leads/${lead.lead_id}`;
+      moveClockForTests(37_000);
+      expect((await sessionCall(expert.cookie, `${base}/claim`, { method: 'POST' })).status).toBe(200);
+      moveClockForTests(41_000);
+      const replied = await sessionCall(expert.cookie, `${base}/messages`, { body: { text: 'Here now.' } });
+      expect(replied.status).toBe(201);
+      await rollUp(db());
+      // One definition: from the visitor's request to the first claim (37 s) and to the first reply (78 s).
+      const day = new Date(clock.now()).toISOString().slice(0, 10);
+      const view = await json(
+        await call(`/api/insights?from=${day}&to=${day}&channel=${channel}`, { token: key.token }),
+      );
+      expect(view.totals.time_to_first_claim_s.p50).toBe(37);
+      expect(view.totals.time_to_first_reply_s.p50).toBe(78);
+      const ws = `ws=${owner.workspaceId}`;
+      const insightsPage = await (
+        await getPage(`/integrations/insights?${ws}&from=${day}&to=${day}`, owner.cookie)
+      ).text();
+      expect(insightsPage).toMatch(/First claim, median<\/th><td[^>]*>37 s</);
+      expect(insightsPage).toMatch(/First reply, median<\/th><td[^>]*>1\.3 min</);
+      const intake = await (await getPage(`/integrations/channels/${channel}/intake?${ws}`, owner.cookie)).text();
+      expect(intake).toContain('first claim after 37 s · first reply after 1.3 min');
+      const workbench = await (await getPage('/provider/workbench', expert.cookie)).text();
+      expect(workbench).toMatch(/Time to first reply, from the request \(median\)<\/th><td[^>]*>1\.3 min</);
+    } finally {
+      resetClockForTests();
+    }
   });
 
   it('an administrator sees the platform’s leads and agents', async () => {

@@ -198,3 +198,44 @@ describe('a declined question and the visitor’s erasure', () => {
     await vi.waitUntil(async () => (await gap()) === null, { timeout: 10_000, interval: 50 });
   });
 });
+
+describe('the expert reads what the visitor asked', () => {
+  it('a handoff’s lead is about the visitor’s own last question, not the button’s words, in any language', async () => {
+    for (const [language, words] of [
+      ['en', 'I would like to talk to an expert.'],
+      ['de', 'Ich möchte mit einem Experten sprechen.'],
+    ] as const) {
+      const question = 'How many days do I have to return an item?';
+      const asked = await visitorSays(channelKey, { message: { text: question } }, `198.18.12.${language.length}`);
+      expect(asked.answered_by?.kind).toBe('knowledge');
+      const handoff = await visitorSays(
+        channelKey,
+        { session_id: asked.session_id, trigger: 'handoff', message: { text: words } },
+        `198.18.12.${language.length}`,
+      );
+      const lead = await env.DB.prepare('SELECT summary FROM leads WHERE id = ?')
+        .bind(handoff.lead_id)
+        .first<{ summary: string }>();
+      expect(lead?.summary).toBe(question);
+      const created = await env.DB.prepare(
+        "SELECT data FROM events WHERE type = 'lead.created' AND json_extract(data, '$.lead_id') = ?",
+      )
+        .bind(handoff.lead_id)
+        .first<{ data: string }>();
+      expect(JSON.parse(created!.data).summary).toBe(question);
+    }
+    // Words of the visitor's own with the handoff are what it is about.
+    const first = await visitorSays(channelKey, { message: { text: 'How long does delivery take?' } }, '198.18.12.9');
+    const own = await visitorSays(
+      channelKey,
+      {
+        session_id: first.session_id,
+        trigger: 'handoff',
+        message: { text: 'Can someone call me about a bulk order?' },
+      },
+      '198.18.12.9',
+    );
+    const row = await env.DB.prepare('SELECT summary FROM leads WHERE id = ?').bind(own.lead_id).first();
+    expect(row).toEqual({ summary: 'Can someone call me about a bulk order?' });
+  });
+});

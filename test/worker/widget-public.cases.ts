@@ -69,7 +69,9 @@ describe('public widget config', () => {
   const resolution: [string, string, Record<string, string>, boolean][] = [
     ['auto', 'the console origin', { Origin: CONSOLE }, true],
     ['auto', 'a same-origin page (no Origin header)', { 'Sec-Fetch-Site': 'same-origin' }, true],
-    ['auto', 'a first-party origin', { Origin: FIRST_PARTY }, true],
+    // An owner's own site recruits no experts unless the owner says `on`.
+    ['auto', 'a first-party origin', { Origin: FIRST_PARTY }, false],
+    ['on', 'a first-party origin', { Origin: FIRST_PARTY }, true],
     ['auto', 'a third-party embed', { Origin: THIRD_PARTY }, false],
     ['auto', 'no origin at all', {}, false],
     ['on', 'a third-party embed', { Origin: THIRD_PARTY }, true],
@@ -105,8 +107,8 @@ describe('public widget config', () => {
     const again = await call(configPaths(key)[0]!, { headers: { Origin: THIRD_PARTY, 'If-None-Match': etag! } });
     expect(again.status).toBe(304);
     // A different origin may see a different provider_entry, so a different ETag.
-    const firstParty = await call(configPaths(key)[0]!, { headers: { Origin: FIRST_PARTY } });
-    expect(firstParty.headers.get('ETag')).not.toBe(etag);
+    const platform = await call(configPaths(key)[0]!, { headers: { Origin: CONSOLE } });
+    expect(platform.headers.get('ETag')).not.toBe(etag);
   });
 
   it('is 404 for an unknown or a disabled channel', async () => {

@@ -190,6 +190,13 @@ interface PanelProps extends PanelOptions {
   registerFocus: (focus: () => void) => void;
 }
 
+/** A request's reference (`D-1D2Z3K`) never breaks at its hyphen: each one in text is kept on one line. */
+function keepReferencesWhole(text: string) {
+  return text
+    .split(/\b(D-[0-9A-Z]{6})\b/)
+    .map((part, index) => (index % 2 === 1 ? <span class="ref">{part}</span> : part));
+}
+
 function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps) {
   const titleId = useId();
   const saved =
@@ -400,7 +407,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
               ) : null}
               {/* Each message in its own direction: "?What…" never, whatever the panel's. */}
               <span class="text" dir="auto">
-                {message.text}
+                {keepReferencesWhole(message.text)}
               </span>
               {message.sources && message.sources.length > 0 ? (
                 <span class="sources">
@@ -449,7 +456,7 @@ function Panel({ config, attribution, mode, onClose, registerFocus }: PanelProps
         {view === 'success' ? (
           <div class="card success" role="status">
             <p class="card-title">{config.copy.success_message}</p>
-            {success.reference ? <p>{say.reference({ reference: success.reference })}</p> : null}
+            {success.reference ? <p>{keepReferencesWhole(say.reference({ reference: success.reference }))}</p> : null}
             <button type="button" class="link" onClick={() => dispatch({ type: 'back-to-chat' })}>
               {say.back()}
             </button>

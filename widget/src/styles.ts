@@ -68,5 +68,6 @@ border-radius:10px;font-size:15px;line-height:1.35;color:#1d2330;background:#fff
 .panel[dir=rtl] .send svg{transform:scaleX(-1)}
 .thinking{color:#5b6472;font-style:italic}
 .note{margin:4px 0;font-size:12.5px;color:#5b6472;text-align:center}
+.ref{white-space:nowrap}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;

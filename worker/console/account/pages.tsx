@@ -50,6 +50,8 @@ export interface SecurityPageProps {
   status: { confirmedAt: number | null; pending: boolean; codesLeft: number };
   /** The session proved its owner within 5 minutes (a sign-in, or the password again): it may add credentials. */
   confirmed: boolean;
+  /** Why passkeys cannot work on this page's address, when they cannot. */
+  passkeyNote?: string | undefined;
   /** While setting up: the key to add to the app, and its otpauth URI. */
   enrolment?: { key: string; uri: string };
   /** Just confirmed: the recovery codes, shown this once. */
@@ -176,7 +178,12 @@ export function SecurityPage(props: SecurityPageProps) {
           </>
         )}
       </section>
-      <PasskeysSection passkeys={props.passkeys} fieldErrors={props.fieldErrors} confirmed={props.confirmed} />
+      <PasskeysSection
+        passkeys={props.passkeys}
+        fieldErrors={props.fieldErrors}
+        confirmed={props.confirmed}
+        passkeyNote={props.passkeyNote}
+      />
       <Sessions sessions={props.sessions} />
       <section class="card" aria-labelledby="events-title">
         <h2 id="events-title">Recent security events</h2>

@@ -19,6 +19,8 @@ export function PasskeysSection(props: {
   fieldErrors?: Record<string, string> | undefined;
   /** The session proved its owner within 5 minutes: a passkey may be added without the password. */
   confirmed: boolean;
+  /** Why passkeys cannot work on this page's address, when they cannot. */
+  passkeyNote?: string | undefined;
 }) {
   const path = (passkey: PasskeyRow, action: string) =>
     `/account/security/passkeys/${encodeURIComponent(passkey.id)}/${action}`;
@@ -74,7 +76,11 @@ export function PasskeysSection(props: {
           ]}
         />
       ) : null}
-      {props.confirmed ? (
+      {props.passkeyNote ? (
+        <p class="hint passkey-unavailable" role="note">
+          {props.passkeyNote}
+        </p>
+      ) : props.confirmed ? (
         <PasskeyForm
           action="/account/security/passkeys"
           options="/account/security/passkeys/options"

@@ -34,7 +34,7 @@ import {
 import { newPageApp } from '../shared/app';
 import { readForm } from '../shared/form-input';
 import { noticeOf } from '../shared/notices';
-import { placeOf } from '../auth/settings';
+import { passkeysUnavailable, placeOf } from '../auth/settings';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { SecurityPage, type SecurityPageProps } from './pages';
 import { registerPasskeyRoutes } from './passkey-routes';
@@ -68,6 +68,7 @@ async function page(c: Context<AppEnv>, extra: Partial<SecurityPageProps> = {}, 
       events={events}
       passkeys={passkeys}
       confirmed={confirmed}
+      passkeyNote={passkeysUnavailable(c)}
       {...(enrolment ? { enrolment } : {})}
       {...extra}
     />,
@@ -190,7 +191,8 @@ export function accountRoutes() {
       const codes = await confirmTotp(c.var.db, secretsKey(c), user.id, code.data ?? '', clock.now());
       await record(c, 'factor_on');
       setCookie(c, CODES_COOKIE, await encryptSecret(JSON.stringify(codes), secretsKey(c)), codesCookieOptions(c));
-      return c.redirect('/account/security?notice=factor_on#factor-title', 303);
+      // The recovery codes' box says it is on: no notice above it.
+      return c.redirect('/account/security#factor-title', 303);
     } catch (error) {
       if (!(error instanceof ApiError) || (error.code !== 'validation_failed' && error.code !== 'conflict'))
         throw error;

@@ -125,11 +125,14 @@ export function SignInPage({
   returnTo,
   error,
   notice,
+  passkeyNote,
 }: {
   email?: string;
   returnTo?: string;
   error?: string;
   notice?: string;
+  /** Why passkeys cannot work on this page's address, when they cannot. */
+  passkeyNote?: string | undefined;
 }) {
   return (
     <AuthShell title="Sign in" passkeys>
@@ -160,6 +163,7 @@ export function SignInPage({
         ceremony="get"
         label="Use a passkey"
         returnTo={returnTo}
+        unavailable={passkeyNote}
       />
       <p class="muted">
         <a href="/auth/forgot">Forgot your password?</a>
@@ -331,11 +335,14 @@ export function SecondFactorPage({
   error,
   totp = true,
   passkey = false,
+  passkeyNote,
 }: {
   returnTo?: string | undefined;
   error?: string;
   totp?: boolean;
   passkey?: boolean;
+  /** Why passkeys cannot work on this page's address, when they cannot. */
+  passkeyNote?: string | undefined;
 }) {
   return (
     <AuthShell title={totp ? 'Enter your code' : 'Use your passkey'} passkeys={passkey}>
@@ -363,6 +370,7 @@ export function SecondFactorPage({
           ceremony="get"
           label={totp ? 'Use a passkey instead' : 'Use your passkey'}
           returnTo={returnTo}
+          unavailable={passkeyNote}
         />
       ) : null}
       {!totp ? <noscript>A passkey needs JavaScript in this browser.</noscript> : null}

@@ -16,7 +16,7 @@ import { passkeySignInOptions, pendingSignInUser, verifyPasskeySignIn } from '..
 import { readForm } from '../shared/form-input';
 import { safeReturnTo } from '../shared/session';
 import { SecondFactorPage, SignInPage } from './pages';
-import { relyingParty } from './settings';
+import { passkeysUnavailable, relyingParty } from './settings';
 import { finishPendingSignIn, landingFor, pendingSignIn, startSession } from './sign-in-steps';
 
 /** Options asked for per client in 15 minutes: each keeps a challenge for five. */
@@ -48,7 +48,7 @@ export function registerPasskeySignIn(app: Hono<AppEnv>) {
       return c.redirect(returnTo ?? (await landingFor(c, user)), 303);
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'invalid_credentials') throw error;
-      return c.html(<SignInPage returnTo={returnTo} error={error.detail} />, 401);
+      return c.html(<SignInPage passkeyNote={passkeysUnavailable(c)} returnTo={returnTo} error={error.detail} />, 401);
     }
   });
 
@@ -68,7 +68,16 @@ export function registerPasskeySignIn(app: Hono<AppEnv>) {
       await verifyPasskeySignIn(c.var.db, form.data.answer, relyingParty(c), clock.now(), userId);
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'invalid_credentials') throw error;
-      return c.html(<SecondFactorPage returnTo={returnTo} totp={false} passkey error={error.detail} />, 401);
+      return c.html(
+        <SecondFactorPage
+          passkeyNote={passkeysUnavailable(c)}
+          returnTo={returnTo}
+          totp={false}
+          passkey
+          error={error.detail}
+        />,
+        401,
+      );
     }
     const user = await finishPendingSignIn(c, userId);
     if (!user) return c.redirect('/auth/sign-in', 303);

@@ -20,7 +20,7 @@ import {
 import { clock } from '../../lib/clock';
 import { clearSessionCookie, readSessionToken, revokeSession } from '../../platform/identity';
 import { formList, readForm } from '../shared/form-input';
-import { linkSecret, placeOf, requirePepper } from './settings';
+import { linkSecret, passkeysUnavailable, placeOf, requirePepper } from './settings';
 import { registerVerificationRoutes } from './verify-routes';
 import { registerPasskeySignIn } from './passkey-routes';
 import { finishPendingSignIn, landingFor, pendingSignIn, startPendingSignIn, startSession } from './sign-in-steps';
@@ -162,7 +162,7 @@ export function authRoutes() {
       : c.req.query('password_reset')
         ? 'Your password is set, and every session of the account was signed out. Sign in with the new password.'
         : undefined;
-    return c.html(<SignInPage returnTo={returnTo} notice={notice} />);
+    return c.html(<SignInPage passkeyNote={passkeysUnavailable(c)} returnTo={returnTo} notice={notice} />);
   });
 
   app.post('/auth/sign-in', async (c) => {
@@ -171,7 +171,15 @@ export function authRoutes() {
     const returnTo = safeReturnTo(form.return_to, '') || undefined;
     const email = form.email?.slice(0, 254);
     if (!parsed.success)
-      return c.html(<SignInPage email={email} returnTo={returnTo} error="Email or password is incorrect." />, 401);
+      return c.html(
+        <SignInPage
+          passkeyNote={passkeysUnavailable(c)}
+          email={email}
+          returnTo={returnTo}
+          error="Email or password is incorrect."
+        />,
+        401,
+      );
     try {
       const user = await signIn(c.var.db, requirePepper(c), {
         email: parsed.data.email,
@@ -192,7 +200,10 @@ export function authRoutes() {
       if (error.code === 'invalid_credentials')
         await recordFailedSignIn(c.var.db, parsed.data.email, placeOf(c), clock.now());
       for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
-      return c.html(<SignInPage email={email} returnTo={returnTo} error={error.detail} />, error.status as 401 | 429);
+      return c.html(
+        <SignInPage passkeyNote={passkeysUnavailable(c)} email={email} returnTo={returnTo} error={error.detail} />,
+        error.status as 401 | 429,
+      );
     }
   });
 
@@ -201,6 +212,7 @@ export function authRoutes() {
     if (!userId) return c.redirect('/auth/sign-in', 303);
     return c.html(
       <SecondFactorPage
+        passkeyNote={passkeysUnavailable(c)}
         returnTo={safeReturnTo(c.req.query('return_to'), '') || undefined}
         {...(await secondFactorKinds(c.var.db, userId))}
       />,
@@ -219,13 +231,21 @@ export function authRoutes() {
     try {
       if (!(await verifySecondFactor(c.var.db, key, userId, code.data ?? '', clock.now())))
         return c.html(
-          <SecondFactorPage returnTo={returnTo} {...kinds} error="That code is not right. Try the next one." />,
+          <SecondFactorPage
+            passkeyNote={passkeysUnavailable(c)}
+            returnTo={returnTo}
+            {...kinds}
+            error="That code is not right. Try the next one."
+          />,
           401,
         );
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'too_many_attempts') throw error;
       for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
-      return c.html(<SecondFactorPage returnTo={returnTo} {...kinds} error={error.detail} />, 429);
+      return c.html(
+        <SecondFactorPage passkeyNote={passkeysUnavailable(c)} returnTo={returnTo} {...kinds} error={error.detail} />,
+        429,
+      );
     }
     const user = await finishPendingSignIn(c, userId);
     if (!user) return c.redirect('/auth/sign-in', 303);

@@ -31,3 +31,27 @@ export function relyingParty(c: Context<AppEnv>): RelyingParty {
   if (!origin) throw new ApiError('service_unavailable', 'Passkeys need CONSOLE_URL (or BASE_URL) on this deployment.');
   return { id: new URL(origin).hostname, origin, name: 'Edge Gateway' };
 }
+
+/** Whether a host is an IP address (v4, or v6 in brackets): WebAuthn takes none as a relying party. */
+const isIpAddress = (host: string) => /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.startsWith('[');
+
+/**
+ * Why passkeys cannot work on this page, when they cannot: its relying party would be an IP
+ * address (browsers refuse one), with the address to open instead when it is the loopback.
+ */
+export function passkeysUnavailable(c: Context<AppEnv>): string | undefined {
+  let id: string;
+  try {
+    id = relyingParty(c).id;
+  } catch {
+    return undefined;
+  }
+  if (!isIpAddress(id)) return undefined;
+  const here = new URL(c.req.url);
+  const loopback = id === '127.0.0.1' || id === '[::1]';
+  const instead = loopback ? `${here.protocol}//localhost${here.port ? `:${here.port}` : ''}${here.pathname}` : null;
+  return (
+    `Passkeys need the page's address to be a name: this page is at ${id}, an IP address, which browsers ` +
+    `refuse for passkeys.${instead ? ` Open ${instead} to use one.` : ''}`
+  );
+}

@@ -72,7 +72,7 @@ export function IntakePage(props: IntakePageProps) {
                 cell: (entry) => (
                   <>
                     <a href={`${base}/conversations/${entry.conversation_id}${ws}`}>
-                      <code>{entry.reference}</code>
+                      <code class="nowrap">{entry.reference}</code>
                       <span class="sr-only"> (read the conversation)</span>
                     </a>
                     <br />

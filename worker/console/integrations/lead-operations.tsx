@@ -6,6 +6,7 @@
 import type { ChannelView } from '../../platform/channels';
 import type { IntakeEntry } from '../../platform/leads';
 import { Field, type FieldErrors } from '../shared/forms';
+import { spokenDuration } from '../shared/duration';
 
 const ROUTING_FIELDS = [
   ['offer_first', 'Offer a new lead first to this many experts', 'The best matches; 1 to 50. Default 3.'],
@@ -42,20 +43,17 @@ export function routingFromForm(form: Record<string, string>): Record<string, nu
   return entries.length ? Object.fromEntries(entries.map(([name, value]) => [name, Number(value)])) : undefined;
 }
 
-/** `2 min`, `1 h 5 min`: a duration as people read it. */
-function duration(seconds: number): string {
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.round(seconds / 60);
-  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
-
-/** The lead's wave, and how long its first claim and first contact took. */
+/** The lead's wave, and its times to first claim and first reply (docs/design/insights.md defines both). */
 export function leadTimes(lead: NonNullable<IntakeEntry['lead']>): string {
   if (lead.held) return "held: this month's allowance is used up (offered as soon as it allows)";
   const wave = lead.wave === 1 ? 'first wave' : 'offered to all';
   const claim =
-    lead.seconds_to_first_claim === null ? 'not claimed yet' : `claimed after ${duration(lead.seconds_to_first_claim)}`;
+    lead.seconds_to_first_claim === null
+      ? 'not claimed yet'
+      : `first claim after ${spokenDuration(lead.seconds_to_first_claim)}`;
   const contact =
-    lead.seconds_to_first_contact === null ? '' : ` · contacted after ${duration(lead.seconds_to_first_contact)}`;
+    lead.seconds_to_first_contact === null
+      ? ''
+      : ` · first reply after ${spokenDuration(lead.seconds_to_first_contact)}`;
   return `${wave} · ${claim}${contact}`;
 }

@@ -58,7 +58,9 @@ export function LeadPage({
         <a href={`/provider/workbench?tab=${mine ? 'mine' : 'available'}`}>Workbench</a> / {lead.reference}
       </p>
       <div class="title-row">
-        <h1>Lead {lead.reference}</h1>
+        <h1>
+          Lead <span class="nowrap">{lead.reference}</span>
+        </h1>
         <StatusPill status={lead.status} />
         <span class={`pill urgency-${lead.urgency}`}>{URGENCY_LABEL[lead.urgency]}</span>
       </div>

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /** The expert's own numbers on the workbench (docs/design/insights.md): their last 30 days. */
 import type { ExpertNumbers } from '../../platform/insights';
-import { spokenDuration } from '../insights/pages';
+import { spokenDuration } from '../shared/duration';
 import { DataTable } from '../shared/layout';
 import { formatCount, formatMoney } from '../shared/money';
 
@@ -15,7 +15,7 @@ export function NumbersCard({ numbers, currency }: { numbers: ExpertNumbers; cur
         compact
         rows={[
           ['Leads claimed', formatCount(numbers.claims)],
-          ['Time to your first reply (median)', spokenDuration(numbers.median_first_reply_s)],
+          ['Time to first reply, from the request (median)', spokenDuration(numbers.median_first_reply_s)],
           ['Won', `${formatCount(numbers.won)} (${rate} of your claims)`],
           ['Lost', formatCount(numbers.lost)],
           [

@@ -8,6 +8,7 @@ import { Field, Select } from '../shared/forms';
 import type { SessionUser } from '../../platform/identity';
 import { ConsoleLayout, StatusPill, when } from '../shared/layout';
 import { formatMoney } from '../shared/money';
+import { leadHeadline } from '../shared/lead-headline';
 import { providerNav } from './states';
 import { type Credits, CreditsCard } from './credits-card';
 import { NumbersCard } from './numbers-card';
@@ -20,7 +21,7 @@ function LeadCard({ lead }: { lead: LeadView }) {
   return (
     <li class="lead-card" data-lead-id={lead.lead_id}>
       <a href={`/provider/workbench/leads/${lead.lead_id}`} class="lead-link">
-        <span class="lead-summary">{lead.summary || '(contact details only)'}</span>
+        <span class="lead-summary">{leadHeadline(lead.summary)}</span>
       </a>
       <span class="lead-meta">
         <StatusPill status={lead.status} />{' '}
@@ -32,7 +33,7 @@ function LeadCard({ lead }: { lead: LeadView }) {
           </>
         ) : null}
         <span class="muted">
-          {lead.reference} · {lead.channel_name ?? 'API'} · {when(lead.created_at)}
+          <span class="nowrap">{lead.reference}</span> · {lead.channel_name ?? 'API'} · {when(lead.created_at)}
         </span>
       </span>
     </li>

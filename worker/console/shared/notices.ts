@@ -17,8 +17,6 @@ const NOTICES: Record<string, string> = {
   confirmed: 'Password confirmed: for the next 5 minutes you may add a passkey or an authenticator app.',
   totp_started: 'Add the key below to your authenticator app, then type the code it shows.',
   totp_cancelled: 'Setting up the authenticator app was cancelled: its key no longer works.',
-  factor_on:
-    'Two-step sign-in is on. Keep the recovery codes below somewhere safe: each signs you in once if you lose the app.',
   factor_off: 'Two-step sign-in is off.',
   sessions_ended: 'Every other session is signed out.',
   no_other_sessions: 'There was no other session to sign out.',

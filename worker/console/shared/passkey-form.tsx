@@ -11,8 +11,16 @@ export function PasskeyForm(props: {
   ceremony: 'get' | 'create';
   label: string;
   returnTo?: string | undefined;
+  /** Why passkeys cannot work here (an IP address): said instead of a button that would fail. */
+  unavailable?: string | undefined;
   children?: Child;
 }) {
+  if (props.unavailable)
+    return (
+      <p class="hint passkey-unavailable" role="note">
+        {props.unavailable}
+      </p>
+    );
   return (
     <form
       method="post"

@@ -70,7 +70,8 @@ export function publicWidgetConfig(
 ): PublicWidgetConfig {
   const config = widgetConfigSchema.parse(row.widgetConfig);
   const mode = config.provider_entry.mode;
-  const enabled = mode === 'on' || (mode === 'auto' && isFirstPartyOrigin(row, urls, origin));
+  // `auto`: on the platform's own pages (its front door, a hosted inbox) only; an owner's site asks for `on`.
+  const enabled = mode === 'on' || (mode === 'auto' && origin !== undefined && origin === consoleOrigin(urls));
   const key = encodeURIComponent(row.channelKey);
   const label = config.provider_entry.label;
   return {

@@ -35,6 +35,8 @@ export interface ConversationState {
   language: string | null;
   /** Whether the workspace's knowledge has answered in it. */
   knowledgeAnswered: boolean;
+  /** The visitor's own last message (read with the conversation, at no cost): what a handoff's lead is about. */
+  lastVisitorText: string | null;
 }
 
 /** A new visitor token: 128 random bits. */
@@ -55,6 +57,9 @@ async function findConversation(db: Database, where: ReturnType<typeof and>): Pr
       leadPhone: leads.contactPhone,
       leadStatus: leads.status,
       knowledgeAnsweredAt: conversations.knowledgeAnsweredAt,
+      lastVisitorText: sql<string | null>`(SELECT ${messages.text} FROM ${messages}
+        WHERE ${messages.conversationId} = ${conversations.id} AND ${messages.role} = 'visitor'
+        ORDER BY ${messages.id} DESC LIMIT 1)`,
     })
     .from(conversations)
     .leftJoin(leads, eq(leads.id, conversations.leadId))
@@ -72,6 +77,7 @@ async function findConversation(db: Database, where: ReturnType<typeof and>): Pr
     leadStatus: row.leadStatus,
     language: row.language,
     knowledgeAnswered: row.knowledgeAnsweredAt !== null,
+    lastVisitorText: row.lastVisitorText,
   };
 }
 

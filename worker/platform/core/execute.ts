@@ -23,7 +23,7 @@ import { conversationTurnWrites, type StoredMessage, visitorReadUpTo } from '../
 import { continuationHold, offerAlertInserts } from '../email';
 import { eventInserts } from '../events';
 import { workspaceRiskPolicy } from '../identity';
-import { type DemandOrigin, planWrites } from '../leads';
+import { type DemandOrigin, leadSummarySource, planWrites } from '../leads';
 import { expertPool } from '../providers';
 import { AgentPhase, recordRefusedAttempts } from './agent-phase';
 import { KnowledgePhase, mayAskKnowledge } from './knowledge-phase';
@@ -242,6 +242,8 @@ async function executeOnce(
         now,
       })
     : { writes: [], messages: [] };
+  // What a new lead is about: a handoff's canned words give way to the visitor's own last question.
+  const summaryText = leadSummarySource(demand.text, conversation?.lastVisitorText);
   const demandOrigin: DemandOrigin = {
     workspaceId: admitted.workspaceId,
     executionId,
@@ -271,14 +273,14 @@ async function executeOnce(
     ...(channel
       ? { channel: { channelKey: channel.channelKey, trigger: channel.trigger, attribution: channel.attribution } }
       : {}),
-    ...(demand.text !== undefined ? { text: demand.text } : {}),
+    ...(summaryText !== undefined ? { text: summaryText } : {}),
     messages: turn.messages,
     knowledgeAnsweredBefore: conversation?.knowledgeAnswered ?? false,
     now,
   });
   const writes: BatchItem<'sqlite'>[] = [
     ...turn.writes,
-    ...planWrites(db, plan, demandOrigin, demand, now),
+    ...planWrites(db, plan, demandOrigin, { ...demand, ...(summaryText !== undefined ? { summaryText } : {}) }, now),
     ...executionRecordWrites(db, { ...records, outcome: { status: 'completed', sourceRecord: plan.sourceRecord } }),
     ...attemptWrites(db, executionId, admitted.workspaceId, attempts, now),
     ...eventInserts(db, events, now),

@@ -9,7 +9,7 @@ import { type Database, schema } from '../../lib/db';
 import { dayOf } from '../../lib/periods';
 import { sumsOver } from '../rollups';
 
-const { leadEvents, ledgerEntries, escrows, dailyRollups, providers } = schema;
+const { leadEvents, ledgerEntries, escrows, dailyRollups, providers, leads } = schema;
 
 /** The window an expert's numbers cover. */
 export const EXPERT_WINDOW_DAYS = 30;
@@ -25,7 +25,10 @@ export function median(values: number[]): number | null {
 export interface ExpertNumbers {
   days: number;
   claims: number;
-  /** From their claim to their first reply, in seconds. */
+  /**
+   * Time to first reply (docs/design/insights.md: one definition everywhere): from the lead's
+   * creation to the first reply the visitor got, in seconds, over the leads this expert first replied to.
+   */
   median_first_reply_s: number | null;
   won: number;
   lost: number;
@@ -47,8 +50,13 @@ export async function expertNumbers(db: Database, providerId: string, now: numbe
         at: leadEvents.createdAt,
         valueMinor: leadEvents.valueMinor,
         currency: leadEvents.valueCurrency,
+        // The lead's first reply, when this move is it: its time since the lead was created (ms).
+        firstReplyAfter: sql<number | null>`CASE WHEN ${leadEvents.toStatus} = 'contacted'
+          AND ${leadEvents.createdAt} = ${leads.firstContactedAt}
+          THEN ${leadEvents.createdAt} - ${leads.createdAt} END`,
       })
       .from(leadEvents)
+      .innerJoin(leads, eq(leads.id, leadEvents.leadId))
       .where(
         and(
           eq(leadEvents.actorId, providerId),
@@ -69,18 +77,12 @@ export async function expertNumbers(db: Database, providerId: string, now: numbe
         ),
       ),
   ]);
-  const claimedAt = new Map<string, number>();
   const replies: number[] = [];
   const values = new Map<string, number>();
   let won = 0;
   let lost = 0;
   for (const move of moves) {
-    if (move.to === 'claimed' && !claimedAt.has(move.leadId)) claimedAt.set(move.leadId, move.at);
-    const claim = claimedAt.get(move.leadId);
-    if (move.to === 'contacted' && claim !== undefined) {
-      replies.push(Math.round((move.at - claim) / 1000));
-      claimedAt.set(move.leadId, Number.POSITIVE_INFINITY);
-    }
+    if (move.firstReplyAfter !== null) replies.push(Math.round(move.firstReplyAfter / 1000));
     if (move.to === 'won') won++;
     if (move.to === 'lost') lost++;
     if (move.to === 'won' && move.valueMinor !== null && move.currency)

@@ -46,14 +46,23 @@ export function insightsRange(query: { from?: string; to?: string }, now: number
  * seconds, or `inf`): the edge of the bucket the percentile falls in; null without data. Past
  * the last edge (30 days) it answers the last edge.
  */
-export function bucketPercentile(buckets: Map<string, number>, share: number): number | null {
+export function bucketPercentile(
+  buckets: Map<string, number>,
+  share: number,
+  sums: Map<string, number> = new Map(),
+): number | null {
   const total = [...buckets.values()].reduce((sum, count) => sum + count, 0);
   if (total <= 0) return null;
   const wanted = Math.max(1, Math.ceil(share * total));
   let seen = 0;
-  for (const edge of SECONDS_BUCKETS) {
-    seen += buckets.get(String(edge)) ?? 0;
-    if (seen >= wanted) return edge;
+  for (const edge of [...SECONDS_BUCKETS.map(String), 'inf']) {
+    const count = buckets.get(edge) ?? 0;
+    seen += count;
+    if (seen < wanted) continue;
+    // The mean of the bucket it falls in, when its seconds were counted; else the bucket's edge.
+    const sum = sums.get(edge);
+    if (sum !== undefined && count > 0) return Math.round(sum / count);
+    return edge === 'inf' ? SECONDS_BUCKETS.at(-1)! : Number(edge);
   }
   return SECONDS_BUCKETS.at(-1)!;
 }
@@ -133,6 +142,12 @@ export async function insightsView(
   ) as InsightsView['totals']['leads_by_status'];
   const claimBuckets = byPrefix(totals, 'first_claim_s.');
   const replyBuckets = byPrefix(totals, 'first_reply_s.');
+  const claimSums = byPrefix(totals, 'first_claim_sum.');
+  const replySums = byPrefix(totals, 'first_reply_sum.');
+  const percentiles = (buckets: Map<string, number>, sums: Map<string, number>) => ({
+    p50: bucketPercentile(buckets, 0.5, sums),
+    p90: bucketPercentile(buckets, 0.9, sums),
+  });
 
   const days = new Map(
     daysBetween(range.from, range.to).map((date) => [
@@ -164,8 +179,8 @@ export async function insightsView(
       held: total('held'),
       rejected: total('rejected'),
       leads_by_status: leadsByStatus,
-      time_to_first_claim_s: { p50: bucketPercentile(claimBuckets, 0.5), p90: bucketPercentile(claimBuckets, 0.9) },
-      time_to_first_reply_s: { p50: bucketPercentile(replyBuckets, 0.5), p90: bucketPercentile(replyBuckets, 0.9) },
+      time_to_first_claim_s: percentiles(claimBuckets, claimSums),
+      time_to_first_reply_s: percentiles(replyBuckets, replySums),
       won_rate: leads > 0 ? Math.round((leadsByStatus.won / leads) * 1000) / 1000 : null,
       won_value: [...byPrefix(totals, 'won_value.')]
         .map(([currency, value]) => ({ currency, value_minor: value }))

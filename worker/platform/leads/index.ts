@@ -21,6 +21,7 @@ export {
   type LeadOperations,
   type VisitorContact,
   leadCreatedData,
+  leadSummarySource,
   planWrites,
 } from './intake-writes';
 export { type IntakeEntry, listChannelIntake } from './intake-view';

@@ -14,6 +14,7 @@ import type { Attribution } from '../attribution';
 import type { EventData } from '../events';
 import type { RoutingSettings } from '../../brain';
 import { URGENCIES, URGENCY_RANK } from '../../vocabulary';
+import { LANGUAGES, visitorMessages } from '../../lib/i18n';
 import { firstWaveOffers } from './offers';
 
 const { demands, leads, leadEvents } = schema;
@@ -62,6 +63,20 @@ export interface DemandContent {
   text?: string;
   structuredInput?: Record<string, unknown>;
   attachments?: unknown[];
+  /** What a new lead is about, when not `text` (a handoff's canned words: the visitor's own last question). */
+  summaryText?: string;
+}
+
+/** The words the widget sends for "Talk to a person", in every language it speaks. */
+const HANDOFF_WORDS = new Set(LANGUAGES.map((language) => visitorMessages(language).handoff_words()));
+
+/**
+ * What a lead is about, as experts first read it: the message that made it, unless that is only
+ * the widget's "I would like to talk to an expert."; then the visitor's own last question.
+ */
+export function leadSummarySource(text: string | undefined, lastVisitorText: string | null | undefined) {
+  if (text !== undefined && HANDOFF_WORDS.has(text.trim()) && lastVisitorText) return lastVisitorText;
+  return text;
 }
 
 /**
@@ -152,7 +167,7 @@ export function planWrites(
           topic: plan.topic,
           urgency: plan.urgency,
           routingPool: origin.routingPool,
-          summary: summaryOf(content.text),
+          summary: summaryOf(content.summaryText ?? content.text),
           // A held lead has no wave and no timers yet: its release (held-leads.ts) starts them.
           wave: held ? OFFER_WAVES.held : OFFER_WAVES.first,
           heldAt: held ? now : null,

@@ -9,6 +9,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, newIdsInStatement, schema } from '../../lib/db';
 import { erasedLeadRefunds } from '../billing';
+import { ERASED_TEXT } from '../../vocabulary';
 import { type ArchiveBucket, gunzipNdjson, rewriteArchive, subjectsOf } from './archive';
 
 const {
@@ -26,7 +27,7 @@ const {
 } = schema;
 
 /** What erased text reads as, everywhere. */
-export const ERASED = '[erased]';
+export const ERASED = ERASED_TEXT;
 
 /** The conversations and leads an erasure covers, within one workspace. */
 export interface ErasureSubjects {

@@ -77,4 +77,5 @@ export type VisitorMessagesKey =
   | 'inbox_noscript'
   | 'inbox_missing'
   | 'inbox_missing_detail'
-  | 'knowledge_from';
+  | 'knowledge_from'
+  | 'handoff_words';

@@ -37,5 +37,6 @@ export default {
   inbox_noscript: (d) => "تحتاج هذه المحادثة إلى JavaScript. يرجى تفعيله، أو التواصل مع " + d.brand + " بطريقة أخرى.",
   inbox_missing: () => "هذه المحادثة غير متاحة",
   inbox_missing_detail: () => "ربما كُتب الرابط بشكل خاطئ، أو أوقف الموقع هذه المحادثة.",
-  knowledge_from: (d) => "من «" + d.title + "»:"
+  knowledge_from: (d) => "من «" + d.title + "»:",
+  handoff_words: () => "أرغب في التحدث مع خبير."
 }

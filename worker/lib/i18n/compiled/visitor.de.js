@@ -37,5 +37,6 @@ export default {
   inbox_noscript: (d) => "Dieser Chat braucht JavaScript. Bitte aktivieren Sie es oder kontaktieren Sie " + d.brand + " auf anderem Weg.",
   inbox_missing: () => "Dieser Chat ist nicht verfügbar",
   inbox_missing_detail: () => "Der Link ist vielleicht falsch geschrieben, oder die Website hat diesen Chat abgeschaltet.",
-  knowledge_from: (d) => "Aus „" + d.title + "“:"
+  knowledge_from: (d) => "Aus „" + d.title + "“:",
+  handoff_words: () => "Ich möchte mit einem Experten sprechen."
 }

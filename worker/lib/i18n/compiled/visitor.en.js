@@ -37,5 +37,6 @@ export default {
   inbox_noscript: (d) => "This chat needs JavaScript. Please enable it, or contact " + d.brand + " another way.",
   inbox_missing: () => "This chat is not available",
   inbox_missing_detail: () => "The link may be mistyped, or the site has switched this chat off.",
-  knowledge_from: (d) => "From “" + d.title + "”:"
+  knowledge_from: (d) => "From “" + d.title + "”:",
+  handoff_words: () => "I would like to talk to an expert."
 }

@@ -37,5 +37,6 @@ export default {
   inbox_noscript: (d) => "Este chat necesita JavaScript. Actívalo o contacta con " + d.brand + " de otra forma.",
   inbox_missing: () => "Este chat no está disponible",
   inbox_missing_detail: () => "Puede que el enlace esté mal escrito o que el sitio haya desactivado este chat.",
-  knowledge_from: (d) => "Según «" + d.title + "»:"
+  knowledge_from: (d) => "Según «" + d.title + "»:",
+  handoff_words: () => "Me gustaría hablar con un experto."
 }

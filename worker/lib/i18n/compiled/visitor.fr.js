@@ -37,5 +37,6 @@ export default {
   inbox_noscript: (d) => "Ce chat a besoin de JavaScript. Activez-le ou contactez " + d.brand + " autrement.",
   inbox_missing: () => "Ce chat n’est pas disponible",
   inbox_missing_detail: () => "Le lien est peut-être mal saisi, ou le site a désactivé ce chat.",
-  knowledge_from: (d) => "D’après « " + d.title + " » :"
+  knowledge_from: (d) => "D’après « " + d.title + " » :",
+  handoff_words: () => "Je voudrais parler à un expert."
 }

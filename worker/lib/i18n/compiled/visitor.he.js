@@ -37,5 +37,6 @@ export default {
   inbox_noscript: (d) => "הצ׳אט הזה דורש JavaScript. הפעילו אותו, או צרו קשר עם " + d.brand + " בדרך אחרת.",
   inbox_missing: () => "הצ׳אט הזה אינו זמין",
   inbox_missing_detail: () => "ייתכן שהקישור שגוי, או שהאתר השבית את הצ׳אט הזה.",
-  knowledge_from: (d) => "מתוך „" + d.title + "”:"
+  knowledge_from: (d) => "מתוך „" + d.title + "”:",
+  handoff_words: () => "אשמח לדבר עם מומחה."
 }

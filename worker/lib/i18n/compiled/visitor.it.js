@@ -37,5 +37,6 @@ export default {
   inbox_noscript: (d) => "Questa chat richiede JavaScript. Attivalo o contatta " + d.brand + " in un altro modo.",
   inbox_missing: () => "Questa chat non è disponibile",
   inbox_missing_detail: () => "Il link potrebbe essere sbagliato, oppure il sito ha disattivato questa chat.",
-  knowledge_from: (d) => "Da «" + d.title + "»:"
+  knowledge_from: (d) => "Da «" + d.title + "»:",
+  handoff_words: () => "Vorrei parlare con un esperto."
 }

@@ -37,5 +37,6 @@ export default {
   inbox_noscript: (d) => "Deze chat heeft JavaScript nodig. Zet het aan of neem op een andere manier contact op met " + d.brand + ".",
   inbox_missing: () => "Deze chat is niet beschikbaar",
   inbox_missing_detail: () => "De link is misschien verkeerd getypt, of de site heeft deze chat uitgezet.",
-  knowledge_from: (d) => "Uit ‘" + d.title + "’:"
+  knowledge_from: (d) => "Uit ‘" + d.title + "’:",
+  handoff_words: () => "Ik wil graag met een expert praten."
 }

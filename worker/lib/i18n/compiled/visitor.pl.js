@@ -37,5 +37,6 @@ export default {
   inbox_noscript: (d) => "Ten czat wymaga JavaScriptu. Włącz go albo skontaktuj się z " + d.brand + " w inny sposób.",
   inbox_missing: () => "Ten czat jest niedostępny",
   inbox_missing_detail: () => "Link może zawierać błąd albo strona wyłączyła ten czat.",
-  knowledge_from: (d) => "Z „" + d.title + "”:"
+  knowledge_from: (d) => "Z „" + d.title + "”:",
+  handoff_words: () => "Chciałbym porozmawiać z ekspertem."
 }

@@ -37,5 +37,6 @@ export default {
   inbox_noscript: (d) => "Este chat precisa de JavaScript. Ative-o ou fale com " + d.brand + " de outra forma.",
   inbox_missing: () => "Este chat não está disponível",
   inbox_missing_detail: () => "O link pode estar digitado errado, ou o site desativou este chat.",
-  knowledge_from: (d) => "De “" + d.title + "”:"
+  knowledge_from: (d) => "De “" + d.title + "”:",
+  handoff_words: () => "Gostaria de falar com um especialista."
 }
