@@ -25,6 +25,16 @@ export const knowledgeSpaces = sqliteTable(
       .default(20 * 1024 * 1024),
     /** How many passages the workspace's sources may be cut into, together (about what 20 MB of pages gives). */
     maxChunks: integer('max_chunks').notNull().default(20_000),
+    /**
+     * What ranking reads of the workspace (BM25F: docs/design/knowledge.md#ranking), kept by every
+     * index write: its passages, and its passages' words per field (their average lengths).
+     */
+    passages: integer('passages').notNull().default(0),
+    titleTokens: integer('title_tokens').notNull().default(0),
+    headingTokens: integer('heading_tokens').notNull().default(0),
+    bodyTokens: integer('body_tokens').notNull().default(0),
+    /** The language most of its passages are written in: a question in another is said to be. */
+    language: text('language'),
   },
   (table) => [uniqueIndex('knowledge_spaces_workspace').on(table.workspaceId)],
 );
@@ -113,6 +123,10 @@ export const knowledgeChunks = sqliteTable(
     /** The source's or the page's URL with the heading's anchor. */
     url: text('url'),
     language: text('language'),
+    /** Its fields' lengths in words, counted when it is written: what the workspace's averages sum. */
+    titleTokens: integer('title_tokens').notNull().default(0),
+    headingTokens: integer('heading_tokens').notNull().default(0),
+    bodyTokens: integer('body_tokens').notNull().default(0),
   },
   (table) => [index('knowledge_chunks_source_idx').on(table.sourceId)],
 );

@@ -76,6 +76,14 @@ export interface Vars {
   /** The currency of providers' escrows and lead prices (ISO 4217; EUR by default). */
   PLATFORM_CURRENCY?: string;
   /**
+   * Local evaluation only (`npm run eval -- knowledge --rules-off …`): ranking rules to turn off on
+   * /api/knowledge/ask, to measure what each is worth (docs/design/knowledge.md#rules-beyond-bm25f).
+   * Never set in production.
+   */
+  KNOWLEDGE_RULES_OFF?: string;
+  /** Local evaluation only: /api/knowledge/ask answers every question, with the gate's evidence. */
+  KNOWLEDGE_EVAL?: string;
+  /**
    * The model that writes knowledge answers (docs/design/knowledge.md), optional: a Workers AI
    * model (`@cf/…`, with the AI binding), or the model name an OpenAI-compatible endpoint takes.
    */
@@ -154,6 +162,11 @@ const settingsSchema = z.object({
     .regex(/^[A-Z]{3}$/, 'PLATFORM_CURRENCY is an ISO 4217 code, such as EUR')
     .default('EUR'),
   LOCAL_ORIGIN: optionalUrl,
+  KNOWLEDGE_RULES_OFF: z.string().max(200).optional(),
+  KNOWLEDGE_EVAL: z
+    .string()
+    .optional()
+    .transform((value) => value === 'true'),
   ANSWER_MODEL: z
     .string()
     .max(200)

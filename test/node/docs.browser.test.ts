@@ -10,7 +10,20 @@ import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth } fro
 import { docsExamples } from './docs-examples';
 
 const worker = inject('workerUrl');
-const PAGES = ['', '/integration', '/protocol', '/boundaries', '/providers', '/webhooks', '/mcp', '/a2a', '/reference'];
+const PAGES = [
+  '',
+  '/integration',
+  '/knowledge',
+  '/protocol',
+  '/boundaries',
+  '/providers',
+  '/webhooks',
+  '/mcp',
+  '/a2a',
+  '/accounts',
+  '/retention',
+  '/reference',
+];
 
 describe.skipIf(!browserAvailable)('the documentation site', () => {
   let browser: Browser;
@@ -44,6 +57,17 @@ describe.skipIf(!browserAvailable)('the documentation site', () => {
     expect(await first.getAttribute('href')).toBe('/docs/protocol#idempotency');
     await search.fill('python');
     await expect.poll(() => page.locator('#docs-search-results a').allTextContents()).toContain('Python · Webhooks');
+    // The guides of the knowledge, account security and retention are found by their words.
+    for (const [words, href] of [
+      ['help center', '/docs/knowledge'],
+      ['passkey', '/docs/accounts'],
+      ['retention', '/docs/retention'],
+    ] as const) {
+      await search.fill(words);
+      await expect
+        .poll(async () => (await page.locator('#docs-search-results a').first().getAttribute('href')) ?? '')
+        .toMatch(new RegExp(`^${href}(#|$)`));
+    }
     await search.fill('zzzz nothing');
     await page.getByText('Nothing found.').waitFor();
     expect(requests).toEqual([]);

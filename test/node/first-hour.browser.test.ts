@@ -107,7 +107,7 @@ describe.skipIf(!browserAvailable)('the first hour, in Chromium', () => {
     const tag = Date.now().toString(36);
     await say(visitor, `Our payroll run failed (${tag}), can someone help today?`);
     await say(visitor, 'It is for 12 employees.');
-    // Said once: one "we will follow up" reply for two messages.
+    // The request's reference is said once; the later message hears that an expert has it.
     expect(await widget(visitor).locator('.bubble.assistant', { hasText: 'D-' }).count()).toBe(1);
     await widget(visitor).getByRole('button', { name: 'Talk to an expert' }).waitFor();
     await takeOver(

@@ -3,7 +3,7 @@
  * own widget (FRONT_DOOR_CHANNEL is the demo channel here), axe-clean, and its entries leading
  * where they say.
  */
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth, signInAsDemo } from './browser';
 
@@ -86,6 +86,68 @@ describe.skipIf(!browserAvailable)('the front door answers from its own docs', (
     await answer.locator('button.person').click();
     await page.locator('div[data-egw] .bubble.visitor').nth(1).waitFor();
     await page.close();
+  });
+
+  /** Asks in an open panel (the widget's, or the hosted inbox page) and answers its reply's bubble. */
+  async function askIn(panel: Locator, question: string) {
+    const replies = panel.locator('.bubble.assistant:not(.thinking)');
+    const before = await replies.count();
+    await panel.locator('textarea').fill(question);
+    await panel.locator('textarea').press('Enter');
+    await expect.poll(() => replies.count(), { timeout: 15_000 }).toBeGreaterThan(before);
+    await panel.locator('.bubble.thinking').waitFor({ state: 'detached' });
+    return replies.nth(before);
+  }
+
+  /** The panel's last `count` replies each look like a knowledge answer: label, sources, a person on offer. */
+  async function expectKnowledgeAnswers(panel: Locator, count: number) {
+    const replies = panel.locator('.bubble.assistant:not(.thinking)');
+    const total = await replies.count();
+    for (let index = total - count; index < total; index++) {
+      const answer = replies.nth(index);
+      expect(await answer.locator('.by').innerText({ timeout: 5_000 })).toMatch(/^Answer from .+’s help$/);
+      expect(await answer.locator('.sources a').first().getAttribute('href')).toMatch(new RegExp(`^${worker}/docs/`));
+      await answer.locator('button.person').waitFor();
+    }
+  }
+
+  it('three answers in one session each say where they come from, in the widget and on the hosted inbox', async () => {
+    const questions = [
+      'How do I verify a webhook signature?',
+      'Can webhook events arrive out of order?',
+      'Which origins does CORS allow on public routes?',
+    ];
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.goto(`${worker}/`);
+    await page.locator('div[data-egw] button.l').click();
+    const widget = page.locator('div[data-egw]');
+    for (const question of questions) await askIn(widget, question);
+    await expectKnowledgeAnswers(widget, 3);
+    // And after a reload, read back from the thread.
+    await page.reload();
+    await page.locator('div[data-egw] button.l').click();
+    await expectKnowledgeAnswers(page.locator('div[data-egw]'), 3);
+    await page.close();
+
+    const inbox = await browser.newPage({ viewport: { width: 375, height: 812 } });
+    await inbox.goto(`${worker}/widget/ch_demo`);
+    const panel = inbox.locator('body');
+    const more = [
+      'What happens when the escrow lacks the funds for an overage?',
+      'How do I make several executions one conversation?',
+      'What happens if the widget configuration cannot load?',
+    ];
+    for (const question of more) await askIn(panel, question);
+    await expectKnowledgeAnswers(panel, 3);
+    // A person, then a question the knowledge declines: the visitor still reads a reply.
+    const replies = panel.locator('.bubble.assistant:not(.thinking)');
+    const before = await replies.count();
+    await replies.last().locator('button.person').click();
+    await expect.poll(() => replies.count(), { timeout: 15_000 }).toBeGreaterThan(before);
+    const declined = await askIn(panel, 'Is there bicycle parking at the Porto office?');
+    await expect.poll(() => declined.innerText()).toMatch(/An expert has your question and will answer here\./);
+    await screenshotBoth(inbox, 'hosted-inbox-knowledge-session');
+    await inbox.close();
   });
 
   it('a German visitor reads the answer, its sources and the way to a person in German', async () => {

@@ -62,8 +62,11 @@ describe.skipIf(!browserAvailable)('the Insights page in Chromium', () => {
     ]);
     const csv = await (await download.createReadStream()).toArray();
     const lines = Buffer.concat(csv).toString('utf8').trim().split('\r\n');
-    expect(lines[0]).toBe('day,Answered by an agent,Answered by a robot,Leads for experts');
-    expect(lines.at(-1)).toBe(`${today.date},${today.answered_by_agent},${today.answered_by_robot},${today.leads}`);
+    expect(lines[0]).toBe(
+      'day,Answered from your knowledge,Answered by an agent,Answered by a robot,Leads for experts',
+    );
+    const { date, answered_by_knowledge, answered_by_agent, answered_by_robot, leads } = today;
+    expect(lines.at(-1)).toBe([date, answered_by_knowledge, answered_by_agent, answered_by_robot, leads].join(','));
     await expectAccessible(page, 'insights page');
     await screenshotBoth(page, 'insights');
     await context.close();

@@ -172,7 +172,15 @@ describe('insights against a hand-built history', () => {
       knowledge: { answered: 0, declined: 0, conversations: 0, handoffs: 0, resolution_rate: null },
     });
     expect(view.days).toEqual([
-      { date: DAY, conversations: 4, answered_by_agent: 2, answered_by_robot: 1, leads: 3, won: 1 },
+      {
+        date: DAY,
+        conversations: 4,
+        answered_by_knowledge: 0,
+        answered_by_agent: 2,
+        answered_by_robot: 1,
+        leads: 3,
+        won: 1,
+      },
     ]);
     expect(view.agents).toEqual([
       { provider_id: 'prv_histx', display_name: null, attempts: 3, answered: 2, declined: 1 },
@@ -248,8 +256,8 @@ describe('insights against a hand-built history', () => {
       'Won,1',
     ]);
     expect(await csv('days')).toEqual([
-      'day,Answered by an agent,Answered by a robot,Leads for experts',
-      `${DAY},2,1,3`,
+      'day,Answered from your knowledge,Answered by an agent,Answered by a robot,Leads for experts',
+      `${DAY},0,2,1,3`,
     ]);
     expect(await csv('agents')).toEqual(['agent,asked,answered,declined', 'prv_histx,3,2,1', 'prv_histy,1,1,0']);
     // A provider's name is the tenant's text, not a formula a spreadsheet runs (one CSV writer for every export).

@@ -142,6 +142,8 @@ describe('a channel with its knowledge on', () => {
       handoffs: 1,
       resolution_rate: 0.5,
     });
+    // Day by day too, beside the agents' and robots' answers.
+    expect(view.days.at(-1)).toMatchObject({ answered_by_knowledge: 2 });
   });
 
   it('asking the knowledge costs the intake one D1 round trip at most', async () => {
@@ -237,5 +239,42 @@ describe('the expert reads what the visitor asked', () => {
     );
     const row = await env.DB.prepare('SELECT summary FROM leads WHERE id = ?').bind(own.lead_id).first();
     expect(row).toEqual({ summary: 'Can someone call me about a bulk order?' });
+  });
+});
+
+describe('a question the knowledge declines is always answered', () => {
+  it('a question declined once a lead waits is answered: where the request is, in the visitor’s language', async () => {
+    const first = await visitorSays(channelKey, { message: { text: 'Do you engrave watches?' } });
+    expect(first.lead_id).toMatch(/^lead_/);
+    const later = await visitorSays(channelKey, {
+      session_id: first.session_id,
+      message: { text: 'And can you polish a silver ring?' },
+    });
+    expect(later.lead_id).toBe(first.lead_id);
+    expect(later.answered_by).toBeUndefined();
+    expect(later.reply).toContain('An expert has your question and will answer here.');
+    expect(later.messages.map((message: { role: string }) => message.role)).toEqual(['visitor', 'system']);
+  });
+
+  it('says when it could not search in the visitor’s language, then hands over in it', async () => {
+    const asked = await visitorSays(channelKey, {
+      language: 'de',
+      message: { text: 'Wie lange habe ich Zeit, einen Artikel zurückzugeben?' },
+    });
+    expect(asked.answered_by).toBeUndefined();
+    expect(asked.reply).toMatch(
+      new RegExp(
+        '^Unsere Hilfeseiten sind auf Englisch geschrieben, und ich habe darin keine Antwort auf Ihre Frage ' +
+          'gefunden\\. Danke, Ihre Anfrage D-\\w+ ist eingegangen\\.',
+      ),
+    );
+    // The API says which language the knowledge is in.
+    const answer = await json(
+      await call('/api/knowledge/ask', { token: tenant.token, body: { question: 'Rückgabe?', language: 'de' } }),
+    );
+    expect(answer).toMatchObject({ answer: null, knowledge_language: 'en' });
+    // In its own language, no such note.
+    const english = await visitorSays(channelKey, { message: { text: 'Do you sell watch straps?' } });
+    expect(english.reply).toMatch(/^Thanks, your request/);
   });
 });

@@ -8,7 +8,8 @@
 import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { countingD1, createDatabase, type QueryCounter } from '../../worker/lib/db';
-import { passagesQuery, requeueStuckSources } from '../../worker/platform/knowledge';
+import { askKnowledge, passagesQuery, requeueStuckSources } from '../../worker/platform/knowledge';
+import { statsWrite } from '../../worker/platform/knowledge/indexing';
 import { STUCK_AFTER_MS } from '../../worker/platform/knowledge/sources';
 import { installRemotes, remotes } from './agent-helpers';
 import { getPage, postForm, signUpOwner } from './console-helpers';
@@ -241,9 +242,13 @@ describe('URL sources', () => {
     remotes.set(
       `${origin}/guide/setup`,
       () =>
-        new Response('<h1 id="setup">Setup</h1><p>Install the agent with the one-line installer script.</p>', {
-          headers: { 'Content-Type': 'text/html; charset=utf-8' },
-        }),
+        new Response(
+          '<title>Setup guide</title><h1 id="setup">Setup</h1>' +
+            '<p>Install the agent with the one-line installer script.</p>',
+          {
+            headers: { 'Content-Type': 'text/html; charset=utf-8' },
+          },
+        ),
     );
     remotes.set(`${origin}/private/notes`, () => new Response('<p>Internal notes about the installer.</p>'));
     const source = await addSource(tenant, {
@@ -259,7 +264,8 @@ describe('URL sources', () => {
       { timeout: 15_000, interval: 100 },
     );
     const indexed = await json(await call(`/api/knowledge/sources/${source.source_id}`, { token: tenant.token }));
-    expect(indexed).toMatchObject({ status: 'indexed', documents: 1 });
+    // Listed by its page's title, not its address.
+    expect(indexed).toMatchObject({ status: 'indexed', documents: 1, title: 'Setup guide' });
     const answer = await json(await ask(tenant, 'How do I install the agent?'));
     expect(answer.citations[0].url).toBe(`${origin}/guide/setup#setup`);
     expect(JSON.stringify(answer)).not.toContain('Internal notes');
@@ -441,6 +447,9 @@ describe('the cost of a question', () => {
     )
       .bind(passages, space!.ordinal, workspaceId, `ks_${workspaceId}`)
       .run();
+    // What indexing keeps for ranking: the workspace's passages and their fields' words.
+    const db = createDatabase(env.DB);
+    await db.batch([statsWrite(db, workspaceId)]);
   }
 
   it('reads the same rows of D1 whatever the other workspaces hold', async () => {
@@ -458,5 +467,26 @@ describe('the cost of a question', () => {
     // Within a few rows (D1 counts a range's boundary row): never the other workspace's 5,000.
     for (const [index, rows] of after.entries())
       expect(Math.abs(rows! - before[index]!), questions[index]).toBeLessThan(10);
+  });
+
+  it('ranks by the workspace’s own statistics: the same scores when another fills with the same words', async () => {
+    const tag = Date.now().toString(36);
+    await filledWorkspace(`ws_rank_${tag}`, 400);
+    const db = createDatabase(env.DB);
+    const answers = (workspaceId: string) =>
+      Promise.all(
+        ['alpha5 beta3', 'What are the delivery times?', 'common words alpha7'].map((question) =>
+          askKnowledge(db, workspaceId, question, { language: 'en', evaluate: true, minConfidence: 0 }),
+        ),
+      );
+    const before = await answers(`ws_rank_${tag}`);
+    expect(before.every((answer) => answer.evidence && answer.confidence > 0)).toBe(true);
+    // Another workspace with every word of this one, ten times over: its statistics are its own.
+    await filledWorkspace(`ws_crowd_${tag}`, 4_000);
+    expect(await answers(`ws_rank_${tag}`)).toEqual(before);
+    const stats = await env.DB.prepare('SELECT passages FROM knowledge_spaces WHERE workspace_id = ?')
+      .bind(`ws_rank_${tag}`)
+      .first<{ passages: number }>();
+    expect(stats!.passages).toBe(400);
   });
 });

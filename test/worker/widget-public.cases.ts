@@ -302,15 +302,23 @@ describe('public intake', () => {
     expect(afterContact.next).toBe('continue');
   });
 
-  it('says what happens once: a later plain message adds to the lead without the same reply again', async () => {
+  it('answers each message while the lead waits: where the request is, and the form until a contact', async () => {
     const first = await json(await intake(key, { message: { text: 'Do you do VAT returns?' } }));
     expect(first.reply).toContain('Leave your email');
     expect(first.next).toBe('collect_contact');
     for (const text of ['Also for a small company?', 'And how soon?']) {
       const later = await json(await intake(key, { session_id: first.session_id, message: { text } }));
-      expect(later).toMatchObject({ reply: '', next: 'continue', lead_id: first.lead_id });
-      expect(later.messages.map((message: { role: string }) => message.role)).toEqual(['visitor']);
+      expect(later).toMatchObject({ next: 'collect_contact', lead_id: first.lead_id });
+      expect(later.reply).toBe(
+        'An expert has your question and will answer here. Leave your email so they can reach you.',
+      );
+      expect(later.messages.map((message: { role: string }) => message.role)).toEqual(['visitor', 'system']);
     }
+    // In the visitor's language.
+    const german = await json(
+      await intake(key, { session_id: first.session_id, language: 'de', message: { text: 'Und wie schnell?' } }),
+    );
+    expect(german.reply).toContain('Ein Experte hat Ihre Frage und antwortet hier.');
     // Asking for a person is answered, each time.
     const handoff = await json(
       await intake(key, { session_id: first.session_id, trigger: 'handoff', message: { text: 'A person, please.' } }),

@@ -30,6 +30,16 @@ describe('the panel’s conversation', () => {
     expect(message).toEqual({ id: 'msg_9', role: 'assistant', text: 'From “Help”: 30 days.', sources });
   });
 
+  it('completes a knowledge answer shown without its sources by the copy that has them', () => {
+    const sources = [{ title: 'Help › Returns', url: null }];
+    const bare = merge([], [view('msg_9', 'agent', 'From “Help”: 30 days.')]);
+    const [message] = merge(bare, [{ ...view('msg_9', 'agent', 'From “Help”: 30 days.'), sources }]);
+    expect(message).toMatchObject({ id: 'msg_9', sources });
+    // A copy without them never takes them away.
+    const kept = merge([message!], [view('msg_9', 'agent', 'From “Help”: 30 days.')]);
+    expect(kept[0]).toBe(message);
+  });
+
   it('shows a message being sent at once, and the server’s copy takes its place (never twice)', () => {
     const sending = reduce(initialConversation(undefined, []), { type: 'sending', text: 'Hello' });
     expect(sending).toMatchObject({ busy: true, messages: [{ role: 'visitor', text: 'Hello' }] });

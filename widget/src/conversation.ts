@@ -75,13 +75,18 @@ export function fromView(view: MessageView): Message {
 
 /**
  * Adds messages not shown yet, each once (by id). A visitor message that comes back from the
- * server takes the place of the same text still being sent.
+ * server takes the place of the same text still being sent. A copy that says where it comes from
+ * (a knowledge answer's sources) completes one shown without them, whichever copy came first.
  */
 export function merge(current: Message[], incoming: MessageView[]): Message[] {
   const known = new Set(current.map((message) => message.id));
   let next = current;
   for (const view of incoming) {
-    if (known.has(view.message_id)) continue;
+    if (known.has(view.message_id)) {
+      if (view.sources && next.some((message) => message.id === view.message_id && !message.sources))
+        next = next.map((message) => (message.id === view.message_id ? fromView(view) : message));
+      continue;
+    }
     known.add(view.message_id);
     const pending =
       view.role === 'visitor' ? next.findIndex((message) => !message.id && message.text === view.text) : -1;

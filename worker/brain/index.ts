@@ -38,11 +38,15 @@ export function decide(
   input: BrainInput,
   assessment: Assessment,
   run?: AgentRun,
-  knowledge?: { reply: KnowledgeReply | null },
+  knowledge?: { reply: KnowledgeReply | null; writtenIn?: string | undefined },
 ): BrainPlan {
   if (knowledge?.reply) return planKnowledgePath(input, assessment, knowledge.reply);
   const plan = decideWithoutKnowledge(input, assessment, run);
-  return knowledge && plan.outcome === 'executed' ? { ...plan, knowledge: { answered: false } } : plan;
+  if (!knowledge || plan.outcome !== 'executed') return plan;
+  return {
+    ...plan,
+    knowledge: { answered: false, ...(knowledge.writtenIn ? { writtenIn: knowledge.writtenIn } : {}) },
+  };
 }
 
 function decideWithoutKnowledge(input: BrainInput, assessment: Assessment, run?: AgentRun): BrainPlan {

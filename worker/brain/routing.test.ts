@@ -70,5 +70,9 @@ describe('routing', () => {
     const open = input();
     const first = planLeadPath(open, await assessDemand(open, ports), []);
     expect(first).toMatchObject({ toClaimer: false, askForContact: true, lead: { action: 'create' } });
+    // A later question while the lead waits for a claim: the form again, until a contact is left.
+    const waiting = input({ conversation: conversation(false) });
+    const later = planLeadPath(waiting, await assessDemand(waiting, ports), []);
+    expect(later).toMatchObject({ toClaimer: false, askForContact: true, lead: { action: 'update', id: 'lead_1' } });
   });
 });

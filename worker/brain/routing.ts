@@ -106,13 +106,14 @@ export function planLeadPath(input: BrainInput, assessment: Assessment, attempts
     demand,
     ...(lead ? { lead } : {}),
     trigger: channel?.trigger ?? 'consultation',
-    // Asked once, when the lead is made (or on a hand-off): the widget keeps its own "leave details".
+    // Asked while nobody has the lead and no contact was left: when it is made, on a hand-off, and
+    // on each later question (its reply says the lead waits, and the form is how it can reach them).
     askForContact: Boolean(
       channel?.asksForContact &&
         !channel.contactKnown &&
         disposition === 'routed' &&
         !conversation?.personHasIt &&
-        (lead?.action === 'create' || channel.trigger === 'handoff'),
+        (lead !== undefined || channel.trigger === 'handoff'),
     ),
     toClaimer: Boolean(conversation?.personHasIt),
     reportedUsage: [],

@@ -185,9 +185,12 @@ export interface ExecutedPlan {
   agentAnswer?: { reply: string | null; output: Record<string, unknown> };
   /**
    * The workspace's knowledge, when it was asked first: answered (its sources, for the stored
-   * message) or declined (the routing went on as without it).
+   * message) or declined (the routing went on as without it; `writtenIn`, the knowledge's
+   * language, when the question was in another and no model translated it: the reply says so).
    */
-  knowledge?: { answered: true; sources: Array<{ title: string; url: string | null }> } | { answered: false };
+  knowledge?:
+    | { answered: true; sources: Array<{ title: string; url: string | null }> }
+    | { answered: false; writtenIn?: string };
   reportedUsage: ReportedUsage[];
   /** Every call made (or skipped) to an agent or robot, in order. */
   attempts: AgentAttempt[];

@@ -23,10 +23,11 @@ export function framesByConversation(committed: CommittedEvent[]): Map<string, R
   };
   for (const event of committed) {
     if (event.type === 'conversation.message_created') {
-      const { conversation_id, message_id, role, author_name, text, created_at } = event.data;
+      const { conversation_id, message_id, role, author_name, text, sources, created_at } = event.data;
+      // A knowledge answer carries its sources on every copy: the socket's may be the first shown.
       room(conversation_id).frames.push({
         type: 'message',
-        message: { message_id, role, author_name, text, created_at },
+        message: { message_id, role, author_name, text, ...(sources ? { sources } : {}), created_at },
       });
     } else if (event.type === 'lead.claimed' && event.data.conversation_id) {
       const name = event.data.claimed_by.name ?? 'An expert';

@@ -29,6 +29,7 @@ export function dailySeries(view: InsightsView): { labels: string[]; series: Ser
   return {
     labels: view.days.map((day) => day.date),
     series: [
+      { name: 'Answered from your knowledge', values: view.days.map((day) => day.answered_by_knowledge) },
       { name: 'Answered by an agent', values: view.days.map((day) => day.answered_by_agent) },
       { name: 'Answered by a robot', values: view.days.map((day) => day.answered_by_robot) },
       { name: 'Leads for experts', values: view.days.map((day) => day.leads) },
@@ -197,8 +198,9 @@ export function InsightsPage(props: InsightsPageProps) {
           kind="stacked"
           title="What answered each day’s demand"
           description={
-            `Per day, stacked: answered by an agent (${totals.answered_by_agent} in all), by a robot ` +
-            `(${totals.answered_by_robot}), and leads for experts (${totals.leads}).`
+            `Per day, stacked: answered from your knowledge (${totals.knowledge.answered} in all), by an ` +
+            `agent (${totals.answered_by_agent}), by a robot (${totals.answered_by_robot}), and leads for ` +
+            `experts (${totals.leads}).`
           }
           labels={daily.labels}
           series={daily.series}

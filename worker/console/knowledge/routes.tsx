@@ -96,8 +96,9 @@ export function knowledgePageRoutes() {
         parsed.data,
         knowledgeDeps(c),
       );
-      const notice = source.status === 'queued' ? 'source_queued' : 'source_added';
-      return back(c, context.current.workspaceId, notice, 'sources-title');
+      // An indexed source can be tried at once: the page opens at the box to try it in.
+      if (source.status !== 'queued') return back(c, context.current.workspaceId, 'source_added', 'try-title');
+      return back(c, context.current.workspaceId, 'source_queued', 'sources-title');
     } catch (error) {
       if (error instanceof ApiError && error.code === 'validation_failed')
         return renderPage(c, { error: error.detail, values: form }, 422);

@@ -56,7 +56,7 @@ const NOTICES: Record<string, string> = {
   requested: 'Asked: the platform team is emailed and decides; you are emailed when it does.',
   request_approved: 'Approved: it is made, and its owners are emailed to collect its secret once.',
   request_declined: 'Declined: the workspace’s owners are emailed with your note.',
-  source_added: 'Source added. Try a question below to see what visitors get.',
+  source_added: 'Source added. Ask it a question in “Try your knowledge” to see what visitors get.',
   source_queued: 'Source added: it is being read and indexed, which takes a moment for a web page.',
   source_deleted: 'Source deleted: its passages no longer answer.',
   source_synced: 'Source read again.',

@@ -190,7 +190,12 @@ async function executeOnce(
   const callAgents = assessment.tryAgents && !run.overAllowance && !knowledgeReply;
   const agentRun = callAgents ? await run.agents.run(input, conversation?.id) : undefined;
   // Decide: the knowledge's answer, an agent's, the lead path, or no answer at all.
-  const plan = decide(input, assessment, agentRun, asked ? { reply: knowledgeReply } : undefined);
+  const plan = decide(
+    input,
+    assessment,
+    agentRun,
+    asked ? { reply: knowledgeReply, writtenIn: run.knowledge?.otherLanguageOf(asked, language ?? 'en') } : undefined,
+  );
   const attempts = plan.attempts.length > 0 ? plan.attempts : run.earlierAttempts;
   run.earlierAttempts = attempts;
 

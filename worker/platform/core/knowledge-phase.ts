@@ -52,6 +52,16 @@ export class KnowledgePhase {
     return this.answer;
   }
 
+  /**
+   * The knowledge's language, when it declined a question asked in another and no model translated
+   * it: the words could not match, and the visitor is told so (in their language).
+   */
+  otherLanguageOf(answer: KnowledgeAnswer, language: Language): string | undefined {
+    if (answer.answer !== null || this.model) return undefined;
+    const written = answer.knowledge_language;
+    return written && written !== language ? written : undefined;
+  }
+
   /** The reply the brain may give from an answer, or null when the knowledge declined. */
   replyOf(answer: KnowledgeAnswer): KnowledgeReply | null {
     if (answer.answer === null) return null;

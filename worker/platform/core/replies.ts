@@ -13,16 +13,18 @@ export function visitorReply(plan: ExecutedPlan, language: Language): string {
   if (plan.path === 'agent') return plan.agentAnswer?.reply ?? '';
   // The claimer answers in the conversation itself: no automatic reply stands between them.
   if (plan.toClaimer && plan.disposition !== 'rejected') return '';
-  // A later plain message of a conversation whose lead (or held demand) already waits: the reply was
-  // said when it began, and saying it under every message adds nothing. A hand-off or the contact
-  // form is answered each time: the visitor asked for something.
-  const waiting = plan.lead ? plan.lead.action === 'update' : plan.demand.action === 'continue';
-  if (waiting && plan.trigger === 'consultation' && plan.disposition !== 'rejected') return '';
   const say = visitorMessages(language);
   const reference = demandReference(plan.demand.id);
   const { topic } = plan;
   if (plan.disposition === 'rejected') return say.reply_rejected();
-  if (plan.disposition === 'held') return say.reply_held({ reference });
+  // The knowledge declined a question in another language than its own: say why, then what follows.
+  const searched = otherLanguageNote(plan, language);
+  if (plan.disposition === 'held') return searched + say.reply_held({ reference });
+  const ask = plan.askForContact ? ` ${say.reply_ask_contact()}` : '';
+  // A later question while the lead waits for a claim: it is with the experts, and the visitor
+  // always reads so (with the form while no contact was left), never a silence.
+  const waiting = plan.lead?.action === 'update';
+  if (waiting && plan.trigger === 'consultation') return searched + say.reply_waiting() + ask;
   // Who follows up: an expert in the topic, an expert, or (nobody matched yet) the right one.
   const who = plan.matchedProviders > 0 ? (topic === 'general' ? 'expert' : 'topic') : 'search';
   if (plan.trigger === 'lead_capture') {
@@ -30,9 +32,27 @@ export function visitorReply(plan: ExecutedPlan, language: Language): string {
     // before anyone claims the lead, and contact details reach the claimer only.
     return say.reply_lead_capture({ who: topic === 'general' ? 'expert' : 'topic', topic, reference });
   }
-  const ask = plan.askForContact ? ` ${say.reply_ask_contact()}` : '';
-  if (plan.trigger === 'handoff') return say.reply_handoff({ who, topic, reference }) + ask;
-  return say.reply_received({ who, topic, reference }) + ask;
+  if (plan.trigger === 'handoff') return searched + say.reply_handoff({ who, topic, reference }) + ask;
+  return searched + say.reply_received({ who, topic, reference }) + ask;
+}
+
+/** "Our help pages are written in English…", in the visitor's language, and a space; or nothing. */
+function otherLanguageNote(plan: ExecutedPlan, language: Language): string {
+  const writtenIn = plan.knowledge && !plan.knowledge.answered ? plan.knowledge.writtenIn : undefined;
+  if (!writtenIn || writtenIn === language) return '';
+  const name = languageName(writtenIn, language);
+  return name ? `${visitorMessages(language).knowledge_other_language({ language: name })} ` : '';
+}
+
+/** A language's name in another language ("Englisch" for `en` in `de`), or null when unknown. */
+function languageName(code: string, inLanguage: Language): string | null {
+  try {
+    const name = new Intl.DisplayNames([inLanguage], { type: 'language' }).of(code);
+    // Names are written as a sentence's word in the catalogs: "in English", "en anglais".
+    return name && name !== code ? name : null;
+  } catch {
+    return null;
+  }
 }
 
 /** What an API caller reads. */

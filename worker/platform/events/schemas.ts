@@ -121,6 +121,11 @@ export const EVENT_DATA = {
     /** Who wrote it: the expert's or the agent's display name (none for the visitor and the platform). */
     author_name: z.string().nullable(),
     text: z.string(),
+    /** A knowledge answer's sources: where it comes from (absent on every other message). */
+    sources: z
+      .array(z.object({ title: z.string(), url: z.string().nullable() }))
+      .optional()
+      .openapi({ description: "A knowledge answer's sources (the workspace's own help); absent on other messages." }),
     created_at: at,
   }),
   'usage.threshold_reached': z.object({

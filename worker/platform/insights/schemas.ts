@@ -81,6 +81,7 @@ export const insightsSchema = z
       z.object({
         date: z.string(),
         conversations: z.number().int(),
+        answered_by_knowledge: z.number().int().openapi({ description: 'Answered from the workspace’s knowledge.' }),
         answered_by_agent: z.number().int(),
         answered_by_robot: z.number().int(),
         leads: z.number().int(),

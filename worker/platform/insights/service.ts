@@ -23,7 +23,14 @@ export const TOP_TOPICS = 10;
 const AGENT_PREFIX = 'agent_attempts.';
 
 /** The metrics drawn day by day. */
-const DAILY_METRICS = ['conversations', 'answered_by_agent', 'answered_by_robot', 'leads', 'lead_status.won'];
+const DAILY_METRICS = [
+  'conversations',
+  'answered_by_knowledge',
+  'answered_by_agent',
+  'answered_by_robot',
+  'leads',
+  'lead_status.won',
+];
 
 /** The range asked for: `to` defaults to today, `from` to 29 days before it; at most 366 days. */
 export function insightsRange(query: { from?: string; to?: string }, now: number): { from: string; to: string } {
@@ -152,7 +159,15 @@ export async function insightsView(
   const days = new Map(
     daysBetween(range.from, range.to).map((date) => [
       date,
-      { date, conversations: 0, answered_by_agent: 0, answered_by_robot: 0, leads: 0, won: 0 },
+      {
+        date,
+        conversations: 0,
+        answered_by_knowledge: 0,
+        answered_by_agent: 0,
+        answered_by_robot: 0,
+        leads: 0,
+        won: 0,
+      },
     ]),
   );
   for (const row of dayRows) {

@@ -17,7 +17,8 @@ import {
   type KnowledgeAnswer,
   type Passage,
   rankedPassages,
-  type WordRarity,
+  type RankingStats,
+  type Rule,
 } from './answer';
 import { modelAnswer, translatedQuestion } from './model';
 import { CHUNKS_PER_WORKSPACE } from './indexing';
@@ -25,8 +26,20 @@ import { contentWords, quotedWord } from './words';
 
 const { knowledgeChunks, knowledgeSources, knowledgeSpaces } = schema;
 
-/** How many passages a question reads: the best few by their words' rarity, for the answer's own scoring. */
-const PASSAGES = 8;
+/** How many passages a question reads: the candidates BM25F ranks in the Worker (bm25.ts). */
+export const CANDIDATES = 50;
+/** How many of the best passages a model reads to word its answer. */
+const MODEL_PASSAGES = 8;
+/** ln(1 + r) in steps, for choosing candidates in SQL: [r at least, idf]. */
+const IDF_STEPS = [
+  [1000, 7],
+  [300, 5.7],
+  [100, 4.6],
+  [30, 3.4],
+  [10, 2.4],
+  [3, 1.4],
+  [1, 0.7],
+] as const;
 /**
  * The most postings read for one word of a question: a word in more passages than this says little
  * about any of them, and reading all of them is what made a question's cost grow with the workspace.
@@ -34,16 +47,18 @@ const PASSAGES = 8;
 export const POSTINGS_PER_WORD = 2_000;
 
 /** A passage as the statement returns it: with the workspace's word counts (the same on every row). */
-type PassageRow = Passage & { rarity: string };
+type PassageRow = Passage & { stats: string; found: string };
 
 /**
- * The statement that finds a question's passages in one workspace, or null when the question has
- * no words to search for. Each of the question's words is looked up by itself (an FTS5 MATCH of the
- * quoted word) within the workspace's rowid range, so FTS5 reads only that part of its postings;
- * a passage scores the sum of its words' rarity (1 / (1 + the passages holding the word)), and the
- * best PASSAGES come back, checked against the workspace again. FTS5's bm25() is not used: its
- * statistics are the whole index's, so its cost, and its order, would depend on other workspaces.
- * Each row also carries, as JSON, the workspace's passage count and each word's (WordRarity).
+ * The statement that finds a question's candidate passages in one workspace, or null when the
+ * question has no words to search for. Each of the question's words is looked up by itself (an
+ * FTS5 MATCH of the quoted word) within the workspace's rowid range, so FTS5 reads only that part
+ * of its postings (and at most POSTINGS_PER_WORD of them). The CANDIDATES passages whose matched
+ * words weigh most (each word by a step approximation of its idf: SQLite's math functions are not
+ * relied on) come back, checked against the workspace again, with the workspace's statistics
+ * (passages, words per field) and each word's passage count: all that BM25F needs (bm25.ts), which
+ * the Worker then computes. FTS5's bm25() is not used: its statistics are the whole index's, so
+ * its cost, and its order, would depend on other workspaces.
  */
 export function passagesQuery(db: Database, workspaceId: string, question: string) {
   const words = contentWords(question);
@@ -62,20 +77,28 @@ export function passagesQuery(db: Database, workspaceId: string, question: strin
   for (let start = 0; start < hits.length; start += 5)
     groups.push(sql`SELECT * FROM (${sql.join(hits.slice(start, start + 5), sql` UNION ALL `)})`);
   const size = sql.raw(String(CHUNKS_PER_WORKSPACE));
-  return db.all<PassageRow>(sql`WITH space AS (SELECT ordinal * ${size} AS lo,
-        (ordinal + 1) * ${size} AS hi FROM ${knowledgeSpaces} WHERE workspace_id = ${workspaceId}),
+  // idf = ln(1 + r), r = (N - n + 0.5) / (n + 0.5), in steps: enough to choose candidates by.
+  const ratio = '((space.passages - f.n + 0.5) / (f.n + 0.5))';
+  const idfOf = sql.raw(
+    `CASE ${IDF_STEPS.map(([at, value]) => `WHEN ${ratio} >= ${at} THEN ${value}`).join(' ')} ELSE 0.3 END`,
+  );
+  // The workspace's statistics come on every row, and on a row of their own (no passage) when no
+  // word matched: a declined question still knows the knowledge's language.
+  return db.all<PassageRow>(sql`WITH space AS (SELECT ordinal * ${size} AS lo, (ordinal + 1) * ${size} AS hi,
+        max(passages, 1) * 1.0 AS passages, title_tokens, heading_tokens, body_tokens, language
+        FROM ${knowledgeSpaces} WHERE workspace_id = ${workspaceId}),
       hits AS MATERIALIZED (${sql.join(groups, sql` UNION ALL `)}),
       found AS (SELECT word, count(*) AS n FROM hits GROUP BY word),
-      best AS (SELECT h.id, sum(1.0 / (1 + f.n)) AS score FROM hits h JOIN found f ON f.word = h.word
-        GROUP BY h.id ORDER BY score DESC, h.id LIMIT ${sql.raw(String(PASSAGES))}),
-      total AS (SELECT count(*) AS n FROM space CROSS JOIN ${knowledgeChunks} t
-        WHERE t.id >= space.lo AND t.id < space.hi)
-    SELECT c.source_id AS "sourceId", c.title, c.headings, c.body, c.url,
-      (SELECT kind = 'qa' FROM ${knowledgeSources} s WHERE s.id = c.source_id) AS qa,
-      json_array((SELECT n FROM total), (SELECT json_group_object(word, n) FROM found)) AS rarity
-    FROM best JOIN ${knowledgeChunks} c ON c.id = best.id
-    WHERE c.workspace_id = ${workspaceId}
-    ORDER BY best.score DESC, c.id`);
+      best AS (SELECT h.id, sum(${idfOf}) AS score FROM hits h JOIN found f ON f.word = h.word
+        CROSS JOIN space GROUP BY h.id ORDER BY score DESC, h.id LIMIT ${sql.raw(String(CANDIDATES))}),
+      passages AS (SELECT c.id, best.score, c.source_id, c.title, c.headings, c.body, c.url
+        FROM best JOIN ${knowledgeChunks} c ON c.id = best.id WHERE c.workspace_id = ${workspaceId})
+    SELECT p.source_id AS "sourceId", p.title, p.headings, p.body, p.url,
+      (SELECT kind = 'qa' FROM ${knowledgeSources} s WHERE s.id = p.source_id) AS qa,
+      json_array(space.passages, space.title_tokens, space.heading_tokens, space.body_tokens, space.language) AS stats,
+      (SELECT json_group_object(word, n) FROM found) AS found
+    FROM space LEFT JOIN passages p
+    ORDER BY p.score DESC, p.id`);
 }
 
 /** Questions asked through the API or MCP a minute: per key (or person), and per workspace, every caller together. */
@@ -134,14 +157,17 @@ async function readPassages(
   }
 }
 
-/** The word counts a row of passagesQuery carries, by the question's words. */
-export function rarityOf(question: string, rows: PassageRow[]): WordRarity | undefined {
-  const counts = rows[0] ? (JSON.parse(rows[0].rarity) as [number, Record<string, number> | string]) : null;
-  if (!counts) return undefined;
-  const found = typeof counts[1] === 'string' ? (JSON.parse(counts[1]) as Record<string, number>) : counts[1];
+/** The workspace's statistics a row of passagesQuery carries, with the question's words' passage counts. */
+export function statsOf(question: string, rows: PassageRow[]): RankingStats & { language: string | null } {
+  const [passages = 0, title = 0, headings = 0, body = 0, language = null] = rows[0]
+    ? (JSON.parse(rows[0].stats) as [number, number, number, number, string | null])
+    : [];
+  const found = rows[0]?.found ? (JSON.parse(rows[0].found) as Record<string, number>) : {};
   return {
-    passages: counts[0] ?? 0,
-    of: Object.fromEntries(contentWords(question).map((word, index) => [word, found[`w${index}`] ?? 0])),
+    passages,
+    tokens: { title, headings, body },
+    df: Object.fromEntries(contentWords(question).map((word, index) => [word, found[`w${index}`] ?? 0])),
+    language,
   };
 }
 
@@ -149,14 +175,22 @@ export function rarityOf(question: string, rows: PassageRow[]): WordRarity | und
 export function answerFrom(
   question: string,
   passages: Passage[],
-  options: { language: Language; minConfidence?: number; rarity?: WordRarity },
+  options: {
+    language: Language;
+    minConfidence?: number;
+    stats: RankingStats;
+    rules?: ReadonlySet<Rule>;
+    evaluate?: boolean;
+  },
 ): KnowledgeAnswer {
   const messages = visitorMessages(options.language);
   return extractiveAnswer(question, passages, {
     minConfidence: options.minConfidence ?? DEFAULT_MIN_CONFIDENCE,
     language: options.language,
     from: (title) => messages.knowledge_from({ title }),
-    ...(options.rarity ? { rarity: options.rarity } : {}),
+    stats: options.stats,
+    ...(options.rules ? { rules: options.rules } : {}),
+    ...(options.evaluate ? { evaluate: true } : {}),
   });
 }
 
@@ -177,6 +211,10 @@ export async function askKnowledge(
     /** A caller of the API or MCP: a question is limited per caller and workspace (429 past the limits). */
     limit?: AskLimit;
     now?: number;
+    /** The ranking's rules in force (all, but in a local evaluation of their worth). */
+    rules?: ReadonlySet<Rule>;
+    /** A local evaluation: every question answered (whatever its confidence), with the gate's evidence. */
+    evaluate?: boolean;
   },
 ): Promise<KnowledgeAnswer> {
   let limit = options.limit;
@@ -185,10 +223,11 @@ export async function askKnowledge(
     const found = await readPassages(db, query, limit, options.now ?? clock.now());
     // Slots are taken once, with the first search.
     limit = undefined;
-    // SQLite's boolean is 0 or 1.
-    const rows = found.map((row) => ({ ...row, qa: Boolean(row.qa) }));
-    const rarity = rarityOf(words, rows);
-    return { words, rows, rarity, answer: answerFrom(words, rows, { ...options, ...(rarity ? { rarity } : {}) }) };
+    const stats = statsOf(words, found);
+    // SQLite's boolean is 0 or 1; the row of statistics alone (nothing matched) is no passage.
+    const rows = found.filter((row) => row.sourceId !== null).map((row) => ({ ...row, qa: Boolean(row.qa) }));
+    const answer = answerFrom(words, rows, { ...options, stats });
+    return { words, rows, stats, answer: { ...answer, knowledge_language: stats.language } };
   };
   let found = await search(question);
   const { model } = options;
@@ -198,7 +237,9 @@ export async function askKnowledge(
     if (english) found = await search(english);
   }
   if (found.answer.declined) return found.answer;
-  const best = rankedPassages(found.words, found.rows, found.rarity).map((entry) => entry.passage);
+  const best = rankedPassages(found.words, found.rows, found.stats, options.rules)
+    .slice(0, MODEL_PASSAGES)
+    .map((entry) => entry.passage);
   const written = await modelAnswer(model, question, best, options.language);
   return written ? { ...found.answer, ...written, chosen_by: 'model' } : found.answer;
 }

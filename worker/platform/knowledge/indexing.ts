@@ -8,7 +8,9 @@ import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { type Database, schema } from '../../lib/db';
 import { readHtml } from './html';
+import { stemsOf } from './bm25';
 import { type ChunkText, chunksOf, readMarkdown, readPlainText, type SourceDocument } from './text';
+import { guessLanguage } from './words';
 
 const { knowledgeChunks, knowledgeSources, knowledgeSpaces } = schema;
 
@@ -45,7 +47,7 @@ export function indexWrites(
   db: Database,
   source: Pick<SourceRow, 'id' | 'workspaceId' | 'language'>,
   chunks: ChunkText[],
-  counts: { documents: number; bytes: number; etag?: string | null; lastModified?: string | null },
+  counts: { documents: number; bytes: number; etag?: string | null; lastModified?: string | null; title?: string },
   now: number,
 ): BatchItem<'sqlite'>[] {
   const writes: BatchItem<'sqlite'>[] = [
@@ -53,6 +55,8 @@ export function indexWrites(
     db.run(sql`UPDATE ${knowledgeSpaces} SET next_chunk = next_chunk + ${chunks.length}
       WHERE workspace_id = ${source.workspaceId}`),
   ];
+  // A source that does not say its language is read for it: a question in another is told so.
+  const language = source.language ?? guessLanguage(chunks.map((chunk) => chunk.body).join(' '));
   // The chunks in statements of bounded size; each statement's first id follows the one before.
   let start = 0;
   while (start < chunks.length) {
@@ -62,16 +66,27 @@ export function indexWrites(
       chars += chunks[end]!.body.length + chunks[end]!.title.length + 200;
       end++;
     }
-    const rows = JSON.stringify(chunks.slice(start, end));
+    // Each chunk with its fields' lengths in words, as ranking counts them (bm25.ts).
+    const rows = JSON.stringify(
+      chunks.slice(start, end).map((chunk) => ({
+        ...chunk,
+        t: stemsOf(chunk.title).length,
+        h: stemsOf(chunk.headings).length,
+        b: stemsOf(chunk.body).length,
+      })),
+    );
     writes.push(
-      db.run(sql`INSERT INTO ${knowledgeChunks} (id, workspace_id, source_id, title, headings, body, url, language)
+      db.run(sql`INSERT INTO ${knowledgeChunks} (id, workspace_id, source_id, title, headings, body, url, language,
+          title_tokens, heading_tokens, body_tokens)
         SELECT s.ordinal * ${CHUNKS_PER_WORKSPACE} + s.next_chunk - ${chunks.length} + ${start} + j.key,
           ${source.workspaceId}, ${source.id}, json_extract(j.value, '$.title'), json_extract(j.value, '$.headings'),
-          json_extract(j.value, '$.body'), json_extract(j.value, '$.url'), ${source.language}
+          json_extract(j.value, '$.body'), json_extract(j.value, '$.url'), ${language},
+          json_extract(j.value, '$.t'), json_extract(j.value, '$.h'), json_extract(j.value, '$.b')
         FROM json_each(${rows}) j, ${knowledgeSpaces} s WHERE s.workspace_id = ${source.workspaceId}`),
     );
     start = end;
   }
+  writes.push(statsWrite(db, source.workspaceId));
   writes.push(
     db
       .update(knowledgeSources)
@@ -83,12 +98,35 @@ export function indexWrites(
         bytes: counts.bytes,
         ...(counts.etag !== undefined ? { etag: counts.etag } : {}),
         ...(counts.lastModified !== undefined ? { lastModified: counts.lastModified } : {}),
+        ...(counts.title ? { title: counts.title } : {}),
         indexedAt: now,
         updatedAt: now,
       })
       .where(eq(knowledgeSources.id, source.id)),
   );
   return writes;
+}
+
+/** A field's length in words, or (for a passage written before lengths were counted) its spaces plus one. */
+const tokensOf = (counted: string, text: string) =>
+  sql.raw(`CASE WHEN ${counted} > 0 THEN ${counted} ELSE length(${text}) - length(replace(${text}, ' ', '')) + 1 END`);
+
+/**
+ * The statement that counts the workspace's ranking statistics again from its passages (after its
+ * chunks change): how many, their fields' words, and the language most are written in. It reads
+ * the workspace's id range only.
+ */
+export function statsWrite(db: Database, workspaceId: string): BatchItem<'sqlite'> {
+  const size = sql.raw(String(CHUNKS_PER_WORKSPACE));
+  const range = sql`c.id >= ${knowledgeSpaces}.ordinal * ${size} AND c.id < (${knowledgeSpaces}.ordinal + 1) * ${size}`;
+  return db.run(sql`UPDATE ${knowledgeSpaces} SET (passages, title_tokens, heading_tokens, body_tokens) = (
+      SELECT count(*), coalesce(sum(${tokensOf('c.title_tokens', 'c.title')}), 0),
+        coalesce(sum(${tokensOf('c.heading_tokens', 'c.headings')}), 0),
+        coalesce(sum(${tokensOf('c.body_tokens', 'c.body')}), 0)
+      FROM ${knowledgeChunks} c WHERE ${range}),
+      language = (SELECT c.language FROM ${knowledgeChunks} c WHERE ${range}
+        GROUP BY c.language ORDER BY count(*) DESC LIMIT 1)
+    WHERE workspace_id = ${workspaceId}`);
 }
 
 /** Marks a source failed, with its reason (its earlier chunks, if any, stay searchable). */
@@ -175,7 +213,16 @@ export async function indexDocuments(
   if (chunks.length > left.chunks) return fail(overLimitReason('chunks', left));
   if (!(await rangeHasRoom(db, row.workspaceId, chunks.length)))
     return fail("The workspace's index is full: delete sources before adding more.");
-  const [first, ...rest] = indexWrites(db, row, chunks, { documents: documents.length, ...counts }, now);
+  // A URL source is listed by its page's title (the start page's, or the first page read), not its address.
+  const page = documents.find((document) => document.url === row.url) ?? documents[0];
+  const title = row.kind === 'url' ? page?.document.title.slice(0, 200).trim() || null : null;
+  const [first, ...rest] = indexWrites(
+    db,
+    row,
+    chunks,
+    { documents: documents.length, ...counts, ...(title ? { title } : {}) },
+    now,
+  );
   try {
     await db.batch([first!, ...rest, ...extra]);
   } catch (error) {

@@ -9,6 +9,7 @@ import { jsonContent as json, problemResponses } from '../../lib/openapi';
 import type { AuditContext } from '../audit';
 import { requireWorkspace, requireWorkspaceAccess } from '../identity';
 import { askKnowledge } from './ask';
+import { ALL_RULES, RULES, type Rule } from './answer';
 import { channelKnowledgeOf } from './channel';
 import { listGaps } from './gaps';
 import { answerSchema, askSchema, createSourceSchema, gapSchema, sourceSchema } from './schemas';
@@ -52,6 +53,13 @@ function auditOf(c: Context<AppEnv>): AuditContext & { workspaceId: string } {
 /** What adding and syncing need: the egress guard, the queue, the clock. */
 export function knowledgeDeps(c: Context<AppEnv>): KnowledgeDeps {
   return { egress: c.var.services.egress, queue: c.var.services.queues.knowledge, now: () => clock.now() };
+}
+
+/** The ranking's rules in force: all, but those a local evaluation turned off. */
+function rulesInForce(off: string | undefined): ReadonlySet<Rule> {
+  if (!off) return ALL_RULES;
+  const turnedOff = new Set(off.split(',').map((rule) => rule.trim()));
+  return new Set(RULES.filter((rule) => !turnedOff.has(rule)));
 }
 
 /** The knowledge routes. */
@@ -210,7 +218,10 @@ export function knowledgeRoutes() {
         language: body.language ?? 'en',
         model: c.var.services.answerModel,
         limit,
+        rules: rulesInForce(c.var.settings.KNOWLEDGE_RULES_OFF),
         ...(minConfidence === undefined ? {} : { minConfidence }),
+        // A local evaluation sees every answer and what the gate weighed, to calibrate it.
+        ...(c.var.settings.KNOWLEDGE_EVAL ? { evaluate: true, minConfidence: 0 } : {}),
       });
       return c.json(answer, 200);
     },

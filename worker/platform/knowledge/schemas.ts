@@ -97,6 +97,15 @@ export const answerSchema = z
     declined: z.enum(['no_match', 'low_confidence']).nullable(),
     language: z.string(),
     chosen_by: z.enum(['extractive', 'model']),
+    knowledge_language: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'The language most of the knowledge is written in (null before anything is indexed). Without a model, ' +
+          'a question in another language is answered only when its words match.',
+      }),
   })
   .openapi('KnowledgeAnswer');
 

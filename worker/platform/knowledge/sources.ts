@@ -14,7 +14,7 @@ import { iso } from '../../lib/periods';
 import { type AuditContext, auditInsert } from '../audit';
 import { takeSlotOrRefuse } from '../../lib/rate-limit';
 import type { KnowledgeQueue } from './crawl-job';
-import { DEFAULT_MAX_BYTES, indexStoredSource } from './indexing';
+import { DEFAULT_MAX_BYTES, indexStoredSource, statsWrite } from './indexing';
 import type { CreateSource, SourceView } from './schemas';
 import type { EgressPolicy } from '../../lib/egress';
 
@@ -197,6 +197,7 @@ export async function deleteSource(
   const row = await findSource(db, audit.workspaceId, sourceId);
   await db.batch([
     db.delete(knowledgeChunks).where(eq(knowledgeChunks.sourceId, row.id)),
+    statsWrite(db, audit.workspaceId),
     db.delete(knowledgeSources).where(eq(knowledgeSources.id, row.id)),
     auditInsert(
       db,

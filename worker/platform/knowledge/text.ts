@@ -117,14 +117,18 @@ export function readPlainText(content: string, givenTitle: string | null): ReadD
 
 /**
  * Sentences of a text, with their ends kept: a period, ? or ! before a space, or a line break (a
- * list item, a table's row). A period inside a word stays ("1.5 KB", "127.0.0.1", "{id}.{body}").
+ * list item, a table's row). A period inside a word stays ("1.5 KB", "127.0.0.1", "{id}.{body}");
+ * a table's row is one sentence, whatever its cells hold.
  */
 export function sentencesOf(text: string): string[] {
-  return (
-    text
-      .match(/(?:[^.!?\n]|[.!?](?![.!?]*(?:\s|$)))+[.!?]*/g)
-      ?.map((sentence) => sentence.replace(/\s+/g, ' ').trim())
-      .filter(Boolean) ?? []
+  return text.split('\n').flatMap((line) =>
+    // A table's row (its cells joined by " · ") is one statement, whatever its cells' periods.
+    line.includes(' · ')
+      ? [line.replace(/\s+/g, ' ').trim()].filter(Boolean)
+      : (line
+          .match(/(?:[^.!?]|[.!?](?![.!?]*(?:\s|$)))+[.!?]*/g)
+          ?.map((sentence) => sentence.replace(/\s+/g, ' ').trim())
+          .filter(Boolean) ?? []),
   );
 }
 

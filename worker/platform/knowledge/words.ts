@@ -15,6 +15,9 @@ const STOP_WORDS = new Set(
     'might must not no yes so than then too very just also any some all each every more most other such only own ' +
     'same again once please thanks thank hello hi get got make use using used want need tell know way one ' +
     'happen happens happened mean means many much gets lets let come comes contain contains ' +
+    // English as it is typed: contractions' halves, and the filler of a question said as to a person
+    're ve ll don doesn didn isn aren wasn couldn wouldn shouldn won wont cant dont doesnt didnt isnt whats hows ' +
+    'guys hey ok okay actually really just still already anyone someone something anything possible able ' +
     // German
     'der die das ein eine einen einem einer und oder aber wenn von zu im in am an auf für mit ohne über unter als ' +
     'ist sind war waren sein bin bist hat haben hatte ich mich mein wir unser du dein er sie es ihr wie was wer wo ' +
@@ -109,4 +112,34 @@ export function matchQuery(question: string): string | null {
 /** One word as an FTS5 string (a `"` inside doubled, though words never hold one): never syntax. */
 export function quotedWord(word: string): string {
   return `"${word.replaceAll('"', '""')}"`;
+}
+
+/** The commonest short words of the languages the widget speaks most, for telling a text's language. */
+const MARKERS: Record<string, ReadonlySet<string>> = Object.fromEntries(
+  Object.entries({
+    en: 'the and is are to of you your for with this that it on be can',
+    de: 'der die das und ist nicht sie mit den ein eine auf für sich auch',
+    es: 'el la los las que y es para con una por del se no su',
+    fr: 'le la les et est des vous pour une dans que pas sur du au',
+    it: 'il di che e è per non una sono della con gli le si',
+    pt: 'o os que e é para com uma não do da em no se',
+    nl: 'de het een en van is niet je op te dat met voor zijn',
+    pl: 'i w nie na się jest że do z to jak po czy od',
+  }).map(([language, words]) => [language, new Set(fold(words).split(' '))]),
+);
+
+/**
+ * The language a text is most likely written in, by its commonest short words (a source that
+ * does not say its own), or null when too few of them tell. Enough for "the help is in English".
+ */
+export function guessLanguage(text: string): string | null {
+  const words = fold(text.slice(0, 20_000)).match(/\p{L}+/gu) ?? [];
+  const counts = Object.entries(MARKERS).map(([language, markers]) => ({
+    language,
+    hits: words.reduce((sum, word) => sum + (markers.has(word) ? 1 : 0), 0),
+  }));
+  counts.sort((a, b) => b.hits - a.hits);
+  const [best, next] = counts;
+  // At least 4 such words, and clearly more than any other language's.
+  return best && best.hits >= 4 && best.hits >= 1.5 * (next?.hits ?? 0) ? best.language : null;
 }

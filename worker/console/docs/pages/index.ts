@@ -4,11 +4,14 @@ import { billingPage } from './billing';
 import { boundariesPage } from './boundaries';
 import type { DocsPageSource } from './context';
 import { a2aPage } from './a2a';
+import { accountsPage } from './accounts';
 import { integrationPage } from './integration';
+import { knowledgePage } from './knowledge';
 import { mcpPage } from './mcp';
 import { overviewPage } from './overview';
 import { protocolPage } from './protocol';
 import { providersPage } from './providers';
+import { retentionPage } from './retention';
 import { webhooksPage } from './webhooks';
 
 export type { DocsContext, DocsPageSource } from './context';
@@ -27,6 +30,7 @@ const referencePage: DocsPageSource = {
 export const DOCS_PAGES: DocsPageSource[] = [
   overviewPage,
   integrationPage,
+  knowledgePage,
   protocolPage,
   boundariesPage,
   providersPage,
@@ -34,6 +38,8 @@ export const DOCS_PAGES: DocsPageSource[] = [
   billingPage,
   mcpPage,
   a2aPage,
+  accountsPage,
+  retentionPage,
   referencePage,
 ];
 

@@ -55,6 +55,8 @@ export type VisitorMessagesKey =
   | 'reply_handoff'
   | 'reply_received'
   | 'reply_ask_contact'
+  | 'reply_waiting'
+  | 'knowledge_other_language'
   | 'email_subject'
   | 'email_subject_reference'
   | 'email_heading'

@@ -15,6 +15,8 @@ export default {
   reply_handoff: (d) => select(d.who, { topic: "تم: نستدعي خبيرًا في " + d.topic + " للطلب " + d.reference + ".", expert: "تم: نستدعي خبيرًا للطلب " + d.reference + ".", other: "تم: نبحث عن الخبير المناسب للطلب " + d.reference + "." }),
   reply_received: (d) => select(d.who, { topic: "شكرًا، تم تسجيل طلبك " + d.reference + ". سيتابع معك خبير في " + d.topic + ".", expert: "شكرًا، تم تسجيل طلبك " + d.reference + ". سيتابع معك خبير.", other: "شكرًا، تم تسجيل طلبك " + d.reference + ". نبحث عن الخبير المناسب ليتابع معك." }),
   reply_ask_contact: () => "اترك بريدك الإلكتروني ليتمكنوا من التواصل معك.",
+  reply_waiting: () => "لدى خبير سؤالك وسيجيب هنا.",
+  knowledge_other_language: (d) => "صفحات المساعدة لدينا مكتوبة باللغة " + d.language + "، ولم أجد فيها إجابة عن سؤالك.",
   email_subject: (d) => "ردّ " + d.author,
   email_subject_reference: (d) => "ردّ " + d.author + " (" + d.reference + ")",
   email_heading: (d) => plural(d.count, 0, ar, { zero: "لا ردود من " + d.brand, one: "لديك رد من " + d.brand, two: "لديك ردّان من " + d.brand, few: "لديك " + strictNumber("ar", d.count, 0, "count") + " ردود من " + d.brand, many: "لديك " + strictNumber("ar", d.count, 0, "count") + " ردًا من " + d.brand, other: "لديك " + strictNumber("ar", d.count, 0, "count") + " رد من " + d.brand }),

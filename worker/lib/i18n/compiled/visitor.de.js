@@ -15,6 +15,8 @@ export default {
   reply_handoff: (d) => select(d.who, { topic: "Verstanden: Wir holen einen Experten für " + d.topic + " zu Anfrage " + d.reference + " dazu.", expert: "Verstanden: Wir holen einen Experten zu Anfrage " + d.reference + " dazu.", other: "Verstanden: Wir suchen den passenden Experten für Anfrage " + d.reference + "." }),
   reply_received: (d) => select(d.who, { topic: "Danke, Ihre Anfrage " + d.reference + " ist eingegangen. Ein Experte für " + d.topic + " meldet sich.", expert: "Danke, Ihre Anfrage " + d.reference + " ist eingegangen. Ein Experte meldet sich.", other: "Danke, Ihre Anfrage " + d.reference + " ist eingegangen. Wir suchen den passenden Experten, der sich meldet." }),
   reply_ask_contact: () => "Hinterlassen Sie Ihre E-Mail-Adresse, damit man Sie erreichen kann.",
+  reply_waiting: () => "Ein Experte hat Ihre Frage und antwortet hier.",
+  knowledge_other_language: (d) => "Unsere Hilfeseiten sind auf " + d.language + " geschrieben, und ich habe darin keine Antwort auf Ihre Frage gefunden.",
   email_subject: (d) => d.author + " hat geantwortet",
   email_subject_reference: (d) => d.author + " hat geantwortet (" + d.reference + ")",
   email_heading: (d) => plural(d.count, 0, de, { one: "Sie haben eine Antwort von " + d.brand, other: "Sie haben " + strictNumber("de", d.count, 0, "count") + " Antworten von " + d.brand }),

@@ -15,6 +15,8 @@ export default {
   reply_handoff: (d) => select(d.who, { topic: "Got it: we are bringing in an expert in " + d.topic + " for request " + d.reference + ".", expert: "Got it: we are bringing in an expert for request " + d.reference + ".", other: "Got it: we are bringing in the right expert for request " + d.reference + "." }),
   reply_received: (d) => select(d.who, { topic: "Thanks, your request " + d.reference + " is in. An expert in " + d.topic + " will follow up.", expert: "Thanks, your request " + d.reference + " is in. An expert will follow up.", other: "Thanks, your request " + d.reference + " is in. We are finding the right expert to follow up." }),
   reply_ask_contact: () => "Leave your email so they can reach you.",
+  reply_waiting: () => "An expert has your question and will answer here.",
+  knowledge_other_language: (d) => "Our help pages are written in " + d.language + ", and I found no answer to your question in them.",
   email_subject: (d) => d.author + " replied",
   email_subject_reference: (d) => d.author + " replied (" + d.reference + ")",
   email_heading: (d) => plural(d.count, 0, en, { one: "You have a reply from " + d.brand, other: "You have " + strictNumber("en", d.count, 0, "count") + " replies from " + d.brand }),

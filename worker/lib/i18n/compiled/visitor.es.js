@@ -15,6 +15,8 @@ export default {
   reply_handoff: (d) => select(d.who, { topic: "Entendido: vamos a sumar a un experto en " + d.topic + " para la solicitud " + d.reference + ".", expert: "Entendido: vamos a sumar a un experto para la solicitud " + d.reference + ".", other: "Entendido: estamos buscando al experto adecuado para la solicitud " + d.reference + "." }),
   reply_received: (d) => select(d.who, { topic: "Gracias, tu solicitud " + d.reference + " está registrada. Un experto en " + d.topic + " te responderá.", expert: "Gracias, tu solicitud " + d.reference + " está registrada. Un experto te responderá.", other: "Gracias, tu solicitud " + d.reference + " está registrada. Estamos buscando al experto adecuado para responderte." }),
   reply_ask_contact: () => "Deja tu correo electrónico para que puedan contactarte.",
+  reply_waiting: () => "Un experto tiene tu pregunta y te responderá aquí.",
+  knowledge_other_language: (d) => "Nuestras páginas de ayuda están escritas en " + d.language + " y no encontré en ellas una respuesta a tu pregunta.",
   email_subject: (d) => d.author + " ha respondido",
   email_subject_reference: (d) => d.author + " ha respondido (" + d.reference + ")",
   email_heading: (d) => plural(d.count, 0, es, { one: "Tienes una respuesta de " + d.brand, other: "Tienes " + strictNumber("es", d.count, 0, "count") + " respuestas de " + d.brand }),

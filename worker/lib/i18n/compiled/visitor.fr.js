@@ -15,6 +15,8 @@ export default {
   reply_handoff: (d) => select(d.who, { topic: "C’est noté : nous faisons appel à un expert en " + d.topic + " pour la demande " + d.reference + ".", expert: "C’est noté : nous faisons appel à un expert pour la demande " + d.reference + ".", other: "C’est noté : nous cherchons le bon expert pour la demande " + d.reference + "." }),
   reply_received: (d) => select(d.who, { topic: "Merci, votre demande " + d.reference + " est enregistrée. Un expert en " + d.topic + " vous répondra.", expert: "Merci, votre demande " + d.reference + " est enregistrée. Un expert vous répondra.", other: "Merci, votre demande " + d.reference + " est enregistrée. Nous cherchons le bon expert pour vous répondre." }),
   reply_ask_contact: () => "Laissez votre e-mail pour qu’on puisse vous joindre.",
+  reply_waiting: () => "Un expert a votre question et vous répondra ici.",
+  knowledge_other_language: (d) => "Nos pages d’aide sont rédigées en " + d.language + " et je n’y ai pas trouvé de réponse à votre question.",
   email_subject: (d) => d.author + " a répondu",
   email_subject_reference: (d) => d.author + " a répondu (" + d.reference + ")",
   email_heading: (d) => plural(d.count, 0, fr, { one: "Vous avez une réponse de " + d.brand, other: "Vous avez " + strictNumber("fr", d.count, 0, "count") + " réponses de " + d.brand }),

@@ -15,6 +15,8 @@ export default {
   reply_handoff: (d) => select(d.who, { topic: "הבנו: אנחנו מצרפים מומחה ב" + d.topic + " לפנייה " + d.reference + ".", expert: "הבנו: אנחנו מצרפים מומחה לפנייה " + d.reference + ".", other: "הבנו: אנחנו מחפשים את המומחה המתאים לפנייה " + d.reference + "." }),
   reply_received: (d) => select(d.who, { topic: "תודה, הפנייה שלך " + d.reference + " התקבלה. מומחה ב" + d.topic + " יחזור אליך.", expert: "תודה, הפנייה שלך " + d.reference + " התקבלה. מומחה יחזור אליך.", other: "תודה, הפנייה שלך " + d.reference + " התקבלה. אנחנו מחפשים את המומחה המתאים שיחזור אליך." }),
   reply_ask_contact: () => "השאירו כתובת אימייל כדי שיוכלו ליצור איתכם קשר.",
+  reply_waiting: () => "מומחה קיבל את השאלה שלך ויענה כאן.",
+  knowledge_other_language: (d) => "דפי העזרה שלנו כתובים ב" + d.language + ", ולא מצאתי בהם תשובה לשאלתך.",
   email_subject: (d) => d.author + " ענה/תה",
   email_subject_reference: (d) => d.author + " ענה/תה (" + d.reference + ")",
   email_heading: (d) => plural(d.count, 0, he, { one: "יש לך תשובה מ־" + d.brand, two: "יש לך שתי תשובות מ־" + d.brand, other: "יש לך " + strictNumber("he", d.count, 0, "count") + " תשובות מ־" + d.brand }),

@@ -15,6 +15,8 @@ export default {
   reply_handoff: (d) => select(d.who, { topic: "Fatto: stiamo coinvolgendo un esperto di " + d.topic + " per la richiesta " + d.reference + ".", expert: "Fatto: stiamo coinvolgendo un esperto per la richiesta " + d.reference + ".", other: "Fatto: stiamo cercando l’esperto giusto per la richiesta " + d.reference + "." }),
   reply_received: (d) => select(d.who, { topic: "Grazie, la tua richiesta " + d.reference + " è registrata. Un esperto di " + d.topic + " ti risponderà.", expert: "Grazie, la tua richiesta " + d.reference + " è registrata. Un esperto ti risponderà.", other: "Grazie, la tua richiesta " + d.reference + " è registrata. Stiamo cercando l’esperto giusto per risponderti." }),
   reply_ask_contact: () => "Lascia la tua email così potranno contattarti.",
+  reply_waiting: () => "Un esperto ha la tua domanda e ti risponderà qui.",
+  knowledge_other_language: (d) => "Le nostre pagine di aiuto sono scritte in " + d.language + " e non vi ho trovato una risposta alla tua domanda.",
   email_subject: (d) => d.author + " ha risposto",
   email_subject_reference: (d) => d.author + " ha risposto (" + d.reference + ")",
   email_heading: (d) => plural(d.count, 0, it, { one: "Hai una risposta da " + d.brand, other: "Hai " + strictNumber("it", d.count, 0, "count") + " risposte da " + d.brand }),

@@ -15,6 +15,8 @@ export default {
   reply_handoff: (d) => select(d.who, { topic: "Begrepen: we schakelen een expert in " + d.topic + " in voor aanvraag " + d.reference + ".", expert: "Begrepen: we schakelen een expert in voor aanvraag " + d.reference + ".", other: "Begrepen: we zoeken de juiste expert voor aanvraag " + d.reference + "." }),
   reply_received: (d) => select(d.who, { topic: "Bedankt, uw aanvraag " + d.reference + " is binnen. Een expert in " + d.topic + " neemt contact op.", expert: "Bedankt, uw aanvraag " + d.reference + " is binnen. Een expert neemt contact op.", other: "Bedankt, uw aanvraag " + d.reference + " is binnen. We zoeken de juiste expert om contact op te nemen." }),
   reply_ask_contact: () => "Laat uw e-mailadres achter, zodat men u kan bereiken.",
+  reply_waiting: () => "Een expert heeft uw vraag en antwoordt hier.",
+  knowledge_other_language: (d) => "Onze helppagina’s zijn in het " + d.language + " geschreven en ik vond daarin geen antwoord op uw vraag.",
   email_subject: (d) => d.author + " heeft geantwoord",
   email_subject_reference: (d) => d.author + " heeft geantwoord (" + d.reference + ")",
   email_heading: (d) => plural(d.count, 0, nl, { one: "U hebt een antwoord van " + d.brand, other: "U hebt " + strictNumber("nl", d.count, 0, "count") + " antwoorden van " + d.brand }),

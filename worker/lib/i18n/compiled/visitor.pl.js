@@ -15,6 +15,8 @@ export default {
   reply_handoff: (d) => select(d.who, { topic: "Rozumiemy: włączamy eksperta od " + d.topic + " do zgłoszenia " + d.reference + ".", expert: "Rozumiemy: włączamy eksperta do zgłoszenia " + d.reference + ".", other: "Rozumiemy: szukamy odpowiedniego eksperta do zgłoszenia " + d.reference + "." }),
   reply_received: (d) => select(d.who, { topic: "Dziękujemy, Twoje zgłoszenie " + d.reference + " zostało przyjęte. Odpowie Ci ekspert od " + d.topic + ".", expert: "Dziękujemy, Twoje zgłoszenie " + d.reference + " zostało przyjęte. Odpowie Ci ekspert.", other: "Dziękujemy, Twoje zgłoszenie " + d.reference + " zostało przyjęte. Szukamy odpowiedniego eksperta, który Ci odpowie." }),
   reply_ask_contact: () => "Zostaw swój adres e-mail, aby można było się z Tobą skontaktować.",
+  reply_waiting: () => "Ekspert ma Twoje pytanie i odpowie tutaj.",
+  knowledge_other_language: (d) => "Nasze strony pomocy są w języku: " + d.language + " i nie ma w nich odpowiedzi na Twoje pytanie.",
   email_subject: (d) => d.author + " odpowiedział(a)",
   email_subject_reference: (d) => d.author + " odpowiedział(a) (" + d.reference + ")",
   email_heading: (d) => plural(d.count, 0, pl, { one: "Masz odpowiedź od " + d.brand, few: "Masz " + strictNumber("pl", d.count, 0, "count") + " odpowiedzi od " + d.brand, many: "Masz " + strictNumber("pl", d.count, 0, "count") + " odpowiedzi od " + d.brand, other: "Masz " + strictNumber("pl", d.count, 0, "count") + " odpowiedzi od " + d.brand }),

@@ -15,6 +15,8 @@ export default {
   reply_handoff: (d) => select(d.who, { topic: "Entendido: estamos chamando um especialista em " + d.topic + " para o pedido " + d.reference + ".", expert: "Entendido: estamos chamando um especialista para o pedido " + d.reference + ".", other: "Entendido: estamos procurando o especialista certo para o pedido " + d.reference + "." }),
   reply_received: (d) => select(d.who, { topic: "Obrigado, seu pedido " + d.reference + " foi registrado. Um especialista em " + d.topic + " vai responder.", expert: "Obrigado, seu pedido " + d.reference + " foi registrado. Um especialista vai responder.", other: "Obrigado, seu pedido " + d.reference + " foi registrado. Estamos procurando o especialista certo para responder." }),
   reply_ask_contact: () => "Deixe seu e-mail para que possam entrar em contato.",
+  reply_waiting: () => "Um especialista está com sua pergunta e vai responder aqui.",
+  knowledge_other_language: (d) => "Nossas páginas de ajuda estão escritas em " + d.language + ", e não encontrei nelas uma resposta para sua pergunta.",
   email_subject: (d) => d.author + " respondeu",
   email_subject_reference: (d) => d.author + " respondeu (" + d.reference + ")",
   email_heading: (d) => plural(d.count, 0, pt, { one: "Você tem uma resposta de " + d.brand, other: "Você tem " + strictNumber("pt", d.count, 0, "count") + " respostas de " + d.brand }),
