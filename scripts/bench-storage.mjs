@@ -133,6 +133,14 @@ export async function benchStorage(worker, adminCall, { smoke = false } = {}) {
         `  (${Math.round((100 * expiring) / unit.bytes)}% expires with retention; most in ${top})`,
     );
   }
+  // Each table's share of a unit, from its rows' estimated sizes (indexes not split out).
+  for (const unit of units) {
+    const cells = [...unit.tables]
+      .sort((a, b) => b.bytes - a.bytes)
+      .map((table) => `${table.table} ${Math.round(table.bytes / count)}`)
+      .join(', ');
+    console.log(`    ${unit.name.split(' (')[0]}: ${cells}`);
+  }
   const days = daysTo10GB(units);
   const n = (value) => value.toLocaleString('en');
   const volume = `${n(DAILY.executions)} executions, ${n(DAILY.turns)} turns and ${n(DAILY.leads)} leads a day`;

@@ -1,7 +1,7 @@
 // `node scripts/eval/fit-gate.mjs DUMP`: fits the knowledge's gate (answer.ts, GATE) on what
 // `npm run eval -- knowledge --dump DUMP` wrote: every question's outcome were it answered, and the
 // evidence the gate weighs. The gate answers when
-//   log(strength) + window·log(coverage) + margin·margin + words·log(words) ≥ at
+//   log(strength) + window·log(coverage) + margin·margin + words·log(words) − unseen·unseen ≥ at
 // and this searches a grid of its weights and, for each, the best `at`, for the most English
 // questions right under the rules the issue set: on each set at most 1 wrong answer in 20 given,
 // none on our own docs (its questions were written from them), and every unanswerable question but
@@ -24,7 +24,8 @@ const scoreOf = (weights, evidence) =>
   log(evidence.strength) +
   weights.window * log(evidence.window) +
   weights.margin * evidence.margin +
-  weights.words * Math.log(Math.max(1, evidence.words));
+  weights.words * Math.log(Math.max(1, evidence.words)) -
+  weights.unseen * (evidence.unseen ?? 0);
 
 /** One set's tally at a gate: English right, wrong, answers given, unanswerable declined (of all). */
 function tally(set, weights, at) {
@@ -50,20 +51,21 @@ function bestGate(sets) {
   let best = null;
   for (const window of [0, 0.25, 0.5])
     for (const margin of [0.5, 0.75, 1, 1.25, 1.5])
-      for (const words of [0, 0.25, 0.5, 0.75, 1]) {
-        const weights = { window, margin, words };
-        const cuts = [...new Set(rows.filter((row) => row.evidence).map((row) => scoreOf(weights, row.evidence)))];
-        for (const at of cuts) {
-          const results = sets.map((set) => [set, tally(set, weights, at)]);
-          if (!results.every(([set, result]) => holds(set, result))) continue;
-          // And still holds a little lower: no wrong answer just under the threshold, by a hair.
-          if (!sets.every((set) => holds(set, tally(set, weights, at - SAFETY)))) continue;
-          const right = results.reduce((sum, [, result]) => sum + result.right, 0);
-          const wrong = results.reduce((sum, [, result]) => sum + result.wrong, 0);
-          if (!best || right > best.right || (right === best.right && wrong < best.wrong))
-            best = { weights, at, right, wrong };
+      for (const words of [0, 0.25, 0.5, 0.75, 1])
+        for (const unseen of [0, 0.5, 1, 1.5, 2, 3]) {
+          const weights = { window, margin, words, unseen };
+          const cuts = [...new Set(rows.filter((row) => row.evidence).map((row) => scoreOf(weights, row.evidence)))];
+          for (const at of cuts) {
+            const results = sets.map((set) => [set, tally(set, weights, at)]);
+            if (!results.every(([set, result]) => holds(set, result))) continue;
+            // And still holds a little lower: no wrong answer just under the threshold, by a hair.
+            if (!sets.every((set) => holds(set, tally(set, weights, at - SAFETY)))) continue;
+            const right = results.reduce((sum, [, result]) => sum + result.right, 0);
+            const wrong = results.reduce((sum, [, result]) => sum + result.wrong, 0);
+            if (!best || right > best.right || (right === best.right && wrong < best.wrong))
+              best = { weights, at, right, wrong };
+          }
         }
-      }
   return best;
 }
 

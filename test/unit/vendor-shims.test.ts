@@ -57,6 +57,26 @@ describe('zod with English only', () => {
     expect(toml).toContain('"../locales/index.js" = "./worker/lib/vendor/zod-locales.ts"');
   });
 
+  it('zod without its compiler and JSON Schema importer: the same names, by the aliased paths', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const zodDir = join(require.resolve('zod/package.json'), '..', 'v4');
+    const compile = await import(/* @vite-ignore */ join(zodDir, 'core', 'compile.js'));
+    const compileStub = await import('../../worker/lib/vendor/zod-compile');
+    expect(Object.keys(compileStub).sort()).toEqual(Object.keys(compile).sort());
+    expect(compileStub.INVALID).toBe(compile.INVALID);
+    const importer = await import(/* @vite-ignore */ join(zodDir, 'classic', 'from-json-schema.js'));
+    const importerStub = await import('../../worker/lib/vendor/zod-from-json-schema');
+    expect(Object.keys(importerStub)).toEqual(Object.keys(importer));
+    // Only zod's own entries import them by these paths, and the Worker calls neither.
+    expect(readFileSync(join(zodDir, 'core', 'index.js'), 'utf8')).toContain('from "./compile.js"');
+    expect(readFileSync(join(zodDir, 'classic', 'external.js'), 'utf8')).toContain('from "./from-json-schema.js"');
+    expect(() => compileStub.compile()).toThrow(/not in the Worker/);
+    const toml = readFileSync(new URL('../../wrangler.toml', import.meta.url), 'utf8');
+    expect(toml).toContain('"./compile.js" = "./worker/lib/vendor/zod-compile.ts"');
+    expect(toml).toContain('"./from-json-schema.js" = "./worker/lib/vendor/zod-from-json-schema.ts"');
+  });
+
   it('zod still explains a failure in English', async () => {
     const { z } = await import('zod');
     const result = z.object({ name: z.string().min(2) }).safeParse({ name: 'x' });

@@ -159,13 +159,16 @@ export function confidenceOf(
     margin: Math.max(0, Math.min(1, (best.score - (other?.score ?? 0)) / best.score)),
     words: terms.length,
     held: best.held,
+    // The question's weight in words no passage of the workspace holds: what it is not about.
+    unseen: total > 0 ? terms.reduce((sum, term) => sum + (unseenTerm(term, stats) ? term.idf : 0), 0) / total : 0,
   };
   const evidenceFor = (value: number) => Math.log(Math.max(value, EVIDENCE_FLOOR));
   const z =
     evidenceFor(evidence.strength) +
     GATE.window * evidenceFor(evidence.window) +
     GATE.margin * evidence.margin +
-    GATE.words * Math.log(Math.max(1, evidence.words));
+    GATE.words * Math.log(Math.max(1, evidence.words)) -
+    GATE.unseen * evidence.unseen;
   // A logistic curve through the default threshold at GATE.at: equal steps of evidence, equal odds.
   const confidence = 1 / (1 + Math.exp(-GATE.slope * (z - GATE.at)));
   return { best: best.rank, confidence, evidence };
@@ -183,18 +186,23 @@ export interface Evidence {
   words: number;
   /** The share of the question's idf the passage holds in any field (0…1): reported, not weighed. */
   held: number;
+  /** The share of the question's idf in words no passage of the workspace holds (0…1). */
+  unseen: number;
 }
+
+/** A term no passage of the workspace holds (its idf is the highest the workspace gives). */
+const unseenTerm = (term: Term, stats: RankingStats) => term.idf >= idf(0, stats.passages) - 1e-9;
 
 /** The least evidence counted (a log of zero is no number). */
 const EVIDENCE_FLOOR = 0.01;
 
 /**
  * The gate (knowledge.md#the-gate): log strength + window·log coverage + margin·margin +
- * words·log(words), against `at`, where confidence is DEFAULT_MIN_CONFIDENCE. Fitted on both
- * calibration sets (`npm run eval -- knowledge --dump`) for the most right answers with no wrong
- * one on our docs, at most 1 in 20 on Hoppscotch's, and every unanswerable question declined.
+ * words·log(words) − unseen·unseen, against `at`, where confidence is DEFAULT_MIN_CONFIDENCE.
+ * Fitted on both calibration sets (scripts/eval/fit-gate.mjs) for the most right answers with no
+ * wrong one on our docs, at most 1 in 20 on Hoppscotch's, and every unanswerable question declined.
  */
-const GATE = { window: 0.25, margin: 1.5, words: 1, at: 0.593, slope: 2 };
+const GATE = { window: 0.25, margin: 1.25, words: 1, unseen: 0.5, at: 0.503, slope: 2 };
 
 /** The word counts ranking has, as the older weighting of extraction reads them. */
 function rarityFrom(stats: RankingStats): WordRarity {

@@ -175,7 +175,9 @@ describe('reading and weighing for a calibrated answer', () => {
       from: (title) => `From ${title}:`,
     });
     expect(card.answer).toContain('We take card payments');
-    for (const question of ['Can I pay with PayPal?', 'Do you sell gift vouchers?'])
+    // One rare word of theirs ("colour") does not make a question about what they never mention theirs.
+    center.push(passage('The widget takes your brand colour and your logo.', 'Branding'));
+    for (const question of ['Can I pay with PayPal?', 'Do you sell gift vouchers?', 'What colour is the office cat?'])
       expect(
         extractiveAnswer(question, center, {
           stats: statsFor(question, center),

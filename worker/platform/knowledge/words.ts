@@ -22,6 +22,8 @@ const STOP_WORDS = new Set(
     'der die das ein eine einen einem einer und oder aber wenn von zu im in am an auf für mit ohne über unter als ' +
     'ist sind war waren sein bin bist hat haben hatte ich mich mein wir unser du dein er sie es ihr wie was wer wo ' +
     'warum wann kann können soll sollte muss nicht kein ja so dann auch nur bitte danke hallo gibt den dem des ' +
+    'meine meinen meinem meiner meines deine deinen deinem deiner unsere unseren unserem unserer ihre ihren ' +
+    'ihrem ihrer seine seinen seinem seiner welche welcher welches welchen ' +
     // Spanish
     'el la los las un una unos unas y o pero si de del al en con sin sobre para por como es son era ser estar está ' +
     'yo mi nosotros tu usted él ella ellos qué que cual cuál quién dónde donde cuándo cómo puedo puede no sí gracias ' +
