@@ -58,8 +58,9 @@ async function waitForPort(port: number, deadline = Date.now() + 15_000): Promis
 async function exerciseReceiver(example: Example, index: number) {
   mkdirSync(EXAMPLES_DIR, { recursive: true });
   const python = example.info.startsWith('python');
-  // Beside node_modules, so the example's own imports (express, standardwebhooks) resolve.
-  const file = python ? join(EXAMPLES_DIR, `receiver-${index}.py`) : join(process.cwd(), `.docs-receiver-${index}.mjs`);
+  // Under the project (test-results/), so the example's own imports (express, standardwebhooks)
+  // resolve from its node_modules; never in a folder a running Worker watches.
+  const file = join(EXAMPLES_DIR, python ? `receiver-${index}.py` : `receiver-${index}.mjs`);
   writeFileSync(file, example.code);
   const port = await freePort();
   const secret = `whsec_${Buffer.from('a docs example secret, 32 bytes!').toString('base64')}`;
@@ -140,8 +141,9 @@ describe('the docs examples', () => {
     const clients = examples.filter((example) => example.info === 'js client');
     expect(clients.map((example) => new URL(example.page).pathname).sort()).toEqual(['/docs/a2a.md', '/docs/mcp.md']);
     for (const [index, example] of clients.entries()) {
-      // Beside node_modules, so the example's own imports resolve.
-      const file = join(process.cwd(), `.docs-client-${index}.mjs`);
+      // Under the project, so the example's own imports resolve (as above).
+      mkdirSync(EXAMPLES_DIR, { recursive: true });
+      const file = join(EXAMPLES_DIR, `client-${index}.mjs`);
       writeFileSync(file, example.code);
       try {
         const result = await run('node', [file], { EGW_API_KEY: demoApiKey, FORCE_COLOR: '0' });
