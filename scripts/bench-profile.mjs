@@ -33,6 +33,18 @@ export async function benchProfile(adminCall, contractedKey, { smoke = false } =
     });
     const contracted = await contractedKey(worker);
     const requests = smoke ? 20 : 300;
+    // The floor first: one trivial D1 batch behind the same stack (bench/routes.ts). What execute
+    // spends beyond it is its own work; the rest of a request's time is the local D1's.
+    const floor = async () => {
+      const response = await fetch(`${worker.url}/__bench/d1-batch`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${plain.token}` },
+      });
+      await response.arrayBuffer();
+    };
+    for (let index = 0; index < 20; index++) await floor();
+    const floorProfile = await profileRequests(worker.inspectorPort, floor, { requests, top: 1 });
+    const perRequest = [];
     for (const [label, token] of [
       ['POST /api/execute', plain.token],
       ['  under a contract', contracted.token],
@@ -58,7 +70,15 @@ export async function benchProfile(adminCall, contractedKey, { smoke = false } =
       for (const entry of profile.areas) console.log(row(entry));
       console.log('  by function:');
       for (const entry of profile.functions) console.log(row(entry));
+      perRequest.push([label.trim(), profile.msPerRequest]);
     }
+    console.log(
+      `The Worker's own CPU per request (samples, workerd): the floor route (one D1 batch) ` +
+        `${floorProfile.msPerRequest.toFixed(2)} ms; ` +
+        perRequest
+          .map(([label, ms]) => `${label} ${ms.toFixed(2)} ms (${(ms / floorProfile.msPerRequest).toFixed(1)}×)`)
+          .join(', '),
+    );
     console.log(
       '  (a function without a module is the runtime\'s; "logLine" and the runtime\'s console.log beneath it are ' +
         'dearer under the inspector, which receives every log line)',
