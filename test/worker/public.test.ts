@@ -6,3 +6,4 @@
 import './public.cases';
 import './widget-public.cases';
 import './pages.cases';
+import './read-replicas.cases';

@@ -138,7 +138,7 @@ describe('public widget config', () => {
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('Access-Control-Allow-Origin')).toBe(THIRD_PARTY);
     expect(allowed.headers.get('Access-Control-Allow-Methods')).toContain('POST');
-    expect(allowed.headers.get('Access-Control-Allow-Headers')).toBe('Content-Type,Authorization');
+    expect(allowed.headers.get('Access-Control-Allow-Headers')).toBe('Content-Type,Authorization,X-EGW-Bookmark');
     const refused = await call(intakePaths(key)[0]!, {
       method: 'OPTIONS',
       headers: { Origin: STRANGER, 'Access-Control-Request-Method': 'POST' },

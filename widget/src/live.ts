@@ -5,6 +5,7 @@
  * `message_id`. Sockets only deliver: messages are sent over HTTP (intake).
  */
 import type { MessageView, ServerFrame, VisitorThread, WidgetConfig } from './types';
+import { bookmarkHeader } from './bookmark';
 
 export interface LiveHandlers {
   /** Messages, in order; some may be known already. */
@@ -49,7 +50,10 @@ export function connectLive(config: WidgetConfig, session: string, on: LiveHandl
       }).toString();
       unsentRead = undefined;
       const url = `${route('messages')}${query ? `?${query}` : ''}`;
-      const response = await fetch(url, { headers: auth, credentials: 'omit' });
+      const response = await fetch(url, {
+        headers: { ...auth, ...bookmarkHeader(config.channel_key) },
+        credentials: 'omit',
+      });
       if (response.ok) {
         const thread = (await response.json()) as VisitorThread;
         if (thread.messages.length > 0) pollDelay = POLL_MIN_MS;

@@ -9,6 +9,7 @@ import { readableOn, safeColor } from '../../worker/lib/contrast';
 import say from '../../worker/lib/i18n/compiled/widget.en.js';
 import { type ContactField, deliveryMark, type FieldErrors, type Message, useConversation } from './conversation';
 import { connectLive, type LiveConnection } from './live';
+import { keepBookmark } from './bookmark';
 import { panelCss } from './styles';
 import type {
   Attribution,
@@ -86,7 +87,10 @@ async function sendIntake(config: WidgetConfig, body: Record<string, unknown>): 
   } catch {
     throw new IntakeError(say.error_network());
   }
-  if (response.ok) return (await response.json()) as IntakeAnswer;
+  if (response.ok) {
+    keepBookmark(config.channel_key, response);
+    return (await response.json()) as IntakeAnswer;
+  }
   const problem = ((await response.json().catch(() => ({}))) ?? {}) as Partial<Problem>;
   // The server's words are English: a field it refuses is named in the visitor's language instead.
   const fieldErrors: FieldErrors = {};

@@ -14,6 +14,7 @@ import { etag } from 'hono/etag';
 import { createMiddleware } from 'hono/factory';
 import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../env';
 import { newApp } from '../lib/app';
+import { BOOKMARK_HEADER } from '../lib/d1-sessions';
 import { parseJsonBody, readJsonBody } from '../lib/body';
 import { ApiError } from '../lib/errors';
 import { problemResponses } from '../lib/openapi';
@@ -66,9 +67,14 @@ export function channelGate(param: string, options: { requireOrigin: boolean; fo
       return channel;
     };
     // Intake may take the channel from the cache: its execution batch guards the channel's state and origins.
+    // A read of the public configuration or the thread decides nothing that a write does not check
+    // again on the primary (intake's batch guards the channel): it reads the channel from a replica.
     const read = options.forIntake
       ? await findActiveChannelForIntake(c.var.db, channelKey)
-      : { value: await findActiveChannel(c.var.db, channelKey), fromCache: false };
+      : {
+          value: await findActiveChannel(c.req.method === 'GET' ? c.var.reads : c.var.db, channelKey),
+          fromCache: false,
+        };
     c.set('channel', admit(read.value));
     c.set('pageOrigin', origin);
     c.set('channelOriginToGuard', origin === undefined || origin === consoleOrigin(urls) ? null : origin);
@@ -86,8 +92,8 @@ export function channelGate(param: string, options: { requireOrigin: boolean; fo
 export const widgetCors = cors({
   origin: (origin, c) => (origin && c.get('pageOrigin') === origin ? origin : null),
   allowMethods: ['GET', 'POST', 'OPTIONS'],
-  allowHeaders: ['Content-Type', 'Authorization'],
-  exposeHeaders: ['X-Request-Id', 'Retry-After', 'ETag'],
+  allowHeaders: ['Content-Type', 'Authorization', BOOKMARK_HEADER],
+  exposeHeaders: ['X-Request-Id', 'Retry-After', 'ETag', BOOKMARK_HEADER],
   maxAge: 600,
 });
 
@@ -221,7 +227,15 @@ export function widgetRoutes() {
         c.header('Cache-Control', 'no-store');
         const token = BEARER.exec(c.req.header('Authorization') ?? '')?.[1];
         const { after, read_up_to: readUpTo } = c.req.valid('query');
-        const thread = await visitorThread(c.var.db, admittedChannel(c).id, token, after, readUpTo);
+        const thread = await visitorThread(
+          c.var.db,
+          admittedChannel(c).id,
+          token,
+          after,
+          readUpTo,
+          c.var.services.clock.now(),
+          c.var.reads,
+        );
         return c.json(thread, 200);
       },
     );

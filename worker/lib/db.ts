@@ -5,6 +5,7 @@ import * as schema from '../../drizzle/schema';
 import { type IdPrefix, newId } from './ids';
 import { clock } from './clock';
 import { TtlCache } from './ttl-cache';
+import type { D1Like } from './d1-sessions';
 
 /**
  * drizzle over D1, without its relational query API (unused here): with a schema, drizzle()
@@ -26,6 +27,8 @@ export interface QueryCounter {
   statements: number;
   /** Rows D1 read (its own `rows_read`, of batches, `all` and `run`), for the bench's bounded-cost checks. */
   rowsRead?: number;
+  /** The round trips of the replica's read session (lib/d1-sessions.ts), among `roundTrips`. */
+  replicaRoundTrips?: number;
 }
 
 const EXECUTING_METHODS = new Set(['first', 'all', 'run', 'raw']);
@@ -35,7 +38,15 @@ const EXECUTING_METHODS = new Set(['first', 'all', 'run', 'raw']);
  * into `X-D1-Queries` when EXPOSE_DB_METRICS is set, so a benchmark can prove that the work per
  * request stays constant as data grows.
  */
-export function countingD1(database: D1Database, counter: QueryCounter): D1Database {
+export function countingD1<T extends D1Like>(
+  database: T,
+  counter: QueryCounter,
+  options: { replica?: boolean } = {},
+): T {
+  const trip = () => {
+    counter.roundTrips += 1;
+    if (options.replica) counter.replicaRoundTrips = (counter.replicaRoundTrips ?? 0) + 1;
+  };
   const originals = new WeakMap<object, D1PreparedStatement>();
 
   const wrapStatement = (statement: D1PreparedStatement): D1PreparedStatement => {
@@ -48,7 +59,7 @@ export function countingD1(database: D1Database, counter: QueryCounter): D1Datab
         if (typeof value !== 'function') return value;
         if (typeof property === 'string' && EXECUTING_METHODS.has(property)) {
           return (...args: unknown[]) => {
-            counter.roundTrips += 1;
+            trip();
             counter.statements += 1;
             const result = (value as (...a: unknown[]) => unknown).apply(target, args);
             // `all` and `run` answer D1's meta: its rows_read is counted as a batch's is.
@@ -73,7 +84,7 @@ export function countingD1(database: D1Database, counter: QueryCounter): D1Datab
       }
       if (property === 'batch') {
         return (statements: D1PreparedStatement[]) => {
-          counter.roundTrips += 1;
+          trip();
           counter.statements += statements.length;
           // D1 needs its own statement objects back, not our proxies.
           return target.batch(statements.map((statement) => originals.get(statement) ?? statement)).then((results) => {
@@ -96,8 +107,9 @@ interface PreparedBatchItem {
 }
 
 /** drizzle over a D1 binding (counted or not). */
-export function createDatabase(database: D1Database): Database {
-  const db = drizzle(database);
+export function createDatabase(database: D1Like): Database {
+  // A session has what drizzle uses of a binding: prepare and batch.
+  const db = drizzle(database as D1Database);
   // drizzle 0.45's D1 batch binds parameters only to a prepared statement, which raw SQL
   // statements (db.run / db.all of an SQL text, as insertRowsSql makes) do not have: it throws.
   // This runs a batch exactly as drizzle does, binding every statement.

@@ -1,7 +1,9 @@
 import { createMiddleware } from 'hono/factory';
 import type { Context } from 'hono';
 import { urlsFollowHost, type AppEnv } from '../env';
-import type { QueryCounter } from './db';
+import type { Database, QueryCounter } from './db';
+import { getCookie, setCookie } from 'hono/cookie';
+import { BOOKMARK_COOKIE, BOOKMARK_COOKIE_SECONDS, BOOKMARK_HEADER, bookmarkFrom } from './d1-sessions';
 import { newId, newTraceId, traceIdFromTraceparent } from './ids';
 import { buildServices } from './services';
 import { clock } from './clock';
@@ -47,6 +49,38 @@ function applyCachingRules(c: Context<AppEnv>): void {
   }
 }
 
+declare module 'hono' {
+  interface ContextVariableMap {
+    /**
+     * The request's reads that decide nothing (docs/design/scale.md): a replica's session, at least
+     * as new as the caller's bookmark, read-only; the primary's on routes that decide.
+     */
+    reads: Database;
+  }
+}
+
+/** `__Host-` on https, as the session cookie (identity/sessions.ts). */
+const bookmarkCookieName = (c: Context) =>
+  new URL(c.req.url).protocol === 'https:' ? `__Host-${BOOKMARK_COOKIE}` : BOOKMARK_COOKIE;
+
+/**
+ * Hands the newest bookmark back: in a header (the widget keeps it beside the visitor's token and
+ * sends it with its next read), and, after a console form changed something, in a short cookie, so
+ * the page it lands on reads at least that change.
+ */
+function handBackBookmark(c: Context<AppEnv>, bookmark: string | null): void {
+  if (!bookmark) return;
+  c.header(BOOKMARK_HEADER, bookmark);
+  if (c.req.method === 'POST' && c.res.status >= 300 && c.res.status < 400)
+    setCookie(c, bookmarkCookieName(c), bookmark, {
+      httpOnly: true,
+      sameSite: 'Lax',
+      path: '/',
+      secure: new URL(c.req.url).protocol === 'https:',
+      maxAge: BOOKMARK_COOKIE_SECONDS,
+    });
+}
+
 /**
  * Builds the request's services (its database, settings, limits… lib/services.ts) and sets them,
  * with the request and trace ids, for the rest of the chain; writes the request log line and the
@@ -64,15 +98,19 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
       requestId: c.var.requestId,
       traceId: c.var.traceId,
       counter,
+      readAfter: bookmarkFrom(c.req.header(BOOKMARK_HEADER) ?? getCookie(c, bookmarkCookieName(c))),
     });
     c.set('services', services);
     c.set('settings', services.settings);
     c.set('db', services.db);
+    c.set('reads', services.reads);
     await next();
+    handBackBookmark(c, services.bookmark());
   } finally {
     applyCachingRules(c);
     c.header('X-Request-Id', c.var.requestId);
     if (c.var.settings?.EXPOSE_DB_METRICS) {
+      c.header('X-D1-Replica-Queries', `${counter.replicaRoundTrips ?? 0}`);
       c.header('X-D1-Queries', `${counter.roundTrips}`);
       c.header('X-D1-Statements', `${counter.statements}`);
       c.header('X-D1-Rows-Read', `${counter.rowsRead ?? 0}`);

@@ -13,6 +13,7 @@ import {
   type Settings,
 } from '../env';
 import { countingD1, createDatabase, type Database, type QueryCounter } from './db';
+import { type D1Like, d1Sessions } from './d1-sessions';
 import { type EgressPolicy, egressPolicy } from './egress';
 import { newId, newTraceId } from './ids';
 import { type Clock, clock } from './clock';
@@ -36,7 +37,15 @@ export type EntryKind = 'request' | 'queue' | 'cron' | 'email' | 'object';
 
 export interface Services {
   entry: EntryKind;
+  /** The primary's session: every write, and every read a decision rests on. */
   db: Database;
+  /**
+   * A replica's session, for reads that decide nothing (docs/design/scale.md): read-only, and
+   * at least as new as the caller's bookmark. Outside a request, the primary's.
+   */
+  reads: Database;
+  /** The newest bookmark of this unit of work's sessions, to hand back to its caller. */
+  bookmark: () => string | null;
   settings: Settings;
   clock: Clock;
   limits: ExecutionLimits;
@@ -62,6 +71,24 @@ export interface EntrySpec {
   traceId?: string;
   /** Counts the unit's D1 round trips (requests: the log line and X-D1-Queries). */
   counter?: QueryCounter;
+  /** The bookmark the caller brought back from its last write (a request's replica reads start there). */
+  readAfter?: string | null;
+}
+
+/** The unit's databases: a request reads from a replica where it may; other entries use the primary only. */
+function databasesOf(env: Bindings, entry: EntrySpec) {
+  const counted = <T extends D1Like>(database: T, replica = false) =>
+    entry.counter ? countingD1(database, entry.counter, { replica }) : database;
+  if (entry.kind !== 'request') {
+    const db = createDatabase(counted(env.DB));
+    return { db, reads: db, bookmark: () => null };
+  }
+  const sessions = d1Sessions(env.DB, entry.readAfter ?? null);
+  return {
+    db: createDatabase(counted(sessions.primary)),
+    reads: createDatabase(counted(sessions.replica, true)),
+    bookmark: sessions.bookmark,
+  };
 }
 
 /** The services of one unit of work, from the Worker's environment. */
@@ -69,7 +96,7 @@ export function buildServices(env: Bindings, entry: EntrySpec): Services {
   const settings = readSettings(env);
   return {
     entry: entry.kind,
-    db: createDatabase(entry.counter ? countingD1(env.DB, entry.counter) : env.DB),
+    ...databasesOf(env, entry),
     settings,
     clock,
     limits: executionLimits(settings),

@@ -26,7 +26,7 @@ export function emailPageRoutes() {
   app.use('/integrations/email', ...consolePageGuards);
   app.get('/integrations/email', async (c) => {
     const context = await workspaceContext(c, 'emails.read');
-    const log = await emailLog(c.var.db, context.current.workspaceId);
+    const log = await emailLog(c.var.reads, context.current.workspaceId);
     return c.html(
       <EmailLogPage user={currentUser(c)} {...context} log={log} smtpConfigured={Boolean(c.var.settings.SMTP_HOST)} />,
     );

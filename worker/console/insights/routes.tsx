@@ -60,8 +60,9 @@ async function viewOf(c: Context<AppEnv>) {
   const now = c.var.services.clock.now();
   const { range, rangeError, ...dates } = rangeOf(c, now);
   const channel = c.req.query('channel') || undefined;
+  // After the membership check (the primary's), the counts from a replica's session.
   const view = await insightsView(
-    c.var.db,
+    c.var.reads,
     context.current.workspaceId,
     { ...dates, ...(channel ? { channel } : {}) },
     now,
@@ -135,7 +136,7 @@ export function insightsPageRoutes() {
   app.use('/integrations/insights/*', ...consolePageGuards);
   app.get('/integrations/insights', async (c) => {
     const { context, view, range, rangeError } = await viewOf(c);
-    const channels = await listChannels(c.var.db, context.current.workspaceId);
+    const channels = await listChannels(c.var.reads, context.current.workspaceId);
     const props: InsightsPageProps = {
       user: currentUser(c),
       ...context,

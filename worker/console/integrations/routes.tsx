@@ -81,20 +81,21 @@ async function renderIntegrations(
 ) {
   const urls = urlsOf(c);
   const mayRequest = roleMay(context.current.role, 'provisioning.request');
+  // After the membership check (the primary's), the page's lists from a replica's session.
   const [channels, apiKeys, invitations, domains, policy, defaultDomain, endpoints, requests, keepDays] =
     await Promise.all([
-      listChannels(c.var.db, context.current.workspaceId),
-      listApiKeys(c.var.db, context.current.workspaceId),
-      listOpenInvitations(c.var.db, { email: currentUser(c).email }),
-      listDomains(c.var.db),
-      workspaceRiskPolicy(c.var.db, context.current.workspaceId),
-      workspaceDefaultDomain(c.var.db, context.current.workspaceId),
+      listChannels(c.var.reads, context.current.workspaceId),
+      listApiKeys(c.var.reads, context.current.workspaceId),
+      listOpenInvitations(c.var.reads, { email: currentUser(c).email }),
+      listDomains(c.var.reads),
+      workspaceRiskPolicy(c.var.reads, context.current.workspaceId),
+      workspaceDefaultDomain(c.var.reads, context.current.workspaceId),
       // Owners hear here when the platform disabled one of their webhook endpoints.
       roleMay(context.current.role, 'webhooks.read')
-        ? listEndpoints(c.var.db, context.current.workspaceId)
+        ? listEndpoints(c.var.reads, context.current.workspaceId)
         : Promise.resolve([]),
-      mayRequest ? listWorkspaceRequests(c.var.db, context.current.workspaceId) : Promise.resolve([]),
-      conversationRetention(c.var.db, context.current.workspaceId),
+      mayRequest ? listWorkspaceRequests(c.var.reads, context.current.workspaceId) : Promise.resolve([]),
+      conversationRetention(c.var.reads, context.current.workspaceId),
     ]);
   return c.html(
     <IntegrationsPage

@@ -35,10 +35,11 @@ type Extra = Pick<KnowledgePageProps, 'tried' | 'errors' | 'values' | 'error'>;
 async function renderPage(c: Context<AppEnv>, extra: Extra = {}, status: 200 | 404 | 422 = 200) {
   const context = await workspaceContext(c, 'knowledge.read');
   const workspaceId = context.current.workspaceId;
+  // After the membership check (the primary's), the page's lists from a replica's session.
   const [sources, gaps, channels] = await Promise.all([
-    listSources(c.var.db, workspaceId),
-    listGaps(c.var.db, workspaceId),
-    listChannels(c.var.db, workspaceId),
+    listSources(c.var.reads, workspaceId),
+    listGaps(c.var.reads, workspaceId),
+    listChannels(c.var.reads, workspaceId),
   ]);
   c.header('Cache-Control', 'no-store');
   return c.html(
@@ -129,7 +130,8 @@ export function knowledgePageRoutes() {
     const question = (form.question ?? '').trim().slice(0, 2000);
     if (!question) return renderPage(c, { errors: { question: 'Write a question.' } }, 422);
     const language = isLanguage(form.language) ? form.language : 'en';
-    const answer = await askKnowledge(c.var.db, context.current.workspaceId, question, {
+    // Trying a question writes nothing (no caller's limit here): a replica's read.
+    const answer = await askKnowledge(c.var.reads, context.current.workspaceId, question, {
       language,
       model: c.var.services.answerModel,
     });

@@ -42,7 +42,7 @@ async function renderPrivacy(
   extra: { errors?: FieldErrors; values?: Record<string, string>; error?: string } = {},
   status: 200 | 422 = 200,
 ) {
-  const requests = await recentPrivacyRequests(c.var.db, context.current.workspaceId);
+  const requests = await recentPrivacyRequests(c.var.reads, context.current.workspaceId);
   return c.html(
     <PrivacyPage user={currentUser(c)} {...context} requests={requests} notice={noticeOf(c)} {...extra} />,
     status,

@@ -205,14 +205,15 @@ async function renderWorkbench(
   const tab = c.req.query('tab') === 'mine' ? 'mine' : 'available';
   const after = c.req.query('after');
   const now = c.var.services.clock.now();
+  // The lists and numbers decide nothing: a replica's session, as new as the expert's last change.
   const [page, credits, numbers] = await Promise.all([
-    listLeadsForProvider(c.var.db, provider, {
+    listLeadsForProvider(c.var.reads, provider, {
       scope: tab,
       limit: 25,
       ...(after?.startsWith('lead_') ? { startingAfter: after } : {}),
     }),
-    providerCredits(c.var.db, provider.id, c.var.services.settings.PLATFORM_CURRENCY),
-    expertNumbers(c.var.db, provider.id, now),
+    providerCredits(c.var.reads, provider.id, c.var.services.settings.PLATFORM_CURRENCY),
+    expertNumbers(c.var.reads, provider.id, now),
   ]);
   return c.html(
     <WorkbenchPage

@@ -33,8 +33,8 @@ async function renderTeam(
   status: 200 | 404 | 409 | 422 = 200,
 ) {
   const [members, invitations] = await Promise.all([
-    listMembers(c.var.db, context.current.workspaceId),
-    listOpenInvitations(c.var.db, { workspaceId: context.current.workspaceId }),
+    listMembers(c.var.reads, context.current.workspaceId),
+    listOpenInvitations(c.var.reads, { workspaceId: context.current.workspaceId }),
   ]);
   return c.html(
     <TeamPage

@@ -27,8 +27,8 @@ export function usagePageRoutes() {
     const { workspaceId } = context.current;
     const now = c.var.services.clock.now();
     const [usage, statements] = await Promise.all([
-      usageView(c.var.db, workspaceId, { group_by: 'day' }, now),
-      workspaceEscrowIds(c.var.db, workspaceId).then((ids) => listStatements(c.var.db, ids)),
+      usageView(c.var.reads, workspaceId, { group_by: 'day' }, now),
+      workspaceEscrowIds(c.var.reads, workspaceId).then((ids) => listStatements(c.var.reads, ids)),
     ]);
     c.header('Cache-Control', 'no-store');
     return c.html(
@@ -45,7 +45,7 @@ export function usagePageRoutes() {
   app.get('/integrations/usage/daily.csv', async (c) => {
     const context = await workspaceContext(c, 'usage.read');
     const usage = await usageView(
-      c.var.db,
+      c.var.reads,
       context.current.workspaceId,
       { group_by: 'day' },
       c.var.services.clock.now(),
@@ -55,8 +55,8 @@ export function usagePageRoutes() {
   });
   app.get('/integrations/usage/statements.csv', async (c) => {
     const context = await workspaceContext(c, 'usage.read');
-    const ids = await workspaceEscrowIds(c.var.db, context.current.workspaceId);
-    return csv(c, 'statements.csv', statementsCsv(await listStatements(c.var.db, ids)));
+    const ids = await workspaceEscrowIds(c.var.reads, context.current.workspaceId);
+    return csv(c, 'statements.csv', statementsCsv(await listStatements(c.var.reads, ids)));
   });
   return app;
 }

@@ -14,14 +14,14 @@ export function webhookPageRoutes() {
 
   app.get('/integrations/webhooks', async (c) => {
     const context = await workspaceContext(c, 'webhooks.read');
-    const endpoints = await listEndpoints(c.var.db, context.current.workspaceId);
+    const endpoints = await listEndpoints(c.var.reads, context.current.workspaceId);
     return c.html(<WebhooksPage user={currentUser(c)} {...context} endpoints={endpoints} notice={noticeOf(c)} />);
   });
 
   app.get('/integrations/webhooks/:webhookId', async (c) => {
     const context = await workspaceContext(c, 'webhooks.read');
-    const endpoint = await endpointOfWorkspace(c.var.db, context.current.workspaceId, c.req.param('webhookId'));
-    const log = await deliveryLog(c.var.db, endpoint.webhook_id, { limit: 50 });
+    const endpoint = await endpointOfWorkspace(c.var.reads, context.current.workspaceId, c.req.param('webhookId'));
+    const log = await deliveryLog(c.var.reads, endpoint.webhook_id, { limit: 50 });
     return c.html(
       <DeliveryLogPage user={currentUser(c)} {...context} endpoint={endpoint} log={log.data} notice={noticeOf(c)} />,
     );

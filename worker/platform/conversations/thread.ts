@@ -69,14 +69,21 @@ function leadStateOf(head: { status: LeadStatus | null; claimer: string | null }
 }
 
 /** The conversation a visitor's token opens on this channel, or 401 `invalid_session`. */
-export async function visitorConversation(db: Database, channelId: number, token: string | undefined) {
-  const row = token
-    ? await db
-        .select({ id: conversations.id })
-        .from(conversations)
-        .where(and(openedByVisitorToken(await sha256Hex(token), clock.now()), eq(conversations.channelId, channelId)))
-        .get()
-    : undefined;
+export async function visitorConversation(
+  db: Database,
+  channelId: number,
+  token: string | undefined,
+  /** A replica's session to look in first (with the visitor's bookmark); a miss asks the primary. */
+  reads?: Database,
+) {
+  const tokenHash = token ? await sha256Hex(token) : undefined;
+  const find = (from: Database) =>
+    from
+      .select({ id: conversations.id })
+      .from(conversations)
+      .where(and(openedByVisitorToken(tokenHash!, clock.now()), eq(conversations.channelId, channelId)))
+      .get();
+  const row = tokenHash ? ((reads ? await find(reads) : undefined) ?? (await find(db))) : undefined;
   if (!row) {
     throw new ApiError('invalid_session', 'Send the session_id that intake gave you as "Authorization: Bearer …".', {
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
@@ -101,8 +108,11 @@ export async function visitorThread(
   after: string | undefined,
   readUpTo?: string,
   now = clock.now(),
+  reads?: Database,
 ): Promise<VisitorThread> {
-  const conversationId = await visitorConversation(db, channelId, token);
+  // Which conversation the token opens, from a replica as new as the visitor's last write; its
+  // messages then come with the read's limit, from the primary.
+  const conversationId = await visitorConversation(db, channelId, token, reads);
   const subject = `thread-reads:${conversationId}`;
   let rows: Awaited<ReturnType<typeof threadQuery>>;
   let heads: Awaited<ReturnType<ReturnType<typeof leadStateQuery>['all']>>;

@@ -122,7 +122,8 @@ export async function runExecution(
     executionId: newId('exe', context.now),
     agents: new AgentPhase(db, admission, admitted, context),
     knowledge: source.knowledge?.enabled
-      ? new KnowledgePhase(db, admitted.workspaceId, source.knowledge, services.answerModel)
+      ? // The question's passages decide nothing the batch does not check again: a replica's read.
+        new KnowledgePhase(services.reads, admitted.workspaceId, source.knowledge, services.answerModel)
       : undefined,
     earlierAttempts: [],
     attemptsRecorded: false,

@@ -35,8 +35,9 @@ export function insightsRoutes() {
     async (c) => {
       c.header('Cache-Control', 'no-store');
       const { from, to, channel } = c.req.valid('query');
+      // Counts that decide nothing: a replica's read (docs/design/scale.md).
       const view = await insightsView(
-        c.var.db,
+        c.var.reads,
         requireWorkspace(c).workspaceId,
         { ...(from ? { from } : {}), ...(to ? { to } : {}), ...(channel ? { channel } : {}) },
         c.var.services.clock.now(),

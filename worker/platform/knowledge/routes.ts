@@ -116,7 +116,7 @@ export function knowledgeRoutes() {
         ...problemResponses([401, 403] as const),
       },
     }),
-    async (c) => c.json({ data: await listSources(c.var.db, requireWorkspace(c).workspaceId) }, 200),
+    async (c) => c.json({ data: await listSources(c.var.reads, requireWorkspace(c).workspaceId) }, 200),
   );
 
   app.openapi(
@@ -242,7 +242,7 @@ export function knowledgeRoutes() {
         ...problemResponses([401, 403] as const),
       },
     }),
-    async (c) => c.json({ data: await listGaps(c.var.db, requireWorkspace(c).workspaceId) }, 200),
+    async (c) => c.json({ data: await listGaps(c.var.reads, requireWorkspace(c).workspaceId) }, 200),
   );
 
   return app;

@@ -143,7 +143,8 @@ export function workbenchRoutes() {
   app.openapi(listLeadsRoute, async (c) => {
     const query = c.req.valid('query');
     c.header('Cache-Control', 'no-store');
-    const page = await listLeadsForProvider(c.var.db, requireProviderRow(c), {
+    // A list decides nothing (a claim re-checks everything on the primary): a replica's read.
+    const page = await listLeadsForProvider(c.var.reads, requireProviderRow(c), {
       scope: query.scope,
       ...(query.status ? { status: query.status } : {}),
       limit: query.limit,
