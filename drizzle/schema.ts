@@ -221,7 +221,7 @@ export const executions = sqliteTable(
   'executions',
   {
     id: text('id').primaryKey(),
-    organizationId: text('organization_id').notNull(),
+    /** Its organisation is its workspace's (not copied into every row). */
     workspaceId: text('workspace_id').notNull(),
     /** The API key the execution ran as; null for widget and hosted-inbox intake. */
     keyId: text('key_id'),
@@ -236,13 +236,20 @@ export const executions = sqliteTable(
     projectId: text('project_id'),
     userId: text('user_id'),
     sessionId: text('session_id'),
-    grantedScopes: text('granted_scopes', { mode: 'json' }).$type<string[]>().notNull(),
+    /** The scopes it ran with, as bits of KNOWN_SCOPES (access/schemas.ts: scopeBits). */
+    scopeBits: integer('scope_bits').notNull().default(0),
     /** The request's exact_bridge, kept for the association it asks for. */
     exactBridge: text('exact_bridge', { mode: 'json' }).$type<Record<string, unknown>>(),
     sourceRecord: text('source_record').notNull(),
+    /** Its audit entry: `aud_` and its own id's body (core/records.ts); older rows name an audit_log row. */
     auditId: text('audit_id').notNull(),
+    /** The door it came through other than HTTP (`mcp`, `a2a`), for its audit entry. */
+    via: text('via', { enum: ['mcp', 'a2a'] }),
+    /** The gateway's own request id, kept only when the caller named the request otherwise. */
+    gatewayRequestId: text('gateway_request_id'),
     createdAt: createdAt(),
   },
+  // A workspace's executions by time: usage, exports, the audit log's execution entries (audit/service.ts).
   (table) => [index('executions_workspace_idx').on(table.workspaceId, table.createdAt)],
 );
 
@@ -274,8 +281,10 @@ export const demands = sqliteTable(
     createdAt: createdAt(),
   },
   (table) => [
+    // A workspace's demands by time: the intake list, exports, the request bodies' retention.
     index('demands_workspace_idx').on(table.workspaceId, table.createdAt),
-    index('demands_channel_idx').on(table.channelId, table.createdAt),
+    // Partial indexes below: an index entry only for the rows a query can ask for (an API demand has no channel).
+    index('demands_channel_idx').on(table.channelId, table.createdAt).where(sql`channel_id IS NOT NULL`),
     // A conversation has one demand.
     uniqueIndex('demands_conversation_idx').on(table.conversationId).where(sql`conversation_id IS NOT NULL`),
   ],
@@ -298,6 +307,7 @@ export const auditLog = sqliteTable(
     createdAt: createdAt(),
   },
   (table) => [
+    // The admin API's audit log: a workspace's entries, or one action's, newest first.
     index('audit_log_workspace_idx').on(table.workspaceId, table.id),
     index('audit_log_action_idx').on(table.action, table.id),
   ],
@@ -394,6 +404,7 @@ export const messages = sqliteTable(
     sources: text('sources', { mode: 'json' }).$type<Array<{ title: string; url: string | null }>>(),
     createdAt: createdAt(),
   },
+  // A conversation's thread, in order (the widget, the workbench, the console, exports).
   (table) => [index('messages_conversation_idx').on(table.conversationId, table.id)],
 );
 
@@ -455,14 +466,14 @@ export const leads = sqliteTable(
     // The sweep's timers: open leads to widen or escalate, claims past their deadline.
     index('leads_widen_idx').on(table.status, table.wave, table.widenAt),
     index('leads_escalate_idx').on(table.status, table.escalatedAt, table.escalateAt),
-    index('leads_deadline_idx').on(table.status, table.claimDeadline),
+    index('leads_deadline_idx').on(table.status, table.claimDeadline).where(sql`claim_deadline IS NOT NULL`),
     // A conversation has at most one lead (docs/design/providers-and-leads.md), however many turns race.
     uniqueIndex('leads_conversation_idx').on(table.conversationId).where(sql`conversation_id IS NOT NULL`),
     index('leads_workspace_idx').on(table.workspaceId, table.createdAt),
-    index('leads_channel_idx').on(table.channelId, table.createdAt),
+    index('leads_channel_idx').on(table.channelId, table.createdAt).where(sql`channel_id IS NOT NULL`),
     // The workbench: open leads of a domain, newest first; a provider's claimed leads.
     index('leads_open_domain_idx').on(table.status, table.domain, table.id),
-    index('leads_claimer_idx').on(table.claimedBy, table.id),
+    index('leads_claimer_idx').on(table.claimedBy, table.id).where(sql`claimed_by IS NOT NULL`),
     // The sweep's release of held leads, oldest first.
     index('leads_held_idx').on(table.heldAt).where(sql`held_at IS NOT NULL`),
   ],
@@ -485,9 +496,10 @@ export const leadEvents = sqliteTable(
     createdAt: createdAt(),
   },
   (table) => [
+    // A lead's history, in order.
     index('lead_events_lead_idx').on(table.leadId, table.id),
     // An expert's own numbers: their claims, replies and outcomes of the last days.
-    index('lead_events_actor_idx').on(table.actorId, table.createdAt),
+    index('lead_events_actor_idx').on(table.actorId, table.createdAt).where(sql`actor_kind = 'provider'`),
   ],
 );
 
@@ -630,6 +642,7 @@ export const agentAttempts = sqliteTable(
     createdAt: createdAt(),
   },
   (table) => [
+    // An agent's health and its operations page (its attempts by time); an execution's attempts.
     index('agent_attempts_provider_idx').on(table.providerId, table.createdAt),
     index('agent_attempts_execution_idx').on(table.executionId),
   ],
@@ -754,6 +767,7 @@ export const events = sqliteTable(
     data: text('data', { mode: 'json' }).notNull().$type<Record<string, unknown>>(),
     createdAt: createdAt(),
   },
+  // An erasure's search of a workspace's payloads (lifecycle/erasure.ts).
   (table) => [index('events_workspace_idx').on(table.workspaceId, table.id)],
 );
 
@@ -847,9 +861,13 @@ export const emails = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
   },
   (table) => [
+    // The sender's due emails; an expert's recent alerts and digests of a kind; a conversation's notices of
+    // a kind; the console's email log.
     index('emails_due_idx').on(table.status, table.nextAttemptAt),
     index('emails_provider_idx').on(table.providerId, table.kind, table.createdAt),
-    index('emails_conversation_idx').on(table.conversationId, table.kind, table.createdAt),
+    index('emails_conversation_idx')
+      .on(table.conversationId, table.kind, table.createdAt)
+      .where(sql`conversation_id IS NOT NULL`),
     index('emails_workspace_idx').on(table.workspaceId, table.id),
   ],
 );

@@ -11,6 +11,12 @@ const DAILY = { executions: 10_000, turns: 50_000, leads: 1_000 };
 /** Tables whose rows retention removes, and after how many days (platform/lifecycle/retention.ts). */
 const EXPIRES = { events: 90, webhook_deliveries: 30, webhook_attempts: 30, emails: 90, audit_log: 400 };
 const ORIGIN = 'https://bench.example.com';
+/**
+ * The same bench before issue 52’s cuts (commit a21bdbb, this machine, 2026-12-02): every event
+ * kept 90 days whoever listened, an execution's audit entry copied into audit_log, scopes as JSON.
+ */
+const BEFORE = { execution: 2_458, turn: 4_533, lead: 4_260, daysWithRetention: 44 };
+const BEFORE_BYTES = [BEFORE.execution, BEFORE.turn, BEFORE.lead];
 
 async function storage(worker) {
   const response = await fetch(`${worker.url}/api/admin/storage`, {
@@ -20,10 +26,21 @@ async function storage(worker) {
   return response.json();
 }
 
-/** Makes `count` units; answers the database's growth per unit and the tables' share of it. */
+/** One tick of the every-minute cron (the rollups fold the outbox; events nobody receives leave it). */
+async function cronTick(worker) {
+  const response = await fetch(`${worker.url}/__scheduled?cron=${encodeURIComponent('* * * * *')}`);
+  if (!response.ok) throw new Error(`cron: ${response.status} ${await response.text()}`);
+}
+
+/**
+ * Makes `count` units; answers the database's growth per unit and the tables' share of it, as it
+ * stands after the next cron tick (what the database holds at rest, a minute later).
+ */
 async function growthPer(worker, count, make) {
+  await cronTick(worker);
   const before = await storage(worker);
   for (let index = 0; index < count; index++) await make(index);
+  await cronTick(worker);
   const after = await storage(worker);
   const byTable = Object.fromEntries(before.tables.map((table) => [table.table, table.estimated_bytes]));
   const tables = after.tables
@@ -71,7 +88,7 @@ export async function benchStorage(worker, adminCall, { smoke = false } = {}) {
   const key = await adminCall(worker, '/api/admin/api-keys', {
     workspace_id: organization.workspace_id,
     name: 'storage',
-    scopes: ['execute', 'leads:write', 'channels:write'],
+    scopes: ['execute', 'leads:write', 'channels:write', 'agents:invoke'],
     rate_limit_per_minute: 1_000_000,
   });
   const post = (path, body, headers = {}) =>
@@ -85,9 +102,14 @@ export async function benchStorage(worker, adminCall, { smoke = false } = {}) {
     });
   const bearer = { Authorization: `Bearer ${key.token}` };
   const question = (index) => `How do I verify a webhook signature in my service, question ${index}?`;
-  // On the faq domain (the demo's agent answers); a question it cannot take becomes a lead.
+  // On the faq domain the demo's agent answers questions about prices (a question it cannot take becomes a lead).
+  const answerable = (index) => `What are your prices for payroll, question ${index}?`;
   const execution = await growthPer(worker, count, (index) =>
-    post('/api/execute', { domain: 'faq', execution_mode: 'sync', required_scopes: [], text: question(index) }, bearer),
+    post(
+      '/api/execute',
+      { domain: 'faq', execution_mode: 'sync', required_scopes: [], text: answerable(index) },
+      bearer,
+    ),
   );
   const lead = await growthPer(worker, count, (index) =>
     post(
@@ -106,22 +128,23 @@ export async function benchStorage(worker, adminCall, { smoke = false } = {}) {
     { name: 'Storage bench', domain: 'faq', allowed_origins: [ORIGIN] },
     bearer,
   );
+  // Conversations of five turns, each from its own visitor (the intake limit is per visitor).
   let session;
   const turn = await growthPer(worker, count, async (index) => {
     const answer = await post(
       `/api/public/widget/${channel.channel_key}/intake`,
-      { message: { text: question(index) }, ...(session ? { session_id: session } : {}) },
-      { Origin: ORIGIN },
+      { message: { text: answerable(index) }, ...(session ? { session_id: session } : {}) },
+      { Origin: ORIGIN, 'CF-Connecting-IP': `203.0.113.${Math.floor(index / 5) % 250}` },
     );
-    session = answer.session_id;
+    session = index % 5 === 4 ? undefined : answer.session_id;
   });
   const units = [
-    { name: 'execution (faq: an agent answers)', perDay: DAILY.executions, ...execution },
+    { name: 'execution (faq: the agent answers)', perDay: DAILY.executions, ...execution },
     { name: 'conversation turn (widget)', perDay: DAILY.turns, ...turn },
     { name: 'lead (an execution for experts)', perDay: DAILY.leads, ...lead },
   ];
   console.log(`\nStorage: ${count} of each, through the real routes; bytes from D1's size (indexes included)`);
-  for (const unit of units) {
+  for (const [index, unit] of units.entries()) {
     const expiring = unit.expiring[30] + unit.expiring[90] + unit.expiring[400];
     const top = [...unit.tables]
       .sort((a, b) => b.bytes - a.bytes)
@@ -130,6 +153,7 @@ export async function benchStorage(worker, adminCall, { smoke = false } = {}) {
       .join(', ');
     console.log(
       `  ${unit.name.padEnd(34)} ${Math.round(unit.bytes).toLocaleString('en').padStart(6)} B` +
+        ` (before: ${BEFORE_BYTES[index].toLocaleString('en')} B)` +
         `  (${Math.round((100 * expiring) / unit.bytes)}% expires with retention; most in ${top})`,
     );
   }
@@ -147,7 +171,8 @@ export async function benchStorage(worker, adminCall, { smoke = false } = {}) {
   console.log(`  at ${volume}: ${(days.daily / 1024 ** 2).toFixed(0)} MB a day`);
   console.log(
     `  days to 10 GB: ${Math.round(days.without).toLocaleString('en')} without retention, ` +
-      `${days.with >= 100_000 ? 'never (it levels off)' : days.with.toLocaleString('en')} with it`,
+      `${days.with >= 100_000 ? 'never (it levels off)' : days.with.toLocaleString('en')} with it ` +
+      `(before: ${BEFORE.daysWithRetention})`,
   );
   const short = daysTo10GB(units, { 30: 7, 90: 7, 400: 30 });
   console.log(

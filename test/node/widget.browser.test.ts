@@ -210,6 +210,8 @@ describe.skipIf(!browserAvailable)('the embeddable widget in Chromium', () => {
     await page.reload();
     await (await launcher(page)).click();
     await page.locator('div[data-egw] .bubble.visitor', { hasText: 'First visit question' }).waitFor();
+    // The whole thread is back from the server (the reply too) before the visitor writes again.
+    await page.locator('div[data-egw] .bubble.assistant', { hasText: 'Thanks, your request' }).waitFor();
     await page.locator('div[data-egw] textarea').fill('Second visit');
     await page.keyboard.press('Enter');
     await page.locator('div[data-egw] .bubble.visitor', { hasText: 'Second visit' }).waitFor();

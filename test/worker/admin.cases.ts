@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json } from './helpers';
+import { ADMIN_TOKEN, auditEntry, call, createTenant, execute, executeBody, expectProblem, json } from './helpers';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
 
 async function sha256Hex(text: string): Promise<string> {
@@ -159,10 +159,8 @@ describe('provisioning: admin tokens', () => {
     expect(minted.token).toMatch(/^egadm_[1-9A-HJ-NP-Za-km-z]{30,}$/);
     const tenant = await createTenant();
     const envelope = await json(await execute(minted.token, executeBody({ key_id: tenant.keyId })));
-    const audit = await env.DB.prepare('SELECT actor_kind, actor_id FROM audit_log WHERE id = ?')
-      .bind(envelope.exact_bridge.audit_id)
-      .first();
-    expect(audit).toEqual({ actor_kind: 'admin', actor_id: minted.admin_token_id });
+    const audit = await auditEntry(tenant.workspaceId, envelope.exact_bridge.audit_id);
+    expect(audit).toMatchObject({ actor_kind: 'admin', actor_id: minted.admin_token_id });
 
     const listed = await json(await call('/api/admin/admin-tokens', { token: minted.token }));
     expect(JSON.stringify(listed)).not.toContain(minted.token);
@@ -213,6 +211,43 @@ describe('the audit log', () => {
     );
     expect(issued.data).toHaveLength(1);
     expect(issued.data[0]).toMatchObject({ actor_kind: 'admin', actor_id: 'adm_bootstrap', target_id: tenant.keyId });
+  });
+
+  it('merges executions’ entries (read from their rows) with the others, in order, across pages', async () => {
+    const tenant = await createTenant();
+    await execute(tenant.token, executeBody());
+    await call('/api/admin/api-keys', {
+      token: ADMIN_TOKEN,
+      body: { workspace_id: tenant.workspaceId, name: 'second', scopes: ['execute'] },
+    });
+    await execute(tenant.token, executeBody());
+    const all = await json(
+      await call(`/api/admin/audit-log?workspace_id=${tenant.workspaceId}`, { token: ADMIN_TOKEN }),
+    );
+    expect(all.data.map((entry: { action: string }) => entry.action)).toEqual([
+      'execution.completed',
+      'api_key.issued',
+      'execution.completed',
+      'api_key.issued',
+      'organization.created',
+    ]);
+    const paged: string[] = [];
+    let cursor = '';
+    do {
+      const page = await json(
+        await call(`/api/admin/audit-log?workspace_id=${tenant.workspaceId}&limit=1${cursor}`, { token: ADMIN_TOKEN }),
+      );
+      paged.push(...page.data.map((entry: { audit_id: string }) => entry.audit_id));
+      cursor = page.has_more ? `&starting_after=${page.next_cursor}` : '';
+    } while (cursor);
+    expect(paged).toEqual(all.data.map((entry: { audit_id: string }) => entry.audit_id));
+    const executions = await json(
+      await call(`/api/admin/audit-log?workspace_id=${tenant.workspaceId}&action=execution.completed`, {
+        token: ADMIN_TOKEN,
+      }),
+    );
+    expect(executions.data).toHaveLength(2);
+    expect(executions.data[0]).toMatchObject({ actor_kind: 'api_key', key_id: tenant.keyId });
   });
 
   it('rejects a bad limit with 422 naming it', async () => {

@@ -1,10 +1,10 @@
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ADMIN_TOKEN,
   call,
   createTenant,
   execute,
+  auditEntry,
   executeBody,
   expectProblem,
   issueKey,
@@ -200,10 +200,8 @@ describe('auth matrix for POST /api/execute', () => {
     expect(response.status).toBe(200);
     const envelope = await json(response);
     expect(envelope.exact_bridge.workspace_id).toBe(tenant.workspaceId);
-    const audit = await env.DB.prepare('SELECT actor_kind, actor_id, key_id FROM audit_log WHERE id = ?')
-      .bind(envelope.exact_bridge.audit_id)
-      .first();
-    expect(audit).toEqual({ actor_kind: 'admin', actor_id: 'adm_bootstrap', key_id: tenant.keyId });
+    const audit = await auditEntry(tenant.workspaceId, envelope.exact_bridge.audit_id);
+    expect(audit).toMatchObject({ actor_kind: 'admin', actor_id: 'adm_bootstrap', key_id: tenant.keyId });
   });
 
   it('the Bearer scheme is case-insensitive (RFC 9110 section 11.1)', async () => {

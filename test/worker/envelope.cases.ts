@@ -4,7 +4,17 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXACT_BRIDGE_FIELDS } from '../../worker/platform/core/schemas';
-import { createTenant, execute, executeBody, expectProblem, json, type Tenant, issueKey } from './helpers';
+import {
+  auditEntries,
+  auditEntry,
+  createTenant,
+  execute,
+  executeBody,
+  expectProblem,
+  json,
+  type Tenant,
+  issueKey,
+} from './helpers';
 import { moveClockForTests } from '../../worker/lib/clock';
 import { IDEMPOTENCY_TTL_MS } from '../../worker/platform/core/idempotency';
 
@@ -29,10 +39,8 @@ describe('the execution envelope', () => {
       .bind(envelope.output.execution_id)
       .first();
     expect(row).toEqual({ request_id: 'req-from-caller-42', trace_id: 'trace-from-caller-7' });
-    const audit = await env.DB.prepare('SELECT request_id FROM audit_log WHERE id = ?')
-      .bind(envelope.exact_bridge.audit_id)
-      .first();
-    expect(audit).toEqual({ request_id: ours });
+    const audit = await auditEntry(tenant.workspaceId, envelope.exact_bridge.audit_id);
+    expect(audit?.request_id).toBe(ours);
     const line = log.mock.calls
       .map(([text]) => (typeof text === 'string' && text.startsWith('{') ? JSON.parse(text) : undefined))
       .find(
@@ -95,9 +103,7 @@ describe('the execution envelope', () => {
   it('audit_id points to a real audit row of this execution', async () => {
     const response = await execute(tenant.token, executeBody({ request_id: 'audited-1' }));
     const envelope = await json(response);
-    const audit = await env.DB.prepare('SELECT * FROM audit_log WHERE id = ?')
-      .bind(envelope.exact_bridge.audit_id)
-      .first<Record<string, unknown>>();
+    const audit = await auditEntry(tenant.workspaceId, envelope.exact_bridge.audit_id);
     expect(audit).toMatchObject({
       action: 'execution.completed',
       target_id: envelope.output.execution_id,
@@ -109,12 +115,18 @@ describe('the execution envelope', () => {
       // The audit record carries our request id, as the log line does; the caller's is on the execution.
       request_id: response.headers.get('X-Request-Id'),
     });
-    const audits = await env.DB.prepare(
-      "SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'execution.completed'",
-    )
+    expect(audit?.metadata).toEqual({
+      domain: 'consultation',
+      source_record: expect.any(String),
+      scopes: expect.any(Array),
+    });
+    // One entry, read from the execution row: nothing of it is copied into audit_log.
+    const entries = await auditEntries(tenant.workspaceId);
+    expect(entries.filter((entry) => entry.target_id === envelope.output.execution_id)).toHaveLength(1);
+    const copied = await env.DB.prepare('SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ?')
       .bind(envelope.output.execution_id)
       .first<{ n: number }>();
-    expect(audits?.n).toBe(1);
+    expect(copied?.n).toBe(0);
   });
 
   it('contract_id and escrow_id come from the request (the caller’s own references, without a contract)', async () => {
@@ -180,14 +192,15 @@ describe('the execution envelope', () => {
       await execute(tenant.token, executeBody({ required_scopes: ['execute', 'memory:read'] })),
     );
     const wide = await json(await execute(tenant.token, executeBody({ required_scopes: [] })));
-    const scopesOf = async (id: string) =>
-      JSON.parse(
-        (await env.DB.prepare('SELECT granted_scopes FROM executions WHERE id = ?')
-          .bind(id)
-          .first<{ granted_scopes: string }>())!.granted_scopes,
-      );
-    expect(await scopesOf(narrow.output.execution_id)).toEqual(['execute', 'memory:read']);
-    expect(await scopesOf(wide.output.execution_id)).toEqual(['execute', 'leads:write', 'memory:read']);
+    // As its audit entry says them (kept as bits of the known scopes on the execution row).
+    const scopesOf = async (envelope: Record<string, any>) =>
+      (
+        (await auditEntry(tenant.workspaceId, envelope.exact_bridge.audit_id))?.metadata as
+          | { scopes?: string[] }
+          | undefined
+      )?.scopes;
+    expect(await scopesOf(narrow)).toEqual(['execute', 'memory:read']);
+    expect(await scopesOf(wide)).toEqual(['execute', 'leads:write', 'memory:read']);
   });
 
   it('stores the caller’s own correlation fields', async () => {

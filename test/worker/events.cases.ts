@@ -14,7 +14,9 @@ import {
   newEvent,
   takeCommittedEvents,
 } from '../../worker/platform/events';
-import { createTenant, execute, executeBody } from './helpers';
+import { createTenant, execute, executeBody, json } from './helpers';
+import { endpoint, receiver } from './webhook-helpers';
+import { rollUp } from '../../worker/platform/rollups';
 import { createActiveExpert, createChannel, review, sessionCall, visitorSays } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
 
@@ -113,5 +115,29 @@ describe('committed ids come back from the batch', () => {
     expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE workspace_id = 'ws_events_2'").first()).toEqual(
       { n: 0 },
     );
+  });
+});
+
+describe('the outbox keeps an event while it has a reader', () => {
+  it('counted by the rollups, an event no endpoint receives leaves; one with a delivery stays', async () => {
+    const quiet = await createTenant();
+    const heard = await createTenant();
+    await endpoint(heard.workspaceId, receiver().url, ['execution.completed']);
+    const quietRun = await json(await execute(quiet.token, executeBody()));
+    const heardRun = await json(await execute(heard.token, executeBody()));
+    const eventOf = (executionId: string) =>
+      env.DB.prepare("SELECT id FROM events WHERE json_extract(data, '$.execution_id') = ?").bind(executionId).first();
+    // Written in the execution's batch, whoever listens (the live rooms and the rollups read them).
+    expect(await eventOf(quietRun.output.execution_id)).not.toBeNull();
+    for (let tick = 0; tick < 4; tick++) await rollUp(createDatabase(env.DB));
+    expect(await eventOf(quietRun.output.execution_id)).toBeNull();
+    expect(await eventOf(heardRun.output.execution_id)).not.toBeNull();
+    // Counted before it left: the workspace's insights hold the execution.
+    const counted = await env.DB.prepare(
+      "SELECT sum(value) AS n FROM daily_rollups WHERE workspace_id = ? AND metric = 'executions' AND length(day) = 10",
+    )
+      .bind(quiet.workspaceId)
+      .first<{ n: number }>();
+    expect(counted?.n).toBe(1);
   });
 });

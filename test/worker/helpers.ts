@@ -136,3 +136,17 @@ export function expectStrictPageHeaders(response: Response): void {
   expect(csp).not.toContain('unsafe-inline');
   expect(response.headers.get('X-Frame-Options')).toBe('DENY');
 }
+
+/**
+ * The audit log's entries of a workspace, newest first, as the admin API reads them (a completed
+ * execution's entry is read from its execution row: audit/service.ts).
+ */
+export async function auditEntries(workspaceId: string): Promise<Array<Record<string, unknown>>> {
+  const response = await call(`/api/admin/audit-log?workspace_id=${workspaceId}&limit=100`, { token: ADMIN_TOKEN });
+  return (await json(response)).data;
+}
+
+/** One audit entry by its id, or undefined. */
+export async function auditEntry(workspaceId: string, auditId: string) {
+  return (await auditEntries(workspaceId)).find((entry) => entry.audit_id === auditId);
+}

@@ -111,6 +111,18 @@ export function newId(prefix: IdPrefix, now: number = clock.now()): string {
   return `${prefix}_${encodeTime(time)}${encodeRandom(lastRandom)}`;
 }
 
+/** The millisecond an id was minted at (its time part), or 0 for a string that is not an id. */
+export function idTime(id: string): number {
+  const encoded = id.slice(id.indexOf('_') + 1, id.indexOf('_') + 11);
+  let time = 0;
+  for (const char of encoded) {
+    const digit = CROCKFORD.indexOf(char);
+    if (digit < 0) return 0;
+    time = time * 32 + digit;
+  }
+  return encoded.length === 10 ? time : 0;
+}
+
 /**
  * A cursor that sorts before every id minted `milliseconds` earlier than `id` or later (a prefix
  * and a time, no randomness): reading "after" it reads that span again.

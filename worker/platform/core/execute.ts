@@ -32,7 +32,7 @@ import { brainInput, leadOperationsOf } from './brain-input';
 import { BatchAdmission, ContractChanged, IdempotentReplay } from './batch-admission';
 import { executionEvents } from './events';
 import { releaseIdempotencyKey } from './idempotency';
-import { envelopeOf, executionRecordWrites, meterQuantities } from './records';
+import { envelopeOf, executionAuditId, executionRecordWrites, meterQuantities } from './records';
 import { assertContractNamed } from './admission';
 import type { Services } from '../../lib/services';
 import {
@@ -200,7 +200,7 @@ async function executeOnce(
   const attempts = plan.attempts.length > 0 ? plan.attempts : run.earlierAttempts;
   run.earlierAttempts = attempts;
 
-  const auditId = newId('aud', now);
+  const auditId = executionAuditId(executionId);
   const records = {
     executionId,
     auditId,

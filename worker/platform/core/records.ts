@@ -7,6 +7,7 @@ import type { ExecutedPlan } from '../../brain';
 import type { ContractCharge, MeterQuantities } from '../billing';
 import { type Database, insertRows, schema } from '../../lib/db';
 import { EXECUTIONS_METER } from '../../vocabulary';
+import { scopeBits } from '../access/schemas';
 import { resultOf } from './replies';
 import type { ExecuteResponse, UsageApplication } from './schemas';
 import type { Admitted, Demand, ExecutionContext } from './sources/source';
@@ -30,38 +31,54 @@ export interface RecordInput {
   outcome: { status: 'completed'; sourceRecord: string } | { status: 'failed'; attempts: number };
 }
 
-/** The execution row and its one audit record. */
+/**
+ * An execution's audit entry id: its own id under the audit prefix, so the entry of a completed
+ * execution is the execution row itself (audit/service.ts reads it there) and sorts with the log.
+ */
+export function executionAuditId(executionId: string): string {
+  return `aud_${executionId.slice('exe_'.length)}`;
+}
+
+/**
+ * The execution row, which is also the audit entry of a completed execution (who, with which key
+ * and scopes, under which request, when, and what it made: nothing is copied into audit_log); a
+ * failed one, which made nothing, gets its own audit row with the reason.
+ */
 export function executionRecordWrites(
   db: Database,
   { executionId, auditId, admitted, demand, context, idempotencyKey, outcome }: RecordInput,
 ): BatchItem<'sqlite'>[] {
   const completed = outcome.status === 'completed';
   const sourceRecord = completed ? outcome.sourceRecord : executionId;
+  const executionRow = insertRows(db, executions, [
+    {
+      id: executionId,
+      workspaceId: admitted.workspaceId,
+      keyId: admitted.key?.id ?? null,
+      actorKind: admitted.actorKind,
+      actorId: admitted.actorId,
+      domain: demand.domain,
+      status: outcome.status,
+      requestId: context.outputRequestId,
+      traceId: context.traceId,
+      // A failed execution frees its idempotency key, so it does not name it.
+      idempotencyKey: completed ? idempotencyKey : null,
+      projectId: context.correlation?.projectId ?? null,
+      userId: context.correlation?.userId ?? null,
+      sessionId: context.correlation?.sessionId ?? null,
+      scopeBits: scopeBits(admitted.grantedScopes),
+      exactBridge: context.exactBridge ?? null,
+      sourceRecord,
+      auditId,
+      via: context.via ?? null,
+      // The gateway's own request id, when the caller named the request otherwise.
+      gatewayRequestId: context.requestId === context.outputRequestId ? null : context.requestId,
+      createdAt: context.now,
+    },
+  ]);
+  if (completed) return [executionRow];
   return [
-    insertRows(db, executions, [
-      {
-        id: executionId,
-        organizationId: admitted.organizationId,
-        workspaceId: admitted.workspaceId,
-        keyId: admitted.key?.id ?? null,
-        actorKind: admitted.actorKind,
-        actorId: admitted.actorId,
-        domain: demand.domain,
-        status: outcome.status,
-        requestId: context.outputRequestId,
-        traceId: context.traceId,
-        // A failed execution frees its idempotency key, so it does not name it.
-        idempotencyKey: completed ? idempotencyKey : null,
-        projectId: context.correlation?.projectId ?? null,
-        userId: context.correlation?.userId ?? null,
-        sessionId: context.correlation?.sessionId ?? null,
-        grantedScopes: admitted.grantedScopes,
-        exactBridge: context.exactBridge ?? null,
-        sourceRecord,
-        auditId,
-        createdAt: context.now,
-      },
-    ]),
+    executionRow,
     insertRows(db, auditLog, [
       {
         id: auditId,
@@ -70,14 +87,14 @@ export function executionRecordWrites(
         actorKind: admitted.actorKind,
         actorId: admitted.actorId,
         keyId: admitted.key?.id ?? null,
-        action: `execution.${outcome.status}`,
+        action: 'execution.failed',
         targetId: executionId,
         requestId: context.requestId,
         traceId: context.traceId,
         metadata: {
-          ...(completed
-            ? { domain: demand.domain, source_record: sourceRecord, scopes: admitted.grantedScopes }
-            : { domain: demand.domain, reason: 'agent_unavailable', attempts: outcome.attempts }),
+          domain: demand.domain,
+          reason: 'agent_unavailable',
+          attempts: outcome.attempts,
           ...(context.via ? { via: context.via } : {}),
         },
         createdAt: context.now,

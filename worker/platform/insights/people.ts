@@ -59,6 +59,8 @@ export async function expertNumbers(db: Database, providerId: string, now: numbe
       .innerJoin(leads, eq(leads.id, leadEvents.leadId))
       .where(
         and(
+          // The provider's own moves (the actor index holds only providers' rows).
+          eq(leadEvents.actorKind, 'provider'),
           eq(leadEvents.actorId, providerId),
           gte(leadEvents.createdAt, since),
           inArray(leadEvents.toStatus, ['claimed', 'contacted', 'won', 'lost']),
