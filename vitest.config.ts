@@ -30,6 +30,7 @@ const PREBUNDLED = [
   // The compiled message catalogs' runtime (worker/lib/i18n/compiled/).
   '@messageformat/runtime',
   '@messageformat/runtime/lib/cardinals',
+  'stripe',
 ];
 
 // Worker tests run inside workerd with the real D1 and the real migrations (test/setup.ts).
@@ -70,6 +71,11 @@ export default defineConfig(async () => {
             TEST_MAIL_SINK_URL: `http://127.0.0.1:${process.env.EGW_TEST_SINK_VIEW_PORT}`,
             // No platform channel unless a test names one, whatever `npm run dev` wrote to .dev.vars.
             FRONT_DOOR_CHANNEL: '',
+            // Card payments against a stubbed Stripe (test/worker/stripe-helpers.ts): its API at this origin.
+            STRIPE_SECRET_KEY: 'sk_test_worker_tests_0000000000',
+            STRIPE_WEBHOOK_SECRET: 'whsec_worker_tests_0000000000000000',
+            STRIPE_API_URL: 'https://stripe.test',
+            PAYMENTS_CURRENCIES: 'EUR:5-5000,USD:5-5000',
           },
         },
       }),

@@ -55,6 +55,11 @@ export const escrows = sqliteTable(
     lowBalanceMinor: integer('low_balance_minor').notNull(),
     /** Whether the sweep has told the owner the balance is low (a credit above the threshold clears it). */
     lowBalanceNotified: integer('low_balance_notified', { mode: 'boolean' }).notNull().default(false),
+    /**
+     * Set while a card payment into it is disputed (docs/design/billing.md#card-top-ups): the database refuses
+     * its charges and lead fees (migrations/0044) until an admin lifts the hold.
+     */
+    heldAt: integer('held_at'),
     createdAt: createdAt(),
   },
   (table) => [

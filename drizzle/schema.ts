@@ -917,6 +917,7 @@ export const leadOffers = sqliteTable(
 
 // The ledger's tables (contracts, escrows, entries, meters, statements, refund requests).
 export * from './billing';
+export * from './payments';
 // The owner's numbers per day, rolled up by the sweep.
 export * from './rollups';
 // A2A tasks: threads of executions that an agent reads back.

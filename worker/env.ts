@@ -92,6 +92,14 @@ export interface Vars {
   ANSWER_MODEL_URL?: string;
   /** The bearer key of ANSWER_MODEL_URL (secret). */
   ANSWER_MODEL_KEY?: string;
+  /** Card top-ups (docs/design/billing.md#card-top-ups): Stripe's secret API key (secret). Unset: no cards. */
+  STRIPE_SECRET_KEY?: string;
+  /** The signing secret of the webhook endpoint Stripe posts to (secret, `whsec_…`). */
+  STRIPE_WEBHOOK_SECRET?: string;
+  /** Local development and tests only: the Stripe API's origin (the local stand-in, scripts/stripe-stand-in.mjs). */
+  STRIPE_API_URL?: string;
+  /** What a top-up may be, per currency, in major units: `EUR:5-5000,USD:5-5000` (the default: EUR 5 to 5,000). */
+  PAYMENTS_CURRENCIES?: string;
   /**
    * Local development only (`npm run dev` sets it): the loopback origin it serves on, the links'
    * origin for emails no request caused (billing notices of the sweep) when no CONSOLE_URL is set.
@@ -177,6 +185,22 @@ const settingsSchema = z.object({
     .string()
     .optional()
     .transform((value) => value || undefined),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined),
+  STRIPE_API_URL: optionalUrl,
+  PAYMENTS_CURRENCIES: z
+    .string()
+    .regex(
+      /^\s*[A-Z]{3}:\d+(\.\d{1,2})?-\d+(\.\d{1,2})?\s*(,\s*[A-Z]{3}:\d+(\.\d{1,2})?-\d+(\.\d{1,2})?\s*)*$/,
+      'PAYMENTS_CURRENCIES is a list such as EUR:5-5000,USD:5-5000',
+    )
+    .default('EUR:5-5000'),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

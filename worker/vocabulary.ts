@@ -89,6 +89,14 @@ export type LedgerKind = (typeof LEDGER_KINDS)[number];
 /** Whose prepaid balance an escrow is. */
 export const ESCROW_OWNERS = ['workspace', 'provider'] as const;
 
+/**
+ * A card top-up (docs/design/billing.md#card-top-ups): `open` until Stripe's webhook says it was paid
+ * (`paid`, credited once), `expired` when its Checkout Session lapsed unpaid; a refund or a
+ * dispute after it is recorded on the payment (refunded_minor, disputed).
+ */
+export const PAYMENT_STATUSES = ['open', 'paid', 'expired', 'disputed'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
 /** Why an expert asks for a lead fee back. */
 export const REFUND_REASONS = ['spam', 'unreachable'] as const;
 export const REFUND_STATUSES = ['pending', 'accepted', 'declined'] as const;

@@ -758,6 +758,14 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'GET', path: '/integrations/usage', auth: 'session', deniedRole: 'admin', tenantScoped: true },
   { method: 'GET', path: '/integrations/usage/daily.csv', auth: 'session', deniedRole: 'member', tenantScoped: true },
   {
+    method: 'POST',
+    path: '/integrations/usage/top-up',
+    auth: 'session',
+    deniedRole: 'admin',
+    tenantScoped: true,
+    body: { amount: '10' },
+  },
+  {
     method: 'GET',
     path: '/integrations/usage/statements.csv',
     auth: 'session',
@@ -802,6 +810,8 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
 /** Routes anyone may call; each is public by design (docs/design/channels-and-widget.md and docs/design/README.md). */
 export const PUBLIC_ROUTES = [
   'GET /healthz',
+  // Stripe's deliveries: the signature over the raw body is the authority (docs/design/billing.md#card-top-ups).
+  'POST /api/payments/stripe/webhook',
   // The gateway's A2A agent card is public, as A2A discovery expects; /mcp and /a2a answer 405 to these.
   'GET /.well-known/agent-card.json',
   'GET /a2a/.well-known/agent-card.json',

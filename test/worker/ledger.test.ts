@@ -8,4 +8,5 @@ import './ledger-contracts.cases';
 import './ledger-pages.cases';
 import './ledger-rules.cases';
 import './ledger-statements.cases';
+import './payments.cases';
 import './ledger-fees.cases';

@@ -40,6 +40,9 @@ export type IdPrefix =
   | 'fac'
   /** A privacy request (an erasure or an export). */
   | 'pvr'
+  /** A card top-up, and a webhook delivery from Stripe as recorded (docs/design/billing.md#card-top-ups). */
+  | 'pay'
+  | 'pev'
   /**
    * Internal only: conversation messages, agent attempts, the webhook-id of each signed call, and an execution batch's
    * guard row.

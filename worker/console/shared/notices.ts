@@ -47,6 +47,7 @@ const NOTICES: Record<string, string> = {
   settings: 'Workspace settings saved.',
   preferences: 'Preferences saved.',
   refund_requested: 'Asked: the platform team decides, and an accepted request puts the fee back in your credits.',
+  top_up_cancelled: 'The card payment was cancelled: nothing was charged.',
   refund_accepted: 'Refund accepted: the fee is back in the expert’s credits.',
   refund_declined: 'Refund declined.',
   contract_recorded: 'Contract recorded, with its escrow.',

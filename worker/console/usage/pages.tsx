@@ -4,9 +4,11 @@
  * the escrow's balance, a daily chart of what was used, and the monthly statements with CSV.
  */
 import type { StatementView, UsageView } from '../../platform/billing';
+import type { PaymentView } from '../../platform/payments';
 import { Chart, type Series } from '../shared/charts';
 import { DataTable, WorkspaceLayout, type WorkspacePageProps, wsQuery } from '../shared/layout';
 import { formatCount, formatMoney } from '../shared/money';
+import { ConfirmingNotice, PaymentsTable, TopUpForm, type TopUpOffer } from '../shared/top-up';
 
 const METER_NAMES: Record<string, [singular: string, plural: string]> = {
   executions: ['execution', 'executions'],
@@ -55,8 +57,14 @@ function MeterCard({ meter, currency }: { meter: UsageView['meters'][number]; cu
 
 /** The Usage page. */
 export function UsagePage(
-  props: WorkspacePageProps & { usage: UsageView; statements: StatementView[]; today: string },
+  props: WorkspacePageProps & {
+    usage: UsageView;
+    statements: StatementView[];
+    today: string;
+    topUp: { offer: TopUpOffer | null; reference: string; payments: PaymentView[]; returned?: string };
+  },
 ) {
+  const { topUp } = props;
   const { usage, statements } = props;
   const ws = wsQuery(props.current.workspaceId);
   const currency = usage.currency ?? 'EUR';
@@ -68,6 +76,10 @@ export function UsagePage(
         What this workspace used this month against its contract, what its prepaid balance holds, and each month’s
         statement.
       </p>
+      <ConfirmingNotice
+        payment={topUp.payments.find((payment) => payment.payment_id === topUp.returned)}
+        href={`/integrations/usage${ws}&payment=${topUp.returned ?? ''}`}
+      />
       {usage.contract_id ? (
         <div class="grid-2">
           <section class="card" aria-labelledby="balance-title">
@@ -76,6 +88,8 @@ export function UsagePage(
             <p class="muted">
               Prepaid; overage is taken from it as it happens. Contract <code>{usage.contract_id}</code>.
             </p>
+            <TopUpForm offer={topUp.offer} reference={topUp.reference} />
+            <PaymentsTable payments={topUp.payments} />
           </section>
           <section class="card" aria-labelledby="month-title">
             <h2 id="month-title">This month</h2>

@@ -13,7 +13,7 @@ import { CONTRACT_METERS, type ContractMeter, METER_UNITS } from '../../vocabula
 import { contractInForceSql, type ContractTerms, type MeterTerms } from './contracts';
 import { balanceOf } from './ledger';
 
-const { usageMeters } = schema;
+const { usageMeters, escrows } = schema;
 
 /** How many units of each meter an execution moves. */
 export type MeterQuantities = Record<ContractMeter, number>;
@@ -126,8 +126,12 @@ export class ContractCharge {
         ({ meter, terms }) =>
           sql`CASE WHEN ${usedOf(meter)} >= ${terms.included} THEN ${terms.unitPriceMinor} ELSE 0 END`,
       );
+    // A held escrow (a disputed card payment) pays nothing: as if it held no funds.
     const funded =
-      costs.length > 0 ? sql`${balanceOf(this.contract.escrowId)} >= (${sql.join(costs, sql` + `)})` : sql`1`;
+      costs.length > 0
+        ? sql`${balanceOf(this.contract.escrowId)} >= (${sql.join(costs, sql` + `)}) AND NOT EXISTS (SELECT 1
+          FROM ${escrows} WHERE id = ${this.contract.escrowId} AND held_at IS NOT NULL)`
+        : sql`1`;
     return sql`(CASE WHEN ${sql.join([...blocked, funded], sql` AND `)} THEN 1 ELSE 0 END)`;
   }
 

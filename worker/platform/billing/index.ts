@@ -19,7 +19,16 @@ export {
   forgetContracts,
   listContracts,
 } from './contracts';
-export { balanceOf, balances as escrowBalances, fundingAccount, revenueAccount, transferInsert } from './ledger';
+export {
+  balanceOf,
+  balances as escrowBalances,
+  fundingAccount,
+  LEDGER_REFUSALS,
+  ledgerRefused,
+  revenueAccount,
+  transferInsert,
+  transferWritten,
+} from './ledger';
 export { creditEscrow, escrowView, openProviderEscrow } from './escrows';
 export {
   claimRefusal,
