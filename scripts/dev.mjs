@@ -13,6 +13,7 @@ import { buildWidget, prepareLocalDatabase } from './local-worker.mjs';
 import { indexDocsAsKnowledge } from './docs-knowledge.mjs';
 import { startMailSink } from './mail-sink.mjs';
 import { startReferenceAgent } from './reference-agent.mjs';
+import { startStripeStandIn } from './stripe-stand-in.mjs';
 
 const devVarsPath = join(ROOT, '.dev.vars');
 if (!existsSync(devVarsPath)) {
@@ -81,6 +82,23 @@ const mailDir = join(ROOT, '.wrangler', 'mail');
 const mailSink = ports.mail !== null ? await startMailSink({ port: ports.mail, dir: mailDir }) : null;
 
 const { args: chosenArgs, base } = devArguments(passThrough);
+// The local stand-in for Stripe (card top-ups), unless a real test key is in use (LOCAL_STRIPE_STAND_IN=false).
+const stripeStandIn =
+  vars.LOCAL_STRIPE_STAND_IN === 'true' && vars.STRIPE_SECRET_KEY
+    ? await startStripeStandIn({
+        port: Number(vars.STRIPE_STAND_IN_PORT ?? 8789),
+        webhookUrl: `${base}/api/payments/stripe/webhook`,
+        webhookSecret: vars.STRIPE_WEBHOOK_SECRET ?? '',
+        quiet: false,
+      }).catch(() =>
+        // Its port is taken: any free one (the Worker is told which).
+        startStripeStandIn({
+          webhookUrl: `${base}/api/payments/stripe/webhook`,
+          webhookSecret: vars.STRIPE_WEBHOOK_SECRET ?? '',
+          quiet: false,
+        }),
+      )
+    : null;
 // A helper that moved: the Worker is told where (its SMTP port), and wrangler where to inspect.
 const devArgs = [
   ...chosenArgs,
@@ -90,6 +108,7 @@ const devArgs = [
       ? ['--var', `SMTP_PORT:${configured.mail}`]
       : []),
   ...(ports.inspector !== null && ports.inspector !== 9229 ? ['--inspector-port', String(ports.inspector)] : []),
+  ...(stripeStandIn ? ['--var', `STRIPE_API_URL:${stripeStandIn.url}`] : []),
 ];
 const mailLine = mailSink
   ? `a local SMTP sink on 127.0.0.1:${mailSink.port} keeps every email in .wrangler/mail/`
@@ -119,6 +138,13 @@ Demo tenant ready (local only):
   Inbox    ${base}/widget/ch_demo  (the same channel as a hosted page)
 
   Mail     ${mailLine}
+  Cards    ${
+    stripeStandIn
+      ? `a local stand-in for Stripe on ${stripeStandIn.url} (top up on the Usage page: no card asked)`
+      : vars.STRIPE_SECRET_KEY
+        ? 'Stripe itself (STRIPE_SECRET_KEY): forward its webhooks with `stripe listen`'
+        : 'none (no STRIPE_SECRET_KEY): the console says how to pay by bank transfer'
+  }
 
   Ports    platform ${port} · reference agent ${ports.agent} · mail ${mailSink?.port ?? configured.mail}` +
     ` · inspector ${ports.inspector ?? flagValue(passThrough, '--inspector-port')}` +
@@ -152,6 +178,7 @@ const stop = (signal) => {
   child.kill(signal);
   void agent.close();
   void mailSink?.close();
+  void stripeStandIn?.close();
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);

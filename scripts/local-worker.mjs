@@ -9,6 +9,7 @@ import { ROOT, WRANGLER, wrangler } from './lib.mjs';
 import { startMailSink } from './mail-sink.mjs';
 import { indexDocsAsKnowledge } from './docs-knowledge.mjs';
 import { startReferenceAgent } from './reference-agent.mjs';
+import { startStripeStandIn } from './stripe-stand-in.mjs';
 import { seedSql } from './seed.mjs';
 
 /** Builds the widget bundles that the Worker serves as static assets. */
@@ -71,6 +72,9 @@ async function waitForHealthy(url, child, timeoutMs) {
   throw new Error(`wrangler dev did not become healthy at ${url} within ${timeoutMs} ms`);
 }
 
+/** The local Stripe stand-in's webhook secret in throwaway test workers. */
+export const STRIPE_TEST_WEBHOOK_SECRET = 'whsec_local_stand_in_for_tests_000000';
+
 /** The reference agent's signing secret in throwaway test workers. */
 export const REFERENCE_AGENT_TEST_SECRET = 'whsec_dGVzdC1yZWZlcmVuY2UtYWdlbnQtc2VjcmV0LTA=';
 
@@ -114,6 +118,12 @@ export async function startLocalWorker({
   });
   const port = await freePort();
   const inspectorPort = inspector || profile ? await freePort() : undefined;
+  // Card payments against the local stand-in for Stripe (its webhooks come back to this Worker).
+  const stripe = await startStripeStandIn({
+    webhookUrl: `http://127.0.0.1:${port}/api/payments/stripe/webhook`,
+    webhookSecret: STRIPE_TEST_WEBHOOK_SECRET,
+    quiet,
+  });
   const allVars = {
     ADMIN_TOKEN: adminToken,
     PASSWORD_PEPPER: pepper,
@@ -128,6 +138,9 @@ export async function startLocalWorker({
     SMTP_SECURE: 'none',
     MAIL_FROM: 'Edge Gateway <gateway@mail.test>',
     MAIL_REPLY_DOMAIN: 'reply.mail.test',
+    STRIPE_SECRET_KEY: 'sk_test_local_stand_in',
+    STRIPE_WEBHOOK_SECRET: STRIPE_TEST_WEBHOOK_SECRET,
+    STRIPE_API_URL: stripe.url,
     ...vars,
   };
   // Without the inspector (the benchmark), through serve-worker.mjs; otherwise `wrangler dev` itself.
@@ -174,6 +187,7 @@ export async function startLocalWorker({
     child.kill('SIGTERM');
     await agent.close();
     await mailSink.close();
+    await stripe.close();
     throw new Error(`${error.message}\n${errors}`);
   }
   return {
@@ -185,9 +199,11 @@ export async function startLocalWorker({
     adminToken,
     agent,
     mailDir,
+    stripe,
     async stop() {
       await agent.close();
       await mailSink.close();
+      await stripe.close();
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');

@@ -5,6 +5,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { mailText } from './account-helpers';
 import { browserAvailable, expectAccessible, launchBrowser, screenshotBoth, signInAsDemo } from './browser';
 
 const worker = inject('workerUrl');
@@ -73,6 +74,43 @@ describe.skipIf(!browserAvailable)('the ledger’s pages in Chromium', () => {
     await context.close();
   });
 
+  it('the owner tops up 50.00 EUR by card through the local Checkout: one credit, listed, a receipt', async () => {
+    const adminToken = inject('adminToken');
+    const escrow = async () => {
+      const response = await fetch(`${worker}/api/admin/escrows/esc_demo`, {
+        headers: { Authorization: `Bearer ${adminToken}` },
+      });
+      return (await response.json()) as {
+        balance_minor: number;
+        entries: Array<{ kind: string; ref: string; amount_minor: number }>;
+      };
+    };
+    const before = await escrow();
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    await signInAsDemo(page, worker, 'owner@demo.test');
+    await page.goto(`${worker}/integrations/usage?ws=ws_demo`);
+    await page.getByLabel('Top up by card (EUR)').fill('50.00');
+    await page.getByRole('button', { name: 'Pay by card' }).click();
+    // The stand-in's page, where Stripe's hosted Checkout would be.
+    await page.getByRole('heading', { name: 'Pay 50.00 EUR' }).waitFor();
+    await screenshotBoth(page, 'checkout-stand-in');
+    await page.getByRole('button', { name: 'Pay 50.00 EUR' }).click();
+    await page.waitForURL(/\/integrations\/usage\?ws=ws_demo&payment=pay_/);
+    const paymentId = new URL(page.url()).searchParams.get('payment')!;
+    // The stand-in sends the webhook before it sends the payer back: the credit is there.
+    await page.getByText(`Payment ${paymentId} received`).waitFor({ timeout: 15_000 });
+    const after = await escrow();
+    expect(after.balance_minor).toBe(before.balance_minor + 5000);
+    const cardCredits = after.entries.filter((entry) => entry.kind === 'credit' && entry.ref.startsWith('stripe:'));
+    expect(cardCredits.length - before.entries.filter((e) => e.ref.startsWith('stripe:')).length).toBe(1);
+    expect(await page.locator('#balance-title').locator('..').textContent()).toContain(paymentId);
+    expect(await mailText('owner@demo.test', new RegExp(`^Receipt: 50.00 EUR .*${paymentId}`))).toBeTruthy();
+    await expectAccessible(page, 'usage page with a card payment');
+    await screenshotBoth(page, 'usage-top-up');
+    await context.close();
+  });
+
   it('the admin’s billing page', async () => {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
@@ -80,6 +118,8 @@ describe.skipIf(!browserAvailable)('the ledger’s pages in Chromium', () => {
     await page.goto(`${worker}/admin/billing?workspace=ws_demo`);
     expect(await page.locator('#contracts-title').textContent()).toContain('ws_demo');
     expect(await page.content()).toContain('5 executions, then €0.02 each');
+    // The card payments and their reconciliation against the ledger (after the top-up above).
+    expect(await page.locator('#payments-title').locator('..').textContent()).toContain('Reconciliation, last 14 days');
     await expectAccessible(page, 'admin billing page');
     await screenshotBoth(page, 'admin-billing');
     await context.close();

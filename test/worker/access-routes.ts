@@ -774,6 +774,17 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     method: 'POST',
+    path: '/provider/workbench/credits/top-up',
+    auth: 'session',
+    sessionOf: 'expert',
+    refuses: [
+      { who: 'owner', status: 303 },
+      { who: 'inactive_provider', status: 403 },
+    ],
+    body: { amount: '10' },
+  },
+  {
+    method: 'POST',
     path: '/provider/workbench/leads/:leadId/refund-request',
     auth: 'session',
     sessionOf: 'expert',

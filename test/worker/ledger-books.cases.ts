@@ -1,14 +1,16 @@
 /**
  * The ledger's books (docs/design/billing.md): an agent's answer on the agent_calls meter, and a
- * randomised run of credits, executions, claims with fees and refund decisions, after which every
- * transfer and every currency sums to zero, each balance is its entries' sum, and no escrow ever
- * went below zero.
+ * randomised run of credits, executions, claims with fees and refund decisions, then of card
+ * top-ups, card refunds (some of money already spent) and claims, after which every transfer and
+ * every currency sums to zero, each balance is its entries' sum, and no escrow ever went below zero.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActiveRobot, installRemotes, jsonResponse, newDomain, remotes } from './agent-helpers';
 import { balanceOf, credit, expectBalancedBooks, recordContract } from './billing-helpers';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, json } from './helpers';
+import { postForm } from './console-helpers';
 import { createActiveExpert, createChannel, SITE, sessionCall } from './provider-helpers';
+import { deliver, installStripe, pay, sessions, stripeEvent } from './stripe-helpers';
 
 describe('an agent’s answer under a contract', () => {
   beforeEach(() => installRemotes());
@@ -49,6 +51,7 @@ function random(seed: number): () => number {
 }
 
 describe('a randomised run', () => {
+  afterEach(() => vi.restoreAllMocks());
   it('leaves balanced books and no escrow below zero', { timeout: 60_000 }, async () => {
     const next = random(20261126);
     const domain = `books-${Math.random().toString(36).slice(2, 8)}`;
@@ -119,6 +122,65 @@ describe('a randomised run', () => {
     // 4 claims, one refused for funds, 3 refunds).
     expect(Object.keys(outcomes), JSON.stringify(outcomes)).toEqual(
       expect.arrayContaining(['execute 200', 'execute 402', 'claim 200', 'claim 402', 'refund accept']),
+    );
+    await expectBalancedBooks();
+
+    // Money in by card: the experts top up, Stripe refunds some of it (some already spent on fees),
+    // deliveries come twice, and claims go on between them.
+    installRemotes();
+    installStripe();
+    const paid: Array<{ expert: number; session: string; amount: number; refunded: number }> = [];
+    const cards: Record<string, number> = {};
+    const tally = (what: string) => (cards[what] = (cards[what] ?? 0) + 1);
+    for (let step = 0; step < 30; step++) {
+      const roll = next();
+      if (roll < 0.35) {
+        const expert = Math.floor(next() * 2);
+        const amount = 500 + Math.floor(next() * 20) * 25;
+        const form = await postForm(
+          '/provider/workbench/credits/top-up',
+          { amount: (amount / 100).toFixed(2) },
+          { cookie: experts[expert]!.cookie },
+        );
+        const session = sessions.get(form.headers.get('Location')!.split('/pay/')[1]!)!;
+        pay(session.id);
+        const event = stripeEvent('checkout.session.completed', { id: session.id });
+        for (const _ of next() < 0.3 ? [1, 2] : [1]) tally(`top-up ${(await json(await deliver(event))).outcome}`);
+        paid.push({ expert, session: session.id, amount, refunded: 0 });
+      } else if (roll < 0.55 && paid.length > 0) {
+        const payment = paid[Math.floor(next() * paid.length)]!;
+        const total = Math.min(payment.amount, payment.refunded + Math.ceil(next() * payment.amount));
+        const answer = await json(
+          await deliver(
+            stripeEvent('charge.refunded', {
+              id: `ch_${payment.session}`,
+              object: 'charge',
+              payment_intent: `pi_${payment.session}`,
+              amount_refunded: total,
+            }),
+          ),
+        );
+        if (answer.outcome === 'refunded') payment.refunded = total;
+        tally(`card refund ${answer.outcome}`);
+      } else {
+        const response = await call(`/api/public/widget/${channel}/intake`, {
+          body: { message: { text: `Card lead ${step}` } },
+          headers: { Origin: SITE, 'CF-Connecting-IP': `198.18.78.${step + 1}` },
+        });
+        const lead = (await json(response)).lead_id;
+        if (!lead) continue;
+        const claimed = await sessionCall(
+          experts[Math.floor(next() * 2)]!.cookie,
+          `/api/provider/workbench/leads/${lead}/claim`,
+          {
+            method: 'POST',
+          },
+        );
+        tally(`card claim ${claimed.status}`);
+      }
+    }
+    expect(Object.keys(cards), JSON.stringify(cards)).toEqual(
+      expect.arrayContaining(['top-up credited', 'top-up duplicate', 'card refund refunded']),
     );
     await expectBalancedBooks();
   });

@@ -9,6 +9,7 @@ import { installRemotes } from './agent-helpers';
 import { balanceOf, expectBalancedBooks, recordContract } from './billing-helpers';
 import { getPage, postForm, signUpOwner, signUpPlatformAdmin } from './console-helpers';
 import { execute, executeBody, expectProblem, issueKey, json } from './helpers';
+import { createActiveExpert } from './provider-helpers';
 import { deliver, installStripe, ownerTopUp, pay, sessions, stripeEvent } from './stripe-helpers';
 
 async function ownerWithContract(terms: Parameters<typeof recordContract>[1] = {}) {
@@ -133,7 +134,7 @@ describe('card top-ups through Stripe', () => {
   });
 
   it('a refund is taken back once; one the escrow no longer holds is refused and the admins told', async () => {
-    await signUpPlatformAdmin();
+    const admin = await signUpPlatformAdmin({ enrolled: true });
     const { owner, escrowId } = await ownerWithContract({ overage: { executions: { unit_price_minor: 1000 } } });
     const session = await ownerTopUp(owner, '50');
     pay(session.id);
@@ -159,6 +160,10 @@ describe('card top-ups through Stripe', () => {
       "SELECT count(*) AS n FROM emails WHERE subject LIKE 'Refund of 30.00 EUR not taken back%'",
     ).first<{ n: number }>();
     expect(alert?.n).toBeGreaterThan(0);
+    // The admin's reconciliation names the refund Stripe made that the ledger could not take back.
+    const billing = await (await getPage('/admin/billing', admin.cookie)).text();
+    expect(billing).toContain(session.metadata.payment_id);
+    expect(billing).toContain('refunds differ');
     await expectBalancedBooks();
   });
 
@@ -193,6 +198,29 @@ describe('card top-ups through Stripe', () => {
         .run(),
     ).rejects.toThrow(/escrow_funds_left/);
     await expectBalancedBooks();
+  });
+
+  it('an expert buys credits the same way: their escrow, their receipt, the workbench lists it', async () => {
+    const expert = await createActiveExpert();
+    const response = await postForm(
+      '/provider/workbench/credits/top-up',
+      { amount: '20,00' },
+      { cookie: expert.cookie },
+    );
+    expect(response.status, await response.clone().text()).toBe(303);
+    const session = sessions.get(response.headers.get('Location')!.split('/pay/')[1]!)!;
+    const escrow = await env.DB.prepare("SELECT id FROM escrows WHERE owner_kind = 'provider' AND owner_id = ?")
+      .bind(expert.providerId)
+      .first<{ id: string }>();
+    expect(session.metadata).toMatchObject({ escrow_id: escrow!.id, provider_id: expert.providerId });
+    const before = await balanceOf(escrow!.id);
+    pay(session.id);
+    expect(await json(await deliver(completed(session.id)))).toMatchObject({ outcome: 'credited' });
+    expect(await balanceOf(escrow!.id)).toBe(before + 2000);
+    const page = await (
+      await getPage(`/provider/workbench?payment=${session.metadata.payment_id}`, expert.cookie)
+    ).text();
+    expect(page).toContain(`Payment ${session.metadata.payment_id} received`);
   });
 
   it('a top-up outside the bounds is refused on the page, and no session is made', async () => {

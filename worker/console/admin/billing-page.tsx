@@ -9,12 +9,14 @@ import { Field } from '../shared/forms';
 import { ConsoleLayout, DataTable, StatusPill, when } from '../shared/layout';
 import { formatCount, formatMoney } from '../shared/money';
 import { adminNav } from './pages';
+import { PaymentsSection } from './payments-section';
 
 export interface BillingPageProps {
   user: SessionUser;
   workspaceId: string | null;
   contracts: Array<ContractView & { balance_minor: number }>;
   refunds: RefundRequestView[];
+  payments: Parameters<typeof PaymentsSection>[0];
   notice?: string;
   error?: string;
   errors?: Record<string, string>;
@@ -225,6 +227,7 @@ export function BillingPage(props: BillingPageProps) {
           />
         )}
       </section>
+      <PaymentsSection {...props.payments} />
     </ConsoleLayout>
   );
 }

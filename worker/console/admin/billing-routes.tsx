@@ -16,6 +16,7 @@ import {
   listRefundRequests,
   newContractSchema,
 } from '../../platform/billing';
+import { paymentsOverview } from '../../platform/payments';
 import { formErrors, readForm } from '../shared/form-input';
 import { noticeOf } from '../shared/notices';
 import { currentUser } from '../shared/session';
@@ -32,9 +33,10 @@ async function renderBilling(
   const wanted = c.req.query('workspace') ?? '';
   const workspaceId = WORKSPACE.test(wanted) ? wanted : null;
   const now = c.var.services.clock.now();
-  const [contracts, refunds] = await Promise.all([
+  const [contracts, refunds, payments] = await Promise.all([
     workspaceId ? listContracts(c.var.db, workspaceId, now) : Promise.resolve([]),
     listRefundRequests(c.var.db, { status: 'pending' }),
+    paymentsOverview(c.var.db, now),
   ]);
   const balances = await escrowBalances(
     c.var.db,
@@ -46,6 +48,7 @@ async function renderBilling(
       workspaceId={workspaceId}
       contracts={contracts.map((contract) => ({ ...contract, balance_minor: balances.get(contract.escrow_id) ?? 0 }))}
       refunds={refunds}
+      payments={payments}
       notice={noticeOf(c)}
       {...extra}
     />,

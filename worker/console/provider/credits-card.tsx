@@ -6,6 +6,8 @@
 import type { LedgerEntryView, RefundRequestView } from '../../platform/billing';
 import { DataTable, StatusPill, when } from '../shared/layout';
 import { formatMoney } from '../shared/money';
+import { ConfirmingNotice, PaymentsTable, TopUpForm } from '../shared/top-up';
+import type { CreditsTopUp } from './top-up';
 
 /** What the card shows: providerCredits's answer. */
 export interface Credits {
@@ -27,7 +29,7 @@ const KIND_LABELS: Record<LedgerEntryView['kind'], string> = {
 const REFUND_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** The credits card. */
-export function CreditsCard({ credits, now }: { credits: Credits; now: number }) {
+export function CreditsCard({ credits, topUp, now }: { credits: Credits; topUp: CreditsTopUp; now: number }) {
   const asked = new Set(credits.refund_requests.map((request) => request.lead_id));
   const refundable = (entry: LedgerEntryView) =>
     entry.kind === 'lead_fee' && !asked.has(entry.ref) && now - Date.parse(entry.created_at) <= REFUND_WINDOW_MS;
@@ -39,6 +41,12 @@ export function CreditsCard({ credits, now }: { credits: Credits; now: number })
         Claiming a lead in a priced domain takes its fee from here, once per lead. A lead that was spam or unreachable
         can be asked back within 7 days.
       </p>
+      <ConfirmingNotice
+        payment={topUp.payments.find((payment) => payment.payment_id === topUp.returned)}
+        href={`/provider/workbench?payment=${topUp.returned ?? ''}#credits`}
+      />
+      <TopUpForm offer={topUp.offer} reference={credits.escrow_id} />
+      <PaymentsTable payments={topUp.payments} />
       {credits.entries.length === 0 ? (
         <p class="muted">No credits or fees yet.</p>
       ) : (

@@ -37,6 +37,7 @@ import { WorkbenchPage } from './workbench-page';
 import { providerCredits } from '../../platform/billing';
 import { expertNumbers } from '../../platform/insights';
 import { registerLeadForms } from './lead-forms';
+import { creditsTopUp, registerCreditTopUp } from './top-up';
 import { clock } from '../../lib/clock';
 
 /**
@@ -215,6 +216,7 @@ async function renderWorkbench(
     providerCredits(c.var.reads, provider.id, c.var.services.settings.PLATFORM_CURRENCY),
     expertNumbers(c.var.reads, provider.id, now),
   ]);
+  const topUp = await creditsTopUp(c, provider.id, credits.currency);
   return c.html(
     <WorkbenchPage
       user={user}
@@ -225,6 +227,7 @@ async function renderWorkbench(
       hasMore={page.has_more}
       preferences={preferencesOf(provider)}
       credits={credits}
+      topUp={topUp}
       numbers={numbers}
       now={now}
       notice={noticeOf(c)}
@@ -285,6 +288,7 @@ export function providerPageRoutes() {
   app.get('/provider/workbench', async (c) => renderWorkbench(c, requireProviderRow(c)));
 
   registerLeadForms(app);
+  registerCreditTopUp(app);
   app.post('/provider/workbench/preferences', async (c) => {
     const provider = requireProviderRow(c);
     const form = await readForm(c);

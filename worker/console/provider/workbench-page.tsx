@@ -11,6 +11,7 @@ import { formatMoney } from '../shared/money';
 import { leadHeadline } from '../shared/lead-headline';
 import { providerNav } from './states';
 import { type Credits, CreditsCard } from './credits-card';
+import type { CreditsTopUp } from './top-up';
 import { NumbersCard } from './numbers-card';
 import type { ExpertNumbers } from '../../platform/insights';
 
@@ -49,6 +50,7 @@ interface WorkbenchProps {
   hasMore: boolean;
   preferences: Preferences;
   credits: Credits;
+  topUp: CreditsTopUp;
   numbers: ExpertNumbers;
   now: number;
   notice?: string;
@@ -111,7 +113,7 @@ export function WorkbenchPage(props: WorkbenchProps) {
         ) : null}
       </section>
       <NumbersCard numbers={props.numbers} currency={props.credits.currency} />
-      <CreditsCard credits={props.credits} now={props.now} />
+      <CreditsCard credits={props.credits} topUp={props.topUp} now={props.now} />
       <PreferencesCard preferences={props.preferences} />
     </ConsoleLayout>
   );

@@ -5,6 +5,8 @@ declare module 'hono' {
   interface ContextVariableMap {
     /** Image sources a page allows beyond its own origin (the hosted inbox: channel logos on any https host). */
     extraImageSources?: string;
+    /** Where a page's forms may lead beyond its own origin (a top-up form: Stripe's hosted Checkout). */
+    extraFormActions?: string;
   }
 }
 
@@ -21,7 +23,7 @@ export const pageSecurityHeaders = secureHeaders({
     styleSrc: ["'self'"],
     imgSrc: ["'self'", 'data:', (c) => c.get('extraImageSources') ?? ''],
     baseUri: ["'none'"],
-    formAction: ["'self'"],
+    formAction: ["'self'", (c) => c.get('extraFormActions') ?? ''],
     frameAncestors: ["'none'"],
   },
   xFrameOptions: 'DENY',
@@ -31,6 +33,14 @@ export const pageSecurityHeaders = secureHeaders({
 /** This page may show images from any https host (channel logos). */
 export function allowHttpsImages(c: Context): void {
   c.set('extraImageSources', 'https:');
+}
+
+/**
+ * This page's forms may end at Stripe's hosted Checkout (a top-up answers 303 there, and
+ * Chromium holds a form's redirect to form-action): Stripe's origin, or the local stand-in's.
+ */
+export function allowCheckoutRedirect(c: Context, stripeApiUrl: string | undefined): void {
+  c.set('extraFormActions', stripeApiUrl ? new URL(stripeApiUrl).origin : 'https://checkout.stripe.com');
 }
 
 /** JSON for a <script type="application/json"> block: `<` is escaped so no tag can close it. */

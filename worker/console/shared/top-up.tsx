@@ -5,6 +5,7 @@
  * a notice while a payment is being confirmed. Without Stripe, how to pay by bank transfer.
  */
 import type { PaymentView } from '../../platform/payments';
+import { Field } from './forms';
 import { DataTable } from './layout';
 import { formatMoney } from './money';
 
@@ -36,25 +37,26 @@ export function TopUpForm({ offer, reference }: { offer: TopUpOffer | null; refe
     );
   const major = (minor: number) => (minor / 100).toFixed(2);
   return (
-    <form method="post" action={offer.action} class="inline-form" novalidate>
-      <label for="top-up-amount">Top up by card ({offer.currency})</label>
-      <input
-        id="top-up-amount"
+    <form method="post" action={offer.action} class="stack" novalidate>
+      <Field
         name="amount"
-        inputmode="decimal"
-        autocomplete="off"
-        required
+        id="top-up-amount"
+        label={`Top up by card (${offer.currency})`}
         value={offer.value ?? ''}
         placeholder={major(offer.minMinor * 10)}
-        aria-describedby="top-up-help"
-        aria-invalid={offer.error ? 'true' : undefined}
-      />
-      <button type="submit">Pay by card</button>
-      <small id="top-up-help" class={offer.error ? 'error' : 'muted'} role={offer.error ? 'alert' : undefined}>
-        {offer.error ??
+        autocomplete="off"
+        required
+        errors={offer.error ? { amount: offer.error } : undefined}
+        hint={
           `${major(offer.minMinor)} to ${major(offer.maxMinor)} ${offer.currency}, on Stripe’s secure page. ` +
-            'The balance grows once Stripe confirms the payment.'}
-      </small>
+          'The balance grows once Stripe confirms the payment.'
+        }
+      />
+      <div>
+        <button type="submit" class="button primary">
+          Pay by card
+        </button>
+      </div>
     </form>
   );
 }

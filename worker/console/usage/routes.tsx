@@ -11,10 +11,12 @@ import { dayOf } from '../../lib/periods';
 import { contractInForce, listStatements, statementsCsv, usageView, workspaceEscrowIds } from '../../platform/billing';
 import { escrowPayments, paymentsConfig, startTopUp } from '../../platform/payments';
 import { readForm } from '../shared/form-input';
+import { minorUnitsOf } from '../shared/money';
 import type { TopUpOffer } from '../shared/top-up';
 import { newPageApp } from '../shared/app';
 import { chartCsv } from '../shared/charts';
 import { noticeOf } from '../shared/notices';
+import { allowCheckoutRedirect } from '../shared/security';
 import { consolePageGuards, currentUser } from '../shared/session';
 import { workspaceContext } from '../shared/workspace';
 import { dailySeries, UsagePage } from './pages';
@@ -36,9 +38,7 @@ export function usagePageRoutes() {
     const contract = await contractInForce(c.var.db, workspaceId, c.var.services.clock.now());
     if (!contract) throw new ApiError('conflict', 'This workspace has no contract, so no balance to top up.');
     const typed = (await readForm(c)).amount ?? '';
-    const amount = /^\s*\d{1,7}([.,]\d{1,2})?\s*$/.test(typed)
-      ? Math.round(Number(typed.replace(',', '.')) * 100)
-      : NaN;
+    const amount = minorUnitsOf(typed, contract.currency) ?? Number.NaN;
     const origin = consoleOrigin(resolvePlatformUrls(c.var.settings, c.req.url));
     const page = `${origin}/integrations/usage?ws=${workspaceId}`;
     try {
@@ -98,6 +98,7 @@ async function renderUsage(
     contract && limits
       ? { action: `/integrations/usage/top-up?ws=${workspaceId}`, currency: contract.currency, ...limits, ...typed }
       : null;
+  if (offer) allowCheckoutRedirect(c, config?.apiUrl);
   c.header('Cache-Control', 'no-store');
   return c.html(
     <UsagePage

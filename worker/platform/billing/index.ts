@@ -29,7 +29,7 @@ export {
   transferInsert,
   transferWritten,
 } from './ledger';
-export { creditEscrow, escrowView, openProviderEscrow } from './escrows';
+export { creditEscrow, escrowView, openProviderEscrow, providerEscrow } from './escrows';
 export {
   claimRefusal,
   decideRefund,

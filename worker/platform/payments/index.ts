@@ -3,3 +3,4 @@ export { checkTopUp, escrowPayments, type PaymentView, startTopUp, type TopUpTar
 export { type PaymentsConfig, paymentsConfig, stripeOf, topUpLimitsOf } from './config';
 export { paymentRoutes } from './routes';
 export { type PaymentOutcome, receiveStripeWebhook } from './webhook';
+export { type AdminPaymentRow, paymentsOverview, type ReconciliationRow } from './reconcile';

@@ -3,6 +3,7 @@
  * verified on their raw body. Only Stripe calls it; it is described for completeness.
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import { emailLinkOrigin } from '../../env';
 import { newApp } from '../../lib/app';
 import { readJsonBody } from '../../lib/body';
 import { ApiError } from '../../lib/errors';
@@ -42,7 +43,12 @@ export function paymentRoutes() {
     const config = paymentsConfig(c.var.settings);
     if (!config) throw new ApiError('payments_unavailable', 'This deployment takes no card payments.');
     const rawBody = (await (c.req.bodyCache as { text?: Promise<string> }).text) ?? '';
-    const answer = await receiveStripeWebhook(c.var.services, config, rawBody, c.req.header('Stripe-Signature'));
+    const answer = await receiveStripeWebhook(c.var.services, config, {
+      rawBody,
+      signature: c.req.header('Stripe-Signature'),
+      // The console origin the receipt and alerts link to (CONSOLE_URL; locally, the loopback one).
+      linkOrigin: emailLinkOrigin(c.var.settings, c.req.url),
+    });
     return c.json({ received: true as const, ...answer }, 200);
   });
   return app;

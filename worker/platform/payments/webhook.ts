@@ -8,7 +8,7 @@
  * longer holds it); a dispute holds the escrow's charges and tells the admins. Anything that does
  * not match is recorded and refused, never credited.
  */
-import { eq, sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type Stripe from 'stripe';
 import { type Database, schema } from '../../lib/db';
@@ -31,9 +31,9 @@ type PaymentRow = typeof payments.$inferSelect;
 function eventRecord(
   db: Database,
   event: { id: string; type: string },
-  outcome: Exclude<PaymentOutcome, 'duplicate'>,
+  outcome: Exclude<PaymentOutcome, 'duplicate'> | SQL,
   now: number,
-  extra: { paymentId?: string; detail?: string; amountMinor?: number; currency?: string } = {},
+  extra: { paymentId?: string; detail?: string | SQL; amountMinor?: number | SQL; currency?: string } = {},
 ): BatchItem<'sqlite'> {
   return db.run(sql`INSERT INTO ${paymentEvents} (id, stripe_event_id, type, payment_id, outcome, detail, amount_minor,
       currency, created_at)
@@ -43,14 +43,14 @@ function eventRecord(
 }
 
 /** An email to every platform admin, in the batch of what it tells of. */
-function adminAlert(db: Database, subject: string, now: number) {
+function adminAlert(db: Database, subject: string, linkOrigin: string, now: number) {
   return noticeInserts(
     db,
     {
       recipients: sql`SELECT id AS user_id FROM ${users} WHERE is_platform_admin = 1`,
       workspaceId: '',
       subject,
-      linkOrigin: '',
+      linkOrigin,
       linkPath: '/admin/billing',
     },
     now,
@@ -71,9 +71,9 @@ const STRIPE_ACTOR = (services: Services): AuditContext => ({
 export async function receiveStripeWebhook(
   services: Services,
   config: PaymentsConfig,
-  rawBody: string,
-  signature: string | undefined,
+  delivery: { rawBody: string; signature: string | undefined; linkOrigin: string },
 ): Promise<{ outcome: PaymentOutcome; event_id: string }> {
+  const { rawBody, signature, linkOrigin } = delivery;
   const { db } = services;
   const now = services.clock.now();
   const stripe = stripeOf(config);
@@ -98,18 +98,24 @@ export async function receiveStripeWebhook(
     .where(eq(paymentEvents.stripeEventId, event.id))
     .get();
   if (seen) return { outcome: 'duplicate', event_id: event.id };
-  const outcome = await act(services, stripe, event, now);
+  const outcome = await act({ services, linkOrigin }, stripe, event, now);
   return { outcome, event_id: event.id };
 }
 
-async function act(services: Services, stripe: Stripe, event: Stripe.Event, now: number): Promise<PaymentOutcome> {
-  const { db } = services;
+/** A delivery's services, and the console origin its emails link to. */
+interface Delivery {
+  services: Services;
+  linkOrigin: string;
+}
+
+async function act(delivery: Delivery, stripe: Stripe, event: Stripe.Event, now: number): Promise<PaymentOutcome> {
+  const { db } = delivery.services;
   const record = (outcome: Exclude<PaymentOutcome, 'duplicate'>, extra?: Parameters<typeof eventRecord>[4]) =>
     db.batch([eventRecord(db, event, outcome, now, extra)]).then(() => outcome);
   switch (event.type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded':
-      return credit(services, stripe, event, event.data.object.id, now);
+      return credit(delivery, stripe, event, event.data.object.id, now);
     case 'checkout.session.expired': {
       const payment = await paymentBy(db, 'session', event.data.object.id);
       if (!payment) return record('refused', { detail: 'no payment has this session' });
@@ -123,9 +129,9 @@ async function act(services: Services, stripe: Stripe, event: Stripe.Event, now:
       return 'expired';
     }
     case 'charge.refunded':
-      return refund(services, event, event.data.object, now);
+      return refund(delivery, event, event.data.object, now);
     case 'charge.dispute.created':
-      return hold(services, event, event.data.object, now);
+      return hold(delivery, event, event.data.object, now);
     default:
       return record('ignored', { detail: 'a type the platform does not act on' });
   }
@@ -143,7 +149,8 @@ const idOf = (value: string | { id: string } | null | undefined) =>
   typeof value === 'string' ? value : (value?.id ?? null);
 
 /** A paid session: re-read from Stripe, matched against its payment, credited once. */
-async function credit(services: Services, stripe: Stripe, event: Stripe.Event, sessionId: string, now: number) {
+async function credit(delivery: Delivery, stripe: Stripe, event: Stripe.Event, sessionId: string, now: number) {
+  const { services, linkOrigin } = delivery;
   const { db } = services;
   const refuse = (detail: string, paymentId?: string) =>
     db.batch([eventRecord(db, event, 'refused', now, { detail, paymentId })]).then(() => 'refused' as const);
@@ -217,19 +224,25 @@ async function credit(services: Services, stripe: Stripe, event: Stripe.Event, s
         recipients: sql`SELECT ${payment.userId} AS user_id`,
         workspaceId: payment.workspaceId ?? '',
         subject: `Receipt: ${major} added to your balance (${payment.id}, Stripe ${session.id})`,
-        linkOrigin: '',
+        linkOrigin,
         linkPath: payment.providerId ? '/provider/workbench#credits' : `/integrations/usage?ws=${payment.workspaceId}`,
         when: transferWritten(transferId),
       },
       now,
     ),
-    eventRecord(db, event, 'credited', now, { paymentId: payment.id, amountMinor: amount, currency }),
+    // Credited by this delivery, or by an earlier event of the same session: the record says which.
+    eventRecord(db, event, sql`CASE WHEN ${transferWritten(transferId)} THEN 'credited' ELSE 'ignored' END`, now, {
+      paymentId: payment.id,
+      amountMinor: sql`CASE WHEN ${transferWritten(transferId)} THEN ${amount} END`,
+      currency,
+      detail: sql`CASE WHEN ${transferWritten(transferId)} THEN NULL ELSE 'already credited for its session' END`,
+    }),
   ]);
   return 'credited' as const;
 }
 
 /** A refund on a paid payment's charge: the newly refunded amount leaves the escrow, once. */
-async function refund(services: Services, event: Stripe.Event, charge: Stripe.Charge, now: number) {
+async function refund({ services, linkOrigin }: Delivery, event: Stripe.Event, charge: Stripe.Charge, now: number) {
   const { db } = services;
   const intent = idOf(charge.payment_intent);
   const payment = intent ? await paymentBy(db, 'intent', intent) : undefined;
@@ -279,14 +292,19 @@ async function refund(services: Services, event: Stripe.Event, charge: Stripe.Ch
         amountMinor: delta,
         currency,
       }),
-      adminAlert(db, `Refund of ${major} not taken back: ${payment.escrowId} no longer holds it (${payment.id})`, now),
+      adminAlert(
+        db,
+        `Refund of ${major} not taken back: ${payment.escrowId} no longer holds it (${payment.id})`,
+        linkOrigin,
+        now,
+      ),
     ]);
     return 'refused' as const;
   }
 }
 
 /** A dispute: the escrow's further charges are held, and the admins told. */
-async function hold(services: Services, event: Stripe.Event, dispute: Stripe.Dispute, now: number) {
+async function hold({ services, linkOrigin }: Delivery, event: Stripe.Event, dispute: Stripe.Dispute, now: number) {
   const { db } = services;
   const intent = idOf(dispute.payment_intent);
   const payment = intent ? await paymentBy(db, 'intent', intent) : undefined;
@@ -302,7 +320,7 @@ async function hold(services: Services, event: Stripe.Event, dispute: Stripe.Dis
       amountMinor: dispute.amount,
       currency: payment.currency,
     }),
-    adminAlert(db, `A card payment is disputed: ${payment.escrowId} is held (${payment.id})`, now),
+    adminAlert(db, `A card payment is disputed: ${payment.escrowId} is held (${payment.id})`, linkOrigin, now),
   ]);
   return 'held' as const;
 }
