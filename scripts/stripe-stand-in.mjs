@@ -82,6 +82,26 @@ export async function startStripeStandIn({ port = 0, webhookUrl, webhookSecret, 
         ? send(200, session)
         : send(404, { error: { type: 'invalid_request_error', message: `No such checkout.session: ${read[1]}` } });
     }
+    // A paid session's payment intent, its charge's receipt expanded (the Worker links to it).
+    const intent = /^\/v1\/payment_intents\/pi_([\w-]+)$/.exec(url.pathname);
+    if (request.method === 'GET' && intent && sessions.has(intent[1])) {
+      return send(200, {
+        id: `pi_${intent[1]}`,
+        object: 'payment_intent',
+        latest_charge: { id: `ch_${intent[1]}`, object: 'charge', receipt_url: `${base()}/receipts/${intent[1]}` },
+      });
+    }
+    const receipt = /^\/receipts\/([\w-]+)$/.exec(url.pathname);
+    if (request.method === 'GET' && receipt && sessions.has(receipt[1])) {
+      const paid = sessions.get(receipt[1]);
+      const amount = `${(paid.amount_total / 100).toFixed(2)} ${paid.currency.toUpperCase()}`;
+      return send(
+        200,
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Receipt</title></head><body><main>
+<h1>Receipt: ${escapeHtml(amount)}</h1><p>${escapeHtml(paid.id)} (the local Stripe stand-in)</p></main></body></html>`,
+        'text/html; charset=utf-8',
+      );
+    }
     const page = /^\/pay\/([\w-]+)$/.exec(url.pathname);
     const session = page ? sessions.get(page[1]) : undefined;
     if (page && !session) return send(404, 'No such payment page.', 'text/plain');

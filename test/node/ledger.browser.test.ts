@@ -105,6 +105,8 @@ describe.skipIf(!browserAvailable)('the ledger’s pages in Chromium', () => {
     const cardCredits = after.entries.filter((entry) => entry.kind === 'credit' && entry.ref.startsWith('stripe:'));
     expect(cardCredits.length - before.entries.filter((e) => e.ref.startsWith('stripe:')).length).toBe(1);
     expect(await page.locator('#balance-title').locator('..').textContent()).toContain(paymentId);
+    const receipt = await page.getByRole('link', { name: 'Stripe’s receipt' }).first().getAttribute('href');
+    expect((await fetch(receipt!)).status).toBe(200);
     expect(await mailText('owner@demo.test', new RegExp(`^Receipt: 50.00 EUR .*${paymentId}`))).toBeTruthy();
     await expectAccessible(page, 'usage page with a card payment');
     await screenshotBoth(page, 'usage-top-up');

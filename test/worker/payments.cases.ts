@@ -64,6 +64,8 @@ describe('card top-ups through Stripe', () => {
     ).text();
     expect(page).toContain(`Payment ${paymentId} received`);
     expect(page).toContain('Paid');
+    // Stripe's receipt page, linked beside the payment.
+    expect(page).toContain(`href="https://pay.stripe.test/receipts/${session.id}"`);
     const receipt = await env.DB.prepare(
       "SELECT subject FROM emails WHERE kind = 'notice' AND subject LIKE 'Receipt:%' AND subject LIKE ?",
     )

@@ -54,6 +54,18 @@ export function installStripe(): void {
     return jsonResponse(session);
   });
   remotes.set(STRIPE_ORIGIN, (request) => {
+    // A paid session's payment intent, with its charge's receipt (Stripe's own page).
+    const intent = /^\/v1\/payment_intents\/pi_([\w-]+)$/.exec(new URL(request.url).pathname)?.[1];
+    if (intent && sessions.has(intent))
+      return jsonResponse({
+        id: `pi_${intent}`,
+        object: 'payment_intent',
+        latest_charge: {
+          id: `ch_${intent}`,
+          object: 'charge',
+          receipt_url: `https://pay.stripe.test/receipts/${intent}`,
+        },
+      });
     const id = /^\/v1\/checkout\/sessions\/([\w-]+)$/.exec(new URL(request.url).pathname)?.[1];
     const session = id ? sessions.get(id) : undefined;
     if (!session) return jsonResponse({ error: { type: 'invalid_request_error', message: 'No such session' } }, 404);

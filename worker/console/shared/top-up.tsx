@@ -105,6 +105,17 @@ export function PaymentsTable({ payments }: { payments: PaymentView[] }) {
                 : (STATUS_WORDS[p.status] ?? p.status),
           },
           { header: 'Reference', cell: (p) => <code>{p.payment_id}</code> },
+          {
+            header: 'Receipt',
+            cell: (p) =>
+              p.receipt_url ? (
+                <a href={p.receipt_url} target="_blank" rel="noopener noreferrer">
+                  Stripe’s receipt
+                </a>
+              ) : (
+                '—'
+              ),
+          },
         ]}
       />
     </>

@@ -98,7 +98,7 @@ export async function receiveStripeWebhook(
     .where(eq(paymentEvents.stripeEventId, event.id))
     .get();
   if (seen) return { outcome: 'duplicate', event_id: event.id };
-  const outcome = await act({ services, linkOrigin }, stripe, event, now);
+  const outcome = await act({ services, linkOrigin, standIn: config.apiUrl }, stripe, event, now);
   return { outcome, event_id: event.id };
 }
 
@@ -106,6 +106,8 @@ export async function receiveStripeWebhook(
 interface Delivery {
   services: Services;
   linkOrigin: string;
+  /** STRIPE_API_URL, when a local stand-in plays Stripe. */
+  standIn: string | undefined;
 }
 
 async function act(delivery: Delivery, stripe: Stripe, event: Stripe.Event, now: number): Promise<PaymentOutcome> {
@@ -175,6 +177,7 @@ async function credit(delivery: Delivery, stripe: Stripe, event: Stripe.Event, s
     return refuse(`paid in ${currency || 'no currency'}, the escrow is in ${escrow.currency}`, payment.id);
   if (session.amount_total !== payment.amountMinor)
     return refuse(`paid ${session.amount_total}, the payment asked ${payment.amountMinor}`, payment.id);
+  const receiptUrl = await receiptOf(stripe, idOf(session.payment_intent), delivery.standIn);
   const transferId = newId('trf', now);
   const reference = `stripe:${session.id}`;
   const firstTime = sql`NOT EXISTS (SELECT 1 FROM ${transfers} WHERE to_account = ${escrow.id} AND kind = 'credit'
@@ -199,7 +202,7 @@ async function credit(delivery: Delivery, stripe: Stripe, event: Stripe.Event, s
     ),
     db
       .update(payments)
-      .set({ status: 'paid', paymentIntentId: idOf(session.payment_intent), paidAt: now, updatedAt: now })
+      .set({ status: 'paid', paymentIntentId: idOf(session.payment_intent), receiptUrl, paidAt: now, updatedAt: now })
       .where(sql`${payments.id} = ${payment.id} AND ${transferWritten(transferId)}`),
     db
       .update(escrows)
@@ -239,6 +242,25 @@ async function credit(delivery: Delivery, stripe: Stripe, event: Stripe.Event, s
     }),
   ]);
   return 'credited' as const;
+}
+
+/** Stripe's receipt page of a payment (its charge's), or null: a link is a courtesy, never a reason to wait. */
+async function receiptOf(
+  stripe: Stripe,
+  paymentIntentId: string | null,
+  /** Locally, the stand-in's own (http) origin is Stripe's. */
+  standIn: string | undefined,
+): Promise<string | null> {
+  if (!paymentIntentId) return null;
+  try {
+    const intent = await stripe.paymentIntents.retrieve(paymentIntentId, { expand: ['latest_charge'] });
+    const charge = intent.latest_charge;
+    const url = typeof charge === 'object' ? charge?.receipt_url : null;
+    const trusted = url && (url.startsWith('https://') || (standIn && url.startsWith(`${new URL(standIn).origin}/`)));
+    return trusted ? url : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A refund on a paid payment's charge: the newly refunded amount leaves the escrow, once. */
