@@ -76,7 +76,7 @@ export async function startTopUp(
     ...(target.workspaceId ? { workspace_id: target.workspaceId } : {}),
     ...(target.providerId ? { provider_id: target.providerId } : {}),
   };
-  const session = await stripeOf(config).checkout.sessions.create(
+  const session = await (await stripeOf(config)).checkout.sessions.create(
     {
       mode: 'payment',
       client_reference_id: paymentId,

@@ -3,7 +3,7 @@
  * what a top-up may be in each currency. Unset, the platform works as before and the console
  * says how to pay by bank transfer.
  */
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Settings } from '../../env';
 
 /** A currency's top-up bounds, in minor units. */
@@ -51,11 +51,13 @@ export function paymentsConfig(settings: Settings): PaymentsConfig | null {
 /**
  * Stripe's own SDK, on fetch and Web Crypto (its worker build); pointed at the local stand-in
  * when STRIPE_API_URL says so. One network retry: a webhook Stripe sends again is the real retry.
+ * Imported when first used: an isolate that takes no payment never evaluates it (startup, tests).
  */
-export function stripeOf(config: PaymentsConfig): Stripe {
+export async function stripeOf(config: PaymentsConfig): Promise<Stripe> {
+  const { default: StripeSdk } = await import('stripe');
   const api = config.apiUrl ? new URL(config.apiUrl) : undefined;
-  return new Stripe(config.secretKey, {
-    httpClient: Stripe.createFetchHttpClient(),
+  return new StripeSdk(config.secretKey, {
+    httpClient: StripeSdk.createFetchHttpClient(),
     maxNetworkRetries: 1,
     timeout: 10_000,
     ...(api

@@ -76,7 +76,7 @@ export async function receiveStripeWebhook(
   const { rawBody, signature, linkOrigin } = delivery;
   const { db } = services;
   const now = services.clock.now();
-  const stripe = stripeOf(config);
+  const stripe = await stripeOf(config);
   let event: Stripe.Event;
   try {
     event = await stripe.webhooks.constructEventAsync(rawBody, signature ?? '', config.webhookSecret, 300);
