@@ -65,6 +65,8 @@ export const escrows = sqliteTable(
   (table) => [
     index('escrows_owner_idx').on(table.ownerKind, table.ownerId),
     uniqueIndex('escrows_one_per_provider').on(table.ownerId).where(sql`${table.ownerKind} = 'provider'`),
+    // The admin's list of held escrows (a disputed card payment): only those rows.
+    index('escrows_held_idx').on(table.heldAt).where(sql`held_at IS NOT NULL`),
   ],
 );
 

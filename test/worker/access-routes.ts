@@ -801,6 +801,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
       ['POST', '/admin/billing/contracts'],
       ['POST', '/admin/billing/contracts/:contractId/end'],
       ['POST', '/admin/billing/credits'],
+      ['POST', '/admin/billing/escrows/:escrowId/lift-hold'],
       ['POST', '/admin/billing/refunds/:requestId/accept'],
       ['POST', '/admin/billing/refunds/:requestId/decline'],
       ['GET', '/admin/requests'],

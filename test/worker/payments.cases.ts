@@ -169,8 +169,8 @@ describe('card top-ups through Stripe', () => {
     await expectBalancedBooks();
   });
 
-  it('a dispute holds the escrow: its charges are refused, and the admins told', async () => {
-    await signUpPlatformAdmin();
+  it('a dispute holds the escrow: its charges are refused, the admins told, and one of them lifts it', async () => {
+    const admin = await signUpPlatformAdmin({ enrolled: true });
     const { owner, escrowId } = await ownerWithContract({ overage: { executions: { unit_price_minor: 100 } } });
     const session = await ownerTopUp(owner, '20');
     pay(session.id);
@@ -199,6 +199,15 @@ describe('card top-ups through Stripe', () => {
         .bind(escrowId)
         .run(),
     ).rejects.toThrow(/escrow_funds_left/);
+    // Settled with Stripe: the admin lifts the hold on the billing page, and charges go through again.
+    expect(await (await getPage('/admin/billing', admin.cookie)).text()).toContain(escrowId);
+    const lifted = await postForm(`/admin/billing/escrows/${escrowId}/lift-hold`, {}, { cookie: admin.cookie });
+    expect(lifted.status).toBe(303);
+    expect((await execute(key.token, executeBody())).status).toBe(200);
+    expect(await balanceOf(escrowId)).toBe(1800);
+    expect((await postForm(`/admin/billing/escrows/${escrowId}/lift-hold`, {}, { cookie: admin.cookie })).status).toBe(
+      404,
+    );
     await expectBalancedBooks();
   });
 

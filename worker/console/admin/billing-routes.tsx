@@ -16,7 +16,7 @@ import {
   listRefundRequests,
   newContractSchema,
 } from '../../platform/billing';
-import { paymentsOverview } from '../../platform/payments';
+import { heldEscrows, liftHold, paymentsOverview } from '../../platform/payments';
 import { formErrors, readForm } from '../shared/form-input';
 import { noticeOf } from '../shared/notices';
 import { currentUser } from '../shared/session';
@@ -38,6 +38,7 @@ async function renderBilling(
     listRefundRequests(c.var.db, { status: 'pending' }),
     paymentsOverview(c.var.db, now),
   ]);
+  const held = await heldEscrows(c.var.db);
   const balances = await escrowBalances(
     c.var.db,
     contracts.map((contract) => contract.escrow_id),
@@ -48,7 +49,7 @@ async function renderBilling(
       workspaceId={workspaceId}
       contracts={contracts.map((contract) => ({ ...contract, balance_minor: balances.get(contract.escrow_id) ?? 0 }))}
       refunds={refunds}
-      payments={payments}
+      payments={{ ...payments, held }}
       notice={noticeOf(c)}
       {...extra}
     />,
@@ -108,6 +109,12 @@ export function registerBillingPages(app: OpenAPIHono<AppEnv>): void {
       c.var.services.clock.now(),
     );
     return c.redirect(`/admin/billing?workspace=${contract.workspace_id}&notice=contract_ended`, 303);
+  });
+
+  // A dispute settled with Stripe: the escrow may pay charges and fees again.
+  app.post('/admin/billing/escrows/:escrowId/lift-hold', async (c) => {
+    await liftHold(c.var.db, userAuditContext(c), c.req.param('escrowId'), c.var.services.clock.now());
+    return c.redirect('/admin/billing?notice=hold_lifted', 303);
   });
 
   app.post('/admin/billing/credits', async (c) => {

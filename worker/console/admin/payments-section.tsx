@@ -3,7 +3,7 @@
  * The admin's card payments (docs/design/billing.md#card-top-ups): the latest, each with the
  * ledger transfer it made, and per day what Stripe's events said against what the ledger holds.
  */
-import type { AdminPaymentRow, ReconciliationRow } from '../../platform/payments';
+import type { AdminPaymentRow, HeldEscrow, ReconciliationRow } from '../../platform/payments';
 import { DataTable, when } from '../shared/layout';
 import { formatMoney } from '../shared/money';
 
@@ -11,13 +11,36 @@ import { formatMoney } from '../shared/money';
 export function PaymentsSection({
   latest,
   reconciliation,
+  held,
 }: {
   latest: AdminPaymentRow[];
   reconciliation: ReconciliationRow[];
+  held: HeldEscrow[];
 }) {
   return (
     <section class="card" aria-labelledby="payments-title">
       <h2 id="payments-title">Card payments</h2>
+      {held.length > 0 ? (
+        <div class="alert" role="status">
+          <p>
+            Held while a card payment is disputed: no charge or lead fee is taken from these. Lift a hold once the
+            dispute is settled with Stripe.
+          </p>
+          <ul>
+            {held.map((escrow) => (
+              <li>
+                <code>{escrow.escrow_id}</code> ({escrow.owner_kind} {escrow.owner_id}), held{' '}
+                {when(new Date(escrow.held_at).toISOString())}{' '}
+                <form method="post" action={`/admin/billing/escrows/${escrow.escrow_id}/lift-hold`} class="inline">
+                  <button type="submit" class="button small">
+                    Lift the hold
+                  </button>
+                </form>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       {latest.length === 0 ? (
         <p class="muted">No card payment yet (or no STRIPE_SECRET_KEY: owners pay by bank transfer).</p>
       ) : (

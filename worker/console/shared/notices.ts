@@ -50,6 +50,7 @@ const NOTICES: Record<string, string> = {
   top_up_cancelled: 'The card payment was cancelled: nothing was charged.',
   refund_accepted: 'Refund accepted: the fee is back in the expert’s credits.',
   refund_declined: 'Refund declined.',
+  hold_lifted: 'Hold lifted: the escrow pays charges and lead fees again.',
   contract_recorded: 'Contract recorded, with its escrow.',
   contract_ended: 'Contract ended.',
   credited: 'Credit recorded.',

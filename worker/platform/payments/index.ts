@@ -4,3 +4,4 @@ export { type PaymentsConfig, paymentsConfig, stripeOf, topUpLimitsOf } from './
 export { paymentRoutes } from './routes';
 export { type PaymentOutcome, receiveStripeWebhook } from './webhook';
 export { type AdminPaymentRow, paymentsOverview, type ReconciliationRow } from './reconcile';
+export { type HeldEscrow, heldEscrows, liftHold } from './holds';

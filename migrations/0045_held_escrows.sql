@@ -1,0 +1,1 @@
+CREATE INDEX `escrows_held_idx` ON `escrows` (`held_at`) WHERE held_at IS NOT NULL;
