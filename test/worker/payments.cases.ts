@@ -234,6 +234,29 @@ describe('card top-ups through Stripe', () => {
     expect(page).toContain(`Payment ${session.metadata.payment_id} received`);
   });
 
+  it('the admin pages through every payment, 50 at a time', async () => {
+    const admin = await signUpPlatformAdmin({ enrolled: true });
+    const { escrowId } = await ownerWithContract();
+    const id = (index: number) => `pay_zzzz_${String(index).padStart(3, '0')}`;
+    await env.DB.batch(
+      Array.from({ length: 55 }, (_, index) =>
+        env.DB.prepare(
+          `INSERT INTO payments (id, escrow_id, user_id, amount_minor, currency, status, created_at, updated_at)
+            VALUES (?, ?, 'usr_x', 500, 'EUR', 'expired', 1, 1)`,
+        ).bind(id(index), escrowId),
+      ),
+    );
+    const first = await (await getPage('/admin/billing', admin.cookie)).text();
+    expect(first).toContain(id(54));
+    expect(first).toContain(id(5));
+    expect(first).not.toContain(id(4));
+    expect(first).toContain(`payments_before=${id(5)}`);
+    const older = await (await getPage(`/admin/billing?payments_before=${id(5)}`, admin.cookie)).text();
+    expect(older).toContain(id(4));
+    expect(older).toContain(id(0));
+    expect(older).not.toContain(id(5));
+  });
+
   it('a top-up outside the bounds is refused on the page, and no session is made', async () => {
     const { owner } = await ownerWithContract();
     const refused = await postForm(

@@ -36,7 +36,7 @@ async function renderBilling(
   const [contracts, refunds, payments] = await Promise.all([
     workspaceId ? listContracts(c.var.db, workspaceId, now) : Promise.resolve([]),
     listRefundRequests(c.var.db, { status: 'pending' }),
-    paymentsOverview(c.var.db, now),
+    paymentsOverview(c.var.db, now, { before: c.req.query('payments_before') }),
   ]);
   const held = await heldEscrows(c.var.db);
   const balances = await escrowBalances(

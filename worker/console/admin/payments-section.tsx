@@ -10,10 +10,13 @@ import { formatMoney } from '../shared/money';
 /** The section of the billing page. */
 export function PaymentsSection({
   latest,
+  olderFrom,
   reconciliation,
   held,
 }: {
   latest: AdminPaymentRow[];
+  /** The cursor of the next page of older payments, if any. */
+  olderFrom: string | null;
   reconciliation: ReconciliationRow[];
   held: HeldEscrow[];
 }) {
@@ -71,6 +74,11 @@ export function PaymentsSection({
           ]}
         />
       )}
+      {olderFrom ? (
+        <p>
+          <a href={`/admin/billing?payments_before=${olderFrom}#payments-title`}>Older payments</a>
+        </p>
+      ) : null}
       <h3>Reconciliation, last 14 days</h3>
       {reconciliation.length === 0 ? (
         <p class="muted">Nothing to reconcile.</p>

@@ -39,16 +39,24 @@ type DayTotals = { day: string; currency: string; credits: number; refunds: numb
 
 const dayOf = (column: unknown) => sql`strftime('%Y-%m-%d', ${column} / 1000, 'unixepoch')`;
 
-/** The latest payments and the last `days` days' reconciliation. */
-export async function paymentsOverview(db: Database, now: number, days = 14) {
-  const since = now - days * 86_400_000;
+/** Payments a page of the admin's list holds. */
+const PAGE = 50;
+
+/**
+ * A page of payments, newest first (`before`: the last id of the page before), whether older ones
+ * remain, and the last `days` days' reconciliation.
+ */
+export async function paymentsOverview(db: Database, now: number, options: { before?: string; days?: number } = {}) {
+  const since = now - (options.days ?? 14) * 86_400_000;
+  const before = options.before?.startsWith('pay_') ? options.before : null;
   const [latest, processor, ledger] = await Promise.all([
     db.all<AdminPaymentRow>(sql`SELECT p.id AS payment_id, p.escrow_id,
         coalesce(p.workspace_id, p.provider_id) AS owner, p.status, p.amount_minor, p.refunded_minor, p.currency,
         p.created_at,
         (SELECT t.id FROM ${transfers} t WHERE t.ref = 'stripe:' || p.checkout_session_id AND t.kind = 'credit')
           AS transfer_id
-      FROM ${payments} p ORDER BY p.id DESC LIMIT 50`),
+      FROM ${payments} p WHERE ${before === null ? sql`1` : sql`p.id < ${before}`}
+      ORDER BY p.id DESC LIMIT ${PAGE + 1}`),
     db.all<DayTotals>(sql`SELECT ${dayOf(sql`created_at`)} AS day,
         currency, coalesce(sum(CASE WHEN outcome = 'credited' THEN amount_minor END), 0) AS credits,
         coalesce(sum(CASE WHEN type = 'charge.refunded' AND outcome IN ('refunded', 'refused')
@@ -81,5 +89,9 @@ export async function paymentsOverview(db: Database, now: number, days = 14) {
     ].filter(Boolean);
     return { ...row, difference: gaps.length > 0 ? gaps.join(', ') : null };
   });
-  return { latest, reconciliation };
+  return {
+    latest: latest.slice(0, PAGE),
+    olderFrom: latest.length > PAGE ? latest[PAGE - 1]!.payment_id : null,
+    reconciliation,
+  };
 }
