@@ -14,11 +14,23 @@ export interface Mail {
   raw: string;
 }
 
-/** Every email the sink has received so far. */
-export const sink = async (): Promise<Mail[]> => (await fetch(env.TEST_MAIL_SINK_URL)).json();
+/**
+ * Every email the sink has received so far (or those to `to`). A connection the busy machine drops
+ * is tried again: vi.waitUntil stops at the first error its check throws.
+ */
+export const sink = async (to?: string): Promise<Mail[]> => {
+  const url = to ? `${env.TEST_MAIL_SINK_URL}?to=${encodeURIComponent(to)}` : env.TEST_MAIL_SINK_URL;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await (await fetch(url)).json();
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+};
 
 /** The first email to `address` (whose subject matches), once it has arrived. */
 export const mailTo = async (address: string, subject?: RegExp) =>
   until(async () =>
-    (await sink()).find((mail) => mail.to.includes(address) && (!subject || subject.test(mail.subject))),
+    (await sink(address)).find((mail) => mail.to.includes(address) && (!subject || subject.test(mail.subject))),
   );
