@@ -31,7 +31,7 @@ export function benchRoutes() {
   });
 
   app.post('/__bench/d1-batch', async (c) => {
-    await c.env.DB.batch([c.env.DB.prepare('SELECT 1 AS one')]);
+    await c.env.DIRECTORY.batch([c.env.DIRECTORY.prepare('SELECT 1 AS one')]);
     return c.json({ status: 'ok' as const }, 200);
   });
 
@@ -69,7 +69,7 @@ export function benchRoutes() {
         WHERE l.id LIKE 'lead_${tag}_%' AND (SELECT COUNT(*) FROM provider_domains e WHERE e.domain = d.domain
           AND e.provider_id < d.provider_id) < 3`,
     ];
-    await c.env.DB.batch(statements.map((statement) => c.env.DB.prepare(statement)));
+    await c.env.DIRECTORY.batch(statements.map((statement) => c.env.DIRECTORY.prepare(statement)));
     return c.json({ providers, leads, created_at: now }, 200);
   });
 
@@ -89,7 +89,7 @@ export function benchRoutes() {
         .slice(0, 12) || 'bench';
     const leads = Math.min(Math.max(Math.trunc(Number(body.leads)) || 1, 1), 200_000);
     const statements = insightsFixture({ tag, leads, workspaceId: 'ws_demo', channelKey: 'ch_demo', now: Date.now() });
-    await c.env.DB.batch(statements.map((statement) => c.env.DB.prepare(statement)));
+    await c.env.DIRECTORY.batch(statements.map((statement) => c.env.DIRECTORY.prepare(statement)));
     return c.json({ leads }, 200);
   });
 
@@ -98,7 +98,7 @@ export function benchRoutes() {
     const { ticks } = (await c.req.json()) as { ticks: number };
     const services = buildServices(c.env, { kind: 'request' });
     for (let tick = 0; tick < Math.min(Math.max(ticks, 1), 50); tick++) await rollUp(services.db);
-    const left = await c.env.DB.prepare(
+    const left = await c.env.DIRECTORY.prepare(
       `SELECT coalesce(sum(newest - coalesce(last_seq, 0)), 0) AS remaining FROM (
         SELECT 'events' AS source, (SELECT max(rowid) FROM events) AS newest UNION ALL
         SELECT 'lead_events', (SELECT max(rowid) FROM lead_events) UNION ALL

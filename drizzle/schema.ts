@@ -958,3 +958,5 @@ export const provisioningRequests = sqliteTable(
   ],
 );
 export * from './lifecycle';
+// Where each organisation's rows are: the directory's map to the shards.
+export * from './shards';

@@ -37,3 +37,15 @@ export function wrangler(args, { quiet = true } = {}) {
     });
   });
 }
+
+/**
+ * The D1 bindings of wrangler.toml: the directory first, then the shards in order
+ * (docs/design/scale.md#the-layout). Every one of them gets every migration.
+ */
+export function databaseBindings() {
+  const toml = readFileSync(`${ROOT}/wrangler.toml`, 'utf8');
+  const names = [...toml.matchAll(/^binding = "(DIRECTORY|DB_\d+)"$/gm)].map((match) => match[1]);
+  return names.sort((a, b) =>
+    a === 'DIRECTORY' ? -1 : b === 'DIRECTORY' ? 1 : a.localeCompare(b, 'en', { numeric: true }),
+  );
+}

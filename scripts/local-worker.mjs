@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, WRANGLER, wrangler } from './lib.mjs';
+import { applyLocalMigrations } from './migrate-local.mjs';
 import { startMailSink } from './mail-sink.mjs';
 import { indexDocsAsKnowledge } from './docs-knowledge.mjs';
 import { startReferenceAgent } from './reference-agent.mjs';
@@ -33,12 +34,13 @@ export async function prepareLocalDatabase({
   referenceAgent,
 }) {
   const persistArgs = persistTo ? ['--persist-to', persistTo] : [];
-  await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', ...persistArgs]);
+  // The directory and every shard: the same migrations everywhere (scripts/migrate-local.mjs).
+  await applyLocalMigrations({ persistTo });
   const seedDir = mkdtempSync(join(tmpdir(), 'egw-seed-'));
   const seedFile = join(seedDir, 'seed.sql');
   writeFileSync(seedFile, seedSql({ demoApiKey, demoPassword, pepper, secretsKey, referenceAgent }));
   try {
-    await wrangler(['d1', 'execute', 'DB', '--local', '--file', seedFile, ...persistArgs]);
+    await wrangler(['d1', 'execute', 'DIRECTORY', '--local', '--file', seedFile, ...persistArgs]);
   } finally {
     rmSync(seedDir, { recursive: true, force: true });
   }

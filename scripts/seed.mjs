@@ -153,6 +153,8 @@ export function seedSql({ demoApiKey, demoPassword, pepper, secretsKey, referenc
   ]);
   const agentBase = `http://127.0.0.1:${referenceAgent.port}`;
   return `
+INSERT INTO organization_shards (organization_id, shard, placed_at) VALUES (${quote(DEMO.organizationId)}, 0, ${now})
+  ON CONFLICT(organization_id) DO NOTHING;
 INSERT INTO organizations (id, name, status, created_at) VALUES (${quote(DEMO.organizationId)}, 'Demo Company',
   'active', ${now})
   ON CONFLICT(id) DO NOTHING;

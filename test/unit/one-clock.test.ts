@@ -76,7 +76,7 @@ describe('one clock', () => {
     ).toHaveLength(1);
     expect(
       movedTimestamps(
-        "await env.DB.prepare('UPDATE emails SET created_at = created_at - 3600000 WHERE id = ?').run();",
+        "await env.DIRECTORY.prepare('UPDATE emails SET created_at = created_at - 3600000 WHERE id = ?').run();",
       ),
     ).toHaveLength(1);
     // Recording a state as of now is not moving time.

@@ -37,7 +37,7 @@ async function send(tenant: Tenant, message: Record<string, unknown>, extra: Rec
 const consultation = (text: string) => [{ text }, { data: { domain: 'consultation' } }];
 
 async function executions(workspaceId: string): Promise<number> {
-  const row = await env.DB.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
+  const row = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
     .bind(workspaceId)
     .first<{ n: number }>();
   return row?.n ?? 0;
@@ -294,11 +294,13 @@ describe('A2A: messages answer tasks', () => {
       { cookie: owner.cookie },
     );
     expect(saved.status).toBe(303);
-    const row = await env.DB.prepare('SELECT default_domain FROM workspaces WHERE id = ?')
+    const row = await env.DIRECTORY.prepare('SELECT default_domain FROM workspaces WHERE id = ?')
       .bind(owner.workspaceId)
       .first();
     expect(row).toEqual({ default_domain: 'consultation' });
-    const audit = await env.DB.prepare('SELECT COUNT(*) AS n FROM audit_log WHERE workspace_id = ? AND action = ?')
+    const audit = await env.DIRECTORY.prepare(
+      'SELECT COUNT(*) AS n FROM audit_log WHERE workspace_id = ? AND action = ?',
+    )
       .bind(owner.workspaceId, 'workspace.default_domain_changed')
       .first();
     expect(audit).toEqual({ n: 1 });
@@ -493,7 +495,7 @@ describe('A2A: streaming', () => {
     );
     expect(outcomes.filter((outcome) => outcome === 'ended')).toHaveLength(10);
     await vi.waitUntil(async () => (await executions(tenant.workspaceId)) === 20, { timeout: 5000, interval: 50 });
-    const tasks = await env.DB.prepare('SELECT COUNT(*) AS n FROM a2a_tasks WHERE workspace_id = ?')
+    const tasks = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM a2a_tasks WHERE workspace_id = ?')
       .bind(tenant.workspaceId)
       .first<{ n: number }>();
     expect(tasks?.n).toBe(20);

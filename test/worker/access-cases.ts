@@ -92,7 +92,7 @@ const ALL_SCOPES = [
 ];
 
 async function userIdOf(email: string): Promise<string> {
-  return (await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(email).first<{ id: string }>())!.id;
+  return (await env.DIRECTORY.prepare('SELECT id FROM users WHERE email = ?').bind(email).first<{ id: string }>())!.id;
 }
 
 async function joinAs(owner: { workspaceId: string; cookie: string }, role: 'member' | 'admin'): Promise<string> {
@@ -102,7 +102,7 @@ async function joinAs(owner: { workspaceId: string; cookie: string }, role: 'mem
     { email: user.email, role },
     { cookie: owner.cookie },
   );
-  const id = await env.DB.prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'")
+  const id = await env.DIRECTORY.prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'")
     .bind(user.email)
     .first<{ id: string }>();
   expect((await postForm(`/invitations/${id!.id}/accept`, {}, { cookie: user.cookie })).status).toBe(303);
@@ -112,7 +112,7 @@ async function joinAs(owner: { workspaceId: string; cookie: string }, role: 'mem
 /** A tenant with an owner, a member, an admin, keys of every kind, a channel and an open invitation. */
 export async function createAccessTenant(): Promise<AccessTenant> {
   const owner = await signUpOwner();
-  const organizationId = (await env.DB.prepare('SELECT organization_id FROM workspaces WHERE id = ?')
+  const organizationId = (await env.DIRECTORY.prepare('SELECT organization_id FROM workspaces WHERE id = ?')
     .bind(owner.workspaceId)
     .first<{ organization_id: string }>())!.organization_id;
   const fullKey = await issueKey(owner.workspaceId, { scopes: ALL_SCOPES });
@@ -132,7 +132,9 @@ export async function createAccessTenant(): Promise<AccessTenant> {
     { email: `pending.${clock.now()}.${Math.random()}@example.com`, role: 'member' },
     { cookie: owner.cookie },
   );
-  const invitation = await env.DB.prepare("SELECT id FROM invitations WHERE workspace_id = ? AND status = 'pending'")
+  const invitation = await env.DIRECTORY.prepare(
+    "SELECT id FROM invitations WHERE workspace_id = ? AND status = 'pending'",
+  )
     .bind(owner.workspaceId)
     .first<{ id: string }>();
   // The supply side: an active expert who belongs to this workspace, so it sees this workspace's pool.
@@ -142,7 +144,9 @@ export async function createAccessTenant(): Promise<AccessTenant> {
     { email: expert.email, role: 'member' },
     { cookie: owner.cookie },
   );
-  const expertInvitation = await env.DB.prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'")
+  const expertInvitation = await env.DIRECTORY.prepare(
+    "SELECT id FROM invitations WHERE email = ? AND status = 'pending'",
+  )
     .bind(expert.email)
     .first<{ id: string }>();
   expect((await postForm(`/invitations/${expertInvitation!.id}/accept`, {}, { cookie: expert.cookie })).status).toBe(
@@ -163,7 +167,7 @@ export async function createAccessTenant(): Promise<AccessTenant> {
     headers: { Origin: ORIGIN, 'CF-Connecting-IP': '198.51.100.250' },
   });
   expect(said.status).toBe(200);
-  const conversation = await env.DB.prepare(
+  const conversation = await env.DIRECTORY.prepare(
     'SELECT id FROM conversations WHERE channel_id = (SELECT id FROM channels WHERE channel_key = ?)',
   )
     .bind(channelKey)

@@ -62,7 +62,7 @@ describe('password reset', () => {
     // The same redirect to the same page, whether or not the address has an account.
     expect([known.status, unknown.status]).toEqual([303, 303]);
     expect(known.headers.get('Location')).toBe(unknown.headers.get('Location'));
-    const tokens = await env.DB.prepare(
+    const tokens = await env.DIRECTORY.prepare(
       "SELECT email FROM account_tokens WHERE email IN (?, ?) AND purpose = 'password_reset'",
     )
       .bind(user.email, 'nobody')
@@ -320,13 +320,13 @@ describe('sessions', () => {
     });
     expect(failed.status).toBe(401);
     // An unknown address's failure is recorded for nobody.
-    const before = await env.DB.prepare('SELECT count(*) AS n FROM security_events').first<{ n: number }>();
+    const before = await env.DIRECTORY.prepare('SELECT count(*) AS n FROM security_events').first<{ n: number }>();
     await postForm(
       '/auth/sign-in',
       { email: 'nobody.here@example.com', password: 'whatever it is' },
       { ip: '198.51.100.62' },
     );
-    expect((await env.DB.prepare('SELECT count(*) AS n FROM security_events').first<{ n: number }>())!.n).toBe(
+    expect((await env.DIRECTORY.prepare('SELECT count(*) AS n FROM security_events').first<{ n: number }>())!.n).toBe(
       before!.n,
     );
 
@@ -341,7 +341,7 @@ describe('sessions', () => {
     // The sign-in from a device the account had not used was emailed; another from it is not.
     expect(await mailTo(user.email, /^A new sign-in to your account \(Firefox on Windows\)$/)).toBeTruthy();
     await signInFrom(user, FIREFOX, 'PT');
-    const written = await env.DB.prepare(
+    const written = await env.DIRECTORY.prepare(
       `SELECT count(*) AS n FROM emails e JOIN users u ON u.id = e.user_id
        WHERE u.email = ? AND e.subject LIKE 'A new sign-in%'`,
     )
@@ -424,7 +424,7 @@ describe('email verification', () => {
     await expectProblem(await claim(), 403, 'email_unverified');
     expect((await postForm(await verificationPathFor(newEmail), {})).status).toBe(303);
     expect((await claim()).status).toBe(404);
-    const events = await env.DB.prepare('SELECT kind FROM security_events WHERE user_id = ? ORDER BY id')
+    const events = await env.DIRECTORY.prepare('SELECT kind FROM security_events WHERE user_id = ? ORDER BY id')
       .bind(expert.userId)
       .all<{ kind: string }>();
     expect(events.results.map((event) => event.kind)).toEqual(
@@ -459,7 +459,7 @@ describe('an organisation that requires a second factor', () => {
     const member = await signUpUser();
     const ws = `?ws=${owner.workspaceId}`;
     await postForm(`/integrations/team/invite${ws}`, { email: member.email, role: 'member' }, { cookie: owner.cookie });
-    const invitation = await env.DB.prepare('SELECT id FROM invitations WHERE email = ?')
+    const invitation = await env.DIRECTORY.prepare('SELECT id FROM invitations WHERE email = ?')
       .bind(member.email)
       .first<{ id: string }>();
     expect((await postForm(`/invitations/${invitation!.id}/accept`, {}, { cookie: member.cookie })).status).toBe(303);

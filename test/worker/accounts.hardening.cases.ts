@@ -79,7 +79,7 @@ describe('adding a way in asks who you are', () => {
     const cancelled = await postForm('/account/security/totp/cancel', {}, { cookie: user.cookie });
     expect(cancelled.headers.get('Location')).toBe('/account/security?notice=totp_cancelled');
     expect(
-      await env.DB.prepare(
+      await env.DIRECTORY.prepare(
         'SELECT COUNT(*) AS n FROM user_factors f JOIN users u ON u.id = f.user_id WHERE u.email = ?',
       )
         .bind(user.email)
@@ -99,7 +99,7 @@ describe('adding a way in asks who you are', () => {
     );
     expect(added.status).toBe(303);
     expect((await postForm('/auth/forgot', { email: user.email })).status).toBe(303);
-    const token = await env.DB.prepare(
+    const token = await env.DIRECTORY.prepare(
       "SELECT id FROM account_tokens WHERE email = ? AND purpose = 'password_reset' ORDER BY created_at DESC",
     )
       .bind(user.email)
@@ -115,7 +115,7 @@ describe('adding a way in asks who you are', () => {
       remove_passkeys: passkeyId,
     });
     expect(reset.status).toBe(303);
-    const left = await env.DB.prepare(
+    const left = await env.DIRECTORY.prepare(
       `SELECT (SELECT COUNT(*) FROM user_passkeys p JOIN users u ON u.id = p.user_id WHERE u.email = ?1) AS passkeys,
         (SELECT COUNT(*) FROM user_factors f JOIN users u ON u.id = f.user_id WHERE u.email = ?1) AS apps,
         (SELECT COUNT(*) FROM recovery_codes r JOIN users u ON u.id = r.user_id WHERE u.email = ?1) AS codes`,
@@ -135,7 +135,7 @@ describe('an organisation’s two-step rule on the workbench', () => {
     expect((await call('/api/admin/domains', { token: ADMIN_TOKEN, body: { domain, name: domain } })).status).toBe(201);
     const expert = await createActiveExpert({ domains: [domain] });
     await postForm(`/integrations/team/invite${ws}`, { email: expert.email, role: 'member' }, { cookie: owner.cookie });
-    const invitation = await env.DB.prepare('SELECT id FROM invitations WHERE email = ?')
+    const invitation = await env.DIRECTORY.prepare('SELECT id FROM invitations WHERE email = ?')
       .bind(expert.email)
       .first<{ id: string }>();
     expect((await postForm(`/invitations/${invitation!.id}/accept`, {}, { cookie: expert.cookie })).status).toBe(303);
@@ -163,7 +163,7 @@ describe('an organisation’s two-step rule on the workbench', () => {
     );
     // No offer either: no row names them for it.
     expect(
-      await env.DB.prepare('SELECT COUNT(*) AS n FROM lead_offers WHERE lead_id = ? AND provider_id = ?')
+      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM lead_offers WHERE lead_id = ? AND provider_id = ?')
         .bind(lead, expert.providerId)
         .first(),
     ).toEqual({ n: 0 });
@@ -227,7 +227,9 @@ describe('guesses in a burst', () => {
     const user = await signUpUser();
     // As if five attempts had taken their slots and their Worker died before settling.
     const account = `signin:acct:${await sha256(user.email)}`;
-    await env.DB.prepare('INSERT INTO rate_limit_windows (key_id, window_start, count, max_count) VALUES (?, ?, 5, 5)')
+    await env.DIRECTORY.prepare(
+      'INSERT INTO rate_limit_windows (key_id, window_start, count, max_count) VALUES (?, ?, 5, 5)',
+    )
       .bind(`${account}:flight`, clock.now())
       .run();
     const signIn = () =>

@@ -172,7 +172,7 @@ export async function createActiveAgent(
 
 /** The attempts recorded on an execution, in order. */
 export async function attemptsOf(executionId: string) {
-  const rows = await env.DB.prepare(
+  const rows = await env.DIRECTORY.prepare(
     'SELECT provider_id, outcome, http_status, error FROM agent_attempts WHERE execution_id = ? ORDER BY id',
   )
     .bind(executionId)

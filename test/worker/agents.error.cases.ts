@@ -140,7 +140,7 @@ describe('failover', () => {
       remotes.set(`${origin}/a2a`, () => new Response('down', { status: 503 }));
     }
     // flaky failed once in the last hour; steady never did.
-    await env.DB.prepare(
+    await env.DIRECTORY.prepare(
       'INSERT INTO agent_attempts (id, execution_id, provider_id, workspace_id, outcome, http_status, duration_ms, ' +
         "error, created_at) VALUES ('att_seed_flaky', 'exe_seed', ?, ?, 'http_error', 500, 5, NULL, ?)",
     )
@@ -175,17 +175,19 @@ describe('failover', () => {
       const response = await run(domain, { idempotency_key: 'agents-down-1' }, narrow.token);
       const problem = await expectProblem(response, 502, 'agent_unavailable');
       expect(problem.attempts).toEqual([{ provider_id: agent.providerId, outcome: 'http_error' }]);
-      const execution = await env.DB.prepare('SELECT status FROM executions WHERE id = ?')
+      const execution = await env.DIRECTORY.prepare('SELECT status FROM executions WHERE id = ?')
         .bind(problem.execution_id)
         .first();
       expect(execution).toEqual({ status: 'failed' });
       expect(await attemptsOf(problem.execution_id)).toHaveLength(1);
       // Nothing charged, no demand, and the idempotency key is free for a retry.
       expect(
-        await env.DB.prepare('SELECT COUNT(*) AS n FROM usage_meters WHERE key_id = ?').bind(narrow.keyId).first(),
+        await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM usage_meters WHERE key_id = ?')
+          .bind(narrow.keyId)
+          .first(),
       ).toEqual({ n: 0 });
       expect(
-        await env.DB.prepare('SELECT COUNT(*) AS n FROM demands WHERE workspace_id = ?')
+        await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM demands WHERE workspace_id = ?')
           .bind(narrow.workspaceId)
           .first(),
       ).toEqual({ n: 0 });
@@ -227,7 +229,7 @@ describe('the circuit breaker', () => {
     remotes.set(`${origin}/a2a`, () => new Response('down', { status: 503 }));
     for (let i = 0; i < 5; i++) await run(domain);
     expect(connectionsTo(`${origin}/a2a`)).toHaveLength(5);
-    const health = await env.DB.prepare(
+    const health = await env.DIRECTORY.prepare(
       'SELECT consecutive_failures, open_until FROM provider_health WHERE provider_id = ?',
     )
       .bind(agent.providerId)
@@ -252,7 +254,7 @@ describe('the circuit breaker', () => {
     const recovered = await json(await run(domain));
     expect(recovered.output.result.reply).toBe('Recovered.');
     expect(
-      await env.DB.prepare('SELECT consecutive_failures, open_until FROM provider_health WHERE provider_id = ?')
+      await env.DIRECTORY.prepare('SELECT consecutive_failures, open_until FROM provider_health WHERE provider_id = ?')
         .bind(agent.providerId)
         .first(),
     ).toEqual({ consecutive_failures: 0, open_until: 0 });
@@ -272,7 +274,7 @@ describe('the circuit breaker', () => {
       ]);
     }
     expect(
-      await env.DB.prepare('SELECT consecutive_failures FROM provider_health WHERE provider_id = ?')
+      await env.DIRECTORY.prepare('SELECT consecutive_failures FROM provider_health WHERE provider_id = ?')
         .bind(agent.providerId)
         .first(),
     ).toEqual({ consecutive_failures: 0 });
@@ -397,11 +399,11 @@ describe('an execution refused after its agent call', () => {
       return handler(request);
     });
     await expectProblem(await run(domain, {}, owner.token), 402, 'entitlement_exceeded');
-    const attempts = await env.DB.prepare('SELECT outcome FROM agent_attempts WHERE provider_id = ?')
+    const attempts = await env.DIRECTORY.prepare('SELECT outcome FROM agent_attempts WHERE provider_id = ?')
       .bind(agent.providerId)
       .all<{ outcome: string }>();
     expect(attempts.results).toEqual([{ outcome: 'success' }]);
-    const executions = await env.DB.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
+    const executions = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
       .bind(owner.workspaceId)
       .first<{ n: number }>();
     expect(executions?.n).toBe(1);

@@ -411,7 +411,7 @@ describe('connecting an agent', () => {
       expect(problem.errors[0].pointer).toBe('/agent_card_url');
       expect(problem.errors[0].detail).toMatch(reason);
       expect(
-        await env.DB.prepare('SELECT agent_card_url, agent_card FROM providers WHERE id = ?')
+        await env.DIRECTORY.prepare('SELECT agent_card_url, agent_card FROM providers WHERE id = ?')
           .bind(provider.providerId)
           .first(),
       ).toEqual({ agent_card_url: null, agent_card: null });
@@ -544,7 +544,7 @@ describe('chat with an agent in the widget', () => {
         ['visitor', 'Are you there?'],
         ['agent', after.reply],
       ]);
-      const authors = await env.DB.prepare(
+      const authors = await env.DIRECTORY.prepare(
         "SELECT DISTINCT author_id FROM messages WHERE role = 'agent' AND conversation_id = (SELECT conversation_id " +
           'FROM leads WHERE id = ?)',
       )
@@ -566,7 +566,7 @@ describe('chat with an agent in the widget', () => {
     const answer = await visitorSays(channel, { message: { text: 'Hello?' } });
     expect(answer.answered_by).toBeUndefined();
     expect(answer.lead_id).toMatch(/^lead_/);
-    const attempt = await env.DB.prepare('SELECT outcome FROM agent_attempts WHERE provider_id = ?')
+    const attempt = await env.DIRECTORY.prepare('SELECT outcome FROM agent_attempts WHERE provider_id = ?')
       .bind(agent.providerId)
       .first();
     expect(attempt).toEqual({ outcome: 'invalid_answer' });
@@ -601,7 +601,7 @@ describe('the provider console for agents and robots', () => {
       expect(page).toContain('Answers frequent questions.');
       expect(page).toContain('A token is stored, encrypted');
       expect(page).not.toContain('console-token-123');
-      const row = await env.DB.prepare('SELECT timeout_ms, priority FROM providers WHERE id = ?')
+      const row = await env.DIRECTORY.prepare('SELECT timeout_ms, priority FROM providers WHERE id = ?')
         .bind(provider.providerId)
         .first();
       expect(row).toEqual({ timeout_ms: 8000, priority: 3 });

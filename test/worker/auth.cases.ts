@@ -39,7 +39,7 @@ async function pbkdf2(password: string, salt: Uint8Array, iterations: number) {
 }
 
 const storedHash = async (email: string) =>
-  (await env.DB.prepare('SELECT password_hash FROM users WHERE email = ?')
+  (await env.DIRECTORY.prepare('SELECT password_hash FROM users WHERE email = ?')
     .bind(email)
     .first<{ password_hash: string }>())!.password_hash;
 
@@ -64,15 +64,15 @@ describe('sign-up', () => {
       expect(setCookie).toMatch(/Path=\//);
       const token = sessionCookieFrom(response)!;
       expect(token.length).toBeGreaterThanOrEqual(40);
-      const user = await env.DB.prepare('SELECT id, role FROM users WHERE email = ?')
+      const user = await env.DIRECTORY.prepare('SELECT id, role FROM users WHERE email = ?')
         .bind(email)
         .first<{ id: string; role: string }>();
       expect(user?.role).toBe('business');
-      const session = await env.DB.prepare('SELECT token_hash, user_id FROM user_sessions WHERE token_hash = ?')
+      const session = await env.DIRECTORY.prepare('SELECT token_hash, user_id FROM user_sessions WHERE token_hash = ?')
         .bind(await sha256Hex(token))
         .first();
       expect(session).toEqual({ token_hash: await sha256Hex(token), user_id: user!.id });
-      const leaked = await env.DB.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
+      const leaked = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
         .bind(token)
         .first<{ n: number }>();
       expect(leaked?.n).toBe(0);
@@ -107,7 +107,9 @@ describe('sign-up', () => {
       expect(reason).toBeTruthy();
       expect(page.split(reason as string)).toHaveLength(2);
       expect(
-        await env.DB.prepare('SELECT COUNT(*) AS n FROM users WHERE email = ?').bind(email).first<{ n: number }>(),
+        await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM users WHERE email = ?')
+          .bind(email)
+          .first<{ n: number }>(),
       ).toEqual({ n: 0 });
     });
   }
@@ -126,7 +128,7 @@ describe('sign-up', () => {
       expect(page).toContain('name="ref" value="ch_demo"');
       const user = await signUpUser('provider', { ref: 'ch_demo' });
       expect(user.location).toBe('/provider/onboarding');
-      const provider = await env.DB.prepare(
+      const provider = await env.DIRECTORY.prepare(
         'SELECT p.status, p.referred_by_channel_key FROM providers p JOIN users u ON u.id = p.user_id WHERE ' +
           'u.email = ?',
       )
@@ -169,7 +171,7 @@ describe('passwords', () => {
     const salt = crypto.getRandomValues(new Uint8Array(16));
     const old = await pbkdf2(password, salt, 1000);
     const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-    await env.DB.prepare('UPDATE users SET password_hash = ? WHERE email = ?')
+    await env.DIRECTORY.prepare('UPDATE users SET password_hash = ? WHERE email = ?')
       .bind(`pbkdf2-sha256$1000$${b64(salt)}$${b64(old)}`, email)
       .run();
     expect((await postForm('/auth/sign-in', { email, password })).status).toBe(303);
@@ -205,7 +207,7 @@ describe('sign-in', () => {
     expect(Number(blocked.headers.get('Retry-After'))).toBeGreaterThan(0);
     expect(sessionCookieFrom(blocked)).toBeUndefined();
     // The window passes: the right password works again.
-    await env.DB.prepare(
+    await env.DIRECTORY.prepare(
       "UPDATE rate_limit_windows SET window_start = window_start - 900000 WHERE key_id LIKE 'signin:%'",
     ).run();
     expect((await postForm('/auth/sign-in', { email, password }, { ip: '198.18.1.1' })).status).toBe(303);
@@ -243,7 +245,7 @@ describe('sessions', () => {
     expect(response.status).toBe(303);
     expect(response.headers.get('Location')).toBe('/auth/sign-in?return_to=%2Fonboarding%2Fworkspace');
     expect(
-      await env.DB.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
+      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
         .bind(hash)
         .first<{ n: number }>(),
     ).toEqual({ n: 0 });
@@ -256,7 +258,7 @@ describe('sessions', () => {
     const response = await getPage('/onboarding/workspace', cookie);
     expect(response.status).toBe(200);
     expect(sessionCookieFrom(response)).toBe(cookie);
-    const row = await env.DB.prepare('SELECT expires_at FROM user_sessions WHERE token_hash = ?')
+    const row = await env.DIRECTORY.prepare('SELECT expires_at FROM user_sessions WHERE token_hash = ?')
       .bind(hash)
       .first<{ expires_at: number }>();
     expect(row!.expires_at).toBeGreaterThan(clock.now() + 29 * 86_400_000);
@@ -268,7 +270,7 @@ describe('sessions', () => {
     expect(response.status).toBe(303);
     expect(sessionCookieFrom(response)).toBe('');
     expect(
-      await env.DB.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
+      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
         .bind(await sha256Hex(cookie))
         .first<{ n: number }>(),
     ).toEqual({ n: 0 });
@@ -430,7 +432,7 @@ describe('cross-site request forgery', () => {
       { cookie: owner.cookie, origin: 'https://evil.example', secFetchSite: 'cross-site' },
     );
     expect(forged.status).toBe(403);
-    const count = await env.DB.prepare('SELECT COUNT(*) AS n FROM channels WHERE workspace_id = ?')
+    const count = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM channels WHERE workspace_id = ?')
       .bind(owner.workspaceId)
       .first<{ n: number }>();
     expect(count?.n).toBe(0);

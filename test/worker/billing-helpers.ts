@@ -46,7 +46,7 @@ export async function credit(escrowId: string, amount: number, reference = crypt
 
 /** An account's balance: its last entry's balance_after, or 0. */
 export async function balanceOf(account: string): Promise<number> {
-  const row = await env.DB.prepare(
+  const row = await env.DIRECTORY.prepare(
     'SELECT balance_after AS b FROM ledger_entries WHERE account = ? ORDER BY seq DESC LIMIT 1',
   )
     .bind(account)
@@ -60,25 +60,25 @@ export async function balanceOf(account: string): Promise<number> {
  * and no escrow is below zero at any entry.
  */
 export async function expectBalancedBooks(): Promise<void> {
-  const unposted = await env.DB.prepare(
+  const unposted = await env.DIRECTORY.prepare(
     'SELECT t.id FROM transfers t WHERE (SELECT COUNT(*) FROM ledger_entries e WHERE e.transfer_id = t.id) <> 2',
   ).all();
   expect(unposted.results).toEqual([]);
-  const unbalancedTransfers = await env.DB.prepare(
+  const unbalancedTransfers = await env.DIRECTORY.prepare(
     'SELECT transfer_id, SUM(amount_minor) AS s FROM ledger_entries GROUP BY transfer_id HAVING s <> 0',
   ).all();
   expect(unbalancedTransfers.results).toEqual([]);
-  const currencies = await env.DB.prepare(
+  const currencies = await env.DIRECTORY.prepare(
     'SELECT currency, SUM(amount_minor) AS s FROM ledger_entries GROUP BY currency HAVING s <> 0',
   ).all();
   expect(currencies.results).toEqual([]);
-  const drift = await env.DB.prepare(
+  const drift = await env.DIRECTORY.prepare(
     `SELECT account, SUM(amount_minor) AS total,
        (SELECT balance_after FROM ledger_entries l WHERE l.account = e.account ORDER BY seq DESC LIMIT 1) AS last
      FROM ledger_entries e GROUP BY account HAVING total <> last`,
   ).all();
   expect(drift.results).toEqual([]);
-  const negative = await env.DB.prepare(
+  const negative = await env.DIRECTORY.prepare(
     "SELECT COUNT(*) AS n FROM ledger_entries WHERE account_kind = 'escrow' AND balance_after < 0",
   ).first<{ n: number }>();
   expect(negative?.n).toBe(0);

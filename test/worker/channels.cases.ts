@@ -36,7 +36,7 @@ describe('channel API', () => {
       first_party_origins: ['https://www.acme.test'],
     });
     expect(channel.widget.colors).toEqual({ primary: '#2450c9', on_primary: '#ffffff' });
-    const row = await env.DB.prepare('SELECT id FROM channels WHERE channel_key = ?')
+    const row = await env.DIRECTORY.prepare('SELECT id FROM channels WHERE channel_key = ?')
       .bind(channel.channel_key)
       .first<{ id: number }>();
     expect(channel.id).toBeUndefined();
@@ -90,7 +90,7 @@ describe('channel API', () => {
     expect(updated.widget.copy.greeting).toBe('Hello there');
     expect(updated.widget.copy.title).toBe(channel.widget.copy.title);
     expect(updated.status).toBe('disabled');
-    const audit = await env.DB.prepare(
+    const audit = await env.DIRECTORY.prepare(
       "SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'channel.disabled'",
     )
       .bind(channel.channel_key)

@@ -80,7 +80,7 @@ export async function signUpUser(
 
 /** The path of the newest verification link sent to an address (what its email links to). */
 export async function verificationPathFor(email: string): Promise<string> {
-  const token = await env.DB.prepare(
+  const token = await env.DIRECTORY.prepare(
     `SELECT id FROM account_tokens WHERE email = ? AND purpose = 'email_verification'
      ORDER BY created_at DESC, id DESC`,
   )
@@ -144,7 +144,9 @@ export function cookieValue(response: Response, name: string): string | undefine
  */
 export async function signUpPlatformAdmin(options: { enrolled?: boolean } = {}) {
   const user = await signUpUser('business');
-  const row = await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(user.email).first<{ id: string }>();
+  const row = await env.DIRECTORY.prepare('SELECT id FROM users WHERE email = ?')
+    .bind(user.email)
+    .first<{ id: string }>();
   const granted = await call(`/api/admin/users/${row!.id}`, {
     method: 'PATCH',
     token: ADMIN_TOKEN,

@@ -10,7 +10,7 @@ const { demands, messages, auditLog } = schema;
 // write exactly what drizzle's own insert writes, and run in a batch beside drizzle's queries.
 describe('insertRows, the cached INSERT of the hot path', () => {
   it('writes what drizzle writes: JSON encoded by its column, omitted columns take their defaults', async () => {
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     const base = { workspaceId: 'ws_db_test', domain: 'consultation', text: 'A demand', createdAt: 1 };
     await db.batch([
       insertRows(db, demands, [{ id: 'dmd_cached', ...base, structuredInput: { seats: 20 }, attachments: [] }]),
@@ -35,7 +35,7 @@ describe('insertRows, the cached INSERT of the hot path', () => {
   });
 
   it('inserts several rows whose keys differ: a column one row leaves out is NULL there', async () => {
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     await insertRows(db, messages, [
       { id: 'msg_db_1', conversationId: 'cnv_db', role: 'visitor', text: 'Hello', createdAt: 1 },
       { id: 'msg_db_2', conversationId: 'cnv_db', role: 'agent', text: 'Hi', authorId: 'prv_db', createdAt: 2 },
@@ -52,7 +52,7 @@ describe('insertRows, the cached INSERT of the hot path', () => {
   });
 
   it('binds values as parameters, never as SQL text', async () => {
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     const hostile = "x'); DROP TABLE audit_log; --";
     await insertRows(db, auditLog, [
       {
@@ -70,13 +70,13 @@ describe('insertRows, the cached INSERT of the hot path', () => {
   });
 
   it('refuses a key that is not a column of the table', () => {
-    expect(() => insertRows(createDatabase(env.DB), auditLog, [{ id: 'aud_db_bad', nope: 1 } as never])).toThrow(
+    expect(() => insertRows(createDatabase(env.DIRECTORY), auditLog, [{ id: 'aud_db_bad', nope: 1 } as never])).toThrow(
       /no column nope/,
     );
   });
 
   it('answers a RETURNING clause in a batch beside drizzle queries (a raw statement with parameters)', async () => {
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     const [first, second, read] = await db.batch([
       windowIncrement(db, 'db-test-subject', 1_000, 60_000, 5),
       windowIncrement(db, 'db-test-subject', 2_000, 60_000, 5),
@@ -107,7 +107,7 @@ describe('insertRows, the cached INSERT of the hot path', () => {
  */
 describe('what lib/db.ts relies on, and an upgrade could break', () => {
   it('drizzle batch items still prepare into a query, a statement and a result mapper', () => {
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     const item = db.select().from(schema.domains).limit(1) as unknown as { _prepare(): Record<string, unknown> };
     expect(typeof item._prepare).toBe('function');
     const prepared = item._prepare();
@@ -118,7 +118,7 @@ describe('what lib/db.ts relies on, and an upgrade could break', () => {
   });
 
   it('D1 names the constraint that refused a write, as isConstraintViolation reads it', async () => {
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     const window = (count: number) =>
       db.run(sql`INSERT INTO rate_limit_windows (key_id, window_start, count, max_count)
         VALUES ('fence', 0, ${count}, 1) ON CONFLICT (key_id) DO UPDATE SET count = excluded.count`);
@@ -126,7 +126,7 @@ describe('what lib/db.ts relies on, and an upgrade could break', () => {
     const refusal = await db.batch([window(2)]).catch((error: unknown) => error);
     expect(isConstraintViolation(refusal, 'within_window_limit')).toBe(true);
     expect(isConstraintViolation(refusal, 'another_check')).toBe(false);
-    const duplicate = await env.DB.prepare(
+    const duplicate = await env.DIRECTORY.prepare(
       "INSERT INTO domains (slug, name, created_at) VALUES ('consultation', 'x', 0)",
     )
       .run()

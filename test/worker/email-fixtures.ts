@@ -14,7 +14,7 @@ import { clock, moveClockForTests } from '../../worker/lib/clock';
 
 /** Waits up to 15 s (the queue, then an SMTP conversation, on a loaded 2-core machine). */
 export const rows = (sql: string, ...params: unknown[]) =>
-  env.DB.prepare(sql)
+  env.DIRECTORY.prepare(sql)
     .bind(...params)
     .all<Record<string, any>>()
     .then((result) => result.results);
@@ -64,7 +64,7 @@ export const continuations = (conversationId: string) =>
 /** Lets 2 minutes pass, so a held continuation is due, and runs the sweep. */
 export async function twoMinutesLater() {
   moveClockForTests(2 * 60_000 + 1);
-  await sweepEmails(createDatabase(env.DB), env.EVENTS, clock.now());
+  await sweepEmails(createDatabase(env.DIRECTORY), env.EVENTS, clock.now());
 }
 
 /** An incoming email through the Worker's `email` entry point, as Email Routing hands it over. */

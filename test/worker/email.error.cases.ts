@@ -20,7 +20,7 @@ describe('sending', () => {
     const { tenant, expert, channelKey } = await channelWithExpert();
     await visitorSays(channelKey, { message: { text: 'An open lead for the digest.' }, trigger: 'handoff' });
     const id = newId('eml', createdAt);
-    await env.DB.prepare(
+    await env.DIRECTORY.prepare(
       `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, subject, link_origin,
         next_attempt_at, created_at, updated_at)
        VALUES (?, ?, 'lead_digest', 'queued', ?, NULL, 'digest', 'http://gateway.test', ?, ?, ?)`,
@@ -38,7 +38,7 @@ describe('sending', () => {
     let now = clock.now();
     const deps = { ...emailSendDeps(buildServices(env, { kind: 'queue' })), transport: failing, now: () => now };
     // The digest gathers an alert of an open lead, so it has something to send.
-    await env.DB.prepare(
+    await env.DIRECTORY.prepare(
       `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, digest_id, subject, link_origin,
         next_attempt_at, created_at, updated_at)
        SELECT ?, workspace_id, 'lead_alert', 'skipped', provider_id, id, ?, 'x', link_origin, 0, 0, 0
@@ -85,7 +85,9 @@ describe('sending', () => {
     const lead = await visitorSays(context.channelKey, { message: { text: 'Race me.' }, trigger: 'handoff' });
     const [alert] = await emailsOfLead(lead.lead_id);
     await until(async () => (await row(alert!.id)).status === 'sent');
-    await env.DB.prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?").bind(alert!.id).run();
+    await env.DIRECTORY.prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?")
+      .bind(alert!.id)
+      .run();
     const deps = { ...emailSendDeps(buildServices(env, { kind: 'queue' })), transport };
     const racing = [sendEmail(deps, alert!.id), sendEmail(deps, alert!.id)];
     await Promise.race(racing);

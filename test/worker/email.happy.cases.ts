@@ -101,16 +101,16 @@ describe('lead alerts', () => {
 
   it('past 30 instant alerts in an hour the rest wait; the hourly digest gathers what is still open', async () => {
     const context = await channelWithExpert();
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     // 30 alerts already went to this expert in the last hour.
     const now = clock.now();
     const statements = Array.from({ length: 30 }, () =>
-      env.DB.prepare(
+      env.DIRECTORY.prepare(
         `INSERT INTO emails (id, workspace_id, kind, status, provider_id, subject, link_origin, next_attempt_at,
           created_at, updated_at) VALUES (?, ?, 'lead_alert', 'sent', ?, 'earlier', 'http://gateway.test', ?, ?, ?)`,
       ).bind(newId('eml', now), context.tenant.workspaceId, context.expert.providerId, now, now - 60_000, now),
     );
-    await env.DB.batch(statements);
+    await env.DIRECTORY.batch(statements);
     const other = await createActiveExpert({ domains: [context.domain], alerts: true });
     const one = await visitorSays(context.channelKey, {
       message: { text: 'First question about VAT.' },
@@ -149,32 +149,28 @@ describe('lead alerts', () => {
 describe('a large digest', () => {
   it('lists 50 of 150 held alerts and counts the rest: it goes out, and each alert follows its status', async () => {
     const context = await channelWithExpert();
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     const long = clock.now() - 2 * 3_600_000;
     const statements: D1PreparedStatement[] = [];
     for (let index = 0; index < 150; index++) {
       const demandId = newId('dem', long);
       const leadId = newId('lead', long);
       statements.push(
-        env.DB.prepare(`INSERT INTO demands (id, workspace_id, domain, text, created_at) VALUES (?, ?, ?, ?, ?)`).bind(
-          demandId,
-          context.tenant.workspaceId,
-          context.domain,
-          `Held question ${index}.`,
-          long,
-        ),
-        env.DB.prepare(
+        env.DIRECTORY.prepare(
+          `INSERT INTO demands (id, workspace_id, domain, text, created_at) VALUES (?, ?, ?, ?, ?)`,
+        ).bind(demandId, context.tenant.workspaceId, context.domain, `Held question ${index}.`, long),
+        env.DIRECTORY.prepare(
           `INSERT INTO leads (id, workspace_id, demand_id, status, trigger, domain, created_at, updated_at)
             VALUES (?, ?, ?, 'open', 'consultation', ?, ?, ?)`,
         ).bind(leadId, context.tenant.workspaceId, demandId, context.domain, long, long),
-        env.DB.prepare(
+        env.DIRECTORY.prepare(
           `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, subject, link_origin,
             next_attempt_at, created_at, updated_at)
             VALUES (?, ?, 'lead_alert', 'held', ?, ?, 'New lead', 'http://gateway.test', ?, ?, ?)`,
         ).bind(newId('eml', long), context.tenant.workspaceId, context.expert.providerId, leadId, long, long, long),
       );
     }
-    await env.DB.batch(statements);
+    await env.DIRECTORY.batch(statements);
     await sweepEmails(db, env.EVENTS, clock.now());
     const mail = await mailTo(context.expert.email, /waiting for you/);
     expect(mail.subject).toBe('150 open leads waiting for you');
@@ -234,7 +230,7 @@ describe('the visitor’s continuation', () => {
     await reply(context.expert, gone.leadId, 'Here is the answer you asked for.');
     await reply(context.expert, gone.leadId, 'And one more detail.');
     expect(await continuations(gone.conversationId)).toHaveLength(1);
-    await sweepEmails(createDatabase(env.DB), env.EVENTS, clock.now());
+    await sweepEmails(createDatabase(env.DIRECTORY), env.EVENTS, clock.now());
     expect((await continuations(gone.conversationId))[0]!.status).toBe('held');
     await twoMinutesLater();
     const mail = await mailTo(gone.email, /Test Expert replied/);

@@ -62,7 +62,9 @@ describe('headers and links that no input can bend', () => {
     expect(mail.text).toContain(`http://gateway.test/provider/workbench/leads/${leadId}`);
     // Where no public URL is configured, the email is not sent at all, and says why.
     const [alert] = await emailsOfLead(leadId);
-    await env.DB.prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?").bind(alert!.id).run();
+    await env.DIRECTORY.prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?")
+      .bind(alert!.id)
+      .run();
     expect(await sendEmail(emailSendDeps(buildServices(bare, { kind: 'queue' })), alert!.id)).toBe('skipped');
     expect((await rows('SELECT status, last_error FROM emails WHERE id = ?', alert!.id))[0]).toEqual({
       status: 'skipped',

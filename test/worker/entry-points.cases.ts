@@ -55,7 +55,9 @@ describe('the cron trigger', () => {
     await execute(tenant.token, executeBody({ idempotency_key: 'sweep-old' }));
     moveClockForTests(IDEMPOTENCY_TTL_MS);
     await execute(tenant.token, executeBody({ idempotency_key: 'sweep-fresh' }));
-    await env.DB.prepare("INSERT INTO rate_limit_windows (key_id, window_start, count) VALUES ('sweep:stale', ?, 3)")
+    await env.DIRECTORY.prepare(
+      "INSERT INTO rate_limit_windows (key_id, window_start, count) VALUES ('sweep:stale', ?, 3)",
+    )
       .bind(clock.now() - 2 * 86_400_000)
       .run();
 
@@ -64,16 +66,18 @@ describe('the cron trigger', () => {
     await worker.scheduled(controller, env, context);
     await waitOnExecutionContext(context);
 
-    const keys = await env.DB.prepare('SELECT idempotency_key FROM idempotency_records WHERE key_id = ?')
+    const keys = await env.DIRECTORY.prepare('SELECT idempotency_key FROM idempotency_records WHERE key_id = ?')
       .bind(tenant.keyId)
       .all<{ idempotency_key: string }>();
     expect(keys.results.map((row) => row.idempotency_key)).toEqual(['sweep-fresh']);
     expect(
-      await env.DB.prepare("SELECT COUNT(*) AS n FROM rate_limit_windows WHERE key_id = 'sweep:stale'").first(),
+      await env.DIRECTORY.prepare("SELECT COUNT(*) AS n FROM rate_limit_windows WHERE key_id = 'sweep:stale'").first(),
     ).toEqual({ n: 0 });
     // The key's own live window stays.
     expect(
-      await env.DB.prepare('SELECT COUNT(*) AS n FROM rate_limit_windows WHERE key_id = ?').bind(tenant.keyId).first(),
+      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM rate_limit_windows WHERE key_id = ?')
+        .bind(tenant.keyId)
+        .first(),
     ).toEqual({ n: 1 });
   });
 });

@@ -49,7 +49,7 @@ describe('every event matches its schema', () => {
     ).toBe(200);
     expect((await review(expert.providerId, 'suspend', 'Typed events test.')).status).toBe(200);
 
-    const rows = await env.DB.prepare(
+    const rows = await env.DIRECTORY.prepare(
       'SELECT id, type, created_at, workspace_id, data FROM events WHERE workspace_id = ? ORDER BY id',
     )
       .bind(tenant.workspaceId)
@@ -88,7 +88,7 @@ describe('committed ids come back from the batch', () => {
   };
 
   it('a committed batch reports its events, each once', async () => {
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     const now = clock.now();
     await db.batch([...eventInserts(db, [newEvent('provider.status_changed', 'ws_events_1', data)], now)] as [never]);
     await db.batch([eventInsertWhere(db, newEvent('provider.status_changed', 'ws_events_1', data), sql`1 = 1`, now)]);
@@ -102,7 +102,7 @@ describe('committed ids come back from the batch', () => {
   });
 
   it('a conditional event whose condition fails, and any event of a failed batch, report nothing', async () => {
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     const now = clock.now();
     await db.batch([eventInsertWhere(db, newEvent('provider.status_changed', 'ws_events_2', data), sql`1 = 0`, now)]);
     await expect(
@@ -112,9 +112,9 @@ describe('committed ids come back from the batch', () => {
       ] as [never]),
     ).rejects.toThrow();
     expect(takeCommittedEvents(db)).toEqual([]);
-    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE workspace_id = 'ws_events_2'").first()).toEqual(
-      { n: 0 },
-    );
+    expect(
+      await env.DIRECTORY.prepare("SELECT COUNT(*) AS n FROM events WHERE workspace_id = 'ws_events_2'").first(),
+    ).toEqual({ n: 0 });
   });
 });
 
@@ -126,14 +126,16 @@ describe('the outbox keeps an event while it has a reader', () => {
     const quietRun = await json(await execute(quiet.token, executeBody()));
     const heardRun = await json(await execute(heard.token, executeBody()));
     const eventOf = (executionId: string) =>
-      env.DB.prepare("SELECT id FROM events WHERE json_extract(data, '$.execution_id') = ?").bind(executionId).first();
+      env.DIRECTORY.prepare("SELECT id FROM events WHERE json_extract(data, '$.execution_id') = ?")
+        .bind(executionId)
+        .first();
     // Written in the execution's batch, whoever listens (the live rooms and the rollups read them).
     expect(await eventOf(quietRun.output.execution_id)).not.toBeNull();
-    for (let tick = 0; tick < 4; tick++) await rollUp(createDatabase(env.DB));
+    for (let tick = 0; tick < 4; tick++) await rollUp(createDatabase(env.DIRECTORY));
     expect(await eventOf(quietRun.output.execution_id)).toBeNull();
     expect(await eventOf(heardRun.output.execution_id)).not.toBeNull();
     // Counted before it left: the workspace's insights hold the execution.
-    const counted = await env.DB.prepare(
+    const counted = await env.DIRECTORY.prepare(
       "SELECT sum(value) AS n FROM daily_rollups WHERE workspace_id = ? AND metric = 'executions' AND length(day) = 10",
     )
       .bind(quiet.workspaceId)

@@ -41,7 +41,7 @@ const RULED: Record<string, string> = {
 };
 
 async function all<T>(query: string): Promise<T[]> {
-  return (await env.DB.prepare(query).all<T>()).results;
+  return (await env.DIRECTORY.prepare(query).all<T>()).results;
 }
 
 /** Adds `rows` rows to every table; answers the tables grown. */
@@ -88,7 +88,7 @@ export async function growEveryTable(rows: number): Promise<string[]> {
       if (integer || /REAL|NUM/i.test(column.type)) return 'x';
       return uniqueColumns.has(column.name) ? `'grown-${table}-' || x` : "'[]'";
     });
-    await env.DB.prepare(
+    await env.DIRECTORY.prepare(
       `WITH RECURSIVE seq(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM seq WHERE x < ${rows})
        INSERT INTO "${table}" (${columns.map((column) => `"${column.name}"`).join(', ')}) SELECT ${values.join(', ')}
          FROM seq`,

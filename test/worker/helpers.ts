@@ -94,7 +94,7 @@ export async function countRows(
   table: 'executions' | 'demands' | 'leads' | 'audit_log',
   workspaceId: string,
 ): Promise<number> {
-  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE workspace_id = ?`)
+  const row = await env.DIRECTORY.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE workspace_id = ?`)
     .bind(workspaceId)
     .first<{ n: number }>();
   return row?.n ?? 0;
@@ -116,8 +116,11 @@ export async function expectProblem(response: Response, status: number, code: st
 /** Every row a failed request could have written for this workspace and key. */
 export async function writeFootprint(workspaceId: string, keyId: string): Promise<Record<string, number>> {
   const byKey = async (table: string) =>
-    (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE key_id = ?`).bind(keyId).first<{ n: number }>())
-      ?.n ?? 0;
+    (
+      await env.DIRECTORY.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE key_id = ?`)
+        .bind(keyId)
+        .first<{ n: number }>()
+    )?.n ?? 0;
   return {
     executions: await countRows('executions', workspaceId),
     demands: await countRows('demands', workspaceId),

@@ -12,7 +12,7 @@ import { ADMIN_TOKEN, call, createTenant, expectProblem, expectStrictPageHeaders
 import { createActiveExpert, createChannel, SITE, sessionCall } from './provider-helpers';
 import { clock, moveClockForTests, resetClockForTests } from '../../worker/lib/clock';
 
-const db = () => createDatabase(env.DB);
+const db = () => createDatabase(env.DIRECTORY);
 const DAY = '2026-10-01';
 const T0 = Date.parse(`${DAY}T10:00:00Z`);
 let serial = 0;
@@ -20,20 +20,16 @@ const id = (prefix: string) => `${prefix}_hist${clock.now().toString(36)}${++ser
 
 /** One workspace's hand-built day: what the sweep will count, with the answers worked out by hand. */
 async function buildHistory(workspaceId: string, channels: { a: string; b: string }) {
-  const channelIds = await env.DB.prepare('SELECT id, channel_key FROM channels WHERE channel_key IN (?, ?)')
+  const channelIds = await env.DIRECTORY.prepare('SELECT id, channel_key FROM channels WHERE channel_key IN (?, ?)')
     .bind(channels.a, channels.b)
     .all<{ id: number; channel_key: string }>();
   const channelId = (key: string) => channelIds.results.find((row) => row.channel_key === key)!.id;
   const statements: D1PreparedStatement[] = [];
   const event = (type: string, data: Record<string, unknown>, at = T0) =>
     statements.push(
-      env.DB.prepare('INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)').bind(
-        id('evt'),
-        workspaceId,
-        type,
-        JSON.stringify(data),
-        at,
-      ),
+      env.DIRECTORY.prepare(
+        'INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)',
+      ).bind(id('evt'), workspaceId, type, JSON.stringify(data), at),
     );
   // Conversations: three on A, one on B.
   const conversationIds: string[] = [];
@@ -41,7 +37,7 @@ async function buildHistory(workspaceId: string, channels: { a: string; b: strin
     const conversationId = id('cnv');
     conversationIds.push(conversationId);
     statements.push(
-      env.DB.prepare(
+      env.DIRECTORY.prepare(
         `INSERT INTO conversations (id, workspace_id, kind, channel_id, created_at, last_seen_at)
           VALUES (?, ?, 'channel', ?, ?, ?)`,
       ).bind(conversationId, workspaceId, channelId(key), T0, T0),
@@ -64,7 +60,7 @@ async function buildHistory(workspaceId: string, channels: { a: string; b: strin
     const claimAt = T0 + lead.claimAfter * 1000;
     const replyAt = lead.replyAfter === null ? null : T0 + lead.replyAfter * 1000;
     statements.push(
-      env.DB.prepare(
+      env.DIRECTORY.prepare(
         `INSERT INTO leads (id, workspace_id, demand_id, channel_id, conversation_id, status, trigger, topic,
           first_claimed_at, first_contacted_at, created_at) VALUES (?, ?, ?, ?, ?, ?, 'consultation', ?, ?, ?, ?)`,
       ).bind(
@@ -91,7 +87,7 @@ async function buildHistory(workspaceId: string, channels: { a: string; b: strin
     }
     for (const [from, to, at, value] of moves)
       statements.push(
-        env.DB.prepare(
+        env.DIRECTORY.prepare(
           `INSERT INTO lead_events (id, lead_id, from_status, to_status, actor_kind, created_at, value_minor,
             value_currency) VALUES (?, ?, ?, ?, 'system', ?, ?, ?)`,
         ).bind(id('lev'), lead.id, from, to, at, value, value === null ? null : 'EUR'),
@@ -107,20 +103,20 @@ async function buildHistory(workspaceId: string, channels: { a: string; b: strin
   ] as const) {
     const executionId = id('exe');
     statements.push(
-      env.DB.prepare(
+      env.DIRECTORY.prepare(
         `INSERT INTO agent_attempts (id, execution_id, provider_id, workspace_id, outcome, duration_ms, created_at)
           VALUES (?, ?, ?, ?, ?, 10, ?)`,
       ).bind(id('att'), executionId, provider, workspaceId, outcome, T0),
     );
     if (outcome === 'success')
       statements.push(
-        env.DB.prepare(
+        env.DIRECTORY.prepare(
           `INSERT INTO messages (id, conversation_id, role, text, author_id, execution_id, created_at)
             VALUES (?, ?, 'agent', 'An answer.', ?, ?, ?)`,
         ).bind(id('msg'), conversationIds[of], provider, executionId, T0),
       );
   }
-  await env.DB.batch(statements);
+  await env.DIRECTORY.batch(statements);
 }
 
 async function sweepAll() {
@@ -261,12 +257,12 @@ describe('insights against a hand-built history', () => {
     ]);
     expect(await csv('agents')).toEqual(['agent,asked,answered,declined', 'prv_histx,3,2,1', 'prv_histy,1,1,0']);
     // A provider's name is the tenant's text, not a formula a spreadsheet runs (one CSV writer for every export).
-    await env.DB.batch([
-      env.DB.prepare(
+    await env.DIRECTORY.batch([
+      env.DIRECTORY.prepare(
         `INSERT INTO users (id, email, password_hash, role, created_at, updated_at)
           VALUES ('usr_histy', 'histy@x.test', 'x', 'provider', 0, 0)`,
       ),
-      env.DB.prepare(
+      env.DIRECTORY.prepare(
         `INSERT INTO providers (id, user_id, status, kind, display_name, created_at, updated_at)
           VALUES ('prv_histy', 'usr_histy', 'active', 'robot', '=HYPERLINK("http://evil.test","x")', 0, 0)`,
       ),
@@ -374,7 +370,7 @@ describe('the rollups after concurrent changes', () => {
     const rollups = async (metric: string) =>
       // Day rows only: each count is there once by day and once by month.
       (
-        await env.DB.prepare(
+        await env.DIRECTORY.prepare(
           `SELECT coalesce(sum(value), 0) AS n FROM daily_rollups WHERE workspace_id = ? AND metric = ?
             AND length(day) = 10`,
         )
@@ -382,7 +378,7 @@ describe('the rollups after concurrent changes', () => {
           .first<{ n: number }>()
       )?.n;
     const recount = async (query: string) =>
-      (await env.DB.prepare(query).bind(owner.workspaceId).first<{ n: number }>())?.n;
+      (await env.DIRECTORY.prepare(query).bind(owner.workspaceId).first<{ n: number }>())?.n;
     expect(await rollups('conversations')).toBe(
       await recount('SELECT count(*) AS n FROM conversations WHERE workspace_id = ?'),
     );
@@ -394,7 +390,7 @@ describe('the rollups after concurrent changes', () => {
       expect(await rollups(`lead_status.${status}`), status).toBe(
         await recount(`SELECT count(*) AS n FROM leads WHERE workspace_id = ? AND status = '${status}'`),
       );
-    const claimed = await env.DB.prepare(
+    const claimed = await env.DIRECTORY.prepare(
       `SELECT coalesce(sum(value), 0) AS n FROM daily_rollups WHERE workspace_id = ? AND metric LIKE 'first_claim_s.%'
         AND length(day) = 10`,
     )
@@ -482,7 +478,7 @@ describe('the people’s numbers', () => {
       const refused = await postForm(form, fields, { cookie: expert.cookie });
       expect(refused.status, JSON.stringify(fields)).toBe(422);
     }
-    const stillQualified = await env.DB.prepare('SELECT status FROM leads WHERE id = ?')
+    const stillQualified = await env.DIRECTORY.prepare('SELECT status FROM leads WHERE id = ?')
       .bind(lead.lead_id)
       .first<{ status: string }>();
     expect(stillQualified?.status).toBe('qualified');

@@ -62,14 +62,14 @@ describe('a channel with its knowledge on', () => {
       }),
     );
     expect(thread.messages.at(-1).sources).toEqual(reply.sources);
-    const meter = await env.DB.prepare(
+    const meter = await env.DIRECTORY.prepare(
       "SELECT used FROM usage_meters WHERE kind = 'contract' AND meter = 'agent_calls' AND key_id IN " +
         '(SELECT id FROM contracts WHERE workspace_id = ?)',
     )
       .bind(tenant.workspaceId)
       .first<{ used: number }>();
     expect(meter?.used).toBe(1);
-    const event = await env.DB.prepare(
+    const event = await env.DIRECTORY.prepare(
       "SELECT data FROM events WHERE workspace_id = ? AND type = 'execution.completed' ORDER BY rowid DESC LIMIT 1",
     )
       .bind(tenant.workspaceId)
@@ -120,8 +120,8 @@ describe('a channel with its knowledge on', () => {
       trigger: 'handoff',
     });
     expect(handoff.lead_id).toMatch(/^lead_/);
-    await rollUp(createDatabase(env.DB));
-    const metrics = await env.DB.prepare(
+    await rollUp(createDatabase(env.DIRECTORY));
+    const metrics = await env.DIRECTORY.prepare(
       'SELECT metric, SUM(value) AS n FROM daily_rollups WHERE workspace_id = ? AND length(day) = 10 GROUP BY metric',
     )
       .bind(tenant.workspaceId)
@@ -185,11 +185,11 @@ describe('a declined question and the visitor’s erasure', () => {
     const first = await visitorSays(channelKey, { message: { text: question } }, '198.18.11.1');
     await visitorSays(channelKey, { session_id: first.session_id, message: { text: question } }, '198.18.11.1');
     const gap = () =>
-      env.DB.prepare('SELECT count FROM knowledge_gaps WHERE workspace_id = ? AND question = ?')
+      env.DIRECTORY.prepare('SELECT count FROM knowledge_gaps WHERE workspace_id = ? AND question = ?')
         .bind(tenant.workspaceId, question)
         .first<{ count: number }>();
     expect((await gap())?.count).toBe(2);
-    const conversation = await env.DB.prepare('SELECT conversation_id FROM demands WHERE id = ?')
+    const conversation = await env.DIRECTORY.prepare('SELECT conversation_id FROM demands WHERE id = ?')
       .bind(first.demand_id)
       .first<{ conversation_id: string }>();
     const asked = await call(`/api/privacy/erasures?workspace_id=${tenant.workspaceId}`, {
@@ -215,11 +215,11 @@ describe('the expert reads what the visitor asked', () => {
         { session_id: asked.session_id, trigger: 'handoff', message: { text: words } },
         `198.18.12.${language.length}`,
       );
-      const lead = await env.DB.prepare('SELECT summary FROM leads WHERE id = ?')
+      const lead = await env.DIRECTORY.prepare('SELECT summary FROM leads WHERE id = ?')
         .bind(handoff.lead_id)
         .first<{ summary: string }>();
       expect(lead?.summary).toBe(question);
-      const created = await env.DB.prepare(
+      const created = await env.DIRECTORY.prepare(
         "SELECT data FROM events WHERE type = 'lead.created' AND json_extract(data, '$.lead_id') = ?",
       )
         .bind(handoff.lead_id)
@@ -237,7 +237,7 @@ describe('the expert reads what the visitor asked', () => {
       },
       '198.18.12.9',
     );
-    const row = await env.DB.prepare('SELECT summary FROM leads WHERE id = ?').bind(own.lead_id).first();
+    const row = await env.DIRECTORY.prepare('SELECT summary FROM leads WHERE id = ?').bind(own.lead_id).first();
     expect(row).toEqual({ summary: 'Can someone call me about a bulk order?' });
   });
 });

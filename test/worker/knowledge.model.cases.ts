@@ -74,7 +74,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const db = () => createDatabase(env.DB);
+const db = () => createDatabase(env.DIRECTORY);
 
 describe('knowledge answers worded by a model', () => {
   it('the model reads the numbered passages and its answer cites them: chosen_by model', async () => {

@@ -59,7 +59,9 @@ describe('sources', () => {
     });
     expect(source).toMatchObject({ kind: 'document', status: 'indexed', documents: 1, error: null });
     expect(source.chunks).toBe(3);
-    const chunks = await env.DB.prepare('SELECT headings, url FROM knowledge_chunks WHERE source_id = ? ORDER BY id')
+    const chunks = await env.DIRECTORY.prepare(
+      'SELECT headings, url FROM knowledge_chunks WHERE source_id = ? ORDER BY id',
+    )
       .bind(source.source_id)
       .all();
     expect(chunks.results).toEqual([
@@ -90,7 +92,7 @@ describe('sources', () => {
     const deleted = await call(`/api/knowledge/sources/${source.source_id}`, { method: 'DELETE', token: tenant.token });
     expect(deleted.status).toBe(204);
     expect(
-      await env.DB.prepare('SELECT COUNT(*) AS n FROM knowledge_chunks WHERE source_id = ?')
+      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM knowledge_chunks WHERE source_id = ?')
         .bind(source.source_id)
         .first(),
     ).toEqual({ n: 0 });
@@ -127,7 +129,7 @@ describe('sources', () => {
         '<h2 id="sundays">Sundays</h2><p>On Sundays the shop is closed.</p></body></html>',
     });
     expect(source.status).toBe('indexed');
-    const chunks = await env.DB.prepare(
+    const chunks = await env.DIRECTORY.prepare(
       'SELECT headings, body, url FROM knowledge_chunks WHERE source_id = ? ORDER BY id',
     )
       .bind(source.source_id)
@@ -164,7 +166,7 @@ describe('sources', () => {
     );
     const small = await createTenant({ scopes: KNOWLEDGE });
     await addSource(small, { kind: 'qa', question: 'First one?', answer: 'Yes.' });
-    await env.DB.prepare('UPDATE knowledge_spaces SET max_sources = 1 WHERE workspace_id = ?')
+    await env.DIRECTORY.prepare('UPDATE knowledge_spaces SET max_sources = 1 WHERE workspace_id = ?')
       .bind(small.workspaceId)
       .run();
     const over = await expectProblem(
@@ -205,7 +207,7 @@ describe('sources', () => {
       answer: 'Yes, behind the shop.',
     });
     // As if the queue had dropped its message after its retries: still queued.
-    const { updated_at: queuedAt } = (await env.DB.prepare(
+    const { updated_at: queuedAt } = (await env.DIRECTORY.prepare(
       "UPDATE knowledge_sources SET status = 'queued' WHERE id = ? RETURNING updated_at",
     )
       .bind(source.source_id)
@@ -214,7 +216,7 @@ describe('sources', () => {
     const queue = {
       sendBatch: async (messages: unknown[]) => void sent.push(...messages),
     } as unknown as Queue<unknown>;
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     expect(await requeueStuckSources(db, queue, queuedAt + STUCK_AFTER_MS - 1)).toBe(0);
     const later = queuedAt + STUCK_AFTER_MS + 1;
     expect(await requeueStuckSources(db, queue, later)).toBeGreaterThanOrEqual(1);
@@ -304,11 +306,11 @@ describe('isolation and hostile questions', () => {
     expect(JSON.stringify(fromA)).not.toContain('MOONLIGHT');
     expect(JSON.stringify(await json(await ask(b, 'wifi password')))).not.toContain('SUNFLOWER');
     // The database keeps a chunk in its workspace's id range, whoever writes it.
-    const ordinal = await env.DB.prepare('SELECT ordinal FROM knowledge_spaces WHERE workspace_id = ?')
+    const ordinal = await env.DIRECTORY.prepare('SELECT ordinal FROM knowledge_spaces WHERE workspace_id = ?')
       .bind(a.workspaceId)
       .first<{ ordinal: number }>();
     await expect(
-      env.DB.prepare(
+      env.DIRECTORY.prepare(
         'INSERT INTO knowledge_chunks (id, workspace_id, source_id, title, headings, body) ' +
           "VALUES (?, ?, 'ks_x', 't', '', 'b')",
       )
@@ -420,7 +422,9 @@ describe('the console’s Knowledge page', () => {
       { cookie: owner.cookie },
     );
     expect(saved.status).toBe(303);
-    const stored = await env.DB.prepare('SELECT knowledge FROM channels WHERE channel_key = ?').bind(key).first();
+    const stored = await env.DIRECTORY.prepare('SELECT knowledge FROM channels WHERE channel_key = ?')
+      .bind(key)
+      .first();
     expect(JSON.parse(String(stored!.knowledge))).toEqual({ enabled: true, min_confidence: 0.6 });
   });
 });
@@ -428,18 +432,18 @@ describe('the console’s Knowledge page', () => {
 describe('the cost of a question', () => {
   /** A workspace's index filled straight in D1 (its triggers index each row), as many passages as asked. */
   async function filledWorkspace(workspaceId: string, passages: number) {
-    const space = await env.DB.prepare(
+    const space = await env.DIRECTORY.prepare(
       'INSERT INTO knowledge_spaces (workspace_id, next_chunk) VALUES (?, ?) RETURNING ordinal',
     )
       .bind(workspaceId, passages)
       .first<{ ordinal: number }>();
-    await env.DB.prepare(
+    await env.DIRECTORY.prepare(
       `INSERT INTO knowledge_sources (id, workspace_id, kind, title, status, created_at, updated_at)
        VALUES (?, ?, 'document', 'Help', 'indexed', 0, 0)`,
     )
       .bind(`ks_${workspaceId}`, workspaceId)
       .run();
-    await env.DB.prepare(
+    await env.DIRECTORY.prepare(
       `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1)
        INSERT INTO knowledge_chunks (id, workspace_id, source_id, title, headings, body, url, language)
        SELECT ? * 16777216 + i, ?, ?, 'Help', 'Part ' || (i % 50),
@@ -448,7 +452,7 @@ describe('the cost of a question', () => {
       .bind(passages, space!.ordinal, workspaceId, `ks_${workspaceId}`)
       .run();
     // What indexing keeps for ranking: the workspace's passages and their fields' words.
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     await db.batch([statsWrite(db, workspaceId)]);
   }
 
@@ -457,7 +461,7 @@ describe('the cost of a question', () => {
     await filledWorkspace(`ws_cost_${tag}`, 500);
     const rowsRead = async (question: string) => {
       const counter: QueryCounter = { roundTrips: 0, statements: 0 };
-      await passagesQuery(createDatabase(countingD1(env.DB, counter)), `ws_cost_${tag}`, question);
+      await passagesQuery(createDatabase(countingD1(env.DIRECTORY, counter)), `ws_cost_${tag}`, question);
       return counter.rowsRead;
     };
     const questions = ['alpha5 beta3', 'What are the delivery times?', 'common words alpha7'];
@@ -472,7 +476,7 @@ describe('the cost of a question', () => {
   it('ranks by the workspace’s own statistics: the same scores when another fills with the same words', async () => {
     const tag = Date.now().toString(36);
     await filledWorkspace(`ws_rank_${tag}`, 400);
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     const answers = (workspaceId: string) =>
       Promise.all(
         ['alpha5 beta3', 'What are the delivery times?', 'common words alpha7'].map((question) =>
@@ -484,7 +488,7 @@ describe('the cost of a question', () => {
     // Another workspace with every word of this one, ten times over: its statistics are its own.
     await filledWorkspace(`ws_crowd_${tag}`, 4_000);
     expect(await answers(`ws_rank_${tag}`)).toEqual(before);
-    const stats = await env.DB.prepare('SELECT passages FROM knowledge_spaces WHERE workspace_id = ?')
+    const stats = await env.DIRECTORY.prepare('SELECT passages FROM knowledge_spaces WHERE workspace_id = ?')
       .bind(`ws_rank_${tag}`)
       .first<{ passages: number }>();
     expect(stats!.passages).toBe(400);

@@ -33,7 +33,7 @@ const conversationLanguage = async (sessionId: string) => {
   const hash = [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(sessionId)))]
     .map((byte) => byte.toString(16).padStart(2, '0'))
     .join('');
-  const row = await env.DB.prepare('SELECT language FROM conversations WHERE token_hash = ?')
+  const row = await env.DIRECTORY.prepare('SELECT language FROM conversations WHERE token_hash = ?')
     .bind(hash)
     .first<{ language: string }>();
   return row?.language;

@@ -15,9 +15,9 @@ import { completeProfile, review, SITE, sessionCall, signUpProvider, type TestPr
 import { clock } from '../../worker/lib/clock';
 
 const MINUTE = 60_000;
-const db = () => createDatabase(env.DB);
+const db = () => createDatabase(env.DIRECTORY);
 const rows = (sql: string, ...params: unknown[]) =>
-  env.DB.prepare(sql)
+  env.DIRECTORY.prepare(sql)
     .bind(...params)
     .all<Record<string, any>>()
     .then((result) => result.results);
@@ -40,7 +40,9 @@ async function expert(profile: {
   expect((await sessionCall(provider.cookie, '/api/provider/profile', { body })).status).toBe(200);
   expect((await review(provider.providerId, 'approve')).status).toBe(200);
   if (!profile.alerts) {
-    await env.DB.prepare("UPDATE providers SET lead_alerts = 'off' WHERE id = ?").bind(provider.providerId).run();
+    await env.DIRECTORY.prepare("UPDATE providers SET lead_alerts = 'off' WHERE id = ?")
+      .bind(provider.providerId)
+      .run();
   }
   return provider;
 }
@@ -357,7 +359,7 @@ describe('bounds', () => {
       (await rows('SELECT count FROM rate_limit_windows WHERE key_id = ?', `claims:${eager.providerId}`))[0]?.count;
     expect(await window()).toBe(1);
     // 30 claims won within the hour: the next one is refused, and writes nothing.
-    await env.DB.prepare('UPDATE rate_limit_windows SET count = 30 WHERE key_id = ?')
+    await env.DIRECTORY.prepare('UPDATE rate_limit_windows SET count = 30 WHERE key_id = ?')
       .bind(`claims:${eager.providerId}`)
       .run();
     const limited = await expectProblem(await claim(eager, four), 429, 'rate_limited');

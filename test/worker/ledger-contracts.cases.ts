@@ -209,7 +209,7 @@ describe('what an execution is charged', () => {
     const paid = await json(await execute(tenant.token, executeBody()));
     expect(contractLine(paid)).toMatchObject({ remaining: 0, charged_minor: 7, currency: 'EUR' });
     expect(await balanceOf(contract.escrow_id)).toBe(93);
-    const entries = await env.DB.prepare(
+    const entries = await env.DIRECTORY.prepare(
       "SELECT account, amount_minor, kind, meter, quantity, ref FROM ledger_entries WHERE kind = 'charge' AND ref = ?",
     )
       .bind(paid.output.execution_id)
@@ -285,7 +285,7 @@ describe('what an execution is charged', () => {
     const body = await json(await execute(tenant.token, executeBody()));
     expect(contractLine(body)).toMatchObject({ charged_minor: 2 });
     expect(contractLine(body, 'leads')).toMatchObject({ charged_minor: 30 });
-    const escrowLegs = await env.DB.prepare(
+    const escrowLegs = await env.DIRECTORY.prepare(
       'SELECT meter, amount_minor, balance_after FROM ledger_entries WHERE account = ? AND kind = ? ORDER BY seq',
     )
       .bind(contract.escrow_id, 'charge')
@@ -400,7 +400,7 @@ describe('what an execution is charged', () => {
     expect(statuses.filter((status) => status === 200)).toHaveLength(12);
     expect(statuses.filter((status) => status === 402)).toHaveLength(38);
     expect(await balanceOf(contract.escrow_id)).toBe(5);
-    const executions = await env.DB.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
+    const executions = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
       .bind(tenant.workspaceId)
       .first<{ n: number }>();
     expect(executions?.n).toBe(12);
@@ -413,19 +413,19 @@ describe('held leads', () => {
   // message is answered as usual and its lead held, offered to nobody; an API caller still gets
   // 402. The sweep offers a held lead once there is room (a new month, a credit for the overage),
   // charging it then, once, with the books balanced.
-  const db = () => createDatabase(env.DB);
+  const db = () => createDatabase(env.DIRECTORY);
   let ip = 0;
   const nextIp = () => `198.18.77.${++ip}`;
 
   const leadRow = (leadId: string) =>
-    env.DB.prepare('SELECT held_at, wave, widen_at FROM leads WHERE id = ?')
+    env.DIRECTORY.prepare('SELECT held_at, wave, widen_at FROM leads WHERE id = ?')
       .bind(leadId)
       .first<{ held_at: number | null; wave: number; widen_at: number | null }>();
   const offersOf = async (leadId: string) =>
-    (await env.DB.prepare('SELECT provider_id FROM lead_offers WHERE lead_id = ?').bind(leadId).all()).results;
+    (await env.DIRECTORY.prepare('SELECT provider_id FROM lead_offers WHERE lead_id = ?').bind(leadId).all()).results;
   const historyOf = async (leadId: string) =>
     (
-      await env.DB.prepare('SELECT note FROM lead_events WHERE lead_id = ? ORDER BY id')
+      await env.DIRECTORY.prepare('SELECT note FROM lead_events WHERE lead_id = ? ORDER BY id')
         .bind(leadId)
         .all<{ note: string | null }>()
     ).results.map((row) => row.note);
@@ -489,12 +489,12 @@ describe('held leads', () => {
       expect(await offersOf(second.lead_id)).toEqual([{ provider_id: expert.providerId }]);
       expect((await historyOf(second.lead_id)).at(-1)).toContain('offered to the');
       const month = new Date(nextMonth).toISOString().slice(0, 7);
-      const used = await env.DB.prepare(
+      const used = await env.DIRECTORY.prepare(
         "SELECT used FROM usage_meters WHERE meter = 'leads' AND period = ? AND key_id = ?",
       )
         .bind(
           month,
-          (await env.DB.prepare('SELECT id FROM contracts WHERE workspace_id = ?')
+          (await env.DIRECTORY.prepare('SELECT id FROM contracts WHERE workspace_id = ?')
             .bind(tenant.workspaceId)
             .first<{ id: string }>())!.id,
         )

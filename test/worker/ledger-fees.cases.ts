@@ -70,9 +70,9 @@ describe('lead fees', () => {
     const leadId = await newLead();
     const problem = await expectProblem(await claim(expert, leadId), 402, 'insufficient_credits');
     expect(problem.lead_price_minor).toBe(300);
-    const lead = await env.DB.prepare('SELECT status, claimed_by FROM leads WHERE id = ?').bind(leadId).first();
+    const lead = await env.DIRECTORY.prepare('SELECT status, claimed_by FROM leads WHERE id = ?').bind(leadId).first();
     expect(lead).toEqual({ status: 'open', claimed_by: null });
-    const events = await env.DB.prepare(
+    const events = await env.DIRECTORY.prepare(
       "SELECT COUNT(*) AS n FROM lead_events WHERE lead_id = ? AND to_status = 'claimed'",
     )
       .bind(leadId)
@@ -194,7 +194,7 @@ describe('refunds of lead fees', () => {
     expect(request).toBeTruthy();
     expect(await balanceOf(escrowId)).toBe(600);
     // The same admin in the same millisecond, twice: the worst case for the decision's marker.
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     const audit = { actorKind: 'admin', actorId: 'admin', requestId: 'req_refund_race' } as const;
     const accept = { decision: 'accept', note: null } as const;
     const now = clock.now();
@@ -273,7 +273,7 @@ describe('a lead fee in another currency', () => {
     expect(problem.detail).toContain('USD');
     expect(problem.detail).toContain('EUR');
     expect(problem).toMatchObject({ lead_price_minor: 500, lead_price_currency: 'USD' });
-    expect(await env.DB.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
+    expect(await env.DIRECTORY.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
       status: 'open',
     });
     expect(await balanceOf(escrowId)).toBe(2_000);

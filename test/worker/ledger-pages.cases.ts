@@ -13,7 +13,7 @@ import { ADMIN_TOKEN, call, execute, executeBody, expectStrictPageHeaders, issue
 import { createActiveExpert, createChannel, sessionCall, visitorSays } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
 
-const db = () => createDatabase(env.DB);
+const db = () => createDatabase(env.DIRECTORY);
 
 const platformAdmin = () => signUpPlatformAdmin();
 

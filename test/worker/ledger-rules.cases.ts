@@ -22,7 +22,7 @@ async function fundedEscrow(amount: number, currency = 'EUR'): Promise<string> {
 let counter = 0;
 /** A raw transfer insert, as any code could write one. */
 const rawTransfer = (fields: { from: string; to: string; amount: number; currency?: string; id?: string }) =>
-  env.DB.prepare(
+  env.DIRECTORY.prepare(
     `INSERT INTO transfers (id, kind, currency, from_account, to_account, amount_minor, ref, created_at)
      VALUES (?, 'charge', ?, ?, ?, ?, 'raw-test', ?)`,
   )
@@ -38,7 +38,7 @@ const rawTransfer = (fields: { from: string; to: string; amount: number; currenc
 
 /** A raw ledger entry insert. */
 const rawEntry = (fields: { id: string; transferId: string; account: string; amount: number; balance: number }) =>
-  env.DB.prepare(
+  env.DIRECTORY.prepare(
     `INSERT INTO ledger_entries (id, transfer_id, account, account_kind, amount_minor, balance_after, currency, kind,
        ref, created_at) VALUES (?, ?, ?, 'escrow', ?, ?, 'EUR', 'charge', 'raw-test', ?)`,
   )
@@ -58,7 +58,7 @@ describe('the database refuses a raw insert that breaks a rule', () => {
   it('a transfer posts its two entries itself, and they sum to zero', async () => {
     const escrow = await fundedEscrow(500);
     await rawTransfer({ from: escrow, to: 'platform:revenue:EUR', amount: 120, id: 'trf_rawposted' });
-    const entries = await env.DB.prepare(
+    const entries = await env.DIRECTORY.prepare(
       'SELECT id, account, amount_minor FROM ledger_entries WHERE transfer_id = ? ORDER BY seq',
     )
       .bind('trf_rawposted')
@@ -143,19 +143,19 @@ describe('the database refuses a raw insert that breaks a rule', () => {
   it('a change or a deletion of what was written', async () => {
     const escrow = await fundedEscrow(100);
     await refusedWith(
-      env.DB.prepare('UPDATE ledger_entries SET amount_minor = 1000 WHERE account = ?').bind(escrow).run(),
+      env.DIRECTORY.prepare('UPDATE ledger_entries SET amount_minor = 1000 WHERE account = ?').bind(escrow).run(),
       /ledger_append_only/,
     );
     await refusedWith(
-      env.DB.prepare('DELETE FROM ledger_entries WHERE account = ?').bind(escrow).run(),
+      env.DIRECTORY.prepare('DELETE FROM ledger_entries WHERE account = ?').bind(escrow).run(),
       /ledger_append_only/,
     );
     await refusedWith(
-      env.DB.prepare('UPDATE transfers SET amount_minor = 1 WHERE to_account = ?').bind(escrow).run(),
+      env.DIRECTORY.prepare('UPDATE transfers SET amount_minor = 1 WHERE to_account = ?').bind(escrow).run(),
       /ledger_append_only/,
     );
     await refusedWith(
-      env.DB.prepare('DELETE FROM transfers WHERE to_account = ?').bind(escrow).run(),
+      env.DIRECTORY.prepare('DELETE FROM transfers WHERE to_account = ?').bind(escrow).run(),
       /ledger_append_only/,
     );
     expect(await balanceOf(escrow)).toBe(100);
@@ -183,7 +183,7 @@ describe('50 charges at once', () => {
         expect.arrayContaining([expect.objectContaining({ meter: 'executions', charged_minor: 7 })]),
       );
     expect(await balanceOf(contract.escrow_id)).toBe(3);
-    const charges = await env.DB.prepare(
+    const charges = await env.DIRECTORY.prepare(
       "SELECT COUNT(*) AS n FROM transfers WHERE kind = 'charge' AND from_account = ?",
     )
       .bind(contract.escrow_id)

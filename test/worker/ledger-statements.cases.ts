@@ -13,20 +13,22 @@ import { signUpOwner } from './console-helpers';
 import { ADMIN_TOKEN, call, execute, executeBody, expectProblem, issueKey, json } from './helpers';
 import { clock } from '../../worker/lib/clock';
 
-const db = () => createDatabase(env.DB);
+const db = () => createDatabase(env.DIRECTORY);
 const nextMonth = () => {
   const now = new Date();
   return Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 0, 1);
 };
 const eventsOf = async (workspaceId: string, type: string) =>
   (
-    await env.DB.prepare('SELECT data FROM events WHERE workspace_id = ? AND type = ? ORDER BY rowid')
+    await env.DIRECTORY.prepare('SELECT data FROM events WHERE workspace_id = ? AND type = ? ORDER BY rowid')
       .bind(workspaceId, type)
       .all<{ data: string }>()
   ).results.map((row) => JSON.parse(row.data));
 const noticesTo = async (workspaceId: string) =>
   (
-    await env.DB.prepare("SELECT subject FROM emails WHERE workspace_id = ? AND kind = 'billing_notice' ORDER BY rowid")
+    await env.DIRECTORY.prepare(
+      "SELECT subject FROM emails WHERE workspace_id = ? AND kind = 'billing_notice' ORDER BY rowid",
+    )
       .bind(workspaceId)
       .all<{ subject: string }>()
   ).results.map((row) => row.subject);

@@ -15,7 +15,9 @@ export async function housekeeping() {
 
 /** The rows of every archived object of a workspace and class, read back from R2. */
 export async function archived(workspaceId: string, kind: string) {
-  const keys = await env.DB.prepare('SELECT key FROM archive_objects WHERE workspace_id = ? AND kind = ? ORDER BY key')
+  const keys = await env.DIRECTORY.prepare(
+    'SELECT key FROM archive_objects WHERE workspace_id = ? AND kind = ? ORDER BY key',
+  )
     .bind(workspaceId, kind)
     .all<{ key: string }>();
   const rows = [];

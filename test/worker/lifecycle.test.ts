@@ -32,7 +32,7 @@ const DAY = 24 * 60 * 60 * 1000;
 afterAll(() => resetClockForTests());
 
 const count = async (sql: string, ...bind: unknown[]) =>
-  (await env.DB.prepare(sql)
+  (await env.DIRECTORY.prepare(sql)
     .bind(...bind)
     .first<{ n: number }>())!.n;
 
@@ -63,7 +63,7 @@ describe('retention', () => {
       expect.objectContaining({ text: 'An old question about invoices.' }),
     ]);
     expect(
-      await env.DB.prepare('SELECT text FROM demands WHERE workspace_id = ?').bind(old.workspaceId).all(),
+      await env.DIRECTORY.prepare('SELECT text FROM demands WHERE workspace_id = ?').bind(old.workspaceId).all(),
     ).toMatchObject({ results: [{ text: null }] });
     expect(await count('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?', old.workspaceId)).toBe(1);
     // The fresh workspace keeps everything; audit rows stay 400 days.
@@ -75,7 +75,7 @@ describe('retention', () => {
     );
 
     const objects = await count('SELECT COUNT(*) AS n FROM archive_objects');
-    const again = await archiveExpired(createDatabase(env.DB), env.ARCHIVE, retentionFrom({}), clock.now());
+    const again = await archiveExpired(createDatabase(env.DIRECTORY), env.ARCHIVE, retentionFrom({}), clock.now());
     expect(again).toEqual({ events: 0, audit: 0, executions: 0, conversations: 0, refused: 0 });
     expect(await count('SELECT COUNT(*) AS n FROM archive_objects')).toBe(objects);
 
@@ -90,7 +90,7 @@ describe('retention', () => {
     for (let index = 0; index < 3; index++)
       expect((await execute(tenant.token, executeBody({ text: `More ${index}` }))).status).toBe(200);
     moveClockForTests(91 * DAY);
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     const events = () => count('SELECT COUNT(*) AS n FROM events WHERE workspace_id = ?', tenant.workspaceId);
     const before = await events();
     const refusing = { put: () => Promise.reject(new Error('R2 is down')), get: async () => null };
@@ -116,9 +116,11 @@ describe('retention', () => {
 });
 
 const ledgerFootprint = async (workspaceId: string) => ({
-  entries: await env.DB.prepare('SELECT COUNT(*) AS n, SUM(amount_minor) AS total FROM ledger_entries').first(),
+  entries: await env.DIRECTORY.prepare('SELECT COUNT(*) AS n, SUM(amount_minor) AS total FROM ledger_entries').first(),
   rollups: (
-    await env.DB.prepare('SELECT * FROM daily_rollups WHERE workspace_id = ? ORDER BY 1, 2, 3').bind(workspaceId).all()
+    await env.DIRECTORY.prepare('SELECT * FROM daily_rollups WHERE workspace_id = ? ORDER BY 1, 2, 3')
+      .bind(workspaceId)
+      .all()
   ).results,
 });
 
@@ -151,19 +153,19 @@ describe('a visitor’s erasure and the workspace’s export', () => {
     expect(again.id).not.toBe(request.id);
     expect((await settled(again.id, workspaceId)).result).toMatchObject({ conversations: 0, leads: 0 });
 
-    const texts = await env.DB.prepare('SELECT DISTINCT text FROM messages WHERE conversation_id = ?')
+    const texts = await env.DIRECTORY.prepare('SELECT DISTINCT text FROM messages WHERE conversation_id = ?')
       .bind(lead.conversationId)
       .all();
     expect(texts.results).toEqual([{ text: ERASED }]);
     expect(
-      await env.DB.prepare('SELECT contact_email, contact_name, summary FROM leads WHERE id = ?')
+      await env.DIRECTORY.prepare('SELECT contact_email, contact_name, summary FROM leads WHERE id = ?')
         .bind(lead.leadId)
         .first(),
     ).toEqual({ contact_email: null, contact_name: ERASED, summary: ERASED });
     const everywhere = JSON.stringify([
-      (await env.DB.prepare('SELECT data FROM events WHERE workspace_id = ?').bind(workspaceId).all()).results,
-      (await env.DB.prepare('SELECT * FROM demands WHERE workspace_id = ?').bind(workspaceId).all()).results,
-      (await env.DB.prepare('SELECT target FROM privacy_requests WHERE id = ?').bind(request.id).all()).results,
+      (await env.DIRECTORY.prepare('SELECT data FROM events WHERE workspace_id = ?').bind(workspaceId).all()).results,
+      (await env.DIRECTORY.prepare('SELECT * FROM demands WHERE workspace_id = ?').bind(workspaceId).all()).results,
+      (await env.DIRECTORY.prepare('SELECT target FROM privacy_requests WHERE id = ?').bind(request.id).all()).results,
       await archived(workspaceId, 'events'),
       await archived(workspaceId, 'executions'),
     ]).toLowerCase();
@@ -232,7 +234,7 @@ describe('a visitor’s erasure and the workspace’s export', () => {
     // 11,000 messages of 1,000 random hex digits: 11 MB of text that gzip about halves, so more
     // than one part of R2's smallest size (the local R2 holds parts to R2's rules).
     const bulk = 11_000;
-    await env.DB.prepare(
+    await env.DIRECTORY.prepare(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${bulk})
        INSERT INTO messages (id, conversation_id, role, text, created_at)
        SELECT printf('msg_zz_bulk_%05d', i), ?, 'visitor', hex(randomblob(500)), ? FROM n`,
@@ -258,7 +260,7 @@ describe('a visitor’s erasure and the workspace’s export', () => {
     const workspaceId = context.tenant.workspaceId;
     // Rows written as the routes write them, so that only what this test runs runs them.
     const request = (id: string, kind: string, targetKind: string, target: string, hash: string, state: string) =>
-      env.DB.prepare(
+      env.DIRECTORY.prepare(
         'INSERT INTO privacy_requests (id, workspace_id, kind, target_kind, target, target_hash, status, ' +
           "requested_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'admin:test', ?)",
       )
@@ -279,7 +281,7 @@ describe('a visitor’s erasure and the workspace’s export', () => {
       return getQueueResult(batch, execution);
     };
     const row = (id: string) =>
-      env.DB.prepare('SELECT status, target, result FROM privacy_requests WHERE id = ?').bind(id).first<any>();
+      env.DIRECTORY.prepare('SELECT status, target, result FROM privacy_requests WHERE id = ?').bind(id).first<any>();
 
     // Before the last attempt: retried, still queued.
     expect(await run(1)).toMatchObject({ retryMessages: [{ msgId: 'export' }], explicitAcks: [] });
@@ -378,10 +380,10 @@ describe('conversation retention', () => {
       const channelKey = await createChannel(tenant.token);
       const said = await visitorSays(channelKey, { message: { text: `Kept ${days} days: my boiler leaks.` } });
       // The workspace's setting (the console's settings form writes the same column).
-      await env.DB.prepare('UPDATE workspaces SET conversation_retention_days = ? WHERE id = ?')
+      await env.DIRECTORY.prepare('UPDATE workspaces SET conversation_retention_days = ? WHERE id = ?')
         .bind(days, tenant.workspaceId)
         .run();
-      const conversation = await env.DB.prepare('SELECT conversation_id AS id FROM demands WHERE id = ?')
+      const conversation = await env.DIRECTORY.prepare('SELECT conversation_id AS id FROM demands WHERE id = ?')
         .bind(said.demand_id)
         .first<{ id: string }>();
       return { workspaceId: tenant.workspaceId, conversationId: conversation!.id };
@@ -394,7 +396,7 @@ describe('conversation retention', () => {
     expect(await messages(short.conversationId)).toBe(0);
     expect(await messages(long.conversationId)).toBeGreaterThan(0);
     expect(
-      await env.DB.prepare('SELECT archived_at IS NOT NULL AS archived FROM conversations WHERE id = ?')
+      await env.DIRECTORY.prepare('SELECT archived_at IS NOT NULL AS archived FROM conversations WHERE id = ?')
         .bind(short.conversationId)
         .first(),
     ).toEqual({ archived: 1 });

@@ -36,7 +36,7 @@ describe('rate limit per key', () => {
     const tenant = await createTenant({ rate_limit_per_minute: 1 });
     expect((await execute(tenant.token, executeBody())).status).toBe(200);
     await expectProblem(await execute(tenant.token, executeBody()), 429, 'rate_limited');
-    await env.DB.prepare('UPDATE rate_limit_windows SET window_start = window_start - 60000 WHERE key_id = ?')
+    await env.DIRECTORY.prepare('UPDATE rate_limit_windows SET window_start = window_start - 60000 WHERE key_id = ?')
       .bind(tenant.keyId)
       .run();
     expect((await execute(tenant.token, executeBody())).status).toBe(200);
@@ -61,7 +61,7 @@ describe('monthly quota per key', () => {
     expect(second.usage_applications[0].remaining).toBe(0);
     await expectProblem(await execute(tenant.token, executeBody()), 429, 'quota_exceeded');
     expect(await countRows('executions', tenant.workspaceId)).toBe(2);
-    const meter = await env.DB.prepare('SELECT used, quota FROM usage_meters WHERE key_id = ?')
+    const meter = await env.DIRECTORY.prepare('SELECT used, quota FROM usage_meters WHERE key_id = ?')
       .bind(tenant.keyId)
       .first();
     expect(meter).toEqual({ used: 2, quota: 2 });

@@ -377,7 +377,7 @@ describe('the events the live rooms read', () => {
   it('lead events name their conversation; message events name their author', async () => {
     const { expert, leadId } = await claimedLead();
     expect((await reply(expert, leadId, 'Named')).status).toBe(201);
-    const rows = await env.DB.prepare(
+    const rows = await env.DIRECTORY.prepare(
       `SELECT type, data FROM events WHERE type IN ('lead.claimed', 'conversation.message_created')
        AND (json_extract(data, '$.lead_id') = ? OR json_extract(data, '$.text') = 'Named')`,
     )
@@ -410,7 +410,7 @@ describe('the site owner reads a conversation', () => {
         .status,
     ).toBe(200);
     expect((await reply(expert, first.lead_id, 'Thanks, I will write to you today.')).status).toBe(201);
-    const row = await env.DB.prepare('SELECT conversation_id AS id FROM leads WHERE id = ?')
+    const row = await env.DIRECTORY.prepare('SELECT conversation_id AS id FROM leads WHERE id = ?')
       .bind(first.lead_id)
       .first<{ id: string }>();
     const path = `/integrations/channels/${channelKey}/conversations/${row!.id}?ws=${owner.workspaceId}`;
@@ -435,7 +435,7 @@ describe('the site owner reads a conversation', () => {
     const elsewhere = await claimedLead();
     const wrongChannel = `/integrations/channels/${channelKey}/conversations/${
       (
-        await env.DB.prepare('SELECT conversation_id AS id FROM leads WHERE id = ?')
+        await env.DIRECTORY.prepare('SELECT conversation_id AS id FROM leads WHERE id = ?')
           .bind(elsewhere.leadId)
           .first<{ id: string }>()
       )!.id

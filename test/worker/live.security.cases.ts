@@ -46,7 +46,9 @@ describe('who may hold a socket, and how much it may send', () => {
     // Even before a change reaches the room (a lapse the sweep just wrote), the socket's open checks D1.
     const again = await claimedLead();
     const early = await json(await providerTicket(again.expert, again.leadId));
-    await env.DB.prepare("UPDATE leads SET status = 'open', claimed_by = NULL WHERE id = ?").bind(again.leadId).run();
+    await env.DIRECTORY.prepare("UPDATE leads SET status = 'open', claimed_by = NULL WHERE id = ?")
+      .bind(again.leadId)
+      .run();
     await expectProblem(await upgrade(early.url), 403, 'not_claimer');
 
     const held = await claimedLead();
@@ -94,7 +96,7 @@ describe('who may hold a socket, and how much it may send', () => {
     expect((await reply(own.expert, own.leadId, 'A real reply')).status).toBe(201);
     const readMark = async () =>
       (
-        await env.DB.prepare('SELECT visitor_read_up_to AS mark FROM conversations WHERE lead_id = ?')
+        await env.DIRECTORY.prepare('SELECT visitor_read_up_to AS mark FROM conversations WHERE lead_id = ?')
           .bind(own.leadId)
           .first<{ mark: string | null }>()
       )?.mark ?? null;

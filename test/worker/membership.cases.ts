@@ -33,7 +33,7 @@ function sessionApi(
 
 const greetingOf = async (channelKey: string) =>
   JSON.parse(
-    (await env.DB.prepare('SELECT widget_config FROM channels WHERE channel_key = ?')
+    (await env.DIRECTORY.prepare('SELECT widget_config FROM channels WHERE channel_key = ?')
       .bind(channelKey)
       .first<{ widget_config: string }>())!.widget_config,
   ).copy.greeting as string;
@@ -79,7 +79,7 @@ describe('tenant isolation: a member of workspace A cannot read or change B', ()
       ).toBe(404);
     }
     expect(await greetingOf(channelB)).toBe(before);
-    const status = await env.DB.prepare('SELECT status FROM channels WHERE channel_key = ?')
+    const status = await env.DIRECTORY.prepare('SELECT status FROM channels WHERE channel_key = ?')
       .bind(channelB)
       .first<{ status: string }>();
     expect(status?.status).toBe('active');
@@ -158,7 +158,7 @@ describe('membership roles', () => {
       ).status,
     ).toBe(403);
 
-    const colleagueId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?')
+    const colleagueId = (await env.DIRECTORY.prepare('SELECT id FROM users WHERE email = ?')
       .bind(colleague.email)
       .first<{ id: string }>())!.id;
     expect(
@@ -189,7 +189,7 @@ describe('membership roles', () => {
 
   it('the last owner can be neither demoted nor removed', async () => {
     const owner = await signUpOwner();
-    const ownerId = (await env.DB.prepare('SELECT id FROM users WHERE email = ?')
+    const ownerId = (await env.DIRECTORY.prepare('SELECT id FROM users WHERE email = ?')
       .bind(owner.email)
       .first<{ id: string }>())!.id;
     // The page offers the only owner neither a new role nor removal.
@@ -222,7 +222,7 @@ describe('membership roles', () => {
     ).toBe(303);
     const shared = await (await getPage(`/integrations/team?ws=${owner.workspaceId}`, second.cookie)).text();
     expect(shared).toContain(`/integrations/team/${ownerId}/remove`);
-    const roles = await env.DB.prepare('SELECT role FROM memberships WHERE workspace_id = ? ORDER BY role')
+    const roles = await env.DIRECTORY.prepare('SELECT role FROM memberships WHERE workspace_id = ? ORDER BY role')
       .bind(owner.workspaceId)
       .all<{ role: string }>();
     expect(roles.results.map((row) => row.role)).toEqual(['member', 'owner']);
@@ -262,7 +262,7 @@ describe('invitations need the invitee’s consent', () => {
     const [id] = await invitationIds(invitee.cookie);
     const accepted = await postForm(`/invitations/${id}/accept`, {}, { cookie: invitee.cookie });
     expect(accepted.headers.get('Location')).toBe(`/integrations?ws=${owner.workspaceId}&notice=accepted`);
-    const membership = await env.DB.prepare(
+    const membership = await env.DIRECTORY.prepare(
       'SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ? AND m.workspace_id = ?',
     )
       .bind(invitee.email, owner.workspaceId)
@@ -349,7 +349,7 @@ describe('invitations need the invitee’s consent', () => {
       { cookie: owner.cookie },
     );
     const [third] = await invitationIds(invitee.cookie);
-    const expiresAt = (await env.DB.prepare('SELECT expires_at, created_at FROM invitations WHERE id = ?')
+    const expiresAt = (await env.DIRECTORY.prepare('SELECT expires_at, created_at FROM invitations WHERE id = ?')
       .bind(third)
       .first<{ expires_at: number; created_at: number }>())!;
     expect(expiresAt.expires_at - expiresAt.created_at).toBe(7 * 24 * 60 * 60 * 1000);
@@ -403,7 +403,7 @@ describe('the console pages', () => {
       { cookie: user.cookie },
     );
     const ws = new URL(response.headers.get('Location')!, 'http://x').searchParams.get('ws');
-    const membership = await env.DB.prepare(
+    const membership = await env.DIRECTORY.prepare(
       'SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ? AND m.workspace_id = ?',
     )
       .bind(user.email, ws)

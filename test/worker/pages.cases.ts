@@ -50,10 +50,10 @@ describe('the hosted inbox page', () => {
 
 describe('the /demo page', () => {
   it('exists only where the seed created the demo channel, and carries the real snippet', async () => {
-    await env.DB.prepare("DELETE FROM channels WHERE channel_key = 'ch_demo'").run();
+    await env.DIRECTORY.prepare("DELETE FROM channels WHERE channel_key = 'ch_demo'").run();
     expect((await call('/demo')).status).toBe(404);
     const { tenant } = await channelFor();
-    await env.DB.prepare(
+    await env.DIRECTORY.prepare(
       'INSERT INTO channels (channel_key, workspace_id, name, domain, allowed_origins, first_party_origins, status, ' +
         "widget_config, created_at, updated_at) SELECT 'ch_demo', workspace_id, 'Demo', domain, '[]', '[]', " +
         "'active', widget_config, 0, 0 FROM channels WHERE workspace_id = ?",

@@ -22,11 +22,13 @@ const completed = (sessionId: string, id?: string) =>
   stripeEvent('checkout.session.completed', { id: sessionId, object: 'checkout.session' }, id);
 
 const eventsOf = (stripeEventId: string) =>
-  env.DB.prepare('SELECT outcome, detail FROM payment_events WHERE stripe_event_id = ?').bind(stripeEventId).all();
+  env.DIRECTORY.prepare('SELECT outcome, detail FROM payment_events WHERE stripe_event_id = ?')
+    .bind(stripeEventId)
+    .all();
 
 const creditsTo = async (escrowId: string) =>
   (
-    await env.DB.prepare("SELECT count(*) AS n FROM transfers WHERE to_account = ? AND kind = 'credit'")
+    await env.DIRECTORY.prepare("SELECT count(*) AS n FROM transfers WHERE to_account = ? AND kind = 'credit'")
       .bind(escrowId)
       .first<{ n: number }>()
   )?.n;
@@ -53,7 +55,7 @@ describe('card top-ups through Stripe', () => {
     expect(answer.status, await answer.clone().text()).toBe(200);
     expect(await json(answer)).toMatchObject({ received: true, outcome: 'credited' });
     expect(await balanceOf(escrowId)).toBe(5000);
-    const transfer = await env.DB.prepare(
+    const transfer = await env.DIRECTORY.prepare(
       "SELECT amount_minor, ref FROM transfers WHERE to_account = ? AND kind = 'credit'",
     )
       .bind(escrowId)
@@ -66,7 +68,7 @@ describe('card top-ups through Stripe', () => {
     expect(page).toContain('Paid');
     // Stripe's receipt page, linked beside the payment.
     expect(page).toContain(`href="https://pay.stripe.test/receipts/${session.id}"`);
-    const receipt = await env.DB.prepare(
+    const receipt = await env.DIRECTORY.prepare(
       "SELECT subject FROM emails WHERE kind = 'notice' AND subject LIKE 'Receipt:%' AND subject LIKE ?",
     )
       .bind(`%${paymentId}%`)
@@ -101,7 +103,7 @@ describe('card top-ups through Stripe', () => {
     await expectProblem(forged, 400, 'invalid_signature');
     const old = await deliver(completed(session.id), { timestamp: Math.floor(Date.now() / 1000) - 600 });
     expect((await expectProblem(old, 400, 'invalid_signature')).detail).toContain('timestamp too old');
-    const refused = await env.DB.prepare(
+    const refused = await env.DIRECTORY.prepare(
       "SELECT detail FROM payment_events WHERE type = 'unverified' AND outcome = 'refused' ORDER BY id DESC LIMIT 2",
     ).all();
     expect(refused.results.map((row) => row.detail)).toEqual(['timestamp too old', 'signature does not match']);
@@ -158,7 +160,7 @@ describe('card top-ups through Stripe', () => {
     expect(await balanceOf(escrowId)).toBe(0);
     expect(await json(await deliver(charge(5000)))).toMatchObject({ outcome: 'refused' });
     expect(await balanceOf(escrowId)).toBe(0);
-    const alert = await env.DB.prepare(
+    const alert = await env.DIRECTORY.prepare(
       "SELECT count(*) AS n FROM emails WHERE subject LIKE 'Refund of 30.00 EUR not taken back%'",
     ).first<{ n: number }>();
     expect(alert?.n).toBeGreaterThan(0);
@@ -186,13 +188,13 @@ describe('card top-ups through Stripe', () => {
     expect(await json(await deliver(dispute))).toMatchObject({ outcome: 'held' });
     await expectProblem(await execute(key.token, executeBody()), 402, 'entitlement_exceeded');
     expect(await balanceOf(escrowId)).toBe(1900);
-    const alert = await env.DB.prepare(
+    const alert = await env.DIRECTORY.prepare(
       "SELECT count(*) AS n FROM emails WHERE subject LIKE 'A card payment is disputed%'",
     ).first<{ n: number }>();
     expect(alert?.n).toBeGreaterThan(0);
     // The database itself refuses a held escrow's charge, whoever writes it.
     await expect(
-      env.DB.prepare(
+      env.DIRECTORY.prepare(
         `INSERT INTO transfers (id, kind, currency, from_account, to_account, amount_minor, ref, created_at)
           VALUES ('trf_held_1', 'charge', 'EUR', ?, 'platform:revenue:EUR', 1, 'x', 1)`,
       )
@@ -220,7 +222,7 @@ describe('card top-ups through Stripe', () => {
     );
     expect(response.status, await response.clone().text()).toBe(303);
     const session = sessions.get(response.headers.get('Location')!.split('/pay/')[1]!)!;
-    const escrow = await env.DB.prepare("SELECT id FROM escrows WHERE owner_kind = 'provider' AND owner_id = ?")
+    const escrow = await env.DIRECTORY.prepare("SELECT id FROM escrows WHERE owner_kind = 'provider' AND owner_id = ?")
       .bind(expert.providerId)
       .first<{ id: string }>();
     expect(session.metadata).toMatchObject({ escrow_id: escrow!.id, provider_id: expert.providerId });
@@ -238,9 +240,9 @@ describe('card top-ups through Stripe', () => {
     const admin = await signUpPlatformAdmin({ enrolled: true });
     const { escrowId } = await ownerWithContract();
     const id = (index: number) => `pay_zzzz_${String(index).padStart(3, '0')}`;
-    await env.DB.batch(
+    await env.DIRECTORY.batch(
       Array.from({ length: 55 }, (_, index) =>
-        env.DB.prepare(
+        env.DIRECTORY.prepare(
           `INSERT INTO payments (id, escrow_id, user_id, amount_minor, currency, status, created_at, updated_at)
             VALUES (?, ?, 'usr_x', 500, 'EUR', 'expired', 1, 1)`,
         ).bind(id(index), escrowId),

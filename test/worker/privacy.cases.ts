@@ -36,10 +36,12 @@ const SKIPPED_TABLE = /^(sqlite_|_cf_|d1_migrations$|knowledge_fts)/;
  */
 async function expectErasedEverywhere(workspaceId: string, needles: string[]) {
   const lowered = needles.map((needle) => needle.toLowerCase());
-  const tables = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all<{ name: string }>();
+  const tables = await env.DIRECTORY.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all<{
+    name: string;
+  }>();
   for (const { name } of tables.results) {
     if (SKIPPED_TABLE.test(name)) continue;
-    const text = JSON.stringify((await env.DB.prepare(`SELECT * FROM "${name}"`).all()).results).toLowerCase();
+    const text = JSON.stringify((await env.DIRECTORY.prepare(`SELECT * FROM "${name}"`).all()).results).toLowerCase();
     for (const needle of lowered) expect(text.includes(needle), `${needle} in table ${name}`).toBe(false);
   }
   for (const prefix of [`archive/${workspaceId}/`, `exports/${workspaceId}/`]) {
@@ -178,7 +180,7 @@ describe('erasures at once, and a crash in the middle', () => {
 
   /** A request row as the route writes it, whose message the test sends itself (or loses). */
   const queuedErasure = async (id: string, workspaceId: string, email: string) =>
-    env.DB.prepare(
+    env.DIRECTORY.prepare(
       'INSERT INTO privacy_requests (id, workspace_id, kind, target_kind, target, target_hash, status, requested_by, ' +
         "started_at, created_at) VALUES (?, ?, 'erasure', 'contact', ?, ?, 'queued', 'admin:test', ?, ?)",
     )
@@ -249,14 +251,14 @@ describe('the archive’s bookkeeping', () => {
       const id = `aud_0${String(index).padStart(3, '0')}${crypto.randomUUID().replaceAll('-', '').slice(0, 22)}`;
       ids.push(id);
       statements.push(
-        env.DB.prepare(
+        env.DIRECTORY.prepare(
           'INSERT INTO audit_log (id, workspace_id, actor_kind, actor_id, action, target_id, request_id, created_at) ' +
             "VALUES (?, ?, 'system', 'test', 'test.action', ?, 'req_test', ?)",
         ).bind(id, workspaceId, `target-${index}`, day + index),
       );
     }
-    await env.DB.batch(statements);
-    const db = createDatabase(env.DB);
+    await env.DIRECTORY.batch(statements);
+    const db = createDatabase(env.DIRECTORY);
     const retention = { deliveries: 30, events: 90, emails: 90, executionBodies: 90, audit: 400 };
     // Forty rows a tick over the whole platform: the workspace-day takes several batches.
     for (let tick = 0; tick < 20; tick++) {
@@ -283,7 +285,7 @@ describe('the archive’s bookkeeping', () => {
     const kept = await claimedLeadWithContact(context);
     moveClockForTests(91 * DAY);
     await housekeeping();
-    const db = createDatabase(env.DB);
+    const db = createDatabase(env.DIRECTORY);
     const subjects = await erasureSubjects(db, workspaceId, { contactEmail: erased.email });
     const ids = [...subjects.conversationIds, ...subjects.leadIds, ...subjects.demandIds];
     const objects = await rows(

@@ -34,7 +34,7 @@ export interface TestProvider {
 /** A provider who signed up and did nothing else (state `registered`). */
 export async function signUpProvider(): Promise<TestProvider> {
   const user = await signUpUser('provider');
-  const row = await env.DB.prepare(
+  const row = await env.DIRECTORY.prepare(
     'SELECT p.id AS provider_id, u.id AS user_id FROM providers p JOIN users u ON u.id = p.user_id WHERE u.email = ?',
   )
     .bind(user.email)
@@ -94,7 +94,9 @@ export async function createActiveExpert(
   expect((await review(provider.providerId, 'approve')).status).toBe(200);
   // Written straight to D1, a test fixture like the seed (the preferences route has its own tests).
   if (!options.alerts) {
-    await env.DB.prepare("UPDATE providers SET lead_alerts = 'off' WHERE id = ?").bind(provider.providerId).run();
+    await env.DIRECTORY.prepare("UPDATE providers SET lead_alerts = 'off' WHERE id = ?")
+      .bind(provider.providerId)
+      .run();
   }
   return provider;
 }
@@ -117,25 +119,28 @@ export async function seedActiveExperts(count: number, options: { domains: strin
     const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
     const tokenHash = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
     statements.push(
-      env.DB.prepare(
+      env.DIRECTORY.prepare(
         `INSERT INTO users (id, email, password_hash, role, email_verified_at, created_at, updated_at)
          VALUES (?, ?, 'x', 'provider', ?, ?, ?)`,
       ).bind(userId, email, now, now, now),
-      env.DB.prepare(
+      env.DIRECTORY.prepare(
         `INSERT INTO providers (id, user_id, status, kind, display_name, headline, accepted_domains, languages, regions,
           lead_alerts, created_at, updated_at)
          VALUES (?, ?, 'active', 'expert', ?, 'Helps with tests', ?, '["en"]', '["global"]', 'off', ?, ?)`,
       ).bind(providerId, userId, `Seeded Expert ${index}`, JSON.stringify(options.domains), now, now),
       ...options.domains.map((domain) =>
-        env.DB.prepare('INSERT INTO provider_domains (provider_id, domain) VALUES (?, ?)').bind(providerId, domain),
+        env.DIRECTORY.prepare('INSERT INTO provider_domains (provider_id, domain) VALUES (?, ?)').bind(
+          providerId,
+          domain,
+        ),
       ),
-      env.DB.prepare(
+      env.DIRECTORY.prepare(
         'INSERT INTO user_sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
       ).bind(tokenHash, userId, now, now + 24 * 60 * 60 * 1000),
     );
     experts.push({ email, cookie: token, providerId, userId });
   }
-  await env.DB.batch(statements);
+  await env.DIRECTORY.batch(statements);
   // The routing's brief cache of each domain's experts would not see them for 10 s.
   forgetExpertPools();
   return experts;

@@ -21,8 +21,9 @@ type Status = 'registered' | 'profile_incomplete' | 'pending_review' | 'active' 
 const saveProfile = (provider: TestProvider, body: Record<string, unknown>) =>
   sessionCall(provider.cookie, '/api/provider/profile', { body });
 const statusOf = async (providerId: string) =>
-  (await env.DB.prepare('SELECT status FROM providers WHERE id = ?').bind(providerId).first<{ status: Status }>())!
-    .status;
+  (await env.DIRECTORY.prepare('SELECT status FROM providers WHERE id = ?')
+    .bind(providerId)
+    .first<{ status: Status }>())!.status;
 
 /** A provider brought to a state through the real transitions. */
 async function providerIn(status: Status): Promise<TestProvider> {
@@ -140,7 +141,7 @@ describe('the provider profile API', () => {
       }),
     );
     expect(saved.accepted_scope).toEqual({ domains: ['consultation'], topics: ['payroll', 'vat returns'] });
-    const rows = await env.DB.prepare('SELECT domain FROM provider_domains WHERE provider_id = ?')
+    const rows = await env.DIRECTORY.prepare('SELECT domain FROM provider_domains WHERE provider_id = ?')
       .bind(provider.providerId)
       .all();
     expect(rows.results).toEqual([{ domain: 'consultation' }]);
@@ -179,7 +180,7 @@ describe('hostile endpoint URLs', () => {
       const response = await saveProfile(provider, { kind: 'robot', endpoint_url: url });
       const problem = await expectProblem(response, 422, 'validation_failed');
       expect(problem.errors[0].pointer).toBe('/endpoint_url');
-      const stored = await env.DB.prepare('SELECT endpoint_url FROM providers WHERE id = ?')
+      const stored = await env.DIRECTORY.prepare('SELECT endpoint_url FROM providers WHERE id = ?')
         .bind(provider.providerId)
         .first();
       expect(stored).toEqual({ endpoint_url: null });
@@ -268,7 +269,7 @@ describe('the provider state machine', () => {
 
   it('every transition is kept with its actor, time and note', async () => {
     const provider = await providerIn('suspended');
-    const history = await env.DB.prepare(
+    const history = await env.DIRECTORY.prepare(
       'SELECT from_status, to_status, actor_kind, note, created_at FROM provider_transitions WHERE provider_id = ? ' +
         'ORDER BY id',
     )
@@ -280,7 +281,7 @@ describe('the provider state machine', () => {
       ['active', 'suspended', 'admin', 'Quality complaints.'],
     ]);
     for (const row of history.results) expect(row.created_at).toBeTypeOf('number');
-    const audit = await env.DB.prepare('SELECT action FROM audit_log WHERE target_id = ? ORDER BY id')
+    const audit = await env.DIRECTORY.prepare('SELECT action FROM audit_log WHERE target_id = ? ORDER BY id')
       .bind(provider.providerId)
       .all<{ action: string }>();
     expect(audit.results.map((row) => row.action)).toEqual([
@@ -312,7 +313,9 @@ describe('the provider state machine', () => {
         `changes`,
       async () => {
         const provider = await providerIn(status);
-        const before = await env.DB.prepare('SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ?')
+        const before = await env.DIRECTORY.prepare(
+          'SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ?',
+        )
           .bind(provider.providerId)
           .first<{ n: number }>();
         const response =
@@ -323,7 +326,7 @@ describe('the provider state machine', () => {
         expect(problem.status).toBe(409);
         expect(await statusOf(provider.providerId)).toBe(status);
         expect(
-          await env.DB.prepare('SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ?')
+          await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ?')
             .bind(provider.providerId)
             .first(),
         ).toEqual(before);
@@ -352,7 +355,7 @@ describe('the provider state machine', () => {
       review(provider.providerId, 'reject', 'No.'),
     ]);
     expect([approve.status, reject.status].sort()).toEqual([200, 409]);
-    const transitions = await env.DB.prepare(
+    const transitions = await env.DIRECTORY.prepare(
       "SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ? AND from_status = 'pending_review'",
     )
       .bind(provider.providerId)
@@ -401,7 +404,9 @@ describe('edits under review (issue 17)', () => {
         provider_id: provider.providerId,
         status: 'active',
       });
-      const audit = await env.DB.prepare('SELECT action, metadata FROM audit_log WHERE target_id = ? ORDER BY id')
+      const audit = await env.DIRECTORY.prepare(
+        'SELECT action, metadata FROM audit_log WHERE target_id = ? ORDER BY id',
+      )
         .bind(provider.providerId)
         .all<{ action: string; metadata: string }>();
       expect(audit.results.map((row) => row.action)).toEqual([
@@ -430,7 +435,7 @@ describe('edits under review (issue 17)', () => {
     );
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
     const count = async (sql: string) =>
-      (await env.DB.prepare(sql).bind(provider.providerId).first<{ n: number }>())!.n;
+      (await env.DIRECTORY.prepare(sql).bind(provider.providerId).first<{ n: number }>())!.n;
     expect(
       await count("SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ? AND to_status = 'active'"),
     ).toBe(1);

@@ -13,7 +13,7 @@ import { mailTo } from './mail-helpers';
 const platformAdmin = () => signUpPlatformAdmin();
 
 const requestsOf = (workspaceId: string) =>
-  env.DB.prepare('SELECT id, status, result_id, sealed_secret FROM provisioning_requests WHERE workspace_id = ?')
+  env.DIRECTORY.prepare('SELECT id, status, result_id, sealed_secret FROM provisioning_requests WHERE workspace_id = ?')
     .bind(workspaceId)
     .all<{ id: string; status: string; result_id: string | null; sealed_secret: string | null }>()
     .then((result) => result.results);
@@ -86,7 +86,7 @@ describe('provisioning requests', () => {
     expect(twice.status).toBe(409);
     expect((await requestsOf(owner.workspaceId))[0]!.sealed_secret).toBeNull();
     // Audited at each step.
-    const actions = await env.DB.prepare(
+    const actions = await env.DIRECTORY.prepare(
       "SELECT action FROM audit_log WHERE target_id = ? AND action LIKE 'provisioning.%' ORDER BY id",
     )
       .bind(request!.id)

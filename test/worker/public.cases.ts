@@ -37,13 +37,16 @@ describe('GET /healthz', () => {
       },
       batch: () => Promise.reject(new Error('down')),
     };
-    const response = await app.request(
-      'http://gateway.test/healthz?deep=1',
-      {},
-      { ...env, DB: broken as unknown as D1Database },
-    );
-    const problem = await expectProblem(response, 503, 'service_unavailable');
-    expect(problem.checks).toEqual({ d1: 'fail' });
+    // The directory down, or one shard down: either makes the Worker unready.
+    for (const binding of ['DIRECTORY', 'DB_1']) {
+      const response = await app.request(
+        'http://gateway.test/healthz?deep=1',
+        {},
+        { ...env, [binding]: broken as unknown as D1Database },
+      );
+      const problem = await expectProblem(response, 503, 'service_unavailable');
+      expect(problem.checks).toEqual({ d1: 'fail' });
+    }
   });
 });
 
@@ -76,7 +79,7 @@ describe('errors outside the gateway', () => {
     const response = await app.request(
       'http://gateway.test/api/admin/organizations',
       { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } },
-      { ...env, DB: broken as unknown as D1Database },
+      { ...env, DIRECTORY: broken as unknown as D1Database },
     );
     spy.mockRestore();
     const problem = await expectProblem(response, 500, 'internal_error');
@@ -208,7 +211,7 @@ describe('D1 round trips per execution (issue 13)', () => {
         'conversations',
       ]),
     );
-    const executions = await env.DB.prepare('SELECT count(*) AS n FROM executions').first<{ n: number }>();
+    const executions = await env.DIRECTORY.prepare('SELECT count(*) AS n FROM executions').first<{ n: number }>();
     expect(executions!.n).toBeGreaterThan(10_000);
 
     // Warm again (the brief caches of reads that guard nothing may have expired meanwhile).
@@ -278,7 +281,7 @@ describe('the bench routes', () => {
 describe('a warm cache never outlives a refusal (issue 13)', () => {
   /** Changes D1 behind the isolate's back, as another isolate or region would: the cache is not told. */
   const sql = (query: string, ...values: unknown[]) =>
-    env.DB.prepare(query)
+    env.DIRECTORY.prepare(query)
       .bind(...values)
       .run();
 

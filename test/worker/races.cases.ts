@@ -24,7 +24,7 @@ const ROUNDS = 4;
 const BURST = 20;
 
 const count = async (sql: string, ...values: unknown[]) =>
-  (await env.DB.prepare(sql)
+  (await env.DIRECTORY.prepare(sql)
     .bind(...values)
     .first<{ n: number }>())!.n;
 
@@ -75,7 +75,7 @@ describe('one lead per conversation', () => {
       `rounds (API)`,
     async () => {
       // The stubs live per test: install this domain's agent again.
-      const origin = (await env.DB.prepare(
+      const origin = (await env.DIRECTORY.prepare(
         "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains " +
           'd ON ' +
           "d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
@@ -109,7 +109,7 @@ describe('one lead per conversation', () => {
         );
         expect(answers.map((answer) => answer.status)).toEqual(Array(BURST).fill(200));
         const envelopes = await Promise.all(answers.map((answer) => json(answer)));
-        const conversation = (await env.DB.prepare(
+        const conversation = (await env.DIRECTORY.prepare(
           'SELECT id, lead_id FROM conversations WHERE workspace_id = ? AND external_session_id = ?',
         )
           .bind(tenant.workspaceId, sessionId)
@@ -134,7 +134,7 @@ describe('one lead per conversation', () => {
   );
 
   it(`the same burst through the widget makes exactly one lead, in each of ${ROUNDS} rounds`, async () => {
-    const origin = (await env.DB.prepare(
+    const origin = (await env.DIRECTORY.prepare(
       "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains d ON " +
         "d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
     )
@@ -175,7 +175,7 @@ describe('one lead per conversation', () => {
           [...leadIds][0],
         ),
       ).toBe(1);
-      const conversationId = (await env.DB.prepare('SELECT conversation_id FROM leads WHERE id = ?')
+      const conversationId = (await env.DIRECTORY.prepare('SELECT conversation_id FROM leads WHERE id = ?')
         .bind([...leadIds][0])
         .first<{ conversation_id: string }>())!.conversation_id;
       expect(await count('SELECT COUNT(*) AS n FROM leads WHERE conversation_id = ?', conversationId)).toBe(1);
@@ -185,7 +185,7 @@ describe('one lead per conversation', () => {
 
 describe('concurrent first calls of a new session_id', () => {
   it(`${BURST} at once: no 5xx, one conversation, one demand, each call a turn of it (${ROUNDS} rounds)`, async () => {
-    const origin = (await env.DB.prepare(
+    const origin = (await env.DIRECTORY.prepare(
       "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains " +
         'd ON ' +
         "d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
@@ -221,7 +221,7 @@ describe('concurrent first calls of a new session_id', () => {
         answers.map((answer) => answer.status),
         texts.find((text) => !text.startsWith('{"output"')),
       ).toEqual(Array(BURST).fill(200));
-      const conversations = await env.DB.prepare(
+      const conversations = await env.DIRECTORY.prepare(
         'SELECT id FROM conversations WHERE workspace_id = ? AND external_session_id = ?',
       )
         .bind(tenant.workspaceId, sessionId)
@@ -325,7 +325,7 @@ describe('concurrent changes of one lead', () => {
 
   it('claim and release cannot repeat to read the contact again; each reveal is audited and counted', async () => {
     const leadId = await newLead();
-    const before = await env.DB.prepare('SELECT contact_reveals AS n FROM providers WHERE id = ?')
+    const before = await env.DIRECTORY.prepare('SELECT contact_reveals AS n FROM providers WHERE id = ?')
       .bind(expert.providerId)
       .first<{ n: number }>();
     const claim = () => sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' });
@@ -340,11 +340,11 @@ describe('concurrent changes of one lead', () => {
       expect(again.status).toBe(409);
       expect((await again.json<{ code: string }>()).code).toBe('recently_released');
     }
-    const after = await env.DB.prepare('SELECT contact_reveals AS n FROM providers WHERE id = ?')
+    const after = await env.DIRECTORY.prepare('SELECT contact_reveals AS n FROM providers WHERE id = ?')
       .bind(expert.providerId)
       .first<{ n: number }>();
     expect(after!.n - before!.n).toBe(1);
-    const reveals = await env.DB.prepare(
+    const reveals = await env.DIRECTORY.prepare(
       "SELECT actor_kind, metadata FROM audit_log WHERE target_id = ? AND action = 'lead.contact_revealed' ORDER BY id",
     )
       .bind(leadId)

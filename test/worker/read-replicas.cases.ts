@@ -106,7 +106,7 @@ describe('reads from replicas', () => {
       'WITH space AS (SELECT 1) SELECT * FROM space',
     ])
       expect(isWriteStatement(text), text).toBe(false);
-    const { replica } = d1Sessions(env.DB, null);
+    const { replica } = d1Sessions(env.DIRECTORY, null);
     expect(() => replica.prepare("INSERT INTO domains (domain) VALUES ('x')")).toThrow(ReplicaWriteError);
     expect(await replica.prepare('SELECT 1 AS one').first()).toEqual({ one: 1 });
   });
@@ -143,16 +143,17 @@ describe('reads from replicas', () => {
     });
     expect(intake.status).toBe(200);
     const bookmark = intake.headers.get('X-EGW-Bookmark');
-    expect(bookmark).toMatch(/^[\w-]+$/);
+    // One bookmark per database the write used, under its name (`dir`, or a shard's index).
+    expect(bookmark).toMatch(/^(dir|\d+)~[\w-]+(\.(dir|\d+)~[\w-]+)*$/);
     // The widget may read the bookmark (CORS exposes it) and sends it back with its next read.
     expect(intake.headers.get('Access-Control-Expose-Headers')).toContain('X-EGW-Bookmark');
     const { session_id: session } = await json(intake);
-    const sessions = vi.spyOn(env.DB, 'withSession');
+    const sessions = vi.spyOn(env.DIRECTORY, 'withSession');
     const thread = await call(`/api/public/widget/${channelKey}/messages`, {
       headers: { Origin: SITE, Authorization: `Bearer ${session}`, 'X-EGW-Bookmark': bookmark! },
     });
     expect(thread.status).toBe(200);
-    expect(sessions).toHaveBeenCalledWith(bookmark);
+    expect(sessions).toHaveBeenCalledWith(directoryBookmark(bookmark!));
     expect(Number(thread.headers.get('X-D1-Replica-Queries'))).toBeGreaterThan(0);
     const messages = (await json(thread)).messages.map((message: { text: string }) => message.text);
     expect(messages).toContain('Is the Lisbon office open on Saturdays?');
@@ -174,15 +175,20 @@ describe('reads from replicas', () => {
     );
     expect(made.status).toBe(303);
     const cookie = setCookies(made).find((line) => line.startsWith('egw_d1='));
-    expect(cookie).toMatch(/^egw_d1=[\w-]+; Max-Age=300; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(cookie).toMatch(/^egw_d1=[\w~.-]+; Max-Age=300; Path=\/; HttpOnly; SameSite=Lax$/);
     const bookmark = cookie!.split(';')[0]!.slice('egw_d1='.length);
-    const sessions = vi.spyOn(env.DB, 'withSession');
+    const sessions = vi.spyOn(env.DIRECTORY, 'withSession');
     const page = await workerFetch(new URL(made.headers.get('Location')!, ORIGIN), {
       headers: { Cookie: `egw_session=${user.cookie}; egw_d1=${bookmark}` },
       redirect: 'manual',
     });
     expect(page.status).toBe(200);
-    expect(sessions).toHaveBeenCalledWith(bookmark);
+    expect(sessions).toHaveBeenCalledWith(directoryBookmark(bookmark));
     expect(await page.text()).toContain('Bookmark Org');
   });
 });
+
+/** The directory's own bookmark in a composed one (`dir~<bookmark>.0~<bookmark>`). */
+function directoryBookmark(composed: string): string {
+  return /(?:^|\.)dir~([\w-]+)/.exec(composed)![1]!;
+}

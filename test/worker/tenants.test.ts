@@ -8,4 +8,5 @@ import './provisioning.cases';
 import './channels.cases';
 import './languages.cases';
 import './insights.cases';
+import './shards.cases';
 import './admin.cases';

@@ -56,7 +56,7 @@ export const deliveryEnvironment = () => {
 
 /** Lets time pass until the endpoint's next pending delivery falls due (the test clock). */
 export async function untilNextDue(endpointId: string): Promise<void> {
-  const next = await env.DB.prepare(
+  const next = await env.DIRECTORY.prepare(
     "SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending'",
   )
     .bind(endpointId)

@@ -17,7 +17,7 @@ import { RETRY_WINDOW_MS } from '../../worker/platform/webhooks/retry-policy';
 
 const _eventsOf = async (workspaceId: string) =>
   (
-    await env.DB.prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY id')
+    await env.DIRECTORY.prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY id')
       .bind(workspaceId)
       .all<{ type: string }>()
   ).results.map((row) => row.type);
@@ -29,14 +29,14 @@ describe('a lost queue message', () => {
     await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
     // An event written in a batch whose queue message never arrived (the send failed).
     const now = clock.now();
-    await env.DB.prepare(
+    await env.DIRECTORY.prepare(
       "INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', " +
         '\'{"execution_id":"exe_lost"}\', ?)',
     )
       .bind(`evt_lostmessage${now}`, tenant.workspaceId, now)
       .run();
     expect(
-      await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE event_id = ?')
+      await env.DIRECTORY.prepare('SELECT status FROM webhook_deliveries WHERE event_id = ?')
         .bind(`evt_lostmessage${now}`)
         .first(),
     ).toEqual({ status: 'pending' });
@@ -48,7 +48,7 @@ describe('a lost queue message', () => {
     await waitFor(
       async () =>
         (
-          await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE event_id = ?')
+          await env.DIRECTORY.prepare('SELECT status FROM webhook_deliveries WHERE event_id = ?')
             .bind(`evt_lostmessage${now}`)
             .first<{ status: string }>()
         )?.status === 'delivered',
@@ -108,20 +108,22 @@ describe('retries', () => {
       await waitFor(
         async () =>
           (
-            await env.DB.prepare('SELECT status FROM webhook_endpoints WHERE id = ?')
+            await env.DIRECTORY.prepare('SELECT status FROM webhook_endpoints WHERE id = ?')
               .bind(webhookId)
               .first<{ status: string }>()
           )?.status === 'disabled',
       );
       expect(
-        await env.DB.prepare('SELECT disabled_reason FROM webhook_endpoints WHERE id = ?').bind(webhookId).first(),
+        await env.DIRECTORY.prepare('SELECT disabled_reason FROM webhook_endpoints WHERE id = ?')
+          .bind(webhookId)
+          .first(),
       ).toEqual({ disabled_reason: 'gone' });
       // Raised while it is disabled: nothing is sent, nothing is dropped.
       for (let index = 0; index < 5; index++) await execute(token, executeBody({ text: `While it is gone ${index}.` }));
       // Its outbox, run now, finds nothing it may send.
       expect(await deliverDueToEndpoint(deliveryEnvironment(), webhookId)).toMatchObject({ attempted: 0 });
       expect(hook.sent()).toHaveLength(1);
-      const statuses = await env.DB.prepare(
+      const statuses = await env.DIRECTORY.prepare(
         'SELECT status, COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? GROUP BY status',
       )
         .bind(webhookId)
@@ -155,7 +157,7 @@ describe('retries', () => {
       expect(new Set(ids).size).toBe(6);
       await waitFor(
         async () =>
-          (await env.DB.prepare(
+          (await env.DIRECTORY.prepare(
             "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'",
           )
             .bind(webhookId)
@@ -180,7 +182,7 @@ describe('retries', () => {
       await json(await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN })),
     ).toMatchObject({ replayed: 0, expired: 1 });
     expect(
-      await env.DB.prepare('SELECT status, last_error FROM webhook_deliveries WHERE endpoint_id = ?')
+      await env.DIRECTORY.prepare('SELECT status, last_error FROM webhook_deliveries WHERE endpoint_id = ?')
         .bind(webhookId)
         .first(),
     ).toEqual({
@@ -200,12 +202,12 @@ describe('retries', () => {
     await waitFor(
       async () =>
         (
-          await env.DB.prepare('SELECT attempts FROM webhook_deliveries WHERE endpoint_id = ?')
+          await env.DIRECTORY.prepare('SELECT attempts FROM webhook_deliveries WHERE endpoint_id = ?')
             .bind(webhookId)
             .first<{ attempts: number }>()
         )?.attempts === 1,
     );
-    const delivery = await env.DB.prepare(
+    const delivery = await env.DIRECTORY.prepare(
       'SELECT next_attempt_at, updated_at, last_status FROM webhook_deliveries WHERE endpoint_id = ?',
     )
       .bind(webhookId)
@@ -225,7 +227,9 @@ describe('retries', () => {
     const hook = receiver(() => new Response('down', { status: 503 }));
     const { webhook_id: webhookId } = await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
     const deliveries = () =>
-      env.DB.prepare('SELECT status, last_error FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at')
+      env.DIRECTORY.prepare(
+        'SELECT status, last_error FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at',
+      )
         .bind(webhookId)
         .all<{ status: string; last_error: string | null }>()
         .then((result) => result.results);
@@ -241,7 +245,7 @@ describe('retries', () => {
     expect(first!.last_error).toMatch(/No more retries after 3 days\.$/);
     expect(second).toMatchObject({ status: 'paused' });
     expect(
-      await env.DB.prepare('SELECT status, disabled_reason FROM webhook_endpoints WHERE id = ?')
+      await env.DIRECTORY.prepare('SELECT status, disabled_reason FROM webhook_endpoints WHERE id = ?')
         .bind(webhookId)
         .first(),
     ).toEqual({ status: 'disabled', disabled_reason: 'failing' });
@@ -273,7 +277,7 @@ describe('one slow endpoint never delays another', () => {
         (tenant, i) => [i, tenant.workspaceId] as const,
       )) {
         const id = `evt_hang${index}${clock.now().toString(36)}`;
-        await env.DB.prepare(
+        await env.DIRECTORY.prepare(
           "INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', '{}', ?)",
         )
           .bind(id, workspaceId, clock.now() - 1000)
@@ -298,7 +302,7 @@ describe('one slow endpoint never delays another', () => {
       await waitFor(
         async () =>
           (
-            await env.DB.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ?')
+            await env.DIRECTORY.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ?')
               .bind(healthyId)
               .first<{ status: string }>()
           )?.status === 'delivered',
@@ -306,12 +310,14 @@ describe('one slow endpoint never delays another', () => {
       );
       // Delivered and recorded while every slow request is still waiting for its answer.
       expect(
-        await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?').bind(slowId).first(),
+        await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?')
+          .bind(slowId)
+          .first(),
       ).toEqual({ n: 0 });
       await waitFor(
         async () =>
           (
-            await env.DB.prepare(
+            await env.DIRECTORY.prepare(
               "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'",
             )
               .bind(slowId)
@@ -342,7 +348,9 @@ describe('a slow or failing receiver never holds up the change', () => {
       // The receiver has the request but has not answered; the lead is already there.
       await waitFor(() => hook.sent().length >= 1);
       expect(
-        await env.DB.prepare('SELECT status FROM leads WHERE id = ?').bind(envelope.output.result.lead_id).first(),
+        await env.DIRECTORY.prepare('SELECT status FROM leads WHERE id = ?')
+          .bind(envelope.output.result.lead_id)
+          .first(),
       ).toEqual({ status: 'open' });
       expect((await execute(tenant.token, executeBody({ text: 'And the next request too.' }))).status).toBe(200);
       release();

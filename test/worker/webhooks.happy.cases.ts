@@ -17,7 +17,7 @@ import { deliverDueToEndpoint } from '../../worker/platform/webhooks';
 
 const eventsOf = async (workspaceId: string) =>
   (
-    await env.DB.prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY id')
+    await env.DIRECTORY.prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY id')
       .bind(workspaceId)
       .all<{ type: string }>()
   ).results.map((row) => row.type);
@@ -60,11 +60,13 @@ describe('the outbox', () => {
     // The quota's CHECK fails the second batch: no execution, and no event.
     await expectProblem(await execute(tenant.token, executeBody({ text: 'One too many.' })), 429, 'quota_exceeded');
     expect(await eventsOf(tenant.workspaceId)).toEqual(['execution.completed']);
-    const executions = await env.DB.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
+    const executions = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
       .bind(tenant.workspaceId)
       .first();
     expect(executions).toEqual({ n: 1 });
-    const deliveries = await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE workspace_id = ?')
+    const deliveries = await env.DIRECTORY.prepare(
+      'SELECT COUNT(*) AS n FROM webhook_deliveries WHERE workspace_id = ?',
+    )
       .bind(tenant.workspaceId)
       .first();
     expect(deliveries).toEqual({ n: 1 });
@@ -92,7 +94,7 @@ describe('the outbox', () => {
     expect(types.filter((type) => type === 'execution.completed')).toEqual([]);
     expect(new Set(types)).toEqual(new Set(['intake.received', 'conversation.message_created', 'lead.created']));
     const everything = (
-      await env.DB.prepare('SELECT data FROM events WHERE workspace_id = ?')
+      await env.DIRECTORY.prepare('SELECT data FROM events WHERE workspace_id = ?')
         .bind(owner.workspaceId)
         .all<{ data: string }>()
     ).results
@@ -101,7 +103,7 @@ describe('the outbox', () => {
     for (const detail of ['ada@example.com', '7946', 'Lovelace']) expect(everything).not.toContain(detail);
     // Not in the transcript either, which experts read before anyone claims the lead.
     const transcript = (
-      await env.DB.prepare(
+      await env.DIRECTORY.prepare(
         'SELECT m.text FROM messages m JOIN leads l ON l.conversation_id = m.conversation_id WHERE l.id = ?',
       )
         .bind(first.lead_id)
@@ -178,7 +180,9 @@ describe('endpoints: admin API and the owners’ console', () => {
       ).text();
       expect(listed).not.toContain(secret);
       expect(
-        JSON.stringify(await env.DB.prepare('SELECT * FROM webhook_endpoints WHERE id = ?').bind(webhookId).first()),
+        JSON.stringify(
+          await env.DIRECTORY.prepare('SELECT * FROM webhook_endpoints WHERE id = ?').bind(webhookId).first(),
+        ),
       ).not.toContain(secret.slice(6, 20));
 
       await execute(tenant.token, executeBody());
@@ -246,7 +250,7 @@ describe('endpoints: admin API and the owners’ console', () => {
       const gone = await endpoint(owner.workspaceId, receiver(() => new Response(null, { status: 410 })).url, [
         'lead.created',
       ]);
-      await env.DB.prepare(
+      await env.DIRECTORY.prepare(
         "UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'failing', disabled_at = ? WHERE id = ?",
       )
         .bind(clock.now(), gone.webhook_id)
@@ -256,7 +260,7 @@ describe('endpoints: admin API and the owners’ console', () => {
       );
 
       // A failing endpoint is a warning, in its pill and its banner, not a piece of information.
-      await env.DB.prepare('UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?')
+      await env.DIRECTORY.prepare('UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?')
         .bind(clock.now(), webhookId)
         .run();
       const log = await getPage(`/integrations/webhooks/${webhookId}?ws=${owner.workspaceId}`, owner.cookie);

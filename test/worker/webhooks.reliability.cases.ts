@@ -22,10 +22,10 @@ async function backlog(
 ): Promise<string[]> {
   const ids = Array.from({ length: count }, () => newId('evt', shape.createdAt));
   const statements = ids.flatMap((id) => [
-    env.DB.prepare(
+    env.DIRECTORY.prepare(
       "INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', '{}', ?)",
     ).bind(id, tenant.workspaceId, shape.createdAt),
-    env.DB.prepare(
+    env.DIRECTORY.prepare(
       `INSERT INTO webhook_deliveries (event_id, endpoint_id, workspace_id, status, attempts, next_attempt_at,
         unrecorded_leases, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?)
         ON CONFLICT (event_id, endpoint_id) DO UPDATE SET attempts = excluded.attempts,
@@ -42,7 +42,7 @@ async function backlog(
       shape.createdAt,
     ),
   ]);
-  await env.DB.batch(statements);
+  await env.DIRECTORY.batch(statements);
   return ids;
 }
 
@@ -76,7 +76,9 @@ describe('webhook delivery under faults', () => {
     const run = await deliverDueToEndpoint(deliveryEnvironment(), id);
     expect(run.attempted).toBe(20);
     const delivered = (
-      await env.DB.prepare("SELECT event_id FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'")
+      await env.DIRECTORY.prepare(
+        "SELECT event_id FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'",
+      )
         .bind(id)
         .all<{ event_id: string }>()
     ).results.map((row) => row.event_id);
@@ -97,7 +99,9 @@ describe('webhook delivery under faults', () => {
     });
     await deliverDueToEndpoint(deliveryEnvironment(), id);
     const log = (
-      await env.DB.prepare('SELECT attempt, status_code, error FROM webhook_attempts WHERE event_id = ? ORDER BY id')
+      await env.DIRECTORY.prepare(
+        'SELECT attempt, status_code, error FROM webhook_attempts WHERE event_id = ? ORDER BY id',
+      )
         .bind(eventId)
         .all<{ attempt: number; status_code: number | null; error: string | null }>()
     ).results;
@@ -105,7 +109,7 @@ describe('webhook delivery under faults', () => {
       { attempt: 1, status_code: null, error: expect.stringContaining('ended without a recorded outcome') },
       { attempt: 2, status_code: 204, error: null },
     ]);
-    const row = await env.DB.prepare(
+    const row = await env.DIRECTORY.prepare(
       'SELECT status, attempts, unrecorded_leases FROM webhook_deliveries WHERE event_id = ?',
     )
       .bind(eventId)
@@ -114,7 +118,7 @@ describe('webhook delivery under faults', () => {
     // A normal delivery logs one attempt.
     const [plain] = await backlog(tenant, id, 1, { createdAt: now - 1000, nextAttemptAt: now - 1 });
     await deliverDueToEndpoint(deliveryEnvironment(), id);
-    const plainLog = await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE event_id = ?')
+    const plainLog = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE event_id = ?')
       .bind(plain)
       .first<{ n: number }>();
     expect(plainLog?.n).toBe(1);

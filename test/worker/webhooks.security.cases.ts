@@ -15,7 +15,7 @@ import { clock } from '../../worker/lib/clock';
 
 const _eventsOf = async (workspaceId: string) =>
   (
-    await env.DB.prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY id')
+    await env.DIRECTORY.prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY id')
       .bind(workspaceId)
       .all<{ type: string }>()
   ).results.map((row) => row.type);
@@ -38,7 +38,7 @@ describe('the egress guard', () => {
     const hostile = new Set(HOSTILE_URLS.map((url) => url.replace(/^[a-z]+:\/\/([^/]*).*$/i, '$1').toLowerCase()));
     expect(connections.filter((connection) => hostile.has(new URL(connection.url).host.toLowerCase()))).toEqual([]);
     expect(
-      await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE workspace_id = ?')
+      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE workspace_id = ?')
         .bind(tenant.workspaceId)
         .first(),
     ).toEqual({ n: 0 });
@@ -50,7 +50,7 @@ describe('the egress guard', () => {
     async () => {
       const tenant = await createTenant({ scopes: ['execute'] });
       const moved = await endpoint(tenant.workspaceId, receiver().url, ['execution.completed']);
-      await env.DB.prepare('UPDATE webhook_endpoints SET url = ? WHERE id = ?')
+      await env.DIRECTORY.prepare('UPDATE webhook_endpoints SET url = ? WHERE id = ?')
         .bind('https://169.254.169.254/latest/meta-data/', moved.webhook_id)
         .run();
       const redirects = receiver(
@@ -61,12 +61,12 @@ describe('the egress guard', () => {
       for (const id of [moved.webhook_id, redirecting.webhook_id]) {
         await waitFor(
           async () =>
-            (await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?')
+            (await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?')
               .bind(id)
               .first<{ n: number }>())!.n >= 1,
         );
       }
-      const attempts = await env.DB.prepare(
+      const attempts = await env.DIRECTORY.prepare(
         'SELECT endpoint_id, status_code, error FROM webhook_attempts WHERE endpoint_id IN (?, ?)',
       )
         .bind(moved.webhook_id, redirecting.webhook_id)

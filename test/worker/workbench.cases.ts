@@ -76,7 +76,7 @@ describe('routing: who sees a demand', () => {
       { email: memberInX.email, role: 'member' },
       { cookie: owner.cookie },
     );
-    const invitation = await env.DB.prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'")
+    const invitation = await env.DIRECTORY.prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'")
       .bind(memberInX.email)
       .first<{ id: string }>();
     expect((await postForm(`/invitations/${invitation!.id}/accept`, {}, { cookie: memberInX.cookie })).status).toBe(
@@ -106,7 +106,9 @@ describe('routing: who sees a demand', () => {
     async () => {
       const channel = await createChannel(tenant.token, { domain: domainX });
       const answer = await say(channel, { message: { text: 'Our PAYROLL run failed; we need help today.' } });
-      const lead = await env.DB.prepare('SELECT topic, urgency FROM leads WHERE id = ?').bind(answer.lead_id).first();
+      const lead = await env.DIRECTORY.prepare('SELECT topic, urgency FROM leads WHERE id = ?')
+        .bind(answer.lead_id)
+        .first();
       expect(lead).toEqual({ topic: 'payroll', urgency: 'high' });
       expect(await availableIds(payrollInX)).toContain(answer.lead_id);
       expect(await availableIds(inX)).toContain(answer.lead_id);
@@ -157,13 +159,13 @@ describe('routing: who sees a demand', () => {
     const answer = await say(channel, { message: { text: 'Win big at our CASINO tonight' } });
     expect(answer.lead_id).toBeUndefined();
     expect(answer.next).toBe('continue');
-    const demand = await env.DB.prepare('SELECT disposition, reasons FROM demands WHERE id = ?')
+    const demand = await env.DIRECTORY.prepare('SELECT disposition, reasons FROM demands WHERE id = ?')
       .bind(answer.demand_id)
       .first();
     expect(demand).toEqual({ disposition: 'held', reasons: '["blocked_term"]' });
     const before = await Promise.all([inX, memberInX, payrollInX].map((expert) => available(expert)));
     expect(
-      await env.DB.prepare('SELECT COUNT(*) AS n FROM leads WHERE demand_id = ?').bind(answer.demand_id).first(),
+      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM leads WHERE demand_id = ?').bind(answer.demand_id).first(),
     ).toEqual({ n: 0 });
     // The rest of the conversation stays held, and the experts' lists do not grow.
     const again = await say(channel, {
@@ -202,7 +204,7 @@ describe('API conversations (session_id)', () => {
         await execute(other.token, executeBody({ session_id: 'chat-42', text: 'Same id, other workspace.' })),
       );
       expect(elsewhere.output.result.demand_id).not.toBe(first.output.result.demand_id);
-      const messages = await env.DB.prepare(
+      const messages = await env.DIRECTORY.prepare(
         'SELECT m.role, m.text FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE ' +
           'c.workspace_id = ' +
           "? AND c.external_session_id = 'chat-42' ORDER BY m.id",
@@ -227,11 +229,13 @@ describe('API conversations (session_id)', () => {
       const envelope = await json(
         await execute(tenant.token, executeBody({ domain, text: 'One question, no session.' })),
       );
-      const conversations = await env.DB.prepare('SELECT COUNT(*) AS n FROM conversations WHERE workspace_id = ?')
+      const conversations = await env.DIRECTORY.prepare(
+        'SELECT COUNT(*) AS n FROM conversations WHERE workspace_id = ?',
+      )
         .bind(tenant.workspaceId)
         .first<{ n: number }>();
       expect(conversations!.n).toBe(0);
-      const demand = await env.DB.prepare('SELECT conversation_id, text FROM demands WHERE id = ?')
+      const demand = await env.DIRECTORY.prepare('SELECT conversation_id, text FROM demands WHERE id = ?')
         .bind(envelope.output.result.demand_id)
         .first();
       expect(demand).toEqual({ conversation_id: null, text: 'One question, no session.' });
@@ -270,17 +274,17 @@ describe('claiming', () => {
         for (const response of responses.filter((r) => r.status === 409))
           expect(((await response.json()) as { code: string }).code).toBe('already_claimed');
         const winner = claimers[statuses.indexOf(200)]!;
-        const row = await env.DB.prepare('SELECT status, claimed_by FROM leads WHERE id = ?')
+        const row = await env.DIRECTORY.prepare('SELECT status, claimed_by FROM leads WHERE id = ?')
           .bind(lead.lead_id)
           .first();
         expect(row).toEqual({ status: 'claimed', claimed_by: winner.providerId });
-        const events = await env.DB.prepare(
+        const events = await env.DIRECTORY.prepare(
           "SELECT COUNT(*) AS n FROM lead_events WHERE lead_id = ? AND to_status = 'claimed'",
         )
           .bind(lead.lead_id)
           .first();
         expect(events).toEqual({ n: 1 });
-        const audits = await env.DB.prepare(
+        const audits = await env.DIRECTORY.prepare(
           "SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'lead.claimed'",
         )
           .bind(lead.lead_id)
@@ -357,7 +361,7 @@ describe(
     it('a move the table refuses is 409 invalid_transition and changes nothing; won is final', async () => {
       const leadId = await claimedLead();
       await expectProblem(await setStatus(expert, leadId, 'won'), 409, 'invalid_transition');
-      expect(await env.DB.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
+      expect(await env.DIRECTORY.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
         status: 'claimed',
       });
       const won = await claimedLead(['contacted', 'qualified', 'won']);
@@ -368,7 +372,9 @@ describe(
     it('a release returns the lead to open and unclaimed, offered to everyone but its releaser', async () => {
       const leadId = await claimedLead(['contacted']);
       expect((await json(await setStatus(expert, leadId, 'open'))).status).toBe('open');
-      expect(await env.DB.prepare('SELECT claimed_by, wave FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
+      expect(
+        await env.DIRECTORY.prepare('SELECT claimed_by, wave FROM leads WHERE id = ?').bind(leadId).first(),
+      ).toEqual({
         claimed_by: null,
         wave: 2,
       });
@@ -489,7 +495,7 @@ describe('D1 work of the workbench', () => {
       for (let i = 0; i < 2; i++) await say(channel, { message: { text: `Before ${i}` } });
       const before = await measure();
       // Growth written straight into the tables (as many rows as the API would make, without the API's time).
-      const template = (await env.DB.prepare(
+      const template = (await env.DIRECTORY.prepare(
         'SELECT * FROM leads WHERE id = (SELECT MAX(id) FROM leads WHERE domain = ?)',
       )
         .bind(domain)
@@ -497,14 +503,14 @@ describe('D1 work of the workbench', () => {
       const columns = Object.keys(template).filter(
         (column) => !['id', 'conversation_id', 'status', 'claimed_by', 'claimed_at'].includes(column),
       );
-      await env.DB.prepare(
+      await env.DIRECTORY.prepare(
         `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
        INSERT INTO leads (id, status, ${columns.join(', ')}) SELECT 'lead_growth' || printf('%04d', i) || ?, 'open',
          ${columns.join(', ')} FROM n, (SELECT * FROM leads WHERE id = ?)`,
       )
         .bind(domain, template.id)
         .run();
-      await env.DB.prepare(
+      await env.DIRECTORY.prepare(
         `INSERT INTO lead_offers (lead_id, provider_id, wave, offered_at)
          SELECT id, ?, 2, 0 FROM leads WHERE id LIKE 'lead_growth%' AND domain = ?`,
       )

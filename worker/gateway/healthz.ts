@@ -21,7 +21,7 @@ export const healthzRoute = createRoute({
   path: '/healthz',
   operationId: 'healthz',
   tags: ['Gateway'],
-  summary: 'Liveness, and with deep=1 readiness of D1',
+  summary: 'Liveness, and with deep=1 readiness of D1 (the directory and every shard)',
   security: [],
   request: { query: z.object({ deep: z.enum(['0', '1']).optional() }) },
   responses: {
@@ -37,7 +37,10 @@ export function healthzRoutes() {
     c.header('Cache-Control', 'no-store');
     if (c.req.valid('query').deep !== '1') return c.json({ status: 'ok' as const, version: SERVICE_VERSION }, 200);
     try {
-      await pingDatabase(c.var.db);
+      // The directory, and every shard: a request may need any of them.
+      const { services } = c.var;
+      const shards = Array.from({ length: services.shardCount }, (_, shard) => services.onShard(shard));
+      await Promise.all([pingDatabase(c.var.db), ...shards.map(pingDatabase)]);
     } catch {
       throw new ApiError('service_unavailable', 'D1 did not answer.', { extensions: { checks: { d1: 'fail' } } });
     }

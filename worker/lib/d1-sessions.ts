@@ -16,9 +16,29 @@ export const BOOKMARK_COOKIE = 'egw_d1';
 /** How long a console bookmark is worth keeping: replicas catch up within seconds. */
 export const BOOKMARK_COOKIE_SECONDS = 300;
 
-/** A bookmark as a caller sent it, if it looks like one of D1's (plain, bounded), else null. */
+/** A bookmark as a caller sent it, if it looks like ours (plain, bounded), else null. */
 export function bookmarkFrom(value: string | null | undefined): string | null {
-  return value && /^[\w-]{1,200}$/.test(value) ? value : null;
+  return value && /^[\w~.-]{1,800}$/.test(value) ? value : null;
+}
+
+/**
+ * One value for the bookmarks of several databases (the directory and the shards a unit of work
+ * used), each under its name: `dir~<bookmark>.0~<bookmark>` (characters a cookie keeps as
+ * they are). D1's bookmarks are hex and dashes.
+ */
+export function composeBookmarks(entries: ReadonlyArray<readonly [string, string | null]>): string | null {
+  const kept = entries.filter(([, bookmark]) => bookmark).map(([name, bookmark]) => `${name}~${bookmark}`);
+  return kept.length ? kept.join('.') : null;
+}
+
+/** The bookmarks a caller brought back, by database name; a value of another shape gives none. */
+export function bookmarksFrom(value: string | null): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const entry of value?.split('.') ?? []) {
+    const [name, bookmark] = entry.split('~');
+    if (name && bookmark && /^[\w-]+$/.test(bookmark)) found.set(name, bookmark);
+  }
+  return found;
 }
 
 /** Why a write reached a replica's session: a route classified as reading only wrote. */

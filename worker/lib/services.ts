@@ -13,7 +13,9 @@ import {
   type Settings,
 } from '../env';
 import { countingD1, createDatabase, type Database, type QueryCounter } from './db';
-import { type D1Like, d1Sessions } from './d1-sessions';
+import { bookmarksFrom, composeBookmarks, type D1Like, type D1Sessions, d1Sessions } from './d1-sessions';
+import { boundDatabases, databaseName } from './shards/databases';
+import { routedD1, type ShardRoute } from './shards/router';
 import { type EgressPolicy, egressPolicy } from './egress';
 import { newId, newTraceId } from './ids';
 import { type Clock, clock } from './clock';
@@ -44,6 +46,15 @@ export interface Services {
    * at least as new as the caller's bookmark. Outside a request, the primary's.
    */
   reads: Database;
+  /**
+   * The shard `db` and `reads` send an organisation's statements to: null until the unit of work
+   * knows its organisation (lib/shards/router.ts).
+   */
+  shardRoute: ShardRoute;
+  /** How many shards are bound (`DB_0` … `DB_<n-1>`). */
+  shardCount: number;
+  /** A primary's database fixed on one shard (the directory's statements still go to the directory). */
+  onShard: (shard: number) => Database;
   /** The newest bookmark of this unit of work's sessions, to hand back to its caller. */
   bookmark: () => string | null;
   settings: Settings;
@@ -73,30 +84,57 @@ export interface EntrySpec {
   counter?: QueryCounter;
   /** The bookmark the caller brought back from its last write (a request's replica reads start there). */
   readAfter?: string | null;
+  /** The shard the unit works in, when its entry knows it (a queue message, a cron tick per shard). */
+  shard?: number;
 }
 
-/** The unit's databases: a request reads from a replica where it may; other entries use the primary only. */
-function databasesOf(env: Bindings, entry: EntrySpec) {
+/**
+ * The unit's databases: one handle over the directory and the shards, which routes each statement
+ * to its tables' home (lib/shards/router.ts). A request reads from replicas where it may, each
+ * database's from the caller's bookmark for it; other entries use the primaries only.
+ */
+function databasesOf(env: Bindings, entry: EntrySpec, route: ShardRoute) {
   const counted = <T extends D1Like>(database: T, replica = false) =>
     entry.counter ? countingD1(database, entry.counter, { replica }) : database;
+  const { directory, shards } = boundDatabases(env);
+  const primaries = { directory: counted(directory), shards: shards.map((s) => counted(s)) };
+  // One shard's database, whatever the unit has entered: for placement, moves and cross-shard work.
+  const onShard = (shard: number) => createDatabase(routedD1(primaries, { shard }));
   if (entry.kind !== 'request') {
-    const db = createDatabase(counted(env.DB));
-    return { db, reads: db, bookmark: () => null };
+    const db = createDatabase(routedD1(primaries, route));
+    return { db, reads: db, bookmark: () => null, onShard, shardCount: shards.length };
   }
-  const sessions = d1Sessions(env.DB, entry.readAfter ?? null);
+  const readAfter = bookmarksFrom(entry.readAfter ?? null);
+  const named = [['directory', directory] as const, ...shards.map((shard, index) => [index, shard] as const)];
+  const sessions = named.map(([name, database]) => d1Sessions(database, readAfter.get(databaseName(name)) ?? null));
+  const [directorySessions, ...shardSessions] = sessions;
+  const over = (pick: (session: D1Sessions) => D1Like, replica: boolean) =>
+    createDatabase(
+      routedD1(
+        {
+          directory: counted(pick(directorySessions!), replica),
+          shards: shardSessions.map((s) => counted(pick(s), replica)),
+        },
+        route,
+      ),
+    );
   return {
-    db: createDatabase(counted(sessions.primary)),
-    reads: createDatabase(counted(sessions.replica, true)),
-    bookmark: sessions.bookmark,
+    db: over((session) => session.primary, false),
+    reads: over((session) => session.replica, true),
+    bookmark: () => composeBookmarks(named.map(([name], index) => [databaseName(name), sessions[index]!.bookmark()])),
+    onShard,
+    shardCount: shards.length,
   };
 }
 
 /** The services of one unit of work, from the Worker's environment. */
 export function buildServices(env: Bindings, entry: EntrySpec): Services {
   const settings = readSettings(env);
+  const route: ShardRoute = { shard: entry.shard ?? null };
   return {
     entry: entry.kind,
-    ...databasesOf(env, entry),
+    ...databasesOf(env, entry, route),
+    shardRoute: route,
     settings,
     clock,
     limits: executionLimits(settings),

@@ -208,7 +208,7 @@ export function integrationsRoutes() {
     if (!parsed.success)
       return c.html(<OnboardingPage user={user} errors={formErrors(parsed.error)} values={form} />, 422);
     const created = await createOrganizationForUser(
-      c.var.db,
+      c.var.services,
       user.id,
       { organizationName: parsed.data.organization_name, workspaceName: parsed.data.workspace_name },
       c.var.requestId,

@@ -34,7 +34,7 @@ export function registerOrganizationRoutes(app: OpenAPIHono<AppEnv>): void {
       description: 'The organisation and its first workspace.',
     },
     ({ body }, c) =>
-      createOrganization(c.var.db, adminAuditContext(c), { name: body.name, workspaceName: body.workspace_name }),
+      createOrganization(c.var.services, adminAuditContext(c), { name: body.name, workspaceName: body.workspace_name }),
   );
   defineAdminRoute(
     app,

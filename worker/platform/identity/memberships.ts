@@ -15,6 +15,8 @@ import { secondFactorExists } from './second-factor';
 import { auditInsert, type AuditContext } from '../audit';
 import { joinTenant } from './tenants';
 import { clock } from '../../lib/clock';
+import { placeOrganization } from '../shards';
+import type { Services } from '../../lib/services';
 
 const { users, memberships, workspaces, organizations, invitations } = schema;
 
@@ -83,14 +85,16 @@ export function requireRole(membership: MembershipView, action: WorkspaceAction,
 
 /** A business user's first organisation and workspace; the user becomes its owner. */
 export async function createOrganizationForUser(
-  db: Database,
+  services: Services,
   userId: string,
   input: { organizationName: string; workspaceName: string },
   requestId: string,
   now = clock.now(),
 ) {
+  const { db } = services;
   const organizationId = newId('org', now);
   const workspaceId = newId('ws', now);
+  await placeOrganization(services, organizationId, now);
   const audit: AuditContext = { actorKind: 'user', actorId: userId, requestId };
   await db.batch([
     db

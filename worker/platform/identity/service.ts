@@ -7,6 +7,8 @@ import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { auditInsert, auditInsertWhere, type AuditContext } from '../audit';
+import { placeOrganization } from '../shards';
+import type { Services } from '../../lib/services';
 import { forgetCachedKeys } from './credentials';
 import { forgetDefaultDomain, forgetRiskPolicy } from './tenants';
 import { clock } from '../../lib/clock';
@@ -87,16 +89,18 @@ export async function setPlatformAdmin(
 
 export type RecordStatus = 'active' | 'suspended';
 
-/** Creates an organisation with its first workspace. */
+/** Creates an organisation with its first workspace, on the shard placement chooses for it. */
 export async function createOrganization(
-  db: Database,
+  services: Services,
   context: AuditContext,
   input: { name: string; workspaceName?: string },
   now = clock.now(),
 ) {
+  const { db } = services;
   const organizationId = newId('org', now);
   const workspaceId = newId('ws', now);
   const workspaceName = input.workspaceName ?? 'Default';
+  await placeOrganization(services, organizationId, now);
   await db.batch([
     db.insert(organizations).values({ id: organizationId, name: input.name, status: 'active', createdAt: now }),
     db

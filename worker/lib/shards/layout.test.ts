@@ -1,0 +1,45 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { homeOfStatement, homeOfTable, TABLE_GROUPS } from './layout';
+
+const migrations = readdirSync('migrations')
+  .filter((name) => name.endsWith('.sql'))
+  .map((name) => readFileSync(`migrations/${name}`, 'utf8'))
+  .join('\n');
+/** The tables the migrations leave, replaying their creates, drops and renames in order. */
+function tablesOf(text: string): string[] {
+  const tables = new Set<string>();
+  const steps = /CREATE (?:VIRTUAL )?TABLE `?(\w+)`?|DROP TABLE `?(\w+)`?|ALTER TABLE `?(\w+)`? RENAME TO `?(\w+)`?/gi;
+  for (const [, created, dropped, from, to] of text.matchAll(steps)) {
+    if (created) tables.add(created);
+    if (dropped) tables.delete(dropped);
+    if (from && to) tables.delete(from) && tables.add(to);
+  }
+  return [...tables];
+}
+const tables = tablesOf(migrations);
+
+describe('the layout of the tables', () => {
+  it('gives every table of the migrations a home, and names no table that is not one', () => {
+    expect(tables.filter((table) => !homeOfTable(table))).toEqual([]);
+    const listed = Object.values(TABLE_GROUPS).flatMap((group) => [...group.tables]);
+    expect(listed.filter((table) => !tables.includes(table))).toEqual([]);
+    expect(new Set(listed).size).toBe(listed.length);
+  });
+
+  it('keeps each trigger with every table it names, in one database', () => {
+    const triggers = [...migrations.matchAll(/CREATE TRIGGER[\s\S]*?\bEND;?/gi)].map((m) => m[0]);
+    expect(triggers.length).toBeGreaterThan(10);
+    for (const trigger of triggers) {
+      const named = tables.filter((table) => new RegExp(`\\b${table}\\b`).test(trigger));
+      expect(new Set(named.map((name) => homeOfTable(name))).size, trigger.slice(0, 80)).toBe(1);
+    }
+  });
+
+  it('routes a statement by the tables it names', () => {
+    expect(homeOfStatement('select "id" from "users" where "email" = ?')).toBe('directory');
+    expect(homeOfStatement('SELECT 1')).toBeNull();
+    expect(homeOfStatement('WITH picked AS (SELECT value FROM json_each(?)) SELECT * FROM picked')).toBeNull();
+    expect(homeOfStatement('select count(*) from sqlite_master')).toBeNull();
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * One database handle over the directory and the shards (docs/design/scale.md#the-layout): each
+ * statement goes to the home of the tables it names (shards/layout.ts), a shard's to the shard of
+ * the organisation the unit of work has entered. A statement that names tables of both homes, a
+ * batch that would span two databases, and a shard's statement before any organisation was entered
+ * throw: in tests (two shards) a query that forgets its shard fails instead of reading the wrong one.
+ */
+import type { D1Like } from '../d1-sessions';
+import { homeOfStatement } from './layout';
+
+/** The databases of one unit of work: the directory's and each shard's (sessions or bindings). */
+export interface DatabaseSet {
+  directory: D1Like;
+  shards: readonly D1Like[];
+}
+
+/** The shard a unit of work has entered (by its organisation), or null before it knows one. */
+export interface ShardRoute {
+  shard: number | null;
+}
+
+/** A statement that no one database can answer, or that came before its shard was known. */
+export class ShardRoutingError extends Error {
+  override name = 'ShardRoutingError';
+}
+
+/** 'directory', or a shard's index. */
+type Target = 'directory' | number;
+
+/** The database handle that routes each statement to its home (by the layout, unless a test gives another). */
+export function routedD1(databases: DatabaseSet, route: ShardRoute, homeOf = homeOfStatement): D1Like {
+  const targets = new WeakMap<object, Target>();
+  const targetOf = (query: string): Target => {
+    const home = homeOf(query);
+    if (home === 'both')
+      throw new ShardRoutingError(`A statement names tables of the directory and of a shard: ${query.slice(0, 120)}`);
+    if (home === 'directory') return 'directory';
+    if (route.shard === null) {
+      if (home === null) return 'directory';
+      throw new ShardRoutingError(`A shard's statement before its organisation is known: ${query.slice(0, 120)}`);
+    }
+    if (!databases.shards[route.shard]) throw new ShardRoutingError(`No shard ${route.shard} is bound.`);
+    return route.shard;
+  };
+  const databaseOf = (target: Target) => (target === 'directory' ? databases.directory : databases.shards[target]!);
+  // Remembers each statement's target through `bind`, which answers a new statement.
+  const remember = (statement: D1PreparedStatement, target: Target): D1PreparedStatement => {
+    const wrapped = new Proxy(statement, {
+      get(inner, property) {
+        if (property === 'bind') return (...values: unknown[]) => remember(inner.bind(...values), target);
+        const value: unknown = Reflect.get(inner, property, inner);
+        if (typeof value !== 'function') return value;
+        return (value as (...a: unknown[]) => unknown).bind(inner);
+      },
+    });
+    targets.set(wrapped, target);
+    originals.set(wrapped, statement);
+    return wrapped;
+  };
+  const originals = new WeakMap<object, D1PreparedStatement>();
+  return {
+    prepare(query: string) {
+      const target = targetOf(query);
+      return remember(databaseOf(target).prepare(query), target);
+    },
+    batch<T = unknown>(statements: D1PreparedStatement[]) {
+      const first = statements[0] ? targets.get(statements[0]) : undefined;
+      if (statements.some((statement) => targets.get(statement) !== first))
+        return Promise.reject(new ShardRoutingError('A batch spans the directory and a shard, or two shards.'));
+      const database = databaseOf(first ?? 'directory');
+      return database.batch<T>(statements.map((statement) => originals.get(statement) ?? statement));
+    },
+  } as D1Like;
+}
