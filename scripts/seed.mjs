@@ -155,6 +155,12 @@ export function seedSql({ demoApiKey, demoPassword, pepper, secretsKey, referenc
   return `
 INSERT INTO organization_shards (organization_id, shard, placed_at) VALUES (${quote(DEMO.organizationId)}, 0, ${now})
   ON CONFLICT(organization_id) DO NOTHING;
+INSERT INTO directory_entries (kind, value, organization_id) VALUES
+  ('workspace', ${quote(DEMO.workspaceId)}, ${quote(DEMO.organizationId)}),
+  ('key', ${quote(DEMO.keyId)}, ${quote(DEMO.organizationId)}),
+  ('key_hash', ${quote(sha256Hex(demoApiKey))}, ${quote(DEMO.organizationId)}),
+  ('channel', ${quote(DEMO.channelKey)}, ${quote(DEMO.organizationId)})
+  ON CONFLICT DO NOTHING;
 INSERT INTO organizations (id, name, status, created_at) VALUES (${quote(DEMO.organizationId)}, 'Demo Company',
   'active', ${now})
   ON CONFLICT(id) DO NOTHING;

@@ -41,6 +41,11 @@ export interface Vars {
   EXPOSE_DB_METRICS?: string;
   /** Local development and tests only: the egress guard also admits http://127.0.0.1:<port>. Never in wrangler.toml. */
   ALLOW_LOOPBACK_EGRESS?: string;
+  /**
+   * Tests only: every statement is also checked as if the layout's next groups had moved to the
+   * shards (lib/shards/router.ts), so a door that forgets its organisation fails before they move.
+   */
+  STRICT_SHARDS?: string;
   /** Days each class of record stays in D1 (docs/design/data-lifecycle.md); the defaults otherwise. */
   RETENTION_DELIVERIES_DAYS?: string;
   RETENTION_EVENTS_DAYS?: string;
@@ -134,6 +139,10 @@ const settingsSchema = z.object({
     .optional()
     .transform((value) => value === '1' || value === 'true'),
   ALLOW_LOOPBACK_EGRESS: z
+    .string()
+    .optional()
+    .transform((value) => value === '1' || value === 'true'),
+  STRICT_SHARDS: z
     .string()
     .optional()
     .transform((value) => value === '1' || value === 'true'),

@@ -24,6 +24,7 @@ const FILLED_BY_CODE = [
   'worker/platform/admin/define.ts: export const ADMIN_ROUTES',
   'worker/console/shared/code-choice.tsx: const cache = new Map<CodeKind,',
   'worker/lib/shards/layout.ts: const homes = new Map<string, Home>(',
+  'worker/lib/shards/layout.ts: const destinations = new Map<string, Home>(',
 ];
 
 describe('in-isolate caches', () => {

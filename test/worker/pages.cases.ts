@@ -60,6 +60,10 @@ describe('the /demo page', () => {
     )
       .bind(tenant.workspaceId)
       .run();
+    // The seed writes the directory's entry beside it.
+    await env.DIRECTORY.prepare("INSERT OR IGNORE INTO directory_entries VALUES ('channel', 'ch_demo', ?)")
+      .bind(tenant.organizationId)
+      .run();
     const response = await call('/demo');
     expect(response.status).toBe(200);
     expect(await response.text()).toContain(

@@ -15,7 +15,7 @@ import {
 import { countingD1, createDatabase, type Database, type QueryCounter } from './db';
 import { bookmarksFrom, composeBookmarks, type D1Like, type D1Sessions, d1Sessions } from './d1-sessions';
 import { boundDatabases, databaseName } from './shards/databases';
-import { routedD1, type ShardRoute } from './shards/router';
+import { routedD1, type ShardRoute, tieRoute } from './shards/router';
 import { type EgressPolicy, egressPolicy } from './egress';
 import { newId, newTraceId } from './ids';
 import { type Clock, clock } from './clock';
@@ -93,37 +93,45 @@ export interface EntrySpec {
  * to its tables' home (lib/shards/router.ts). A request reads from replicas where it may, each
  * database's from the caller's bookmark for it; other entries use the primaries only.
  */
-function databasesOf(env: Bindings, entry: EntrySpec, route: ShardRoute) {
+function databasesOf(env: Bindings, entry: EntrySpec, route: ShardRoute, strict: boolean) {
   const counted = <T extends D1Like>(database: T, replica = false) =>
     entry.counter ? countingD1(database, entry.counter, { replica }) : database;
   const { directory, shards } = boundDatabases(env);
   const primaries = { directory: counted(directory), shards: shards.map((s) => counted(s)) };
   // One shard's database, whatever the unit has entered: for placement, moves and cross-shard work.
-  const onShard = (shard: number) => createDatabase(routedD1(primaries, { shard }));
+  const shardCount = shards.length;
+  const onShard = (shard: number): Database => {
+    const route = { shard };
+    return tieRoute(createDatabase(routedD1(primaries, route, { strict })), { route, shardCount, onShard });
+  };
   if (entry.kind !== 'request') {
-    const db = createDatabase(routedD1(primaries, route));
-    return { db, reads: db, bookmark: () => null, onShard, shardCount: shards.length };
+    const db = tieRoute(createDatabase(routedD1(primaries, route, { strict })), { route, shardCount, onShard });
+    return { db, reads: db, bookmark: () => null, onShard, shardCount };
   }
   const readAfter = bookmarksFrom(entry.readAfter ?? null);
   const named = [['directory', directory] as const, ...shards.map((shard, index) => [index, shard] as const)];
   const sessions = named.map(([name, database]) => d1Sessions(database, readAfter.get(databaseName(name)) ?? null));
   const [directorySessions, ...shardSessions] = sessions;
   const over = (pick: (session: D1Sessions) => D1Like, replica: boolean) =>
-    createDatabase(
-      routedD1(
-        {
-          directory: counted(pick(directorySessions!), replica),
-          shards: shardSessions.map((s) => counted(pick(s), replica)),
-        },
-        route,
+    tieRoute(
+      createDatabase(
+        routedD1(
+          {
+            directory: counted(pick(directorySessions!), replica),
+            shards: shardSessions.map((s) => counted(pick(s), replica)),
+          },
+          route,
+          { strict },
+        ),
       ),
+      { route, shardCount, onShard },
     );
   return {
     db: over((session) => session.primary, false),
     reads: over((session) => session.replica, true),
     bookmark: () => composeBookmarks(named.map(([name], index) => [databaseName(name), sessions[index]!.bookmark()])),
     onShard,
-    shardCount: shards.length,
+    shardCount,
   };
 }
 
@@ -133,7 +141,7 @@ export function buildServices(env: Bindings, entry: EntrySpec): Services {
   const route: ShardRoute = { shard: entry.shard ?? null };
   return {
     entry: entry.kind,
-    ...databasesOf(env, entry, route),
+    ...databasesOf(env, entry, route, settings.STRICT_SHARDS),
     shardRoute: route,
     settings,
     clock,

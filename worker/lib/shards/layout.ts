@@ -10,13 +10,26 @@
  * its deliveries', the knowledge's chunks and their full-text index) are always in one group.
  */
 
-/** Where a table's rows are: the directory, or the shard of the organisation they belong to. */
-export type Home = 'directory' | 'shard';
+/**
+ * Where a table's rows are: the directory, the shard of the organisation they belong to, or
+ * `unit`: the database of the unit of work that writes them, for tables whose rows are some an
+ * organisation's and some nobody's (an owner's audit entries and a sign-up's; a lead's emails and
+ * a password reset's; a key's rate limit and a sign-in's): its shard once it has entered an
+ * organisation, else the directory. Sweeps of such tables run on every database.
+ */
+export type Home = 'directory' | 'shard' | 'unit';
+
+/**
+ * Where a statement runs: one home; `unit-directory` for a `unit` table with directory tables
+ * (the directory's, and refused once the unit has entered an organisation); 'both' when no one
+ * database can answer it; null when it names none of our tables.
+ */
+export type StatementHome = Home | 'unit-directory' | 'both' | null;
 
 interface TableGroup {
   home: Home;
   /** Where the group is going, while it still lives in the directory. */
-  bound?: 'shard';
+  bound?: 'shard' | 'unit';
   tables: readonly string[];
 }
 
@@ -44,8 +57,10 @@ export const TABLE_GROUPS = {
     home: 'directory',
     tables: ['admin_tokens', 'domains', 'providers', 'provider_health', 'provider_domains', 'provider_transitions'],
   },
-  /** Where each organisation is. */
-  directory: { home: 'directory', tables: ['organization_shards'] },
+  /** Where each organisation is, and what names it: its workspaces, keys and channels. */
+  directory: { home: 'directory', tables: ['organization_shards', 'directory_entries'] },
+  /** Rows of an organisation's or of nobody's, with the unit of work that writes them. */
+  followsTheUnit: { home: 'directory', bound: 'unit', tables: ['audit_log', 'emails', 'rate_limit_windows'] },
   /** The owner's knowledge: its spaces, sources, crawls, passages and their full-text index. */
   knowledge: {
     home: 'directory',
@@ -68,12 +83,10 @@ export const TABLE_GROUPS = {
       'organizations',
       'workspaces',
       'api_keys',
-      'rate_limit_windows',
       'usage_meters',
       'idempotency_records',
       'executions',
       'demands',
-      'audit_log',
       'agent_attempts',
       'channels',
       'conversations',
@@ -87,7 +100,6 @@ export const TABLE_GROUPS = {
       'webhook_endpoints',
       'webhook_deliveries',
       'webhook_attempts',
-      'emails',
       'contracts',
       'escrows',
       'ledger_accounts',
@@ -113,25 +125,44 @@ const homes = new Map<string, Home>(
   ),
 );
 
+/** Where each table is going: its group's `bound`, else its home. */
+const destinations = new Map<string, Home>(
+  Object.values(TABLE_GROUPS as Record<string, TableGroup>).flatMap((group) =>
+    group.tables.map((table) => [table, group.bound ?? group.home] as const),
+  ),
+);
+
+/** Where a table will live once its group has moved (the strict check routes by it, lib/shards/router.ts). */
+export function destinationOfTable(name: string): Home | undefined {
+  return destinations.get(name);
+}
+
 /** The home of a table by its name, or undefined for a name that is no table of ours (a CTE, `json_each`). */
 export function homeOfTable(name: string): Home | undefined {
   return homes.get(name);
 }
 
-/** Every name a statement reads or writes as a table: after FROM, JOIN, INTO, UPDATE or TABLE. */
-const TABLE_NAMES = /\b(?:from|join|into|update|table)\s+[`"[]?([a-z_][a-z0-9_]*)/gi;
+/** Words of a statement outside its string literals: a table's name is one of them, quoted or not. */
+const WORDS = /\b[a-z_][a-z0-9_]*\b/gi;
+const STRING_LITERALS = /'(?:[^']|'')*'/g;
 
 /**
  * Where a statement must run: the one home of every table it names; null when it names none of
  * ours (`SELECT 1`); 'both' when it names tables of both homes, which no database can answer.
+ * Every word is looked up, not only those after FROM or JOIN: a comma join or a column qualified
+ * by its table names a table too, and no column of ours is called as a table is (a unit test).
  */
-export function homeOfStatement(text: string, homeOf: (table: string) => Home | undefined = homeOfTable) {
-  let found: Home | null = null;
-  for (const match of text.matchAll(TABLE_NAMES)) {
-    const home = homeOf(match[1]!.toLowerCase());
-    if (!home) continue;
-    if (found && home !== found) return 'both';
-    found = home;
+export function homeOfStatement(
+  text: string,
+  homeOf: (table: string) => Home | undefined = homeOfTable,
+): StatementHome {
+  const found = new Set<Home>();
+  for (const [word] of text.replace(STRING_LITERALS, "''").matchAll(WORDS)) {
+    const home = homeOf(word.toLowerCase());
+    if (home) found.add(home);
   }
-  return found as Home | 'both' | null;
+  if (found.has('directory') && found.has('shard')) return 'both';
+  if (found.has('shard')) return 'shard';
+  if (found.has('directory')) return found.has('unit') ? 'unit-directory' : 'directory';
+  return found.has('unit') ? 'unit' : null;
 }

@@ -24,7 +24,7 @@ const whereRan = async (database: D1Like, query: string) =>
 describe('the shard router', () => {
   it('sends each statement to its tables’ home, a shard’s to the entered organisation’s', async () => {
     const route: ShardRoute = { shard: 1 };
-    const database = routedD1(databases, route, bound);
+    const database = routedD1(databases, route, { homeOf: bound });
     expect(await whereRan(database, 'select * from "users" where id = ?')).toBe('directory');
     expect(await whereRan(database, 'select * from "executions" where id = ?')).toBe('shard 1');
     expect(await whereRan(database, 'SELECT 1')).toBe('shard 1');
@@ -34,7 +34,7 @@ describe('the shard router', () => {
 
   it('refuses what no one database can answer', async () => {
     const route: ShardRoute = { shard: null };
-    const database = routedD1(databases, route, bound);
+    const database = routedD1(databases, route, { homeOf: bound });
     expect(() => database.prepare('select * from executions')).toThrow(ShardRoutingError);
     expect(await whereRan(database, 'SELECT 1')).toBe('directory');
     route.shard = 0;

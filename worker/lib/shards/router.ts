@@ -6,7 +6,7 @@
  * throw: in tests (two shards) a query that forgets its shard fails instead of reading the wrong one.
  */
 import type { D1Like } from '../d1-sessions';
-import { homeOfStatement } from './layout';
+import { destinationOfTable, homeOfStatement, type StatementHome } from './layout';
 
 /** The databases of one unit of work: the directory's and each shard's (sessions or bindings). */
 export interface DatabaseSet {
@@ -24,21 +24,59 @@ export class ShardRoutingError extends Error {
   override name = 'ShardRoutingError';
 }
 
+/** A routed handle's route, and how to reach one shard with the same unit of work's databases. */
+export interface RoutedHandle<T> {
+  route: ShardRoute;
+  shardCount: number;
+  onShard: (shard: number) => T;
+}
+
+const handles = new WeakMap<object, RoutedHandle<unknown>>();
+
+/** Ties a database handle to its route and its shards, so code holding only the handle can enter one. */
+export function tieRoute<T extends object>(database: T, handle: RoutedHandle<T>): T {
+  handles.set(database, handle);
+  return database;
+}
+
+/** The route and shards of a database handle (undefined for one that is not routed: a test's binding). */
+export function routedHandleOf<T extends object>(database: T): RoutedHandle<T> | undefined {
+  return handles.get(database) as RoutedHandle<T> | undefined;
+}
+
 /** 'directory', or a shard's index. */
 type Target = 'directory' | number;
 
-/** The database handle that routes each statement to its home (by the layout, unless a test gives another). */
-export function routedD1(databases: DatabaseSet, route: ShardRoute, homeOf = homeOfStatement): D1Like {
+/** How a router checks: `strict` also refuses what the layout's next moves would (tests run so). */
+export interface RoutingOptions {
+  homeOf?: (query: string) => StatementHome;
+  strict?: boolean;
+}
+
+/** Where a statement will have to run once every group has moved, for the strict check. */
+const destinationOf = (query: string) => homeOfStatement(query, destinationOfTable);
+
+/**
+ * The database handle that routes each statement to its home (by the layout, unless a test gives
+ * another). Strict, it first checks the statement as if every group had moved to its destination,
+ * so a door that forgets its organisation fails in tests before its tables move.
+ */
+export function routedD1(databases: DatabaseSet, route: ShardRoute, options: RoutingOptions = {}): D1Like {
+  const homeOf = options.homeOf ?? homeOfStatement;
   const targets = new WeakMap<object, Target>();
   const targetOf = (query: string): Target => {
-    const home = homeOf(query);
-    if (home === 'both')
+    if (options.strict) check(destinationOf(query), query);
+    return place(homeOf(query), query);
+  };
+  const check = (home: StatementHome, query: string) => {
+    if (home === 'both' || (home === 'unit-directory' && route.shard !== null))
       throw new ShardRoutingError(`A statement names tables of the directory and of a shard: ${query.slice(0, 120)}`);
-    if (home === 'directory') return 'directory';
-    if (route.shard === null) {
-      if (home === null) return 'directory';
+    if (home === 'shard' && route.shard === null)
       throw new ShardRoutingError(`A shard's statement before its organisation is known: ${query.slice(0, 120)}`);
-    }
+  };
+  const place = (home: StatementHome, query: string): Target => {
+    check(home, query);
+    if (home === 'directory' || home === 'unit-directory' || route.shard === null) return 'directory';
     if (!databases.shards[route.shard]) throw new ShardRoutingError(`No shard ${route.shard} is bound.`);
     return route.shard;
   };

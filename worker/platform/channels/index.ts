@@ -20,17 +20,19 @@ export {
 } from './schemas';
 export {
   type ActiveChannel,
+  findActiveChannel,
+  findActiveChannelForIntake,
+  forgetChannel,
+  reverifyCachedChannel,
+} from './active';
+export {
   asksForContact,
   type ChannelRow,
   createChannel,
   describeChannel,
-  findActiveChannel,
-  forgetChannel,
-  findActiveChannelForIntake,
   getChannel,
   isOriginAllowed,
   listChannels,
-  reverifyCachedChannel,
   knowledgeOf,
   routingOf,
   snippetFor,

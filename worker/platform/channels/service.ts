@@ -2,18 +2,17 @@
  * Channels: the demand-side entry points of a workspace (widget and hosted inbox).
  * Every lookup is scoped to a workspace, so another tenant's channel is simply not found.
  */
+import { directoryEntry } from '../shards';
 import { and, desc, eq } from 'drizzle-orm';
 import { consoleOrigin, type PlatformUrls } from '../../env';
 import { isLanguage, LANGUAGES, type LanguageSetting } from '../../lib/i18n';
 import { schema, type Database } from '../../lib/db';
 import { ApiError, fieldErrorsFromZod } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { AdmissionCache, type AdmissionRead } from '../../lib/admission-cache';
 import { ROUTING_DEFAULTS, type RoutingSettings } from '../../brain';
 import { assertKnownDomain } from '../domains';
 import { DEFAULT_MIN_CONFIDENCE } from '../knowledge';
 import { auditInsert, type AuditContext } from '../audit';
-import { joinTenant, tenantIsActive } from '../identity';
 import { hostedInboxUrl, isFirstPartyOrigin, publicWidgetConfig } from './public-config';
 import {
   defaultWidgetConfig,
@@ -23,23 +22,10 @@ import {
   type WidgetConfigPatch,
 } from './schemas';
 import { clock } from '../../lib/clock';
+import { forgetChannel } from './active';
 import { iso } from '../../lib/periods';
 
-const { channels, workspaces } = schema;
-
-declare module 'hono' {
-  interface ContextVariableMap {
-    /** Set on the public widget routes once the channel and origin are admitted. */
-    channel: ActiveChannel;
-    /** The page origin a public widget request comes from (undefined: not a browser page). */
-    pageOrigin: string | undefined;
-    /**
-     * The origin intake's execution batch re-checks against the channel's lists (null: the console's own pages, always
-     * allowed).
-     */
-    channelOriginToGuard: string | null;
-  }
-}
+const { channels } = schema;
 
 export type ChannelRow = typeof channels.$inferSelect;
 
@@ -228,6 +214,8 @@ export async function createChannel(
     updatedAt: now,
   };
   assertConfigBudget({ id: 0, ...values }, urls);
+  // The directory's entry first: the widget's door finds the organisation by the channel's key.
+  await directoryEntry(db, 'channel', channelKey, scope.organizationId);
   const [inserted] = await db.batch([
     db.insert(channels).values(values).returning(),
     auditInsert(
@@ -331,63 +319,6 @@ export async function updateChannel(
   if (!row) throw new ApiError('not_found', `No channel ${channelKey} in this workspace.`);
   forgetChannel(channelKey);
   return row;
-}
-
-export type ActiveChannel = ChannelRow & { organizationId: string };
-
-/**
- * An active channel of an active workspace and organisation, by its public key, for the public
- * widget routes. Disabled, suspended and unknown are all the same to a visitor: not found.
- */
-export async function findActiveChannel(db: Database, channelKey: string): Promise<ActiveChannel | undefined> {
-  const query = db.select({ channel: channels, organizationId: workspaces.organizationId }).from(channels).$dynamic();
-  const row = await joinTenant(query, channels.workspaceId)
-    .where(and(eq(channels.channelKey, channelKey), eq(channels.status, 'active'), tenantIsActive))
-    .get();
-  return row ? { ...row.channel, organizationId: row.organizationId } : undefined;
-}
-
-const activeChannels = new AdmissionCache<ActiveChannel>(10_000, 1000);
-
-/**
- * An active channel for intake, from this isolate's cache when it is there (up to 10 s old).
- * Intake's execution batch guards the channel's current state and origin list (core/batch-admission.ts),
- * and any other refusal re-verifies it (reverifyCachedChannel), so a disabled channel or a removed
- * origin never gets through; the cache only spares the lookup's round trip.
- */
-export function findActiveChannelForIntake(
-  db: Database,
-  channelKey: string,
-  now = clock.now(),
-): Promise<AdmissionRead<ActiveChannel>> {
-  return activeChannels.read(channelKey, () => findActiveChannel(db, channelKey), { now });
-}
-
-/**
- * The refusal a request that ran on a cached channel gets instead of `error`, when the channel's
- * current state calls for one (`admit` throws it: not found, or the origin off its lists).
- */
-export function reverifyCachedChannel(
-  db: Database,
-  read: AdmissionRead<ActiveChannel>,
-  channelKey: string,
-  error: unknown,
-  admit: (channel: ActiveChannel | undefined) => unknown,
-): Promise<ApiError | undefined> {
-  return activeChannels.reverify(read, channelKey, error, async () => {
-    try {
-      admit(await findActiveChannel(db, channelKey));
-      return undefined;
-    } catch (refusal) {
-      if (refusal instanceof ApiError) return refusal;
-      throw refusal;
-    }
-  });
-}
-
-/** Forgets a cached channel (after a change through this isolate, or a failed guard). */
-export function forgetChannel(channelKey?: string): void {
-  activeChannels.forget(channelKey);
 }
 
 /** The origins whose pages may load this channel's widget and send intake (exact match). */

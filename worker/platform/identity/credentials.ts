@@ -9,6 +9,7 @@ import { ApiError, type ErrorCode } from '../../lib/errors';
 import { AdmissionCache } from '../../lib/admission-cache';
 import { rememberRiskPolicy, tenantIsActive } from './tenants';
 import { clock } from '../../lib/clock';
+import { enterBy, enterOrganization } from '../shards';
 
 const { apiKeys, adminTokens, workspaces, organizations } = schema;
 
@@ -147,7 +148,7 @@ export async function freshKeyRefusal(
   now: number,
   options: { tenant: boolean },
 ): Promise<ApiError | undefined> {
-  const fresh = await findKeyContext(db, { keyId });
+  const fresh = (await enterBy(db, 'key', keyId)) ? await findKeyContext(db, { keyId }) : undefined;
   const refused =
     bearerKeyRefusal(fresh, now) ?? (options.tenant && !fresh!.workspaceActive ? workspaceInactive() : undefined);
   if (refused) forgetCachedKeys();
@@ -183,7 +184,9 @@ export async function resolveActor(
   }
   if (token.startsWith('egk_')) {
     const tokenHash = await sha256Hex(token);
-    const load = () => findKeyContext(db, { tokenHash });
+    // The directory says whose key it is (cached for good): its rows are on that organisation's shard.
+    const load = async () =>
+      (await enterBy(db, 'key_hash', tokenHash)) ? findKeyContext(db, { tokenHash }) : undefined;
     // A key's expiry never changes, so the cached copy can tell it; revocation is the guard's.
     const usable = (key: KeyContext) => keyInactiveReason(key, now) === undefined;
     const read = options.cachedKeys
@@ -191,6 +194,7 @@ export async function resolveActor(
       : { value: await load(), fromCache: false };
     const refused = bearerKeyRefusal(read.value, now);
     if (refused) throw refused;
+    await enterOrganization(db, read.value!.organizationId);
     return { kind: 'api_key', key: read.value!, ...(read.fromCache ? { cachedAs: { tokenHash } } : {}) };
   }
   if (settings.ADMIN_TOKEN && (await secretsEqual(token, settings.ADMIN_TOKEN))) {

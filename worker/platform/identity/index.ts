@@ -26,18 +26,20 @@ export {
 } from './guards';
 export {
   answerInvitation,
-  changeMembership,
-  createOrganizationForUser,
   type InvitationView,
   inviteMember,
+  listOpenInvitations,
+  revokeInvitation,
+} from './invitations';
+export {
+  changeMembership,
+  createOrganizationForUser,
   listMembers,
   listMemberships,
-  listOpenInvitations,
   type MembershipView,
   type MemberWorkspaces,
   requireRole,
   resolveMemberWorkspace,
-  revokeInvitation,
 } from './memberships';
 export {
   createOrganization,

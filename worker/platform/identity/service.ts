@@ -7,7 +7,7 @@ import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { auditInsert, auditInsertWhere, type AuditContext } from '../audit';
-import { placeOrganization } from '../shards';
+import { directoryEntry, enterOrganization, placeOrganization, shardOfOrganization } from '../shards';
 import type { Services } from '../../lib/services';
 import { forgetCachedKeys } from './credentials';
 import { forgetDefaultDomain, forgetRiskPolicy } from './tenants';
@@ -100,7 +100,7 @@ export async function createOrganization(
   const organizationId = newId('org', now);
   const workspaceId = newId('ws', now);
   const workspaceName = input.workspaceName ?? 'Default';
-  await placeOrganization(services, organizationId, now);
+  await placeOrganization(services, organizationId, workspaceId, now);
   await db.batch([
     db.insert(organizations).values({ id: organizationId, name: input.name, status: 'active', createdAt: now }),
     db
@@ -141,13 +141,18 @@ export async function createWorkspace(
   input: { organizationId: string; name: string },
   now = clock.now(),
 ) {
+  const notFound = () => new ApiError('not_found', `No organisation ${input.organizationId}.`);
+  if ((await shardOfOrganization(db, input.organizationId)) === undefined) throw notFound();
+  await enterOrganization(db, input.organizationId);
   const organization = await db
     .select({ id: organizations.id })
     .from(organizations)
     .where(eq(organizations.id, input.organizationId))
     .get();
-  if (!organization) throw new ApiError('not_found', `No organisation ${input.organizationId}.`);
+  if (!organization) throw notFound();
   const workspaceId = newId('ws', now);
+  // The directory's entry first: no workspace's row is ever without a map to it.
+  await directoryEntry(db, 'workspace', workspaceId, input.organizationId);
   await db.batch([
     db.insert(workspaces).values({
       id: workspaceId,

@@ -3,6 +3,7 @@
  * without secrets, revoked at once. Every change is written with its audit record in one batch;
  * resolving a bearer to its key is identity's (credentials.ts), which this module tells to forget.
  */
+import { directoryEntry, enterBy } from '../shards';
 import { desc, eq } from 'drizzle-orm';
 import { displayPrefix, newSecretToken, sha256Hex } from '../../lib/crypto';
 import { schema, type Database } from '../../lib/db';
@@ -48,6 +49,8 @@ export interface IssueApiKeyInput {
 
 /** Issues a key. The token is returned once, here, and only its SHA-256 is stored. */
 export async function issueApiKey(db: Database, context: AuditContext, input: IssueApiKeyInput, now = clock.now()) {
+  if (!(await enterBy(db, 'workspace', input.workspaceId)))
+    throw new ApiError('not_found', `No workspace ${input.workspaceId}.`);
   const workspace = await db
     .select({ id: workspaces.id, organizationId: workspaces.organizationId })
     .from(workspaces)
@@ -69,6 +72,11 @@ export async function issueApiKey(db: Database, context: AuditContext, input: Is
     createdBy: context.actorId,
     createdAt: now,
   };
+  // The directory's entries first (by id, and by the token's hash for the bearer's door).
+  await db.batch([
+    directoryEntry(db, 'key', row.id, workspace.organizationId),
+    directoryEntry(db, 'key_hash', row.tokenHash, workspace.organizationId),
+  ]);
   await db.batch([
     db.insert(apiKeys).values(row),
     auditInsert(

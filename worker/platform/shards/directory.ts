@@ -1,21 +1,26 @@
 /**
- * The directory's answers (docs/design/scale.md#the-layout): which shard holds an organisation.
- * A placement changes only when an organisation moves, so each isolate keeps it a minute; a move
- * refuses the organisation's writes for longer than that before it switches (shards/move.ts).
+ * The directory's answers (docs/design/scale.md#the-layout): which organisation a workspace, key or
+ * channel belongs to, and which shard holds an organisation. Entries never change, so an isolate
+ * keeps them; a placement changes only when an organisation moves, so an isolate keeps it a minute
+ * and a move refuses the organisation's writes for longer than that before it switches.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { schema, type Database } from '../../lib/db';
-import type { Services } from '../../lib/services';
+import { routedHandleOf } from '../../lib/shards/router';
 import { TtlCache } from '../../lib/ttl-cache';
 
-const { organizationShards } = schema;
+const { organizationShards, directoryEntries } = schema;
+
+/** What names an organisation in a request. */
+export type EntryKind = (typeof directoryEntries.$inferSelect)['kind'];
 
 /** How long an isolate trusts a placement it read. */
 export const PLACEMENT_CACHE_MS = 60_000;
 
 const placements = new TtlCache<number>(PLACEMENT_CACHE_MS, 10_000);
+const entries = new TtlCache<string>(Number.POSITIVE_INFINITY, 50_000);
 
-/** Keeps a placement this isolate just wrote. */
+/** Keeps a placement this isolate just wrote or read. */
 export function rememberPlacement(organizationId: string, shard: number): void {
   placements.set(organizationId, shard);
 }
@@ -23,6 +28,12 @@ export function rememberPlacement(organizationId: string, shard: number): void {
 /** Forgets the cached placements (tests, and a move in this isolate). */
 export function forgetPlacements(): void {
   placements.clear();
+}
+
+/** The statement that writes a map entry: in the directory, before the rows it names. */
+export function directoryEntry(db: Database, kind: EntryKind, value: string, organizationId: string) {
+  entries.set(`${kind}:${value}`, organizationId);
+  return db.insert(directoryEntries).values({ kind, value, organizationId }).onConflictDoNothing();
 }
 
 /** The shard that holds an organisation, from the cache or the directory; undefined when it has none. */
@@ -42,12 +53,90 @@ export async function shardOfOrganization(db: Database, organizationId: string):
  * Enters an organisation's shard: the unit of work's statements on an organisation's tables go
  * there from now on. An organisation without a placement is a broken map: it throws.
  */
-export async function enterOrganization(
-  services: Pick<Services, 'db' | 'shardRoute'>,
-  organizationId: string,
-): Promise<number> {
-  const shard = await shardOfOrganization(services.db, organizationId);
+export async function enterOrganization(db: Database, organizationId: string): Promise<number> {
+  const handle = routedHandleOf(db);
+  if (!handle) throw new Error('This database handle is not routed over the shards.');
+  const shard = await shardOfOrganization(db, organizationId);
   if (shard === undefined) throw new Error(`The organisation ${organizationId} has no shard in the directory.`);
-  services.shardRoute.shard = shard;
+  handle.route.shard = shard;
   return shard;
+}
+
+/**
+ * The organisation a workspace, key or channel belongs to, with its shard entered; undefined
+ * when the directory knows no such thing (the caller answers its 404 or 401). One round trip when
+ * neither is cached, none when both are.
+ */
+export async function enterBy(db: Database, kind: EntryKind, value: string): Promise<string | undefined> {
+  const known = entries.peek(`${kind}:${value}`);
+  if (known !== undefined) {
+    await enterOrganization(db, known);
+    return known;
+  }
+  const row = await db
+    .select({ organizationId: directoryEntries.organizationId, shard: organizationShards.shard })
+    .from(directoryEntries)
+    .innerJoin(organizationShards, eq(organizationShards.organizationId, directoryEntries.organizationId))
+    .where(and(eq(directoryEntries.kind, kind), eq(directoryEntries.value, value)))
+    .get();
+  if (!row) return undefined;
+  entries.set(`${kind}:${value}`, row.organizationId);
+  placements.set(row.organizationId, row.shard);
+  await enterOrganization(db, row.organizationId);
+  return row.organizationId;
+}
+
+/** Where some workspaces, keys or channels are: their organisation and shard, for those the directory knows. */
+export interface Placed {
+  value: string;
+  organizationId: string;
+  shard: number;
+}
+
+/**
+ * Places many at once (a user's workspaces, a page of records across tenants): cached entries
+ * and placements cost nothing, the rest one directory round trip together.
+ */
+export async function placeAll(db: Database, kind: EntryKind, values: readonly string[]): Promise<Placed[]> {
+  const unknown = [...new Set(values)].filter((value) => {
+    const organizationId = entries.peek(`${kind}:${value}`);
+    return organizationId === undefined || placements.peek(organizationId) === undefined;
+  });
+  if (unknown.length) {
+    const rows = await db
+      .select({
+        value: directoryEntries.value,
+        organizationId: directoryEntries.organizationId,
+        shard: organizationShards.shard,
+      })
+      .from(directoryEntries)
+      .innerJoin(organizationShards, eq(organizationShards.organizationId, directoryEntries.organizationId))
+      .where(and(eq(directoryEntries.kind, kind), inArray(directoryEntries.value, unknown)));
+    for (const row of rows) {
+      entries.set(`${kind}:${row.value}`, row.organizationId);
+      placements.set(row.organizationId, row.shard);
+    }
+  }
+  return values.flatMap((value) => {
+    const organizationId = entries.peek(`${kind}:${value}`);
+    const shard = organizationId === undefined ? undefined : placements.peek(organizationId);
+    return organizationId === undefined || shard === undefined ? [] : [{ value, organizationId, shard }];
+  });
+}
+
+/**
+ * Runs a read on each shard that holds some of `placed`, at once, with that shard's database and
+ * its part of the list; the answers in one list. For reads that span organisations.
+ */
+export async function readAcrossShards<T, P extends { shard: number }>(
+  db: Database,
+  placed: readonly P[],
+  read: (shardDb: Database, part: P[]) => Promise<T[]>,
+): Promise<T[]> {
+  const handle = routedHandleOf(db);
+  if (!handle) throw new Error('This database handle is not routed over the shards.');
+  const byShard = new Map<number, P[]>();
+  for (const entry of placed) byShard.set(entry.shard, [...(byShard.get(entry.shard) ?? []), entry]);
+  const answers = await Promise.all([...byShard].map(([shard, part]) => read(handle.onShard(shard), part)));
+  return answers.flat();
 }

@@ -4,5 +4,16 @@
  * The routing of each statement to its database is lib/shards/ (every unit of work uses it).
  * This file is the module's face: other modules, routes, pages and jobs import only from here.
  */
-export { enterOrganization, forgetPlacements, PLACEMENT_CACHE_MS, shardOfOrganization } from './directory';
+export {
+  directoryEntry,
+  type EntryKind,
+  enterBy,
+  enterOrganization,
+  forgetPlacements,
+  PLACEMENT_CACHE_MS,
+  type Placed,
+  placeAll,
+  readAcrossShards,
+  shardOfOrganization,
+} from './directory';
 export { chooseShard, placeOrganization, shardSizes } from './placement';

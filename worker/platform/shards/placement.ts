@@ -7,7 +7,7 @@
 import { sql } from 'drizzle-orm';
 import { schema } from '../../lib/db';
 import type { Services } from '../../lib/services';
-import { rememberPlacement } from './directory';
+import { directoryEntry, rememberPlacement } from './directory';
 
 const { organizationShards } = schema;
 
@@ -25,12 +25,12 @@ export async function shardSizes(services: Pick<Services, 'onShard' | 'shardCoun
 export async function chooseShard(services: Pick<Services, 'db' | 'onShard' | 'shardCount'>): Promise<number> {
   const [sizes, counts] = await Promise.all([
     shardSizes(services),
-    services.db.all<{ shard: number; organizations: number }>(
-      sql`SELECT ${organizationShards.shard} AS shard, count(*) AS organizations FROM ${organizationShards}
+    services.db.all<{ shard: number; placed: number }>(
+      sql`SELECT ${organizationShards.shard} AS shard, count(*) AS placed FROM ${organizationShards}
         GROUP BY ${organizationShards.shard}`,
     ),
   ]);
-  const organizations = (shard: number) => counts.find((row) => row.shard === shard)?.organizations ?? 0;
+  const organizations = (shard: number) => counts.find((row) => row.shard === shard)?.placed ?? 0;
   let best = 0;
   for (let shard = 1; shard < sizes.length; shard++) {
     const smaller = sizes[shard]! < sizes[best]!;
@@ -41,16 +41,22 @@ export async function chooseShard(services: Pick<Services, 'db' | 'onShard' | 's
 }
 
 /**
- * Places a new organisation: writes its map entry in the directory and enters its shard, so the
- * rest of the unit of work (the organisation's own rows) is written there.
+ * Places a new organisation: writes its placement and its first workspace's entry in the
+ * directory and enters its shard, so the rest of the unit of work (the organisation's own rows)
+ * is written there.
  */
 export async function placeOrganization(
   services: Pick<Services, 'db' | 'onShard' | 'shardCount' | 'shardRoute'>,
   organizationId: string,
+  workspaceId: string,
   now: number,
 ): Promise<number> {
+  const { db } = services;
   const shard = await chooseShard(services);
-  await services.db.insert(organizationShards).values({ organizationId, shard, placedAt: now });
+  await db.batch([
+    db.insert(organizationShards).values({ organizationId, shard, placedAt: now }),
+    directoryEntry(db, 'workspace', workspaceId, organizationId),
+  ]);
   rememberPlacement(organizationId, shard);
   services.shardRoute.shard = shard;
   return shard;
