@@ -5,10 +5,9 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { expect } from 'vitest';
 import worker from '../../worker/index';
-import { createDatabase } from '../../worker/lib/db';
 import { sweepEmails } from '../../worker/platform/email';
 import { newDomain } from './agent-helpers';
-import { createTenant } from './helpers';
+import { createTenant, workerDb } from './helpers';
 import { createActiveExpert, createChannel, sessionCall, type TestProvider, visitorSays } from './provider-helpers';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
 
@@ -64,7 +63,7 @@ export const continuations = (conversationId: string) =>
 /** Lets 2 minutes pass, so a held continuation is due, and runs the sweep. */
 export async function twoMinutesLater() {
   moveClockForTests(2 * 60_000 + 1);
-  await sweepEmails(createDatabase(env.DIRECTORY), env.EVENTS, clock.now());
+  await sweepEmails(workerDb(), env.EVENTS, clock.now());
 }
 
 /** An incoming email through the Worker's `email` entry point, as Email Routing hands it over. */

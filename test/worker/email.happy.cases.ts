@@ -7,13 +7,12 @@
  */
 import { env } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
-import { createDatabase } from '../../worker/lib/db';
 import { newId } from '../../worker/lib/ids';
 import { sweepEmails } from '../../worker/platform/email';
 import { newDomain } from './agent-helpers';
 import { mailTo, until } from './mail-helpers';
 import { getPage, signUpOwner } from './console-helpers';
-import { call, createTenant, execute, executeBody, expectProblem, issueKey, json } from './helpers';
+import { call, createTenant, execute, executeBody, expectProblem, issueKey, json, workerDb } from './helpers';
 import { createActiveExpert, createChannel, SITE, sessionCall, visitorSays } from './provider-helpers';
 import { workerFetch } from './self';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
@@ -101,7 +100,7 @@ describe('lead alerts', () => {
 
   it('past 30 instant alerts in an hour the rest wait; the hourly digest gathers what is still open', async () => {
     const context = await channelWithExpert();
-    const db = createDatabase(env.DIRECTORY);
+    const db = workerDb();
     // 30 alerts already went to this expert in the last hour.
     const now = clock.now();
     const statements = Array.from({ length: 30 }, () =>
@@ -149,7 +148,7 @@ describe('lead alerts', () => {
 describe('a large digest', () => {
   it('lists 50 of 150 held alerts and counts the rest: it goes out, and each alert follows its status', async () => {
     const context = await channelWithExpert();
-    const db = createDatabase(env.DIRECTORY);
+    const db = workerDb();
     const long = clock.now() - 2 * 3_600_000;
     const statements: D1PreparedStatement[] = [];
     for (let index = 0; index < 150; index++) {
@@ -230,7 +229,7 @@ describe('the visitor’s continuation', () => {
     await reply(context.expert, gone.leadId, 'Here is the answer you asked for.');
     await reply(context.expert, gone.leadId, 'And one more detail.');
     expect(await continuations(gone.conversationId)).toHaveLength(1);
-    await sweepEmails(createDatabase(env.DIRECTORY), env.EVENTS, clock.now());
+    await sweepEmails(workerDb(), env.EVENTS, clock.now());
     expect((await continuations(gone.conversationId))[0]!.status).toBe('held');
     await twoMinutesLater();
     const mail = await mailTo(gone.email, /Test Expert replied/);

@@ -6,7 +6,6 @@
 import { env } from 'cloudflare:test';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { createDatabase } from '../../worker/lib/db';
 import {
   eventInserts,
   eventInsertWhere,
@@ -14,7 +13,7 @@ import {
   newEvent,
   takeCommittedEvents,
 } from '../../worker/platform/events';
-import { createTenant, execute, executeBody, json } from './helpers';
+import { createTenant, execute, executeBody, json, workerDb } from './helpers';
 import { endpoint, receiver } from './webhook-helpers';
 import { rollUp } from '../../worker/platform/rollups';
 import { createActiveExpert, createChannel, review, sessionCall, visitorSays } from './provider-helpers';
@@ -88,7 +87,7 @@ describe('committed ids come back from the batch', () => {
   };
 
   it('a committed batch reports its events, each once', async () => {
-    const db = createDatabase(env.DIRECTORY);
+    const db = workerDb();
     const now = clock.now();
     await db.batch([...eventInserts(db, [newEvent('provider.status_changed', 'ws_events_1', data)], now)] as [never]);
     await db.batch([eventInsertWhere(db, newEvent('provider.status_changed', 'ws_events_1', data), sql`1 = 1`, now)]);
@@ -102,7 +101,7 @@ describe('committed ids come back from the batch', () => {
   });
 
   it('a conditional event whose condition fails, and any event of a failed batch, report nothing', async () => {
-    const db = createDatabase(env.DIRECTORY);
+    const db = workerDb();
     const now = clock.now();
     await db.batch([eventInsertWhere(db, newEvent('provider.status_changed', 'ws_events_2', data), sql`1 = 0`, now)]);
     await expect(
@@ -131,7 +130,7 @@ describe('the outbox keeps an event while it has a reader', () => {
         .first();
     // Written in the execution's batch, whoever listens (the live rooms and the rollups read them).
     expect(await eventOf(quietRun.output.execution_id)).not.toBeNull();
-    for (let tick = 0; tick < 4; tick++) await rollUp(createDatabase(env.DIRECTORY));
+    for (let tick = 0; tick < 4; tick++) await rollUp(workerDb());
     expect(await eventOf(quietRun.output.execution_id)).toBeNull();
     expect(await eventOf(heardRun.output.execution_id)).not.toBeNull();
     // Counted before it left: the workspace's insights hold the execution.

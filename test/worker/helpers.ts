@@ -1,4 +1,7 @@
 /** Shared helpers for worker tests: requests through the real Worker, tenants via the admin API. */
+import { buildServices } from '../../worker/lib/services';
+import type { Database } from '../../worker/lib/db';
+import type { Bindings } from '../../worker/env';
 import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { workerFetch } from './self';
@@ -152,4 +155,12 @@ export async function auditEntries(workspaceId: string): Promise<Array<Record<st
 /** One audit entry by its id, or undefined. */
 export async function auditEntry(workspaceId: string, auditId: string) {
   return (await auditEntries(workspaceId)).find((entry) => entry.audit_id === auditId);
+}
+
+/**
+ * The database handle the Worker's own jobs use (routed over the directory and the shards), for
+ * tests that call a module's function directly: a bare binding would skip the routing.
+ */
+export function workerDb(): Database {
+  return buildServices(env as unknown as Bindings, { kind: 'cron' }).db;
 }

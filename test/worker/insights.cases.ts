@@ -5,14 +5,22 @@
  */
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '../../worker/lib/db';
 import { rollUp } from '../../worker/platform/rollups';
 import { getPage, postForm, signUpOwner, signUpPlatformAdmin } from './console-helpers';
-import { ADMIN_TOKEN, call, createTenant, expectProblem, expectStrictPageHeaders, issueKey, json } from './helpers';
+import {
+  ADMIN_TOKEN,
+  call,
+  createTenant,
+  expectProblem,
+  expectStrictPageHeaders,
+  issueKey,
+  json,
+  workerDb,
+} from './helpers';
 import { createActiveExpert, createChannel, SITE, sessionCall } from './provider-helpers';
 import { clock, moveClockForTests, resetClockForTests } from '../../worker/lib/clock';
 
-const db = () => createDatabase(env.DIRECTORY);
+const db = () => workerDb();
 const DAY = '2026-10-01';
 const T0 = Date.parse(`${DAY}T10:00:00Z`);
 let serial = 0;

@@ -9,11 +9,10 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { app } from '../../worker/index';
 import { recordContract } from './billing-helpers';
-import { ADMIN_TOKEN, call, createTenant, json, type Tenant } from './helpers';
+import { ADMIN_TOKEN, call, createTenant, json, type Tenant, workerDb } from './helpers';
 import { createActiveExpert, createChannel, SITE, sessionCall, visitorSays } from './provider-helpers';
 import { newDomain } from './agent-helpers';
 import { rollUp } from '../../worker/platform/rollups';
-import { createDatabase } from '../../worker/lib/db';
 
 let tenant: Tenant;
 let channelKey: string;
@@ -120,7 +119,7 @@ describe('a channel with its knowledge on', () => {
       trigger: 'handoff',
     });
     expect(handoff.lead_id).toMatch(/^lead_/);
-    await rollUp(createDatabase(env.DIRECTORY));
+    await rollUp(workerDb());
     const metrics = await env.DIRECTORY.prepare(
       'SELECT metric, SUM(value) AS n FROM daily_rollups WHERE workspace_id = ? AND length(day) = 10 GROUP BY metric',
     )

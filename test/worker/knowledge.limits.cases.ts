@@ -15,7 +15,7 @@ import { CRAWL_MAX_SLICES, hostTurn, indexSource } from '../../worker/platform/k
 import { POSTINGS_PER_WORD } from '../../worker/platform/knowledge/ask';
 import { egressPolicy } from '../../worker/lib/egress';
 import { installRemotes, remotes } from './agent-helpers';
-import { call, createTenant, expectProblem, issueKey, json, type Tenant } from './helpers';
+import { call, createTenant, expectProblem, issueKey, json, type Tenant, workerDb } from './helpers';
 import { workerFetch } from './self';
 
 const KNOWLEDGE = ['knowledge:read', 'knowledge:write'];
@@ -177,7 +177,7 @@ describe('crawls in slices, on a queue of their own', () => {
     )
       .bind(id, tenant.workspaceId, CRAWL_MAX_SLICES)
       .run();
-    const status = await indexSource(createDatabase(env.DIRECTORY), id, {
+    const status = await indexSource(workerDb(), id, {
       egress: egressPolicy({}),
       queue: { send: async () => undefined },
       now: () => clock.now(),
@@ -294,7 +294,7 @@ describe('syncs, hosts and questions, bounded', () => {
   });
 
   it('a host is asked at most 2 pages a second, whichever crawls ask it', async () => {
-    const db = createDatabase(env.DIRECTORY);
+    const db = workerDb();
     const at = clock.now();
     // Two crawls of one host within the same second: two pages, then no turn before their deadline.
     const host = `polite-${crypto.randomUUID().slice(0, 8)}.example.com`;

@@ -8,11 +8,10 @@
 import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { answerModelOf } from '../../worker/lib/answer-model';
-import { createDatabase } from '../../worker/lib/db';
 import { readSettings } from '../../worker/env';
 import { askKnowledge } from '../../worker/platform/knowledge';
 import { MODEL_TIMEOUT_MS } from '../../worker/platform/knowledge/model';
-import { call, createTenant, type Tenant } from './helpers';
+import { call, createTenant, type Tenant, workerDb } from './helpers';
 
 const MODEL_URL = 'https://models.example.com/v1';
 const HELP = `# Shop help
@@ -74,7 +73,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const db = () => createDatabase(env.DIRECTORY);
+const db = () => workerDb();
 
 describe('knowledge answers worded by a model', () => {
   it('the model reads the numbered passages and its answer cites them: chosen_by model', async () => {

@@ -6,16 +6,15 @@
  */
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { createDatabase } from '../../worker/lib/db';
 import { sweepLeadTimers } from '../../worker/platform/leads';
 import { newDomain } from './agent-helpers';
 import { getPage, signUpOwner, signUpPlatformAdmin } from './console-helpers';
-import { call, expectProblem, issueKey, json } from './helpers';
+import { call, expectProblem, issueKey, json, workerDb } from './helpers';
 import { completeProfile, review, SITE, sessionCall, signUpProvider, type TestProvider } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
 
 const MINUTE = 60_000;
-const db = () => createDatabase(env.DIRECTORY);
+const db = () => workerDb();
 const rows = (sql: string, ...params: unknown[]) =>
   env.DIRECTORY.prepare(sql)
     .bind(...params)

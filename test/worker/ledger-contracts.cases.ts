@@ -15,9 +15,9 @@ import {
   json,
   writeFootprint,
   type Tenant,
+  workerDb,
 } from './helpers';
 import { clock } from '../../worker/lib/clock';
-import { createDatabase } from '../../worker/lib/db';
 import { releaseHeldLeads } from '../../worker/platform/leads';
 import { newDomain } from './agent-helpers';
 import { createActiveExpert, createChannel, type TestProvider, visitorSays } from './provider-helpers';
@@ -413,7 +413,7 @@ describe('held leads', () => {
   // message is answered as usual and its lead held, offered to nobody; an API caller still gets
   // 402. The sweep offers a held lead once there is room (a new month, a credit for the overage),
   // charging it then, once, with the books balanced.
-  const db = () => createDatabase(env.DIRECTORY);
+  const db = () => workerDb();
   let ip = 0;
   const nextIp = () => `198.18.77.${++ip}`;
 

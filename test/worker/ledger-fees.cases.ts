@@ -5,11 +5,10 @@
  */
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '../../worker/lib/db';
 import { decideRefund } from '../../worker/platform/billing/lead-fees';
 import { balanceOf, credit, expectBalancedBooks } from './billing-helpers';
 import { getPage } from './console-helpers';
-import { ADMIN_TOKEN, call, createTenant, expectProblem, json, type Tenant } from './helpers';
+import { ADMIN_TOKEN, call, createTenant, expectProblem, json, type Tenant, workerDb } from './helpers';
 import { createActiveExpert, createChannel, sessionCall, visitorSays, type TestProvider } from './provider-helpers';
 import { CLAIM_BOUNDS } from '../../worker/brain/lead-policy';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
@@ -194,7 +193,7 @@ describe('refunds of lead fees', () => {
     expect(request).toBeTruthy();
     expect(await balanceOf(escrowId)).toBe(600);
     // The same admin in the same millisecond, twice: the worst case for the decision's marker.
-    const db = createDatabase(env.DIRECTORY);
+    const db = workerDb();
     const audit = { actorKind: 'admin', actorId: 'admin', requestId: 'req_refund_race' } as const;
     const accept = { decision: 'accept', note: null } as const;
     const now = clock.now();

@@ -1,19 +1,13 @@
-/**
- * The ledger's console pages (docs/design/billing.md): the owner's Usage page and its CSV files,
- * the expert's credits card and refund form, and the admin's billing page with its forms.
- */
-import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { createDatabase } from '../../worker/lib/db';
 import { sweepBilling } from '../../worker/platform/billing';
 import { rollUp } from '../../worker/platform/rollups';
 import { balanceOf, credit, recordContract } from './billing-helpers';
 import { getPage, postForm, signUpOwner, signUpPlatformAdmin } from './console-helpers';
-import { ADMIN_TOKEN, call, execute, executeBody, expectStrictPageHeaders, issueKey, json } from './helpers';
+import { ADMIN_TOKEN, call, execute, executeBody, expectStrictPageHeaders, issueKey, json, workerDb } from './helpers';
 import { createActiveExpert, createChannel, sessionCall, visitorSays } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
 
-const db = () => createDatabase(env.DIRECTORY);
+const db = () => workerDb();
 
 const platformAdmin = () => signUpPlatformAdmin();
 

@@ -5,15 +5,14 @@
  */
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { createDatabase } from '../../worker/lib/db';
 import { sweepBilling } from '../../worker/platform/billing';
 import { rollUp } from '../../worker/platform/rollups';
 import { credit, recordContract } from './billing-helpers';
 import { signUpOwner } from './console-helpers';
-import { ADMIN_TOKEN, call, execute, executeBody, expectProblem, issueKey, json } from './helpers';
+import { ADMIN_TOKEN, call, execute, executeBody, expectProblem, issueKey, json, workerDb } from './helpers';
 import { clock } from '../../worker/lib/clock';
 
-const db = () => createDatabase(env.DIRECTORY);
+const db = () => workerDb();
 const nextMonth = () => {
   const now = new Date();
   return Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 0, 1);

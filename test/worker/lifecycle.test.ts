@@ -11,7 +11,6 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import worker from '../../worker/index';
 import { clock, moveClockForTests, resetClockForTests } from '../../worker/lib/clock';
 import { sha256Hex } from '../../worker/lib/crypto';
-import { createDatabase } from '../../worker/lib/db';
 import {
   archiveExpired,
   ERASED,
@@ -22,7 +21,7 @@ import {
 import { getPage, postForm, signUpOwner } from './console-helpers';
 import { channelWithExpert, claimedLeadWithContact } from './email-fixtures';
 import { createChannel, visitorSays } from './provider-helpers';
-import { ADMIN_TOKEN, call, createTenant, execute, executeBody, json } from './helpers';
+import { ADMIN_TOKEN, call, createTenant, execute, executeBody, json, workerDb } from './helpers';
 import { workerFetch } from './self';
 import { archived, housekeeping, settled } from './lifecycle-helpers';
 
@@ -75,7 +74,7 @@ describe('retention', () => {
     );
 
     const objects = await count('SELECT COUNT(*) AS n FROM archive_objects');
-    const again = await archiveExpired(createDatabase(env.DIRECTORY), env.ARCHIVE, retentionFrom({}), clock.now());
+    const again = await archiveExpired(workerDb(), env.ARCHIVE, retentionFrom({}), clock.now());
     expect(again).toEqual({ events: 0, audit: 0, executions: 0, conversations: 0, refused: 0 });
     expect(await count('SELECT COUNT(*) AS n FROM archive_objects')).toBe(objects);
 
@@ -90,7 +89,7 @@ describe('retention', () => {
     for (let index = 0; index < 3; index++)
       expect((await execute(tenant.token, executeBody({ text: `More ${index}` }))).status).toBe(200);
     moveClockForTests(91 * DAY);
-    const db = createDatabase(env.DIRECTORY);
+    const db = workerDb();
     const events = () => count('SELECT COUNT(*) AS n FROM events WHERE workspace_id = ?', tenant.workspaceId);
     const before = await events();
     const refusing = { put: () => Promise.reject(new Error('R2 is down')), get: async () => null };

@@ -11,12 +11,11 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { describe, expect, it } from 'vitest';
 import worker from '../../worker/index';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
-import { createDatabase } from '../../worker/lib/db';
 import { archiveExpired, ERASED, gunzipNdjson, PRIVACY_STUCK_AFTER_MS } from '../../worker/platform/lifecycle';
 import { eraseInArchive, erasureSubjects } from '../../worker/platform/lifecycle/erasure';
 import { credit, expectBalancedBooks } from './billing-helpers';
 import { channelWithExpert, claimedLeadWithContact, rows, VISITOR } from './email-fixtures';
-import { ADMIN_TOKEN, call, json } from './helpers';
+import { ADMIN_TOKEN, call, json, workerDb } from './helpers';
 import { archived, housekeeping, settled } from './lifecycle-helpers';
 import { createActiveExpert, createChannel, sessionCall, visitorSays } from './provider-helpers';
 import { workerFetch } from './self';
@@ -258,7 +257,7 @@ describe('the archive’s bookkeeping', () => {
       );
     }
     await env.DIRECTORY.batch(statements);
-    const db = createDatabase(env.DIRECTORY);
+    const db = workerDb();
     const retention = { deliveries: 30, events: 90, emails: 90, executionBodies: 90, audit: 400 };
     // Forty rows a tick over the whole platform: the workspace-day takes several batches.
     for (let tick = 0; tick < 20; tick++) {
@@ -285,7 +284,7 @@ describe('the archive’s bookkeeping', () => {
     const kept = await claimedLeadWithContact(context);
     moveClockForTests(91 * DAY);
     await housekeeping();
-    const db = createDatabase(env.DIRECTORY);
+    const db = workerDb();
     const subjects = await erasureSubjects(db, workspaceId, { contactEmail: erased.email });
     const ids = [...subjects.conversationIds, ...subjects.leadIds, ...subjects.demandIds];
     const objects = await rows(

@@ -57,10 +57,35 @@ export const TABLE_GROUPS = {
     home: 'directory',
     tables: ['admin_tokens', 'domains', 'providers', 'provider_health', 'provider_domains', 'provider_transitions'],
   },
+  /**
+   * The marketplace: leads are offered to, ranked among and claimed by experts of every
+   * organisation (an offer's ranking counts the leads an expert holds anywhere), so they live with
+   * the providers. An organisation's conversation behind a lead stays on its shard.
+   */
+  marketplace: { home: 'directory', tables: ['leads', 'lead_events', 'lead_offers', 'lead_refund_requests'] },
   /** Where each organisation is, and what names it: its workspaces, keys and channels. */
   directory: { home: 'directory', tables: ['organization_shards', 'directory_entries'] },
   /** Rows of an organisation's or of nobody's, with the unit of work that writes them. */
   followsTheUnit: { home: 'directory', bound: 'unit', tables: ['audit_log', 'emails', 'rate_limit_windows'] },
+  /**
+   * The books, kept per database: an organisation's escrow, its contracts, its charges and card
+   * payments on its shard (a charge stays inside its execution's batch); the experts' escrows and
+   * what they pay for leads in the directory, with the providers. Triggers tie these tables together.
+   */
+  books: {
+    home: 'directory',
+    bound: 'unit',
+    tables: [
+      'contracts',
+      'escrows',
+      'ledger_accounts',
+      'transfers',
+      'ledger_entries',
+      'statements',
+      'payments',
+      'payment_events',
+    ],
+  },
   /** The owner's knowledge: its spaces, sources, crawls, passages and their full-text index. */
   knowledge: {
     home: 'directory',
@@ -92,22 +117,10 @@ export const TABLE_GROUPS = {
       'conversations',
       'messages',
       'conversation_keys',
-      'leads',
-      'lead_events',
-      'lead_offers',
-      'lead_refund_requests',
       'events',
       'webhook_endpoints',
       'webhook_deliveries',
       'webhook_attempts',
-      'contracts',
-      'escrows',
-      'ledger_accounts',
-      'transfers',
-      'ledger_entries',
-      'statements',
-      'payments',
-      'payment_events',
       'daily_rollups',
       'rollup_cursors',
       'lifecycle_cursors',

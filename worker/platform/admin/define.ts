@@ -10,6 +10,9 @@ import { parseJsonBody, readJsonBody } from '../../lib/body';
 import { displayText, jsonBody, jsonContent } from '../../lib/openapi';
 import { requireAdmin, requireBearer } from '../identity';
 import type { AuditContext } from '../audit';
+import { schema, type Database } from '../../lib/db';
+import { ApiError } from '../../lib/errors';
+import { enterBy, enterOrganization, enterWhereFound, shardOfOrganization } from '../shards';
 
 const adminJsonMiddleware: MiddlewareHandler<AppEnv>[] = [readJsonBody(), requireBearer('admin'), parseJsonBody];
 const adminMiddleware: MiddlewareHandler<AppEnv>[] = [requireBearer('admin')];
@@ -72,6 +75,7 @@ export function defineAdminRoute<
       query: spec.query ? valid('query') : undefined,
       body: spec.body ? valid('json') : undefined,
     } as AdminRouteInput<P, Q, B>;
+    await enterNamedTenant(c.var.db, input);
     const answer = await handler(input, c);
     // The answer must be what the route declares (unknown fields pass; missing or mistyped ones are a bug).
     const checked = spec.response.safeParse(answer);
@@ -81,6 +85,37 @@ export function defineAdminRoute<
     if (spec.noStore) c.header('Cache-Control', 'no-store');
     return c.json(answer as Record<string, unknown>, spec.status);
   });
+}
+
+/** Records an admin names by id alone, found on whichever shard holds them. */
+const LOCATABLE = {
+  webhook_id: [schema.webhookEndpoints, schema.webhookEndpoints.id, schema.webhookEndpoints.workspaceId],
+  contract_id: [schema.contracts, schema.contracts.id, schema.contracts.workspaceId],
+} as const;
+
+/**
+ * Enters the shard of the tenant an admin route names (docs/design/scale.md#the-layout): by its
+ * workspace, organisation or key (the directory's maps), or by a record's id (asked of every
+ * shard). An id nothing knows is the route's 404. Routes that name no tenant span them all.
+ */
+async function enterNamedTenant(db: Database, input: AdminRouteInput<Shape, Shape, Shape>): Promise<void> {
+  const named = { ...(input.query ?? {}), ...(input.body ?? {}), ...(input.params ?? {}) } as Record<string, unknown>;
+  const text = (key: string) => (typeof named[key] === 'string' ? (named[key] as string) : undefined);
+  const workspaceId = text('workspace_id');
+  const organizationId = text('organization_id');
+  const keyId = text('key_id');
+  if (workspaceId && !(await enterBy(db, 'workspace', workspaceId)))
+    throw new ApiError('not_found', `No workspace ${workspaceId}.`);
+  if (organizationId) {
+    if ((await shardOfOrganization(db, organizationId)) === undefined)
+      throw new ApiError('not_found', `No organisation ${organizationId}.`);
+    await enterOrganization(db, organizationId);
+  }
+  if (keyId && !(await enterBy(db, 'key', keyId))) throw new ApiError('not_found', `No API key ${keyId}.`);
+  for (const [key, [table, id, workspace]] of Object.entries(LOCATABLE)) {
+    const value = text(key);
+    if (value) await enterWhereFound(db, table, id, workspace, value);
+  }
 }
 
 /** The administrator acting, for the audit record. */

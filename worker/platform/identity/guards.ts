@@ -6,6 +6,7 @@
  * Providers pass the one provider gate (providers/gate.ts), over the same policy table.
  * Cookie-authenticated changes must also come from our own pages (an Origin/Sec-Fetch-Site check).
  */
+import { enterBy } from '../shards';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { consoleOrigin, resolvePlatformUrls, type AppEnv } from '../../env';
@@ -175,6 +176,8 @@ export function requireOwnerOrNamingAdmin(action: WorkspaceAction) {
       throw new ApiError('validation_failed', 'An administrator names the workspace in workspace_id.', {
         errors: [{ pointer: '/workspace_id', detail: 'Required with an administrator token.' }],
       });
+    if (!(await enterBy(c.var.db, 'workspace', workspaceId)))
+      throw new ApiError('not_found', `No workspace ${workspaceId}.`);
     const workspace = await c.var.db
       .select({ workspaceId: schema.workspaces.id, organizationId: schema.workspaces.organizationId })
       .from(schema.workspaces)

@@ -6,6 +6,7 @@
  * sends the next slice or, at the end, indexes every page in one batch. A crawl that needs more
  * than CRAWL_MAX_SLICES slices (or keeps crashing) ends `failed`, as does one past the limits.
  */
+import { enterWhereFound } from '../shards';
 import { eq, sql } from 'drizzle-orm';
 import { type Database, isConstraintViolation, schema } from '../../lib/db';
 import type { EgressPolicy } from '../../lib/egress';
@@ -110,6 +111,9 @@ export async function indexSource(
   sourceId: string,
   deps: CrawlDeps,
 ): Promise<SourceRow['status'] | undefined> {
+  // The message names the source only: its organisation's shard is the one that has it.
+  const { id, workspaceId } = knowledgeSources;
+  if (!(await enterWhereFound(db, knowledgeSources, id, workspaceId, sourceId))) return undefined;
   const row = await db.select().from(knowledgeSources).where(eq(knowledgeSources.id, sourceId)).get();
   if (!row) {
     // Deleted while its crawl ran: what the crawl kept goes too.

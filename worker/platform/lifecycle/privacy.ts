@@ -6,6 +6,7 @@
  * is gzip NDJSON in R2, fetched through a link signed for 24 hours, kept EXPORT_KEEP_MS, and
  * deleted by any erasure of its workspace (it may hold what was erased).
  */
+import { enterWhereFound } from '../shards';
 import { and, desc, eq, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { hmacSha256, secretsEqual, sha256Hex, toHex } from '../../lib/crypto';
@@ -230,6 +231,8 @@ export async function runPrivacyRequest(
   requestId: string,
   now: number,
 ) {
+  // The queue's message names the request only: its organisation's shard is the one that has it.
+  if (!(await enterWhereFound(db, privacyRequests, privacyRequests.id, privacyRequests.workspaceId, requestId))) return;
   const row = await db.select().from(privacyRequests).where(eq(privacyRequests.id, requestId)).get();
   if (row?.status !== 'queued' && row?.status !== 'running') return;
   let result: Record<string, unknown>;

@@ -5,6 +5,7 @@
  * and a move refuses the organisation's writes for longer than that before it switches.
  */
 import { and, eq, inArray } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { schema, type Database } from '../../lib/db';
 import { routedHandleOf } from '../../lib/shards/router';
 import { TtlCache } from '../../lib/ttl-cache';
@@ -139,4 +140,36 @@ export async function readAcrossShards<T, P extends { shard: number }>(
   for (const entry of placed) byShard.set(entry.shard, [...(byShard.get(entry.shard) ?? []), entry]);
   const answers = await Promise.all([...byShard].map(([shard, part]) => read(handle.onShard(shard), part)));
   return answers.flat();
+}
+
+/**
+ * Finds which organisation holds a record known only by its id (an admin's path, a queue's
+ * message from before it carried its workspace) and enters that organisation's shard: every
+ * shard is asked at once for the row's workspace. Undefined when no shard has it.
+ */
+export async function enterWhereFound(
+  db: Database,
+  table: SQLiteTable,
+  idColumn: SQLiteColumn,
+  workspaceColumn: SQLiteColumn,
+  id: string,
+): Promise<string | undefined> {
+  const handle = routedHandleOf(db);
+  if (!handle) throw new Error('This database handle is not routed over the shards.');
+  const found = await Promise.all(
+    Array.from(
+      { length: handle.shardCount },
+      (_, shard) =>
+        handle
+          .onShard(shard)
+          .select({ workspaceId: workspaceColumn })
+          .from(table)
+          .where(eq(idColumn, id))
+          .get() as Promise<{ workspaceId: string | null } | undefined>,
+    ),
+  );
+  const workspaceId = found.find((row) => row?.workspaceId)?.workspaceId;
+  if (!workspaceId) return undefined;
+  await enterBy(db, 'workspace', workspaceId);
+  return workspaceId;
 }

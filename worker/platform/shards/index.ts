@@ -9,6 +9,7 @@ export {
   type EntryKind,
   enterBy,
   enterOrganization,
+  enterWhereFound,
   forgetPlacements,
   PLACEMENT_CACHE_MS,
   type Placed,
