@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { homeOfStatement, homeOfTable, TABLE_GROUPS } from './layout';
+import { homeOfStatement, homeOfTable, TABLE_GROUPS, writtenTable } from './layout';
 
 const migrations = readdirSync('migrations')
   .filter((name) => name.endsWith('.sql'))
@@ -50,6 +50,9 @@ describe('the layout of the tables', () => {
       homeOfTable('executions') === 'directory' ? 'directory' : 'both',
     );
     expect(homeOfStatement("select * from users where kind = 'executions'")).toBe('directory');
+    expect(writtenTable('insert or ignore into "lead_offers" (lead_id) select ? from providers')).toBe('lead_offers');
+    expect(writtenTable('UPDATE providers SET x = 1')).toBe('providers');
+    expect(writtenTable("select 'update users set'")).toBeUndefined();
     expect(homeOfStatement('select "id" from "users" where "email" = ?')).toBe('directory');
     expect(homeOfStatement('SELECT 1')).toBeNull();
     expect(homeOfStatement('WITH picked AS (SELECT value FROM json_each(?)) SELECT * FROM picked')).toBeNull();

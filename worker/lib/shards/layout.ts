@@ -12,12 +12,13 @@
 
 /**
  * Where a table's rows are: the directory, the shard of the organisation they belong to, or
+ * `reference`: the directory's, copied into every shard (a read goes with the tables beside it); or
  * `unit`: the database of the unit of work that writes them, for tables whose rows are some an
  * organisation's and some nobody's (an owner's audit entries and a sign-up's; a lead's emails and
  * a password reset's; a key's rate limit and a sign-in's): its shard once it has entered an
  * organisation, else the directory. Sweeps of such tables run on every database.
  */
-export type Home = 'directory' | 'shard' | 'unit';
+export type Home = 'directory' | 'shard' | 'unit' | 'reference';
 
 /**
  * Where a statement runs: one home; `unit-directory` for a `unit` table with directory tables
@@ -29,7 +30,7 @@ export type StatementHome = Home | 'unit-directory' | 'both' | null;
 interface TableGroup {
   home: Home;
   /** Where the group is going, while it still lives in the directory. */
-  bound?: 'shard' | 'unit';
+  bound?: 'shard' | 'unit' | 'reference';
   tables: readonly string[];
 }
 
@@ -52,17 +53,15 @@ export const TABLE_GROUPS = {
       'email_suppressions',
     ],
   },
-  /** The platform's operators, catalogs and providers, who work for every organisation. */
-  platform: {
-    home: 'directory',
-    tables: ['admin_tokens', 'domains', 'providers', 'provider_health', 'provider_domains', 'provider_transitions'],
-  },
+  /** The platform's operators, and the providers' history and health. */
+  platform: { home: 'directory', tables: ['admin_tokens', 'provider_health', 'provider_transitions'] },
   /**
-   * The marketplace: leads are offered to, ranked among and claimed by experts of every
-   * organisation (an offer's ranking counts the leads an expert holds anywhere), so they live with
-   * the providers. An organisation's conversation behind a lead stays on its shard.
+   * The catalog and the providers who work for every organisation: written in the directory, and
+   * to be copied into every shard, so that an execution's batch ranks and offers to them on its
+   * own shard in its one round trip (docs/design/scale.md#the-layout). A read of them goes with
+   * the other tables it names.
    */
-  marketplace: { home: 'directory', tables: ['leads', 'lead_events', 'lead_offers', 'lead_refund_requests'] },
+  reference: { home: 'directory', bound: 'reference', tables: ['domains', 'providers', 'provider_domains'] },
   /** Where each organisation is, and what names it: its workspaces, keys and channels. */
   directory: { home: 'directory', tables: ['organization_shards', 'directory_entries'] },
   /** Rows of an organisation's or of nobody's, with the unit of work that writes them. */
@@ -128,6 +127,10 @@ export const TABLE_GROUPS = {
       'privacy_requests',
       'a2a_tasks',
       'provisioning_requests',
+      'leads',
+      'lead_events',
+      'lead_offers',
+      'lead_refund_requests',
     ],
   },
 } as const satisfies Record<string, TableGroup>;
@@ -177,5 +180,13 @@ export function homeOfStatement(
   if (found.has('directory') && found.has('shard')) return 'both';
   if (found.has('shard')) return 'shard';
   if (found.has('directory')) return found.has('unit') ? 'unit-directory' : 'directory';
-  return found.has('unit') ? 'unit' : null;
+  // The unit's database: a reference table's copy is in each.
+  return found.has('unit') || found.has('reference') ? 'unit' : null;
+}
+
+/** The table a write statement changes (INSERT INTO, UPDATE, DELETE FROM, REPLACE INTO), if any. */
+export function writtenTable(text: string): string | undefined {
+  return /\b(?:insert(?:\s+or\s+\w+)?\s+into|update(?:\s+or\s+\w+)?|delete\s+from|replace\s+into)\s+[`"]?(\w+)/i
+    .exec(text.replace(STRING_LITERALS, "''"))?.[1]
+    ?.toLowerCase();
 }

@@ -6,7 +6,7 @@
  * throw: in tests (two shards) a query that forgets its shard fails instead of reading the wrong one.
  */
 import type { D1Like } from '../d1-sessions';
-import { destinationOfTable, homeOfStatement, type StatementHome } from './layout';
+import { destinationOfTable, homeOfStatement, type StatementHome, writtenTable } from './layout';
 
 /** The databases of one unit of work: the directory's and each shard's (sessions or bindings). */
 export interface DatabaseSet {
@@ -65,7 +65,14 @@ export function routedD1(databases: DatabaseSet, route: ShardRoute, options: Rou
   const homeOf = options.homeOf ?? homeOfStatement;
   const targets = new WeakMap<object, Target>();
   const targetOf = (query: string): Target => {
-    if (options.strict) check(destinationOf(query), query);
+    if (options.strict) {
+      check(destinationOf(query), query);
+      const written = writtenTable(query);
+      if (written && destinationOfTable(written) === 'reference' && route.shard !== null)
+        throw new ShardRoutingError(
+          `A reference table is written in the directory, not a shard: ${query.slice(0, 120)}`,
+        );
+    }
     return place(homeOf(query), query);
   };
   const check = (home: StatementHome, query: string) => {

@@ -3,6 +3,7 @@
  * tenant is active, the scopes it runs with, and whether its domain is in the catalog. Nothing
  * here writes: a refused execution leaves no trace.
  */
+import { enterBy } from '../shards';
 import type { Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import type { ContractTerms } from '../billing';
@@ -34,7 +35,8 @@ async function resolveExecutingKey(db: Database, principal: KeyPrincipal, now: n
       errors: [{ pointer: '/key_id', detail: 'Required for administrator tokens.' }],
     });
   }
-  const key = await findKeyContext(db, { keyId });
+  // The administrator names the key: the directory says whose it is, and its shard is entered.
+  const key = (await enterBy(db, 'key', keyId)) ? await findKeyContext(db, { keyId }) : undefined;
   if (!key)
     throw new ApiError('unknown_key_id', `No API key ${keyId}.`, {
       errors: [{ pointer: '/key_id', detail: 'No such key.' }],
