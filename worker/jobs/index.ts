@@ -27,6 +27,8 @@ import {
   runPrivacyRequest,
 } from '../platform/lifecycle';
 import { endpointOutbox } from './webhook-endpoint';
+import { enterBy, enterWhereFound } from '../platform/shards';
+import { schema } from '../lib/db';
 
 /** Every message the queues carry, by kind: what the producers send, checked here on arrival. */
 export const queueMessageSchema = z.discriminatedUnion('kind', [
@@ -40,9 +42,15 @@ export type QueueMessage = z.infer<typeof queueMessageSchema>;
 /** Runs one message's job. */
 async function runJob(message: QueueMessage, services: Services, env: Bindings): Promise<void> {
   if (message.kind === 'webhook.deliver') {
+    // The events' organisation's shard holds their deliveries (an older message names no workspace).
+    const { events } = schema;
+    const workspaceId =
+      message.workspace_id ??
+      (await enterWhereFound(services.db, events, events.id, events.workspaceId, message.event_ids[0]!));
+    if (!workspaceId || !(await enterBy(services.db, 'workspace', workspaceId))) return;
     // Hands over only: each endpoint's own outbox sends, so no receiver ever holds up this batch.
     const endpoints = await endpointsWithPending(services.db, message);
-    await Promise.all(endpoints.map((id) => endpointOutbox(env.WEBHOOK_ENDPOINTS, id).wake(id)));
+    await Promise.all(endpoints.map((id) => endpointOutbox(env.WEBHOOK_ENDPOINTS, id).wake(id, workspaceId)));
     return;
   }
   if (message.kind === 'privacy.run') {

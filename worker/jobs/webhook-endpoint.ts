@@ -8,14 +8,20 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Bindings } from '../env';
 import { buildServices } from '../lib/services';
 import { deliverDueToEndpoint } from '../platform/webhooks';
+import { enterBy, enterWhereFound } from '../platform/shards';
+import { schema } from '../lib/db';
+
+const { webhookEndpoints } = schema;
 import { publishCommittedEvents } from './publish';
 import { clock, platformTime } from '../lib/clock';
 
 /** The outbox of one endpoint. */
 export class WebhookEndpointOutbox extends DurableObject<Bindings> {
   /** Something may be due for the endpoint: run now (or as soon as the current run ends). */
-  async wake(endpointId: string): Promise<void> {
+  async wake(endpointId: string, workspaceId?: string): Promise<void> {
     await this.ctx.storage.put('endpoint', endpointId);
+    // Its workspace says which shard holds its deliveries (docs/design/scale.md#the-layout).
+    if (workspaceId) await this.ctx.storage.put('workspace', workspaceId);
     const alarm = await this.ctx.storage.getAlarm();
     const now = platformTime(clock.now());
     if (alarm === null || alarm > now) await this.ctx.storage.setAlarm(now);
@@ -26,6 +32,17 @@ export class WebhookEndpointOutbox extends DurableObject<Bindings> {
     const endpointId = await this.ctx.storage.get<string>('endpoint');
     if (!endpointId) return;
     const services = buildServices(this.env, { kind: 'object' });
+    const workspaceId = await this.ctx.storage.get<string>('workspace');
+    const entered = workspaceId
+      ? await enterBy(services.db, 'workspace', workspaceId)
+      : await enterWhereFound(
+          services.db,
+          webhookEndpoints,
+          webhookEndpoints.id,
+          webhookEndpoints.workspaceId,
+          endpointId,
+        );
+    if (!entered) return;
     const run = await deliverDueToEndpoint(
       {
         db: services.db,

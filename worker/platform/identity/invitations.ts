@@ -43,39 +43,37 @@ export async function inviteMember(
     .get();
   // The owner sees the member list anyway, so saying this reveals nothing new.
   if (member) throw new ApiError('conflict', 'That person is already a member of this workspace.');
-  const pendingId = sql`(SELECT ${invitations.id} FROM ${invitations} WHERE ${invitations.workspaceId} =
-    ${actor.workspaceId} AND ${invitations.email} = ${email} AND ${invitations.status} = 'pending')`;
-  await db.batch([
-    db
-      .insert(invitations)
-      .values({
-        id: newId('inv', now),
-        workspaceId: actor.workspaceId,
-        email,
-        role: input.role,
-        status: 'pending',
-        invitedBy: actorUserId,
-        createdAt: now,
-        expiresAt: now + INVITATION_TTL_MS,
-      })
-      .onConflictDoUpdate({
-        target: [invitations.workspaceId, invitations.email],
-        targetWhere: sql`status = 'pending'`,
-        set: { role: input.role, invitedBy: actorUserId, createdAt: now, expiresAt: now + INVITATION_TTL_MS },
-      }),
-    auditInsert(
-      db,
-      { actorKind: 'user', actorId: actorUserId, requestId },
-      {
-        organizationId: actor.organizationId,
-        workspaceId: actor.workspaceId,
-        action: 'invitation.created',
-        targetId: pendingId,
-        metadata: { role: input.role },
-      },
-      now,
-    ),
-  ]);
+  // The invitation is the directory's, its audit entry the organisation's (on its shard): two writes.
+  const [pending] = await db
+    .insert(invitations)
+    .values({
+      id: newId('inv', now),
+      workspaceId: actor.workspaceId,
+      email,
+      role: input.role,
+      status: 'pending',
+      invitedBy: actorUserId,
+      createdAt: now,
+      expiresAt: now + INVITATION_TTL_MS,
+    })
+    .onConflictDoUpdate({
+      target: [invitations.workspaceId, invitations.email],
+      targetWhere: sql`status = 'pending'`,
+      set: { role: input.role, invitedBy: actorUserId, createdAt: now, expiresAt: now + INVITATION_TTL_MS },
+    })
+    .returning({ id: invitations.id });
+  await auditInsert(
+    db,
+    { actorKind: 'user', actorId: actorUserId, requestId },
+    {
+      organizationId: actor.organizationId,
+      workspaceId: actor.workspaceId,
+      action: 'invitation.created',
+      targetId: pending!.id,
+      metadata: { role: input.role },
+    },
+    now,
+  );
 }
 
 export interface InvitationView {

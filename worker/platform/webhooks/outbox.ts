@@ -18,6 +18,8 @@ export const deliverMessageSchema = z.object({
   event_ids: z.array(z.string().startsWith('evt_').max(64)).min(1).max(100),
   /** Only this endpoint's delivery (a redelivery, the sweep). */
   endpoint_id: z.string().startsWith('whk_').max(64).optional(),
+  /** The events' workspace: its organisation's shard holds them (messages sent before it was added lack it). */
+  workspace_id: z.string().startsWith('ws_').max(64).optional(),
 });
 export type DeliverMessage = z.infer<typeof deliverMessageSchema>;
 
@@ -58,11 +60,16 @@ export async function enqueueDeliveries(
   }
 }
 
-/** Messages for a list of event ids. */
-export function deliverMessages(eventIds: string[]): DeliverMessage[] {
+/** Messages for a list of one workspace's event ids, 50 a message, for one endpoint or all. */
+export function deliverMessages(eventIds: string[], workspaceId: string, endpointId?: string): DeliverMessage[] {
   const messages: DeliverMessage[] = [];
   for (let start = 0; start < eventIds.length; start += 50)
-    messages.push({ kind: 'webhook.deliver', event_ids: eventIds.slice(start, start + 50) });
+    messages.push({
+      kind: 'webhook.deliver',
+      event_ids: eventIds.slice(start, start + 50),
+      workspace_id: workspaceId,
+      ...(endpointId ? { endpoint_id: endpointId } : {}),
+    });
   return messages;
 }
 
@@ -80,7 +87,13 @@ export async function enqueueForDelivery(
   const withEndpoints = new Set(
     (await Promise.all(workspaces.map(async (id) => ((await hasEndpoints(db, id)) ? id : null)))).filter(Boolean),
   );
-  const ids = committed.filter((event) => withEndpoints.has(event.workspaceId)).map((event) => event.id);
-  if (ids.length > 0) await enqueueDeliveries(queue, deliverMessages(ids));
-  return ids.length;
+  const delivered = committed.filter((event) => withEndpoints.has(event.workspaceId));
+  const messages = [...withEndpoints].flatMap((workspaceId) =>
+    deliverMessages(
+      delivered.filter((event) => event.workspaceId === workspaceId).map((event) => event.id),
+      workspaceId as string,
+    ),
+  );
+  if (messages.length > 0) await enqueueDeliveries(queue, messages);
+  return delivered.length;
 }

@@ -17,7 +17,7 @@ import { requireSecretsKey } from '../agents';
 import { auditInsert, type AuditContext } from '../audit';
 import { disableWrites } from './disable';
 import { RETRY_WINDOW_MS } from './retry-policy';
-import { enqueueDeliveries, forgetEndpoints, type DeliverMessage } from './outbox';
+import { deliverMessages, enqueueDeliveries, forgetEndpoints } from './outbox';
 import type { EventType } from './schemas';
 import { clock } from '../../lib/clock';
 import { iso } from '../../lib/periods';
@@ -181,10 +181,7 @@ export async function setEndpointEnabled(
   forgetEndpoints(row.workspaceId);
   // What waited goes out now, oldest first; anything not enqueued here the cron sweep finds.
   const ids = resumed.map((delivery) => delivery.eventId).sort();
-  const messages: DeliverMessage[] = [];
-  for (let start = 0; start < ids.length; start += 50)
-    messages.push({ kind: 'webhook.deliver', event_ids: ids.slice(start, start + 50), endpoint_id: webhookId });
-  await enqueueDeliveries(queue, messages).catch(() => undefined);
+  await enqueueDeliveries(queue, deliverMessages(ids, row.workspaceId, webhookId)).catch(() => undefined);
   return { ...endpointView(await endpointById(db, webhookId), now), replayed: resumed.length, expired: expired.length };
 }
 
@@ -294,6 +291,6 @@ export async function redeliver(
       now,
     ),
   ]);
-  await enqueueDeliveries(queue, [{ kind: 'webhook.deliver', event_ids: [eventId], endpoint_id: webhookId }]);
+  await enqueueDeliveries(queue, deliverMessages([eventId], endpoint.workspaceId, webhookId));
   return { webhook_id: webhookId, event_id: eventId, status: 'pending' as const };
 }

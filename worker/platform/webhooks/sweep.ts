@@ -4,7 +4,7 @@
  */
 import { and, eq, lt, lte, min, sql } from 'drizzle-orm';
 import { schema, type Database } from '../../lib/db';
-import { enqueueDeliveries } from './outbox';
+import { deliverMessages, enqueueDeliveries } from './outbox';
 import { RETRY_WINDOW_MS } from './retry-policy';
 
 const { webhookDeliveries, webhookAttempts } = schema;
@@ -19,14 +19,18 @@ const SWEEP_GRACE_MS = 30_000;
  */
 export async function sweepDueDeliveries(db: Database, queue: Queue<unknown>, now: number): Promise<number> {
   const due = await db
-    .select({ endpointId: webhookDeliveries.endpointId, eventId: min(webhookDeliveries.eventId) })
+    .select({
+      endpointId: webhookDeliveries.endpointId,
+      workspaceId: min(webhookDeliveries.workspaceId),
+      eventId: min(webhookDeliveries.eventId),
+    })
     .from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, now - SWEEP_GRACE_MS)))
     .groupBy(webhookDeliveries.endpointId)
     .limit(1000);
   await enqueueDeliveries(
     queue,
-    due.map((row) => ({ kind: 'webhook.deliver', event_ids: [row.eventId!], endpoint_id: row.endpointId })),
+    due.flatMap((row) => deliverMessages([row.eventId!], row.workspaceId!, row.endpointId)),
   );
   return due.length;
 }
