@@ -550,9 +550,8 @@ export const memberships = sqliteTable(
     userId: text('user_id')
       .notNull()
       .references(() => users.id),
-    workspaceId: text('workspace_id')
-      .notNull()
-      .references(() => workspaces.id),
+    // No foreign key: the workspace is on its organisation's shard, the membership in the directory.
+    workspaceId: text('workspace_id').notNull(),
     role: text('role', { enum: WORKSPACE_ROLES }).notNull(),
     createdAt: createdAt(),
   },
@@ -565,10 +564,8 @@ export const memberships = sqliteTable(
 /** The supply side: one provider record per provider user, moving through SPEC's states. */
 export const providers = sqliteTable('providers', {
   id: text('id').primaryKey(),
-  userId: text('user_id')
-    .notNull()
-    .unique()
-    .references(() => users.id),
+  // No foreign key: the providers are copied into every shard, where the users are not.
+  userId: text('user_id').notNull().unique(),
   status: text('status', { enum: PROVIDER_STATUSES }).notNull().default('registered'),
   /** The channel whose "Become an expert" link brought them, if any. */
   referredByChannelKey: text('referred_by_channel_key'),
@@ -701,9 +698,8 @@ export const invitations = sqliteTable(
   'invitations',
   {
     id: text('id').primaryKey(),
-    workspaceId: text('workspace_id')
-      .notNull()
-      .references(() => workspaces.id),
+    // No foreign key: the workspace is on its organisation's shard, the invitation in the directory.
+    workspaceId: text('workspace_id').notNull(),
     /** Lower-cased and trimmed, as users.email. */
     email: text('email').notNull(),
     role: text('role', { enum: WORKSPACE_ROLES }).notNull(),

@@ -1,6 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { homeOfStatement, homeOfTable, TABLE_GROUPS, writtenTable } from './layout';
+import { is } from 'drizzle-orm';
+import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import * as schema from '../../../drizzle/schema';
+import { destinationOfTable, homeOfStatement, homeOfTable, TABLE_GROUPS, writtenTable } from './layout';
 
 const migrations = readdirSync('migrations')
   .filter((name) => name.endsWith('.sql'))
@@ -43,6 +46,19 @@ describe('the layout of the tables', () => {
       .join('\n');
     const columns = [...schema.matchAll(/\b(?:text|integer|real|blob)\('([a-z_0-9]+)'/g)].map((m) => m[1]!);
     expect(columns.filter((column) => homeOfTable(column))).toEqual([]);
+  });
+
+  it('has no foreign key from a table to one that will live in another database', () => {
+    const crossing = (Object.values(schema) as unknown[])
+      .filter((table): table is SQLiteTable => is(table, SQLiteTable))
+      .flatMap((table) => {
+        const { name, foreignKeys } = getTableConfig(table);
+        return foreignKeys
+          .map((key) => getTableConfig(key.reference().foreignTable).name)
+          .filter((target) => destinationOfTable(target) !== destinationOfTable(name))
+          .map((target) => `${name} → ${target}`);
+      });
+    expect(crossing).toEqual([]);
   });
 
   it('routes a statement by the tables it names', () => {
