@@ -547,10 +547,9 @@ export const userSessions = sqliteTable(
 export const memberships = sqliteTable(
   'memberships',
   {
-    userId: text('user_id')
-      .notNull()
-      .references(() => users.id),
-    // No foreign key: the workspace is on its organisation's shard, the membership in the directory.
+    // No foreign keys: a membership is copied to its organisation's shard, where the users are not,
+    // and the workspace is there, not in the directory.
+    userId: text('user_id').notNull(),
     workspaceId: text('workspace_id').notNull(),
     role: text('role', { enum: WORKSPACE_ROLES }).notNull(),
     createdAt: createdAt(),
@@ -609,6 +608,12 @@ export const providers = sqliteTable('providers', {
   /** When they last claimed a lead (the offer ranking's round robin), and how many contacts they have revealed. */
   lastClaimedAt: integer('last_claimed_at'),
   contactReveals: integer('contact_reveals').notNull().default(0),
+  /**
+   * Whether their account has a second factor, kept by triggers on the factors (migration 0049):
+   * an organisation that requires one of its members reads it beside the provider, on its shard,
+   * where the factors themselves (secrets) never go.
+   */
+  secondFactor: integer('second_factor', { mode: 'boolean' }).notNull().default(false),
   /** The id of the last state change: its history, audit and event rows are written only with it. */
   changeId: text('change_id'),
   createdAt: createdAt(),

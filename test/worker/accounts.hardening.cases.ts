@@ -167,6 +167,14 @@ describe('an organisation’s two-step rule on the workbench', () => {
         .bind(lead, expert.providerId)
         .first(),
     ).toEqual({ n: 0 });
+    // Once they set one up, the factors' triggers mark the provider, and the next lead is theirs to see.
+    const flag = () =>
+      env.DIRECTORY.prepare('SELECT second_factor AS on_ FROM providers WHERE id = ?').bind(expert.providerId).first();
+    expect(await flag()).toEqual({ on_: 0 });
+    await enrolAuthenticator(expert.cookie);
+    expect(await flag()).toEqual({ on_: 1 });
+    const next = (await visitorSays(channel, { message: { text: 'Another one for the team.' } }, '198.18.9.2')).lead_id;
+    expect(await listed()).toContain(next);
   });
 });
 

@@ -15,6 +15,7 @@ import { listDomainEntries } from '../../platform/domains';
 import { listOpenInvitations, requireVerifiedEmail } from '../../platform/identity';
 import {
   claimLead,
+  enterLeadOrganization,
   leadDetailForProvider,
   listLeadsForProvider,
   replyBodySchema,
@@ -305,7 +306,9 @@ export function providerPageRoutes() {
   });
 
   app.get('/provider/workbench/leads/:leadId', async (c) => {
-    const lead = await leadDetailForProvider(c.var.db, requireProviderRow(c), c.req.param('leadId'));
+    const provider = requireProviderRow(c);
+    await enterLeadOrganization(c.var.db, c.req.param('leadId'));
+    const lead = await leadDetailForProvider(c.var.db, provider, c.req.param('leadId'));
     return c.html(<LeadPage user={currentUser(c)} lead={lead} notice={noticeOf(c)} />);
   });
 
@@ -314,6 +317,7 @@ export function providerPageRoutes() {
     const leadId = c.req.param('leadId');
     requireVerifiedEmail(currentUser(c));
     try {
+      await enterLeadOrganization(c.var.db, leadId);
       await claimLead(c.var.db, provider, leadId, userAuditContext(c));
     } catch (error) {
       if (error instanceof ApiError && error.code === 'already_claimed')
@@ -336,6 +340,7 @@ export function providerPageRoutes() {
   app.post('/provider/workbench/leads/:leadId/messages', async (c) => {
     const leadId = c.req.param('leadId');
     const provider = requireProviderRow(c);
+    await enterLeadOrganization(c.var.db, leadId);
     const form = await readForm(c);
     const parsed = replyBodySchema.safeParse({ text: form.text ?? '' });
     if (!parsed.success) {

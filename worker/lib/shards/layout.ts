@@ -48,20 +48,23 @@ export const TABLE_GROUPS = {
       'security_events',
       'user_passkeys',
       'passkey_challenges',
-      'memberships',
       'invitations',
       'email_suppressions',
     ],
   },
   /** The platform's operators, and the providers' history and health. */
-  platform: { home: 'directory', tables: ['admin_tokens', 'provider_health', 'provider_transitions'] },
+  platform: { home: 'directory', tables: ['admin_tokens', 'provider_transitions'] },
   /**
    * The catalog and the providers who work for every organisation: written in the directory, and
    * to be copied into every shard, so that an execution's batch ranks and offers to them on its
    * own shard in its one round trip (docs/design/scale.md#the-layout). A read of them goes with
    * the other tables it names.
    */
-  reference: { home: 'directory', bound: 'reference', tables: ['domains', 'providers', 'provider_domains'] },
+  reference: {
+    home: 'directory',
+    bound: 'reference',
+    tables: ['domains', 'providers', 'provider_domains', 'memberships'],
+  },
   /** Where each organisation is, and what names it: its workspaces, keys and channels. */
   directory: { home: 'directory', tables: ['organization_shards', 'directory_entries'] },
   /** Rows of an organisation's or of nobody's, with the unit of work that writes them. */
@@ -127,6 +130,8 @@ export const TABLE_GROUPS = {
       'privacy_requests',
       'a2a_tasks',
       'provisioning_requests',
+      // Each shard keeps its own breaker per agent: it opens on the failures that shard's calls saw.
+      'provider_health',
       'leads',
       'lead_events',
       'lead_offers',

@@ -44,4 +44,21 @@ describe('the shard router', () => {
     const together = [database.prepare('select * from leads'), database.prepare('select * from executions').bind(2)];
     expect(await database.batch(together)).toEqual([{ results: ['shard 0'] }, { results: ['shard 0'] }]);
   });
+
+  it('strict, checks each statement and batch as the layout’s destinations will have them', async () => {
+    const route: ShardRoute = { shard: null };
+    const database = routedD1(databases, route, { strict: true });
+    // Before an organisation is entered: its tables are refused even while they still live in the directory.
+    expect(() => database.prepare('select * from executions')).toThrow(/before its organisation/);
+    route.shard = 1;
+    // A write to a reference table runs in the directory (its copies follow): not in a shard's batch.
+    const together = [
+      database.prepare('update providers set x = 1'),
+      database.prepare('insert into executions (id) values (1)'),
+    ];
+    await expect(database.batch(together)).rejects.toThrow(ShardRoutingError);
+    expect(() => database.prepare('update providers set x = (select count(*) from leads)')).toThrow(
+      /from a shard's rows/,
+    );
+  });
 });

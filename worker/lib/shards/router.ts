@@ -53,9 +53,6 @@ export interface RoutingOptions {
   strict?: boolean;
 }
 
-/** Where a statement will have to run once every group has moved, for the strict check. */
-const destinationOf = (query: string) => homeOfStatement(query, destinationOfTable);
-
 /**
  * The database handle that routes each statement to its home (by the layout, unless a test gives
  * another). Strict, it first checks the statement as if every group had moved to its destination,
@@ -64,17 +61,8 @@ const destinationOf = (query: string) => homeOfStatement(query, destinationOfTab
 export function routedD1(databases: DatabaseSet, route: ShardRoute, options: RoutingOptions = {}): D1Like {
   const homeOf = options.homeOf ?? homeOfStatement;
   const targets = new WeakMap<object, Target>();
-  const targetOf = (query: string): Target => {
-    if (options.strict) {
-      check(destinationOf(query), query);
-      const written = writtenTable(query);
-      if (written && destinationOfTable(written) === 'reference' && route.shard !== null)
-        throw new ShardRoutingError(
-          `A reference table is written in the directory, not a shard: ${query.slice(0, 120)}`,
-        );
-    }
-    return place(homeOf(query), query);
-  };
+  // Strict: where each statement will run once every group has moved (a batch must agree on it).
+  const destinations = new WeakMap<object, Target>();
   const check = (home: StatementHome, query: string) => {
     if (home === 'both' || (home === 'unit-directory' && route.shard !== null))
       throw new ShardRoutingError(`A statement names tables of the directory and of a shard: ${query.slice(0, 120)}`);
@@ -87,31 +75,48 @@ export function routedD1(databases: DatabaseSet, route: ShardRoute, options: Rou
     if (!databases.shards[route.shard]) throw new ShardRoutingError(`No shard ${route.shard} is bound.`);
     return route.shard;
   };
+  /** Where the statement will run after the move: a write to a reference table runs in the directory. */
+  const destinationOf = (query: string): Target => {
+    const home = homeOfStatement(query, destinationOfTable);
+    const written = writtenTable(query);
+    if (written && destinationOfTable(written) === 'reference') {
+      if (home === 'shard' || home === 'both')
+        throw new ShardRoutingError(`A reference table is written from a shard's rows: ${query.slice(0, 120)}`);
+      return 'directory';
+    }
+    return place(home, query);
+  };
   const databaseOf = (target: Target) => (target === 'directory' ? databases.directory : databases.shards[target]!);
   // Remembers each statement's target through `bind`, which answers a new statement.
-  const remember = (statement: D1PreparedStatement, target: Target): D1PreparedStatement => {
+  const remember = (statement: D1PreparedStatement, target: Target, destination?: Target): D1PreparedStatement => {
     const wrapped = new Proxy(statement, {
       get(inner, property) {
-        if (property === 'bind') return (...values: unknown[]) => remember(inner.bind(...values), target);
+        if (property === 'bind') return (...values: unknown[]) => remember(inner.bind(...values), target, destination);
         const value: unknown = Reflect.get(inner, property, inner);
         if (typeof value !== 'function') return value;
         return (value as (...a: unknown[]) => unknown).bind(inner);
       },
     });
     targets.set(wrapped, target);
+    if (destination !== undefined) destinations.set(wrapped, destination);
     originals.set(wrapped, statement);
     return wrapped;
   };
   const originals = new WeakMap<object, D1PreparedStatement>();
   return {
     prepare(query: string) {
-      const target = targetOf(query);
-      return remember(databaseOf(target).prepare(query), target);
+      const destination = options.strict ? destinationOf(query) : undefined;
+      const target = place(homeOf(query), query);
+      return remember(databaseOf(target).prepare(query), target, destination);
     },
     batch<T = unknown>(statements: D1PreparedStatement[]) {
-      const first = statements[0] ? targets.get(statements[0]) : undefined;
-      if (statements.some((statement) => targets.get(statement) !== first))
+      const spans = (where: WeakMap<object, Target>) => {
+        const first = statements[0] ? where.get(statements[0]) : undefined;
+        return statements.some((statement) => where.get(statement) !== first);
+      };
+      if (spans(targets) || (options.strict && spans(destinations)))
         return Promise.reject(new ShardRoutingError('A batch spans the directory and a shard, or two shards.'));
+      const first = statements[0] ? targets.get(statements[0]) : undefined;
       const database = databaseOf(first ?? 'directory');
       return database.batch<T>(statements.map((statement) => originals.get(statement) ?? statement));
     },

@@ -9,21 +9,24 @@ import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { auditInsert, type AuditContext } from '../audit';
 import { requireRole, type MembershipView } from './memberships';
-import { hasSecondFactor, secondFactorExists } from './second-factor';
+import { hasSecondFactor } from './second-factor';
 import { clock } from '../../lib/clock';
 
-const { organizations, memberships, workspaces } = schema;
+const { organizations, memberships, workspaces, providers } = schema;
 
 /**
- * SQL: the user is a member of the workspace and may work in it: its organisation requires no
- * second factor, or the user has one. What reaches a workspace by membership (the workbench's
- * workspace-pool leads, their offers and claims) asks this, as the console does.
+ * SQL: the provider user is a member of the workspace and may work in it: its organisation
+ * requires no second factor, or the user has one (`providers.second_factor`, kept by triggers on
+ * the factors, so the check reads nothing of the accounts' secrets and runs on the shard). What
+ * reaches a workspace by membership (the workbench's workspace-pool leads, their offers and
+ * claims, a workspace's own agents) asks this, as the console does.
  */
 export function memberMayWorkIn(userId: SQL | string, workspaceId: SQL | string): SQL {
   return sql`EXISTS (SELECT 1 FROM ${memberships} JOIN ${workspaces} ON ${workspaces.id} = ${memberships.workspaceId}
     JOIN ${organizations} ON ${organizations.id} = ${workspaces.organizationId}
     WHERE ${memberships.workspaceId} = ${workspaceId} AND ${memberships.userId} = ${userId}
-      AND (${organizations.requireSecondFactor} = 0 OR ${secondFactorExists(userId)}))`;
+      AND (${organizations.requireSecondFactor} = 0 OR EXISTS (SELECT 1 FROM ${providers} f
+        WHERE f.user_id = ${userId} AND f.second_factor = 1)))`;
 }
 
 /** Turns the organisation's requirement on or off (owners only), audited. */

@@ -125,7 +125,10 @@ export async function createOrganizationForUser(
   const { db } = services;
   const organizationId = newId('org', now);
   const workspaceId = newId('ws', now);
-  await placeOrganization(services, organizationId, workspaceId, now);
+  // The owner's membership is the directory's: written with the placement, before the shard's rows.
+  await placeOrganization(services, organizationId, workspaceId, now, [
+    db.insert(memberships).values({ userId, workspaceId, role: 'owner', createdAt: now }),
+  ]);
   const audit: AuditContext = { actorKind: 'user', actorId: userId, requestId };
   await db.batch([
     db
@@ -134,7 +137,6 @@ export async function createOrganizationForUser(
     db
       .insert(workspaces)
       .values({ id: workspaceId, organizationId, name: input.workspaceName, status: 'active', createdAt: now }),
-    db.insert(memberships).values({ userId, workspaceId, role: 'owner', createdAt: now }),
     auditInsert(
       db,
       audit,

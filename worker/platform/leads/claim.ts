@@ -18,6 +18,7 @@ import { claimRefusal, feeInOtherCurrency, insufficientCredits, leadFeeInsert } 
 import type { ProviderRow } from '../providers';
 import { CLAIM_BOUNDS } from '../../brain';
 import { clock } from '../../lib/clock';
+import { enterWhereFound } from '../shards';
 
 const { claimsPerHour: CLAIMS_PER_HOUR, claimAttemptsPerHour: CLAIM_ATTEMPTS_PER_HOUR } = CLAIM_BOUNDS;
 import { openClaimsOf } from './offers';
@@ -168,4 +169,14 @@ async function refusal(db: Database, provider: ProviderRow, leadId: string, now:
     );
   }
   throw new ApiError('already_claimed', 'Another expert claimed this lead first.');
+}
+
+/**
+ * Enters the shard of the organisation a lead belongs to (docs/design/scale.md#the-layout): an
+ * expert names a lead by its id alone, and any shard may hold it. Not found anywhere: 404.
+ */
+export async function enterLeadOrganization(db: Database, leadId: string): Promise<void> {
+  const { leads } = schema;
+  if (!(await enterWhereFound(db, leads, leads.id, leads.workspaceId, leadId)))
+    throw new ApiError('not_found', `No lead ${leadId}.`);
 }

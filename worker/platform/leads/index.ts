@@ -13,7 +13,7 @@ export {
   replyBodySchema,
 } from './schemas';
 export { changeLeadStatus, leadDetailForProvider, listLeadsForProvider } from './workbench';
-export { claimLead } from './claim';
+export { claimLead, enterLeadOrganization } from './claim';
 export { sweepLeadTimers, type TimerSweep } from './timers';
 export { releaseHeldLeads } from './held-leads';
 export {

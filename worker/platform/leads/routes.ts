@@ -24,7 +24,7 @@ import {
   replyBodySchema,
   replyCreatedSchema,
 } from './schemas';
-import { claimLead } from './claim';
+import { claimLead, enterLeadOrganization } from './claim';
 import { changeLeadStatus, leadDetailForProvider, listLeadsForProvider } from './workbench';
 
 const TAG = 'Workbench';
@@ -154,21 +154,27 @@ export function workbenchRoutes() {
   });
   app.openapi(leadDetailRoute, async (c) => {
     c.header('Cache-Control', 'no-store');
-    return c.json(await leadDetailForProvider(c.var.db, requireProviderRow(c), c.req.valid('param').leadId), 200);
+    const provider = requireProviderRow(c);
+    await enterLeadOrganization(c.var.db, c.req.valid('param').leadId);
+    return c.json(await leadDetailForProvider(c.var.db, provider, c.req.valid('param').leadId), 200);
   });
   app.openapi(claimLeadRoute, async (c) => {
     c.header('Cache-Control', 'no-store');
     requireVerifiedEmail(c.var.user);
-    const lead = await claimLead(c.var.db, requireProviderRow(c), c.req.valid('param').leadId, providerAudit(c));
+    const provider = requireProviderRow(c);
+    await enterLeadOrganization(c.var.db, c.req.valid('param').leadId);
+    const lead = await claimLead(c.var.db, provider, c.req.valid('param').leadId, providerAudit(c));
     return c.json(lead, 200);
   });
   app.openapi(leadStatusRoute, async (c) => {
     const { status, note, value } = c.req.valid('json');
     c.header('Cache-Control', 'no-store');
+    const provider = requireProviderRow(c);
+    await enterLeadOrganization(c.var.db, c.req.valid('param').leadId);
     return c.json(
       await changeLeadStatus(
         c.var.db,
-        requireProviderRow(c),
+        provider,
         c.req.valid('param').leadId,
         status,
         { note: note ?? null, ...(value ? { value } : {}) },
@@ -182,6 +188,7 @@ export function workbenchRoutes() {
     const { text } = c.req.valid('json');
     const provider = requireProviderRow(c);
     const leadId = c.req.valid('param').leadId;
+    await enterLeadOrganization(c.var.db, leadId);
     return c.json(await replyToLead(c.var.db, provider, leadId, text, providerAudit(c), c.var.services.mail), 201);
   });
   app.openapi(

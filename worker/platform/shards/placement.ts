@@ -5,6 +5,7 @@
  * ever written without a map to it (a placement whose organisation never came is harmless).
  */
 import { sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { schema } from '../../lib/db';
 import type { Services } from '../../lib/services';
 import { directoryEntry, rememberPlacement } from './directory';
@@ -50,12 +51,15 @@ export async function placeOrganization(
   organizationId: string,
   workspaceId: string,
   now: number,
+  /** The directory's own rows of the new organisation (its first owner's membership), in the same batch. */
+  alsoInDirectory: BatchItem<'sqlite'>[] = [],
 ): Promise<number> {
   const { db } = services;
   const shard = await chooseShard(services);
   await db.batch([
     db.insert(organizationShards).values({ organizationId, shard, placedAt: now }),
     directoryEntry(db, 'workspace', workspaceId, organizationId),
+    ...alsoInDirectory,
   ]);
   rememberPlacement(organizationId, shard);
   services.shardRoute.shard = shard;
