@@ -8,7 +8,8 @@ import { DEMO_TEST_PASSWORD } from './local-worker.mjs';
 
 /** The confirmation link's path in the email the sink kept for `email`. */
 async function verificationPath(mailDir, email) {
-  for (let attempt = 0; attempt < 150; attempt++) {
+  // Up to 30 s: under `npm test` every suite runs side by side on two cores, and the queue waits its turn.
+  for (let attempt = 0; attempt < 300; attempt++) {
     for (const file of readdirSync(mailDir).filter((name) => name.endsWith('.eml'))) {
       const raw = readFileSync(join(mailDir, file), 'utf8');
       if (!raw.includes(email)) continue;

@@ -16,39 +16,61 @@ function localDatabases() {
   );
 }
 
+/**
+ * Runs inside workerd: applies the migrations a database has not had, each file with its
+ * d1_migrations row in one batch. (Node's D1 proxy prepares statements through a synchronous
+ * channel that loses a reply now and then under load; inside the Worker nothing is synchronous.)
+ */
+const APPLIER = `export default {
+  async fetch(request, env) {
+    const { binding, files } = await request.json();
+    const db = env[binding];
+    try {
+      await db.prepare('CREATE TABLE IF NOT EXISTS d1_migrations(id INTEGER PRIMARY KEY AUTOINCREMENT, ' +
+        'name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)').run();
+      const { results } = await db.prepare('SELECT name FROM d1_migrations').all();
+      const applied = new Set(results.map((row) => row.name));
+      for (const file of files) {
+        if (applied.has(file.name)) continue;
+        await db.batch([
+          ...file.statements.map((statement) => db.prepare(statement)),
+          db.prepare('INSERT INTO d1_migrations (name) VALUES (?)').bind(file.name),
+        ]);
+      }
+      return new Response('ok');
+    } catch (error) {
+      return new Response(String(error?.stack ?? error), { status: 500 });
+    }
+  },
+};`;
+
 /** Applies what each local database has not had yet; `persistTo` as wrangler's --persist-to. */
 export async function applyLocalMigrations({ persistTo } = {}) {
   const databases = localDatabases();
   const miniflare = new Miniflare({
     modules: true,
-    script: 'export default {}',
+    script: APPLIER,
     d1Persist: join(persistTo ?? join(ROOT, '.wrangler/state'), 'v3', 'd1'),
     d1Databases: databases,
   });
   const files = readdirSync(join(ROOT, 'migrations'))
     .filter((name) => name.endsWith('.sql'))
-    .sort();
+    .sort()
+    .map((name) => ({
+      name,
+      statements: readFileSync(join(ROOT, 'migrations', name), 'utf8')
+        .split('--> statement-breakpoint')
+        .map((statement) => statement.trim())
+        .filter((statement) => statement.replace(/^--.*$/gm, '').trim()),
+    }));
   try {
     for (const binding of Object.keys(databases)) {
-      const db = await miniflare.getD1Database(binding);
-      // wrangler's own table, as it creates it.
-      await db.exec(
-        'CREATE TABLE IF NOT EXISTS d1_migrations(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, ' +
-          'applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL);',
-      );
-      const applied = new Set(
-        (await db.prepare('SELECT name FROM d1_migrations').all()).results.map((row) => row.name),
-      );
-      for (const file of files.filter((name) => !applied.has(name))) {
-        const statements = readFileSync(join(ROOT, 'migrations', file), 'utf8')
-          .split('--> statement-breakpoint')
-          .map((statement) => statement.trim())
-          .filter((statement) => statement.replace(/^--.*$/gm, '').trim());
-        await db.batch([
-          ...statements.map((statement) => db.prepare(statement)),
-          db.prepare('INSERT INTO d1_migrations (name) VALUES (?)').bind(file),
-        ]);
-      }
+      const response = await miniflare.dispatchFetch('http://migrations.local/', {
+        method: 'POST',
+        body: JSON.stringify({ binding, files }),
+      });
+      const answer = await response.text();
+      if (!response.ok) throw new Error(`migrations of ${binding} failed: ${answer}`);
     }
   } finally {
     await miniflare.dispose();
