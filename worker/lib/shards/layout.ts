@@ -9,6 +9,7 @@
  * rows knows its organisation. Tables that a trigger ties together (the ledger's, the outbox's and
  * its deliveries', the knowledge's chunks and their full-text index) are always in one group.
  */
+import { TtlCache } from '../ttl-cache';
 
 /**
  * Where a table's rows are: the directory, the shard of the organisation they belong to, or
@@ -177,6 +178,19 @@ export function homeOfStatement(
   text: string,
   homeOf: (table: string) => Home | undefined = homeOfTable,
 ): StatementHome {
+  // The statements' texts repeat (drizzle builds the same text for the same query): read each once.
+  const cache = homeOf === homeOfTable ? homesByText : homeOf === destinationOfTable ? destinationsByText : undefined;
+  const known = cache?.peek(text);
+  if (known !== undefined) return known;
+  const home = scanForHome(text, homeOf);
+  cache?.set(text, home);
+  return home;
+}
+
+const homesByText = new TtlCache<StatementHome>(Number.POSITIVE_INFINITY, 2_000);
+const destinationsByText = new TtlCache<StatementHome>(Number.POSITIVE_INFINITY, 2_000);
+
+function scanForHome(text: string, homeOf: (table: string) => Home | undefined): StatementHome {
   const found = new Set<Home>();
   for (const [word] of text.replace(STRING_LITERALS, "''").matchAll(WORDS)) {
     const home = homeOf(word.toLowerCase());
