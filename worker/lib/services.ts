@@ -15,7 +15,7 @@ import {
 import { countingD1, createDatabase, type Database, type QueryCounter } from './db';
 import { bookmarksFrom, composeBookmarks, type D1Like, type D1Sessions, d1Sessions } from './d1-sessions';
 import { boundDatabases, databaseName } from './shards/databases';
-import { routedD1, type ShardRoute, tieRoute } from './shards/router';
+import { type DatabaseSet, routedD1, type ShardRoute, tieRoute } from './shards/router';
 import { type EgressPolicy, egressPolicy } from './egress';
 import { newId, newTraceId } from './ids';
 import { type Clock, clock } from './clock';
@@ -97,15 +97,20 @@ function databasesOf(env: Bindings, entry: EntrySpec, route: ShardRoute, strict:
   const counted = <T extends D1Like>(database: T, replica = false) =>
     entry.counter ? countingD1(database, entry.counter, { replica }) : database;
   const { directory, shards } = boundDatabases(env);
+  const shardCount = shards.length;
+  // A handle over one set of databases (the primaries, or the replicas' sessions), following
+  // `route`; its `onShard` gives the same set fixed on one shard, for reads across shards.
+  const handleOver = (set: DatabaseSet, followed: ShardRoute): Database =>
+    tieRoute(createDatabase(routedD1(set, followed, { strict })), {
+      route: followed,
+      shardCount,
+      onShard: (shard) => handleOver(set, { shard }),
+    });
   const primaries = { directory: counted(directory), shards: shards.map((s) => counted(s)) };
   // One shard's database, whatever the unit has entered: for placement, moves and cross-shard work.
-  const shardCount = shards.length;
-  const onShard = (shard: number): Database => {
-    const route = { shard };
-    return tieRoute(createDatabase(routedD1(primaries, route, { strict })), { route, shardCount, onShard });
-  };
+  const onShard = (shard: number) => handleOver(primaries, { shard });
   if (entry.kind !== 'request') {
-    const db = tieRoute(createDatabase(routedD1(primaries, route, { strict })), { route, shardCount, onShard });
+    const db = handleOver(primaries, route);
     return { db, reads: db, bookmark: () => null, onShard, shardCount };
   }
   const readAfter = bookmarksFrom(entry.readAfter ?? null);
@@ -113,18 +118,12 @@ function databasesOf(env: Bindings, entry: EntrySpec, route: ShardRoute, strict:
   const sessions = named.map(([name, database]) => d1Sessions(database, readAfter.get(databaseName(name)) ?? null));
   const [directorySessions, ...shardSessions] = sessions;
   const over = (pick: (session: D1Sessions) => D1Like, replica: boolean) =>
-    tieRoute(
-      createDatabase(
-        routedD1(
-          {
-            directory: counted(pick(directorySessions!), replica),
-            shards: shardSessions.map((s) => counted(pick(s), replica)),
-          },
-          route,
-          { strict },
-        ),
-      ),
-      { route, shardCount, onShard },
+    handleOver(
+      {
+        directory: counted(pick(directorySessions!), replica),
+        shards: shardSessions.map((s) => counted(pick(s), replica)),
+      },
+      route,
     );
   return {
     db: over((session) => session.primary, false),

@@ -2,6 +2,7 @@
  * The expert's side of leads: the lists and a lead's detail in the expert's scope, the claim, and
  * the claimer's status changes, each one atomic (`UPDATE … WHERE … RETURNING`).
  */
+import { readEveryShard } from '../shards';
 import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { demandReference, OFFER_WAVES } from '../../brain';
 import { insertWhere, schema, type Database } from '../../lib/db';
@@ -91,7 +92,8 @@ export interface LeadListQuery {
 
 /**
  * A page of the workbench, newest first, with cursor pagination on the time-sortable id (so
- * leads arriving meanwhile never shift a page), and the counts of both tabs: one round trip.
+ * leads arriving meanwhile never shift a page), and the counts of both tabs: one round trip to
+ * each database that holds leads, at once.
  */
 export async function listLeadsForProvider(db: Database, provider: ProviderRow, query: LeadListQuery) {
   const scope = query.scope === 'available' ? availableTo(provider) : claimedBy(provider);
@@ -100,21 +102,29 @@ export async function listLeadsForProvider(db: Database, provider: ProviderRow, 
     ...(query.status ? [eq(leads.status, query.status)] : []),
     ...(query.startingAfter ? [lt(leads.id, query.startingAfter)] : []),
   ];
-  const [rows, available, mine] = await db.batch([
-    db
-      .select(leadColumns)
-      .from(leads)
-      .leftJoin(channels, eq(channels.id, leads.channelId))
-      .where(and(...conditions))
-      .orderBy(desc(leads.id))
-      .limit(query.limit + 1),
-    db.select({ count: sql<number>`count(*)` }).from(leads).where(availableTo(provider)),
-    db.select({ count: sql<number>`count(*)` }).from(leads).where(claimedBy(provider)),
-  ]);
+  // Every shard's leads at once (an expert works for every organisation), merged newest first.
+  const pages = await readEveryShard(db, leads, (shardDb) =>
+    shardDb.batch([
+      shardDb
+        .select(leadColumns)
+        .from(leads)
+        .leftJoin(channels, eq(channels.id, leads.channelId))
+        .where(and(...conditions))
+        .orderBy(desc(leads.id))
+        .limit(query.limit + 1),
+      shardDb.select({ count: sql<number>`count(*)` }).from(leads).where(availableTo(provider)),
+      shardDb.select({ count: sql<number>`count(*)` }).from(leads).where(claimedBy(provider)),
+    ]),
+  );
+  const rows = pages
+    .flatMap(([page]) => page)
+    .sort((a, b) => (a.lead.id < b.lead.id ? 1 : a.lead.id > b.lead.id ? -1 : 0))
+    .slice(0, query.limit + 1);
+  const total = (at: 1 | 2) => pages.reduce((sum, page) => sum + (page[at][0]?.count ?? 0), 0);
   return {
     data: rows.slice(0, query.limit).map((row) => toView(row, provider)),
     has_more: rows.length > query.limit,
-    counts: { available: available[0]?.count ?? 0, mine: mine[0]?.count ?? 0 },
+    counts: { available: total(1), mine: total(2) },
   };
 }
 

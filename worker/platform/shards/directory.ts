@@ -4,9 +4,10 @@
  * keeps them; a placement changes only when an organisation moves, so an isolate keeps it a minute
  * and a move refuses the organisation's writes for longer than that before it switches.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, getTableName, inArray } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { schema, type Database } from '../../lib/db';
+import { homeOfTable } from '../../lib/shards/layout';
 import { routedHandleOf } from '../../lib/shards/router';
 import { TtlCache } from '../../lib/ttl-cache';
 
@@ -172,4 +173,20 @@ export async function enterWhereFound(
   if (!workspaceId) return undefined;
   await enterBy(db, 'workspace', workspaceId);
   return workspaceId;
+}
+
+/**
+ * Runs a read on every database that holds `table`'s rows today, at once: each shard once its
+ * group has moved there, else the one database it still lives in (so a count is never read twice).
+ * For the reads that span organisations: the workbench's lists, the platform's reports.
+ */
+export async function readEveryShard<T>(
+  db: Database,
+  table: SQLiteTable,
+  read: (shardDb: Database) => Promise<T>,
+): Promise<T[]> {
+  const handle = routedHandleOf(db);
+  if (!handle) throw new Error('This database handle is not routed over the shards.');
+  const count = homeOfTable(getTableName(table)) === 'directory' ? 1 : handle.shardCount;
+  return Promise.all(Array.from({ length: count }, (_, shard) => read(handle.onShard(shard))));
 }

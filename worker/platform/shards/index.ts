@@ -15,6 +15,7 @@ export {
   type Placed,
   placeAll,
   readAcrossShards,
+  readEveryShard,
   shardOfOrganization,
 } from './directory';
 export { chooseShard, placeOrganization, shardSizes } from './placement';
