@@ -3,7 +3,7 @@
  * through the isolate's cache by every request that names an organisation, key or channel.
  */
 import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 export const organizationShards = sqliteTable(
   'organization_shards',
@@ -38,5 +38,46 @@ export const directoryEntries = sqliteTable(
     primaryKey({ columns: [table.kind, table.value] }),
     // An organisation's entries, for a move's checks and an erasure.
     index('directory_entries_organization_idx').on(table.organizationId),
+  ],
+);
+
+/**
+ * An expert's claim of a lead while it crosses databases (docs/design/scale.md#the-layout): the
+ * expert's side (their fee, their claim limits) is the directory's, the lead the organisation's
+ * shard's. A claim reserves here first (holding the fee), claims on the shard, then settles here
+ * (paying it) or gives the reservation back; a sweep finishes a reservation whose claimer stopped
+ * between the steps, by whether the lead's shard has the claim.
+ */
+export const claimReservations = sqliteTable(
+  'claim_reservations',
+  {
+    /** The claim's id: the lead event it writes on the shard when it wins. */
+    changeId: text('change_id').primaryKey(),
+    leadId: text('lead_id').notNull(),
+    providerId: text('provider_id').notNull(),
+    /** The lead's workspace, to enter its shard again when a sweep finishes the claim. */
+    workspaceId: text('workspace_id').notNull(),
+    /**
+     * The fee the reservation holds (0 for a free lead, or one paid for before): counted out of
+     * the expert's balance while reserved, so two claims at once cannot spend it twice; paid when
+     * the claim settles, as the transfer `fee_transfer_id`.
+     */
+    feeMinor: integer('fee_minor').notNull(),
+    feeCurrency: text('fee_currency'),
+    feeTransferId: text('fee_transfer_id').notNull(),
+    /** The claims window the reservation counted in, to give its count back when the claim lost. */
+    windowStart: integer('window_start').notNull(),
+    state: text('state', { enum: ['reserved', 'settled', 'returned'] }).notNull(),
+    createdAt: integer('created_at').notNull(),
+    settledAt: integer('settled_at'),
+  },
+  (table) => [
+    // One claim of a lead at a time: of two experts claiming at once, the second is refused here,
+    // before any fee.
+    uniqueIndex('claim_reservations_one_per_lead').on(table.leadId).where(sql`state = 'reserved'`),
+    // What the sweep finishes: the reservations left open, oldest first.
+    index('claim_reservations_open_idx').on(table.createdAt).where(sql`state = 'reserved'`),
+    // What an expert's open reservations hold of their balance.
+    index('claim_reservations_provider_idx').on(table.providerId).where(sql`state = 'reserved'`),
   ],
 );

@@ -13,6 +13,16 @@ import { createActiveExpert, createChannel, sessionCall, visitorSays, type TestP
 import { CLAIM_BOUNDS } from '../../worker/brain/lead-policy';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
 import { REFUND_WINDOW_MS } from '../../worker/platform/billing/lead-fees';
+import { eq } from 'drizzle-orm';
+import { schema } from '../../worker/lib/db';
+import type { AuditContext } from '../../worker/platform/audit';
+import { claimOnShard, enterLeadOrganization } from '../../worker/platform/leads/claim';
+import {
+  finishOpenReservations,
+  RESERVATION_GRACE_MS,
+  reserveClaim,
+} from '../../worker/platform/leads/claim-reservations';
+import type { ProviderRow } from '../../worker/platform/providers';
 
 let ipCounter = 0;
 const nextIp = () => `198.19.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;
@@ -285,6 +295,112 @@ describe('a lead fee in another currency', () => {
     expect(await json(changed)).toMatchObject({ lead_price_minor: 500, lead_price_currency: 'EUR' });
     expect((await claim(expert, leadId)).status).toBe(200);
     expect(await balanceOf(escrowId)).toBe(1_500);
+    await expectBalancedBooks();
+  });
+});
+
+describe('a claim across the directory and the lead’s shard', () => {
+  let domain: string;
+  let channel: string;
+  let tenant: Tenant;
+  beforeAll(async () => {
+    domain = await pricedDomain(300);
+    tenant = await createTenant({ scopes: ['execute', 'leads:write', 'channels:write', 'channels:read'] });
+    channel = await createChannel(tenant.token, { domain });
+  });
+  const fundedExpert = async () => {
+    const expert = await createActiveExpert({ domains: [domain] });
+    const escrowId = (await credits(expert)).escrow_id as string;
+    await credit(escrowId, 1_000);
+    return { expert, escrowId };
+  };
+  const newLead = async () =>
+    (await visitorSays(channel, { message: { text: `A lead across the line ${Math.random()}` } }, nextIp()))
+      .lead_id as string;
+  const providerRow = (providerId: string) =>
+    workerDb().select().from(schema.providers).where(eq(schema.providers.id, providerId)).get() as Promise<ProviderRow>;
+  const reservationOf = (changeId: string) =>
+    env.DIRECTORY.prepare('SELECT state FROM claim_reservations WHERE change_id = ?').bind(changeId).first('state');
+  const claimsCounted = (providerId: string) =>
+    env.DIRECTORY.prepare('SELECT count FROM rate_limit_windows WHERE key_id = ?')
+      .bind(`claims:${providerId}`)
+      .first('count');
+  const reserve = async (expert: TestProvider, leadId: string) =>
+    reserveClaim(
+      workerDb(),
+      {
+        provider: await providerRow(expert.providerId),
+        leadId,
+        workspaceId: tenant.workspaceId,
+        price: { domain, minor: 300, currency: 'EUR' },
+      },
+      clock.now(),
+    );
+
+  it('of experts claiming one priced lead at once, one wins and pays; the others pay nothing', async () => {
+    const experts = await Promise.all(Array.from({ length: 4 }, fundedExpert));
+    const leadId = await newLead();
+    const answers = await Promise.all(experts.map(({ expert }) => claim(expert, leadId)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409]);
+    const balances = await Promise.all(experts.map(({ escrowId }) => balanceOf(escrowId)));
+    expect(balances.sort()).toEqual([1_000, 1_000, 1_000, 700]);
+    const open = await env.DIRECTORY.prepare(
+      "SELECT COUNT(*) AS n FROM claim_reservations WHERE lead_id = ? AND state = 'reserved'",
+    )
+      .bind(leadId)
+      .first('n');
+    expect(open).toBe(0);
+    await expectBalancedBooks();
+  });
+
+  it('stopped after reserving: the sweep gives the hold and the claim back, the lead stays open', async () => {
+    const { expert, escrowId } = await fundedExpert();
+    const leadId = await newLead();
+    const reservation = await reserve(expert, leadId);
+    // Held, not paid: nothing is written to the ledger before the claim is won.
+    expect(await balanceOf(escrowId)).toBe(1_000);
+    expect(await claimsCounted(expert.providerId)).toBe(1);
+    // The hold counts: of 1,000 with 300 held, two more leads at 300 can be claimed, not three.
+    const others = await Promise.all(Array.from({ length: 3 }, newLead));
+    const claims = [];
+    for (const other of others) claims.push((await claim(expert, other)).status);
+    expect(claims).toEqual([200, 200, 402]);
+    expect(await balanceOf(escrowId)).toBe(400);
+    // Not yet: a claim still under way is left alone.
+    expect(await finishOpenReservations(workerDb(), clock.now())).toBe(0);
+    moveClockForTests(RESERVATION_GRACE_MS + 1);
+    expect(await finishOpenReservations(workerDb(), clock.now())).toBeGreaterThanOrEqual(1);
+    expect(await reservationOf(reservation.changeId)).toBe('returned');
+    expect(await balanceOf(escrowId)).toBe(400);
+    expect(await claimsCounted(expert.providerId)).toBe(2);
+    expect(await env.DIRECTORY.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first('status')).toBe(
+      'open',
+    );
+    // The hold is gone, so its 300 pay for the lead itself now.
+    expect((await claim(expert, leadId)).status).toBe(200);
+    expect(await balanceOf(escrowId)).toBe(100);
+    await expectProblem(await claim(expert, others[2]!), 402, 'insufficient_credits');
+    await expectBalancedBooks();
+  });
+
+  it('a claimer that stopped after the shard took the claim: the sweep settles it, the fee stays paid', async () => {
+    const { expert, escrowId } = await fundedExpert();
+    const leadId = await newLead();
+    const reservation = await reserve(expert, leadId);
+    const db = workerDb();
+    await enterLeadOrganization(db, leadId);
+    const audit: AuditContext = { actorKind: 'user', actorId: expert.userId, requestId: 'req_test_claim' };
+    expect(await claimOnShard(db, await providerRow(expert.providerId), reservation, 0, audit, clock.now())).toBe(true);
+    moveClockForTests(RESERVATION_GRACE_MS + 1);
+    await finishOpenReservations(workerDb(), clock.now());
+    expect(await reservationOf(reservation.changeId)).toBe('settled');
+    expect(await balanceOf(escrowId)).toBe(700);
+    const provider = await providerRow(expert.providerId);
+    expect(provider.contactReveals).toBe(1);
+    expect(provider.lastClaimedAt).not.toBeNull();
+    expect((await json(await sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}`))).status).toBe(
+      'claimed',
+    );
     await expectBalancedBooks();
   });
 });

@@ -100,7 +100,8 @@ describe('the outbox', () => {
     ).results
       .map((row) => row.data)
       .join('\n');
-    for (const detail of ['ada@example.com', '7946', 'Lovelace']) expect(everything).not.toContain(detail);
+    for (const detail of ['ada@example.com', '7946 0000', '79460000', 'Lovelace'])
+      expect(everything).not.toContain(detail);
     // Not in the transcript either, which experts read before anyone claims the lead.
     const transcript = (
       await env.DIRECTORY.prepare(
@@ -109,10 +110,11 @@ describe('the outbox', () => {
         .bind(first.lead_id)
         .all<{ text: string }>()
     ).results;
-    for (const detail of ['ada@example.com', '7946', 'Lovelace'])
+    for (const detail of ['ada@example.com', '7946 0000', '79460000', 'Lovelace'])
       expect(JSON.stringify(transcript)).not.toContain(detail);
     for (const sent of hook.sent())
-      for (const detail of ['ada@example.com', '7946', 'Lovelace']) expect(sent.body).not.toContain(detail);
+      for (const detail of ['ada@example.com', '7946 0000', '79460000', 'Lovelace'])
+        expect(sent.body).not.toContain(detail);
   });
 });
 

@@ -8,7 +8,7 @@ import type { Bindings } from '../env';
 import { logLine } from '../lib/request-context';
 import { buildServices, type Services } from '../lib/services';
 import { scrubAddresses, sendEmails, sendEmailsMessageSchema, sweepEmails } from '../platform/email';
-import { releaseHeldLeads, sweepLeadTimers } from '../platform/leads';
+import { finishOpenReservations, releaseHeldLeads, sweepLeadTimers } from '../platform/leads';
 import { sweepBilling } from '../platform/billing';
 import { rollUp } from '../platform/rollups';
 import { deliverMessageSchema, endpointsWithPending, sweepDueDeliveries } from '../platform/webhooks';
@@ -163,6 +163,8 @@ export async function handleScheduled(controller: ScheduledController, env: Bind
   // Lead timers first: the offers and escalations they make write emails the email sweep then finds;
   // so do the ledger's notices and statements. The rollups count what the outbox holds so far.
   const leads = await sweepLeadTimers(db, now, services.limits.leadMinuteMs);
+  // Claims whose claimer stopped between the directory and the lead's shard: settled or given back.
+  const claimsFinished = await finishOpenReservations(db, now);
   await rollUp(db);
   await sweepBilling(db, now);
   // After the month's close and its notices: a new month, or a credit, may make room for held leads.
@@ -171,6 +173,15 @@ export async function handleScheduled(controller: ScheduledController, env: Bind
     sweepDueDeliveries(db, services.queues.events, now),
     sweepEmails(db, services.queues.emails, now),
   ]);
-  logLine({ level: 'info', message: 'scheduled', cron: controller.cron, requeued, emails, leads, released });
+  logLine({
+    level: 'info',
+    message: 'scheduled',
+    cron: controller.cron,
+    requeued,
+    emails,
+    leads,
+    released,
+    claimsFinished,
+  });
   await publishCommittedEvents(db, env);
 }

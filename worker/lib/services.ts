@@ -105,6 +105,7 @@ function databasesOf(env: Bindings, entry: EntrySpec, route: ShardRoute, strict:
       route: followed,
       shardCount,
       onShard: (shard) => handleOver(set, { shard }),
+      inDirectory: () => handleOver(set, { shard: null }),
     });
   const primaries = { directory: counted(directory), shards: shards.map((s) => counted(s)) };
   // One shard's database, whatever the unit has entered: for placement, moves and cross-shard work.

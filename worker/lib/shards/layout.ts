@@ -68,6 +68,8 @@ export const TABLE_GROUPS = {
   },
   /** Where each organisation is, and what names it: its workspaces, keys and channels. */
   directory: { home: 'directory', tables: ['organization_shards', 'directory_entries'] },
+  /** A claim of a lead while it crosses databases: the expert's side, reserved before the lead's shard claims it. */
+  claims: { home: 'directory', tables: ['claim_reservations'] },
   /** Rows of an organisation's or of nobody's, with the unit of work that writes them. */
   followsTheUnit: { home: 'directory', bound: 'unit', tables: ['audit_log', 'emails', 'rate_limit_windows'] },
   /**

@@ -29,6 +29,12 @@ export interface RoutedHandle<T> {
   route: ShardRoute;
   shardCount: number;
   onShard: (shard: number) => T;
+  /**
+   * The same unit's databases before it entered any organisation: its `unit` tables (rate limits,
+   * audit, the books) in the directory. For a step of a saga that is a person's, not the
+   * organisation's (an expert's fee and claim limits while they claim an organisation's lead).
+   */
+  inDirectory: () => T;
 }
 
 const handles = new WeakMap<object, RoutedHandle<unknown>>();

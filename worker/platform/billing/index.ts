@@ -29,14 +29,15 @@ export {
   transferInsert,
   transferWritten,
 } from './ledger';
-export { creditEscrow, escrowView, openProviderEscrow, providerEscrow } from './escrows';
+export { creditEscrow, escrowView, openProviderEscrow, providerEscrow, providerEscrowSql } from './escrows';
 export {
-  claimRefusal,
   decideRefund,
   erasedLeadRefunds,
   feeInOtherCurrency,
   insufficientCredits,
   leadFeeInsert,
+  leadFeePaid,
+  type LeadPrice,
   listRefundRequests,
   providerCredits,
   REFUND_WINDOW_MS,

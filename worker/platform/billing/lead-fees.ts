@@ -1,6 +1,6 @@
 /**
  * Lead fees (docs/design/billing.md), as lead marketplaces charge them: a domain may price its
- * leads, and an expert who claims one pays it from their escrow in the claim's own batch, once
+ * leads, and an expert who claims one pays it from their escrow when the claim settles, once
  * per lead (a release and a new claim do not charge again; nor do they refund). An expert may ask
  * for the fee back within 7 days when the lead was spam or unreachable, once; an admin decides,
  * and an accepted request credits the fee back in the decision's batch.
@@ -12,89 +12,73 @@ import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { auditInsert, auditInsertWhere, type AuditContext } from '../audit';
 import { findEscrow, latestEntries, leadReference, providerEscrow, providerEscrowSql } from './escrows';
-import { balances, LEDGER_REFUSALS, ledgerRefused, revenueAccount, transferInsert } from './ledger';
+import { balances, revenueAccount, transferInsert } from './ledger';
 import type { RefundRequestView } from './schemas';
 import { iso } from '../../lib/periods';
 
-const { leadRefundRequests, ledgerEntries, leads, domains, providers, transfers } = schema;
+const { leadRefundRequests, ledgerEntries, leads, providers, transfers } = schema;
 
 /** How long after paying a lead's fee an expert may ask for it back. */
 export const REFUND_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
- * The fee of claiming a lead, for the claim's batch: the provider's escrow pays the domain's lead
- * price, in its currency, to the platform's revenue, when `applied` (the claim won) and not paid
- * for this lead before. The database refuses it, and with it the claim, when the escrow lacks the
- * funds or is in another currency, or when there is none (claimRefusal says which).
+ * The fee of claiming a lead, for the batch that settles the claim (leads/claim-reservations.ts):
+ * the provider's escrow pays what the reservation held (the lead's domain's price, in its
+ * currency) to the platform's revenue, when `when` holds and it has not paid for this lead before
+ * (a release and a new claim do not charge again; the ledger's once-per-lead index agrees).
  */
 export function leadFeeInsert(
   db: Database,
-  claim: { providerId: string; leadId: string; applied: SQL },
+  fee: { providerId: string; leadId: string; transferId: string; amount: SQL; currency: SQL; when: SQL },
   now: number,
 ): BatchItem<'sqlite'> {
-  const { providerId, leadId } = claim;
-  const escrow = providerEscrowSql(providerId);
-  const priceOf = (column: SQL) =>
-    sql`(SELECT ${column} FROM ${leads} l JOIN ${domains} d ON d.slug = l.domain WHERE l.id = ${leadId})`;
-  const notPaidBefore = sql`NOT EXISTS (SELECT 1 FROM ${transfers} WHERE ref = ${leadId} AND kind = 'lead_fee' AND
-    from_account = ${escrow})`;
+  const escrow = providerEscrowSql(fee.providerId);
   return transferInsert(
     db,
     {
+      transferId: fee.transferId,
       kind: 'lead_fee',
-      currency: priceOf(sql`d.lead_price_currency`),
+      currency: fee.currency,
       from: escrow,
-      to: sql`'platform:revenue:' || ${priceOf(sql`d.lead_price_currency`)}`,
-      amount: sql`coalesce(${priceOf(sql`d.lead_price_minor`)}, 0)`,
-      ref: leadId,
-      when: sql`${claim.applied} AND ${notPaidBefore}`,
+      to: sql`'platform:revenue:' || ${fee.currency}`,
+      amount: fee.amount,
+      ref: fee.leadId,
+      when: sql`${fee.when} AND NOT ${leadFeePaid(fee.providerId, fee.leadId)}`,
     },
     now,
   );
 }
 
-/**
- * Why the ledger refused a claim's fee, if it did: the escrow lacks the funds (or there is none,
- * so it holds nothing), or it is in another currency than the lead's price.
- */
-export function claimRefusal(error: unknown): 'funds' | 'currency' | undefined {
-  if (ledgerRefused(error, LEDGER_REFUSALS.fundsLeft) || ledgerRefused(error, LEDGER_REFUSALS.unknownAccount))
-    return 'funds';
-  if (ledgerRefused(error, LEDGER_REFUSALS.currencyMismatch)) return 'currency';
-  return undefined;
+/** The expert has paid this lead's fee before, as SQL. */
+export function leadFeePaid(providerId: string, leadId: string): SQL {
+  return sql`EXISTS (SELECT 1 FROM ${transfers} WHERE ref = ${leadId} AND kind = 'lead_fee' AND
+    from_account = ${providerEscrowSql(providerId)})`;
 }
 
-/** The 409 of a claim whose fee is in another currency than the expert's credits. */
-export async function feeInOtherCurrency(db: Database, providerId: string, leadId: string): Promise<ApiError> {
-  const [row, escrow] = await Promise.all([
-    db
-      .select({ price: domains.leadPriceMinor, currency: domains.leadPriceCurrency, domain: domains.slug })
-      .from(leads)
-      .innerJoin(domains, eq(domains.slug, leads.domain))
-      .where(eq(leads.id, leadId))
-      .get(),
-    providerEscrow(db, providerId),
-  ]);
+/** What claiming a lead costs: its domain's price (none when the domain sets no price). */
+export interface LeadPrice {
+  domain: string;
+  minor: number | null;
+  currency: string | null;
+}
+
+/** The 409 of a claim whose fee is in another currency than the expert's credits (read in the directory). */
+export async function feeInOtherCurrency(directory: Database, providerId: string, price: LeadPrice): Promise<ApiError> {
+  const escrow = await providerEscrow(directory, providerId);
   return new ApiError(
     'currency_mismatch',
-    `Claiming a ${row?.domain ?? ''} lead costs ${row?.price ?? 0} minor units of ${row?.currency ?? '?'}; your ` +
+    `Claiming a ${price.domain} lead costs ${price.minor ?? 0} minor units of ${price.currency ?? '?'}; your ` +
       `credits are in ${escrow?.currency ?? '?'}, so they cannot pay it. Ask the platform to move your credits.`,
-    { extensions: { lead_price_minor: row?.price ?? null, lead_price_currency: row?.currency ?? null } },
+    { extensions: { lead_price_minor: price.minor, lead_price_currency: price.currency } },
   );
 }
 
 /** The 402 of a claim without the funds for its fee. */
-export async function insufficientCredits(db: Database, leadId: string): Promise<ApiError> {
-  const row = await db
-    .select({ price: domains.leadPriceMinor, domain: domains.slug })
-    .from(leads)
-    .innerJoin(domains, eq(domains.slug, leads.domain))
-    .where(eq(leads.id, leadId))
-    .get();
+export function insufficientCredits(price: LeadPrice): ApiError {
   return new ApiError(
     'insufficient_credits',
-    `Claiming a ${row?.domain ?? ''} lead costs ${row?.price ?? 0} minor units, more than your credits hold.`,
-    { extensions: { lead_price_minor: row?.price ?? null } },
+    `Claiming a ${price.domain} lead costs ${price.minor ?? 0} minor units, more than your credits hold.`,
+    { extensions: { lead_price_minor: price.minor } },
   );
 }
 

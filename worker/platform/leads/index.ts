@@ -14,6 +14,7 @@ export {
 } from './schemas';
 export { changeLeadStatus, leadDetailForProvider, listLeadsForProvider } from './workbench';
 export { claimLead, enterLeadOrganization } from './claim';
+export { finishOpenReservations, RESERVATION_GRACE_MS } from './claim-reservations';
 export { sweepLeadTimers, type TimerSweep } from './timers';
 export { releaseHeldLeads } from './held-leads';
 export {

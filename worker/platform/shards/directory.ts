@@ -190,3 +190,20 @@ export async function readEveryShard<T>(
   const count = homeOfTable(getTableName(table)) === 'directory' ? 1 : handle.shardCount;
   return Promise.all(Array.from({ length: count }, (_, shard) => read(handle.onShard(shard))));
 }
+
+/**
+ * A handle of the same unit's databases, entered into the organisation of a workspace, while `db`
+ * keeps its own route: for a job that visits many organisations in turn. Undefined when the
+ * directory knows no such workspace.
+ */
+export async function handleInWorkspace(db: Database, workspaceId: string): Promise<Database | undefined> {
+  const handle = routedHandleOf(db);
+  if (!handle) throw new Error('This database handle is not routed over the shards.');
+  const own = handle.inDirectory();
+  return (await enterBy(own, 'workspace', workspaceId)) ? own : undefined;
+}
+
+/** The same unit's databases before any organisation (its `unit` tables in the directory); `db` when not routed. */
+export function inDirectory(db: Database): Database {
+  return routedHandleOf(db)?.inDirectory() ?? db;
+}

@@ -11,6 +11,8 @@ export {
   enterOrganization,
   enterWhereFound,
   forgetPlacements,
+  handleInWorkspace,
+  inDirectory,
   PLACEMENT_CACHE_MS,
   type Placed,
   placeAll,
