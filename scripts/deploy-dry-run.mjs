@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { wrangler } from './lib.mjs';
 
 /** The Worker bundle's budget, gzip. */
-export const WORKER_BUDGET_KIB = 460;
+export const WORKER_BUDGET_KIB = 470;
 
 const outdir = mkdtempSync(join(tmpdir(), 'egw-dry-run-'));
 try {

@@ -13,7 +13,7 @@ import {
   newEvent,
   takeCommittedEvents,
 } from '../../worker/platform/events';
-import { createTenant, execute, executeBody, json, workerDb } from './helpers';
+import { createTenant, execute, executeBody, json, shardDb, workerDb } from './helpers';
 import { endpoint, receiver } from './webhook-helpers';
 import { rollUp } from '../../worker/platform/rollups';
 import { createActiveExpert, createChannel, review, sessionCall, visitorSays } from './provider-helpers';
@@ -87,7 +87,7 @@ describe('committed ids come back from the batch', () => {
   };
 
   it('a committed batch reports its events, each once', async () => {
-    const db = workerDb();
+    const db = shardDb();
     const now = clock.now();
     await db.batch([...eventInserts(db, [newEvent('provider.status_changed', 'ws_events_1', data)], now)] as [never]);
     await db.batch([eventInsertWhere(db, newEvent('provider.status_changed', 'ws_events_1', data), sql`1 = 1`, now)]);
@@ -101,7 +101,7 @@ describe('committed ids come back from the batch', () => {
   });
 
   it('a conditional event whose condition fails, and any event of a failed batch, report nothing', async () => {
-    const db = workerDb();
+    const db = shardDb();
     const now = clock.now();
     await db.batch([eventInsertWhere(db, newEvent('provider.status_changed', 'ws_events_2', data), sql`1 = 0`, now)]);
     await expect(

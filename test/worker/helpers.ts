@@ -1,6 +1,7 @@
 /** Shared helpers for worker tests: requests through the real Worker, tenants via the admin API. */
 import { buildServices } from '../../worker/lib/services';
 import type { Database } from '../../worker/lib/db';
+import { routedHandleOf } from '../../worker/lib/shards/router';
 import type { Bindings } from '../../worker/env';
 import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
@@ -163,4 +164,14 @@ export async function auditEntry(workspaceId: string, auditId: string) {
  */
 export function workerDb(): Database {
   return buildServices(env as unknown as Bindings, { kind: 'cron' }).db;
+}
+
+/**
+ * The Worker's handle entered on one shard, for tests that write rows of a made-up workspace
+ * (one the directory does not know) directly: its rows live on that shard.
+ */
+export function shardDb(shard = 0): Database {
+  const handle = routedHandleOf(workerDb());
+  if (!handle) throw new Error('The worker handle is not routed.');
+  return handle.onShard(shard);
 }

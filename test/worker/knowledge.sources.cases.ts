@@ -13,7 +13,7 @@ import { statsWrite } from '../../worker/platform/knowledge/indexing';
 import { STUCK_AFTER_MS } from '../../worker/platform/knowledge/sources';
 import { installRemotes, remotes } from './agent-helpers';
 import { getPage, postForm, signUpOwner } from './console-helpers';
-import { call, createTenant, expectProblem, issueKey, json, type Tenant, workerDb } from './helpers';
+import { call, createTenant, expectProblem, issueKey, json, type Tenant, shardDb, workerDb } from './helpers';
 
 const KNOWLEDGE = ['knowledge:read', 'knowledge:write'];
 
@@ -452,7 +452,7 @@ describe('the cost of a question', () => {
       .bind(passages, space!.ordinal, workspaceId, `ks_${workspaceId}`)
       .run();
     // What indexing keeps for ranking: the workspace's passages and their fields' words.
-    const db = workerDb();
+    const db = shardDb();
     await db.batch([statsWrite(db, workspaceId)]);
   }
 
@@ -476,7 +476,7 @@ describe('the cost of a question', () => {
   it('ranks by the workspace’s own statistics: the same scores when another fills with the same words', async () => {
     const tag = Date.now().toString(36);
     await filledWorkspace(`ws_rank_${tag}`, 400);
-    const db = workerDb();
+    const db = shardDb();
     const answers = (workspaceId: string) =>
       Promise.all(
         ['alpha5 beta3', 'What are the delivery times?', 'common words alpha7'].map((question) =>

@@ -66,7 +66,9 @@ async function runJob(message: QueueMessage, services: Services, env: Bindings):
     });
     return;
   }
-  await sendEmails(emailSendDeps(services), message);
+  // The rows are in the database the message names: a shard's, or the directory's.
+  const deps = emailSendDeps(services);
+  await sendEmails({ ...deps, db: message.shard === undefined ? deps.db : services.onShard(message.shard) }, message);
 }
 
 /**

@@ -37,7 +37,7 @@ export async function publishCommittedEvents(
     fanOutLive(env.CONVERSATIONS, committed).catch(warn('live_fan_out_failed')),
     revocations.length > 0 ? revokeLive(env.CONVERSATIONS, revocations).catch(warn('live_revoke_failed')) : undefined,
     enqueueForDelivery(db, env.EVENTS, committed).catch(warn('outbox_enqueue_failed')),
-    emails.length > 0 ? enqueueEmails(env.EMAILS, emails).catch(warn('email_enqueue_failed')) : undefined,
+    ...emails.map((sent) => enqueueEmails(env.EMAILS, sent.ids, 0, sent.shard).catch(warn('email_enqueue_failed'))),
   ]);
 }
 

@@ -55,6 +55,11 @@ export interface Services {
   shardCount: number;
   /** A primary's database fixed on one shard (the directory's statements still go to the directory). */
   onShard: (shard: number) => Database;
+  /**
+   * Each database whole, by its name (`dir`, `0`, `1`, …), with a handle no layout routes: for
+   * the reports that look at a database as it is (its tables' sizes), never for its rows.
+   */
+  everyDatabase: () => Array<{ name: string; db: Database }>;
   /** The newest bookmark of this unit of work's sessions, to hand back to its caller. */
   bookmark: () => string | null;
   settings: Settings;
@@ -100,19 +105,25 @@ function databasesOf(env: Bindings, entry: EntrySpec, route: ShardRoute, strict:
   const shardCount = shards.length;
   // A handle over one set of databases (the primaries, or the replicas' sessions), following
   // `route`; its `onShard` gives the same set fixed on one shard, for reads across shards.
+  const unit = {};
   const handleOver = (set: DatabaseSet, followed: ShardRoute): Database =>
     tieRoute(createDatabase(routedD1(set, followed, { strict })), {
       route: followed,
       shardCount,
       onShard: (shard) => handleOver(set, { shard }),
       inDirectory: () => handleOver(set, { shard: null }),
+      unit,
     });
   const primaries = { directory: counted(directory), shards: shards.map((s) => counted(s)) };
   // One shard's database, whatever the unit has entered: for placement, moves and cross-shard work.
   const onShard = (shard: number) => handleOver(primaries, { shard });
+  const everyDatabase = () => [
+    { name: databaseName('directory'), db: createDatabase(primaries.directory) },
+    ...primaries.shards.map((shard, index) => ({ name: databaseName(index), db: createDatabase(shard) })),
+  ];
   if (entry.kind !== 'request') {
     const db = handleOver(primaries, route);
-    return { db, reads: db, bookmark: () => null, onShard, shardCount };
+    return { db, reads: db, bookmark: () => null, onShard, shardCount, everyDatabase };
   }
   const readAfter = bookmarksFrom(entry.readAfter ?? null);
   const named = [['directory', directory] as const, ...shards.map((shard, index) => [index, shard] as const)];
@@ -132,6 +143,7 @@ function databasesOf(env: Bindings, entry: EntrySpec, route: ShardRoute, strict:
     bookmark: () => composeBookmarks(named.map(([name], index) => [databaseName(name), sessions[index]!.bookmark()])),
     onShard,
     shardCount,
+    everyDatabase,
   };
 }
 

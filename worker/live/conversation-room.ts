@@ -16,6 +16,8 @@ import type { Bindings } from '../env';
 import { newSecretToken } from '../lib/crypto';
 import { idBefore } from '../lib/ids';
 import { buildServices } from '../lib/services';
+import type { Database } from '../lib/db';
+import { enterBy } from '../platform/shards';
 import {
   type LiveParticipant,
   messageInConversation,
@@ -90,9 +92,16 @@ export class ConversationRoom extends DurableObject<Bindings> {
    */
   private readonly backlogs = new Map<WebSocket, { ids: Set<string>; until: number }>();
 
-  /** The services of one call of this object (lib/services.ts). */
-  private services() {
-    return buildServices(this.env, { kind: 'object' });
+  /**
+   * The database of one call of this object (lib/services.ts), in the conversation's organisation:
+   * the room keeps the workspace its first ticket named (docs/design/scale.md#the-layout).
+   */
+  private async db(): Promise<Database> {
+    const { db } = buildServices(this.env, { kind: 'object' });
+    const workspaceId = await this.ctx.storage.get<string>('workspace');
+    if (!workspaceId || !(await enterBy(db, 'workspace', workspaceId)))
+      throw new Error('This conversation room does not know its workspace.');
+    return db;
   }
 
   /** Frames each socket sent in its current window (memory only: a woken room starts afresh). */
@@ -100,10 +109,12 @@ export class ConversationRoom extends DurableObject<Bindings> {
 
   /**
    * A single-use ticket that opens one socket for this participant within 60 s; at most 5 unspent
-   * at once and 20 a minute per participant.
+   * at once and 20 a minute per participant. The room keeps the conversation's workspace, to read
+   * from its organisation's shard.
    */
-  async issueTicket(conversationId: string, participant: Participant): Promise<TicketResult> {
+  async issueTicket(conversationId: string, participant: Participant, workspaceId: string): Promise<TicketResult> {
     const now = clock.now();
+    await this.ctx.storage.put('workspace', workspaceId);
     const stored = await this.ctx.storage.list<Ticket>({ prefix: 'ticket:' });
     const expired = [...stored].filter(([, ticket]) => ticket.expiresAt <= now).map(([key]) => key);
     if (expired.length > 0) await this.ctx.storage.delete(expired);
@@ -137,7 +148,7 @@ export class ConversationRoom extends DurableObject<Bindings> {
     if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket')
       return problem(request, 426, 'upgrade_required', 'Open this URL as a WebSocket.');
     // The right is the one in force now, not when the ticket was minted.
-    if (!(await participantMayListen(this.services().db, ticket.conversationId, ticket))) {
+    if (!(await participantMayListen(await this.db(), ticket.conversationId, ticket))) {
       return problem(request, 403, 'not_claimer', 'You no longer take part in this conversation.');
     }
     const tag = tagOf(ticket);
@@ -246,7 +257,7 @@ export class ConversationRoom extends DurableObject<Bindings> {
     const key = `read:${state.role}`;
     const previous = await this.ctx.storage.get<string>(key);
     if (previous && previous >= frame.up_to) return;
-    const { db } = this.services();
+    const db = await this.db();
     if (!(await messageInConversation(db, state.conversationId, frame.up_to))) return;
     await this.ctx.storage.put(key, frame.up_to);
     this.toOthers(state.role, { type: 'read', role: state.role, up_to: frame.up_to });
@@ -305,7 +316,7 @@ export class ConversationRoom extends DurableObject<Bindings> {
     this.resuming.set(socket, []);
     try {
       const from = after ? idBefore(after, RESUME_OVERLAP_MS) : null;
-      const thread = await threadAfter(this.services().db, state.conversationId, from);
+      const thread = await threadAfter(await this.db(), state.conversationId, from);
       const sent = new Set<string>();
       for (const message of thread.messages) {
         sent.add(message.message_id);

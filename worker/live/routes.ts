@@ -10,7 +10,7 @@ import { ApiError, type ErrorCode } from '../lib/errors';
 import { jsonContent, problemResponses } from '../lib/openapi';
 import { admittedChannel, channelGate, PUBLIC_CHANNEL_PATHS, widgetCors } from '../gateway/widget';
 import { visitorConversation } from '../platform/conversations';
-import { claimedConversation } from '../platform/leads';
+import { claimedConversation, enterLeadOrganization } from '../platform/leads';
 import { requireProvider, requireProviderRow } from '../platform/providers';
 import type { TicketResult } from './conversation-room';
 import { roomOf } from './fan-out';
@@ -66,12 +66,14 @@ export function liveRoutes() {
       async (c) => {
         c.header('Cache-Control', 'no-store');
         const token = BEARER.exec(c.req.header('Authorization') ?? '')?.[1];
-        const conversationId = await visitorConversation(c.var.db, admittedChannel(c).id, token);
+        const channel = admittedChannel(c);
+        const conversationId = await visitorConversation(c.var.db, channel.id, token);
         const ticket = ticketOrRefuse(
-          await roomOf(c.env.CONVERSATIONS, conversationId).issueTicket(conversationId, {
-            role: 'visitor',
-            id: conversationId,
-          }),
+          await roomOf(c.env.CONVERSATIONS, conversationId).issueTicket(
+            conversationId,
+            { role: 'visitor', id: conversationId },
+            channel.workspaceId,
+          ),
         );
         const base = resolvePlatformUrls(c.var.settings, c.req.url).baseUrl;
         return c.json({ url: socketUrl(base, conversationId, ticket), expires_in: LIVE_LIMITS.ticketMs / 1000 }, 200);
@@ -100,12 +102,14 @@ export function liveRoutes() {
     async (c) => {
       c.header('Cache-Control', 'no-store');
       const provider = requireProviderRow(c);
+      await enterLeadOrganization(c.var.db, c.req.valid('param').leadId);
       const lead = await claimedConversation(c.var.db, provider, c.req.valid('param').leadId);
       const ticket = ticketOrRefuse(
-        await roomOf(c.env.CONVERSATIONS, lead.conversationId).issueTicket(lead.conversationId, {
-          role: 'provider',
-          id: provider.id,
-        }),
+        await roomOf(c.env.CONVERSATIONS, lead.conversationId).issueTicket(
+          lead.conversationId,
+          { role: 'provider', id: provider.id },
+          lead.workspaceId,
+        ),
       );
       const base = resolvePlatformUrls(c.var.settings, c.req.url).baseUrl;
       return c.json(

@@ -8,7 +8,7 @@ import type { AppEnv } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { validationError } from '../../lib/app';
 import { refundRequestBodySchema, requestRefund } from '../../platform/billing';
-import { changeLeadStatus, leadStatusBodySchema } from '../../platform/leads';
+import { changeLeadStatus, enterLeadOrganization, leadStatusBodySchema } from '../../platform/leads';
 import { requireProviderRow } from '../../platform/providers';
 import { readForm } from '../shared/form-input';
 import { minorUnitsOf } from '../shared/money';
@@ -38,6 +38,7 @@ export function registerLeadForms(app: OpenAPIHono<AppEnv>): void {
     });
     if (!parsed.success) throw validationError(parsed.error);
     const { status, note, value: wonValue } = parsed.data;
+    await enterLeadOrganization(c.var.db, leadId);
     await changeLeadStatus(
       c.var.db,
       requireProviderRow(c),

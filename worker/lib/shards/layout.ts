@@ -71,7 +71,12 @@ export const TABLE_GROUPS = {
   /** A claim of a lead while it crosses databases: the expert's side, reserved before the lead's shard claims it. */
   claims: { home: 'directory', tables: ['claim_reservations'] },
   /** Rows of an organisation's or of nobody's, with the unit of work that writes them. */
-  followsTheUnit: { home: 'directory', bound: 'unit', tables: ['audit_log', 'emails', 'rate_limit_windows'] },
+  followsTheUnit: {
+    home: 'directory',
+    bound: 'unit',
+    // Each database archives its own expired rows, with its own manifests of what it archived.
+    tables: ['audit_log', 'emails', 'rate_limit_windows', 'archive_objects'],
+  },
   /**
    * The books, kept per database: an organisation's escrow, its contracts, its charges and card
    * payments on its shard (a charge stays inside its execution's batch); the experts' escrows and
@@ -89,6 +94,8 @@ export const TABLE_GROUPS = {
       'statements',
       'payments',
       'payment_events',
+      // An expert's request for a lead's fee back: theirs, beside the escrow that paid it.
+      'lead_refund_requests',
     ],
   },
   /** The owner's knowledge: its spaces, sources, crawls, passages and their full-text index. */
@@ -129,7 +136,6 @@ export const TABLE_GROUPS = {
       'daily_rollups',
       'rollup_cursors',
       'lifecycle_cursors',
-      'archive_objects',
       'privacy_requests',
       'a2a_tasks',
       'provisioning_requests',
@@ -138,7 +144,6 @@ export const TABLE_GROUPS = {
       'leads',
       'lead_events',
       'lead_offers',
-      'lead_refund_requests',
     ],
   },
 } as const satisfies Record<string, TableGroup>;

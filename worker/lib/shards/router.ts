@@ -35,6 +35,16 @@ export interface RoutedHandle<T> {
    * organisation's (an expert's fee and claim limits while they claim an organisation's lead).
    */
   inDirectory: () => T;
+  /**
+   * What every handle of one unit of work shares (its own, `onShard`'s, `inDirectory`'s): the key
+   * under which what commits through any of them is gathered, to publish after the unit's work.
+   */
+  unit: object;
+}
+
+/** The key of a handle's unit of work: its shared object, or the handle itself when not routed. */
+export function unitOf(database: object): object {
+  return handles.get(database)?.unit ?? database;
 }
 
 const handles = new WeakMap<object, RoutedHandle<unknown>>();

@@ -12,6 +12,7 @@ import { auditInsert, type AuditContext } from '../audit';
 import type { AgentHealth } from './schemas';
 import { requireSecretsKey } from './service';
 import { iso } from '../../lib/periods';
+import { readEveryShard } from '../shards';
 
 const { providers, providerHealth, agentAttempts } = schema;
 
@@ -91,26 +92,32 @@ const percentile = (sorted: number[], p: number) =>
 /** The last 24 hours of one agent or robot: success rate, latency percentiles, breaker, last errors. */
 export async function agentHealth(db: Database, providerId: string, now: number): Promise<AgentHealth> {
   const since = now - 24 * 60 * 60 * 1000;
-  const [attempts, breaker] = await db.batch([
-    db
-      .select({
-        executionId: agentAttempts.executionId,
-        outcome: agentAttempts.outcome,
-        httpStatus: agentAttempts.httpStatus,
-        durationMs: agentAttempts.durationMs,
-        error: agentAttempts.error,
-        createdAt: agentAttempts.createdAt,
-      })
-      .from(agentAttempts)
-      .where(and(eq(agentAttempts.providerId, providerId), gt(agentAttempts.createdAt, since)))
-      .orderBy(desc(agentAttempts.createdAt))
-      .limit(20_000),
-    db.select().from(providerHealth).where(eq(providerHealth.providerId, providerId)).limit(1),
-  ]);
+  // Each shard calls the agent for its own organisations and keeps its own breaker: the view is
+  // every shard's calls together, and the breaker open where any shard's is.
+  const everyShard = await readEveryShard(db, agentAttempts, (shardDb) =>
+    shardDb.batch([
+      shardDb
+        .select({
+          executionId: agentAttempts.executionId,
+          outcome: agentAttempts.outcome,
+          httpStatus: agentAttempts.httpStatus,
+          durationMs: agentAttempts.durationMs,
+          error: agentAttempts.error,
+          createdAt: agentAttempts.createdAt,
+        })
+        .from(agentAttempts)
+        .where(and(eq(agentAttempts.providerId, providerId), gt(agentAttempts.createdAt, since)))
+        .orderBy(desc(agentAttempts.createdAt))
+        .limit(20_000),
+      shardDb.select().from(providerHealth).where(eq(providerHealth.providerId, providerId)).limit(1),
+    ]),
+  );
+  const attempts = everyShard.flatMap(([shardAttempts]) => shardAttempts).sort((a, b) => b.createdAt - a.createdAt);
+  const breakers = everyShard.flatMap(([, health]) => health);
+  const state = breakers.sort((a, b) => b.openUntil - a.openUntil || b.consecutiveFailures - a.consecutiveFailures)[0];
   const calls = attempts.filter((attempt) => attempt.outcome !== 'circuit_open');
   const successes = calls.filter((attempt) => attempt.outcome === 'success').length;
   const durations = calls.map((attempt) => attempt.durationMs).sort((a, b) => a - b);
-  const state = breaker[0];
   const open = Boolean(state && state.openUntil > now);
   return {
     provider_id: providerId,

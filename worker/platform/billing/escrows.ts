@@ -12,6 +12,8 @@ import { auditInsertWhere, type AuditContext } from '../audit';
 import { DEFAULT_LOW_BALANCE_MINOR } from './contracts';
 import { balanceOf, balances, entryOf, fundingAccount, transferInsert, transferWritten } from './ledger';
 import type { LedgerEntryView } from './schemas';
+import { readEveryShard } from '../shards';
+import type { LeadStatus } from '../../vocabulary';
 
 const { escrows, ledgerEntries, leads, transfers } = schema;
 
@@ -40,18 +42,38 @@ export function entryView(
   };
 }
 
-/** An account's latest entries, newest first. */
+/** An account's latest entries, newest first; a lead's fee or refund names its lead as people know it. */
 export async function latestEntries(db: Database, account: string, limit = 100): Promise<LedgerEntryView[]> {
   const rows = await db
-    .select({ entry: ledgerEntries, reference: leadReference, status: leads.status })
+    .select()
     .from(ledgerEntries)
-    .leftJoin(leads, and(eq(leads.id, ledgerEntries.ref), inArray(ledgerEntries.kind, ['lead_fee', 'refund'])))
     .where(eq(ledgerEntries.account, account))
     .orderBy(desc(ledgerEntries.seq))
     .limit(limit);
-  return rows.map((row) =>
-    entryView(row.entry, row.reference && row.status ? { reference: row.reference, status: row.status } : null),
+  const aboutLeads = await leadsAbout(
+    db,
+    rows.filter((row) => row.kind === 'lead_fee' || row.kind === 'refund').map((row) => row.ref),
   );
+  return rows.map((row) => entryView(row, aboutLeads.get(row.ref) ?? null));
+}
+
+/**
+ * Leads by id, as a page about money names them (their reference and status), read from every
+ * shard that holds leads at once: an expert's fees are for leads of many organisations.
+ */
+export async function leadsAbout(
+  db: Database,
+  leadIds: readonly string[],
+): Promise<Map<string, { reference: string; status: LeadStatus }>> {
+  const ids = [...new Set(leadIds)];
+  if (ids.length === 0) return new Map();
+  const found = await readEveryShard(db, leads, (shardDb) =>
+    shardDb
+      .select({ id: leads.id, reference: leadReference, status: leads.status })
+      .from(leads)
+      .where(inArray(leads.id, ids)),
+  );
+  return new Map(found.flat().map((lead) => [lead.id, { reference: lead.reference ?? '', status: lead.status }]));
 }
 
 /** One escrow, or 404. */

@@ -11,12 +11,12 @@ import { type Database, isConstraintViolation, schema } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { auditInsert, auditInsertWhere, type AuditContext } from '../audit';
-import { findEscrow, latestEntries, leadReference, providerEscrow, providerEscrowSql } from './escrows';
+import { findEscrow, latestEntries, leadsAbout, providerEscrow, providerEscrowSql } from './escrows';
 import { balances, revenueAccount, transferInsert } from './ledger';
 import type { RefundRequestView } from './schemas';
 import { iso } from '../../lib/periods';
 
-const { leadRefundRequests, ledgerEntries, leads, providers, transfers } = schema;
+const { leadRefundRequests, ledgerEntries, providers, transfers } = schema;
 
 /** How long after paying a lead's fee an expert may ask for it back. */
 export const REFUND_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
@@ -172,15 +172,17 @@ export async function requestRefund(
 
 /** A lead the expert marked won was neither spam nor unreachable: its fee is not given back. */
 async function refuseWonLead(db: Database, leadId: string): Promise<void> {
-  const lead = await db.select({ status: leads.status }).from(leads).where(eq(leads.id, leadId)).get();
-  if (lead?.status === 'won')
+  if ((await leadsAbout(db, [leadId])).get(leadId)?.status === 'won')
     throw new ApiError(
       'refund_not_allowed',
       'This lead was marked won: a fee is given back for spam or an unreachable visitor only.',
     );
 }
 
-/** Refund requests, newest first: all (admins, by status) or one provider's. */
+/**
+ * Refund requests, newest first: all (admins, by status) or one provider's. They are the
+ * directory's, with the experts' escrows; their leads are read from the shards that hold them.
+ */
 export async function listRefundRequests(
   db: Database,
   filter: { status?: RefundRow['status']; providerId?: string },
@@ -190,21 +192,19 @@ export async function listRefundRequests(
     ...(filter.providerId ? [eq(leadRefundRequests.providerId, filter.providerId)] : []),
   ];
   const rows = await db
-    .select({
-      request: leadRefundRequests,
-      reference: leadReference,
-      status: leads.status,
-      providerName: providers.displayName,
-    })
+    .select({ request: leadRefundRequests, providerName: providers.displayName })
     .from(leadRefundRequests)
-    .leftJoin(leads, eq(leads.id, leadRefundRequests.leadId))
     .leftJoin(providers, eq(providers.id, leadRefundRequests.providerId))
     .where(conditions.length > 0 ? and(...conditions) : undefined)
     .orderBy(desc(leadRefundRequests.createdAt))
     .limit(200);
+  const aboutLeads = await leadsAbout(
+    db,
+    rows.map((row) => row.request.leadId),
+  );
   return rows.map((row) =>
     refundRequestView(row.request, {
-      lead: row.reference && row.status ? { reference: row.reference, status: row.status } : null,
+      lead: aboutLeads.get(row.request.leadId) ?? null,
       providerName: row.providerName,
     }),
   );

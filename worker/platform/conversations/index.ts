@@ -29,7 +29,7 @@ export {
   type LiveRevocation,
   messageInConversation,
   participantMayListen,
-  providerLiveRevocation,
+  revokeProviderLive,
   takeLiveRevocations,
 } from './live-access';
 export {

@@ -3,9 +3,10 @@
  * opens (a ticket minted before a release must not open one after it), and after a commit that
  * takes the right away (jobs/publish.ts closes the sockets that the committed batch revoked).
  */
-import { sql, type SQL } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
-import { afterCommit, schema, type Database } from '../../lib/db';
+import { unitOf } from '../../lib/shards/router';
+import { sql } from 'drizzle-orm';
+import { schema, type Database } from '../../lib/db';
+import { readEveryShard } from '../shards';
 
 const { leads, providers, messages, conversations } = schema;
 
@@ -47,27 +48,28 @@ export async function messageInConversation(db: Database, conversationId: string
   return rows.length > 0;
 }
 
-const revoked = new WeakMap<Database, LiveRevocation[]>();
+const revoked = new WeakMap<object, LiveRevocation[]>();
 
 /**
- * A batch statement: once the batch commits (and if `condition` held), the provider's sockets on
- * every conversation whose lead they hold are to close (they were suspended, say).
+ * A provider stopped being active (suspended, or back under review): their sockets on every
+ * conversation whose lead they hold are to close once the request is done (jobs/publish.ts). The
+ * leads are read from every shard that holds leads; call it after the change has committed.
  */
-export function providerLiveRevocation(db: Database, providerId: string, condition: SQL): BatchItem<'sqlite'> {
-  const statement = db.all<{ conversationId: string }>(sql`SELECT conversation_id AS "conversationId" FROM ${leads}
-    WHERE claimed_by = ${providerId} AND status IN ('claimed', 'contacted', 'qualified')
-      AND conversation_id IS NOT NULL AND ${condition}`);
-  return afterCommit(statement, (rows) => {
-    const list = revoked.get(db) ?? [];
-    for (const row of rows as Array<{ conversationId: string }>)
-      list.push({ conversationId: row.conversationId, participant: { role: 'provider', id: providerId } });
-    revoked.set(db, list);
-  });
+export async function revokeProviderLive(db: Database, providerId: string): Promise<void> {
+  const held = await readEveryShard(db, leads, (shardDb) =>
+    shardDb.all<{ conversationId: string }>(sql`SELECT conversation_id AS "conversationId" FROM ${leads}
+      WHERE claimed_by = ${providerId} AND status IN ('claimed', 'contacted', 'qualified')
+        AND conversation_id IS NOT NULL`),
+  );
+  const list = revoked.get(unitOf(db)) ?? [];
+  for (const row of held.flat())
+    list.push({ conversationId: row.conversationId, participant: { role: 'provider', id: providerId } });
+  revoked.set(unitOf(db), list);
 }
 
 /** The revocations committed through this database since the last call (each once). */
 export function takeLiveRevocations(db: Database): LiveRevocation[] {
-  const list = revoked.get(db) ?? [];
-  revoked.delete(db);
+  const list = revoked.get(unitOf(db)) ?? [];
+  revoked.delete(unitOf(db));
   return list;
 }

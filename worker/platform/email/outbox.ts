@@ -6,6 +6,7 @@
  * entry points put them on the queue after the commit (jobs/publish.ts), and the cron sweep finds
  * any that were missed.
  */
+import { routedHandleOf, unitOf } from '../../lib/shards/router';
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { afterCommit, type Database, schema, newIdsInStatement } from '../../lib/db';
@@ -22,21 +23,28 @@ const HOUR_MS = 60 * 60 * 1000;
 /** New email ids made inside a statement, one per row. */
 const idsInStatement = (now: number) => newIdsInStatement('eml', now);
 
-const committedIds = new WeakMap<Database, string[]>();
+/** Emails committed, by the shard whose database has their rows (null: the directory). */
+const committedIds = new WeakMap<object, Map<number | null, string[]>>();
 
 function collect(db: Database) {
   return (rows: unknown[]) => {
-    const list = committedIds.get(db) ?? [];
+    const byShard = committedIds.get(unitOf(db)) ?? new Map<number | null, string[]>();
+    const shard = routedHandleOf(db)?.route.shard ?? null;
+    const list = byShard.get(shard) ?? [];
     for (const row of rows as Array<{ id: string; status: string }>) if (row.status === 'queued') list.push(row.id);
-    committedIds.set(db, list);
+    byShard.set(shard, list);
+    committedIds.set(unitOf(db), byShard);
   };
 }
 
-/** The emails committed through this database, due now, since the last call (each once). */
-export function takeCommittedEmails(db: Database): string[] {
-  const list = committedIds.get(db) ?? [];
-  committedIds.delete(db);
-  return list;
+/**
+ * The emails committed through this unit of work, due now, since the last call (each once), by
+ * the shard whose database has their rows (null: the directory): a send job reads them there.
+ */
+export function takeCommittedEmails(db: Database): Array<{ shard: number | null; ids: string[] }> {
+  const byShard = committedIds.get(unitOf(db)) ?? new Map<number | null, string[]>();
+  committedIds.delete(unitOf(db));
+  return [...byShard].filter(([, ids]) => ids.length > 0).map(([shard, ids]) => ({ shard, ids }));
 }
 
 /**

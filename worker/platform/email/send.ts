@@ -6,6 +6,7 @@
  * row may go twice (a consumer dies after the server accepted it, before the row says so), the
  * recipient's mail system sees the same message.
  */
+import { routedHandleOf } from '../../lib/shards/router';
 import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { backoffDelayMs } from '../../lib/backoff';
@@ -23,6 +24,8 @@ const { emails } = schema;
 export const sendEmailsMessageSchema = z.object({
   kind: z.literal('email.send'),
   email_ids: z.array(z.string().startsWith('eml_').max(64)).min(1).max(100),
+  /** The shard whose database has the rows; none: the directory (an account's email, or an older message). */
+  shard: z.number().int().min(0).max(255).optional(),
 });
 export type SendEmailsMessage = z.infer<typeof sendEmailsMessageSchema>;
 
@@ -44,10 +47,19 @@ export interface SendDeps {
 }
 
 /** Sends at most 100 queue messages per call (the Queues limit), 25 emails each. */
-export async function enqueueEmails(queue: Queue<unknown>, ids: string[], delaySeconds = 0): Promise<void> {
+export async function enqueueEmails(
+  queue: Queue<unknown>,
+  ids: string[],
+  delaySeconds = 0,
+  shard: number | null = null,
+): Promise<void> {
   const messages: SendEmailsMessage[] = [];
   for (let start = 0; start < ids.length; start += 25)
-    messages.push({ kind: 'email.send', email_ids: ids.slice(start, start + 25) });
+    messages.push({
+      kind: 'email.send',
+      email_ids: ids.slice(start, start + 25),
+      ...(shard === null ? {} : { shard }),
+    });
   for (let start = 0; start < messages.length; start += 100) {
     await queue.sendBatch(
       messages.slice(start, start + 100).map((body) => ({ body, ...(delaySeconds > 0 ? { delaySeconds } : {}) })),
@@ -118,7 +130,8 @@ export async function sendEmail(deps: SendDeps, id: string): Promise<string | un
       now,
     );
     logLine({ level: 'warn', message: 'email_send_failed', email_id: id, attempts: row.attempts, error: reason });
-    if (!givingUp) await enqueueEmails(deps.queue, [id], Math.ceil((retryAt - now) / 1000));
+    if (!givingUp)
+      await enqueueEmails(deps.queue, [id], Math.ceil((retryAt - now) / 1000), routedHandleOf(db)?.route.shard ?? null);
     return givingUp ? 'failed' : 'retrying';
   }
   await settle(

@@ -1,6 +1,6 @@
 /**
- * The email side of the every-minute cron sweep (docs/design/email.md), in one batch whatever
- * the number of rows, and safe when two sweeps overlap (each step moves rows out of the state it
+ * The email side of the every-minute cron sweep (docs/design/email.md), in a batch per database
+ * whatever the number of rows, and safe when two sweeps overlap (each step moves rows out of the state it
  * reads, inside one transaction):
  *
  * - continuations held for 2 minutes: skipped when the visitor has read the replies; postponed
@@ -9,6 +9,8 @@
  * - then everything due that the queue has not taken (a lost message, a dead consumer) goes back
  *   on the queue.
  */
+import { routedHandleOf } from '../../lib/shards/router';
+import { databasesHolding } from '../shards';
 import { sql } from 'drizzle-orm';
 import { type Database, schema, newIdsInStatement } from '../../lib/db';
 import { enqueueEmails } from './send';
@@ -37,9 +39,8 @@ const lastContinuationAt = (now: number) => sql`(SELECT MAX(COALESCE(s.sent_at, 
   WHERE s.conversation_id = ${emails.conversationId} AND s.kind = 'visitor_continuation'
     AND s.status IN ('queued', 'sending', 'sent') AND COALESCE(s.sent_at, ${now}) > ${now - CONTINUATION_SPACING_MS})`;
 
-/** The sweep's writes, in order; the last two return the rows they made due. */
-export function emailSweepWrites(db: Database, now: number) {
-  const digestId = newIdsInStatement('eml', now);
+/** The continuations' writes, in order (on a database with conversations); the last returns the rows made due. */
+function continuationWrites(db: Database, now: number) {
   return [
     db.run(sql`UPDATE ${emails} SET status = 'skipped', last_error = 'The visitor read the replies in time.',
       updated_at = ${now} WHERE ${dueContinuation(now)} AND NOT ${unreadReplies}`),
@@ -47,6 +48,13 @@ export function emailSweepWrites(db: Database, now: number) {
       updated_at = ${now} WHERE ${dueContinuation(now)} AND ${lastContinuationAt(now)} IS NOT NULL`),
     db.all<{ id: string }>(sql`UPDATE ${emails} SET status = 'queued', updated_at = ${now}
       WHERE ${dueContinuation(now)} RETURNING id`),
+  ] as const;
+}
+
+/** The digests' writes, in order; the first returns the digests made. */
+function digestWrites(db: Database, now: number) {
+  const digestId = newIdsInStatement('eml', now);
+  return [
     db.all<{ id: string }>(sql`INSERT INTO ${emails} (id, workspace_id, kind, status, provider_id, subject,
         link_origin, next_attempt_at, created_at, updated_at)
       SELECT ${digestId}, MIN(workspace_id), 'lead_digest', 'queued', provider_id, 'Your hourly lead digest',
@@ -64,15 +72,30 @@ export function emailSweepWrites(db: Database, now: number) {
   ] as const;
 }
 
-/** Runs the email sweep: one batch, then one read of what is overdue; answers how many went on the queue. */
+/**
+ * The email sweep, a batch per database: the continuations where there are conversations (each
+ * shard), the digests and what is overdue wherever there are emails (the directory's account
+ * emails too); each database's due rows go on the queue naming it. Answers how many went.
+ */
 export async function sweepEmails(db: Database, queue: Queue<unknown>, now: number): Promise<number> {
-  const [, , promoted, digests] = await db.batch(emailSweepWrites(db, now));
-  const overdue = await db.all<{ id: string }>(sql`SELECT id FROM ${emails}
-    WHERE status IN ('queued', 'sending') AND next_attempt_at <= ${now - SWEEP_GRACE_MS}
-    ORDER BY next_attempt_at LIMIT 500`);
-  const ids = [...new Set([...promoted, ...digests, ...overdue].map((row) => row.id))];
-  if (ids.length > 0) await enqueueEmails(queue, ids);
-  return ids.length;
+  let queued = 0;
+  const enqueue = async (each: Database, rows: ReadonlyArray<{ id: string }>) => {
+    const ids = [...new Set(rows.map((row) => row.id))];
+    if (ids.length > 0) await enqueueEmails(queue, ids, 0, routedHandleOf(each)?.route.shard ?? null);
+    queued += ids.length;
+  };
+  for (const each of databasesHolding(db, conversations)) {
+    const [, , promoted] = await each.batch(continuationWrites(each, now));
+    await enqueue(each, promoted);
+  }
+  for (const each of databasesHolding(db, emails)) {
+    const [digests] = await each.batch(digestWrites(each, now));
+    const overdue = await each.all<{ id: string }>(sql`SELECT id FROM ${emails}
+      WHERE status IN ('queued', 'sending') AND next_attempt_at <= ${now - SWEEP_GRACE_MS}
+      ORDER BY next_attempt_at LIMIT 500`);
+    await enqueue(each, [...digests, ...overdue]);
+  }
+  return queued;
 }
 
 /** Housekeeping: settled emails made before `cutoff` (90 days by default), at most `limit` a tick. */

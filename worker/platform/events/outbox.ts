@@ -6,6 +6,7 @@
  * fails, or a conditional event whose change lost its race, leaves none. The entry points (HTTP,
  * queue, cron) hand them on after the commit (jobs/publish.ts).
  */
+import { unitOf } from '../../lib/shards/router';
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { afterCommit, type Database, insertRowsSql, insertWhere, schema, newIdsInStatement } from '../../lib/db';
@@ -31,15 +32,15 @@ export function newEvent<T extends EventType>(type: T, workspaceId: string | SQL
   return { type, workspaceId, data };
 }
 
-const committed = new WeakMap<Database, CommittedEvent[]>();
+const committed = new WeakMap<object, CommittedEvent[]>();
 
 function collect(db: Database) {
   return (rows: unknown[]) => {
-    const list = committed.get(db) ?? [];
+    const list = committed.get(unitOf(db)) ?? [];
     // A raw statement returns the JSON column as text; drizzle's RETURNING has parsed it already.
     for (const row of rows as Array<CommittedEvent & { data: unknown }>)
       list.push({ ...row, data: typeof row.data === 'string' ? JSON.parse(row.data) : row.data } as CommittedEvent);
-    committed.set(db, list);
+    committed.set(unitOf(db), list);
   };
 }
 
@@ -92,8 +93,8 @@ export function eventInsertWhere(
 
 /** The events committed through this database since the last call (each once). */
 export function takeCommittedEvents(db: Database): CommittedEvent[] {
-  const list = committed.get(db) ?? [];
-  committed.delete(db);
+  const list = committed.get(unitOf(db)) ?? [];
+  committed.delete(unitOf(db));
   return list;
 }
 

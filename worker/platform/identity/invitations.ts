@@ -212,29 +212,32 @@ export async function revokeInvitation(
     )
     .get();
   if (!open) throw new ApiError('not_found', 'No open invitation with that id in this workspace.');
-  const [revoked] = await db.batch([
-    db
-      .update(invitations)
-      .set({ status: 'revoked', respondedAt: now })
-      .where(
-        and(
-          eq(invitations.id, invitationId),
-          eq(invitations.workspaceId, actor.workspaceId),
-          eq(invitations.status, 'pending'),
-        ),
-      )
-      .returning({ id: invitations.id }),
-    auditInsert(
-      db,
-      { actorKind: 'user', actorId: actorUserId, requestId },
-      {
-        organizationId: actor.organizationId,
-        workspaceId: actor.workspaceId,
-        action: 'invitation.revoked',
-        targetId: invitationId,
-      },
-      now,
-    ),
-  ]);
+  // The invitation is the directory's, the audit entry the organisation's shard's: two writes,
+  // the second only when the first applied.
+  const revoked = await db
+    .update(invitations)
+    .set({ status: 'revoked', respondedAt: now })
+    .where(
+      and(
+        eq(invitations.id, invitationId),
+        eq(invitations.workspaceId, actor.workspaceId),
+        eq(invitations.status, 'pending'),
+      ),
+    )
+    .returning({ id: invitations.id });
+  if (revoked.length > 0)
+    await db.batch([
+      auditInsert(
+        db,
+        { actorKind: 'user', actorId: actorUserId, requestId },
+        {
+          organizationId: actor.organizationId,
+          workspaceId: actor.workspaceId,
+          action: 'invitation.revoked',
+          targetId: invitationId,
+        },
+        now,
+      ),
+    ]);
   if (revoked.length === 0) throw new ApiError('not_found', 'No open invitation with that id in this workspace.');
 }

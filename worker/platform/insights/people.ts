@@ -8,6 +8,7 @@ import { and, desc, eq, gte, inArray, or, sql } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import { dayOf } from '../../lib/periods';
 import { sumsOver } from '../rollups';
+import { readEveryShard } from '../shards';
 
 const { leadEvents, ledgerEntries, escrows, dailyRollups, providers, leads } = schema;
 
@@ -42,8 +43,10 @@ export interface ExpertNumbers {
 /** An expert's own numbers over the last 30 days. */
 export async function expertNumbers(db: Database, providerId: string, now: number): Promise<ExpertNumbers> {
   const since = now - EXPERT_WINDOW_DAYS * 86_400_000;
-  const [moves, fees] = await db.batch([
-    db
+  // The moves are on the shards of the leads' organisations, the fees in the directory: each read
+  // at once where it is.
+  const readMoves = (shardDb: Database) =>
+    shardDb
       .select({
         leadId: leadEvents.leadId,
         to: leadEvents.toStatus,
@@ -65,8 +68,9 @@ export async function expertNumbers(db: Database, providerId: string, now: numbe
           gte(leadEvents.createdAt, since),
           inArray(leadEvents.toStatus, ['claimed', 'contacted', 'won', 'lost']),
         ),
-      )
-      .orderBy(leadEvents.createdAt),
+      );
+  const [everyShard, fees] = await Promise.all([
+    readEveryShard(db, leadEvents, readMoves),
     db
       .select({ total: sql<number>`coalesce(-sum(${ledgerEntries.amountMinor}), 0)` })
       .from(ledgerEntries)
@@ -79,6 +83,7 @@ export async function expertNumbers(db: Database, providerId: string, now: numbe
         ),
       ),
   ]);
+  const moves = everyShard.flat().sort((a, b) => a.at - b.at);
   const replies: number[] = [];
   const values = new Map<string, number>();
   let won = 0;

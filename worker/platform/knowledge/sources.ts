@@ -5,6 +5,7 @@
  * source, goes to the queue (`knowledge.index`), which the daily cron also fills with the URL
  * sources to re-sync. Another workspace's source is 404, as a made-up id is.
  */
+import { sweepEachDatabase } from '../shards';
 import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { type Database, schema } from '../../lib/db';
@@ -248,13 +249,20 @@ export async function syncSource(
   return sourceView(await findSource(db, workspaceId, sourceId));
 }
 
-/** The daily cron: queues the URL sources whose last sync is a day old (at most `limit` a tick). */
+/**
+ * Queues the stale URL sources of every database that holds sources (below), each within `limit`.
+ */
 export async function queueStaleUrlSources(
   db: Database,
   queue: Queue<unknown>,
   now: number,
   limit = 100,
 ): Promise<number> {
+  return sweepEachDatabase(db, schema.knowledgeSources, (each) => queueStaleUrlSourcesIn(each, queue, now, limit));
+}
+
+/** The daily cron: queues the URL sources whose last sync is a day old (at most `limit` a tick). */
+async function queueStaleUrlSourcesIn(db: Database, queue: Queue<unknown>, now: number, limit = 100): Promise<number> {
   const stale = await db
     .select({ id: knowledgeSources.id })
     .from(knowledgeSources)
@@ -275,9 +283,7 @@ export async function queueStaleUrlSources(
 export const STUCK_AFTER_MS = 10 * 60 * 1000;
 
 /**
- * The housekeeping cron: the sources still queued STUCK_AFTER_MS after they were queued go back on
- * the queue (at most `limit` a tick), so that a message the queue dropped after its retries never
- * leaves a source queued for good.
+ * Sends the stuck sources of every database that holds sources again (below), each within `limit`.
  */
 export async function requeueStuckSources(
   db: Database,
@@ -285,6 +291,15 @@ export async function requeueStuckSources(
   now: number,
   limit = 100,
 ): Promise<number> {
+  return sweepEachDatabase(db, schema.knowledgeSources, (each) => requeueStuckSourcesIn(each, queue, now, limit));
+}
+
+/**
+ * The housekeeping cron: the sources still queued STUCK_AFTER_MS after they were queued go back on
+ * the queue (at most `limit` a tick), so that a message the queue dropped after its retries never
+ * leaves a source queued for good.
+ */
+async function requeueStuckSourcesIn(db: Database, queue: Queue<unknown>, now: number, limit = 100): Promise<number> {
   const stuck = await db
     .update(knowledgeSources)
     .set({ updatedAt: now })

@@ -6,6 +6,7 @@
  * meter is charged by the same upsert an execution uses (its CHECKs refuse when there is still no
  * room, and the lead stays held), and the first wave is offered, with its alerts and history.
  */
+import { sweepEachDatabase } from '../shards';
 import { and, asc, eq, isNotNull, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { type Database, isConstraintViolation, schema } from '../../lib/db';
@@ -23,8 +24,15 @@ const RELEASES_PER_SWEEP = 50;
 /** The constraints that say "still no room" (the allowance, the escrow's funds). */
 const NO_ROOM = ['usage_within_quota', 'contract_allowance_left', 'escrow_funds_left'];
 
-/** Offers the held leads there is room for now; answers how many were offered. */
+/**
+ * Releases held leads on every database that holds leads (releaseHeldLeadsIn, below); answers how many.
+ */
 export async function releaseHeldLeads(db: Database, now: number, minuteMs = 60_000): Promise<number> {
+  return sweepEachDatabase(db, schema.leads, (each) => releaseHeldLeadsIn(each, now, minuteMs));
+}
+
+/** Offers the held leads there is room for now; answers how many were offered. */
+async function releaseHeldLeadsIn(db: Database, now: number, minuteMs = 60_000): Promise<number> {
   const held = await db
     .select({
       id: leads.id,

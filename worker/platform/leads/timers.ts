@@ -13,6 +13,7 @@
  *
  * Each step writes a history entry per lead, and alerts for the offers it makes.
  */
+import { databasesHolding } from '../shards';
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, schema, newIdsInStatement } from '../../lib/db';
 import { offerAlertInserts, unclaimedAlertInserts } from '../email';
@@ -44,8 +45,20 @@ export interface TimerSweep {
   lapsed: number;
 }
 
-/** Runs the three steps, one batch each (three round trips in all); `minuteMs` words the history. */
+/** Runs the timers on every database that holds leads (each shard its own), the counts summed. */
 export async function sweepLeadTimers(db: Database, now: number, minuteMs = 60_000): Promise<TimerSweep> {
+  const sum: TimerSweep = { widened: 0, escalated: 0, lapsed: 0 };
+  for (const each of databasesHolding(db, schema.leads)) {
+    const done = await sweepLeadTimersIn(each, now, minuteMs);
+    sum.widened += done.widened;
+    sum.escalated += done.escalated;
+    sum.lapsed += done.lapsed;
+  }
+  return sum;
+}
+
+/** Runs the three steps, one batch each (three round trips in all); `minuteMs` words the history. */
+async function sweepLeadTimersIn(db: Database, now: number, minuteMs: number): Promise<TimerSweep> {
   const widen = sql`l.status = 'open' AND l.wave = ${OFFER_WAVES.first} AND l.widen_at <= ${now}`;
   const widened = await db.batch([
     widenOffers(db, widen, now),

@@ -25,7 +25,6 @@ export { EXPORT_PART_BYTES } from './export';
 export {
   EXPORT_KEEP_MS,
   expireOldExports,
-  exportLink,
   failPrivacyRequest,
   PRIVACY_STUCK_AFTER_MS,
   requeueStuckPrivacyRequests,
@@ -38,5 +37,6 @@ export {
   requestExport,
   runPrivacyRequest,
 } from './privacy';
+export { exportLink } from './export-links';
 export { privacyRoutes } from './routes';
 export { storageView, type TableSize } from './storage';

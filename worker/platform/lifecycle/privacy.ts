@@ -6,10 +6,11 @@
  * is gzip NDJSON in R2, fetched through a link signed for 24 hours, kept EXPORT_KEEP_MS, and
  * deleted by any erasure of its workspace (it may hold what was erased).
  */
+import { sweepEachDatabase } from '../shards';
 import { enterWhereFound } from '../shards';
 import { and, desc, eq, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { hmacSha256, secretsEqual, sha256Hex, toHex } from '../../lib/crypto';
+import { sha256Hex } from '../../lib/crypto';
 import { type Database, schema } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -37,7 +38,8 @@ export const PRIVACY_MAX_SENDS = 6;
 export type PrivacyRow = typeof privacyRequests.$inferSelect;
 
 /** Where an export's object is kept. */
-const exportKey = (row: PrivacyRow) => `exports/${row.workspaceId}/${row.id}.ndjson.gz`;
+/** Where an export's file is kept in the bucket. */
+export const exportKey = (row: PrivacyRow) => `exports/${row.workspaceId}/${row.id}.ndjson.gz`;
 
 /** Sends a request to its job. */
 export interface PrivacyQueue {
@@ -324,13 +326,29 @@ export async function deleteExports(
   return finished.length;
 }
 
-/** Housekeeping: exports past EXPORT_KEEP_MS are deleted. */
+/** Housekeeping: exports past EXPORT_KEEP_MS are deleted, on every database that holds them. */
 export function expireOldExports(
   db: Database,
   bucket: { delete(keys: string | string[]): Promise<void> },
   now: number,
 ) {
-  return deleteExports(db, bucket, null, { before: now - EXPORT_KEEP_MS });
+  return sweepEachDatabase(db, privacyRequests, (each) =>
+    deleteExports(each, bucket, null, { before: now - EXPORT_KEEP_MS }),
+  );
+}
+
+/**
+ * Sends the stuck privacy requests of every database that holds them again (below), each within `limit`.
+ */
+export async function requeueStuckPrivacyRequests(
+  db: Database,
+  queue: PrivacyQueue,
+  now: number,
+  limit = 50,
+): Promise<number> {
+  return sweepEachDatabase(db, schema.privacyRequests, (each) =>
+    requeueStuckPrivacyRequestsIn(each, queue, now, limit),
+  );
 }
 
 /**
@@ -338,7 +356,7 @@ export function expireOldExports(
  * lost their message (or their run died): sent again, the time noted; one sent PRIVACY_MAX_SENDS
  * times without finishing is given up, with why (asking again starts it anew).
  */
-export async function requeueStuckPrivacyRequests(db: Database, queue: PrivacyQueue, now: number, limit = 50) {
+async function requeueStuckPrivacyRequestsIn(db: Database, queue: PrivacyQueue, now: number, limit = 50) {
   const stuck = await db
     .update(privacyRequests)
     .set({ startedAt: now })
@@ -357,36 +375,4 @@ export async function requeueStuckPrivacyRequests(db: Database, queue: PrivacyQu
     sent += 1;
   }
   return sent;
-}
-
-/** The signature of an export's download link until `expires`. */
-async function linkSignature(secret: string, id: string, expires: number): Promise<string> {
-  return toHex(await hmacSha256(secret, `privacy-export:${id}.${expires}`));
-}
-
-/** A download link for a finished export, signed for 24 hours from now. */
-export async function exportLink(secret: string, id: string, now: number): Promise<string> {
-  const expires = now + EXPORT_LINK_TTL_MS;
-  return `/api/privacy/exports/${id}/download?expires=${expires}&signature=${await linkSignature(secret, id, expires)}`;
-}
-
-/** The export a signed link opens, when the signature holds and it has not expired; else refused. */
-export async function openExport(
-  db: Database,
-  bucket: { get(key: string): Promise<{ body: ReadableStream; size: number } | null> },
-  secret: string,
-  link: { id: string; expires: number; signature: string },
-  now: number,
-) {
-  const valid =
-    link.expires > now && (await secretsEqual(link.signature, await linkSignature(secret, link.id, link.expires)));
-  if (!valid) throw new ApiError('forbidden', 'This download link is not valid, or it has expired.');
-  const row = await db.select().from(privacyRequests).where(eq(privacyRequests.id, link.id)).get();
-  if (row?.kind === 'export' && row.status === 'expired')
-    throw new ApiError('not_found', 'The export is no longer kept.');
-  if (row?.kind !== 'export' || row.status !== 'done') throw new ApiError('not_found', 'No such export.');
-  const object = await bucket.get(exportKey(row));
-  if (!object) throw new ApiError('not_found', 'The export is no longer kept.');
-  // Streamed as R2 reads it: an export of any size passes through without being held.
-  return object;
 }

@@ -15,14 +15,13 @@ import { jsonContent as json, problemResponses } from '../../lib/openapi';
 import type { AuditContext } from '../audit';
 import { requireOwnerOrNamingAdmin, requireWorkspace } from '../identity';
 import {
-  exportLink,
-  openExport,
   privacyRequest,
   RECENT_PRIVACY_REQUESTS,
   recentPrivacyRequests,
   requestErasure,
   requestExport,
 } from './privacy';
+import { exportLink, openExport } from './export-links';
 
 const TAG = 'Privacy';
 const security: Record<string, string[]>[] = [{ consoleSession: [] }, { bearerAuth: [] }];

@@ -17,8 +17,42 @@ export interface TableSize {
   estimated_bytes: number;
 }
 
-/** Every table's size, largest first, and the database's. */
-export async function storageView(db: Database): Promise<{ tables: TableSize[]; database_bytes: number | null }> {
+/** One database's tables and size. */
+export interface DatabaseSize {
+  database: string;
+  tables: TableSize[];
+  database_bytes: number | null;
+}
+
+/**
+ * Every database's tables and size (the directory's and each shard's: each is read whole, with
+ * a handle of its own that no layout routes), and every table's rows and bytes summed over them,
+ * largest first: the platform's size.
+ */
+export async function storageView(databases: ReadonlyArray<{ name: string; db: Database }>) {
+  const each = await Promise.all(databases.map(async ({ name, db }) => ({ database: name, ...(await sizeOf(db)) })));
+  const summed = new Map<string, TableSize>();
+  for (const table of each.flatMap((database) => database.tables)) {
+    const sum = summed.get(table.table) ?? { table: table.table, rows: 0, estimated_bytes: 0 };
+    summed.set(table.table, {
+      ...sum,
+      rows: sum.rows + table.rows,
+      estimated_bytes: sum.estimated_bytes + table.estimated_bytes,
+    });
+  }
+  const sizes = each.map((database) => database.database_bytes);
+  return {
+    tables: largestFirst([...summed.values()]),
+    database_bytes: sizes.every((size) => size === null) ? null : sizes.reduce<number>((a, b) => a + (b ?? 0), 0),
+    databases: each satisfies DatabaseSize[],
+  };
+}
+
+const largestFirst = (sizes: TableSize[]) =>
+  sizes.sort((a, b) => b.estimated_bytes - a.estimated_bytes || a.table.localeCompare(b.table));
+
+/** One database's tables, largest first, and its size. */
+async function sizeOf(db: Database): Promise<{ tables: TableSize[]; database_bytes: number | null }> {
   const tables = await db.all<{ name: string }>(sql`SELECT name FROM sqlite_master WHERE type = 'table'
     AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'
     AND name NOT LIKE '%_fts%' AND name NOT LIKE '__drizzle%' ORDER BY name`);
@@ -34,7 +68,7 @@ export async function storageView(db: Database): Promise<{ tables: TableSize[]; 
     const rows = stats?.rows ?? 0;
     sizes.push({ table: name, rows, estimated_bytes: Math.round(rows * (stats?.average ?? 0)) });
   }
-  sizes.sort((a, b) => b.estimated_bytes - a.estimated_bytes || a.table.localeCompare(b.table));
+  largestFirst(sizes);
   const probe = await db.run(sql`SELECT 1`);
   const size = (probe.meta as { size_after?: number }).size_after;
   return { tables: sizes, database_bytes: typeof size === 'number' ? size : null };

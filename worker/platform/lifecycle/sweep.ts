@@ -7,6 +7,7 @@
  * weighs on the hot paths' writes). A batch whose object R2 refused is left as it is for the next
  * tick: nothing is removed before its archive exists. A second run finds nothing more to do.
  */
+import { databasesHolding } from '../shards';
 import { sql } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import { idAt } from '../../lib/ids';
@@ -111,8 +112,45 @@ export async function archiveExpired(
   limit = SWEEP_ROW_LIMIT,
 ): Promise<SweepOutcome> {
   const outcome: SweepOutcome = { events: 0, audit: 0, executions: 0, conversations: 0, refused: 0 };
+  // The events, requests' bodies and conversations are the organisations' (each shard's); the audit
+  // log is every database's: each archives its own, within one budget of rows for the tick.
   let left = limit;
+  const organizations = databasesHolding(db, events);
+  for (const each of organizations) {
+    if (left <= 0) return outcome;
+    left -= await archiveEvents(each, bucket, retention, now, left, outcome);
+  }
+  for (const each of databasesHolding(db, auditLog)) {
+    if (left <= 0) return outcome;
+    left -= await archiveAudit(each, bucket, retention, now, left, outcome);
+  }
+  for (const each of organizations) {
+    if (left <= 0) return outcome;
+    const cleared = await clearExecutionBodies(each, bucket, retention, now, left);
+    outcome.executions += cleared.written;
+    outcome.refused += cleared.refused;
+    left -= cleared.read;
+  }
+  for (const each of organizations) {
+    if (left <= 0) return outcome;
+    // A conversation with its messages counts as one of the rows looked at: its thread is bounded.
+    const old = await archiveOldConversations(each, bucket, now, Math.min(left, CONVERSATIONS_PER_TICK));
+    outcome.conversations += old.archived;
+    outcome.refused += old.refused;
+    left -= old.archived;
+  }
+  return outcome;
+}
 
+/** One database's expired events, archived then removed; answers how many rows it looked at. */
+async function archiveEvents(
+  db: Database,
+  bucket: ArchiveBucket,
+  retention: Retention,
+  now: number,
+  left: number,
+  outcome: SweepOutcome,
+): Promise<number> {
   const expiredEvents = await db.all<Record<string, unknown>>(sql`SELECT id, workspace_id, type, data, created_at
     FROM ${events} WHERE id < ${idAt('evt', expiredBefore(retention, 'events', now))} ORDER BY id LIMIT ${left}`);
   const eventRows = expiredEvents.map((row) => ({
@@ -124,11 +162,20 @@ export async function archiveExpired(
   const archivedEvents = await archiveRows(db, bucket, 'events', eventRows, now);
   if (archivedEvents.written.length)
     await db.run(sql`DELETE FROM ${events} WHERE id IN ${idList(archivedEvents.written)}`);
-  outcome.events = archivedEvents.written.length;
+  outcome.events += archivedEvents.written.length;
   outcome.refused += archivedEvents.refused;
-  left -= eventRows.length;
-  if (left <= 0) return outcome;
+  return eventRows.length;
+}
 
+/** One database's expired audit rows, archived then removed; answers how many rows it looked at. */
+async function archiveAudit(
+  db: Database,
+  bucket: ArchiveBucket,
+  retention: Retention,
+  now: number,
+  left: number,
+  outcome: SweepOutcome,
+): Promise<number> {
   const expiredAudit = await db.all<Record<string, unknown>>(sql`SELECT * FROM ${auditLog}
     WHERE id < ${idAt('aud', expiredBefore(retention, 'audit', now))} ORDER BY id LIMIT ${left}`);
   const auditRows = expiredAudit.map((row) => ({
@@ -140,22 +187,9 @@ export async function archiveExpired(
   const archivedAudit = await archiveRows(db, bucket, 'audit', auditRows, now);
   if (archivedAudit.written.length)
     await db.run(sql`DELETE FROM ${auditLog} WHERE id IN ${idList(archivedAudit.written)}`);
-  outcome.audit = archivedAudit.written.length;
+  outcome.audit += archivedAudit.written.length;
   outcome.refused += archivedAudit.refused;
-  left -= auditRows.length;
-  if (left <= 0) return outcome;
-
-  const cleared = await clearExecutionBodies(db, bucket, retention, now, left);
-  outcome.executions = cleared.written;
-  outcome.refused += cleared.refused;
-  left -= cleared.read;
-  if (left <= 0) return outcome;
-
-  // A conversation with its messages counts as one of the rows looked at: its thread is bounded.
-  const old = await archiveOldConversations(db, bucket, now, Math.min(left, CONVERSATIONS_PER_TICK));
-  outcome.conversations = old.archived;
-  outcome.refused += old.refused;
-  return outcome;
+  return auditRows.length;
 }
 
 /**

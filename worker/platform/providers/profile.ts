@@ -18,7 +18,7 @@ import type { ProfileInput } from './schemas';
 import { nextProviderStatus, type ProviderEvent } from './transitions';
 
 import { missingFields, storedCardOf, type ProviderRow } from './records';
-import { changeApplied, invalidTransition, providerEventWrites, transitionInsert } from './writes';
+import { changeApplied, invalidTransition, afterProviderChange, transitionInsert } from './writes';
 import { forgetExpertPools } from './pool';
 import { clock } from '../../lib/clock';
 
@@ -215,7 +215,6 @@ export async function saveProviderProfile(
     const change = { from: row.status, to, id: next.changeId! };
     const note = editedUnderReview ? `Edited during review: ${edited.join(', ')}.` : null;
     writes.push(transitionInsert(db, row.id, change, { kind: 'provider', id: row.id }, note, now));
-    if (to !== row.status) writes.push(...(await providerEventWrites(db, next, row.status, to, change.id, now)));
     writes.push(
       auditInsertWhere(
         db,
@@ -243,6 +242,7 @@ export async function saveProviderProfile(
   // Someone else (an admin's decision, or another save) changed the profile in between: nothing was written.
   if (updated.length === 0)
     throw new ApiError('conflict', 'The profile changed meanwhile (a review decision?). Reload and try again.');
+  if (recorded && to !== row.status) await afterProviderChange(db, next, row.status, to, now);
   forgetExpertPools();
   forgetAgentSupply();
   return next;

@@ -14,7 +14,7 @@ import { nextProviderStatus } from './transitions';
 
 import { describeProvider, type ProviderRow } from './records';
 import { iso } from '../../lib/periods';
-import { changeApplied, invalidTransition, providerEventWrites, transitionInsert } from './writes';
+import { changeApplied, invalidTransition, afterProviderChange, transitionInsert } from './writes';
 import { forgetExpertPools } from './pool';
 import { clock } from '../../lib/clock';
 
@@ -81,7 +81,6 @@ export async function reviewProvider(
       changeApplied(providerId, changeId),
       now,
     ),
-    ...(await providerEventWrites(db, row, row.status, to, changeId, now)),
     // An approved provider has an escrow for lead fees (docs/design/billing.md), opened once.
     ...(to === 'active' ? [openProviderEscrow(db, providerId, options.currency, now)] : []),
   ]);
@@ -94,6 +93,7 @@ export async function reviewProvider(
     if (decision === 'approve' && fresh?.status === row.status) throw profileChanged(fresh.version, options.version);
     throw invalidTransition(fresh?.status ?? row.status, decision);
   }
+  await afterProviderChange(db, row, row.status, to, now);
   forgetExpertPools();
   forgetAgentSupply();
   return {

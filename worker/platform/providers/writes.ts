@@ -3,12 +3,12 @@
  * events, each written only with its change (`change_id`).
  */
 import { eq, sql } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
 import { insertWhere, schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { ProviderStatus } from '../../vocabulary';
-import { providerLiveRevocation } from '../conversations';
+import { revokeProviderLive } from '../conversations';
+import { withinWorkspace } from '../shards';
 import { type EventData, eventInsertWhere, newEvent } from '../events';
 import type { ProviderEvent } from './transitions';
 
@@ -36,18 +36,19 @@ export const changeApplied = (providerId: string, changeId: string) =>
     ${changeId})`;
 
 /**
- * `provider.status_changed` for each workspace the provider belongs to (their team's site owners
- * hear of it), written only if the transition happened; and a provider who stops being active
- * (suspended, or back under review) loses the live sockets of the leads they hold, after the commit.
+ * After a provider's change has committed (in the directory): `provider.status_changed` for each
+ * workspace the provider belongs to (their team's site owners hear of it), each on its own
+ * organisation's shard; and a provider who stops being active (suspended, or back under review)
+ * loses the live sockets of the leads they hold. Not in the change's batch: those rows are on
+ * other databases (docs/design/scale.md#the-layout).
  */
-export async function providerEventWrites(
+export async function afterProviderChange(
   db: Database,
   row: ProviderRow,
   from: ProviderStatus,
   to: ProviderStatus,
-  changeId: string,
   now: number,
-): Promise<BatchItem<'sqlite'>[]> {
+): Promise<void> {
   const teams = await db
     .select({ workspaceId: memberships.workspaceId })
     .from(memberships)
@@ -60,17 +61,11 @@ export async function providerEventWrites(
     to,
     changed_at: new Date(now).toISOString(),
   };
-  const writes = teams.map((team) =>
-    eventInsertWhere(
-      db,
-      newEvent('provider.status_changed', team.workspaceId, data),
-      changeApplied(row.id, changeId),
-      now,
-    ),
-  );
-  if (from === 'active' && to !== 'active')
-    writes.push(providerLiveRevocation(db, row.id, changeApplied(row.id, changeId)));
-  return writes;
+  for (const team of teams)
+    await withinWorkspace(db, team.workspaceId, () =>
+      db.batch([eventInsertWhere(db, newEvent('provider.status_changed', team.workspaceId, data), sql`1`, now)]),
+    );
+  if (from === 'active' && to !== 'active') await revokeProviderLive(db, row.id);
 }
 
 /** The row that records one transition (or an edit under review), written only with its change. */

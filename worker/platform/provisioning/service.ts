@@ -5,7 +5,7 @@
  * or endpoint by the same services the admin API uses; its one secret (the key's token, the
  * endpoint's signing secret) waits on the request, encrypted, until an owner has seen it once.
  */
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import type { EgressPolicy } from '../../lib/egress';
 import { ApiError } from '../../lib/errors';
@@ -42,7 +42,14 @@ function viewOf(row: RequestRow): ProvisioningRequestView {
 }
 
 /** The platform admins, as the recipients of a notice. */
-const platformAdmins = sql`SELECT ${users.id} AS user_id FROM ${users} WHERE ${users.isPlatformAdmin} = 1`;
+/**
+ * The platform's admins, as the recipients of a notice: read from the directory first, since the
+ * notice is written on the workspace's shard (docs/design/scale.md#the-layout).
+ */
+async function platformAdmins(db: Database): Promise<SQL> {
+  const admins = await db.select({ id: users.id }).from(users).where(eq(users.isPlatformAdmin, true));
+  return sql`SELECT value AS user_id FROM json_each(${JSON.stringify(admins.map((admin) => admin.id))})`;
+}
 /** A workspace's owners, as the recipients of a notice. */
 const ownersOf = (workspaceId: string) =>
   sql`SELECT ${memberships.userId} AS user_id FROM ${memberships} WHERE ${memberships.workspaceId} = ${workspaceId}
@@ -93,7 +100,7 @@ export async function requestProvisioning(
     noticeInserts(
       db,
       {
-        recipients: platformAdmins,
+        recipients: await platformAdmins(db),
         workspaceId: row.workspaceId,
         subject: `A workspace asks for ${what(kind)}`,
         linkPath: '/admin/requests',

@@ -7,6 +7,7 @@
  * agents' attempts. Leads' numbers (status, response times, won value) count on the day the lead
  * was created, so a range's leads are one cohort.
  */
+import { databasesHolding } from '../../lib/shards/holding';
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { type Database, schema } from '../../lib/db';
@@ -246,6 +247,11 @@ function fromAgentAttempts(db: Database): BatchItem<'sqlite'>[] {
 
 /** One tick: every source, in one batch. */
 export async function rollUp(db: Database): Promise<void> {
+  for (const each of databasesHolding(db, schema.rollupCursors)) await rollUpIn(each);
+}
+
+/** One database's rollups, from its own cursors, in one batch. */
+async function rollUpIn(db: Database): Promise<void> {
   const [first, ...rest] = [
     ...fromEvents(db),
     ...fromLedger(db),

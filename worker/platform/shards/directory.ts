@@ -4,10 +4,10 @@
  * keeps them; a placement changes only when an organisation moves, so an isolate keeps it a minute
  * and a move refuses the organisation's writes for longer than that before it switches.
  */
-import { and, eq, getTableName, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { schema, type Database } from '../../lib/db';
-import { homeOfTable } from '../../lib/shards/layout';
+import { databasesHolding } from '../../lib/shards/holding';
 import { routedHandleOf } from '../../lib/shards/router';
 import { TtlCache } from '../../lib/ttl-cache';
 
@@ -176,19 +176,15 @@ export async function enterWhereFound(
 }
 
 /**
- * Runs a read on every database that holds `table`'s rows today, at once: each shard once its
- * group has moved there, else the one database it still lives in (so a count is never read twice).
- * For the reads that span organisations: the workbench's lists, the platform's reports.
+ * Runs a read on every database that holds `table`'s rows today, at once (databasesHolding): for
+ * the reads that span organisations: the workbench's lists, the platform's reports.
  */
 export async function readEveryShard<T>(
   db: Database,
   table: SQLiteTable,
   read: (shardDb: Database) => Promise<T>,
 ): Promise<T[]> {
-  const handle = routedHandleOf(db);
-  if (!handle) throw new Error('This database handle is not routed over the shards.');
-  const count = homeOfTable(getTableName(table)) === 'directory' ? 1 : handle.shardCount;
-  return Promise.all(Array.from({ length: count }, (_, shard) => read(handle.onShard(shard))));
+  return Promise.all(databasesHolding(db, table).map(read));
 }
 
 /**
@@ -206,4 +202,38 @@ export async function handleInWorkspace(db: Database, workspaceId: string): Prom
 /** The same unit's databases before any organisation (its `unit` tables in the directory); `db` when not routed. */
 export function inDirectory(db: Database): Database {
   return routedHandleOf(db)?.inDirectory() ?? db;
+}
+
+/**
+ * Runs `work` with the unit of work entered into a workspace's organisation, then puts its route
+ * back: for a follow-up on other organisations' shards (a provider's change told to each team).
+ * Undefined, without running it, when the directory knows no such workspace.
+ */
+export async function withinWorkspace<T>(
+  db: Database,
+  workspaceId: string,
+  work: () => Promise<T>,
+): Promise<T | undefined> {
+  const handle = routedHandleOf(db);
+  if (!handle) throw new Error('This database handle is not routed over the shards.');
+  const before = handle.route.shard;
+  try {
+    return (await enterBy(db, 'workspace', workspaceId)) ? await work() : undefined;
+  } finally {
+    handle.route.shard = before;
+  }
+}
+
+/**
+ * Runs `work` on each database that holds `table`'s rows (databasesHolding), one after another,
+ * and answers how many rows it did in all: a sweep's tick over every database.
+ */
+export async function sweepEachDatabase(
+  db: Database,
+  table: SQLiteTable,
+  work: (each: Database) => Promise<number>,
+): Promise<number> {
+  let done = 0;
+  for (const each of databasesHolding(db, table)) done += await work(each);
+  return done;
 }

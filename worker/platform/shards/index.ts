@@ -13,11 +13,14 @@ export {
   forgetPlacements,
   handleInWorkspace,
   inDirectory,
+  withinWorkspace,
   PLACEMENT_CACHE_MS,
   type Placed,
   placeAll,
   readAcrossShards,
   readEveryShard,
   shardOfOrganization,
+  sweepEachDatabase,
 } from './directory';
+export { databasesHolding } from '../../lib/shards/holding';
 export { chooseShard, placeOrganization, shardSizes } from './placement';

@@ -2,6 +2,7 @@
  * The webhook side of the cron sweep: overdue deliveries back on the queue, and housekeeping of
  * events, deliveries and the delivery log.
  */
+import { sweepEachDatabase } from '../shards';
 import { and, eq, lt, lte, min, sql } from 'drizzle-orm';
 import { schema, type Database } from '../../lib/db';
 import { deliverMessages, enqueueDeliveries } from './outbox';
@@ -12,12 +13,19 @@ const { webhookDeliveries, webhookAttempts } = schema;
 /** The sweep takes deliveries overdue by this much (younger ones are still on their way). */
 const SWEEP_GRACE_MS = 30_000;
 /**
+ * Nudges the endpoints with overdue deliveries on every database that holds them (below); answers how many.
+ */
+export async function sweepDueDeliveries(db: Database, queue: Queue<unknown>, now: number): Promise<number> {
+  return sweepEachDatabase(db, schema.webhookDeliveries, (each) => sweepDueDeliveriesIn(each, queue, now));
+}
+
+/**
  * The cron sweep: an endpoint with an overdue delivery (its message was lost, its send failed,
  * its wait was longer than a queue delay, or its runner died mid-lease) gets one nudge on the
  * queue, whatever its backlog: its outbox then sends everything due, a run at a time. Answers the
  * number of endpoints nudged.
  */
-export async function sweepDueDeliveries(db: Database, queue: Queue<unknown>, now: number): Promise<number> {
+async function sweepDueDeliveriesIn(db: Database, queue: Queue<unknown>, now: number): Promise<number> {
   const due = await db
     .select({
       endpointId: webhookDeliveries.endpointId,
