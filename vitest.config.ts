@@ -58,7 +58,7 @@ export default defineConfig(async () => {
             ADMIN_TOKEN: 'egadm_test_bootstrap_admin_token_000000001',
             EXPOSE_DB_METRICS: '1',
             // Every statement checked as if the organisation's tables were on the shards already.
-            STRICT_SHARDS: '',
+            STRICT_SHARDS: '1',
             PASSWORD_PEPPER: 'test-pepper-0123456789abcdef',
             SECRETS_KEY: 'test-secrets-key-0123456789abcdef',
             // The production egress policy, whatever a local .dev.vars says: remote parties are stubbed fetches.

@@ -7,9 +7,9 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
 import { emailSendDeps } from '../../worker/jobs/email';
 import { newId } from '../../worker/lib/ids';
-import { buildServices } from '../../worker/lib/services';
 import { sendEmail } from '../../worker/platform/email';
 import { until } from './mail-helpers';
+import { servicesIn } from './helpers';
 import { visitorSays } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
 import { rows, emailsOfLead, channelWithExpert } from './email-fixtures';
@@ -27,16 +27,16 @@ describe('sending', () => {
     )
       .bind(id, tenant.workspaceId, expert.providerId, createdAt, createdAt, createdAt)
       .run();
-    return { id, expert };
+    return { id, expert, workspaceId: tenant.workspaceId };
   }
   const row = async (id: string) => (await rows('SELECT * FROM emails WHERE id = ?', id))[0]!;
 
   it('retries with backoff, scrubs addresses from errors, gives up after 24 hours, and never sends twice', async () => {
     const start = clock.now() - 60 * 60 * 1000;
-    const { id } = await queuedRow(start);
+    const { id, workspaceId } = await queuedRow(start);
     const failing = { send: vi.fn(async () => Promise.reject(new Error('550 <someone@example.net> mailbox full'))) };
     let now = clock.now();
-    const deps = { ...emailSendDeps(buildServices(env, { kind: 'queue' })), transport: failing, now: () => now };
+    const deps = { ...emailSendDeps(await servicesIn(workspaceId)), transport: failing, now: () => now };
     // The digest gathers an alert of an open lead, so it has something to send.
     await env.DIRECTORY.prepare(
       `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, digest_id, subject, link_origin,
@@ -88,7 +88,7 @@ describe('sending', () => {
     await env.DIRECTORY.prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?")
       .bind(alert!.id)
       .run();
-    const deps = { ...emailSendDeps(buildServices(env, { kind: 'queue' })), transport };
+    const deps = { ...emailSendDeps(await servicesIn(context.tenant.workspaceId)), transport };
     const racing = [sendEmail(deps, alert!.id), sendEmail(deps, alert!.id)];
     await Promise.race(racing);
     release();
@@ -99,8 +99,8 @@ describe('sending', () => {
   });
 
   it('without SMTP_HOST, emails are recorded as skipped and nothing is sent', async () => {
-    const { id } = await queuedRow(clock.now() - 1000);
-    const deps = { ...emailSendDeps(buildServices({ ...env, SMTP_HOST: '' }, { kind: 'queue' })) };
+    const { id, workspaceId } = await queuedRow(clock.now() - 1000);
+    const deps = { ...emailSendDeps(await servicesIn(workspaceId, { ...env, SMTP_HOST: '' })) };
     expect(await sendEmail(deps, id)).toBe('skipped');
     expect((await row(id)).last_error).toBe('No SMTP server is configured (SMTP_HOST).');
   });

@@ -6,10 +6,9 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import { describe, expect, it } from 'vitest';
 import worker from '../../worker/index';
 import { emailSendDeps } from '../../worker/jobs/email';
-import { buildServices } from '../../worker/lib/services';
 import { sendEmail } from '../../worker/platform/email';
 import { mailTo } from './mail-helpers';
-import { call, json } from './helpers';
+import { call, json, servicesIn } from './helpers';
 import {
   rows,
   emailsOfLead,
@@ -65,7 +64,8 @@ describe('headers and links that no input can bend', () => {
     await env.DIRECTORY.prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?")
       .bind(alert!.id)
       .run();
-    expect(await sendEmail(emailSendDeps(buildServices(bare, { kind: 'queue' })), alert!.id)).toBe('skipped');
+    const services = await servicesIn(context.tenant.workspaceId, bare);
+    expect(await sendEmail(emailSendDeps(services), alert!.id)).toBe('skipped');
     expect((await rows('SELECT status, last_error FROM emails WHERE id = ?', alert!.id))[0]).toEqual({
       status: 'skipped',
       last_error: 'No public URL is configured (CONSOLE_URL or BASE_URL) for the links of this email.',

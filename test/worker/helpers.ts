@@ -175,3 +175,16 @@ export function shardDb(shard = 0): Database {
   if (!handle) throw new Error('The worker handle is not routed.');
   return handle.onShard(shard);
 }
+
+/**
+ * A queue job's services entered into a workspace's organisation (on its shard), for tests that
+ * run a job's step directly on that workspace's rows.
+ */
+export async function servicesIn(workspaceId: string, base: object = env) {
+  const services = buildServices(base as Bindings, { kind: 'queue' });
+  const handle = routedHandleOf(services.db);
+  const { enterBy } = await import('../../worker/platform/shards');
+  if (!handle || !(await enterBy(services.db, 'workspace', workspaceId)))
+    throw new Error(`No workspace ${workspaceId} in the directory.`);
+  return services;
+}

@@ -11,7 +11,7 @@ import { answerModelOf } from '../../worker/lib/answer-model';
 import { readSettings } from '../../worker/env';
 import { askKnowledge } from '../../worker/platform/knowledge';
 import { MODEL_TIMEOUT_MS } from '../../worker/platform/knowledge/model';
-import { call, createTenant, type Tenant, workerDb } from './helpers';
+import { call, createTenant, type Tenant, servicesIn } from './helpers';
 
 const MODEL_URL = 'https://models.example.com/v1';
 const HELP = `# Shop help
@@ -73,12 +73,13 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const db = () => workerDb();
+/** The Worker's handle in the tenant's organisation, as the channel's door enters it. */
+const db = async () => (await servicesIn(tenant.workspaceId)).db;
 
 describe('knowledge answers worded by a model', () => {
   it('the model reads the numbered passages and its answer cites them: chosen_by model', async () => {
     const seen = stubModel('You have 30 days to return an item, for a full refund [1].');
-    const answer = await askKnowledge(db(), tenant.workspaceId, 'How many days do I have to return an item?', {
+    const answer = await askKnowledge(await db(), tenant.workspaceId, 'How many days do I have to return an item?', {
       language: 'de',
       model,
     });
@@ -100,7 +101,7 @@ describe('knowledge answers worded by a model', () => {
   it('an answer that cites nothing retrieved, or says it cannot answer, leaves the extractive one', async () => {
     for (const reply of ['Returns are free.', 'See passage [7].', 'NONE']) {
       stubModel(reply);
-      const answer = await askKnowledge(db(), tenant.workspaceId, 'How many days do I have to return an item?', {
+      const answer = await askKnowledge(await db(), tenant.workspaceId, 'How many days do I have to return an item?', {
         language: 'en',
         model,
       });
@@ -114,7 +115,7 @@ describe('knowledge answers worded by a model', () => {
 
   it('a failing model, or one slower than 5 s, leaves the extractive answer', async () => {
     stubModel('fail');
-    const failed = await askKnowledge(db(), tenant.workspaceId, 'How long does standard delivery take?', {
+    const failed = await askKnowledge(await db(), tenant.workspaceId, 'How long does standard delivery take?', {
       language: 'en',
       model,
     });
@@ -125,7 +126,7 @@ describe('knowledge answers worded by a model', () => {
     vi.restoreAllMocks();
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     stubModel('hang');
-    const asking = askKnowledge(db(), tenant.workspaceId, 'How long does standard delivery take?', {
+    const asking = askKnowledge(await db(), tenant.workspaceId, 'How long does standard delivery take?', {
       language: 'en',
       model,
     });
@@ -144,11 +145,11 @@ describe('knowledge answers worded by a model', () => {
         : 'Die Lieferung dauert drei bis fünf Werktage [1].';
       return Response.json({ choices: [{ message: { content } }] });
     });
-    const without = await askKnowledge(db(), tenant.workspaceId, 'Wie lange dauert die Standardlieferung?', {
+    const without = await askKnowledge(await db(), tenant.workspaceId, 'Wie lange dauert die Standardlieferung?', {
       language: 'de',
     });
     expect(without).toMatchObject({ answer: null });
-    const answer = await askKnowledge(db(), tenant.workspaceId, 'Wie lange dauert die Standardlieferung?', {
+    const answer = await askKnowledge(await db(), tenant.workspaceId, 'Wie lange dauert die Standardlieferung?', {
       language: 'de',
       model,
     });
@@ -162,7 +163,7 @@ describe('knowledge answers worded by a model', () => {
 
   it('a declined question is never sent to the model: the threshold decides, the model only words', async () => {
     const seen = stubModel('Pineapple pizza is on the menu [1].');
-    const answer = await askKnowledge(db(), tenant.workspaceId, 'Is pineapple pizza on the menu?', {
+    const answer = await askKnowledge(await db(), tenant.workspaceId, 'Is pineapple pizza on the menu?', {
       language: 'en',
       model,
     });

@@ -15,7 +15,7 @@ import { archiveExpired, ERASED, gunzipNdjson, PRIVACY_STUCK_AFTER_MS } from '..
 import { eraseInArchive, erasureSubjects } from '../../worker/platform/lifecycle/erasure';
 import { credit, expectBalancedBooks } from './billing-helpers';
 import { channelWithExpert, claimedLeadWithContact, rows, VISITOR } from './email-fixtures';
-import { ADMIN_TOKEN, call, json, workerDb } from './helpers';
+import { ADMIN_TOKEN, call, json, servicesIn, workerDb } from './helpers';
 import { archived, housekeeping, settled } from './lifecycle-helpers';
 import { createActiveExpert, createChannel, sessionCall, visitorSays } from './provider-helpers';
 import { workerFetch } from './self';
@@ -284,7 +284,7 @@ describe('the archive’s bookkeeping', () => {
     const kept = await claimedLeadWithContact(context);
     moveClockForTests(91 * DAY);
     await housekeeping();
-    const db = workerDb();
+    const { db } = await servicesIn(workspaceId);
     const subjects = await erasureSubjects(db, workspaceId, { contactEmail: erased.email });
     const ids = [...subjects.conversationIds, ...subjects.leadIds, ...subjects.demandIds];
     const objects = await rows(

@@ -1,4 +1,6 @@
 /** Fixtures for the webhook tests: a stubbed receiver of its own, an endpoint, the cron, and waiting. */
+import { schema } from '../../worker/lib/db';
+import { enterWhereFound } from '../../worker/platform/shards';
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from 'cloudflare:test';
 import { expect, vi } from 'vitest';
 import worker from '../../worker/index';
@@ -48,9 +50,14 @@ export async function cron(schedule: string, minutesLater = 0) {
   await waitOnExecutionContext(context);
 }
 
-/** What an endpoint's outbox runs with (its Durable Object's), to run it directly and see what it did. */
-export const deliveryEnvironment = () => {
+/**
+ * What an endpoint's outbox runs with (its Durable Object's: in the endpoint's organisation), to
+ * run it directly and see what it did.
+ */
+export const deliveryEnvironment = async (endpointId: string) => {
   const services = buildServices(env, { kind: 'object' });
+  const { webhookEndpoints } = schema;
+  await enterWhereFound(services.db, webhookEndpoints, webhookEndpoints.id, webhookEndpoints.workspaceId, endpointId);
   return { db: services.db, egress: services.egress, secretsKey: services.secretsKey, retryBaseSeconds: 1 };
 };
 

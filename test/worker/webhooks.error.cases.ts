@@ -121,7 +121,9 @@ describe('retries', () => {
       // Raised while it is disabled: nothing is sent, nothing is dropped.
       for (let index = 0; index < 5; index++) await execute(token, executeBody({ text: `While it is gone ${index}.` }));
       // Its outbox, run now, finds nothing it may send.
-      expect(await deliverDueToEndpoint(deliveryEnvironment(), webhookId)).toMatchObject({ attempted: 0 });
+      expect(await deliverDueToEndpoint(await deliveryEnvironment(webhookId), webhookId)).toMatchObject({
+        attempted: 0,
+      });
       expect(hook.sent()).toHaveLength(1);
       const statuses = await env.DIRECTORY.prepare(
         'SELECT status, COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? GROUP BY status',
@@ -189,7 +191,7 @@ describe('retries', () => {
       status: 'failed',
       last_error: 'Not delivered: its endpoint was disabled for longer than the 3-day retry window.',
     });
-    expect(await deliverDueToEndpoint(deliveryEnvironment(), webhookId)).toMatchObject({ attempted: 0 });
+    expect(await deliverDueToEndpoint(await deliveryEnvironment(webhookId), webhookId)).toMatchObject({ attempted: 0 });
     expect(hook.sent()).toHaveLength(0);
   });
 
@@ -216,9 +218,9 @@ describe('retries', () => {
     expect(delivery!.next_attempt_at - delivery!.updated_at).toBeGreaterThanOrEqual(120_000);
     // Not before: its outbox finds nothing due a second short of it, and sends it then.
     moveClockForTests(delivery!.next_attempt_at - clock.now() - 1000);
-    expect(await deliverDueToEndpoint(deliveryEnvironment(), webhookId)).toMatchObject({ attempted: 0 });
+    expect(await deliverDueToEndpoint(await deliveryEnvironment(webhookId), webhookId)).toMatchObject({ attempted: 0 });
     moveClockForTests(1000);
-    expect(await deliverDueToEndpoint(deliveryEnvironment(), webhookId)).toMatchObject({ attempted: 1 });
+    expect(await deliverDueToEndpoint(await deliveryEnvironment(webhookId), webhookId)).toMatchObject({ attempted: 1 });
     expect(hook.sent()).toHaveLength(2);
   });
 

@@ -193,7 +193,9 @@ describe('endpoints: admin API and the owners’ console', () => {
         (await call(`/api/admin/webhooks/${webhookId}/disable`, { method: 'POST', token: ADMIN_TOKEN })).status,
       ).toBe(200);
       await execute(tenant.token, executeBody({ text: 'While disabled.' }));
-      expect(await deliverDueToEndpoint(deliveryEnvironment(), webhookId)).toMatchObject({ attempted: 0 });
+      expect(await deliverDueToEndpoint(await deliveryEnvironment(webhookId), webhookId)).toMatchObject({
+        attempted: 0,
+      });
       expect(hook.sent()).toHaveLength(1);
       expect(
         (await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN })).status,

@@ -73,7 +73,7 @@ describe('webhook delivery under faults', () => {
     // 25 old deliveries that failed 10 times and are due again just now; 30 newer ones due for 5 minutes.
     const old = await backlog(tenant, id, 25, { createdAt: now - 3_600_000, nextAttemptAt: now - 1000, attempts: 10 });
     const newer = await backlog(tenant, id, 30, { createdAt: now - 300_000, nextAttemptAt: now - 300_000 });
-    const run = await deliverDueToEndpoint(deliveryEnvironment(), id);
+    const run = await deliverDueToEndpoint(await deliveryEnvironment(id), id);
     expect(run.attempted).toBe(20);
     const delivered = (
       await env.DIRECTORY.prepare(
@@ -97,7 +97,7 @@ describe('webhook delivery under faults', () => {
       nextAttemptAt: now - 1,
       unrecordedLeases: 1,
     });
-    await deliverDueToEndpoint(deliveryEnvironment(), id);
+    await deliverDueToEndpoint(await deliveryEnvironment(id), id);
     const log = (
       await env.DIRECTORY.prepare(
         'SELECT attempt, status_code, error FROM webhook_attempts WHERE event_id = ? ORDER BY id',
@@ -117,7 +117,7 @@ describe('webhook delivery under faults', () => {
     expect(row).toEqual({ status: 'delivered', attempts: 2, unrecorded_leases: 0 });
     // A normal delivery logs one attempt.
     const [plain] = await backlog(tenant, id, 1, { createdAt: now - 1000, nextAttemptAt: now - 1 });
-    await deliverDueToEndpoint(deliveryEnvironment(), id);
+    await deliverDueToEndpoint(await deliveryEnvironment(id), id);
     const plainLog = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE event_id = ?')
       .bind(plain)
       .first<{ n: number }>();
@@ -140,9 +140,9 @@ describe('webhook delivery under faults', () => {
     const { webhook_id: id } = await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
     const now = clock.now();
     await backlog(tenant, id, 1, { createdAt: now - 1000, nextAttemptAt: now - 1 });
-    await deliverDueToEndpoint(deliveryEnvironment(), id);
+    await deliverDueToEndpoint(await deliveryEnvironment(id), id);
     await untilNextDue(id);
-    await deliverDueToEndpoint(deliveryEnvironment(), id);
+    await deliverDueToEndpoint(await deliveryEnvironment(id), id);
     await vi.waitUntil(() => cancelled === 2, { timeout: 2000, interval: 20 });
     expect(hook.sent()).toHaveLength(2);
   });

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /** /admin/billing: the admin's contracts, credits and refund decisions, through the ledger's services. */
+import { enterBy } from '../../platform/shards';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../env';
@@ -92,6 +93,8 @@ export function registerBillingPages(app: OpenAPIHono<AppEnv>): void {
     const parsed = newContractSchema.safeParse(contractFromForm(await readForm(c), workspaceId));
     if (!parsed.success)
       return renderBilling(c, { errors: formErrors(parsed.error), error: 'Check the contract’s fields.' }, 422);
+    // The contract, its escrow and its audit are the workspace's organisation's: on its shard.
+    if (!(await enterBy(c.var.db, 'workspace', workspaceId))) throw new ApiError('not_found', 'No such workspace.');
     try {
       await createContract(c.var.db, userAuditContext(c), parsed.data, c.var.services.clock.now());
     } catch (error) {

@@ -5,6 +5,7 @@
  * since mail systems may fold the case of an address). Both are stored as SHA-256 and last 30
  * days; each opens one conversation only.
  */
+import { enterBy, readEveryShard } from '../shards';
 import { and, eq, gt, or, sql } from 'drizzle-orm';
 import { base58, sha256Hex } from '../../lib/crypto';
 import { type Database, schema } from '../../lib/db';
@@ -50,14 +51,26 @@ export async function mintConversationKeys(
   return { resume, reply };
 }
 
-/** The conversation a reply key opens, while it lasts. */
+/** The conversation a reply key opens, while it lasts; its organisation entered. */
 export async function conversationOfReplyKey(db: Database, key: string, now: number): Promise<string | undefined> {
+  // A reply address names its key alone: the shard that has it is its conversation's organisation's.
+  const keyHash = await sha256Hex(key.toLowerCase());
+  const found = await readEveryShard(db, conversationKeys, (shardDb) =>
+    shardDb
+      .select({ workspaceId: conversations.workspaceId })
+      .from(conversationKeys)
+      .innerJoin(conversations, eq(conversations.id, conversationKeys.conversationId))
+      .where(eq(conversationKeys.keyHash, keyHash))
+      .get(),
+  );
+  const workspaceId = found.find((row) => row)?.workspaceId;
+  if (!workspaceId || !(await enterBy(db, 'workspace', workspaceId))) return undefined;
   const row = await db
     .select({ conversationId: conversationKeys.conversationId })
     .from(conversationKeys)
     .where(
       and(
-        eq(conversationKeys.keyHash, await sha256Hex(key.toLowerCase())),
+        eq(conversationKeys.keyHash, keyHash),
         eq(conversationKeys.purpose, 'reply'),
         gt(conversationKeys.expiresAt, now),
       ),

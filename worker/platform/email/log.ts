@@ -3,7 +3,7 @@
  * leads and conversations, the recipient masked, its subject, status and attempts. An alert that
  * went into a digest shows the digest's status.
  */
-import { desc, eq, sql } from 'drizzle-orm';
+import { desc, eq, inArray, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import { type Database, schema } from '../../lib/db';
 import type { EmailKind, EmailStatus } from '../../vocabulary';
@@ -26,25 +26,39 @@ export interface EmailLogEntry {
   sent_at: number | null;
 }
 
-/** The newest emails of a workspace. One round trip. */
+/**
+ * The newest emails of a workspace. Two round trips: the emails (on the workspace's shard, with a
+ * continuation's visitor address), then the experts' addresses (the directory's, with the people).
+ */
 export async function emailLog(db: Database, workspaceId: string, limit = 100): Promise<EmailLogEntry[]> {
   const digest = alias(emails, 'digest');
-  const rows = await db
+  const found = await db
     .select({
       email: emails,
-      address: sql<string | null>`COALESCE(${users.email}, ${leads.contactEmail})`,
+      visitorAddress: leads.contactEmail,
       digestStatus: digest.status,
       digestAttempts: digest.attempts,
       digestSentAt: digest.sentAt,
     })
     .from(emails)
-    .leftJoin(providers, eq(providers.id, emails.providerId))
-    .leftJoin(users, eq(users.id, providers.userId))
     .leftJoin(leads, sql`${leads.id} = ${emails.leadId} AND ${emails.kind} = 'visitor_continuation'`)
     .leftJoin(digest, eq(digest.id, emails.digestId))
     .where(eq(emails.workspaceId, workspaceId))
     .orderBy(desc(emails.id))
     .limit(limit);
+  const expertIds = [...new Set(found.flatMap((row) => (row.email.providerId ? [row.email.providerId] : [])))];
+  const experts = expertIds.length
+    ? await db
+        .select({ id: providers.id, address: users.email })
+        .from(providers)
+        .innerJoin(users, eq(users.id, providers.userId))
+        .where(inArray(providers.id, expertIds))
+    : [];
+  const addressOf = new Map(experts.map((expert) => [expert.id, expert.address]));
+  const rows = found.map((row) => ({
+    ...row,
+    address: (row.email.providerId ? addressOf.get(row.email.providerId) : null) ?? row.visitorAddress,
+  }));
   return rows.map(({ email, address, digestStatus, digestAttempts, digestSentAt }) => ({
     email_id: email.id,
     kind: email.kind,

@@ -130,17 +130,21 @@ export interface PlatformNumbers {
 export async function platformNumbers(db: Database, days: number, now: number): Promise<PlatformNumbers> {
   const from = dayOf(now - (days - 1) * 86_400_000);
   const to = dayOf(now);
-  const rows = await sumsOver(db, {
-    scope: or(
-      inArray(dailyRollups.metric, ['leads', 'lead_status.open', 'escalated', 'sla_lapses']),
-      // The agents' metrics, as an index range (`agent_` up to the next prefix, `agent``).
-      and(sql`${dailyRollups.metric} >= ${'agent_'}`, sql`${dailyRollups.metric} < ${'agent`'}`),
-    )!,
-    from,
-    to,
-    columns: ['metric'],
-  });
-  const totals = new Map(rows.map((row) => [row.metric, Number(row.value)]));
+  // Every shard rolls up its own organisations: the platform's sums are theirs added up.
+  const everyShard = await readEveryShard(db, dailyRollups, (shardDb) =>
+    sumsOver(shardDb, {
+      scope: or(
+        inArray(dailyRollups.metric, ['leads', 'lead_status.open', 'escalated', 'sla_lapses']),
+        // The agents' metrics, as an index range (`agent_` up to the next prefix, `agent``).
+        and(sql`${dailyRollups.metric} >= ${'agent_'}`, sql`${dailyRollups.metric} < ${'agent`'}`),
+      )!,
+      from,
+      to,
+      columns: ['metric'],
+    }),
+  );
+  const totals = new Map<string, number>();
+  for (const row of everyShard.flat()) totals.set(row.metric, (totals.get(row.metric) ?? 0) + Number(row.value));
   const perAgent = (prefix: string) =>
     new Map([...totals].filter(([metric]) => metric.startsWith(prefix)).map(([m, v]) => [m.slice(prefix.length), v]));
   const attempts = perAgent('agent_attempts.');

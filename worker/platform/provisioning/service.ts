@@ -5,6 +5,7 @@
  * or endpoint by the same services the admin API uses; its one secret (the key's token, the
  * endpoint's signing secret) waits on the request, encrypted, until an owner has seen it once.
  */
+import { enterWhereFound, readEveryShard } from '../shards';
 import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import type { EgressPolicy } from '../../lib/egress';
@@ -131,13 +132,20 @@ export async function listWorkspaceRequests(db: Database, workspaceId: string): 
 
 /** The requests waiting for a decision, oldest first, with their workspace's name (platform admins). */
 export async function listPendingRequests(db: Database) {
-  const rows = await db
-    .select({ request: provisioningRequests, workspaceName: workspaces.name })
-    .from(provisioningRequests)
-    .leftJoin(workspaces, eq(workspaces.id, provisioningRequests.workspaceId))
-    .where(eq(provisioningRequests.status, 'pending'))
-    .orderBy(provisioningRequests.createdAt)
-    .limit(100);
+  // Every shard's, at once, merged oldest first (each shard's organisations ask on their own).
+  const everyShard = await readEveryShard(db, provisioningRequests, (shardDb) =>
+    shardDb
+      .select({ request: provisioningRequests, workspaceName: workspaces.name })
+      .from(provisioningRequests)
+      .leftJoin(workspaces, eq(workspaces.id, provisioningRequests.workspaceId))
+      .where(eq(provisioningRequests.status, 'pending'))
+      .orderBy(provisioningRequests.createdAt)
+      .limit(100),
+  );
+  const rows = everyShard
+    .flat()
+    .sort((a, b) => a.request.createdAt - b.request.createdAt)
+    .slice(0, 100);
   return rows.map((row) => ({ ...viewOf(row.request), workspace_name: row.workspaceName }));
 }
 
@@ -164,6 +172,10 @@ export async function decideProvisioning(
   const status = decision.decision === 'approve' ? 'approved' : 'declined';
   if (status === 'approved' && !deps.secretsKey)
     throw new ApiError('service_unavailable', 'Approving needs the SECRETS_KEY secret, which is not configured.');
+  // The request names itself alone: its organisation's shard is the one that has it.
+  const { id: idColumn, workspaceId: workspaceColumn } = provisioningRequests;
+  if (!(await enterWhereFound(db, provisioningRequests, idColumn, workspaceColumn, requestId)))
+    throw new ApiError('not_found', `No provisioning request ${requestId}.`);
   const [taken] = await db
     .update(provisioningRequests)
     .set({ status, decidedBy: audit.actorId, decidedAt: now, decisionNote: decision.note, updatedAt: now })
