@@ -81,3 +81,28 @@ export const claimReservations = sqliteTable(
     index('claim_reservations_provider_idx').on(table.providerId).where(sql`state = 'reserved'`),
   ],
 );
+
+/**
+ * What changed in the reference tables (providers, provider_domains, domains, memberships), one
+ * row per change, written by their triggers: the log each shard's copy follows
+ * (lib/shards/copies.ts). A change names the row's key; the copy reads the row as it is now.
+ */
+export const referenceChanges = sqliteTable('reference_changes', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  tableName: text('table_name').notNull(),
+  /** The row's key, as a JSON array of its key columns' values. */
+  rowKey: text('row_key').notNull(),
+});
+
+/** How far each shard's copy of the reference tables has followed the log. */
+export const referenceCopies = sqliteTable('reference_copies', {
+  shard: integer('shard').primaryKey(),
+  lastSeq: integer('last_seq').notNull(),
+  copiedAt: integer('copied_at').notNull(),
+});
+
+/** One copier at a time: the lease of the one running (a copier that died lets it lapse). */
+export const referenceCopyLease = sqliteTable('reference_copy_lease', {
+  id: integer('id').primaryKey(),
+  heldUntil: integer('held_until').notNull(),
+});

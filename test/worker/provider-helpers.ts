@@ -1,7 +1,7 @@
 /** Helpers for supply-side tests: providers through their real sign-up, profile and review. */
 import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
-import { ADMIN_TOKEN, call, json, ORIGIN } from './helpers';
+import { ADMIN_TOKEN, call, json, ORIGIN, copyReferencesNow } from './helpers';
 import { forgetExpertPools } from '../../worker/platform/providers';
 import { SESSION_COOKIE, signUpUser } from './console-helpers';
 import { workerFetch } from './self';
@@ -97,6 +97,7 @@ export async function createActiveExpert(
     await env.DIRECTORY.prepare("UPDATE providers SET lead_alerts = 'off' WHERE id = ?")
       .bind(provider.providerId)
       .run();
+    await copyReferencesNow();
   }
   return provider;
 }
@@ -141,6 +142,7 @@ export async function seedActiveExperts(count: number, options: { domains: strin
     experts.push({ email, cookie: token, providerId, userId });
   }
   await env.DIRECTORY.batch(statements);
+  await copyReferencesNow();
   // The routing's brief cache of each domain's experts would not see them for 10 s.
   forgetExpertPools();
   return experts;

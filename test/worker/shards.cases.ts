@@ -1,10 +1,16 @@
 /**
  * Organisations over several databases (docs/design/scale.md#the-layout): the directory and the
- * two test shards share one schema, and a new organisation is placed on a shard in the directory.
+ * two test shards share one schema, a new organisation is placed on a shard in the directory, and
+ * the reference tables written in the directory are copied to every shard.
  */
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { createTenant } from './helpers';
+import { sql } from 'drizzle-orm';
+import { clock } from '../../worker/lib/clock';
+import { ADMIN_TOKEN, call, createTenant, workerDb } from './helpers';
+import { createActiveExpert } from './provider-helpers';
+import { signUpOwner } from './console-helpers';
+import { cron } from './webhook-helpers';
 
 const schemaOf = async (database: D1Database) =>
   (
@@ -37,5 +43,76 @@ describe('organisations over several databases', () => {
     // With the shards' sizes equal, the one with fewer organisations gets the next.
     const placedBefore = (shard: number) => placed.find((row) => row.shard === shard)?.n ?? 0;
     if (placedBefore(0) === placedBefore(1)) expect(new Set(shards).size).toBe(2);
+  });
+});
+
+describe('the shards’ copies of the reference tables', () => {
+  const databases = () => [env.DIRECTORY, env.DB_0, env.DB_1];
+  const rowIn = (database: D1Database, table: string, key: string, value: string) =>
+    database.prepare(`SELECT * FROM ${table} WHERE ${key} = ?`).bind(value).all();
+  /** The row in the directory and in each shard: the same everywhere. */
+  const expectCopied = async (table: string, key: string, value: string) => {
+    const [directory, ...shards] = await Promise.all(databases().map((database) => rowIn(database, table, key, value)));
+    expect(directory!.results.length, `${table} ${value} in the directory`).toBeGreaterThan(0);
+    for (const shard of shards) expect(shard.results).toEqual(directory!.results);
+  };
+  const wholeTable = (database: D1Database, table: string, order: string) =>
+    database
+      .prepare(`SELECT * FROM ${table} ORDER BY ${order}`)
+      .all()
+      .then((answer) => answer.results);
+
+  it('a provider, their domains and their membership are on every shard as soon as they are written', async () => {
+    const domain = `copy-${Math.random().toString(36).slice(2, 8)}`;
+    expect((await call('/api/admin/domains', { token: ADMIN_TOKEN, body: { domain, name: domain } })).status).toBe(201);
+    await expectCopied('domains', 'slug', domain);
+    const expert = await createActiveExpert({ domains: [domain] });
+    await expectCopied('providers', 'id', expert.providerId);
+    await expectCopied('provider_domains', 'provider_id', expert.providerId);
+    const owner = await signUpOwner();
+    await expectCopied('memberships', 'workspace_id', owner.workspaceId);
+  });
+
+  it('a trigger’s change is copied too: an enrolled factor marks the second factor everywhere', async () => {
+    const expert = await createActiveExpert();
+    const db = workerDb();
+    await db.run(sql`INSERT INTO user_factors (id, user_id, kind, secret, confirmed_at, created_at)
+      VALUES (${`fac_${crypto.randomUUID()}`}, ${expert.userId}, 'totp', 'sealed', ${clock.now()}, ${clock.now()})`);
+    for (const database of databases())
+      expect(
+        await database.prepare('SELECT second_factor FROM providers WHERE id = ?').bind(expert.providerId).first(),
+      ).toEqual({ second_factor: 1 });
+  });
+
+  it('a change the copier missed is copied by the minute’s run; a deleted row leaves every copy', async () => {
+    const expert = await createActiveExpert();
+    // Written straight into the directory, as if the request died before its copy.
+    await env.DIRECTORY.prepare("UPDATE providers SET display_name = 'Renamed in the directory' WHERE id = ?")
+      .bind(expert.providerId)
+      .run();
+    expect(
+      await env.DB_0.prepare('SELECT display_name FROM providers WHERE id = ?').bind(expert.providerId).first(),
+    ).not.toEqual({ display_name: 'Renamed in the directory' });
+    await env.DIRECTORY.prepare('DELETE FROM provider_domains WHERE provider_id = ?').bind(expert.providerId).run();
+    await cron('* * * * *');
+    await expectCopied('providers', 'id', expert.providerId);
+    for (const database of databases())
+      expect(
+        await database
+          .prepare('SELECT count(*) AS n FROM provider_domains WHERE provider_id = ?')
+          .bind(expert.providerId)
+          .first('n'),
+      ).toBe(0);
+    // After the run, every copy is the directory's table, row for row.
+    for (const [table, order] of [
+      ['domains', 'slug'],
+      ['providers', 'id'],
+      ['provider_domains', 'provider_id, domain'],
+      ['memberships', 'user_id, workspace_id'],
+    ] as const) {
+      const directory = await wholeTable(env.DIRECTORY, table, order);
+      expect(await wholeTable(env.DB_0, table, order), table).toEqual(directory);
+      expect(await wholeTable(env.DB_1, table, order), table).toEqual(directory);
+    }
   });
 });

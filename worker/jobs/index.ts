@@ -162,6 +162,8 @@ export async function handleScheduled(controller: ScheduledController, env: Bind
     });
     return;
   }
+  // The shards' copies of providers, domains and memberships catch up with what a crash left behind.
+  const copied = await services.copyReferences();
   // Lead timers first: the offers and escalations they make write emails the email sweep then finds;
   // so do the ledger's notices and statements. The rollups count what the outbox holds so far.
   const leads = await sweepLeadTimers(db, now, services.limits.leadMinuteMs);
@@ -184,6 +186,7 @@ export async function handleScheduled(controller: ScheduledController, env: Bind
     leads,
     released,
     claimsFinished,
+    copied,
   });
   await publishCommittedEvents(db, env);
 }

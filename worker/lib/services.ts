@@ -16,6 +16,7 @@ import { countingD1, createDatabase, type Database, type QueryCounter } from './
 import { bookmarksFrom, composeBookmarks, type D1Like, type D1Sessions, d1Sessions } from './d1-sessions';
 import { boundDatabases, databaseName } from './shards/databases';
 import { type DatabaseSet, routedD1, type ShardRoute, tieRoute } from './shards/router';
+import { copyReferenceChanges } from './shards/copies';
 import { type EgressPolicy, egressPolicy } from './egress';
 import { newId, newTraceId } from './ids';
 import { type Clock, clock } from './clock';
@@ -60,6 +61,8 @@ export interface Services {
    * the reports that look at a database as it is (its tables' sizes), never for its rows.
    */
   everyDatabase: () => Array<{ name: string; db: Database }>;
+  /** Brings the shards' copies of the reference tables up to the directory's log (the minute's cron). */
+  copyReferences: () => Promise<number>;
   /** The newest bookmark of this unit of work's sessions, to hand back to its caller. */
   bookmark: () => string | null;
   settings: Settings;
@@ -107,7 +110,7 @@ function databasesOf(env: Bindings, entry: EntrySpec, route: ShardRoute, strict:
   // `route`; its `onShard` gives the same set fixed on one shard, for reads across shards.
   const unit = {};
   const handleOver = (set: DatabaseSet, followed: ShardRoute): Database =>
-    tieRoute(createDatabase(routedD1(set, followed, { strict })), {
+    tieRoute(createDatabase(routedD1(set, followed, { strict, afterReferenceWrite: copyReferences })), {
       route: followed,
       shardCount,
       onShard: (shard) => handleOver(set, { shard }),
@@ -115,6 +118,21 @@ function databasesOf(env: Bindings, entry: EntrySpec, route: ShardRoute, strict:
       unit,
     });
   const primaries = { directory: counted(directory), shards: shards.map((s) => counted(s)) };
+  // After a reference table's write committed, its copies on the shards follow (shards/copies.ts);
+  // a copy that fails waits for the minute's run, and the write stands. Logged as
+  // request-context's logLine does (that module builds services, so it is not imported here).
+  const copyReferences = () =>
+    copyReferenceChanges(primaries, clock.now()).then(
+      () => undefined,
+      (error: unknown) =>
+        console.log(
+          JSON.stringify({
+            level: 'warn',
+            message: 'reference_copy_failed',
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        ),
+    );
   // One shard's database, whatever the unit has entered: for placement, moves and cross-shard work.
   const onShard = (shard: number) => handleOver(primaries, { shard });
   const everyDatabase = () => [
@@ -123,7 +141,8 @@ function databasesOf(env: Bindings, entry: EntrySpec, route: ShardRoute, strict:
   ];
   if (entry.kind !== 'request') {
     const db = handleOver(primaries, route);
-    return { db, reads: db, bookmark: () => null, onShard, shardCount, everyDatabase };
+    const copyNow = () => copyReferenceChanges(primaries, clock.now());
+    return { db, reads: db, bookmark: () => null, onShard, shardCount, everyDatabase, copyReferences: copyNow };
   }
   const readAfter = bookmarksFrom(entry.readAfter ?? null);
   const named = [['directory', directory] as const, ...shards.map((shard, index) => [index, shard] as const)];
@@ -144,6 +163,7 @@ function databasesOf(env: Bindings, entry: EntrySpec, route: ShardRoute, strict:
     onShard,
     shardCount,
     everyDatabase,
+    copyReferences: () => copyReferenceChanges(primaries, clock.now()),
   };
 }
 

@@ -70,6 +70,8 @@ export const TABLE_GROUPS = {
   directory: { home: 'directory', tables: ['organization_shards', 'directory_entries'] },
   /** A claim of a lead while it crosses databases: the expert's side, reserved before the lead's shard claims it. */
   claims: { home: 'directory', tables: ['claim_reservations'] },
+  /** The reference tables' change log (their triggers write it) and how far each shard's copy follows it. */
+  copies: { home: 'directory', tables: ['reference_changes', 'reference_copies', 'reference_copy_lease'] },
   /** Rows of an organisation's or of nobody's, with the unit of work that writes them. */
   followsTheUnit: {
     home: 'directory',

@@ -67,7 +67,23 @@ type Target = 'directory' | number;
 export interface RoutingOptions {
   homeOf?: (query: string) => StatementHome;
   strict?: boolean;
+  /** After the directory committed a write that changes a reference table: its copies follow (shards/copies.ts). */
+  afterReferenceWrite?: () => Promise<void>;
 }
+
+/**
+ * The tables whose writes change a reference table: those tables, and those whose triggers write
+ * one (an expert's factors and passkeys set `providers.second_factor`, migration 0049).
+ */
+const REFERENCE_WRITERS = new Set([
+  'domains',
+  'providers',
+  'provider_domains',
+  'memberships',
+  'user_factors',
+  'user_passkeys',
+]);
+const EXECUTING = new Set<PropertyKey>(['run', 'all', 'first', 'raw']);
 
 /**
  * The database handle that routes each statement to its home (by the layout, unless a test gives
@@ -103,18 +119,33 @@ export function routedD1(databases: DatabaseSet, route: ShardRoute, options: Rou
     return place(home, query);
   };
   const databaseOf = (target: Target) => (target === 'directory' ? databases.directory : databases.shards[target]!);
-  // Remembers each statement's target through `bind`, which answers a new statement.
-  const remember = (statement: D1PreparedStatement, target: Target, destination?: Target): D1PreparedStatement => {
+  // Remembers each statement's target through `bind`, which answers a new statement; a write that
+  // changes a reference table, run alone, has its copies follow once it has committed.
+  const copied = new WeakSet<object>();
+  const remember = (
+    statement: D1PreparedStatement,
+    target: Target,
+    destination?: Target,
+    copies = false,
+  ): D1PreparedStatement => {
     const wrapped = new Proxy(statement, {
       get(inner, property) {
-        if (property === 'bind') return (...values: unknown[]) => remember(inner.bind(...values), target, destination);
+        if (property === 'bind')
+          return (...values: unknown[]) => remember(inner.bind(...values), target, destination, copies);
         const value: unknown = Reflect.get(inner, property, inner);
         if (typeof value !== 'function') return value;
+        if (copies && EXECUTING.has(property))
+          return async (...args: unknown[]) => {
+            const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(inner, args);
+            await options.afterReferenceWrite?.();
+            return result;
+          };
         return (value as (...a: unknown[]) => unknown).bind(inner);
       },
     });
     targets.set(wrapped, target);
     if (destination !== undefined) destinations.set(wrapped, destination);
+    if (copies) copied.add(wrapped);
     originals.set(wrapped, statement);
     return wrapped;
   };
@@ -123,7 +154,9 @@ export function routedD1(databases: DatabaseSet, route: ShardRoute, options: Rou
     prepare(query: string) {
       const destination = options.strict ? destinationOf(query) : undefined;
       const target = place(homeOf(query), query);
-      return remember(databaseOf(target).prepare(query), target, destination);
+      const written = writtenTable(query);
+      const copies = target === 'directory' && written !== undefined && REFERENCE_WRITERS.has(written);
+      return remember(databaseOf(target).prepare(query), target, destination, copies);
     },
     batch<T = unknown>(statements: D1PreparedStatement[]) {
       const spans = (where: WeakMap<object, Target>) => {
@@ -134,7 +167,12 @@ export function routedD1(databases: DatabaseSet, route: ShardRoute, options: Rou
         return Promise.reject(new ShardRoutingError('A batch spans the directory and a shard, or two shards.'));
       const first = statements[0] ? targets.get(statements[0]) : undefined;
       const database = databaseOf(first ?? 'directory');
-      return database.batch<T>(statements.map((statement) => originals.get(statement) ?? statement));
+      const results = database.batch<T>(statements.map((statement) => originals.get(statement) ?? statement));
+      if (!statements.some((statement) => copied.has(statement))) return results;
+      return results.then(async (done) => {
+        await options.afterReferenceWrite?.();
+        return done;
+      });
     },
   } as D1Like;
 }
