@@ -1,14 +1,8 @@
-/**
- * The gateway as an A2A agent, on the wire (issue 33): every refusal is a JSON-RPC error and writes
- * nothing; a message, in 1.0 or 0.3, answers a completed task that GetTask and ListTasks read back;
- * a retry of a message replays its answer; a text-only message gets a domain; streaming sends the
- * task's life as server-sent events. The official clients are driven in test/node/assistants.test.ts.
- */
-import { env } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
 import { getPage, postForm, signUpOwner } from './console-helpers';
 import { ADMIN_TOKEN, call, createTenant, json, type Tenant, writeFootprint } from './helpers';
 import { workerFetch } from './self';
+import { platformDb } from './platform-db';
 
 type Rpc = { jsonrpc: string; id: unknown; result?: any; error?: { code: number; message: string; data?: any } };
 
@@ -37,7 +31,8 @@ async function send(tenant: Tenant, message: Record<string, unknown>, extra: Rec
 const consultation = (text: string) => [{ text }, { data: { domain: 'consultation' } }];
 
 async function executions(workspaceId: string): Promise<number> {
-  const row = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
+  const row = await platformDb
+    .prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
     .bind(workspaceId)
     .first<{ n: number }>();
   return row?.n ?? 0;
@@ -294,13 +289,13 @@ describe('A2A: messages answer tasks', () => {
       { cookie: owner.cookie },
     );
     expect(saved.status).toBe(303);
-    const row = await env.DIRECTORY.prepare('SELECT default_domain FROM workspaces WHERE id = ?')
+    const row = await platformDb
+      .prepare('SELECT default_domain FROM workspaces WHERE id = ?')
       .bind(owner.workspaceId)
       .first();
     expect(row).toEqual({ default_domain: 'consultation' });
-    const audit = await env.DIRECTORY.prepare(
-      'SELECT COUNT(*) AS n FROM audit_log WHERE workspace_id = ? AND action = ?',
-    )
+    const audit = await platformDb
+      .prepare('SELECT COUNT(*) AS n FROM audit_log WHERE workspace_id = ? AND action = ?')
       .bind(owner.workspaceId, 'workspace.default_domain_changed')
       .first();
     expect(audit).toEqual({ n: 1 });
@@ -495,7 +490,8 @@ describe('A2A: streaming', () => {
     );
     expect(outcomes.filter((outcome) => outcome === 'ended')).toHaveLength(10);
     await vi.waitUntil(async () => (await executions(tenant.workspaceId)) === 20, { timeout: 5000, interval: 50 });
-    const tasks = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM a2a_tasks WHERE workspace_id = ?')
+    const tasks = await platformDb
+      .prepare('SELECT COUNT(*) AS n FROM a2a_tasks WHERE workspace_id = ?')
       .bind(tenant.workspaceId)
       .first<{ n: number }>();
     expect(tasks?.n).toBe(20);

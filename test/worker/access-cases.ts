@@ -1,10 +1,3 @@
-/**
- * The standard access failures, run against every protected route (unkey's pattern): no
- * credentials, a bad token, a revoked key, a missing scope or role, another tenant's record
- * (404), and a cross-site cookie request. A route is described once, in a table; this helper
- * builds the tenants and credentials and runs each case that applies to it.
- */
-import { env } from 'cloudflare:test';
 import { expect, it } from 'vitest';
 import { ADMIN_TOKEN, call, expectProblem, issueKey, ORIGIN } from './helpers';
 import { postForm, SESSION_COOKIE, signUpOwner, signUpPlatformAdmin, signUpUser } from './console-helpers';
@@ -12,6 +5,7 @@ import { createActiveRobot, newDomain } from './agent-helpers';
 import { createActiveExpert, createChannel, signUpProvider, visitorSays } from './provider-helpers';
 import { workerFetch } from './self';
 import { clock } from '../../worker/lib/clock';
+import { platformDb } from './platform-db';
 
 /** How a route authenticates. */
 export type RouteAuth =
@@ -92,7 +86,7 @@ const ALL_SCOPES = [
 ];
 
 async function userIdOf(email: string): Promise<string> {
-  return (await env.DIRECTORY.prepare('SELECT id FROM users WHERE email = ?').bind(email).first<{ id: string }>())!.id;
+  return (await platformDb.prepare('SELECT id FROM users WHERE email = ?').bind(email).first<{ id: string }>())!.id;
 }
 
 async function joinAs(owner: { workspaceId: string; cookie: string }, role: 'member' | 'admin'): Promise<string> {
@@ -102,7 +96,8 @@ async function joinAs(owner: { workspaceId: string; cookie: string }, role: 'mem
     { email: user.email, role },
     { cookie: owner.cookie },
   );
-  const id = await env.DIRECTORY.prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'")
+  const id = await platformDb
+    .prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'")
     .bind(user.email)
     .first<{ id: string }>();
   expect((await postForm(`/invitations/${id!.id}/accept`, {}, { cookie: user.cookie })).status).toBe(303);
@@ -112,7 +107,8 @@ async function joinAs(owner: { workspaceId: string; cookie: string }, role: 'mem
 /** A tenant with an owner, a member, an admin, keys of every kind, a channel and an open invitation. */
 export async function createAccessTenant(): Promise<AccessTenant> {
   const owner = await signUpOwner();
-  const organizationId = (await env.DIRECTORY.prepare('SELECT organization_id FROM workspaces WHERE id = ?')
+  const organizationId = (await platformDb
+    .prepare('SELECT organization_id FROM workspaces WHERE id = ?')
     .bind(owner.workspaceId)
     .first<{ organization_id: string }>())!.organization_id;
   const fullKey = await issueKey(owner.workspaceId, { scopes: ALL_SCOPES });
@@ -132,9 +128,8 @@ export async function createAccessTenant(): Promise<AccessTenant> {
     { email: `pending.${clock.now()}.${Math.random()}@example.com`, role: 'member' },
     { cookie: owner.cookie },
   );
-  const invitation = await env.DIRECTORY.prepare(
-    "SELECT id FROM invitations WHERE workspace_id = ? AND status = 'pending'",
-  )
+  const invitation = await platformDb
+    .prepare("SELECT id FROM invitations WHERE workspace_id = ? AND status = 'pending'")
     .bind(owner.workspaceId)
     .first<{ id: string }>();
   // The supply side: an active expert who belongs to this workspace, so it sees this workspace's pool.
@@ -144,9 +139,8 @@ export async function createAccessTenant(): Promise<AccessTenant> {
     { email: expert.email, role: 'member' },
     { cookie: owner.cookie },
   );
-  const expertInvitation = await env.DIRECTORY.prepare(
-    "SELECT id FROM invitations WHERE email = ? AND status = 'pending'",
-  )
+  const expertInvitation = await platformDb
+    .prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'")
     .bind(expert.email)
     .first<{ id: string }>();
   expect((await postForm(`/invitations/${expertInvitation!.id}/accept`, {}, { cookie: expert.cookie })).status).toBe(
@@ -167,9 +161,8 @@ export async function createAccessTenant(): Promise<AccessTenant> {
     headers: { Origin: ORIGIN, 'CF-Connecting-IP': '198.51.100.250' },
   });
   expect(said.status).toBe(200);
-  const conversation = await env.DIRECTORY.prepare(
-    'SELECT id FROM conversations WHERE channel_id = (SELECT id FROM channels WHERE channel_key = ?)',
-  )
+  const conversation = await platformDb
+    .prepare('SELECT id FROM conversations WHERE channel_id = (SELECT id FROM channels WHERE channel_key = ?)')
     .bind(channelKey)
     .first<{ id: string }>();
   // Subscribed to an event these cases never cause, so nothing is ever sent to it.

@@ -1,23 +1,3 @@
-/**
- * Accounts people can trust (docs/design/identity-and-access.md), in one file for the suite's
- * sake (each file starts a runtime of its own):
- * - password reset: /auth/forgot answers the same whether or not the address has an account,
- *   within per-address and per-client limits; the emailed link works once, for an hour (the test
- *   clock moves past it), and only with its secret; a reset ends every session and tells the owner;
- * - two-step sign-in: an authenticator app set up on /account/security (its key, a code, 10
- *   recovery codes shown once); sign-in then asks for a code after the password; a code works
- *   once, a recovery code once, 5 wrong codes in 15 minutes lock the factor, and turning it off
- *   asks for the password;
- * - sessions and events: the open sessions listed, one or every other ended (never another
- *   account's), and the recent security events;
- * - email verification: the link at sign-up (single use, a day), the gated actions before it,
- *   "send it again" within its limit, and a changed address confirmed again;
- * - platform administrators: no admin page or change before a second factor; an organisation's
- *   owners may require one of every member;
- * - passkeys (a software authenticator signs): added, used without a password or as the second
- *   step, each challenge once, renamed, removed with the password, never another account's.
- */
-import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clock, moveClockForTests, resetClockForTests } from '../../worker/lib/clock';
 import { deviceOf } from '../../worker/platform/identity';
@@ -39,6 +19,7 @@ import { expectProblem, ORIGIN } from './helpers';
 import { mailTo } from './mail-helpers';
 import { workerFetch } from './self';
 import { SoftAuthenticator } from './soft-authenticator';
+import { platformDb } from './platform-db';
 
 /** Asks for a reset link from a client address of its own (the per-client limit is not under test here). */
 const forgot = (email: string, ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}`) =>
@@ -62,9 +43,8 @@ describe('password reset', () => {
     // The same redirect to the same page, whether or not the address has an account.
     expect([known.status, unknown.status]).toEqual([303, 303]);
     expect(known.headers.get('Location')).toBe(unknown.headers.get('Location'));
-    const tokens = await env.DIRECTORY.prepare(
-      "SELECT email FROM account_tokens WHERE email IN (?, ?) AND purpose = 'password_reset'",
-    )
+    const tokens = await platformDb
+      .prepare("SELECT email FROM account_tokens WHERE email IN (?, ?) AND purpose = 'password_reset'")
       .bind(user.email, 'nobody')
       .all();
     expect(tokens.results).toEqual([{ email: user.email }]);
@@ -320,13 +300,13 @@ describe('sessions', () => {
     });
     expect(failed.status).toBe(401);
     // An unknown address's failure is recorded for nobody.
-    const before = await env.DIRECTORY.prepare('SELECT count(*) AS n FROM security_events').first<{ n: number }>();
+    const before = await platformDb.prepare('SELECT count(*) AS n FROM security_events').first<{ n: number }>();
     await postForm(
       '/auth/sign-in',
       { email: 'nobody.here@example.com', password: 'whatever it is' },
       { ip: '198.51.100.62' },
     );
-    expect((await env.DIRECTORY.prepare('SELECT count(*) AS n FROM security_events').first<{ n: number }>())!.n).toBe(
+    expect((await platformDb.prepare('SELECT count(*) AS n FROM security_events').first<{ n: number }>())!.n).toBe(
       before!.n,
     );
 
@@ -341,10 +321,11 @@ describe('sessions', () => {
     // The sign-in from a device the account had not used was emailed; another from it is not.
     expect(await mailTo(user.email, /^A new sign-in to your account \(Firefox on Windows\)$/)).toBeTruthy();
     await signInFrom(user, FIREFOX, 'PT');
-    const written = await env.DIRECTORY.prepare(
-      `SELECT count(*) AS n FROM emails e JOIN users u ON u.id = e.user_id
+    const written = await platformDb
+      .prepare(
+        `SELECT count(*) AS n FROM emails e JOIN users u ON u.id = e.user_id
        WHERE u.email = ? AND e.subject LIKE 'A new sign-in%'`,
-    )
+      )
       .bind(user.email)
       .first<{ n: number }>();
     expect(written!.n).toBe(1);
@@ -424,7 +405,8 @@ describe('email verification', () => {
     await expectProblem(await claim(), 403, 'email_unverified');
     expect((await postForm(await verificationPathFor(newEmail), {})).status).toBe(303);
     expect((await claim()).status).toBe(404);
-    const events = await env.DIRECTORY.prepare('SELECT kind FROM security_events WHERE user_id = ? ORDER BY id')
+    const events = await platformDb
+      .prepare('SELECT kind FROM security_events WHERE user_id = ? ORDER BY id')
       .bind(expert.userId)
       .all<{ kind: string }>();
     expect(events.results.map((event) => event.kind)).toEqual(
@@ -459,7 +441,8 @@ describe('an organisation that requires a second factor', () => {
     const member = await signUpUser();
     const ws = `?ws=${owner.workspaceId}`;
     await postForm(`/integrations/team/invite${ws}`, { email: member.email, role: 'member' }, { cookie: owner.cookie });
-    const invitation = await env.DIRECTORY.prepare('SELECT id FROM invitations WHERE email = ?')
+    const invitation = await platformDb
+      .prepare('SELECT id FROM invitations WHERE email = ?')
       .bind(member.email)
       .first<{ id: string }>();
     expect((await postForm(`/invitations/${invitation!.id}/accept`, {}, { cookie: member.cookie })).status).toBe(303);

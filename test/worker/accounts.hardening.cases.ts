@@ -25,6 +25,7 @@ import { ADMIN_TOKEN, call, expectProblem, json, ORIGIN } from './helpers';
 import { SoftAuthenticator } from './soft-authenticator';
 import { workerFetch } from './self';
 import { mailTo } from './mail-helpers';
+import { platformDb } from './platform-db';
 
 const passkeyOptions = (cookie: string) => postForm('/account/security/passkeys/options', {}, { cookie });
 
@@ -79,9 +80,8 @@ describe('adding a way in asks who you are', () => {
     const cancelled = await postForm('/account/security/totp/cancel', {}, { cookie: user.cookie });
     expect(cancelled.headers.get('Location')).toBe('/account/security?notice=totp_cancelled');
     expect(
-      await env.DIRECTORY.prepare(
-        'SELECT COUNT(*) AS n FROM user_factors f JOIN users u ON u.id = f.user_id WHERE u.email = ?',
-      )
+      await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM user_factors f JOIN users u ON u.id = f.user_id WHERE u.email = ?')
         .bind(user.email)
         .first(),
     ).toEqual({ n: 0 });
@@ -99,9 +99,8 @@ describe('adding a way in asks who you are', () => {
     );
     expect(added.status).toBe(303);
     expect((await postForm('/auth/forgot', { email: user.email })).status).toBe(303);
-    const token = await env.DIRECTORY.prepare(
-      "SELECT id FROM account_tokens WHERE email = ? AND purpose = 'password_reset' ORDER BY created_at DESC",
-    )
+    const token = await platformDb
+      .prepare("SELECT id FROM account_tokens WHERE email = ? AND purpose = 'password_reset' ORDER BY created_at DESC")
       .bind(user.email)
       .first<{ id: string }>();
     const link = await accountLinkPath(env.SECRETS_KEY, 'password_reset', token!.id);
@@ -115,11 +114,12 @@ describe('adding a way in asks who you are', () => {
       remove_passkeys: passkeyId,
     });
     expect(reset.status).toBe(303);
-    const left = await env.DIRECTORY.prepare(
-      `SELECT (SELECT COUNT(*) FROM user_passkeys p JOIN users u ON u.id = p.user_id WHERE u.email = ?1) AS passkeys,
+    const left = await platformDb
+      .prepare(
+        `SELECT (SELECT COUNT(*) FROM user_passkeys p JOIN users u ON u.id = p.user_id WHERE u.email = ?1) AS passkeys,
         (SELECT COUNT(*) FROM user_factors f JOIN users u ON u.id = f.user_id WHERE u.email = ?1) AS apps,
         (SELECT COUNT(*) FROM recovery_codes r JOIN users u ON u.id = r.user_id WHERE u.email = ?1) AS codes`,
-    )
+      )
       .bind(user.email)
       .first();
     expect(left).toEqual({ passkeys: 0, apps: 0, codes: 0 });
@@ -135,7 +135,8 @@ describe('an organisation’s two-step rule on the workbench', () => {
     expect((await call('/api/admin/domains', { token: ADMIN_TOKEN, body: { domain, name: domain } })).status).toBe(201);
     const expert = await createActiveExpert({ domains: [domain] });
     await postForm(`/integrations/team/invite${ws}`, { email: expert.email, role: 'member' }, { cookie: owner.cookie });
-    const invitation = await env.DIRECTORY.prepare('SELECT id FROM invitations WHERE email = ?')
+    const invitation = await platformDb
+      .prepare('SELECT id FROM invitations WHERE email = ?')
       .bind(expert.email)
       .first<{ id: string }>();
     expect((await postForm(`/invitations/${invitation!.id}/accept`, {}, { cookie: expert.cookie })).status).toBe(303);
@@ -163,13 +164,14 @@ describe('an organisation’s two-step rule on the workbench', () => {
     );
     // No offer either: no row names them for it.
     expect(
-      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM lead_offers WHERE lead_id = ? AND provider_id = ?')
+      await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM lead_offers WHERE lead_id = ? AND provider_id = ?')
         .bind(lead, expert.providerId)
         .first(),
     ).toEqual({ n: 0 });
     // Once they set one up, the factors' triggers mark the provider, and the next lead is theirs to see.
     const flag = () =>
-      env.DIRECTORY.prepare('SELECT second_factor AS on_ FROM providers WHERE id = ?').bind(expert.providerId).first();
+      platformDb.prepare('SELECT second_factor AS on_ FROM providers WHERE id = ?').bind(expert.providerId).first();
     expect(await flag()).toEqual({ on_: 0 });
     await enrolAuthenticator(expert.cookie);
     expect(await flag()).toEqual({ on_: 1 });
@@ -235,9 +237,8 @@ describe('guesses in a burst', () => {
     const user = await signUpUser();
     // As if five attempts had taken their slots and their Worker died before settling.
     const account = `signin:acct:${await sha256(user.email)}`;
-    await env.DIRECTORY.prepare(
-      'INSERT INTO rate_limit_windows (key_id, window_start, count, max_count) VALUES (?, ?, 5, 5)',
-    )
+    await platformDb
+      .prepare('INSERT INTO rate_limit_windows (key_id, window_start, count, max_count) VALUES (?, ?, 5, 5)')
       .bind(`${account}:flight`, clock.now())
       .run();
     const signIn = () =>

@@ -1,7 +1,7 @@
-import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, auditEntry, call, createTenant, execute, executeBody, expectProblem, json } from './helpers';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
+import { platformDb } from './platform-db';
 
 async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
@@ -77,7 +77,8 @@ describe('provisioning: API keys', () => {
       monthly_quota: 1000,
     });
     expect(tenant.token).toMatch(/^egk_[1-9A-HJ-NP-Za-km-z]{30,}$/);
-    const row = await env.DIRECTORY.prepare('SELECT * FROM api_keys WHERE id = ?')
+    const row = await platformDb
+      .prepare('SELECT * FROM api_keys WHERE id = ?')
       .bind(tenant.keyId)
       .first<Record<string, unknown>>();
     expect(row!.token_hash).toBe(await sha256Hex(tenant.token));
@@ -109,9 +110,8 @@ describe('provisioning: API keys', () => {
     await expectProblem(await execute(tenant.token, executeBody()), 401, 'key_revoked');
     const second = await json(await revoke());
     expect(second.revoked_at).toBe(first.revoked_at);
-    const revocations = await env.DIRECTORY.prepare(
-      "SELECT COUNT(*) AS n FROM audit_log WHERE action = 'api_key.revoked' AND target_id = ?",
-    )
+    const revocations = await platformDb
+      .prepare("SELECT COUNT(*) AS n FROM audit_log WHERE action = 'api_key.revoked' AND target_id = ?")
       .bind(tenant.keyId)
       .first<{ n: number }>();
     expect(revocations?.n).toBe(1);
@@ -143,7 +143,8 @@ describe('provisioning: API keys', () => {
     const expiresAt = clock.now() + 3_600_000;
     const tenant = await createTenant({ expires_at: new Date(expiresAt).toISOString() });
     expect((await execute(tenant.token, executeBody())).status).toBe(200);
-    const stored = await env.DIRECTORY.prepare('SELECT expires_at FROM api_keys WHERE id = ?')
+    const stored = await platformDb
+      .prepare('SELECT expires_at FROM api_keys WHERE id = ?')
       .bind(tenant.keyId)
       .first<{ expires_at: number }>();
     expect(stored!.expires_at).toBe(expiresAt);

@@ -1,12 +1,7 @@
-/**
- * Remote agents and robots for worker tests. The Worker runs in the test's isolate, so its
- * outbound fetch() is stubbed here (vi.spyOn, never our own D1): each remote origin gets a
- * handler, every connection is logged, and a connection to an unknown host fails loudly.
- */
-import { env } from 'cloudflare:test';
 import { expect, vi } from 'vitest';
 import { ADMIN_TOKEN, call, json } from './helpers';
 import { completeProfile, review, sessionCall, signUpProvider, type TestProvider } from './provider-helpers';
+import { platformDb } from './platform-db';
 
 export type RemoteHandler = (request: Request) => Response | Promise<Response>;
 
@@ -172,9 +167,8 @@ export async function createActiveAgent(
 
 /** The attempts recorded on an execution, in order. */
 export async function attemptsOf(executionId: string) {
-  const rows = await env.DIRECTORY.prepare(
-    'SELECT provider_id, outcome, http_status, error FROM agent_attempts WHERE execution_id = ? ORDER BY id',
-  )
+  const rows = await platformDb
+    .prepare('SELECT provider_id, outcome, http_status, error FROM agent_attempts WHERE execution_id = ? ORDER BY id')
     .bind(executionId)
     .all();
   return rows.results as Array<{

@@ -1,9 +1,3 @@
-/**
- * Agents and robots when they fail (docs/design/agents-and-robots.md): failover in a stable order,
- * the circuit breaker, and remote bodies read as streams and cut at their limit. Remote agents are
- * stubbed fetches; the database, the migrations and the Worker are real.
- */
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   agentCard,
@@ -24,6 +18,7 @@ import { recordContract } from './billing-helpers';
 import { createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
 import { createActiveExpert, sessionCall, signUpProvider } from './provider-helpers';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
+import { platformDb } from './platform-db';
 
 const ALL = ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write'];
 
@@ -140,10 +135,11 @@ describe('failover', () => {
       remotes.set(`${origin}/a2a`, () => new Response('down', { status: 503 }));
     }
     // flaky failed once in the last hour; steady never did.
-    await env.DIRECTORY.prepare(
-      'INSERT INTO agent_attempts (id, execution_id, provider_id, workspace_id, outcome, http_status, duration_ms, ' +
-        "error, created_at) VALUES ('att_seed_flaky', 'exe_seed', ?, ?, 'http_error', 500, 5, NULL, ?)",
-    )
+    await platformDb
+      .prepare(
+        'INSERT INTO agent_attempts (id, execution_id, provider_id, workspace_id, outcome, http_status, duration_ms, ' +
+          "error, created_at) VALUES ('att_seed_flaky', 'exe_seed', ?, ?, 'http_error', 500, 5, NULL, ?)",
+      )
       .bind(flaky.providerId, tenant.workspaceId, clock.now() - 10 * 60 * 1000)
       .run();
     const envelope = await json(await run(domain));
@@ -175,19 +171,19 @@ describe('failover', () => {
       const response = await run(domain, { idempotency_key: 'agents-down-1' }, narrow.token);
       const problem = await expectProblem(response, 502, 'agent_unavailable');
       expect(problem.attempts).toEqual([{ provider_id: agent.providerId, outcome: 'http_error' }]);
-      const execution = await env.DIRECTORY.prepare('SELECT status FROM executions WHERE id = ?')
+      const execution = await platformDb
+        .prepare('SELECT status FROM executions WHERE id = ?')
         .bind(problem.execution_id)
         .first();
       expect(execution).toEqual({ status: 'failed' });
       expect(await attemptsOf(problem.execution_id)).toHaveLength(1);
       // Nothing charged, no demand, and the idempotency key is free for a retry.
       expect(
-        await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM usage_meters WHERE key_id = ?')
-          .bind(narrow.keyId)
-          .first(),
+        await platformDb.prepare('SELECT COUNT(*) AS n FROM usage_meters WHERE key_id = ?').bind(narrow.keyId).first(),
       ).toEqual({ n: 0 });
       expect(
-        await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM demands WHERE workspace_id = ?')
+        await platformDb
+          .prepare('SELECT COUNT(*) AS n FROM demands WHERE workspace_id = ?')
           .bind(narrow.workspaceId)
           .first(),
       ).toEqual({ n: 0 });
@@ -229,9 +225,8 @@ describe('the circuit breaker', () => {
     remotes.set(`${origin}/a2a`, () => new Response('down', { status: 503 }));
     for (let i = 0; i < 5; i++) await run(domain);
     expect(connectionsTo(`${origin}/a2a`)).toHaveLength(5);
-    const health = await env.DIRECTORY.prepare(
-      'SELECT consecutive_failures, open_until FROM provider_health WHERE provider_id = ?',
-    )
+    const health = await platformDb
+      .prepare('SELECT consecutive_failures, open_until FROM provider_health WHERE provider_id = ?')
       .bind(agent.providerId)
       .first<{ consecutive_failures: number; open_until: number }>();
     expect(health!.consecutive_failures).toBe(5);
@@ -254,7 +249,8 @@ describe('the circuit breaker', () => {
     const recovered = await json(await run(domain));
     expect(recovered.output.result.reply).toBe('Recovered.');
     expect(
-      await env.DIRECTORY.prepare('SELECT consecutive_failures, open_until FROM provider_health WHERE provider_id = ?')
+      await platformDb
+        .prepare('SELECT consecutive_failures, open_until FROM provider_health WHERE provider_id = ?')
         .bind(agent.providerId)
         .first(),
     ).toEqual({ consecutive_failures: 0, open_until: 0 });
@@ -274,7 +270,8 @@ describe('the circuit breaker', () => {
       ]);
     }
     expect(
-      await env.DIRECTORY.prepare('SELECT consecutive_failures FROM provider_health WHERE provider_id = ?')
+      await platformDb
+        .prepare('SELECT consecutive_failures FROM provider_health WHERE provider_id = ?')
         .bind(agent.providerId)
         .first(),
     ).toEqual({ consecutive_failures: 0 });
@@ -399,11 +396,13 @@ describe('an execution refused after its agent call', () => {
       return handler(request);
     });
     await expectProblem(await run(domain, {}, owner.token), 402, 'entitlement_exceeded');
-    const attempts = await env.DIRECTORY.prepare('SELECT outcome FROM agent_attempts WHERE provider_id = ?')
+    const attempts = await platformDb
+      .prepare('SELECT outcome FROM agent_attempts WHERE provider_id = ?')
       .bind(agent.providerId)
       .all<{ outcome: string }>();
     expect(attempts.results).toEqual([{ outcome: 'success' }]);
-    const executions = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
+    const executions = await platformDb
+      .prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
       .bind(owner.workspaceId)
       .first<{ n: number }>();
     expect(executions?.n).toBe(1);

@@ -1,10 +1,3 @@
-/**
- * Agents and robots that execute, when things go right (docs/design/agents-and-robots.md): A2A
- * agents and signed robots answer /api/execute and the widget; memory behind its scopes; the
- * agent path's round trips; connecting an agent; operations; the provider console. Remote agents
- * are stubbed fetches; the database, the migrations and the Worker are real.
- */
-import { env } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -34,6 +27,7 @@ import {
   signUpProvider,
   visitorSays,
 } from './provider-helpers';
+import { platformDb } from './platform-db';
 
 const ALL = ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write'];
 
@@ -411,7 +405,8 @@ describe('connecting an agent', () => {
       expect(problem.errors[0].pointer).toBe('/agent_card_url');
       expect(problem.errors[0].detail).toMatch(reason);
       expect(
-        await env.DIRECTORY.prepare('SELECT agent_card_url, agent_card FROM providers WHERE id = ?')
+        await platformDb
+          .prepare('SELECT agent_card_url, agent_card FROM providers WHERE id = ?')
           .bind(provider.providerId)
           .first(),
       ).toEqual({ agent_card_url: null, agent_card: null });
@@ -544,10 +539,12 @@ describe('chat with an agent in the widget', () => {
         ['visitor', 'Are you there?'],
         ['agent', after.reply],
       ]);
-      const authors = await env.DIRECTORY.prepare(
-        "SELECT DISTINCT author_id FROM messages WHERE role = 'agent' AND conversation_id = (SELECT conversation_id " +
-          'FROM leads WHERE id = ?)',
-      )
+      const authors = await platformDb
+        .prepare(
+          "SELECT DISTINCT author_id FROM messages WHERE role = 'agent' AND " +
+            'conversation_id = (SELECT conversation_id ' +
+            'FROM leads WHERE id = ?)',
+        )
         .bind(handoff.lead_id)
         .all();
       expect(authors.results).toEqual([{ author_id: agent.providerId }]);
@@ -566,7 +563,8 @@ describe('chat with an agent in the widget', () => {
     const answer = await visitorSays(channel, { message: { text: 'Hello?' } });
     expect(answer.answered_by).toBeUndefined();
     expect(answer.lead_id).toMatch(/^lead_/);
-    const attempt = await env.DIRECTORY.prepare('SELECT outcome FROM agent_attempts WHERE provider_id = ?')
+    const attempt = await platformDb
+      .prepare('SELECT outcome FROM agent_attempts WHERE provider_id = ?')
       .bind(agent.providerId)
       .first();
     expect(attempt).toEqual({ outcome: 'invalid_answer' });
@@ -601,7 +599,8 @@ describe('the provider console for agents and robots', () => {
       expect(page).toContain('Answers frequent questions.');
       expect(page).toContain('A token is stored, encrypted');
       expect(page).not.toContain('console-token-123');
-      const row = await env.DIRECTORY.prepare('SELECT timeout_ms, priority FROM providers WHERE id = ?')
+      const row = await platformDb
+        .prepare('SELECT timeout_ms, priority FROM providers WHERE id = ?')
         .bind(provider.providerId)
         .first();
       expect(row).toEqual({ timeout_ms: 8000, priority: 3 });

@@ -1,9 +1,3 @@
-/**
- * Agents and robots, the security cases (docs/design/agents-and-robots.md): the egress guard's table
- * of hostile URLs, the reviewed endpoint being the one called, and signing secrets. Remote agents
- * are stubbed fetches; the database, the migrations and the Worker are real.
- */
-import { env } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -23,6 +17,7 @@ import { HOSTILE_URLS } from './egress-cases';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
 import { createActiveExpert, sessionCall, signUpProvider } from './provider-helpers';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
+import { platformDb } from './platform-db';
 
 const ALL = ['execute', 'leads:write', 'agents:invoke', 'memory:read', 'memory:write'];
 
@@ -80,7 +75,8 @@ describe('the egress table', () => {
   it('refuses at call time too: a stored endpoint that no longer passes is never connected to', async () => {
     const domain = await newDomain();
     const robot = await createActiveRobot('https://robot-moved.example.com/run', { domain });
-    await env.DIRECTORY.prepare('UPDATE providers SET endpoint_url = ? WHERE id = ?')
+    await platformDb
+      .prepare('UPDATE providers SET endpoint_url = ? WHERE id = ?')
       .bind('https://169.254.169.254/latest/meta-data/', robot.providerId)
       .run();
     const envelope = await json(await run(domain));
@@ -207,7 +203,8 @@ describe('secrets', () => {
     for (const view of [adminView, profileView]) expect(view).not.toContain(agent.secret);
     expect(JSON.parse(profileView).signing_secret).toMatchObject({ issued: true, shown: true });
     // Stored encrypted: the database holds no trace of it.
-    const stored = await env.DIRECTORY.prepare('SELECT signing_secret FROM providers WHERE id = ?')
+    const stored = await platformDb
+      .prepare('SELECT signing_secret FROM providers WHERE id = ?')
       .bind(agent.providerId)
       .first<{ signing_secret: string }>();
     expect(stored!.signing_secret.startsWith('v1:')).toBe(true);
@@ -235,9 +232,8 @@ describe('secrets', () => {
     const [, later] = connectionsTo(`${origin}/a2a`);
     expect(verifies(agent.secret, later!)).toBe(false);
     expect(verifies(rotation.signing_secret, later!)).toBe(true);
-    const audit = await env.DIRECTORY.prepare(
-      "SELECT COUNT(*) AS n FROM audit_log WHERE action = 'provider.signing_secret_rotated' AND target_id = ?",
-    )
+    const audit = await platformDb
+      .prepare("SELECT COUNT(*) AS n FROM audit_log WHERE action = 'provider.signing_secret_rotated' AND target_id = ?")
       .bind(agent.providerId)
       .first();
     expect(audit).toEqual({ n: 1 });
@@ -248,7 +244,8 @@ describe('secrets', () => {
     const origin = 'https://agent-bearer.example.com';
     const token = 'agent-token-7Gq2LmX9pZ';
     const agent = await createActiveAgent(origin, { domain, bearerToken: token });
-    const row = await env.DIRECTORY.prepare('SELECT bearer_token FROM providers WHERE id = ?')
+    const row = await platformDb
+      .prepare('SELECT bearer_token FROM providers WHERE id = ?')
       .bind(agent.providerId)
       .first<{ bearer_token: string }>();
     expect(row!.bearer_token).not.toContain(token);

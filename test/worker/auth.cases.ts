@@ -16,6 +16,7 @@ import {
 import { workerFetch } from './self';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
 import { SESSION_TTL_MS } from '../../worker/platform/identity/sessions';
+import { platformDb } from './platform-db';
 
 async function sha256Hex(text: string) {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
@@ -39,7 +40,8 @@ async function pbkdf2(password: string, salt: Uint8Array, iterations: number) {
 }
 
 const storedHash = async (email: string) =>
-  (await env.DIRECTORY.prepare('SELECT password_hash FROM users WHERE email = ?')
+  (await platformDb
+    .prepare('SELECT password_hash FROM users WHERE email = ?')
     .bind(email)
     .first<{ password_hash: string }>())!.password_hash;
 
@@ -64,15 +66,18 @@ describe('sign-up', () => {
       expect(setCookie).toMatch(/Path=\//);
       const token = sessionCookieFrom(response)!;
       expect(token.length).toBeGreaterThanOrEqual(40);
-      const user = await env.DIRECTORY.prepare('SELECT id, role FROM users WHERE email = ?')
+      const user = await platformDb
+        .prepare('SELECT id, role FROM users WHERE email = ?')
         .bind(email)
         .first<{ id: string; role: string }>();
       expect(user?.role).toBe('business');
-      const session = await env.DIRECTORY.prepare('SELECT token_hash, user_id FROM user_sessions WHERE token_hash = ?')
+      const session = await platformDb
+        .prepare('SELECT token_hash, user_id FROM user_sessions WHERE token_hash = ?')
         .bind(await sha256Hex(token))
         .first();
       expect(session).toEqual({ token_hash: await sha256Hex(token), user_id: user!.id });
-      const leaked = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
+      const leaked = await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
         .bind(token)
         .first<{ n: number }>();
       expect(leaked?.n).toBe(0);
@@ -107,9 +112,7 @@ describe('sign-up', () => {
       expect(reason).toBeTruthy();
       expect(page.split(reason as string)).toHaveLength(2);
       expect(
-        await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM users WHERE email = ?')
-          .bind(email)
-          .first<{ n: number }>(),
+        await platformDb.prepare('SELECT COUNT(*) AS n FROM users WHERE email = ?').bind(email).first<{ n: number }>(),
       ).toEqual({ n: 0 });
     });
   }
@@ -128,10 +131,11 @@ describe('sign-up', () => {
       expect(page).toContain('name="ref" value="ch_demo"');
       const user = await signUpUser('provider', { ref: 'ch_demo' });
       expect(user.location).toBe('/provider/onboarding');
-      const provider = await env.DIRECTORY.prepare(
-        'SELECT p.status, p.referred_by_channel_key FROM providers p JOIN users u ON u.id = p.user_id WHERE ' +
-          'u.email = ?',
-      )
+      const provider = await platformDb
+        .prepare(
+          'SELECT p.status, p.referred_by_channel_key FROM providers p JOIN users u ON u.id = p.user_id WHERE ' +
+            'u.email = ?',
+        )
         .bind(user.email)
         .first();
       expect(provider).toEqual({ status: 'registered', referred_by_channel_key: 'ch_demo' });
@@ -171,7 +175,8 @@ describe('passwords', () => {
     const salt = crypto.getRandomValues(new Uint8Array(16));
     const old = await pbkdf2(password, salt, 1000);
     const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-    await env.DIRECTORY.prepare('UPDATE users SET password_hash = ? WHERE email = ?')
+    await platformDb
+      .prepare('UPDATE users SET password_hash = ? WHERE email = ?')
       .bind(`pbkdf2-sha256$1000$${b64(salt)}$${b64(old)}`, email)
       .run();
     expect((await postForm('/auth/sign-in', { email, password })).status).toBe(303);
@@ -207,9 +212,9 @@ describe('sign-in', () => {
     expect(Number(blocked.headers.get('Retry-After'))).toBeGreaterThan(0);
     expect(sessionCookieFrom(blocked)).toBeUndefined();
     // The window passes: the right password works again.
-    await env.DIRECTORY.prepare(
-      "UPDATE rate_limit_windows SET window_start = window_start - 900000 WHERE key_id LIKE 'signin:%'",
-    ).run();
+    await platformDb
+      .prepare("UPDATE rate_limit_windows SET window_start = window_start - 900000 WHERE key_id LIKE 'signin:%'")
+      .run();
     expect((await postForm('/auth/sign-in', { email, password }, { ip: '198.18.1.1' })).status).toBe(303);
   });
 
@@ -245,7 +250,8 @@ describe('sessions', () => {
     expect(response.status).toBe(303);
     expect(response.headers.get('Location')).toBe('/auth/sign-in?return_to=%2Fonboarding%2Fworkspace');
     expect(
-      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
+      await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
         .bind(hash)
         .first<{ n: number }>(),
     ).toEqual({ n: 0 });
@@ -258,7 +264,8 @@ describe('sessions', () => {
     const response = await getPage('/onboarding/workspace', cookie);
     expect(response.status).toBe(200);
     expect(sessionCookieFrom(response)).toBe(cookie);
-    const row = await env.DIRECTORY.prepare('SELECT expires_at FROM user_sessions WHERE token_hash = ?')
+    const row = await platformDb
+      .prepare('SELECT expires_at FROM user_sessions WHERE token_hash = ?')
       .bind(hash)
       .first<{ expires_at: number }>();
     expect(row!.expires_at).toBeGreaterThan(clock.now() + 29 * 86_400_000);
@@ -270,7 +277,8 @@ describe('sessions', () => {
     expect(response.status).toBe(303);
     expect(sessionCookieFrom(response)).toBe('');
     expect(
-      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
+      await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM user_sessions WHERE token_hash = ?')
         .bind(await sha256Hex(cookie))
         .first<{ n: number }>(),
     ).toEqual({ n: 0 });
@@ -432,7 +440,8 @@ describe('cross-site request forgery', () => {
       { cookie: owner.cookie, origin: 'https://evil.example', secFetchSite: 'cross-site' },
     );
     expect(forged.status).toBe(403);
-    const count = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM channels WHERE workspace_id = ?')
+    const count = await platformDb
+      .prepare('SELECT COUNT(*) AS n FROM channels WHERE workspace_id = ?')
       .bind(owner.workspaceId)
       .first<{ n: number }>();
     expect(count?.n).toBe(0);

@@ -1,8 +1,7 @@
-/** Helpers for the ledger's tests: contracts and credits through the admin API, and the books read from D1. */
-import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { ADMIN_TOKEN, call, json } from './helpers';
 import { clock } from '../../worker/lib/clock';
+import { platformDb } from './platform-db';
 
 export interface ContractTerms {
   allowances?: Record<string, number>;
@@ -46,9 +45,8 @@ export async function credit(escrowId: string, amount: number, reference = crypt
 
 /** An account's balance: its last entry's balance_after, or 0. */
 export async function balanceOf(account: string): Promise<number> {
-  const row = await env.DIRECTORY.prepare(
-    'SELECT balance_after AS b FROM ledger_entries WHERE account = ? ORDER BY seq DESC LIMIT 1',
-  )
+  const row = await platformDb
+    .prepare('SELECT balance_after AS b FROM ledger_entries WHERE account = ? ORDER BY seq DESC LIMIT 1')
     .bind(account)
     .first<{ b: number }>();
   return row?.b ?? 0;
@@ -60,26 +58,30 @@ export async function balanceOf(account: string): Promise<number> {
  * and no escrow is below zero at any entry.
  */
 export async function expectBalancedBooks(): Promise<void> {
-  const unposted = await env.DIRECTORY.prepare(
-    'SELECT t.id FROM transfers t WHERE (SELECT COUNT(*) FROM ledger_entries e WHERE e.transfer_id = t.id) <> 2',
-  ).all();
+  const unposted = await platformDb
+    .prepare(
+      'SELECT t.id FROM transfers t WHERE (SELECT COUNT(*) FROM ledger_entries e WHERE e.transfer_id = t.id) <> 2',
+    )
+    .all();
   expect(unposted.results).toEqual([]);
-  const unbalancedTransfers = await env.DIRECTORY.prepare(
-    'SELECT transfer_id, SUM(amount_minor) AS s FROM ledger_entries GROUP BY transfer_id HAVING s <> 0',
-  ).all();
+  const unbalancedTransfers = await platformDb
+    .prepare('SELECT transfer_id, SUM(amount_minor) AS s FROM ledger_entries GROUP BY transfer_id HAVING s <> 0')
+    .all();
   expect(unbalancedTransfers.results).toEqual([]);
-  const currencies = await env.DIRECTORY.prepare(
-    'SELECT currency, SUM(amount_minor) AS s FROM ledger_entries GROUP BY currency HAVING s <> 0',
-  ).all();
+  const currencies = await platformDb
+    .prepare('SELECT currency, SUM(amount_minor) AS s FROM ledger_entries GROUP BY currency HAVING s <> 0')
+    .all();
   expect(currencies.results).toEqual([]);
-  const drift = await env.DIRECTORY.prepare(
-    `SELECT account, SUM(amount_minor) AS total,
+  const drift = await platformDb
+    .prepare(
+      `SELECT account, SUM(amount_minor) AS total,
        (SELECT balance_after FROM ledger_entries l WHERE l.account = e.account ORDER BY seq DESC LIMIT 1) AS last
      FROM ledger_entries e GROUP BY account HAVING total <> last`,
-  ).all();
+    )
+    .all();
   expect(drift.results).toEqual([]);
-  const negative = await env.DIRECTORY.prepare(
-    "SELECT COUNT(*) AS n FROM ledger_entries WHERE account_kind = 'escrow' AND balance_after < 0",
-  ).first<{ n: number }>();
+  const negative = await platformDb
+    .prepare("SELECT COUNT(*) AS n FROM ledger_entries WHERE account_kind = 'escrow' AND balance_after < 0")
+    .first<{ n: number }>();
   expect(negative?.n).toBe(0);
 }

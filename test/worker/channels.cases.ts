@@ -1,6 +1,6 @@
-import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_TOKEN, call, createTenant, expectProblem, json, type Tenant } from './helpers';
+import { platformDb } from './platform-db';
 
 const SITE = 'https://shop.example.com';
 
@@ -36,7 +36,8 @@ describe('channel API', () => {
       first_party_origins: ['https://www.acme.test'],
     });
     expect(channel.widget.colors).toEqual({ primary: '#2450c9', on_primary: '#ffffff' });
-    const row = await env.DIRECTORY.prepare('SELECT id FROM channels WHERE channel_key = ?')
+    const row = await platformDb
+      .prepare('SELECT id FROM channels WHERE channel_key = ?')
       .bind(channel.channel_key)
       .first<{ id: number }>();
     expect(channel.id).toBeUndefined();
@@ -90,9 +91,8 @@ describe('channel API', () => {
     expect(updated.widget.copy.greeting).toBe('Hello there');
     expect(updated.widget.copy.title).toBe(channel.widget.copy.title);
     expect(updated.status).toBe('disabled');
-    const audit = await env.DIRECTORY.prepare(
-      "SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'channel.disabled'",
-    )
+    const audit = await platformDb
+      .prepare("SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'channel.disabled'")
       .bind(channel.channel_key)
       .first<{ n: number }>();
     expect(audit?.n).toBe(1);

@@ -7,6 +7,7 @@ import { workerFetch } from './self';
 import { env } from 'cloudflare:test';
 import { clock } from '../../worker/lib/clock';
 import { accountLinkPath } from '../../worker/lib/account-links';
+import { platformDb } from './platform-db';
 
 export const SESSION_COOKIE = 'egw_session';
 let counter = 0;
@@ -80,10 +81,11 @@ export async function signUpUser(
 
 /** The path of the newest verification link sent to an address (what its email links to). */
 export async function verificationPathFor(email: string): Promise<string> {
-  const token = await env.DIRECTORY.prepare(
-    `SELECT id FROM account_tokens WHERE email = ? AND purpose = 'email_verification'
+  const token = await platformDb
+    .prepare(
+      `SELECT id FROM account_tokens WHERE email = ? AND purpose = 'email_verification'
      ORDER BY created_at DESC, id DESC`,
-  )
+    )
     .bind(email)
     .first<{ id: string }>();
   expect(token).toBeTruthy();
@@ -144,9 +146,7 @@ export function cookieValue(response: Response, name: string): string | undefine
  */
 export async function signUpPlatformAdmin(options: { enrolled?: boolean } = {}) {
   const user = await signUpUser('business');
-  const row = await env.DIRECTORY.prepare('SELECT id FROM users WHERE email = ?')
-    .bind(user.email)
-    .first<{ id: string }>();
+  const row = await platformDb.prepare('SELECT id FROM users WHERE email = ?').bind(user.email).first<{ id: string }>();
   const granted = await call(`/api/admin/users/${row!.id}`, {
     method: 'PATCH',
     token: ADMIN_TOKEN,

@@ -10,10 +10,12 @@ import { newDomain } from './agent-helpers';
 import { createTenant, workerDb } from './helpers';
 import { createActiveExpert, createChannel, sessionCall, type TestProvider, visitorSays } from './provider-helpers';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
+import { platformDb } from './platform-db';
 
 /** Waits up to 15 s (the queue, then an SMTP conversation, on a loaded 2-core machine). */
 export const rows = (sql: string, ...params: unknown[]) =>
-  env.DIRECTORY.prepare(sql)
+  platformDb
+    .prepare(sql)
     .bind(...params)
     .all<Record<string, any>>()
     .then((result) => result.results);

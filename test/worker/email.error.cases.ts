@@ -13,6 +13,7 @@ import { servicesIn } from './helpers';
 import { visitorSays } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
 import { rows, emailsOfLead, channelWithExpert } from './email-fixtures';
+import { platformDb } from './platform-db';
 
 describe('sending', () => {
   /** A queued digest of its own, written at `createdAt`, that no queue message knows about, and an open lead. */
@@ -20,11 +21,12 @@ describe('sending', () => {
     const { tenant, expert, channelKey } = await channelWithExpert();
     await visitorSays(channelKey, { message: { text: 'An open lead for the digest.' }, trigger: 'handoff' });
     const id = newId('eml', createdAt);
-    await env.DIRECTORY.prepare(
-      `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, subject, link_origin,
+    await platformDb
+      .prepare(
+        `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, subject, link_origin,
         next_attempt_at, created_at, updated_at)
        VALUES (?, ?, 'lead_digest', 'queued', ?, NULL, 'digest', 'http://gateway.test', ?, ?, ?)`,
-    )
+      )
       .bind(id, tenant.workspaceId, expert.providerId, createdAt, createdAt, createdAt)
       .run();
     return { id, expert, workspaceId: tenant.workspaceId };
@@ -38,13 +40,14 @@ describe('sending', () => {
     let now = clock.now();
     const deps = { ...emailSendDeps(await servicesIn(workspaceId)), transport: failing, now: () => now };
     // The digest gathers an alert of an open lead, so it has something to send.
-    await env.DIRECTORY.prepare(
-      `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, digest_id, subject, link_origin,
+    await platformDb
+      .prepare(
+        `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, digest_id, subject, link_origin,
         next_attempt_at, created_at, updated_at)
        SELECT ?, workspace_id, 'lead_alert', 'skipped', provider_id, id, ?, 'x', link_origin, 0, 0, 0
        FROM (SELECT e.workspace_id, e.provider_id, e.link_origin, l.id FROM emails e, leads l
          WHERE e.id = ? AND l.status = 'open' LIMIT 1)`,
-    )
+      )
       .bind(newId('eml'), id, id)
       .run();
     expect(await sendEmail(deps, id)).toBe('retrying');
@@ -85,7 +88,8 @@ describe('sending', () => {
     const lead = await visitorSays(context.channelKey, { message: { text: 'Race me.' }, trigger: 'handoff' });
     const [alert] = await emailsOfLead(lead.lead_id);
     await until(async () => (await row(alert!.id)).status === 'sent');
-    await env.DIRECTORY.prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?")
+    await platformDb
+      .prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?")
       .bind(alert!.id)
       .run();
     const deps = { ...emailSendDeps(await servicesIn(context.tenant.workspaceId)), transport };

@@ -30,6 +30,7 @@ import {
   deliverInbound,
   replyEmail,
 } from './email-fixtures';
+import { platformDb, type ViewStatement } from './platform-db';
 
 describe('lead alerts', () => {
   it('are written in the lead’s batch, to available experts who want them, and sent within seconds', async () => {
@@ -104,12 +105,14 @@ describe('lead alerts', () => {
     // 30 alerts already went to this expert in the last hour.
     const now = clock.now();
     const statements = Array.from({ length: 30 }, () =>
-      env.DIRECTORY.prepare(
-        `INSERT INTO emails (id, workspace_id, kind, status, provider_id, subject, link_origin, next_attempt_at,
+      platformDb
+        .prepare(
+          `INSERT INTO emails (id, workspace_id, kind, status, provider_id, subject, link_origin, next_attempt_at,
           created_at, updated_at) VALUES (?, ?, 'lead_alert', 'sent', ?, 'earlier', 'http://gateway.test', ?, ?, ?)`,
-      ).bind(newId('eml', now), context.tenant.workspaceId, context.expert.providerId, now, now - 60_000, now),
+        )
+        .bind(newId('eml', now), context.tenant.workspaceId, context.expert.providerId, now, now - 60_000, now),
     );
-    await env.DIRECTORY.batch(statements);
+    await platformDb.batch(statements);
     const other = await createActiveExpert({ domains: [context.domain], alerts: true });
     const one = await visitorSays(context.channelKey, {
       message: { text: 'First question about VAT.' },
@@ -150,26 +153,30 @@ describe('a large digest', () => {
     const context = await channelWithExpert();
     const db = workerDb();
     const long = clock.now() - 2 * 3_600_000;
-    const statements: D1PreparedStatement[] = [];
+    const statements: ViewStatement[] = [];
     for (let index = 0; index < 150; index++) {
       const demandId = newId('dem', long);
       const leadId = newId('lead', long);
       statements.push(
-        env.DIRECTORY.prepare(
-          `INSERT INTO demands (id, workspace_id, domain, text, created_at) VALUES (?, ?, ?, ?, ?)`,
-        ).bind(demandId, context.tenant.workspaceId, context.domain, `Held question ${index}.`, long),
-        env.DIRECTORY.prepare(
-          `INSERT INTO leads (id, workspace_id, demand_id, status, trigger, domain, created_at, updated_at)
+        platformDb
+          .prepare(`INSERT INTO demands (id, workspace_id, domain, text, created_at) VALUES (?, ?, ?, ?, ?)`)
+          .bind(demandId, context.tenant.workspaceId, context.domain, `Held question ${index}.`, long),
+        platformDb
+          .prepare(
+            `INSERT INTO leads (id, workspace_id, demand_id, status, trigger, domain, created_at, updated_at)
             VALUES (?, ?, ?, 'open', 'consultation', ?, ?, ?)`,
-        ).bind(leadId, context.tenant.workspaceId, demandId, context.domain, long, long),
-        env.DIRECTORY.prepare(
-          `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, subject, link_origin,
+          )
+          .bind(leadId, context.tenant.workspaceId, demandId, context.domain, long, long),
+        platformDb
+          .prepare(
+            `INSERT INTO emails (id, workspace_id, kind, status, provider_id, lead_id, subject, link_origin,
             next_attempt_at, created_at, updated_at)
             VALUES (?, ?, 'lead_alert', 'held', ?, ?, 'New lead', 'http://gateway.test', ?, ?, ?)`,
-        ).bind(newId('eml', long), context.tenant.workspaceId, context.expert.providerId, leadId, long, long, long),
+          )
+          .bind(newId('eml', long), context.tenant.workspaceId, context.expert.providerId, leadId, long, long, long),
       );
     }
-    await env.DIRECTORY.batch(statements);
+    await platformDb.batch(statements);
     await sweepEmails(db, env.EVENTS, clock.now());
     const mail = await mailTo(context.expert.email, /waiting for you/);
     expect(mail.subject).toBe('150 open leads waiting for you');

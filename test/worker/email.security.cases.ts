@@ -17,6 +17,7 @@ import {
   reply,
   twoMinutesLater,
 } from './email-fixtures';
+import { platformDb } from './platform-db';
 
 describe('headers and links that no input can bend', () => {
   it('a brand with quotes, commas, an address and accents stays one name of the platform’s mailbox', async () => {
@@ -61,7 +62,8 @@ describe('headers and links that no input can bend', () => {
     expect(mail.text).toContain(`http://gateway.test/provider/workbench/leads/${leadId}`);
     // Where no public URL is configured, the email is not sent at all, and says why.
     const [alert] = await emailsOfLead(leadId);
-    await env.DIRECTORY.prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?")
+    await platformDb
+      .prepare("UPDATE emails SET status = 'queued', next_attempt_at = 0 WHERE id = ?")
       .bind(alert!.id)
       .run();
     const services = await servicesIn(context.tenant.workspaceId, bare);

@@ -15,6 +15,7 @@ import worker from '../../worker/index';
 import { createTenant, execute, executeBody } from './helpers';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
 import { IDEMPOTENCY_TTL_MS } from '../../worker/platform/core/idempotency';
+import { platformDb } from './platform-db';
 
 describe('the events queue', () => {
   it('a message sent on EVENTS reaches the consumer, which acknowledges what it cannot handle', async () => {
@@ -55,9 +56,8 @@ describe('the cron trigger', () => {
     await execute(tenant.token, executeBody({ idempotency_key: 'sweep-old' }));
     moveClockForTests(IDEMPOTENCY_TTL_MS);
     await execute(tenant.token, executeBody({ idempotency_key: 'sweep-fresh' }));
-    await env.DIRECTORY.prepare(
-      "INSERT INTO rate_limit_windows (key_id, window_start, count) VALUES ('sweep:stale', ?, 3)",
-    )
+    await platformDb
+      .prepare("INSERT INTO rate_limit_windows (key_id, window_start, count) VALUES ('sweep:stale', ?, 3)")
       .bind(clock.now() - 2 * 86_400_000)
       .run();
 
@@ -66,16 +66,18 @@ describe('the cron trigger', () => {
     await worker.scheduled(controller, env, context);
     await waitOnExecutionContext(context);
 
-    const keys = await env.DIRECTORY.prepare('SELECT idempotency_key FROM idempotency_records WHERE key_id = ?')
+    const keys = await platformDb
+      .prepare('SELECT idempotency_key FROM idempotency_records WHERE key_id = ?')
       .bind(tenant.keyId)
       .all<{ idempotency_key: string }>();
     expect(keys.results.map((row) => row.idempotency_key)).toEqual(['sweep-fresh']);
     expect(
-      await env.DIRECTORY.prepare("SELECT COUNT(*) AS n FROM rate_limit_windows WHERE key_id = 'sweep:stale'").first(),
+      await platformDb.prepare("SELECT COUNT(*) AS n FROM rate_limit_windows WHERE key_id = 'sweep:stale'").first(),
     ).toEqual({ n: 0 });
     // The key's own live window stays.
     expect(
-      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM rate_limit_windows WHERE key_id = ?')
+      await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM rate_limit_windows WHERE key_id = ?')
         .bind(tenant.keyId)
         .first(),
     ).toEqual({ n: 1 });

@@ -1,7 +1,3 @@
-/**
- * The execution envelope: its fields, and idempotency keys.
- */
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXACT_BRIDGE_FIELDS } from '../../worker/platform/core/schemas';
 import {
@@ -17,6 +13,7 @@ import {
 } from './helpers';
 import { moveClockForTests } from '../../worker/lib/clock';
 import { IDEMPOTENCY_TTL_MS } from '../../worker/platform/core/idempotency';
+import { platformDb } from './platform-db';
 
 describe('the execution envelope', () => {
   let tenant: Tenant;
@@ -35,7 +32,8 @@ describe('the execution envelope', () => {
     expect(envelope.output.trace_id).toBe('trace-from-caller-7');
     const ours = response.headers.get('X-Request-Id');
     expect(ours).toMatch(/^req_[0-9a-z]{26}$/);
-    const row = await env.DIRECTORY.prepare('SELECT request_id, trace_id FROM executions WHERE id = ?')
+    const row = await platformDb
+      .prepare('SELECT request_id, trace_id FROM executions WHERE id = ?')
       .bind(envelope.output.execution_id)
       .first();
     expect(row).toEqual({ request_id: 'req-from-caller-42', trace_id: 'trace-from-caller-7' });
@@ -123,7 +121,8 @@ describe('the execution envelope', () => {
     // One entry, read from the execution row: nothing of it is copied into audit_log.
     const entries = await auditEntries(tenant.workspaceId);
     expect(entries.filter((entry) => entry.target_id === envelope.output.execution_id)).toHaveLength(1);
-    const copied = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ?')
+    const copied = await platformDb
+      .prepare('SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ?')
       .bind(envelope.output.execution_id)
       .first<{ n: number }>();
     expect(copied?.n).toBe(0);
@@ -138,7 +137,8 @@ describe('the execution envelope', () => {
     );
     expect(envelope.exact_bridge.contract_id).toBe('C-778');
     expect(envelope.exact_bridge.escrow_id).toBe('E-12');
-    const row = await env.DIRECTORY.prepare('SELECT exact_bridge FROM executions WHERE id = ?')
+    const row = await platformDb
+      .prepare('SELECT exact_bridge FROM executions WHERE id = ?')
       .bind(envelope.output.execution_id)
       .first<{ exact_bridge: string }>();
     expect(JSON.parse(row!.exact_bridge)).toEqual({ contract_id: 'C-778', escrow_id: 'E-12', partner_ref: 'p-1' });
@@ -167,7 +167,8 @@ describe('the execution envelope', () => {
     });
     expect(envelope.output.result.lead_id).toMatch(/^lead_/);
     expect(envelope.exact_bridge.source_record).toBe(envelope.output.result.lead_id);
-    const demand = await env.DIRECTORY.prepare('SELECT * FROM demands WHERE id = ?')
+    const demand = await platformDb
+      .prepare('SELECT * FROM demands WHERE id = ?')
       .bind(demandId)
       .first<Record<string, string>>();
     expect(demand).toMatchObject({
@@ -207,7 +208,8 @@ describe('the execution envelope', () => {
     const envelope = await json(
       await execute(tenant.token, executeBody({ project_id: 'p1', user_id: 'u1', session_id: 's1' })),
     );
-    const row = await env.DIRECTORY.prepare('SELECT project_id, user_id, session_id FROM executions WHERE id = ?')
+    const row = await platformDb
+      .prepare('SELECT project_id, user_id, session_id FROM executions WHERE id = ?')
       .bind(envelope.output.execution_id)
       .first();
     expect(row).toEqual({ project_id: 'p1', user_id: 'u1', session_id: 's1' });
@@ -231,9 +233,8 @@ describe('the execution envelope', () => {
 
 describe('idempotency keys', () => {
   async function executionsWithKey(keyId: string, idempotencyKey: string): Promise<number> {
-    const row = await env.DIRECTORY.prepare(
-      'SELECT COUNT(*) AS n FROM executions WHERE key_id = ? AND idempotency_key = ?',
-    )
+    const row = await platformDb
+      .prepare('SELECT COUNT(*) AS n FROM executions WHERE key_id = ? AND idempotency_key = ?')
       .bind(keyId, idempotencyKey)
       .first<{ n: number }>();
     return row?.n ?? 0;
@@ -307,9 +308,8 @@ describe('idempotency keys', () => {
         expect(problem.code).toBe('idempotency_in_progress');
       }
       expect(await executionsWithKey(tenant.keyId, 'concurrent-1')).toBe(1);
-      const demands = await env.DIRECTORY.prepare(
-        'SELECT COUNT(*) AS n FROM demands WHERE execution_id IN (SELECT id FROM executions WHERE key_id = ?)',
-      )
+      const demands = await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM demands WHERE execution_id IN (SELECT id FROM executions WHERE key_id = ?)')
         .bind(tenant.keyId)
         .first<{ n: number }>();
       expect(demands?.n).toBe(1);

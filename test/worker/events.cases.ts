@@ -1,9 +1,3 @@
-/**
- * Typed events (issue 18): every event the platform writes matches its type's schema, and the
- * outbox learns an event's id from the batch that committed it, never before: a failed batch or a
- * conditional event whose change lost its race reports nothing.
- */
-import { env } from 'cloudflare:test';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import {
@@ -18,6 +12,7 @@ import { endpoint, receiver } from './webhook-helpers';
 import { rollUp } from '../../worker/platform/rollups';
 import { createActiveExpert, createChannel, review, sessionCall, visitorSays } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
+import { platformDb } from './platform-db';
 
 describe('every event matches its schema', () => {
   it('the events of an execution, an intake, a claim, a status change and a review all parse', async () => {
@@ -48,9 +43,8 @@ describe('every event matches its schema', () => {
     ).toBe(200);
     expect((await review(expert.providerId, 'suspend', 'Typed events test.')).status).toBe(200);
 
-    const rows = await env.DIRECTORY.prepare(
-      'SELECT id, type, created_at, workspace_id, data FROM events WHERE workspace_id = ? ORDER BY id',
-    )
+    const rows = await platformDb
+      .prepare('SELECT id, type, created_at, workspace_id, data FROM events WHERE workspace_id = ? ORDER BY id')
       .bind(tenant.workspaceId)
       .all<{ id: string; type: string; created_at: number; workspace_id: string; data: string }>();
     const types = new Set(rows.results.map((row) => row.type));
@@ -112,7 +106,7 @@ describe('committed ids come back from the batch', () => {
     ).rejects.toThrow();
     expect(takeCommittedEvents(db)).toEqual([]);
     expect(
-      await env.DIRECTORY.prepare("SELECT COUNT(*) AS n FROM events WHERE workspace_id = 'ws_events_2'").first(),
+      await platformDb.prepare("SELECT COUNT(*) AS n FROM events WHERE workspace_id = 'ws_events_2'").first(),
     ).toEqual({ n: 0 });
   });
 });
@@ -125,7 +119,8 @@ describe('the outbox keeps an event while it has a reader', () => {
     const quietRun = await json(await execute(quiet.token, executeBody()));
     const heardRun = await json(await execute(heard.token, executeBody()));
     const eventOf = (executionId: string) =>
-      env.DIRECTORY.prepare("SELECT id FROM events WHERE json_extract(data, '$.execution_id') = ?")
+      platformDb
+        .prepare("SELECT id FROM events WHERE json_extract(data, '$.execution_id') = ?")
         .bind(executionId)
         .first();
     // Written in the execution's batch, whoever listens (the live rooms and the rollups read them).
@@ -134,9 +129,11 @@ describe('the outbox keeps an event while it has a reader', () => {
     expect(await eventOf(quietRun.output.execution_id)).toBeNull();
     expect(await eventOf(heardRun.output.execution_id)).not.toBeNull();
     // Counted before it left: the workspace's insights hold the execution.
-    const counted = await env.DIRECTORY.prepare(
-      "SELECT sum(value) AS n FROM daily_rollups WHERE workspace_id = ? AND metric = 'executions' AND length(day) = 10",
-    )
+    const counted = await platformDb
+      .prepare(
+        'SELECT sum(value) AS n FROM daily_rollups WHERE workspace_id = ? AND ' +
+          "metric = 'executions' AND length(day) = 10",
+      )
       .bind(quiet.workspaceId)
       .first<{ n: number }>();
     expect(counted?.n).toBe(1);

@@ -1,12 +1,4 @@
-/**
- * Grows every table of the schema by N rows, straight in D1, to show that a request's work does
- * not depend on how much data there is. Generic on purpose, so a table added later grows too:
- * tables are filled in foreign-key order, a foreign key points at a distinct freshly grown row
- * of its table (so composite keys stay unique), unique text gets a distinct value, other text
- * gets '[]' (valid JSON for the JSON columns), integers get the row number, and nullable
- * columns stay NULL.
- */
-import { env } from 'cloudflare:test';
+import { platformDb } from './platform-db';
 
 interface Column {
   name: string;
@@ -41,7 +33,7 @@ const RULED: Record<string, string> = {
 };
 
 async function all<T>(query: string): Promise<T[]> {
-  return (await env.DIRECTORY.prepare(query).all<T>()).results;
+  return (await platformDb.prepare(query).all<T>()).results;
 }
 
 /** Adds `rows` rows to every table; answers the tables grown. */
@@ -88,11 +80,13 @@ export async function growEveryTable(rows: number): Promise<string[]> {
       if (integer || /REAL|NUM/i.test(column.type)) return 'x';
       return uniqueColumns.has(column.name) ? `'grown-${table}-' || x` : "'[]'";
     });
-    await env.DIRECTORY.prepare(
-      `WITH RECURSIVE seq(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM seq WHERE x < ${rows})
+    await platformDb
+      .prepare(
+        `WITH RECURSIVE seq(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM seq WHERE x < ${rows})
        INSERT INTO "${table}" (${columns.map((column) => `"${column.name}"`).join(', ')}) SELECT ${values.join(', ')}
          FROM seq`,
-    ).run();
+      )
+      .run();
   }
   return ordered;
 }

@@ -6,6 +6,7 @@ import type { Bindings } from '../../worker/env';
 import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { workerFetch } from './self';
+import { platformDb } from './platform-db';
 
 export const ADMIN_TOKEN = env.ADMIN_TOKEN;
 export const ORIGIN = 'http://gateway.test';
@@ -98,7 +99,8 @@ export async function countRows(
   table: 'executions' | 'demands' | 'leads' | 'audit_log',
   workspaceId: string,
 ): Promise<number> {
-  const row = await env.DIRECTORY.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE workspace_id = ?`)
+  const row = await platformDb
+    .prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE workspace_id = ?`)
     .bind(workspaceId)
     .first<{ n: number }>();
   return row?.n ?? 0;
@@ -120,11 +122,8 @@ export async function expectProblem(response: Response, status: number, code: st
 /** Every row a failed request could have written for this workspace and key. */
 export async function writeFootprint(workspaceId: string, keyId: string): Promise<Record<string, number>> {
   const byKey = async (table: string) =>
-    (
-      await env.DIRECTORY.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE key_id = ?`)
-        .bind(keyId)
-        .first<{ n: number }>()
-    )?.n ?? 0;
+    (await platformDb.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE key_id = ?`).bind(keyId).first<{ n: number }>())
+      ?.n ?? 0;
   return {
     executions: await countRows('executions', workspaceId),
     demands: await countRows('demands', workspaceId),

@@ -1,9 +1,3 @@
-/**
- * Insights (docs/design/insights.md): every number against a hand-built history (rows written
- * straight to the sources the sweep reads, at chosen times), with a channel filter, a single day,
- * an empty range and another tenant's history next to it; the API's access and its refusals.
- */
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rollUp } from '../../worker/platform/rollups';
 import { getPage, postForm, signUpOwner, signUpPlatformAdmin } from './console-helpers';
@@ -19,6 +13,7 @@ import {
 } from './helpers';
 import { createActiveExpert, createChannel, SITE, sessionCall } from './provider-helpers';
 import { clock, moveClockForTests, resetClockForTests } from '../../worker/lib/clock';
+import { platformDb, type ViewStatement } from './platform-db';
 
 const db = () => workerDb();
 const DAY = '2026-10-01';
@@ -28,16 +23,17 @@ const id = (prefix: string) => `${prefix}_hist${clock.now().toString(36)}${++ser
 
 /** One workspace's hand-built day: what the sweep will count, with the answers worked out by hand. */
 async function buildHistory(workspaceId: string, channels: { a: string; b: string }) {
-  const channelIds = await env.DIRECTORY.prepare('SELECT id, channel_key FROM channels WHERE channel_key IN (?, ?)')
+  const channelIds = await platformDb
+    .prepare('SELECT id, channel_key FROM channels WHERE channel_key IN (?, ?)')
     .bind(channels.a, channels.b)
     .all<{ id: number; channel_key: string }>();
   const channelId = (key: string) => channelIds.results.find((row) => row.channel_key === key)!.id;
-  const statements: D1PreparedStatement[] = [];
+  const statements: ViewStatement[] = [];
   const event = (type: string, data: Record<string, unknown>, at = T0) =>
     statements.push(
-      env.DIRECTORY.prepare(
-        'INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)',
-      ).bind(id('evt'), workspaceId, type, JSON.stringify(data), at),
+      platformDb
+        .prepare('INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)')
+        .bind(id('evt'), workspaceId, type, JSON.stringify(data), at),
     );
   // Conversations: three on A, one on B.
   const conversationIds: string[] = [];
@@ -45,10 +41,12 @@ async function buildHistory(workspaceId: string, channels: { a: string; b: strin
     const conversationId = id('cnv');
     conversationIds.push(conversationId);
     statements.push(
-      env.DIRECTORY.prepare(
-        `INSERT INTO conversations (id, workspace_id, kind, channel_id, created_at, last_seen_at)
+      platformDb
+        .prepare(
+          `INSERT INTO conversations (id, workspace_id, kind, channel_id, created_at, last_seen_at)
           VALUES (?, ?, 'channel', ?, ?, ?)`,
-      ).bind(conversationId, workspaceId, channelId(key), T0, T0),
+        )
+        .bind(conversationId, workspaceId, channelId(key), T0, T0),
     );
   }
   // Executions: two answered by an agent on A, one by a robot on B, one held on A, one rejected on B.
@@ -68,21 +66,23 @@ async function buildHistory(workspaceId: string, channels: { a: string; b: strin
     const claimAt = T0 + lead.claimAfter * 1000;
     const replyAt = lead.replyAfter === null ? null : T0 + lead.replyAfter * 1000;
     statements.push(
-      env.DIRECTORY.prepare(
-        `INSERT INTO leads (id, workspace_id, demand_id, channel_id, conversation_id, status, trigger, topic,
+      platformDb
+        .prepare(
+          `INSERT INTO leads (id, workspace_id, demand_id, channel_id, conversation_id, status, trigger, topic,
           first_claimed_at, first_contacted_at, created_at) VALUES (?, ?, ?, ?, ?, ?, 'consultation', ?, ?, ?, ?)`,
-      ).bind(
-        lead.id,
-        workspaceId,
-        id('dem'),
-        channelId(lead.channel),
-        conversationIds[lead.of],
-        'open',
-        lead.topic,
-        claimAt,
-        replyAt,
-        T0,
-      ),
+        )
+        .bind(
+          lead.id,
+          workspaceId,
+          id('dem'),
+          channelId(lead.channel),
+          conversationIds[lead.of],
+          'open',
+          lead.topic,
+          claimAt,
+          replyAt,
+          T0,
+        ),
     );
     const moves: Array<[string | null, string, number, number | null]> = [
       [null, 'open', T0, null],
@@ -95,10 +95,12 @@ async function buildHistory(workspaceId: string, channels: { a: string; b: strin
     }
     for (const [from, to, at, value] of moves)
       statements.push(
-        env.DIRECTORY.prepare(
-          `INSERT INTO lead_events (id, lead_id, from_status, to_status, actor_kind, created_at, value_minor,
+        platformDb
+          .prepare(
+            `INSERT INTO lead_events (id, lead_id, from_status, to_status, actor_kind, created_at, value_minor,
             value_currency) VALUES (?, ?, ?, ?, 'system', ?, ?, ?)`,
-        ).bind(id('lev'), lead.id, from, to, at, value, value === null ? null : 'EUR'),
+          )
+          .bind(id('lev'), lead.id, from, to, at, value, value === null ? null : 'EUR'),
       );
   }
   // The agents' attempts: agent X answered twice in the first conversation and declined once; robot Y
@@ -111,20 +113,24 @@ async function buildHistory(workspaceId: string, channels: { a: string; b: strin
   ] as const) {
     const executionId = id('exe');
     statements.push(
-      env.DIRECTORY.prepare(
-        `INSERT INTO agent_attempts (id, execution_id, provider_id, workspace_id, outcome, duration_ms, created_at)
+      platformDb
+        .prepare(
+          `INSERT INTO agent_attempts (id, execution_id, provider_id, workspace_id, outcome, duration_ms, created_at)
           VALUES (?, ?, ?, ?, ?, 10, ?)`,
-      ).bind(id('att'), executionId, provider, workspaceId, outcome, T0),
+        )
+        .bind(id('att'), executionId, provider, workspaceId, outcome, T0),
     );
     if (outcome === 'success')
       statements.push(
-        env.DIRECTORY.prepare(
-          `INSERT INTO messages (id, conversation_id, role, text, author_id, execution_id, created_at)
+        platformDb
+          .prepare(
+            `INSERT INTO messages (id, conversation_id, role, text, author_id, execution_id, created_at)
             VALUES (?, ?, 'agent', 'An answer.', ?, ?, ?)`,
-        ).bind(id('msg'), conversationIds[of], provider, executionId, T0),
+          )
+          .bind(id('msg'), conversationIds[of], provider, executionId, T0),
       );
   }
-  await env.DIRECTORY.batch(statements);
+  await platformDb.batch(statements);
 }
 
 async function sweepAll() {
@@ -265,12 +271,12 @@ describe('insights against a hand-built history', () => {
     ]);
     expect(await csv('agents')).toEqual(['agent,asked,answered,declined', 'prv_histx,3,2,1', 'prv_histy,1,1,0']);
     // A provider's name is the tenant's text, not a formula a spreadsheet runs (one CSV writer for every export).
-    await env.DIRECTORY.batch([
-      env.DIRECTORY.prepare(
+    await platformDb.batch([
+      platformDb.prepare(
         `INSERT INTO users (id, email, password_hash, role, created_at, updated_at)
           VALUES ('usr_histy', 'histy@x.test', 'x', 'provider', 0, 0)`,
       ),
-      env.DIRECTORY.prepare(
+      platformDb.prepare(
         `INSERT INTO providers (id, user_id, status, kind, display_name, created_at, updated_at)
           VALUES ('prv_histy', 'usr_histy', 'active', 'robot', '=HYPERLINK("http://evil.test","x")', 0, 0)`,
       ),
@@ -378,15 +384,16 @@ describe('the rollups after concurrent changes', () => {
     const rollups = async (metric: string) =>
       // Day rows only: each count is there once by day and once by month.
       (
-        await env.DIRECTORY.prepare(
-          `SELECT coalesce(sum(value), 0) AS n FROM daily_rollups WHERE workspace_id = ? AND metric = ?
+        await platformDb
+          .prepare(
+            `SELECT coalesce(sum(value), 0) AS n FROM daily_rollups WHERE workspace_id = ? AND metric = ?
             AND length(day) = 10`,
-        )
+          )
           .bind(owner.workspaceId, metric)
           .first<{ n: number }>()
       )?.n;
     const recount = async (query: string) =>
-      (await env.DIRECTORY.prepare(query).bind(owner.workspaceId).first<{ n: number }>())?.n;
+      (await platformDb.prepare(query).bind(owner.workspaceId).first<{ n: number }>())?.n;
     expect(await rollups('conversations')).toBe(
       await recount('SELECT count(*) AS n FROM conversations WHERE workspace_id = ?'),
     );
@@ -398,10 +405,11 @@ describe('the rollups after concurrent changes', () => {
       expect(await rollups(`lead_status.${status}`), status).toBe(
         await recount(`SELECT count(*) AS n FROM leads WHERE workspace_id = ? AND status = '${status}'`),
       );
-    const claimed = await env.DIRECTORY.prepare(
-      `SELECT coalesce(sum(value), 0) AS n FROM daily_rollups WHERE workspace_id = ? AND metric LIKE 'first_claim_s.%'
+    const claimed = await platformDb
+      .prepare(
+        `SELECT coalesce(sum(value), 0) AS n FROM daily_rollups WHERE workspace_id = ? AND metric LIKE 'first_claim_s.%'
         AND length(day) = 10`,
-    )
+      )
       .bind(owner.workspaceId)
       .first<{ n: number }>();
     expect(claimed?.n).toBe(8);
@@ -486,7 +494,8 @@ describe('the people’s numbers', () => {
       const refused = await postForm(form, fields, { cookie: expert.cookie });
       expect(refused.status, JSON.stringify(fields)).toBe(422);
     }
-    const stillQualified = await env.DIRECTORY.prepare('SELECT status FROM leads WHERE id = ?')
+    const stillQualified = await platformDb
+      .prepare('SELECT status FROM leads WHERE id = ?')
       .bind(lead.lead_id)
       .first<{ status: string }>();
     expect(stillQualified?.status).toBe('qualified');

@@ -13,6 +13,7 @@ import { ADMIN_TOKEN, call, createTenant, json, type Tenant, workerDb } from './
 import { createActiveExpert, createChannel, SITE, sessionCall, visitorSays } from './provider-helpers';
 import { newDomain } from './agent-helpers';
 import { rollUp } from '../../worker/platform/rollups';
+import { platformDb } from './platform-db';
 
 let tenant: Tenant;
 let channelKey: string;
@@ -61,16 +62,18 @@ describe('a channel with its knowledge on', () => {
       }),
     );
     expect(thread.messages.at(-1).sources).toEqual(reply.sources);
-    const meter = await env.DIRECTORY.prepare(
-      "SELECT used FROM usage_meters WHERE kind = 'contract' AND meter = 'agent_calls' AND key_id IN " +
-        '(SELECT id FROM contracts WHERE workspace_id = ?)',
-    )
+    const meter = await platformDb
+      .prepare(
+        "SELECT used FROM usage_meters WHERE kind = 'contract' AND meter = 'agent_calls' AND key_id IN " +
+          '(SELECT id FROM contracts WHERE workspace_id = ?)',
+      )
       .bind(tenant.workspaceId)
       .first<{ used: number }>();
     expect(meter?.used).toBe(1);
-    const event = await env.DIRECTORY.prepare(
-      "SELECT data FROM events WHERE workspace_id = ? AND type = 'execution.completed' ORDER BY rowid DESC LIMIT 1",
-    )
+    const event = await platformDb
+      .prepare(
+        "SELECT data FROM events WHERE workspace_id = ? AND type = 'execution.completed' ORDER BY rowid DESC LIMIT 1",
+      )
       .bind(tenant.workspaceId)
       .first<{ data: string }>();
     expect(JSON.parse(event!.data)).toMatchObject({
@@ -120,9 +123,10 @@ describe('a channel with its knowledge on', () => {
     });
     expect(handoff.lead_id).toMatch(/^lead_/);
     await rollUp(workerDb());
-    const metrics = await env.DIRECTORY.prepare(
-      'SELECT metric, SUM(value) AS n FROM daily_rollups WHERE workspace_id = ? AND length(day) = 10 GROUP BY metric',
-    )
+    const metrics = await platformDb
+      .prepare(
+        'SELECT metric, SUM(value) AS n FROM daily_rollups WHERE workspace_id = ? AND length(day) = 10 GROUP BY metric',
+      )
       .bind(tenant.workspaceId)
       .all<{ metric: string; n: number }>();
     const of = Object.fromEntries(metrics.results.map((row) => [row.metric, row.n]));
@@ -184,11 +188,13 @@ describe('a declined question and the visitor’s erasure', () => {
     const first = await visitorSays(channelKey, { message: { text: question } }, '198.18.11.1');
     await visitorSays(channelKey, { session_id: first.session_id, message: { text: question } }, '198.18.11.1');
     const gap = () =>
-      env.DIRECTORY.prepare('SELECT count FROM knowledge_gaps WHERE workspace_id = ? AND question = ?')
+      platformDb
+        .prepare('SELECT count FROM knowledge_gaps WHERE workspace_id = ? AND question = ?')
         .bind(tenant.workspaceId, question)
         .first<{ count: number }>();
     expect((await gap())?.count).toBe(2);
-    const conversation = await env.DIRECTORY.prepare('SELECT conversation_id FROM demands WHERE id = ?')
+    const conversation = await platformDb
+      .prepare('SELECT conversation_id FROM demands WHERE id = ?')
       .bind(first.demand_id)
       .first<{ conversation_id: string }>();
     const asked = await call(`/api/privacy/erasures?workspace_id=${tenant.workspaceId}`, {
@@ -214,13 +220,13 @@ describe('the expert reads what the visitor asked', () => {
         { session_id: asked.session_id, trigger: 'handoff', message: { text: words } },
         `198.18.12.${language.length}`,
       );
-      const lead = await env.DIRECTORY.prepare('SELECT summary FROM leads WHERE id = ?')
+      const lead = await platformDb
+        .prepare('SELECT summary FROM leads WHERE id = ?')
         .bind(handoff.lead_id)
         .first<{ summary: string }>();
       expect(lead?.summary).toBe(question);
-      const created = await env.DIRECTORY.prepare(
-        "SELECT data FROM events WHERE type = 'lead.created' AND json_extract(data, '$.lead_id') = ?",
-      )
+      const created = await platformDb
+        .prepare("SELECT data FROM events WHERE type = 'lead.created' AND json_extract(data, '$.lead_id') = ?")
         .bind(handoff.lead_id)
         .first<{ data: string }>();
       expect(JSON.parse(created!.data).summary).toBe(question);
@@ -236,7 +242,7 @@ describe('the expert reads what the visitor asked', () => {
       },
       '198.18.12.9',
     );
-    const row = await env.DIRECTORY.prepare('SELECT summary FROM leads WHERE id = ?').bind(own.lead_id).first();
+    const row = await platformDb.prepare('SELECT summary FROM leads WHERE id = ?').bind(own.lead_id).first();
     expect(row).toEqual({ summary: 'Can someone call me about a bulk order?' });
   });
 });

@@ -17,6 +17,7 @@ import { egressPolicy } from '../../worker/lib/egress';
 import { installRemotes, remotes } from './agent-helpers';
 import { call, createTenant, expectProblem, issueKey, json, type Tenant, workerDb } from './helpers';
 import { workerFetch } from './self';
+import { platformDb } from './platform-db';
 
 const KNOWLEDGE = ['knowledge:read', 'knowledge:write'];
 
@@ -47,10 +48,11 @@ async function crawled(tenant: Tenant, id: string) {
 
 /** Sets a workspace's knowledge limits, as an administrator would in D1. */
 async function limits(workspaceId: string, set: { bytes?: number; chunks?: number }) {
-  await env.DIRECTORY.prepare(
-    `INSERT INTO knowledge_spaces (workspace_id, max_bytes, max_chunks) VALUES (?, ?, ?)
+  await platformDb
+    .prepare(
+      `INSERT INTO knowledge_spaces (workspace_id, max_bytes, max_chunks) VALUES (?, ?, ?)
      ON CONFLICT (workspace_id) DO UPDATE SET max_bytes = excluded.max_bytes, max_chunks = excluded.max_chunks`,
-  )
+    )
     .bind(workspaceId, set.bytes ?? 20 * 1024 * 1024, set.chunks ?? 20_000)
     .run();
 }
@@ -77,7 +79,8 @@ describe('limits that crawls keep', () => {
     expect(failed.chunks).toBe(0);
     // Fewer pages than the crawl saw were fetched past the limit: it stopped there.
     expect(
-      (await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM knowledge_chunks WHERE source_id = ?')
+      (await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM knowledge_chunks WHERE source_id = ?')
         .bind(source.source_id)
         .first())!.n,
     ).toBe(0);
@@ -105,14 +108,16 @@ describe('limits that crawls keep', () => {
     // Two sources that each fit: the second one to be written is refused by the database itself.
     await limits(tenant.workspaceId, { bytes: 1000 });
     for (const id of ['ks_race_a', 'ks_race_b'])
-      await env.DIRECTORY.prepare(
-        'INSERT INTO knowledge_sources (id, workspace_id, kind, title, status, created_at, updated_at) ' +
-          "VALUES (?, ?, 'url', 't', 'queued', 0, 0)",
-      )
+      await platformDb
+        .prepare(
+          'INSERT INTO knowledge_sources (id, workspace_id, kind, title, status, created_at, updated_at) ' +
+            "VALUES (?, ?, 'url', 't', 'queued', 0, 0)",
+        )
         .bind(`${id}_${tenant.workspaceId}`, tenant.workspaceId)
         .run();
     const grow = (id: string) =>
-      env.DIRECTORY.prepare('UPDATE knowledge_sources SET bytes = 600 WHERE id = ?')
+      platformDb
+        .prepare('UPDATE knowledge_sources SET bytes = 600 WHERE id = ?')
         .bind(`${id}_${tenant.workspaceId}`)
         .run();
     await grow('ks_race_a');
@@ -147,12 +152,14 @@ describe('crawls in slices, on a queue of their own', () => {
     // Each page once, in order, across the slices; nothing of the crawl is left behind.
     expect(fetched).toEqual(['/guide/0', '/guide/1', '/guide/2', '/guide/3']);
     expect(
-      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM knowledge_crawls WHERE source_id = ?')
+      await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM knowledge_crawls WHERE source_id = ?')
         .bind(source.source_id)
         .first(),
     ).toEqual({ n: 0 });
     expect(
-      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM knowledge_crawl_pages WHERE source_id = ?')
+      await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM knowledge_crawl_pages WHERE source_id = ?')
         .bind(source.source_id)
         .first(),
     ).toEqual({ n: 0 });
@@ -164,17 +171,19 @@ describe('crawls in slices, on a queue of their own', () => {
     remotes.set(`${origin}/robots.txt`, () => new Response('', { status: 404 }));
     remotes.set(`${origin}/`, () => html('Home', '<h1>Home</h1><p>Welcome to the shop, open every day.</p>'));
     const id = `ks_stuck_${tenant.workspaceId}`;
-    await env.DIRECTORY.prepare(
-      `INSERT INTO knowledge_sources
+    await platformDb
+      .prepare(
+        `INSERT INTO knowledge_sources
          (id, workspace_id, kind, title, url, crawl_mode, max_pages, status, created_at, updated_at)
        VALUES (?, ?, 'url', ?, ?, 'site', 10, 'queued', 0, 0)`,
-    )
+      )
       .bind(id, tenant.workspaceId, `${origin}/`, `${origin}/`)
       .run();
-    await env.DIRECTORY.prepare(
-      'INSERT INTO knowledge_crawls (source_id, workspace_id, cursor, slices, started_at, updated_at) ' +
-        "VALUES (?, ?, '{}', ?, 0, 0)",
-    )
+    await platformDb
+      .prepare(
+        'INSERT INTO knowledge_crawls (source_id, workspace_id, cursor, slices, started_at, updated_at) ' +
+          "VALUES (?, ?, '{}', ?, 0, 0)",
+      )
       .bind(id, tenant.workspaceId, CRAWL_MAX_SLICES)
       .run();
     const status = await indexSource(workerDb(), id, {
@@ -260,7 +269,8 @@ describe('crawls in slices, on a queue of their own', () => {
     const source = await addSource(tenant, { kind: 'url', url: `${origin}/page` });
     expect((await crawled(tenant, source.source_id)).status).toBe('indexed');
     // What citations are made of, in the API, MCP and every page.
-    const chunk = await env.DIRECTORY.prepare('SELECT title, headings, url FROM knowledge_chunks WHERE source_id = ?')
+    const chunk = await platformDb
+      .prepare('SELECT title, headings, url FROM knowledge_chunks WHERE source_id = ?')
       .bind(source.source_id)
       .first<{ title: string; headings: string; url: string }>();
     expect(chunk).toEqual({
@@ -285,7 +295,8 @@ describe('syncs, hosts and questions, bounded', () => {
     await expectProblem(refused, 429, 'rate_limited');
     expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThan(0);
     // A queued source (its crawl waiting) answers as it is, and takes no slot.
-    await env.DIRECTORY.prepare("UPDATE knowledge_sources SET status = 'queued' WHERE id = ?")
+    await platformDb
+      .prepare("UPDATE knowledge_sources SET status = 'queued' WHERE id = ?")
       .bind(source.source_id)
       .run();
     const queued = await sync();
@@ -355,16 +366,16 @@ describe('syncs, hosts and questions, bounded', () => {
     /** A workspace of `passages` passages that all hold the question's two words; the rows one question reads. */
     async function rowsRead(passages: number) {
       const workspaceId = `ws_common_${crypto.randomUUID().slice(0, 8)}`;
-      const space = await env.DIRECTORY.prepare(
-        'INSERT INTO knowledge_spaces (workspace_id, next_chunk) VALUES (?, ?) RETURNING ordinal',
-      )
+      const space = await platformDb
+        .prepare('INSERT INTO knowledge_spaces (workspace_id, next_chunk) VALUES (?, ?) RETURNING ordinal')
         .bind(workspaceId, passages)
         .first<{ ordinal: number }>();
-      await env.DIRECTORY.prepare(
-        `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1)
+      await platformDb
+        .prepare(
+          `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1)
          INSERT INTO knowledge_chunks (id, workspace_id, source_id, title, headings, body, url, language)
          SELECT ? * 16777216 + i, ?, 'ks_common', 'Help', 'Part', 'shipping rates ' || i, NULL, 'en' FROM n`,
-      )
+        )
         .bind(passages, space!.ordinal, workspaceId)
         .run();
       const counter: QueryCounter = { roundTrips: 0, statements: 0 };

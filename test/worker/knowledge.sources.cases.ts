@@ -14,6 +14,7 @@ import { STUCK_AFTER_MS } from '../../worker/platform/knowledge/sources';
 import { installRemotes, remotes } from './agent-helpers';
 import { getPage, postForm, signUpOwner } from './console-helpers';
 import { call, createTenant, expectProblem, issueKey, json, type Tenant, shardDb, workerDb } from './helpers';
+import { platformDb } from './platform-db';
 
 const KNOWLEDGE = ['knowledge:read', 'knowledge:write'];
 
@@ -59,9 +60,8 @@ describe('sources', () => {
     });
     expect(source).toMatchObject({ kind: 'document', status: 'indexed', documents: 1, error: null });
     expect(source.chunks).toBe(3);
-    const chunks = await env.DIRECTORY.prepare(
-      'SELECT headings, url FROM knowledge_chunks WHERE source_id = ? ORDER BY id',
-    )
+    const chunks = await platformDb
+      .prepare('SELECT headings, url FROM knowledge_chunks WHERE source_id = ? ORDER BY id')
       .bind(source.source_id)
       .all();
     expect(chunks.results).toEqual([
@@ -92,7 +92,8 @@ describe('sources', () => {
     const deleted = await call(`/api/knowledge/sources/${source.source_id}`, { method: 'DELETE', token: tenant.token });
     expect(deleted.status).toBe(204);
     expect(
-      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM knowledge_chunks WHERE source_id = ?')
+      await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM knowledge_chunks WHERE source_id = ?')
         .bind(source.source_id)
         .first(),
     ).toEqual({ n: 0 });
@@ -129,9 +130,8 @@ describe('sources', () => {
         '<h2 id="sundays">Sundays</h2><p>On Sundays the shop is closed.</p></body></html>',
     });
     expect(source.status).toBe('indexed');
-    const chunks = await env.DIRECTORY.prepare(
-      'SELECT headings, body, url FROM knowledge_chunks WHERE source_id = ? ORDER BY id',
-    )
+    const chunks = await platformDb
+      .prepare('SELECT headings, body, url FROM knowledge_chunks WHERE source_id = ? ORDER BY id')
       .bind(source.source_id)
       .all<{ headings: string; body: string; url: string }>();
     expect(chunks.results.map((chunk) => chunk.url)).toEqual([
@@ -166,7 +166,8 @@ describe('sources', () => {
     );
     const small = await createTenant({ scopes: KNOWLEDGE });
     await addSource(small, { kind: 'qa', question: 'First one?', answer: 'Yes.' });
-    await env.DIRECTORY.prepare('UPDATE knowledge_spaces SET max_sources = 1 WHERE workspace_id = ?')
+    await platformDb
+      .prepare('UPDATE knowledge_spaces SET max_sources = 1 WHERE workspace_id = ?')
       .bind(small.workspaceId)
       .run();
     const over = await expectProblem(
@@ -207,9 +208,8 @@ describe('sources', () => {
       answer: 'Yes, behind the shop.',
     });
     // As if the queue had dropped its message after its retries: still queued.
-    const { updated_at: queuedAt } = (await env.DIRECTORY.prepare(
-      "UPDATE knowledge_sources SET status = 'queued' WHERE id = ? RETURNING updated_at",
-    )
+    const { updated_at: queuedAt } = (await platformDb
+      .prepare("UPDATE knowledge_sources SET status = 'queued' WHERE id = ? RETURNING updated_at")
       .bind(source.source_id)
       .first<{ updated_at: number }>())!;
     const sent: unknown[] = [];
@@ -306,14 +306,16 @@ describe('isolation and hostile questions', () => {
     expect(JSON.stringify(fromA)).not.toContain('MOONLIGHT');
     expect(JSON.stringify(await json(await ask(b, 'wifi password')))).not.toContain('SUNFLOWER');
     // The database keeps a chunk in its workspace's id range, whoever writes it.
-    const ordinal = await env.DIRECTORY.prepare('SELECT ordinal FROM knowledge_spaces WHERE workspace_id = ?')
+    const ordinal = await platformDb
+      .prepare('SELECT ordinal FROM knowledge_spaces WHERE workspace_id = ?')
       .bind(a.workspaceId)
       .first<{ ordinal: number }>();
     await expect(
-      env.DIRECTORY.prepare(
-        'INSERT INTO knowledge_chunks (id, workspace_id, source_id, title, headings, body) ' +
-          "VALUES (?, ?, 'ks_x', 't', '', 'b')",
-      )
+      platformDb
+        .prepare(
+          'INSERT INTO knowledge_chunks (id, workspace_id, source_id, title, headings, body) ' +
+            "VALUES (?, ?, 'ks_x', 't', '', 'b')",
+        )
         .bind(ordinal!.ordinal * 2 ** 24 + 5_000_000, b.workspaceId)
         .run(),
     ).rejects.toThrow(/knowledge_chunk_range/);
@@ -422,9 +424,7 @@ describe('the console’s Knowledge page', () => {
       { cookie: owner.cookie },
     );
     expect(saved.status).toBe(303);
-    const stored = await env.DIRECTORY.prepare('SELECT knowledge FROM channels WHERE channel_key = ?')
-      .bind(key)
-      .first();
+    const stored = await platformDb.prepare('SELECT knowledge FROM channels WHERE channel_key = ?').bind(key).first();
     expect(JSON.parse(String(stored!.knowledge))).toEqual({ enabled: true, min_confidence: 0.6 });
   });
 });
@@ -432,23 +432,24 @@ describe('the console’s Knowledge page', () => {
 describe('the cost of a question', () => {
   /** A workspace's index filled straight in D1 (its triggers index each row), as many passages as asked. */
   async function filledWorkspace(workspaceId: string, passages: number) {
-    const space = await env.DIRECTORY.prepare(
-      'INSERT INTO knowledge_spaces (workspace_id, next_chunk) VALUES (?, ?) RETURNING ordinal',
-    )
+    const space = await platformDb
+      .prepare('INSERT INTO knowledge_spaces (workspace_id, next_chunk) VALUES (?, ?) RETURNING ordinal')
       .bind(workspaceId, passages)
       .first<{ ordinal: number }>();
-    await env.DIRECTORY.prepare(
-      `INSERT INTO knowledge_sources (id, workspace_id, kind, title, status, created_at, updated_at)
+    await platformDb
+      .prepare(
+        `INSERT INTO knowledge_sources (id, workspace_id, kind, title, status, created_at, updated_at)
        VALUES (?, ?, 'document', 'Help', 'indexed', 0, 0)`,
-    )
+      )
       .bind(`ks_${workspaceId}`, workspaceId)
       .run();
-    await env.DIRECTORY.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1)
+    await platformDb
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1)
        INSERT INTO knowledge_chunks (id, workspace_id, source_id, title, headings, body, url, language)
        SELECT ? * 16777216 + i, ?, ?, 'Help', 'Part ' || (i % 50),
          'alpha' || (i % 300) || ' beta' || (i % 70) || ' delivery times and common words', NULL, 'en' FROM n`,
-    )
+      )
       .bind(passages, space!.ordinal, workspaceId, `ks_${workspaceId}`)
       .run();
     // What indexing keeps for ranking: the workspace's passages and their fields' words.
@@ -488,7 +489,8 @@ describe('the cost of a question', () => {
     // Another workspace with every word of this one, ten times over: its statistics are its own.
     await filledWorkspace(`ws_crowd_${tag}`, 4_000);
     expect(await answers(`ws_rank_${tag}`)).toEqual(before);
-    const stats = await env.DIRECTORY.prepare('SELECT passages FROM knowledge_spaces WHERE workspace_id = ?')
+    const stats = await platformDb
+      .prepare('SELECT passages FROM knowledge_spaces WHERE workspace_id = ?')
       .bind(`ws_rank_${tag}`)
       .first<{ passages: number }>();
     expect(stats!.passages).toBe(400);

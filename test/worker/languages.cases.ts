@@ -1,12 +1,7 @@
-/**
- * The visitor's language (docs/design/languages.md): how the widget's configuration, the core's
- * replies and the hosted inbox choose it, what the conversation keeps, and the owner's copy
- * winning over the catalogs. The continuation email's language is tested in email.test.ts.
- */
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getPage, postForm, signUpOwner } from './console-helpers';
 import { call, createTenant, expectProblem, issueKey, json, type Tenant } from './helpers';
+import { platformDb } from './platform-db';
 
 const SITE = 'https://shop.example.com';
 
@@ -33,7 +28,8 @@ const conversationLanguage = async (sessionId: string) => {
   const hash = [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(sessionId)))]
     .map((byte) => byte.toString(16).padStart(2, '0'))
     .join('');
-  const row = await env.DIRECTORY.prepare('SELECT language FROM conversations WHERE token_hash = ?')
+  const row = await platformDb
+    .prepare('SELECT language FROM conversations WHERE token_hash = ?')
     .bind(hash)
     .first<{ language: string }>();
   return row?.language;

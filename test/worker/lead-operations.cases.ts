@@ -1,10 +1,3 @@
-/**
- * Lead operations (docs/design/lead-operations.md), on a controlled clock (the sweep is called with the
- * time it should think it is): the first wave and its ranking, widening, escalation, the claim
- * SLA and its re-offer, overlapping sweeps, away, capacity, the cooldown and the claim rate, the
- * routing settings, and 20 parallel claims with offers in force.
- */
-import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sweepLeadTimers } from '../../worker/platform/leads';
 import { newDomain } from './agent-helpers';
@@ -12,11 +5,13 @@ import { getPage, signUpOwner, signUpPlatformAdmin } from './console-helpers';
 import { call, expectProblem, issueKey, json, workerDb } from './helpers';
 import { completeProfile, review, SITE, sessionCall, signUpProvider, type TestProvider } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
+import { platformDb } from './platform-db';
 
 const MINUTE = 60_000;
 const db = () => workerDb();
 const rows = (sql: string, ...params: unknown[]) =>
-  env.DIRECTORY.prepare(sql)
+  platformDb
+    .prepare(sql)
     .bind(...params)
     .all<Record<string, any>>()
     .then((result) => result.results);
@@ -39,9 +34,7 @@ async function expert(profile: {
   expect((await sessionCall(provider.cookie, '/api/provider/profile', { body })).status).toBe(200);
   expect((await review(provider.providerId, 'approve')).status).toBe(200);
   if (!profile.alerts) {
-    await env.DIRECTORY.prepare("UPDATE providers SET lead_alerts = 'off' WHERE id = ?")
-      .bind(provider.providerId)
-      .run();
+    await platformDb.prepare("UPDATE providers SET lead_alerts = 'off' WHERE id = ?").bind(provider.providerId).run();
   }
   return provider;
 }
@@ -358,7 +351,8 @@ describe('bounds', () => {
       (await rows('SELECT count FROM rate_limit_windows WHERE key_id = ?', `claims:${eager.providerId}`))[0]?.count;
     expect(await window()).toBe(1);
     // 30 claims won within the hour: the next one is refused, and writes nothing.
-    await env.DIRECTORY.prepare('UPDATE rate_limit_windows SET count = 30 WHERE key_id = ?')
+    await platformDb
+      .prepare('UPDATE rate_limit_windows SET count = 30 WHERE key_id = ?')
       .bind(`claims:${eager.providerId}`)
       .run();
     const limited = await expectProblem(await claim(eager, four), 429, 'rate_limited');

@@ -1,8 +1,3 @@
-/**
- * Contracts, escrows and what an execution is charged (docs/design/billing.md): the envelope
- * tells the truth, a refusal writes nothing, and the books balance under concurrency.
- */
-import { env } from 'cloudflare:test';
 import { describe, expect, it, beforeEach } from 'vitest';
 import { balanceOf, credit, expectBalancedBooks, recordContract } from './billing-helpers';
 import {
@@ -21,6 +16,7 @@ import { clock } from '../../worker/lib/clock';
 import { releaseHeldLeads } from '../../worker/platform/leads';
 import { newDomain } from './agent-helpers';
 import { createActiveExpert, createChannel, type TestProvider, visitorSays } from './provider-helpers';
+import { platformDb } from './platform-db';
 
 const contractLine = (body: Record<string, any>, meter = 'executions') =>
   body.usage_applications.find((line: Record<string, any>) => line.source === 'contract' && line.meter === meter);
@@ -209,9 +205,11 @@ describe('what an execution is charged', () => {
     const paid = await json(await execute(tenant.token, executeBody()));
     expect(contractLine(paid)).toMatchObject({ remaining: 0, charged_minor: 7, currency: 'EUR' });
     expect(await balanceOf(contract.escrow_id)).toBe(93);
-    const entries = await env.DIRECTORY.prepare(
-      "SELECT account, amount_minor, kind, meter, quantity, ref FROM ledger_entries WHERE kind = 'charge' AND ref = ?",
-    )
+    const entries = await platformDb
+      .prepare(
+        'SELECT account, amount_minor, kind, meter, quantity, ref FROM ' +
+          "ledger_entries WHERE kind = 'charge' AND ref = ?",
+      )
       .bind(paid.output.execution_id)
       .all();
     expect(entries.results).toEqual([
@@ -285,9 +283,10 @@ describe('what an execution is charged', () => {
     const body = await json(await execute(tenant.token, executeBody()));
     expect(contractLine(body)).toMatchObject({ charged_minor: 2 });
     expect(contractLine(body, 'leads')).toMatchObject({ charged_minor: 30 });
-    const escrowLegs = await env.DIRECTORY.prepare(
-      'SELECT meter, amount_minor, balance_after FROM ledger_entries WHERE account = ? AND kind = ? ORDER BY seq',
-    )
+    const escrowLegs = await platformDb
+      .prepare(
+        'SELECT meter, amount_minor, balance_after FROM ledger_entries WHERE account = ? AND kind = ? ORDER BY seq',
+      )
       .bind(contract.escrow_id, 'charge')
       .all();
     expect(escrowLegs.results).toEqual([
@@ -400,7 +399,8 @@ describe('what an execution is charged', () => {
     expect(statuses.filter((status) => status === 200)).toHaveLength(12);
     expect(statuses.filter((status) => status === 402)).toHaveLength(38);
     expect(await balanceOf(contract.escrow_id)).toBe(5);
-    const executions = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
+    const executions = await platformDb
+      .prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
       .bind(tenant.workspaceId)
       .first<{ n: number }>();
     expect(executions?.n).toBe(12);
@@ -418,14 +418,16 @@ describe('held leads', () => {
   const nextIp = () => `198.18.77.${++ip}`;
 
   const leadRow = (leadId: string) =>
-    env.DIRECTORY.prepare('SELECT held_at, wave, widen_at FROM leads WHERE id = ?')
+    platformDb
+      .prepare('SELECT held_at, wave, widen_at FROM leads WHERE id = ?')
       .bind(leadId)
       .first<{ held_at: number | null; wave: number; widen_at: number | null }>();
   const offersOf = async (leadId: string) =>
-    (await env.DIRECTORY.prepare('SELECT provider_id FROM lead_offers WHERE lead_id = ?').bind(leadId).all()).results;
+    (await platformDb.prepare('SELECT provider_id FROM lead_offers WHERE lead_id = ?').bind(leadId).all()).results;
   const historyOf = async (leadId: string) =>
     (
-      await env.DIRECTORY.prepare('SELECT note FROM lead_events WHERE lead_id = ? ORDER BY id')
+      await platformDb
+        .prepare('SELECT note FROM lead_events WHERE lead_id = ? ORDER BY id')
         .bind(leadId)
         .all<{ note: string | null }>()
     ).results.map((row) => row.note);
@@ -489,12 +491,12 @@ describe('held leads', () => {
       expect(await offersOf(second.lead_id)).toEqual([{ provider_id: expert.providerId }]);
       expect((await historyOf(second.lead_id)).at(-1)).toContain('offered to the');
       const month = new Date(nextMonth).toISOString().slice(0, 7);
-      const used = await env.DIRECTORY.prepare(
-        "SELECT used FROM usage_meters WHERE meter = 'leads' AND period = ? AND key_id = ?",
-      )
+      const used = await platformDb
+        .prepare("SELECT used FROM usage_meters WHERE meter = 'leads' AND period = ? AND key_id = ?")
         .bind(
           month,
-          (await env.DIRECTORY.prepare('SELECT id FROM contracts WHERE workspace_id = ?')
+          (await platformDb
+            .prepare('SELECT id FROM contracts WHERE workspace_id = ?')
             .bind(tenant.workspaceId)
             .first<{ id: string }>())!.id,
         )

@@ -1,9 +1,3 @@
-/**
- * Lead fees and refunds (docs/design/billing.md): a claim pays the domain's lead price from the
- * expert's escrow in its own batch; without the funds there is no claim; a refund is asked once,
- * within 7 days, and an accepted one credits the fee back once.
- */
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decideRefund } from '../../worker/platform/billing/lead-fees';
 import { balanceOf, credit, expectBalancedBooks } from './billing-helpers';
@@ -23,6 +17,7 @@ import {
   reserveClaim,
 } from '../../worker/platform/leads/claim-reservations';
 import type { ProviderRow } from '../../worker/platform/providers';
+import { platformDb } from './platform-db';
 
 let ipCounter = 0;
 const nextIp = () => `198.19.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;
@@ -79,11 +74,10 @@ describe('lead fees', () => {
     const leadId = await newLead();
     const problem = await expectProblem(await claim(expert, leadId), 402, 'insufficient_credits');
     expect(problem.lead_price_minor).toBe(300);
-    const lead = await env.DIRECTORY.prepare('SELECT status, claimed_by FROM leads WHERE id = ?').bind(leadId).first();
+    const lead = await platformDb.prepare('SELECT status, claimed_by FROM leads WHERE id = ?').bind(leadId).first();
     expect(lead).toEqual({ status: 'open', claimed_by: null });
-    const events = await env.DIRECTORY.prepare(
-      "SELECT COUNT(*) AS n FROM lead_events WHERE lead_id = ? AND to_status = 'claimed'",
-    )
+    const events = await platformDb
+      .prepare("SELECT COUNT(*) AS n FROM lead_events WHERE lead_id = ? AND to_status = 'claimed'")
       .bind(leadId)
       .first<{ n: number }>();
     expect(events?.n).toBe(0);
@@ -282,7 +276,7 @@ describe('a lead fee in another currency', () => {
     expect(problem.detail).toContain('USD');
     expect(problem.detail).toContain('EUR');
     expect(problem).toMatchObject({ lead_price_minor: 500, lead_price_currency: 'USD' });
-    expect(await env.DIRECTORY.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
+    expect(await platformDb.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
       status: 'open',
     });
     expect(await balanceOf(escrowId)).toBe(2_000);
@@ -320,9 +314,10 @@ describe('a claim across the directory and the lead’s shard', () => {
   const providerRow = (providerId: string) =>
     workerDb().select().from(schema.providers).where(eq(schema.providers.id, providerId)).get() as Promise<ProviderRow>;
   const reservationOf = (changeId: string) =>
-    env.DIRECTORY.prepare('SELECT state FROM claim_reservations WHERE change_id = ?').bind(changeId).first('state');
+    platformDb.prepare('SELECT state FROM claim_reservations WHERE change_id = ?').bind(changeId).first('state');
   const claimsCounted = (providerId: string) =>
-    env.DIRECTORY.prepare('SELECT count FROM rate_limit_windows WHERE key_id = ?')
+    platformDb
+      .prepare('SELECT count FROM rate_limit_windows WHERE key_id = ?')
       .bind(`claims:${providerId}`)
       .first('count');
   const reserve = async (expert: TestProvider, leadId: string) =>
@@ -344,9 +339,8 @@ describe('a claim across the directory and the lead’s shard', () => {
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409]);
     const balances = await Promise.all(experts.map(({ escrowId }) => balanceOf(escrowId)));
     expect(balances.sort()).toEqual([1_000, 1_000, 1_000, 700]);
-    const open = await env.DIRECTORY.prepare(
-      "SELECT COUNT(*) AS n FROM claim_reservations WHERE lead_id = ? AND state = 'reserved'",
-    )
+    const open = await platformDb
+      .prepare("SELECT COUNT(*) AS n FROM claim_reservations WHERE lead_id = ? AND state = 'reserved'")
       .bind(leadId)
       .first('n');
     expect(open).toBe(0);
@@ -373,9 +367,7 @@ describe('a claim across the directory and the lead’s shard', () => {
     expect(await reservationOf(reservation.changeId)).toBe('returned');
     expect(await balanceOf(escrowId)).toBe(400);
     expect(await claimsCounted(expert.providerId)).toBe(2);
-    expect(await env.DIRECTORY.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first('status')).toBe(
-      'open',
-    );
+    expect(await platformDb.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first('status')).toBe('open');
     // The hold is gone, so its 300 pay for the lead itself now.
     expect((await claim(expert, leadId)).status).toBe(200);
     expect(await balanceOf(escrowId)).toBe(100);

@@ -1,15 +1,8 @@
-/**
- * The ledger's rules, held by the database (migrations/0027_ledger_transfers.sql): a raw insert
- * that breaks one is refused by D1 itself, whatever code wrote it. A transfer names two real
- * accounts of its currency and a positive amount; its two entries are the only ones it has, each
- * continuing its account's balance; an escrow never goes below zero; nothing is changed or deleted.
- * And 50 charges at once leave balanced books.
- */
-import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { clock } from '../../worker/lib/clock';
 import { balanceOf, credit, expectBalancedBooks, recordContract } from './billing-helpers';
 import { createTenant, execute, executeBody, json } from './helpers';
+import { platformDb } from './platform-db';
 
 /** A fresh workspace escrow in `currency`, credited with `amount`. */
 async function fundedEscrow(amount: number, currency = 'EUR'): Promise<string> {
@@ -22,10 +15,11 @@ async function fundedEscrow(amount: number, currency = 'EUR'): Promise<string> {
 let counter = 0;
 /** A raw transfer insert, as any code could write one. */
 const rawTransfer = (fields: { from: string; to: string; amount: number; currency?: string; id?: string }) =>
-  env.DIRECTORY.prepare(
-    `INSERT INTO transfers (id, kind, currency, from_account, to_account, amount_minor, ref, created_at)
+  platformDb
+    .prepare(
+      `INSERT INTO transfers (id, kind, currency, from_account, to_account, amount_minor, ref, created_at)
      VALUES (?, 'charge', ?, ?, ?, ?, 'raw-test', ?)`,
-  )
+    )
     .bind(
       fields.id ?? `trf_raw${++counter}`,
       fields.currency ?? 'EUR',
@@ -38,10 +32,11 @@ const rawTransfer = (fields: { from: string; to: string; amount: number; currenc
 
 /** A raw ledger entry insert. */
 const rawEntry = (fields: { id: string; transferId: string; account: string; amount: number; balance: number }) =>
-  env.DIRECTORY.prepare(
-    `INSERT INTO ledger_entries (id, transfer_id, account, account_kind, amount_minor, balance_after, currency, kind,
+  platformDb
+    .prepare(
+      `INSERT INTO ledger_entries (id, transfer_id, account, account_kind, amount_minor, balance_after, currency, kind,
        ref, created_at) VALUES (?, ?, ?, 'escrow', ?, ?, 'EUR', 'charge', 'raw-test', ?)`,
-  )
+    )
     .bind(fields.id, fields.transferId, fields.account, fields.amount, fields.balance, clock.now())
     .run();
 
@@ -58,9 +53,8 @@ describe('the database refuses a raw insert that breaks a rule', () => {
   it('a transfer posts its two entries itself, and they sum to zero', async () => {
     const escrow = await fundedEscrow(500);
     await rawTransfer({ from: escrow, to: 'platform:revenue:EUR', amount: 120, id: 'trf_rawposted' });
-    const entries = await env.DIRECTORY.prepare(
-      'SELECT id, account, amount_minor FROM ledger_entries WHERE transfer_id = ? ORDER BY seq',
-    )
+    const entries = await platformDb
+      .prepare('SELECT id, account, amount_minor FROM ledger_entries WHERE transfer_id = ? ORDER BY seq')
       .bind('trf_rawposted')
       .all();
     expect(entries.results).toEqual([
@@ -143,19 +137,19 @@ describe('the database refuses a raw insert that breaks a rule', () => {
   it('a change or a deletion of what was written', async () => {
     const escrow = await fundedEscrow(100);
     await refusedWith(
-      env.DIRECTORY.prepare('UPDATE ledger_entries SET amount_minor = 1000 WHERE account = ?').bind(escrow).run(),
+      platformDb.prepare('UPDATE ledger_entries SET amount_minor = 1000 WHERE account = ?').bind(escrow).run(),
       /ledger_append_only/,
     );
     await refusedWith(
-      env.DIRECTORY.prepare('DELETE FROM ledger_entries WHERE account = ?').bind(escrow).run(),
+      platformDb.prepare('DELETE FROM ledger_entries WHERE account = ?').bind(escrow).run(),
       /ledger_append_only/,
     );
     await refusedWith(
-      env.DIRECTORY.prepare('UPDATE transfers SET amount_minor = 1 WHERE to_account = ?').bind(escrow).run(),
+      platformDb.prepare('UPDATE transfers SET amount_minor = 1 WHERE to_account = ?').bind(escrow).run(),
       /ledger_append_only/,
     );
     await refusedWith(
-      env.DIRECTORY.prepare('DELETE FROM transfers WHERE to_account = ?').bind(escrow).run(),
+      platformDb.prepare('DELETE FROM transfers WHERE to_account = ?').bind(escrow).run(),
       /ledger_append_only/,
     );
     expect(await balanceOf(escrow)).toBe(100);
@@ -183,9 +177,8 @@ describe('50 charges at once', () => {
         expect.arrayContaining([expect.objectContaining({ meter: 'executions', charged_minor: 7 })]),
       );
     expect(await balanceOf(contract.escrow_id)).toBe(3);
-    const charges = await env.DIRECTORY.prepare(
-      "SELECT COUNT(*) AS n FROM transfers WHERE kind = 'charge' AND from_account = ?",
-    )
+    const charges = await platformDb
+      .prepare("SELECT COUNT(*) AS n FROM transfers WHERE kind = 'charge' AND from_account = ?")
       .bind(contract.escrow_id)
       .first<{ n: number }>();
     expect(charges?.n).toBe(20);

@@ -1,9 +1,3 @@
-/**
- * Usage, statements and the ledger's notices (docs/design/billing.md): the rollups count each
- * event once, a month closes once, thresholds and low balances are told once, and the charges
- * come out as meter events.
- */
-import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sweepBilling } from '../../worker/platform/billing';
 import { rollUp } from '../../worker/platform/rollups';
@@ -11,6 +5,7 @@ import { credit, recordContract } from './billing-helpers';
 import { signUpOwner } from './console-helpers';
 import { ADMIN_TOKEN, call, execute, executeBody, expectProblem, issueKey, json, workerDb } from './helpers';
 import { clock } from '../../worker/lib/clock';
+import { platformDb } from './platform-db';
 
 const db = () => workerDb();
 const nextMonth = () => {
@@ -19,15 +14,15 @@ const nextMonth = () => {
 };
 const eventsOf = async (workspaceId: string, type: string) =>
   (
-    await env.DIRECTORY.prepare('SELECT data FROM events WHERE workspace_id = ? AND type = ? ORDER BY rowid')
+    await platformDb
+      .prepare('SELECT data FROM events WHERE workspace_id = ? AND type = ? ORDER BY rowid')
       .bind(workspaceId, type)
       .all<{ data: string }>()
   ).results.map((row) => JSON.parse(row.data));
 const noticesTo = async (workspaceId: string) =>
   (
-    await env.DIRECTORY.prepare(
-      "SELECT subject FROM emails WHERE workspace_id = ? AND kind = 'billing_notice' ORDER BY rowid",
-    )
+    await platformDb
+      .prepare("SELECT subject FROM emails WHERE workspace_id = ? AND kind = 'billing_notice' ORDER BY rowid")
       .bind(workspaceId)
       .all<{ subject: string }>()
   ).results.map((row) => row.subject);

@@ -5,6 +5,7 @@ import worker from '../../worker/index';
 import { clock } from '../../worker/lib/clock';
 import { gunzipNdjson } from '../../worker/platform/lifecycle';
 import { ADMIN_TOKEN, call, json } from './helpers';
+import { platformDb } from './platform-db';
 
 /** Runs the housekeeping cron (every 5 minutes) at the test clock's now. */
 export async function housekeeping() {
@@ -15,9 +16,8 @@ export async function housekeeping() {
 
 /** The rows of every archived object of a workspace and class, read back from R2. */
 export async function archived(workspaceId: string, kind: string) {
-  const keys = await env.DIRECTORY.prepare(
-    'SELECT key FROM archive_objects WHERE workspace_id = ? AND kind = ? ORDER BY key',
-  )
+  const keys = await platformDb
+    .prepare('SELECT key FROM archive_objects WHERE workspace_id = ? AND kind = ? ORDER BY key')
     .bind(workspaceId, kind)
     .all<{ key: string }>();
   const rows = [];

@@ -31,7 +31,8 @@ const DAY = 24 * 60 * 60 * 1000;
 afterAll(() => resetClockForTests());
 
 const count = async (sql: string, ...bind: unknown[]) =>
-  (await env.DIRECTORY.prepare(sql)
+  (await platformDb
+    .prepare(sql)
     .bind(...bind)
     .first<{ n: number }>())!.n;
 
@@ -62,7 +63,7 @@ describe('retention', () => {
       expect.objectContaining({ text: 'An old question about invoices.' }),
     ]);
     expect(
-      await env.DIRECTORY.prepare('SELECT text FROM demands WHERE workspace_id = ?').bind(old.workspaceId).all(),
+      await platformDb.prepare('SELECT text FROM demands WHERE workspace_id = ?').bind(old.workspaceId).all(),
     ).toMatchObject({ results: [{ text: null }] });
     expect(await count('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?', old.workspaceId)).toBe(1);
     // The fresh workspace keeps everything; audit rows stay 400 days.
@@ -115,9 +116,10 @@ describe('retention', () => {
 });
 
 const ledgerFootprint = async (workspaceId: string) => ({
-  entries: await env.DIRECTORY.prepare('SELECT COUNT(*) AS n, SUM(amount_minor) AS total FROM ledger_entries').first(),
+  entries: await platformDb.prepare('SELECT COUNT(*) AS n, SUM(amount_minor) AS total FROM ledger_entries').first(),
   rollups: (
-    await env.DIRECTORY.prepare('SELECT * FROM daily_rollups WHERE workspace_id = ? ORDER BY 1, 2, 3')
+    await platformDb
+      .prepare('SELECT * FROM daily_rollups WHERE workspace_id = ? ORDER BY 1, 2, 3')
       .bind(workspaceId)
       .all()
   ).results,
@@ -152,19 +154,21 @@ describe('a visitor’s erasure and the workspace’s export', () => {
     expect(again.id).not.toBe(request.id);
     expect((await settled(again.id, workspaceId)).result).toMatchObject({ conversations: 0, leads: 0 });
 
-    const texts = await env.DIRECTORY.prepare('SELECT DISTINCT text FROM messages WHERE conversation_id = ?')
+    const texts = await platformDb
+      .prepare('SELECT DISTINCT text FROM messages WHERE conversation_id = ?')
       .bind(lead.conversationId)
       .all();
     expect(texts.results).toEqual([{ text: ERASED }]);
     expect(
-      await env.DIRECTORY.prepare('SELECT contact_email, contact_name, summary FROM leads WHERE id = ?')
+      await platformDb
+        .prepare('SELECT contact_email, contact_name, summary FROM leads WHERE id = ?')
         .bind(lead.leadId)
         .first(),
     ).toEqual({ contact_email: null, contact_name: ERASED, summary: ERASED });
     const everywhere = JSON.stringify([
-      (await env.DIRECTORY.prepare('SELECT data FROM events WHERE workspace_id = ?').bind(workspaceId).all()).results,
-      (await env.DIRECTORY.prepare('SELECT * FROM demands WHERE workspace_id = ?').bind(workspaceId).all()).results,
-      (await env.DIRECTORY.prepare('SELECT target FROM privacy_requests WHERE id = ?').bind(request.id).all()).results,
+      (await platformDb.prepare('SELECT data FROM events WHERE workspace_id = ?').bind(workspaceId).all()).results,
+      (await platformDb.prepare('SELECT * FROM demands WHERE workspace_id = ?').bind(workspaceId).all()).results,
+      (await platformDb.prepare('SELECT target FROM privacy_requests WHERE id = ?').bind(request.id).all()).results,
       await archived(workspaceId, 'events'),
       await archived(workspaceId, 'executions'),
     ]).toLowerCase();
@@ -233,11 +237,12 @@ describe('a visitor’s erasure and the workspace’s export', () => {
     // 11,000 messages of 1,000 random hex digits: 11 MB of text that gzip about halves, so more
     // than one part of R2's smallest size (the local R2 holds parts to R2's rules).
     const bulk = 11_000;
-    await env.DIRECTORY.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${bulk})
+    await platformDb
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${bulk})
        INSERT INTO messages (id, conversation_id, role, text, created_at)
        SELECT printf('msg_zz_bulk_%05d', i), ?, 'visitor', hex(randomblob(500)), ? FROM n`,
-    )
+      )
       .bind(lead.conversationId, clock.now())
       .run();
     const asked = await call(`/api/privacy/exports?workspace_id=${workspaceId}`, { token: ADMIN_TOKEN, body: {} });
@@ -259,10 +264,11 @@ describe('a visitor’s erasure and the workspace’s export', () => {
     const workspaceId = context.tenant.workspaceId;
     // Rows written as the routes write them, so that only what this test runs runs them.
     const request = (id: string, kind: string, targetKind: string, target: string, hash: string, state: string) =>
-      env.DIRECTORY.prepare(
-        'INSERT INTO privacy_requests (id, workspace_id, kind, target_kind, target, target_hash, status, ' +
-          "requested_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'admin:test', ?)",
-      )
+      platformDb
+        .prepare(
+          'INSERT INTO privacy_requests (id, workspace_id, kind, target_kind, target, target_hash, status, ' +
+            "requested_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'admin:test', ?)",
+        )
         .bind(id, workspaceId, kind, targetKind, target, hash, state, clock.now())
         .run();
     await request('pvr_failing_export', 'export', 'workspace', workspaceId, 'export-hash', 'queued');
@@ -280,7 +286,7 @@ describe('a visitor’s erasure and the workspace’s export', () => {
       return getQueueResult(batch, execution);
     };
     const row = (id: string) =>
-      env.DIRECTORY.prepare('SELECT status, target, result FROM privacy_requests WHERE id = ?').bind(id).first<any>();
+      platformDb.prepare('SELECT status, target, result FROM privacy_requests WHERE id = ?').bind(id).first<any>();
 
     // Before the last attempt: retried, still queued.
     expect(await run(1)).toMatchObject({ retryMessages: [{ msgId: 'export' }], explicitAcks: [] });
@@ -379,10 +385,12 @@ describe('conversation retention', () => {
       const channelKey = await createChannel(tenant.token);
       const said = await visitorSays(channelKey, { message: { text: `Kept ${days} days: my boiler leaks.` } });
       // The workspace's setting (the console's settings form writes the same column).
-      await env.DIRECTORY.prepare('UPDATE workspaces SET conversation_retention_days = ? WHERE id = ?')
+      await platformDb
+        .prepare('UPDATE workspaces SET conversation_retention_days = ? WHERE id = ?')
         .bind(days, tenant.workspaceId)
         .run();
-      const conversation = await env.DIRECTORY.prepare('SELECT conversation_id AS id FROM demands WHERE id = ?')
+      const conversation = await platformDb
+        .prepare('SELECT conversation_id AS id FROM demands WHERE id = ?')
         .bind(said.demand_id)
         .first<{ id: string }>();
       return { workspaceId: tenant.workspaceId, conversationId: conversation!.id };
@@ -395,7 +403,8 @@ describe('conversation retention', () => {
     expect(await messages(short.conversationId)).toBe(0);
     expect(await messages(long.conversationId)).toBeGreaterThan(0);
     expect(
-      await env.DIRECTORY.prepare('SELECT archived_at IS NOT NULL AS archived FROM conversations WHERE id = ?')
+      await platformDb
+        .prepare('SELECT archived_at IS NOT NULL AS archived FROM conversations WHERE id = ?')
         .bind(short.conversationId)
         .first(),
     ).toEqual({ archived: 1 });
@@ -421,3 +430,4 @@ describe('the size of the database', () => {
 });
 
 import './privacy.cases';
+import { platformDb } from './platform-db';

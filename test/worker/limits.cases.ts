@@ -1,7 +1,7 @@
-import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, countRows, createTenant, execute, executeBody, expectProblem, json, ORIGIN } from './helpers';
 import { workerFetch } from './self';
+import { platformDb } from './platform-db';
 
 describe('rate limit per key', () => {
   it('the N+1th request in the window gets 429 rate_limited with Retry-After', async () => {
@@ -36,7 +36,8 @@ describe('rate limit per key', () => {
     const tenant = await createTenant({ rate_limit_per_minute: 1 });
     expect((await execute(tenant.token, executeBody())).status).toBe(200);
     await expectProblem(await execute(tenant.token, executeBody()), 429, 'rate_limited');
-    await env.DIRECTORY.prepare('UPDATE rate_limit_windows SET window_start = window_start - 60000 WHERE key_id = ?')
+    await platformDb
+      .prepare('UPDATE rate_limit_windows SET window_start = window_start - 60000 WHERE key_id = ?')
       .bind(tenant.keyId)
       .run();
     expect((await execute(tenant.token, executeBody())).status).toBe(200);
@@ -61,7 +62,8 @@ describe('monthly quota per key', () => {
     expect(second.usage_applications[0].remaining).toBe(0);
     await expectProblem(await execute(tenant.token, executeBody()), 429, 'quota_exceeded');
     expect(await countRows('executions', tenant.workspaceId)).toBe(2);
-    const meter = await env.DIRECTORY.prepare('SELECT used, quota FROM usage_meters WHERE key_id = ?')
+    const meter = await platformDb
+      .prepare('SELECT used, quota FROM usage_meters WHERE key_id = ?')
       .bind(tenant.keyId)
       .first();
     expect(meter).toEqual({ used: 2, quota: 2 });

@@ -1,9 +1,3 @@
-/**
- * Live conversation (docs/design/live.md): the claimer's replies, the visitor's thread, the
- * agent's handoff, the Durable Object's sockets and the events they read, with real WebSockets in
- * workerd. Who may hold a socket, and how much it may send, is live.security.cases.ts.
- */
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createActiveAgent, messageResult, newDomain, partsOf, remotes, rpcAgent, taskResult } from './agent-helpers';
 import { getPage, signUpOwner } from './console-helpers';
@@ -28,6 +22,7 @@ import {
   thread,
   claimedLead,
 } from './live-fixtures';
+import { platformDb } from './platform-db';
 
 describe('the claimer replies, the visitor reads', () => {
   it('a reply reaches the thread with its author; the first moves claimed to contacted, once', async () => {
@@ -377,10 +372,11 @@ describe('the events the live rooms read', () => {
   it('lead events name their conversation; message events name their author', async () => {
     const { expert, leadId } = await claimedLead();
     expect((await reply(expert, leadId, 'Named')).status).toBe(201);
-    const rows = await env.DIRECTORY.prepare(
-      `SELECT type, data FROM events WHERE type IN ('lead.claimed', 'conversation.message_created')
+    const rows = await platformDb
+      .prepare(
+        `SELECT type, data FROM events WHERE type IN ('lead.claimed', 'conversation.message_created')
        AND (json_extract(data, '$.lead_id') = ? OR json_extract(data, '$.text') = 'Named')`,
-    )
+      )
       .bind(leadId)
       .all<{ type: string; data: string }>();
     const byType = Object.fromEntries(rows.results.map((row) => [row.type, JSON.parse(row.data)]));
@@ -410,7 +406,8 @@ describe('the site owner reads a conversation', () => {
         .status,
     ).toBe(200);
     expect((await reply(expert, first.lead_id, 'Thanks, I will write to you today.')).status).toBe(201);
-    const row = await env.DIRECTORY.prepare('SELECT conversation_id AS id FROM leads WHERE id = ?')
+    const row = await platformDb
+      .prepare('SELECT conversation_id AS id FROM leads WHERE id = ?')
       .bind(first.lead_id)
       .first<{ id: string }>();
     const path = `/integrations/channels/${channelKey}/conversations/${row!.id}?ws=${owner.workspaceId}`;
@@ -435,7 +432,8 @@ describe('the site owner reads a conversation', () => {
     const elsewhere = await claimedLead();
     const wrongChannel = `/integrations/channels/${channelKey}/conversations/${
       (
-        await env.DIRECTORY.prepare('SELECT conversation_id AS id FROM leads WHERE id = ?')
+        await platformDb
+          .prepare('SELECT conversation_id AS id FROM leads WHERE id = ?')
           .bind(elsewhere.leadId)
           .first<{ id: string }>()
       )!.id

@@ -1,9 +1,3 @@
-/**
- * Who may hold a live socket, and how much it may send (docs/design/live.md): single-use tickets
- * bound to their right, sockets closed on a release or a suspension, at most 5 unspent tickets,
- * oversized frames and floods cut, read marks that only move forward.
- */
-import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, expectProblem, json } from './helpers';
 import { review, sessionCall } from './provider-helpers';
@@ -18,6 +12,7 @@ import {
   thread,
   claimedLead,
 } from './live-fixtures';
+import { platformDb } from './platform-db';
 
 describe('who may hold a socket, and how much it may send', () => {
   const upgrade = (url: string) => workerFetch(url.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });
@@ -46,7 +41,8 @@ describe('who may hold a socket, and how much it may send', () => {
     // Even before a change reaches the room (a lapse the sweep just wrote), the socket's open checks D1.
     const again = await claimedLead();
     const early = await json(await providerTicket(again.expert, again.leadId));
-    await env.DIRECTORY.prepare("UPDATE leads SET status = 'open', claimed_by = NULL WHERE id = ?")
+    await platformDb
+      .prepare("UPDATE leads SET status = 'open', claimed_by = NULL WHERE id = ?")
       .bind(again.leadId)
       .run();
     await expectProblem(await upgrade(early.url), 403, 'not_claimer');
@@ -96,7 +92,8 @@ describe('who may hold a socket, and how much it may send', () => {
     expect((await reply(own.expert, own.leadId, 'A real reply')).status).toBe(201);
     const readMark = async () =>
       (
-        await env.DIRECTORY.prepare('SELECT visitor_read_up_to AS mark FROM conversations WHERE lead_id = ?')
+        await platformDb
+          .prepare('SELECT visitor_read_up_to AS mark FROM conversations WHERE lead_id = ?')
           .bind(own.leadId)
           .first<{ mark: string | null }>()
       )?.mark ?? null;

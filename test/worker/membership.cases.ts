@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { getPage, postForm, signUpOwner, signUpUser, verificationPathFor } from './console-helpers';
 import { workerFetch } from './self';
 import { clock, moveClockForTests } from '../../worker/lib/clock';
+import { platformDb } from './platform-db';
 
 type Owner = Awaited<ReturnType<typeof signUpOwner>>;
 
@@ -33,7 +34,8 @@ function sessionApi(
 
 const greetingOf = async (channelKey: string) =>
   JSON.parse(
-    (await env.DIRECTORY.prepare('SELECT widget_config FROM channels WHERE channel_key = ?')
+    (await platformDb
+      .prepare('SELECT widget_config FROM channels WHERE channel_key = ?')
       .bind(channelKey)
       .first<{ widget_config: string }>())!.widget_config,
   ).copy.greeting as string;
@@ -79,7 +81,8 @@ describe('tenant isolation: a member of workspace A cannot read or change B', ()
       ).toBe(404);
     }
     expect(await greetingOf(channelB)).toBe(before);
-    const status = await env.DIRECTORY.prepare('SELECT status FROM channels WHERE channel_key = ?')
+    const status = await platformDb
+      .prepare('SELECT status FROM channels WHERE channel_key = ?')
       .bind(channelB)
       .first<{ status: string }>();
     expect(status?.status).toBe('active');
@@ -158,7 +161,8 @@ describe('membership roles', () => {
       ).status,
     ).toBe(403);
 
-    const colleagueId = (await env.DIRECTORY.prepare('SELECT id FROM users WHERE email = ?')
+    const colleagueId = (await platformDb
+      .prepare('SELECT id FROM users WHERE email = ?')
       .bind(colleague.email)
       .first<{ id: string }>())!.id;
     expect(
@@ -189,7 +193,8 @@ describe('membership roles', () => {
 
   it('the last owner can be neither demoted nor removed', async () => {
     const owner = await signUpOwner();
-    const ownerId = (await env.DIRECTORY.prepare('SELECT id FROM users WHERE email = ?')
+    const ownerId = (await platformDb
+      .prepare('SELECT id FROM users WHERE email = ?')
       .bind(owner.email)
       .first<{ id: string }>())!.id;
     // The page offers the only owner neither a new role nor removal.
@@ -222,7 +227,8 @@ describe('membership roles', () => {
     ).toBe(303);
     const shared = await (await getPage(`/integrations/team?ws=${owner.workspaceId}`, second.cookie)).text();
     expect(shared).toContain(`/integrations/team/${ownerId}/remove`);
-    const roles = await env.DIRECTORY.prepare('SELECT role FROM memberships WHERE workspace_id = ? ORDER BY role')
+    const roles = await platformDb
+      .prepare('SELECT role FROM memberships WHERE workspace_id = ? ORDER BY role')
       .bind(owner.workspaceId)
       .all<{ role: string }>();
     expect(roles.results.map((row) => row.role)).toEqual(['member', 'owner']);
@@ -262,9 +268,10 @@ describe('invitations need the invitee’s consent', () => {
     const [id] = await invitationIds(invitee.cookie);
     const accepted = await postForm(`/invitations/${id}/accept`, {}, { cookie: invitee.cookie });
     expect(accepted.headers.get('Location')).toBe(`/integrations?ws=${owner.workspaceId}&notice=accepted`);
-    const membership = await env.DIRECTORY.prepare(
-      'SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ? AND m.workspace_id = ?',
-    )
+    const membership = await platformDb
+      .prepare(
+        'SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ? AND m.workspace_id = ?',
+      )
       .bind(invitee.email, owner.workspaceId)
       .first();
     expect(membership).toEqual({ role: 'admin' });
@@ -349,7 +356,8 @@ describe('invitations need the invitee’s consent', () => {
       { cookie: owner.cookie },
     );
     const [third] = await invitationIds(invitee.cookie);
-    const expiresAt = (await env.DIRECTORY.prepare('SELECT expires_at, created_at FROM invitations WHERE id = ?')
+    const expiresAt = (await platformDb
+      .prepare('SELECT expires_at, created_at FROM invitations WHERE id = ?')
       .bind(third)
       .first<{ expires_at: number; created_at: number }>())!;
     expect(expiresAt.expires_at - expiresAt.created_at).toBe(7 * 24 * 60 * 60 * 1000);
@@ -403,9 +411,10 @@ describe('the console pages', () => {
       { cookie: user.cookie },
     );
     const ws = new URL(response.headers.get('Location')!, 'http://x').searchParams.get('ws');
-    const membership = await env.DIRECTORY.prepare(
-      'SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ? AND m.workspace_id = ?',
-    )
+    const membership = await platformDb
+      .prepare(
+        'SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ? AND m.workspace_id = ?',
+      )
       .bind(user.email, ws)
       .first();
     expect(membership).toEqual({ role: 'owner' });

@@ -5,6 +5,7 @@ import { env, createExecutionContext, waitOnExecutionContext } from 'cloudflare:
 import { describe, expect, it, beforeAll } from 'vitest';
 import worker, { app } from '../../worker/index';
 import { call, createTenant, expectStrictPageHeaders, json } from './helpers';
+import { platformDb } from './platform-db';
 
 async function channelFor(widget: Record<string, unknown> = {}) {
   const tenant = await createTenant({ scopes: ['channels:write', 'channels:read'] });
@@ -50,18 +51,21 @@ describe('the hosted inbox page', () => {
 
 describe('the /demo page', () => {
   it('exists only where the seed created the demo channel, and carries the real snippet', async () => {
-    await env.DIRECTORY.prepare("DELETE FROM channels WHERE channel_key = 'ch_demo'").run();
+    await platformDb.prepare("DELETE FROM channels WHERE channel_key = 'ch_demo'").run();
     expect((await call('/demo')).status).toBe(404);
     const { tenant } = await channelFor();
-    await env.DIRECTORY.prepare(
-      'INSERT INTO channels (channel_key, workspace_id, name, domain, allowed_origins, first_party_origins, status, ' +
-        "widget_config, created_at, updated_at) SELECT 'ch_demo', workspace_id, 'Demo', domain, '[]', '[]', " +
-        "'active', widget_config, 0, 0 FROM channels WHERE workspace_id = ?",
-    )
+    await platformDb
+      .prepare(
+        'INSERT INTO channels (channel_key, workspace_id, name, domain, ' +
+          'allowed_origins, first_party_origins, status, ' +
+          "widget_config, created_at, updated_at) SELECT 'ch_demo', workspace_id, 'Demo', domain, '[]', '[]', " +
+          "'active', widget_config, 0, 0 FROM channels WHERE workspace_id = ?",
+      )
       .bind(tenant.workspaceId)
       .run();
     // The seed writes the directory's entry beside it.
-    await env.DIRECTORY.prepare("INSERT OR IGNORE INTO directory_entries VALUES ('channel', 'ch_demo', ?)")
+    await platformDb
+      .prepare("INSERT OR IGNORE INTO directory_entries VALUES ('channel', 'ch_demo', ?)")
       .bind(tenant.organizationId)
       .run();
     const response = await call('/demo');

@@ -1,9 +1,3 @@
-/**
- * Money in (docs/design/billing.md#card-top-ups): a card top-up from the Usage page through a stubbed Stripe,
- * credited only by a verified webhook, once, whatever Stripe sends how often; refusals recorded;
- * refunds and disputes; the books balanced after.
- */
-import { env } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { installRemotes } from './agent-helpers';
 import { balanceOf, expectBalancedBooks, recordContract } from './billing-helpers';
@@ -11,6 +5,7 @@ import { getPage, postForm, signUpOwner, signUpPlatformAdmin } from './console-h
 import { execute, executeBody, expectProblem, issueKey, json } from './helpers';
 import { createActiveExpert } from './provider-helpers';
 import { deliver, installStripe, ownerTopUp, pay, sessions, stripeEvent } from './stripe-helpers';
+import { platformDb } from './platform-db';
 
 async function ownerWithContract(terms: Parameters<typeof recordContract>[1] = {}) {
   const owner = await signUpOwner();
@@ -22,13 +17,12 @@ const completed = (sessionId: string, id?: string) =>
   stripeEvent('checkout.session.completed', { id: sessionId, object: 'checkout.session' }, id);
 
 const eventsOf = (stripeEventId: string) =>
-  env.DIRECTORY.prepare('SELECT outcome, detail FROM payment_events WHERE stripe_event_id = ?')
-    .bind(stripeEventId)
-    .all();
+  platformDb.prepare('SELECT outcome, detail FROM payment_events WHERE stripe_event_id = ?').bind(stripeEventId).all();
 
 const creditsTo = async (escrowId: string) =>
   (
-    await env.DIRECTORY.prepare("SELECT count(*) AS n FROM transfers WHERE to_account = ? AND kind = 'credit'")
+    await platformDb
+      .prepare("SELECT count(*) AS n FROM transfers WHERE to_account = ? AND kind = 'credit'")
       .bind(escrowId)
       .first<{ n: number }>()
   )?.n;
@@ -55,9 +49,8 @@ describe('card top-ups through Stripe', () => {
     expect(answer.status, await answer.clone().text()).toBe(200);
     expect(await json(answer)).toMatchObject({ received: true, outcome: 'credited' });
     expect(await balanceOf(escrowId)).toBe(5000);
-    const transfer = await env.DIRECTORY.prepare(
-      "SELECT amount_minor, ref FROM transfers WHERE to_account = ? AND kind = 'credit'",
-    )
+    const transfer = await platformDb
+      .prepare("SELECT amount_minor, ref FROM transfers WHERE to_account = ? AND kind = 'credit'")
       .bind(escrowId)
       .all();
     expect(transfer.results).toEqual([{ amount_minor: 5000, ref: `stripe:${session.id}` }]);
@@ -68,9 +61,8 @@ describe('card top-ups through Stripe', () => {
     expect(page).toContain('Paid');
     // Stripe's receipt page, linked beside the payment.
     expect(page).toContain(`href="https://pay.stripe.test/receipts/${session.id}"`);
-    const receipt = await env.DIRECTORY.prepare(
-      "SELECT subject FROM emails WHERE kind = 'notice' AND subject LIKE 'Receipt:%' AND subject LIKE ?",
-    )
+    const receipt = await platformDb
+      .prepare("SELECT subject FROM emails WHERE kind = 'notice' AND subject LIKE 'Receipt:%' AND subject LIKE ?")
       .bind(`%${paymentId}%`)
       .first<{ subject: string }>();
     expect(receipt?.subject).toBe(`Receipt: 50.00 EUR added to your balance (${paymentId}, Stripe ${session.id})`);
@@ -103,9 +95,11 @@ describe('card top-ups through Stripe', () => {
     await expectProblem(forged, 400, 'invalid_signature');
     const old = await deliver(completed(session.id), { timestamp: Math.floor(Date.now() / 1000) - 600 });
     expect((await expectProblem(old, 400, 'invalid_signature')).detail).toContain('timestamp too old');
-    const refused = await env.DIRECTORY.prepare(
-      "SELECT detail FROM payment_events WHERE type = 'unverified' AND outcome = 'refused' ORDER BY id DESC LIMIT 2",
-    ).all();
+    const refused = await platformDb
+      .prepare(
+        "SELECT detail FROM payment_events WHERE type = 'unverified' AND outcome = 'refused' ORDER BY id DESC LIMIT 2",
+      )
+      .all();
     expect(refused.results.map((row) => row.detail)).toEqual(['timestamp too old', 'signature does not match']);
     expect(await balanceOf(escrowId)).toBe(0);
   });
@@ -160,9 +154,9 @@ describe('card top-ups through Stripe', () => {
     expect(await balanceOf(escrowId)).toBe(0);
     expect(await json(await deliver(charge(5000)))).toMatchObject({ outcome: 'refused' });
     expect(await balanceOf(escrowId)).toBe(0);
-    const alert = await env.DIRECTORY.prepare(
-      "SELECT count(*) AS n FROM emails WHERE subject LIKE 'Refund of 30.00 EUR not taken back%'",
-    ).first<{ n: number }>();
+    const alert = await platformDb
+      .prepare("SELECT count(*) AS n FROM emails WHERE subject LIKE 'Refund of 30.00 EUR not taken back%'")
+      .first<{ n: number }>();
     expect(alert?.n).toBeGreaterThan(0);
     // The admin's reconciliation names the refund Stripe made that the ledger could not take back.
     const billing = await (await getPage('/admin/billing', admin.cookie)).text();
@@ -188,16 +182,17 @@ describe('card top-ups through Stripe', () => {
     expect(await json(await deliver(dispute))).toMatchObject({ outcome: 'held' });
     await expectProblem(await execute(key.token, executeBody()), 402, 'entitlement_exceeded');
     expect(await balanceOf(escrowId)).toBe(1900);
-    const alert = await env.DIRECTORY.prepare(
-      "SELECT count(*) AS n FROM emails WHERE subject LIKE 'A card payment is disputed%'",
-    ).first<{ n: number }>();
+    const alert = await platformDb
+      .prepare("SELECT count(*) AS n FROM emails WHERE subject LIKE 'A card payment is disputed%'")
+      .first<{ n: number }>();
     expect(alert?.n).toBeGreaterThan(0);
     // The database itself refuses a held escrow's charge, whoever writes it.
     await expect(
-      env.DIRECTORY.prepare(
-        `INSERT INTO transfers (id, kind, currency, from_account, to_account, amount_minor, ref, created_at)
+      platformDb
+        .prepare(
+          `INSERT INTO transfers (id, kind, currency, from_account, to_account, amount_minor, ref, created_at)
           VALUES ('trf_held_1', 'charge', 'EUR', ?, 'platform:revenue:EUR', 1, 'x', 1)`,
-      )
+        )
         .bind(escrowId)
         .run(),
     ).rejects.toThrow(/escrow_funds_left/);
@@ -222,7 +217,8 @@ describe('card top-ups through Stripe', () => {
     );
     expect(response.status, await response.clone().text()).toBe(303);
     const session = sessions.get(response.headers.get('Location')!.split('/pay/')[1]!)!;
-    const escrow = await env.DIRECTORY.prepare("SELECT id FROM escrows WHERE owner_kind = 'provider' AND owner_id = ?")
+    const escrow = await platformDb
+      .prepare("SELECT id FROM escrows WHERE owner_kind = 'provider' AND owner_id = ?")
       .bind(expert.providerId)
       .first<{ id: string }>();
     expect(session.metadata).toMatchObject({ escrow_id: escrow!.id, provider_id: expert.providerId });
@@ -240,12 +236,14 @@ describe('card top-ups through Stripe', () => {
     const admin = await signUpPlatformAdmin({ enrolled: true });
     const { escrowId } = await ownerWithContract();
     const id = (index: number) => `pay_zzzz_${String(index).padStart(3, '0')}`;
-    await env.DIRECTORY.batch(
+    await platformDb.batch(
       Array.from({ length: 55 }, (_, index) =>
-        env.DIRECTORY.prepare(
-          `INSERT INTO payments (id, escrow_id, user_id, amount_minor, currency, status, created_at, updated_at)
+        platformDb
+          .prepare(
+            `INSERT INTO payments (id, escrow_id, user_id, amount_minor, currency, status, created_at, updated_at)
             VALUES (?, ?, 'usr_x', 500, 'EUR', 'expired', 1, 1)`,
-        ).bind(id(index), escrowId),
+          )
+          .bind(id(index), escrowId),
       ),
     );
     const first = await (await getPage('/admin/billing', admin.cookie)).text();

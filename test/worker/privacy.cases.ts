@@ -19,6 +19,7 @@ import { ADMIN_TOKEN, call, json, servicesIn, workerDb } from './helpers';
 import { archived, housekeeping, settled } from './lifecycle-helpers';
 import { createActiveExpert, createChannel, sessionCall, visitorSays } from './provider-helpers';
 import { workerFetch } from './self';
+import { platformDb } from './platform-db';
 
 const DAY = 24 * 60 * 60 * 1000;
 const erase = (workspaceId: string, body: Record<string, string>) =>
@@ -35,12 +36,12 @@ const SKIPPED_TABLE = /^(sqlite_|_cf_|d1_migrations$|knowledge_fts)/;
  */
 async function expectErasedEverywhere(workspaceId: string, needles: string[]) {
   const lowered = needles.map((needle) => needle.toLowerCase());
-  const tables = await env.DIRECTORY.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all<{
+  const tables = await platformDb.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all<{
     name: string;
   }>();
   for (const { name } of tables.results) {
     if (SKIPPED_TABLE.test(name)) continue;
-    const text = JSON.stringify((await env.DIRECTORY.prepare(`SELECT * FROM "${name}"`).all()).results).toLowerCase();
+    const text = JSON.stringify((await platformDb.prepare(`SELECT * FROM "${name}"`).all()).results).toLowerCase();
     for (const needle of lowered) expect(text.includes(needle), `${needle} in table ${name}`).toBe(false);
   }
   for (const prefix of [`archive/${workspaceId}/`, `exports/${workspaceId}/`]) {
@@ -179,10 +180,12 @@ describe('erasures at once, and a crash in the middle', () => {
 
   /** A request row as the route writes it, whose message the test sends itself (or loses). */
   const queuedErasure = async (id: string, workspaceId: string, email: string) =>
-    env.DIRECTORY.prepare(
-      'INSERT INTO privacy_requests (id, workspace_id, kind, target_kind, target, target_hash, status, requested_by, ' +
-        "started_at, created_at) VALUES (?, ?, 'erasure', 'contact', ?, ?, 'queued', 'admin:test', ?, ?)",
-    )
+    platformDb
+      .prepare(
+        'INSERT INTO privacy_requests (id, workspace_id, kind, target_kind, ' +
+          'target, target_hash, status, requested_by, ' +
+          "started_at, created_at) VALUES (?, ?, 'erasure', 'contact', ?, ?, 'queued', 'admin:test', ?, ?)",
+      )
       .bind(id, workspaceId, email, `hash-${id}`, clock.now(), clock.now())
       .run();
 
@@ -250,13 +253,16 @@ describe('the archive’s bookkeeping', () => {
       const id = `aud_0${String(index).padStart(3, '0')}${crypto.randomUUID().replaceAll('-', '').slice(0, 22)}`;
       ids.push(id);
       statements.push(
-        env.DIRECTORY.prepare(
-          'INSERT INTO audit_log (id, workspace_id, actor_kind, actor_id, action, target_id, request_id, created_at) ' +
-            "VALUES (?, ?, 'system', 'test', 'test.action', ?, 'req_test', ?)",
-        ).bind(id, workspaceId, `target-${index}`, day + index),
+        platformDb
+          .prepare(
+            'INSERT INTO audit_log (id, workspace_id, actor_kind, actor_id, ' +
+              'action, target_id, request_id, created_at) ' +
+              "VALUES (?, ?, 'system', 'test', 'test.action', ?, 'req_test', ?)",
+          )
+          .bind(id, workspaceId, `target-${index}`, day + index),
       );
     }
-    await env.DIRECTORY.batch(statements);
+    await platformDb.batch(statements);
     const db = workerDb();
     const retention = { deliveries: 30, events: 90, emails: 90, executionBodies: 90, audit: 400 };
     // Forty rows a tick over the whole platform: the workspace-day takes several batches.

@@ -1,11 +1,10 @@
-/** Helpers for supply-side tests: providers through their real sign-up, profile and review. */
-import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { ADMIN_TOKEN, call, json, ORIGIN, copyReferencesNow } from './helpers';
 import { forgetExpertPools } from '../../worker/platform/providers';
 import { SESSION_COOKIE, signUpUser } from './console-helpers';
 import { workerFetch } from './self';
 import { clock } from '../../worker/lib/clock';
+import { platformDb, type ViewStatement } from './platform-db';
 
 export const SITE = 'https://shop.example.com';
 
@@ -34,9 +33,10 @@ export interface TestProvider {
 /** A provider who signed up and did nothing else (state `registered`). */
 export async function signUpProvider(): Promise<TestProvider> {
   const user = await signUpUser('provider');
-  const row = await env.DIRECTORY.prepare(
-    'SELECT p.id AS provider_id, u.id AS user_id FROM providers p JOIN users u ON u.id = p.user_id WHERE u.email = ?',
-  )
+  const row = await platformDb
+    .prepare(
+      'SELECT p.id AS provider_id, u.id AS user_id FROM providers p JOIN users u ON u.id = p.user_id WHERE u.email = ?',
+    )
     .bind(user.email)
     .first<{ provider_id: string; user_id: string }>();
   return { email: user.email, cookie: user.cookie, providerId: row!.provider_id, userId: row!.user_id };
@@ -94,9 +94,7 @@ export async function createActiveExpert(
   expect((await review(provider.providerId, 'approve')).status).toBe(200);
   // Written straight to D1, a test fixture like the seed (the preferences route has its own tests).
   if (!options.alerts) {
-    await env.DIRECTORY.prepare("UPDATE providers SET lead_alerts = 'off' WHERE id = ?")
-      .bind(provider.providerId)
-      .run();
+    await platformDb.prepare("UPDATE providers SET lead_alerts = 'off' WHERE id = ?").bind(provider.providerId).run();
     await copyReferencesNow();
   }
   return provider;
@@ -111,7 +109,7 @@ export async function seedActiveExperts(count: number, options: { domains: strin
   const now = clock.now();
   const stamp = crypto.randomUUID().replaceAll('-', '').slice(0, 10);
   const experts: TestProvider[] = [];
-  const statements: D1PreparedStatement[] = [];
+  const statements: ViewStatement[] = [];
   for (let index = 0; index < count; index++) {
     const userId = `usr_seed${stamp}${index}`;
     const providerId = `prv_seed${stamp}${index}`;
@@ -120,28 +118,29 @@ export async function seedActiveExperts(count: number, options: { domains: strin
     const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
     const tokenHash = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
     statements.push(
-      env.DIRECTORY.prepare(
-        `INSERT INTO users (id, email, password_hash, role, email_verified_at, created_at, updated_at)
+      platformDb
+        .prepare(
+          `INSERT INTO users (id, email, password_hash, role, email_verified_at, created_at, updated_at)
          VALUES (?, ?, 'x', 'provider', ?, ?, ?)`,
-      ).bind(userId, email, now, now, now),
-      env.DIRECTORY.prepare(
-        `INSERT INTO providers (id, user_id, status, kind, display_name, headline, accepted_domains, languages, regions,
-          lead_alerts, created_at, updated_at)
+        )
+        .bind(userId, email, now, now, now),
+      platformDb
+        .prepare(
+          `INSERT INTO providers (id, user_id, status, kind, display_name, headline, accepted_domains, languages,
+          regions, lead_alerts, created_at, updated_at)
          VALUES (?, ?, 'active', 'expert', ?, 'Helps with tests', ?, '["en"]', '["global"]', 'off', ?, ?)`,
-      ).bind(providerId, userId, `Seeded Expert ${index}`, JSON.stringify(options.domains), now, now),
+        )
+        .bind(providerId, userId, `Seeded Expert ${index}`, JSON.stringify(options.domains), now, now),
       ...options.domains.map((domain) =>
-        env.DIRECTORY.prepare('INSERT INTO provider_domains (provider_id, domain) VALUES (?, ?)').bind(
-          providerId,
-          domain,
-        ),
+        platformDb.prepare('INSERT INTO provider_domains (provider_id, domain) VALUES (?, ?)').bind(providerId, domain),
       ),
-      env.DIRECTORY.prepare(
-        'INSERT INTO user_sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
-      ).bind(tokenHash, userId, now, now + 24 * 60 * 60 * 1000),
+      platformDb
+        .prepare('INSERT INTO user_sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
+        .bind(tokenHash, userId, now, now + 24 * 60 * 60 * 1000),
     );
     experts.push({ email, cookie: token, providerId, userId });
   }
-  await env.DIRECTORY.batch(statements);
+  await platformDb.batch(statements);
   await copyReferencesNow();
   // The routing's brief cache of each domain's experts would not see them for 10 s.
   forgetExpertPools();

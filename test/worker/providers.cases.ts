@@ -1,8 +1,3 @@
-/**
- * Providers: the profile API, the state machine of docs/design/providers-and-leads.md, validation, and review by
- * admins only.
- */
-import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, call, createTenant, expectProblem, json } from './helpers';
 import { signUpUser } from './console-helpers';
@@ -15,15 +10,15 @@ import {
   type TestProvider,
 } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
+import { platformDb } from './platform-db';
 
 type Status = 'registered' | 'profile_incomplete' | 'pending_review' | 'active' | 'suspended';
 
 const saveProfile = (provider: TestProvider, body: Record<string, unknown>) =>
   sessionCall(provider.cookie, '/api/provider/profile', { body });
 const statusOf = async (providerId: string) =>
-  (await env.DIRECTORY.prepare('SELECT status FROM providers WHERE id = ?')
-    .bind(providerId)
-    .first<{ status: Status }>())!.status;
+  (await platformDb.prepare('SELECT status FROM providers WHERE id = ?').bind(providerId).first<{ status: Status }>())!
+    .status;
 
 /** A provider brought to a state through the real transitions. */
 async function providerIn(status: Status): Promise<TestProvider> {
@@ -141,7 +136,8 @@ describe('the provider profile API', () => {
       }),
     );
     expect(saved.accepted_scope).toEqual({ domains: ['consultation'], topics: ['payroll', 'vat returns'] });
-    const rows = await env.DIRECTORY.prepare('SELECT domain FROM provider_domains WHERE provider_id = ?')
+    const rows = await platformDb
+      .prepare('SELECT domain FROM provider_domains WHERE provider_id = ?')
       .bind(provider.providerId)
       .all();
     expect(rows.results).toEqual([{ domain: 'consultation' }]);
@@ -180,7 +176,8 @@ describe('hostile endpoint URLs', () => {
       const response = await saveProfile(provider, { kind: 'robot', endpoint_url: url });
       const problem = await expectProblem(response, 422, 'validation_failed');
       expect(problem.errors[0].pointer).toBe('/endpoint_url');
-      const stored = await env.DIRECTORY.prepare('SELECT endpoint_url FROM providers WHERE id = ?')
+      const stored = await platformDb
+        .prepare('SELECT endpoint_url FROM providers WHERE id = ?')
         .bind(provider.providerId)
         .first();
       expect(stored).toEqual({ endpoint_url: null });
@@ -269,10 +266,11 @@ describe('the provider state machine', () => {
 
   it('every transition is kept with its actor, time and note', async () => {
     const provider = await providerIn('suspended');
-    const history = await env.DIRECTORY.prepare(
-      'SELECT from_status, to_status, actor_kind, note, created_at FROM provider_transitions WHERE provider_id = ? ' +
-        'ORDER BY id',
-    )
+    const history = await platformDb
+      .prepare(
+        'SELECT from_status, to_status, actor_kind, note, created_at FROM provider_transitions WHERE provider_id = ? ' +
+          'ORDER BY id',
+      )
       .bind(provider.providerId)
       .all<Record<string, unknown>>();
     expect(history.results.map((row) => [row.from_status, row.to_status, row.actor_kind, row.note])).toEqual([
@@ -281,7 +279,8 @@ describe('the provider state machine', () => {
       ['active', 'suspended', 'admin', 'Quality complaints.'],
     ]);
     for (const row of history.results) expect(row.created_at).toBeTypeOf('number');
-    const audit = await env.DIRECTORY.prepare('SELECT action FROM audit_log WHERE target_id = ? ORDER BY id')
+    const audit = await platformDb
+      .prepare('SELECT action FROM audit_log WHERE target_id = ? ORDER BY id')
       .bind(provider.providerId)
       .all<{ action: string }>();
     expect(audit.results.map((row) => row.action)).toEqual([
@@ -313,9 +312,8 @@ describe('the provider state machine', () => {
         `changes`,
       async () => {
         const provider = await providerIn(status);
-        const before = await env.DIRECTORY.prepare(
-          'SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ?',
-        )
+        const before = await platformDb
+          .prepare('SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ?')
           .bind(provider.providerId)
           .first<{ n: number }>();
         const response =
@@ -326,7 +324,8 @@ describe('the provider state machine', () => {
         expect(problem.status).toBe(409);
         expect(await statusOf(provider.providerId)).toBe(status);
         expect(
-          await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ?')
+          await platformDb
+            .prepare('SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ?')
             .bind(provider.providerId)
             .first(),
         ).toEqual(before);
@@ -355,9 +354,10 @@ describe('the provider state machine', () => {
       review(provider.providerId, 'reject', 'No.'),
     ]);
     expect([approve.status, reject.status].sort()).toEqual([200, 409]);
-    const transitions = await env.DIRECTORY.prepare(
-      "SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ? AND from_status = 'pending_review'",
-    )
+    const transitions = await platformDb
+      .prepare(
+        "SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ? AND from_status = 'pending_review'",
+      )
       .bind(provider.providerId)
       .first();
     expect(transitions).toEqual({ n: 1 });
@@ -404,9 +404,8 @@ describe('edits under review (issue 17)', () => {
         provider_id: provider.providerId,
         status: 'active',
       });
-      const audit = await env.DIRECTORY.prepare(
-        'SELECT action, metadata FROM audit_log WHERE target_id = ? ORDER BY id',
-      )
+      const audit = await platformDb
+        .prepare('SELECT action, metadata FROM audit_log WHERE target_id = ? ORDER BY id')
         .bind(provider.providerId)
         .all<{ action: string; metadata: string }>();
       expect(audit.results.map((row) => row.action)).toEqual([
@@ -435,7 +434,7 @@ describe('edits under review (issue 17)', () => {
     );
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
     const count = async (sql: string) =>
-      (await env.DIRECTORY.prepare(sql).bind(provider.providerId).first<{ n: number }>())!.n;
+      (await platformDb.prepare(sql).bind(provider.providerId).first<{ n: number }>())!.n;
     expect(
       await count("SELECT COUNT(*) AS n FROM provider_transitions WHERE provider_id = ? AND to_status = 'active'"),
     ).toBe(1);

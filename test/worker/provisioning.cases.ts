@@ -1,19 +1,14 @@
-/**
- * Provisioning requests (docs/design/identity-and-access.md): an owner asks for an API key or a
- * webhook endpoint in the console; a platform admin approves or declines it there (audited); the
- * owner sees the key once; both sides are emailed. Members cannot ask; another workspace's
- * request does not exist here.
- */
-import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { getPage, postForm, signUpOwner, signUpPlatformAdmin } from './console-helpers';
 import { call } from './helpers';
 import { mailTo } from './mail-helpers';
+import { platformDb } from './platform-db';
 
 const platformAdmin = () => signUpPlatformAdmin();
 
 const requestsOf = (workspaceId: string) =>
-  env.DIRECTORY.prepare('SELECT id, status, result_id, sealed_secret FROM provisioning_requests WHERE workspace_id = ?')
+  platformDb
+    .prepare('SELECT id, status, result_id, sealed_secret FROM provisioning_requests WHERE workspace_id = ?')
     .bind(workspaceId)
     .all<{ id: string; status: string; result_id: string | null; sealed_secret: string | null }>()
     .then((result) => result.results);
@@ -86,9 +81,8 @@ describe('provisioning requests', () => {
     expect(twice.status).toBe(409);
     expect((await requestsOf(owner.workspaceId))[0]!.sealed_secret).toBeNull();
     // Audited at each step.
-    const actions = await env.DIRECTORY.prepare(
-      "SELECT action FROM audit_log WHERE target_id = ? AND action LIKE 'provisioning.%' ORDER BY id",
-    )
+    const actions = await platformDb
+      .prepare("SELECT action FROM audit_log WHERE target_id = ? AND action LIKE 'provisioning.%' ORDER BY id")
       .bind(request!.id)
       .all<{ action: string }>();
     expect(actions.results.map((row) => row.action)).toEqual([

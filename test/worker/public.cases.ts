@@ -15,6 +15,7 @@ import {
   writeFootprint,
 } from './helpers';
 import { clock } from '../../worker/lib/clock';
+import { platformDb } from './platform-db';
 
 describe('GET /healthz', () => {
   it('answers {status, version} without touching D1', async () => {
@@ -211,7 +212,7 @@ describe('D1 round trips per execution (issue 13)', () => {
         'conversations',
       ]),
     );
-    const executions = await env.DIRECTORY.prepare('SELECT count(*) AS n FROM executions').first<{ n: number }>();
+    const executions = await platformDb.prepare('SELECT count(*) AS n FROM executions').first<{ n: number }>();
     expect(executions!.n).toBeGreaterThan(10_000);
 
     // Warm again (the brief caches of reads that guard nothing may have expired meanwhile).
@@ -281,7 +282,8 @@ describe('the bench routes', () => {
 describe('a warm cache never outlives a refusal (issue 13)', () => {
   /** Changes D1 behind the isolate's back, as another isolate or region would: the cache is not told. */
   const sql = (query: string, ...values: unknown[]) =>
-    env.DIRECTORY.prepare(query)
+    platformDb
+      .prepare(query)
       .bind(...values)
       .run();
 

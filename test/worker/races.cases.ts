@@ -1,10 +1,3 @@
-/**
- * Concurrency (issue 17, items 9 to 11): bursts that a reliability run sent, each checked over
- * several rounds. A conversation has one demand and at most one lead however many turns race; the
- * first calls of a new session_id all become turns of one conversation; a lead's status change
- * writes one history row and one event, however many identical changes arrive at once.
- */
-import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createActiveAgent,
@@ -19,12 +12,14 @@ import {
 import { createTenant, execute, executeBody, json, type Tenant } from './helpers';
 import { createActiveExpert, createChannel, sessionCall, SITE, type TestProvider } from './provider-helpers';
 import { call } from './helpers';
+import { platformDb } from './platform-db';
 
 const ROUNDS = 4;
 const BURST = 20;
 
 const count = async (sql: string, ...values: unknown[]) =>
-  (await env.DIRECTORY.prepare(sql)
+  (await platformDb
+    .prepare(sql)
     .bind(...values)
     .first<{ n: number }>())!.n;
 
@@ -75,11 +70,12 @@ describe('one lead per conversation', () => {
       `rounds (API)`,
     async () => {
       // The stubs live per test: install this domain's agent again.
-      const origin = (await env.DIRECTORY.prepare(
-        "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains " +
-          'd ON ' +
-          "d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
-      )
+      const origin = (await platformDb
+        .prepare(
+          "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains " +
+            'd ON ' +
+            "d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
+        )
         .bind(domain)
         .first<{ endpoint: string }>())!.endpoint;
       remotes.set(
@@ -109,9 +105,8 @@ describe('one lead per conversation', () => {
         );
         expect(answers.map((answer) => answer.status)).toEqual(Array(BURST).fill(200));
         const envelopes = await Promise.all(answers.map((answer) => json(answer)));
-        const conversation = (await env.DIRECTORY.prepare(
-          'SELECT id, lead_id FROM conversations WHERE workspace_id = ? AND external_session_id = ?',
-        )
+        const conversation = (await platformDb
+          .prepare('SELECT id, lead_id FROM conversations WHERE workspace_id = ? AND external_session_id = ?')
           .bind(tenant.workspaceId, sessionId)
           .first<{ id: string; lead_id: string }>())!;
         expect(await count('SELECT COUNT(*) AS n FROM leads WHERE conversation_id = ?', conversation.id)).toBe(1);
@@ -134,10 +129,12 @@ describe('one lead per conversation', () => {
   );
 
   it(`the same burst through the widget makes exactly one lead, in each of ${ROUNDS} rounds`, async () => {
-    const origin = (await env.DIRECTORY.prepare(
-      "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains d ON " +
-        "d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
-    )
+    const origin = (await platformDb
+      .prepare(
+        "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint " +
+          'FROM providers p JOIN provider_domains d ON ' +
+          "d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
+      )
       .bind(domain)
       .first<{ endpoint: string }>())!.endpoint;
     remotes.set(
@@ -175,7 +172,8 @@ describe('one lead per conversation', () => {
           [...leadIds][0],
         ),
       ).toBe(1);
-      const conversationId = (await env.DIRECTORY.prepare('SELECT conversation_id FROM leads WHERE id = ?')
+      const conversationId = (await platformDb
+        .prepare('SELECT conversation_id FROM leads WHERE id = ?')
         .bind([...leadIds][0])
         .first<{ conversation_id: string }>())!.conversation_id;
       expect(await count('SELECT COUNT(*) AS n FROM leads WHERE conversation_id = ?', conversationId)).toBe(1);
@@ -185,11 +183,12 @@ describe('one lead per conversation', () => {
 
 describe('concurrent first calls of a new session_id', () => {
   it(`${BURST} at once: no 5xx, one conversation, one demand, each call a turn of it (${ROUNDS} rounds)`, async () => {
-    const origin = (await env.DIRECTORY.prepare(
-      "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains " +
-        'd ON ' +
-        "d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
-    )
+    const origin = (await platformDb
+      .prepare(
+        "SELECT json_extract(agent_card, '$.summary.endpoint') AS endpoint FROM providers p JOIN provider_domains " +
+          'd ON ' +
+          "d.provider_id = p.id WHERE d.domain = ? AND p.kind = 'agent'",
+      )
       .bind(domain)
       .first<{ endpoint: string }>())!.endpoint;
     remotes.set(
@@ -221,9 +220,8 @@ describe('concurrent first calls of a new session_id', () => {
         answers.map((answer) => answer.status),
         texts.find((text) => !text.startsWith('{"output"')),
       ).toEqual(Array(BURST).fill(200));
-      const conversations = await env.DIRECTORY.prepare(
-        'SELECT id FROM conversations WHERE workspace_id = ? AND external_session_id = ?',
-      )
+      const conversations = await platformDb
+        .prepare('SELECT id FROM conversations WHERE workspace_id = ? AND external_session_id = ?')
         .bind(tenant.workspaceId, sessionId)
         .all<{ id: string }>();
       expect(conversations.results).toHaveLength(1);
@@ -325,7 +323,8 @@ describe('concurrent changes of one lead', () => {
 
   it('claim and release cannot repeat to read the contact again; each reveal is audited and counted', async () => {
     const leadId = await newLead();
-    const before = await env.DIRECTORY.prepare('SELECT contact_reveals AS n FROM providers WHERE id = ?')
+    const before = await platformDb
+      .prepare('SELECT contact_reveals AS n FROM providers WHERE id = ?')
       .bind(expert.providerId)
       .first<{ n: number }>();
     const claim = () => sessionCall(expert.cookie, `/api/provider/workbench/leads/${leadId}/claim`, { method: 'POST' });
@@ -340,13 +339,16 @@ describe('concurrent changes of one lead', () => {
       expect(again.status).toBe(409);
       expect((await again.json<{ code: string }>()).code).toBe('recently_released');
     }
-    const after = await env.DIRECTORY.prepare('SELECT contact_reveals AS n FROM providers WHERE id = ?')
+    const after = await platformDb
+      .prepare('SELECT contact_reveals AS n FROM providers WHERE id = ?')
       .bind(expert.providerId)
       .first<{ n: number }>();
     expect(after!.n - before!.n).toBe(1);
-    const reveals = await env.DIRECTORY.prepare(
-      "SELECT actor_kind, metadata FROM audit_log WHERE target_id = ? AND action = 'lead.contact_revealed' ORDER BY id",
-    )
+    const reveals = await platformDb
+      .prepare(
+        'SELECT actor_kind, metadata FROM audit_log WHERE target_id = ? AND ' +
+          "action = 'lead.contact_revealed' ORDER BY id",
+      )
       .bind(leadId)
       .all<{ actor_kind: string; metadata: string }>();
     expect(reveals.results).toHaveLength(1);

@@ -8,6 +8,7 @@ import { clock, moveClockForTests } from '../../worker/lib/clock';
 import { buildServices } from '../../worker/lib/services';
 import { connectionsTo, remotes } from './agent-helpers';
 import { ADMIN_TOKEN, call, json } from './helpers';
+import { platformDb } from './platform-db';
 
 let counter = 0;
 /** A receiver of its own (a stubbed host), and what it was sent. */
@@ -63,9 +64,8 @@ export const deliveryEnvironment = async (endpointId: string) => {
 
 /** Lets time pass until the endpoint's next pending delivery falls due (the test clock). */
 export async function untilNextDue(endpointId: string): Promise<void> {
-  const next = await env.DIRECTORY.prepare(
-    "SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending'",
-  )
+  const next = await platformDb
+    .prepare("SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending'")
     .bind(endpointId)
     .first<{ at: number | null }>();
   expect(next?.at, 'a pending delivery').not.toBeNull();

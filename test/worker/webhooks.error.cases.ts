@@ -14,10 +14,12 @@ import { ADMIN_TOKEN, call, createTenant, execute, executeBody, json } from './h
 import { clock, moveClockForTests } from '../../worker/lib/clock';
 import { deliverDueToEndpoint } from '../../worker/platform/webhooks';
 import { RETRY_WINDOW_MS } from '../../worker/platform/webhooks/retry-policy';
+import { platformDb } from './platform-db';
 
 const _eventsOf = async (workspaceId: string) =>
   (
-    await env.DIRECTORY.prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY id')
+    await platformDb
+      .prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY id')
       .bind(workspaceId)
       .all<{ type: string }>()
   ).results.map((row) => row.type);
@@ -29,14 +31,16 @@ describe('a lost queue message', () => {
     await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
     // An event written in a batch whose queue message never arrived (the send failed).
     const now = clock.now();
-    await env.DIRECTORY.prepare(
-      "INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', " +
-        '\'{"execution_id":"exe_lost"}\', ?)',
-    )
+    await platformDb
+      .prepare(
+        "INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', " +
+          '\'{"execution_id":"exe_lost"}\', ?)',
+      )
       .bind(`evt_lostmessage${now}`, tenant.workspaceId, now)
       .run();
     expect(
-      await env.DIRECTORY.prepare('SELECT status FROM webhook_deliveries WHERE event_id = ?')
+      await platformDb
+        .prepare('SELECT status FROM webhook_deliveries WHERE event_id = ?')
         .bind(`evt_lostmessage${now}`)
         .first(),
     ).toEqual({ status: 'pending' });
@@ -48,7 +52,8 @@ describe('a lost queue message', () => {
     await waitFor(
       async () =>
         (
-          await env.DIRECTORY.prepare('SELECT status FROM webhook_deliveries WHERE event_id = ?')
+          await platformDb
+            .prepare('SELECT status FROM webhook_deliveries WHERE event_id = ?')
             .bind(`evt_lostmessage${now}`)
             .first<{ status: string }>()
         )?.status === 'delivered',
@@ -108,15 +113,14 @@ describe('retries', () => {
       await waitFor(
         async () =>
           (
-            await env.DIRECTORY.prepare('SELECT status FROM webhook_endpoints WHERE id = ?')
+            await platformDb
+              .prepare('SELECT status FROM webhook_endpoints WHERE id = ?')
               .bind(webhookId)
               .first<{ status: string }>()
           )?.status === 'disabled',
       );
       expect(
-        await env.DIRECTORY.prepare('SELECT disabled_reason FROM webhook_endpoints WHERE id = ?')
-          .bind(webhookId)
-          .first(),
+        await platformDb.prepare('SELECT disabled_reason FROM webhook_endpoints WHERE id = ?').bind(webhookId).first(),
       ).toEqual({ disabled_reason: 'gone' });
       // Raised while it is disabled: nothing is sent, nothing is dropped.
       for (let index = 0; index < 5; index++) await execute(token, executeBody({ text: `While it is gone ${index}.` }));
@@ -125,9 +129,8 @@ describe('retries', () => {
         attempted: 0,
       });
       expect(hook.sent()).toHaveLength(1);
-      const statuses = await env.DIRECTORY.prepare(
-        'SELECT status, COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? GROUP BY status',
-      )
+      const statuses = await platformDb
+        .prepare('SELECT status, COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? GROUP BY status')
         .bind(webhookId)
         .all();
       expect(statuses.results).toEqual([{ status: 'paused', n: 6 }]);
@@ -159,9 +162,8 @@ describe('retries', () => {
       expect(new Set(ids).size).toBe(6);
       await waitFor(
         async () =>
-          (await env.DIRECTORY.prepare(
-            "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'",
-          )
+          (await platformDb
+            .prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'")
             .bind(webhookId)
             .first<{ n: number }>())!.n === 6,
       );
@@ -184,7 +186,8 @@ describe('retries', () => {
       await json(await call(`/api/admin/webhooks/${webhookId}/enable`, { method: 'POST', token: ADMIN_TOKEN })),
     ).toMatchObject({ replayed: 0, expired: 1 });
     expect(
-      await env.DIRECTORY.prepare('SELECT status, last_error FROM webhook_deliveries WHERE endpoint_id = ?')
+      await platformDb
+        .prepare('SELECT status, last_error FROM webhook_deliveries WHERE endpoint_id = ?')
         .bind(webhookId)
         .first(),
     ).toEqual({
@@ -204,14 +207,14 @@ describe('retries', () => {
     await waitFor(
       async () =>
         (
-          await env.DIRECTORY.prepare('SELECT attempts FROM webhook_deliveries WHERE endpoint_id = ?')
+          await platformDb
+            .prepare('SELECT attempts FROM webhook_deliveries WHERE endpoint_id = ?')
             .bind(webhookId)
             .first<{ attempts: number }>()
         )?.attempts === 1,
     );
-    const delivery = await env.DIRECTORY.prepare(
-      'SELECT next_attempt_at, updated_at, last_status FROM webhook_deliveries WHERE endpoint_id = ?',
-    )
+    const delivery = await platformDb
+      .prepare('SELECT next_attempt_at, updated_at, last_status FROM webhook_deliveries WHERE endpoint_id = ?')
       .bind(webhookId)
       .first<{ next_attempt_at: number; updated_at: number; last_status: number }>();
     expect(delivery!.last_status).toBe(429);
@@ -229,9 +232,8 @@ describe('retries', () => {
     const hook = receiver(() => new Response('down', { status: 503 }));
     const { webhook_id: webhookId } = await endpoint(tenant.workspaceId, hook.url, ['execution.completed']);
     const deliveries = () =>
-      env.DIRECTORY.prepare(
-        'SELECT status, last_error FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at',
-      )
+      platformDb
+        .prepare('SELECT status, last_error FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at')
         .bind(webhookId)
         .all<{ status: string; last_error: string | null }>()
         .then((result) => result.results);
@@ -247,7 +249,8 @@ describe('retries', () => {
     expect(first!.last_error).toMatch(/No more retries after 3 days\.$/);
     expect(second).toMatchObject({ status: 'paused' });
     expect(
-      await env.DIRECTORY.prepare('SELECT status, disabled_reason FROM webhook_endpoints WHERE id = ?')
+      await platformDb
+        .prepare('SELECT status, disabled_reason FROM webhook_endpoints WHERE id = ?')
         .bind(webhookId)
         .first(),
     ).toEqual({ status: 'disabled', disabled_reason: 'failing' });
@@ -279,9 +282,11 @@ describe('one slow endpoint never delays another', () => {
         (tenant, i) => [i, tenant.workspaceId] as const,
       )) {
         const id = `evt_hang${index}${clock.now().toString(36)}`;
-        await env.DIRECTORY.prepare(
-          "INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', '{}', ?)",
-        )
+        await platformDb
+          .prepare(
+            'INSERT INTO events (id, workspace_id, type, data, created_at) VALUES ' +
+              "(?, ?, 'execution.completed', '{}', ?)",
+          )
           .bind(id, workspaceId, clock.now() - 1000)
           .run();
         eventIds.push(id);
@@ -304,7 +309,8 @@ describe('one slow endpoint never delays another', () => {
       await waitFor(
         async () =>
           (
-            await env.DIRECTORY.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ?')
+            await platformDb
+              .prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ?')
               .bind(healthyId)
               .first<{ status: string }>()
           )?.status === 'delivered',
@@ -312,16 +318,16 @@ describe('one slow endpoint never delays another', () => {
       );
       // Delivered and recorded while every slow request is still waiting for its answer.
       expect(
-        await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?')
+        await platformDb
+          .prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?')
           .bind(slowId)
           .first(),
       ).toEqual({ n: 0 });
       await waitFor(
         async () =>
           (
-            await env.DIRECTORY.prepare(
-              "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'",
-            )
+            await platformDb
+              .prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'")
               .bind(slowId)
               .first<{ n: number }>()
           )?.n === 3,
@@ -350,9 +356,7 @@ describe('a slow or failing receiver never holds up the change', () => {
       // The receiver has the request but has not answered; the lead is already there.
       await waitFor(() => hook.sent().length >= 1);
       expect(
-        await env.DIRECTORY.prepare('SELECT status FROM leads WHERE id = ?')
-          .bind(envelope.output.result.lead_id)
-          .first(),
+        await platformDb.prepare('SELECT status FROM leads WHERE id = ?').bind(envelope.output.result.lead_id).first(),
       ).toEqual({ status: 'open' });
       expect((await execute(tenant.token, executeBody({ text: 'And the next request too.' }))).status).toBe(200);
       release();

@@ -1,11 +1,3 @@
-/**
- * Events written back (docs/design/webhooks.md and docs/design/identity-and-access.md), as they go
- * when all is well: the outbox commits with its change and the events queue delivers it, signed;
- * the workbench raises lead events; owners and admins manage endpoints. Faults are in
- * webhooks.error.cases.ts, the egress guard and signatures in webhooks.security.cases.ts. Receivers
- * are stubbed fetches; D1, the queue and the cron handler are the real ones.
- */
-import { env } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { deliveryEnvironment, endpoint, headersOf, receiver, waitFor } from './webhook-helpers';
@@ -14,10 +6,12 @@ import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, j
 import { createActiveExpert, createChannel, sessionCall, visitorSays } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
 import { deliverDueToEndpoint } from '../../worker/platform/webhooks';
+import { platformDb } from './platform-db';
 
 const eventsOf = async (workspaceId: string) =>
   (
-    await env.DIRECTORY.prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY id')
+    await platformDb
+      .prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY id')
       .bind(workspaceId)
       .all<{ type: string }>()
   ).results.map((row) => row.type);
@@ -60,13 +54,13 @@ describe('the outbox', () => {
     // The quota's CHECK fails the second batch: no execution, and no event.
     await expectProblem(await execute(tenant.token, executeBody({ text: 'One too many.' })), 429, 'quota_exceeded');
     expect(await eventsOf(tenant.workspaceId)).toEqual(['execution.completed']);
-    const executions = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
+    const executions = await platformDb
+      .prepare('SELECT COUNT(*) AS n FROM executions WHERE workspace_id = ?')
       .bind(tenant.workspaceId)
       .first();
     expect(executions).toEqual({ n: 1 });
-    const deliveries = await env.DIRECTORY.prepare(
-      'SELECT COUNT(*) AS n FROM webhook_deliveries WHERE workspace_id = ?',
-    )
+    const deliveries = await platformDb
+      .prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE workspace_id = ?')
       .bind(tenant.workspaceId)
       .first();
     expect(deliveries).toEqual({ n: 1 });
@@ -94,7 +88,8 @@ describe('the outbox', () => {
     expect(types.filter((type) => type === 'execution.completed')).toEqual([]);
     expect(new Set(types)).toEqual(new Set(['intake.received', 'conversation.message_created', 'lead.created']));
     const everything = (
-      await env.DIRECTORY.prepare('SELECT data FROM events WHERE workspace_id = ?')
+      await platformDb
+        .prepare('SELECT data FROM events WHERE workspace_id = ?')
         .bind(owner.workspaceId)
         .all<{ data: string }>()
     ).results
@@ -104,9 +99,8 @@ describe('the outbox', () => {
       expect(everything).not.toContain(detail);
     // Not in the transcript either, which experts read before anyone claims the lead.
     const transcript = (
-      await env.DIRECTORY.prepare(
-        'SELECT m.text FROM messages m JOIN leads l ON l.conversation_id = m.conversation_id WHERE l.id = ?',
-      )
+      await platformDb
+        .prepare('SELECT m.text FROM messages m JOIN leads l ON l.conversation_id = m.conversation_id WHERE l.id = ?')
         .bind(first.lead_id)
         .all<{ text: string }>()
     ).results;
@@ -183,7 +177,7 @@ describe('endpoints: admin API and the owners’ console', () => {
       expect(listed).not.toContain(secret);
       expect(
         JSON.stringify(
-          await env.DIRECTORY.prepare('SELECT * FROM webhook_endpoints WHERE id = ?').bind(webhookId).first(),
+          await platformDb.prepare('SELECT * FROM webhook_endpoints WHERE id = ?').bind(webhookId).first(),
         ),
       ).not.toContain(secret.slice(6, 20));
 
@@ -254,9 +248,10 @@ describe('endpoints: admin API and the owners’ console', () => {
       const gone = await endpoint(owner.workspaceId, receiver(() => new Response(null, { status: 410 })).url, [
         'lead.created',
       ]);
-      await env.DIRECTORY.prepare(
-        "UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'failing', disabled_at = ? WHERE id = ?",
-      )
+      await platformDb
+        .prepare(
+          "UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'failing', disabled_at = ? WHERE id = ?",
+        )
         .bind(clock.now(), gone.webhook_id)
         .run();
       expect(await (await getPage(`/integrations/webhooks?ws=${owner.workspaceId}`, owner.cookie)).text()).toContain(
@@ -264,7 +259,8 @@ describe('endpoints: admin API and the owners’ console', () => {
       );
 
       // A failing endpoint is a warning, in its pill and its banner, not a piece of information.
-      await env.DIRECTORY.prepare('UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?')
+      await platformDb
+        .prepare('UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?')
         .bind(clock.now(), webhookId)
         .run();
       const log = await getPage(`/integrations/webhooks/${webhookId}?ws=${owner.workspaceId}`, owner.cookie);

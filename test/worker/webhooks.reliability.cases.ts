@@ -12,6 +12,7 @@ import { deliverDueToEndpoint, sweepDueDeliveries } from '../../worker/platform/
 import { createTenant, type Tenant } from './helpers';
 import { deliveryEnvironment, endpoint, receiver, untilNextDue } from './webhook-helpers';
 import { clock } from '../../worker/lib/clock';
+import { platformDb } from './platform-db';
 
 /** Writes `count` events and their pending deliveries to one endpoint (the events' trigger makes them; here shaped). */
 async function backlog(
@@ -22,27 +23,31 @@ async function backlog(
 ): Promise<string[]> {
   const ids = Array.from({ length: count }, () => newId('evt', shape.createdAt));
   const statements = ids.flatMap((id) => [
-    env.DIRECTORY.prepare(
-      "INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', '{}', ?)",
-    ).bind(id, tenant.workspaceId, shape.createdAt),
-    env.DIRECTORY.prepare(
-      `INSERT INTO webhook_deliveries (event_id, endpoint_id, workspace_id, status, attempts, next_attempt_at,
+    platformDb
+      .prepare(
+        "INSERT INTO events (id, workspace_id, type, data, created_at) VALUES (?, ?, 'execution.completed', '{}', ?)",
+      )
+      .bind(id, tenant.workspaceId, shape.createdAt),
+    platformDb
+      .prepare(
+        `INSERT INTO webhook_deliveries (event_id, endpoint_id, workspace_id, status, attempts, next_attempt_at,
         unrecorded_leases, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?)
         ON CONFLICT (event_id, endpoint_id) DO UPDATE SET attempts = excluded.attempts,
           next_attempt_at = excluded.next_attempt_at, unrecorded_leases = excluded.unrecorded_leases,
           created_at = excluded.created_at`,
-    ).bind(
-      id,
-      endpointId,
-      tenant.workspaceId,
-      shape.attempts ?? 0,
-      shape.nextAttemptAt,
-      shape.unrecordedLeases ?? 0,
-      shape.createdAt,
-      shape.createdAt,
-    ),
+      )
+      .bind(
+        id,
+        endpointId,
+        tenant.workspaceId,
+        shape.attempts ?? 0,
+        shape.nextAttemptAt,
+        shape.unrecordedLeases ?? 0,
+        shape.createdAt,
+        shape.createdAt,
+      ),
   ]);
-  await env.DIRECTORY.batch(statements);
+  await platformDb.batch(statements);
   return ids;
 }
 
@@ -76,9 +81,8 @@ describe('webhook delivery under faults', () => {
     const run = await deliverDueToEndpoint(await deliveryEnvironment(id), id);
     expect(run.attempted).toBe(20);
     const delivered = (
-      await env.DIRECTORY.prepare(
-        "SELECT event_id FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'",
-      )
+      await platformDb
+        .prepare("SELECT event_id FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'")
         .bind(id)
         .all<{ event_id: string }>()
     ).results.map((row) => row.event_id);
@@ -99,9 +103,8 @@ describe('webhook delivery under faults', () => {
     });
     await deliverDueToEndpoint(await deliveryEnvironment(id), id);
     const log = (
-      await env.DIRECTORY.prepare(
-        'SELECT attempt, status_code, error FROM webhook_attempts WHERE event_id = ? ORDER BY id',
-      )
+      await platformDb
+        .prepare('SELECT attempt, status_code, error FROM webhook_attempts WHERE event_id = ? ORDER BY id')
         .bind(eventId)
         .all<{ attempt: number; status_code: number | null; error: string | null }>()
     ).results;
@@ -109,16 +112,16 @@ describe('webhook delivery under faults', () => {
       { attempt: 1, status_code: null, error: expect.stringContaining('ended without a recorded outcome') },
       { attempt: 2, status_code: 204, error: null },
     ]);
-    const row = await env.DIRECTORY.prepare(
-      'SELECT status, attempts, unrecorded_leases FROM webhook_deliveries WHERE event_id = ?',
-    )
+    const row = await platformDb
+      .prepare('SELECT status, attempts, unrecorded_leases FROM webhook_deliveries WHERE event_id = ?')
       .bind(eventId)
       .first();
     expect(row).toEqual({ status: 'delivered', attempts: 2, unrecorded_leases: 0 });
     // A normal delivery logs one attempt.
     const [plain] = await backlog(tenant, id, 1, { createdAt: now - 1000, nextAttemptAt: now - 1 });
     await deliverDueToEndpoint(await deliveryEnvironment(id), id);
-    const plainLog = await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE event_id = ?')
+    const plainLog = await platformDb
+      .prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE event_id = ?')
       .bind(plain)
       .first<{ n: number }>();
     expect(plainLog?.n).toBe(1);

@@ -1,9 +1,3 @@
-/**
- * Webhook security (docs/design/webhooks.md, docs/design/security-and-reliability.md): the egress
- * guard applies at creation and at delivery, and what we sign verifies with the npm
- * standardwebhooks library while tampering fails.
- */
-import { env } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { signStandardWebhook } from '../../worker/lib/standard-webhooks';
@@ -12,10 +6,12 @@ import { endpoint, headersOf, receiver, waitFor } from './webhook-helpers';
 import { HOSTILE_URLS } from './egress-cases';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json } from './helpers';
 import { clock } from '../../worker/lib/clock';
+import { platformDb } from './platform-db';
 
 const _eventsOf = async (workspaceId: string) =>
   (
-    await env.DIRECTORY.prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY id')
+    await platformDb
+      .prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY id')
       .bind(workspaceId)
       .all<{ type: string }>()
   ).results.map((row) => row.type);
@@ -38,7 +34,8 @@ describe('the egress guard', () => {
     const hostile = new Set(HOSTILE_URLS.map((url) => url.replace(/^[a-z]+:\/\/([^/]*).*$/i, '$1').toLowerCase()));
     expect(connections.filter((connection) => hostile.has(new URL(connection.url).host.toLowerCase()))).toEqual([]);
     expect(
-      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE workspace_id = ?')
+      await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE workspace_id = ?')
         .bind(tenant.workspaceId)
         .first(),
     ).toEqual({ n: 0 });
@@ -50,7 +47,8 @@ describe('the egress guard', () => {
     async () => {
       const tenant = await createTenant({ scopes: ['execute'] });
       const moved = await endpoint(tenant.workspaceId, receiver().url, ['execution.completed']);
-      await env.DIRECTORY.prepare('UPDATE webhook_endpoints SET url = ? WHERE id = ?')
+      await platformDb
+        .prepare('UPDATE webhook_endpoints SET url = ? WHERE id = ?')
         .bind('https://169.254.169.254/latest/meta-data/', moved.webhook_id)
         .run();
       const redirects = receiver(
@@ -61,14 +59,14 @@ describe('the egress guard', () => {
       for (const id of [moved.webhook_id, redirecting.webhook_id]) {
         await waitFor(
           async () =>
-            (await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?')
+            (await platformDb
+              .prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?')
               .bind(id)
               .first<{ n: number }>())!.n >= 1,
         );
       }
-      const attempts = await env.DIRECTORY.prepare(
-        'SELECT endpoint_id, status_code, error FROM webhook_attempts WHERE endpoint_id IN (?, ?)',
-      )
+      const attempts = await platformDb
+        .prepare('SELECT endpoint_id, status_code, error FROM webhook_attempts WHERE endpoint_id IN (?, ?)')
         .bind(moved.webhook_id, redirecting.webhook_id)
         .all<{ endpoint_id: string; error: string }>();
       for (const attempt of attempts.results) expect(attempt.error).toMatch(/egress guard/);

@@ -1,6 +1,6 @@
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, expectProblem, json, type Tenant } from './helpers';
+import { platformDb } from './platform-db';
 
 const CONSOLE = 'http://gateway.test';
 const THIRD_PARTY = 'https://shop.example.com';
@@ -179,7 +179,8 @@ describe('public intake', () => {
       expect(body.reply).toContain('Leave your email');
       expect(body.lead_id).toMatch(/^lead_/);
 
-      const demand = await env.DIRECTORY.prepare('SELECT * FROM demands WHERE id = ?')
+      const demand = await platformDb
+        .prepare('SELECT * FROM demands WHERE id = ?')
         .bind(body.demand_id)
         .first<Record<string, string>>();
       expect(demand).toMatchObject({
@@ -189,24 +190,21 @@ describe('public intake', () => {
         disposition: 'routed',
       });
       expect(JSON.parse(demand!.attribution!)).toEqual(attribution);
-      const execution = await env.DIRECTORY.prepare(
-        'SELECT actor_kind, actor_id, key_id, source_record FROM executions WHERE id = ?',
-      )
+      const execution = await platformDb
+        .prepare('SELECT actor_kind, actor_id, key_id, source_record FROM executions WHERE id = ?')
         .bind(demand!.execution_id)
         .first();
       expect(execution).toEqual({ actor_kind: 'channel', actor_id: key, key_id: null, source_record: body.lead_id });
-      const messages = await env.DIRECTORY.prepare(
-        'SELECT role, text FROM messages WHERE conversation_id = ? ORDER BY id',
-      )
+      const messages = await platformDb
+        .prepare('SELECT role, text FROM messages WHERE conversation_id = ? ORDER BY id')
         .bind(demand!.conversation_id)
         .all();
       expect(messages.results).toEqual([
         { role: 'visitor', text: 'Do you do payroll audits?' },
         { role: 'system', text: body.reply },
       ]);
-      const conversation = await env.DIRECTORY.prepare(
-        'SELECT token_hash, demand_id, lead_id FROM conversations WHERE id = ?',
-      )
+      const conversation = await platformDb
+        .prepare('SELECT token_hash, demand_id, lead_id FROM conversations WHERE id = ?')
         .bind(demand!.conversation_id)
         .first<Record<string, string>>();
       expect(conversation).toMatchObject({ demand_id: body.demand_id, lead_id: body.lead_id });
@@ -265,32 +263,36 @@ describe('public intake', () => {
     expect(contact.reply).toMatch(/^Thanks! /);
     expect(contact.reply).not.toContain('Ada');
 
-    const conversationId = (await env.DIRECTORY.prepare('SELECT conversation_id FROM demands WHERE id = ?')
+    const conversationId = (await platformDb
+      .prepare('SELECT conversation_id FROM demands WHERE id = ?')
       .bind(first.demand_id)
       .first<{ conversation_id: string }>())!.conversation_id;
     expect(
-      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM demands WHERE conversation_id = ?')
+      await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM demands WHERE conversation_id = ?')
         .bind(conversationId)
         .first(),
     ).toEqual({ n: 1 });
     expect(
-      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM leads WHERE conversation_id = ?')
+      await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM leads WHERE conversation_id = ?')
         .bind(conversationId)
         .first(),
     ).toEqual({ n: 1 });
     expect(
-      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM executions WHERE actor_id = ? AND source_record = ?')
+      await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM executions WHERE actor_id = ? AND source_record = ?')
         .bind(key, first.lead_id)
         .first(),
     ).toEqual({ n: 5 });
-    const messages = await env.DIRECTORY.prepare(
-      "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'visitor'",
-    )
+    const messages = await platformDb
+      .prepare("SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'visitor'")
       .bind(conversationId)
       .first();
     expect(messages).toEqual({ n: 4 });
 
-    const lead = await env.DIRECTORY.prepare('SELECT * FROM leads WHERE id = ?')
+    const lead = await platformDb
+      .prepare('SELECT * FROM leads WHERE id = ?')
       .bind(first.lead_id)
       .first<Record<string, string>>();
     expect(lead).toMatchObject({
@@ -342,9 +344,8 @@ describe('public intake', () => {
         attribution,
       }),
     );
-    const lead = await env.DIRECTORY.prepare(
-      'SELECT trigger, contact_email, contact_phone, attribution FROM leads WHERE id = ?',
-    )
+    const lead = await platformDb
+      .prepare('SELECT trigger, contact_email, contact_phone, attribution FROM leads WHERE id = ?')
       .bind(response.lead_id)
       .first<Record<string, string>>();
     expect(lead).toMatchObject({
@@ -408,12 +409,13 @@ describe('public intake', () => {
       const body = await json(response);
       expect(body.reply).toBeTypeOf('string');
       expect(body.lead_id).toBeUndefined();
-      const demand = await env.DIRECTORY.prepare('SELECT disposition, reasons FROM demands WHERE id = ?')
+      const demand = await platformDb
+        .prepare('SELECT disposition, reasons FROM demands WHERE id = ?')
         .bind(body.demand_id)
         .first<{ disposition: string; reasons: string }>();
       expect(demand).toEqual({ disposition: 'rejected', reasons: '["honeypot"]' });
       expect(
-        await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM leads WHERE demand_id = ?').bind(body.demand_id).first(),
+        await platformDb.prepare('SELECT COUNT(*) AS n FROM leads WHERE demand_id = ?').bind(body.demand_id).first(),
       ).toEqual({ n: 0 });
     },
   );

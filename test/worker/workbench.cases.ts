@@ -1,8 +1,3 @@
-/**
- * The brain's routing and the workbench (docs/design/providers-and-leads.md): who sees a demand, the
- * claim race, the lead status table, contact details, pagination, and the D1 work of each.
- */
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_TOKEN, call, createTenant, execute, executeBody, expectProblem, json, type Tenant } from './helpers';
 import { getPage, postForm, signUpOwner } from './console-helpers';
@@ -18,6 +13,7 @@ import {
   type TestProvider,
 } from './provider-helpers';
 import { clock } from '../../worker/lib/clock';
+import { platformDb } from './platform-db';
 
 let ipCounter = 0;
 /** A new client address per message, so the intake rate limit never interferes. */
@@ -76,7 +72,8 @@ describe('routing: who sees a demand', () => {
       { email: memberInX.email, role: 'member' },
       { cookie: owner.cookie },
     );
-    const invitation = await env.DIRECTORY.prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'")
+    const invitation = await platformDb
+      .prepare("SELECT id FROM invitations WHERE email = ? AND status = 'pending'")
       .bind(memberInX.email)
       .first<{ id: string }>();
     expect((await postForm(`/invitations/${invitation!.id}/accept`, {}, { cookie: memberInX.cookie })).status).toBe(
@@ -106,7 +103,8 @@ describe('routing: who sees a demand', () => {
     async () => {
       const channel = await createChannel(tenant.token, { domain: domainX });
       const answer = await say(channel, { message: { text: 'Our PAYROLL run failed; we need help today.' } });
-      const lead = await env.DIRECTORY.prepare('SELECT topic, urgency FROM leads WHERE id = ?')
+      const lead = await platformDb
+        .prepare('SELECT topic, urgency FROM leads WHERE id = ?')
         .bind(answer.lead_id)
         .first();
       expect(lead).toEqual({ topic: 'payroll', urgency: 'high' });
@@ -159,13 +157,14 @@ describe('routing: who sees a demand', () => {
     const answer = await say(channel, { message: { text: 'Win big at our CASINO tonight' } });
     expect(answer.lead_id).toBeUndefined();
     expect(answer.next).toBe('continue');
-    const demand = await env.DIRECTORY.prepare('SELECT disposition, reasons FROM demands WHERE id = ?')
+    const demand = await platformDb
+      .prepare('SELECT disposition, reasons FROM demands WHERE id = ?')
       .bind(answer.demand_id)
       .first();
     expect(demand).toEqual({ disposition: 'held', reasons: '["blocked_term"]' });
     const before = await Promise.all([inX, memberInX, payrollInX].map((expert) => available(expert)));
     expect(
-      await env.DIRECTORY.prepare('SELECT COUNT(*) AS n FROM leads WHERE demand_id = ?').bind(answer.demand_id).first(),
+      await platformDb.prepare('SELECT COUNT(*) AS n FROM leads WHERE demand_id = ?').bind(answer.demand_id).first(),
     ).toEqual({ n: 0 });
     // The rest of the conversation stays held, and the experts' lists do not grow.
     const again = await say(channel, {
@@ -204,11 +203,12 @@ describe('API conversations (session_id)', () => {
         await execute(other.token, executeBody({ session_id: 'chat-42', text: 'Same id, other workspace.' })),
       );
       expect(elsewhere.output.result.demand_id).not.toBe(first.output.result.demand_id);
-      const messages = await env.DIRECTORY.prepare(
-        'SELECT m.role, m.text FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE ' +
-          'c.workspace_id = ' +
-          "? AND c.external_session_id = 'chat-42' ORDER BY m.id",
-      )
+      const messages = await platformDb
+        .prepare(
+          'SELECT m.role, m.text FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE ' +
+            'c.workspace_id = ' +
+            "? AND c.external_session_id = 'chat-42' ORDER BY m.id",
+        )
         .bind(tenant.workspaceId)
         .all();
       expect(messages.results.filter((row) => row.role === 'visitor').map((row) => row.text)).toEqual([
@@ -229,13 +229,13 @@ describe('API conversations (session_id)', () => {
       const envelope = await json(
         await execute(tenant.token, executeBody({ domain, text: 'One question, no session.' })),
       );
-      const conversations = await env.DIRECTORY.prepare(
-        'SELECT COUNT(*) AS n FROM conversations WHERE workspace_id = ?',
-      )
+      const conversations = await platformDb
+        .prepare('SELECT COUNT(*) AS n FROM conversations WHERE workspace_id = ?')
         .bind(tenant.workspaceId)
         .first<{ n: number }>();
       expect(conversations!.n).toBe(0);
-      const demand = await env.DIRECTORY.prepare('SELECT conversation_id, text FROM demands WHERE id = ?')
+      const demand = await platformDb
+        .prepare('SELECT conversation_id, text FROM demands WHERE id = ?')
         .bind(envelope.output.result.demand_id)
         .first();
       expect(demand).toEqual({ conversation_id: null, text: 'One question, no session.' });
@@ -274,19 +274,18 @@ describe('claiming', () => {
         for (const response of responses.filter((r) => r.status === 409))
           expect(((await response.json()) as { code: string }).code).toBe('already_claimed');
         const winner = claimers[statuses.indexOf(200)]!;
-        const row = await env.DIRECTORY.prepare('SELECT status, claimed_by FROM leads WHERE id = ?')
+        const row = await platformDb
+          .prepare('SELECT status, claimed_by FROM leads WHERE id = ?')
           .bind(lead.lead_id)
           .first();
         expect(row).toEqual({ status: 'claimed', claimed_by: winner.providerId });
-        const events = await env.DIRECTORY.prepare(
-          "SELECT COUNT(*) AS n FROM lead_events WHERE lead_id = ? AND to_status = 'claimed'",
-        )
+        const events = await platformDb
+          .prepare("SELECT COUNT(*) AS n FROM lead_events WHERE lead_id = ? AND to_status = 'claimed'")
           .bind(lead.lead_id)
           .first();
         expect(events).toEqual({ n: 1 });
-        const audits = await env.DIRECTORY.prepare(
-          "SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'lead.claimed'",
-        )
+        const audits = await platformDb
+          .prepare("SELECT COUNT(*) AS n FROM audit_log WHERE target_id = ? AND action = 'lead.claimed'")
           .bind(lead.lead_id)
           .first();
         expect(audits).toEqual({ n: 1 });
@@ -361,7 +360,7 @@ describe(
     it('a move the table refuses is 409 invalid_transition and changes nothing; won is final', async () => {
       const leadId = await claimedLead();
       await expectProblem(await setStatus(expert, leadId, 'won'), 409, 'invalid_transition');
-      expect(await env.DIRECTORY.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
+      expect(await platformDb.prepare('SELECT status FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
         status: 'claimed',
       });
       const won = await claimedLead(['contacted', 'qualified', 'won']);
@@ -372,9 +371,7 @@ describe(
     it('a release returns the lead to open and unclaimed, offered to everyone but its releaser', async () => {
       const leadId = await claimedLead(['contacted']);
       expect((await json(await setStatus(expert, leadId, 'open'))).status).toBe('open');
-      expect(
-        await env.DIRECTORY.prepare('SELECT claimed_by, wave FROM leads WHERE id = ?').bind(leadId).first(),
-      ).toEqual({
+      expect(await platformDb.prepare('SELECT claimed_by, wave FROM leads WHERE id = ?').bind(leadId).first()).toEqual({
         claimed_by: null,
         wave: 2,
       });
@@ -497,25 +494,26 @@ describe('D1 work of the workbench', () => {
       for (let i = 0; i < 2; i++) await say(channel, { message: { text: `Before ${i}` } });
       const before = await measure();
       // Growth written straight into the tables (as many rows as the API would make, without the API's time).
-      const template = (await env.DIRECTORY.prepare(
-        'SELECT * FROM leads WHERE id = (SELECT MAX(id) FROM leads WHERE domain = ?)',
-      )
+      const template = (await platformDb
+        .prepare('SELECT * FROM leads WHERE id = (SELECT MAX(id) FROM leads WHERE domain = ?)')
         .bind(domain)
         .first<Record<string, unknown>>())!;
       const columns = Object.keys(template).filter(
         (column) => !['id', 'conversation_id', 'status', 'claimed_by', 'claimed_at'].includes(column),
       );
-      await env.DIRECTORY.prepare(
-        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
+      await platformDb
+        .prepare(
+          `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
        INSERT INTO leads (id, status, ${columns.join(', ')}) SELECT 'lead_growth' || printf('%04d', i) || ?, 'open',
          ${columns.join(', ')} FROM n, (SELECT * FROM leads WHERE id = ?)`,
-      )
+        )
         .bind(domain, template.id)
         .run();
-      await env.DIRECTORY.prepare(
-        `INSERT INTO lead_offers (lead_id, provider_id, wave, offered_at)
+      await platformDb
+        .prepare(
+          `INSERT INTO lead_offers (lead_id, provider_id, wave, offered_at)
          SELECT id, ?, 2, 0 FROM leads WHERE id LIKE 'lead_growth%' AND domain = ?`,
-      )
+        )
         .bind(expert.providerId, domain)
         .run();
       for (let i = 0; i < 3; i++) await createActiveExpert({ domains: [domain] });

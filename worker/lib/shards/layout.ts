@@ -218,3 +218,11 @@ export function writtenTable(text: string): string | undefined {
     .exec(text.replace(STRING_LITERALS, "''"))?.[1]
     ?.toLowerCase();
 }
+
+/** The tables of ours a statement names (every word outside its string literals that is one). */
+export function tablesNamed(text: string): string[] {
+  const named = new Set<string>();
+  for (const [word] of text.replace(STRING_LITERALS, "''").matchAll(WORDS))
+    if (homes.has(word.toLowerCase())) named.add(word.toLowerCase());
+  return [...named];
+}

@@ -6,7 +6,7 @@
  * throw: in tests (two shards) a query that forgets its shard fails instead of reading the wrong one.
  */
 import type { D1Like } from '../d1-sessions';
-import { destinationOfTable, homeOfStatement, type StatementHome, writtenTable } from './layout';
+import { destinationOfTable, homeOfStatement, homeOfTable, type StatementHome, writtenTable } from './layout';
 
 /** The databases of one unit of work: the directory's and each shard's (sessions or bindings). */
 export interface DatabaseSet {
@@ -85,6 +85,12 @@ const REFERENCE_WRITERS = new Set([
 ]);
 const EXECUTING = new Set<PropertyKey>(['run', 'all', 'first', 'raw']);
 
+/** Whether a statement writes a table of the reference group (which only the directory writes). */
+const isReferenceWrite = (query: string) => {
+  const written = writtenTable(query);
+  return written !== undefined && destinationOfTable(written) === 'reference' && homeOfTable(written) === 'reference';
+};
+
 /**
  * The database handle that routes each statement to its home (by the layout, unless a test gives
  * another). Strict, it first checks the statement as if every group had moved to its destination,
@@ -102,6 +108,8 @@ export function routedD1(databases: DatabaseSet, route: ShardRoute, options: Rou
       throw new ShardRoutingError(`A shard's statement before its organisation is known: ${query.slice(0, 120)}`);
   };
   const place = (home: StatementHome, query: string): Target => {
+    // A reference table is written in the directory; its copies follow (shards/copies.ts).
+    if (home === 'unit' && isReferenceWrite(query)) return 'directory';
     check(home, query);
     if (home === 'directory' || home === 'unit-directory' || route.shard === null) return 'directory';
     if (!databases.shards[route.shard]) throw new ShardRoutingError(`No shard ${route.shard} is bound.`);
