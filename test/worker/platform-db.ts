@@ -4,8 +4,8 @@
  * both, by the layout's current homes), and the answers come back as one. Tests look at rows
  * through it, as they looked at the single database before the shards: a row is on one database,
  * so the rows of all are the rows; counts and sums are added up; a change runs wherever the row is.
- * While a group still lives in the directory this is the directory itself. A test that must add
- * an organisation's rows by hand writes them on the shard they belong to (helpers' shardDb).
+ * While a group still lives in the directory this is the directory itself. A row a test adds by
+ * hand goes to the shard of the workspace it names.
  */
 import { env } from 'cloudflare:test';
 import { homeOfStatement, homeOfTable, tablesNamed } from '../../worker/lib/shards/layout';
@@ -47,22 +47,37 @@ export class ViewStatement {
   constructor(
     readonly query: string,
     readonly values: unknown[] = [],
-  ) {
-    if (/^\s*insert/i.test(query) && databasesOf(query).length > 1)
-      throw new Error(`Add an organisation's rows on its own shard (shardDb), not through the view: ${query}`);
-  }
+  ) {}
 
   bind(...values: unknown[]): ViewStatement {
     return new ViewStatement(this.query, values);
   }
 
-  /** The statement, bound, on each database that holds its tables. */
-  statements(): D1PreparedStatement[] {
-    return databasesOf(this.query).map((database) => database.prepare(this.query).bind(...this.values));
+  /**
+   * The statement, bound, on each database that holds its tables; a new row goes to one: the shard
+   * of the workspace it names (a made-up workspace's to shard 0), or the directory when it is
+   * nobody's (a rate limit, an account's email).
+   */
+  async statements(): Promise<D1PreparedStatement[]> {
+    let databases = databasesOf(this.query);
+    if (/^\s*insert/i.test(this.query) && databases.length > 1) databases = [await this.insertedInto(databases)];
+    return databases.map((database) => database.prepare(this.query).bind(...this.values));
+  }
+
+  private async insertedInto(databases: D1Database[]): Promise<D1Database> {
+    const named = [...this.values, ...(this.query.match(/'ws_[^']*'/g) ?? []).map((quoted) => quoted.slice(1, -1))];
+    const workspaceId = named.find((value): value is string => typeof value === 'string' && value.startsWith('ws_'));
+    if (!workspaceId) return databases.includes(env.DIRECTORY) ? env.DIRECTORY : env.DB_0;
+    const shard = await env.DIRECTORY.prepare(`SELECT s.shard FROM directory_entries e
+        JOIN organization_shards s ON s.organization_id = e.organization_id
+      WHERE e.kind = 'workspace' AND e.value = ?`)
+      .bind(workspaceId)
+      .first<number>('shard');
+    return shards()[shard ?? 0]!;
   }
 
   async all<T = Row>(): Promise<D1Result<T>> {
-    const answers = await Promise.all(this.statements().map((statement) => statement.all<Row>()));
+    const answers = await Promise.all((await this.statements()).map((statement) => statement.all<Row>()));
     const changes = answers.reduce((sum, answer) => sum + (answer.meta.changes ?? 0), 0);
     const results = merged(
       this.query,
@@ -90,7 +105,7 @@ export const platformDb = {
     const targets = statements.map((statement) => databasesOf(statement.query));
     const one = targets[0]?.length === 1 ? targets[0][0] : undefined;
     if (one && targets.every((databases) => databases.length === 1 && databases[0] === one))
-      return one.batch(statements.flatMap((statement) => statement.statements()));
+      return one.batch((await Promise.all(statements.map((statement) => statement.statements()))).flat());
     const answers: D1Result[] = [];
     for (const statement of statements) answers.push(await statement.all());
     return answers;
