@@ -60,7 +60,8 @@ export class ViewStatement {
    */
   async statements(): Promise<D1PreparedStatement[]> {
     let databases = databasesOf(this.query);
-    if (/^\s*insert/i.test(this.query) && databases.length > 1) databases = [await this.insertedInto(databases)];
+    if (/\binsert\s+(?:or\s+\w+\s+)?into\b/i.test(this.query) && databases.length > 1)
+      databases = [await this.insertedInto(databases)];
     return databases.map((database) => database.prepare(this.query).bind(...this.values));
   }
 

@@ -11,6 +11,7 @@ import { type Database, schema } from '../../lib/db';
 import { monthOf } from '../../lib/periods';
 import { billingNoticeInserts } from '../email';
 import { eventsFromRows } from '../events';
+import { holdsOrganizations } from '../shards';
 import { balanceOf } from './ledger';
 
 const { usageMeters, contracts, escrows, ledgerEntries } = schema;
@@ -55,18 +56,23 @@ export function lowBalanceNotices(db: Database, now: number): BatchItem<'sqlite'
     AND EXISTS (SELECT 1 FROM ${ledgerEntries} WHERE account = e.id)`;
   const from = sql`FROM ${escrows} e WHERE ${low}`;
   return [
-    eventsFromRows(
-      db,
-      'escrow.low_balance',
-      {
-        from: sql`${from} AND e.owner_kind = 'workspace'`,
-        workspaceId: sql`e.owner_id`,
-        data: sql`json_object('escrow_id', e.id, 'contract_id', e.contract_id, 'currency', e.currency,
-          'balance_minor', ${balanceOf(sql`e.id`)}, 'low_balance_minor', e.low_balance_minor,
-          'noticed_at', ${new Date(now).toISOString()})`,
-      },
-      now,
-    ),
+    // A workspace escrow's event, on its organisation's shard (the directory holds only experts' escrows).
+    ...(holdsOrganizations(db)
+      ? [
+          eventsFromRows(
+            db,
+            'escrow.low_balance',
+            {
+              from: sql`${from} AND e.owner_kind = 'workspace'`,
+              workspaceId: sql`e.owner_id`,
+              data: sql`json_object('escrow_id', e.id, 'contract_id', e.contract_id, 'currency', e.currency,
+            'balance_minor', ${balanceOf(sql`e.id`)}, 'low_balance_minor', e.low_balance_minor,
+            'noticed_at', ${new Date(now).toISOString()})`,
+            },
+            now,
+          ),
+        ]
+      : []),
     billingNoticeInserts(
       db,
       {

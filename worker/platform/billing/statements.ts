@@ -11,6 +11,7 @@ import { type Database, schema } from '../../lib/db';
 import { monthBounds } from '../../lib/periods';
 import { type CsvCell, csvDocument } from '../../lib/csv';
 import { eventsFromRows } from '../events';
+import { holdsOrganizations } from '../shards';
 import { billingNoticeInserts } from '../email';
 import type { StatementView } from './schemas';
 
@@ -73,18 +74,23 @@ export function issueStatements(db: Database, period: string, now: number): Batc
       e.currency, ${balanceBefore(start)} AS opening, ${balanceBefore(end)} AS closing ${due}) AS d
     WHERE d.owner_kind = 'workspace'`;
   return [
-    eventsFromRows(
-      db,
-      'statement.issued',
-      {
-        from: announced,
-        workspaceId: sql`d.workspace_id`,
-        data: sql`json_object('statement_id', ${statementId(sql`d.escrow_id`, period)}, 'escrow_id', d.escrow_id,
-          'contract_id', d.contract_id, 'period', ${period}, 'currency', d.currency, 'opening_minor', d.opening,
-          'closing_minor', d.closing, 'issued_at', ${new Date(now).toISOString()})`,
-      },
-      now,
-    ),
+    // A workspace escrow's event, on its organisation's shard (the directory holds only experts' escrows).
+    ...(holdsOrganizations(db)
+      ? [
+          eventsFromRows(
+            db,
+            'statement.issued',
+            {
+              from: announced,
+              workspaceId: sql`d.workspace_id`,
+              data: sql`json_object('statement_id', ${statementId(sql`d.escrow_id`, period)}, 'escrow_id', d.escrow_id,
+            'contract_id', d.contract_id, 'period', ${period}, 'currency', d.currency, 'opening_minor', d.opening,
+            'closing_minor', d.closing, 'issued_at', ${new Date(now).toISOString()})`,
+            },
+            now,
+          ),
+        ]
+      : []),
     billingNoticeInserts(
       db,
       {

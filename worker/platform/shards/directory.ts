@@ -237,3 +237,12 @@ export async function sweepEachDatabase(
   for (const each of databasesHolding(db, table)) done += await work(each);
   return done;
 }
+
+/**
+ * Whether a handle is on an organisation's shard (or not routed: a test's single database): the
+ * directory's handle holds no organisation's rows, so a sweep there writes none of their events.
+ */
+export function holdsOrganizations(db: Database): boolean {
+  const handle = routedHandleOf(db);
+  return !handle || handle.route.shard !== null;
+}

@@ -12,6 +12,7 @@ export {
   enterWhereFound,
   forgetPlacements,
   handleInWorkspace,
+  holdsOrganizations,
   inDirectory,
   withinWorkspace,
   PLACEMENT_CACHE_MS,
