@@ -68,7 +68,13 @@ export class ViewStatement {
   private async insertedInto(databases: D1Database[]): Promise<D1Database> {
     const named = [...this.values, ...(this.query.match(/'ws_[^']*'/g) ?? []).map((quoted) => quoted.slice(1, -1))];
     const workspaceId = named.find((value): value is string => typeof value === 'string' && value.startsWith('ws_'));
-    if (!workspaceId) return databases.includes(env.DIRECTORY) ? env.DIRECTORY : env.DB_0;
+    if (!workspaceId) {
+      // A ledger row names its escrow: it goes where the escrow is (a workspace's shard, or the directory).
+      const escrowId = named.find((value): value is string => typeof value === 'string' && value.startsWith('esc_'));
+      for (const database of escrowId ? databases : [])
+        if (await database.prepare('SELECT 1 FROM escrows WHERE id = ?').bind(escrowId).first()) return database;
+      return databases.includes(env.DIRECTORY) ? env.DIRECTORY : env.DB_0;
+    }
     const shard = await env.DIRECTORY.prepare(`SELECT s.shard FROM directory_entries e
         JOIN organization_shards s ON s.organization_id = e.organization_id
       WHERE e.kind = 'workspace' AND e.value = ?`)

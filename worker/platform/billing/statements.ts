@@ -58,7 +58,10 @@ export function issueStatements(db: Database, period: string, now: number): Batc
   const balanceBefore = (at: number) =>
     sql`coalesce((SELECT balance_after FROM ${ledgerEntries} WHERE account = e.id AND created_at < ${at} ORDER BY seq
       DESC LIMIT 1), 0)`;
-  const meters = sql`coalesce((SELECT json_group_array(json_object('meter', u.meter, 'used', u.used, 'included',
+  // A contract's meters are its organisation's (the directory has experts' escrows, which have none).
+  const meters = !holdsOrganizations(db)
+    ? sql`'[]'`
+    : sql`coalesce((SELECT json_group_array(json_object('meter', u.meter, 'used', u.used, 'included',
       u.included, 'overage', max(0, u.used - u.included), 'charged_minor', coalesce((SELECT -sum(amount_minor) FROM
       ${ledgerEntries} l WHERE l.account = e.id AND l.kind = 'charge' AND l.meter = u.meter AND l.created_at >= ${start}
       AND l.created_at < ${end}), 0)))

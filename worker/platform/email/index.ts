@@ -8,6 +8,7 @@ export {
   continuationHold,
   accountEmailInsert,
   noticeInserts,
+  platformAdmins,
   INSTANT_ALERTS_PER_HOUR,
   emailStatus,
   queueTestEmail,

@@ -7,7 +7,7 @@
  * any that were missed.
  */
 import { routedHandleOf, unitOf } from '../../lib/shards/router';
-import { type SQL, sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { afterCommit, type Database, schema, newIdsInStatement } from '../../lib/db';
 import { newId } from '../../lib/ids';
@@ -222,4 +222,15 @@ export async function emailStatus(db: Database, id: string) {
     .where(sql`${emails.id} = ${id}`)
     .get();
   return row ? { ...row, sent_at: row.sent_at ? new Date(row.sent_at).toISOString() : null } : undefined;
+}
+
+/**
+ * The platform's admins, as a notice's recipients (a FROM list of `user_id`): read from the
+ * directory first, since the notice may be written on an organisation's shard, where no users are
+ * (docs/design/scale.md#the-layout).
+ */
+export async function platformAdmins(db: Database): Promise<SQL> {
+  const { users } = schema;
+  const admins = await db.select({ id: users.id }).from(users).where(eq(users.isPlatformAdmin, true));
+  return sql`SELECT value AS user_id FROM json_each(${JSON.stringify(admins.map((admin) => admin.id))})`;
 }

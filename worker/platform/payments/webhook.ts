@@ -17,10 +17,11 @@ import { newId } from '../../lib/ids';
 import type { Services } from '../../lib/services';
 import { auditInsertWhere, type AuditContext } from '../audit';
 import { fundingAccount, LEDGER_REFUSALS, ledgerRefused, transferInsert, transferWritten } from '../billing';
-import { noticeInserts } from '../email';
+import { noticeInserts, platformAdmins } from '../email';
 import { type PaymentsConfig, stripeOf } from './config';
+import { enterBy, readEveryShard } from '../shards';
 
-const { payments, paymentEvents, escrows, transfers, users } = schema;
+const { payments, paymentEvents, escrows, transfers } = schema;
 
 /** What the webhook did with one delivery, as its answer and its record say. */
 export type PaymentOutcome = 'credited' | 'refunded' | 'held' | 'expired' | 'ignored' | 'refused' | 'duplicate';
@@ -42,12 +43,15 @@ function eventRecord(
     ON CONFLICT (stripe_event_id) DO NOTHING`);
 }
 
-/** An email to every platform admin, in the batch of what it tells of. */
-function adminAlert(db: Database, subject: string, linkOrigin: string, now: number) {
+/**
+ * An email to every platform admin (`admins`: platformAdmins, read before the batch), in the batch
+ * of what it tells of.
+ */
+function adminAlert(db: Database, admins: SQL, subject: string, linkOrigin: string, now: number) {
   return noticeInserts(
     db,
     {
-      recipients: sql`SELECT id AS user_id FROM ${users} WHERE is_platform_admin = 1`,
+      recipients: admins,
       workspaceId: '',
       subject,
       linkOrigin,
@@ -92,12 +96,15 @@ export async function receiveStripeWebhook(
     });
     throw new ApiError('invalid_signature', `The Stripe-Signature header was refused: ${detail}.`);
   }
-  const seen = await db
-    .select({ outcome: paymentEvents.outcome })
-    .from(paymentEvents)
-    .where(eq(paymentEvents.stripeEventId, event.id))
-    .get();
-  if (seen) return { outcome: 'duplicate', event_id: event.id };
+  // Recorded beside its payment, on whichever database that is.
+  const seen = await readEveryShard(db, paymentEvents, (each) =>
+    each
+      .select({ outcome: paymentEvents.outcome })
+      .from(paymentEvents)
+      .where(eq(paymentEvents.stripeEventId, event.id))
+      .get(),
+  );
+  if (seen.some((row) => row)) return { outcome: 'duplicate', event_id: event.id };
   const outcome = await act({ services, linkOrigin, standIn: config.apiUrl }, stripe, event, now);
   return { outcome, event_id: event.id };
 }
@@ -139,12 +146,24 @@ async function act(delivery: Delivery, stripe: Stripe, event: Stripe.Event, now:
   }
 }
 
+/**
+ * The payment a Stripe object names, from whichever database has it (a workspace's top-up is on
+ * its organisation's shard, an expert's in the directory); a workspace's organisation is entered,
+ * so what the delivery then writes goes beside the payment.
+ */
 async function paymentBy(db: Database, by: 'session' | 'intent', id: string): Promise<PaymentRow | undefined> {
-  return db
-    .select()
-    .from(payments)
-    .where(eq(by === 'session' ? payments.checkoutSessionId : payments.paymentIntentId, id))
-    .get();
+  const column = by === 'session' ? payments.checkoutSessionId : payments.paymentIntentId;
+  const found = await readEveryShard(db, payments, (each) =>
+    each
+      .select({ payment: payments, ownerKind: escrows.ownerKind, ownerId: escrows.ownerId })
+      .from(payments)
+      .innerJoin(escrows, eq(escrows.id, payments.escrowId))
+      .where(eq(column, id))
+      .get(),
+  );
+  const row = found.find((each) => each);
+  if (row?.ownerKind === 'workspace') await enterBy(db, 'workspace', row.ownerId);
+  return row?.payment;
 }
 
 const idOf = (value: string | { id: string } | null | undefined) =>
@@ -316,6 +335,7 @@ async function refund({ services, linkOrigin }: Delivery, event: Stripe.Event, c
       }),
       adminAlert(
         db,
+        await platformAdmins(db),
         `Refund of ${major} not taken back: ${payment.escrowId} no longer holds it (${payment.id})`,
         linkOrigin,
         now,
@@ -342,7 +362,13 @@ async function hold({ services, linkOrigin }: Delivery, event: Stripe.Event, dis
       amountMinor: dispute.amount,
       currency: payment.currency,
     }),
-    adminAlert(db, `A card payment is disputed: ${payment.escrowId} is held (${payment.id})`, linkOrigin, now),
+    adminAlert(
+      db,
+      await platformAdmins(db),
+      `A card payment is disputed: ${payment.escrowId} is held (${payment.id})`,
+      linkOrigin,
+      now,
+    ),
   ]);
   return 'held' as const;
 }

@@ -6,20 +6,20 @@
  * endpoint's signing secret) waits on the request, encrypted, until an owner has seen it once.
  */
 import { enterWhereFound, readEveryShard } from '../shards';
-import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import type { EgressPolicy } from '../../lib/egress';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { decryptSecret, encryptSecret } from '../../lib/secrets';
 import { type AuditContext, auditInsert, auditInsertWhere } from '../audit';
-import { noticeInserts } from '../email';
+import { noticeInserts, platformAdmins } from '../email';
 import { issueApiKey } from '../keys';
 import { createEndpoint } from '../webhooks';
 import type { ProvisioningRequestBody, ProvisioningRequestView } from './schemas';
 import { iso } from '../../lib/periods';
 
-const { provisioningRequests, users, memberships, workspaces } = schema;
+const { provisioningRequests, memberships, workspaces } = schema;
 
 type RequestRow = typeof provisioningRequests.$inferSelect;
 
@@ -43,14 +43,6 @@ function viewOf(row: RequestRow): ProvisioningRequestView {
 }
 
 /** The platform admins, as the recipients of a notice. */
-/**
- * The platform's admins, as the recipients of a notice: read from the directory first, since the
- * notice is written on the workspace's shard (docs/design/scale.md#the-layout).
- */
-async function platformAdmins(db: Database): Promise<SQL> {
-  const admins = await db.select({ id: users.id }).from(users).where(eq(users.isPlatformAdmin, true));
-  return sql`SELECT value AS user_id FROM json_each(${JSON.stringify(admins.map((admin) => admin.id))})`;
-}
 /** A workspace's owners, as the recipients of a notice. */
 const ownersOf = (workspaceId: string) =>
   sql`SELECT ${memberships.userId} AS user_id FROM ${memberships} WHERE ${memberships.workspaceId} = ${workspaceId}
