@@ -8,8 +8,9 @@ import { DEMO_TEST_PASSWORD } from './local-worker.mjs';
 
 /** The confirmation link's path in the email the sink kept for `email`. */
 async function verificationPath(mailDir, email) {
-  // Up to 30 s: under `npm test` every suite runs side by side on two cores, and the queue waits its turn.
-  for (let attempt = 0; attempt < 300; attempt++) {
+  // Up to 90 s: under `npm test` every suite runs side by side on two cores (Chromium too, in CI),
+  // the queue waits its turn, and a send the busy sink refused is retried after its backoff.
+  for (let attempt = 0; attempt < 900; attempt++) {
     for (const file of readdirSync(mailDir).filter((name) => name.endsWith('.eml'))) {
       const raw = readFileSync(join(mailDir, file), 'utf8');
       if (!raw.includes(email)) continue;
