@@ -41,7 +41,8 @@ const RUNNER = `export default {
     const prepared = statements.map((s) => env.DB.prepare(s.sql).bind(...s.params));
     try {
       const results = batch ? await env.DB.batch(prepared) : [await prepared[0].all()];
-      return Response.json({ results: results.map((r) => ({ results: r.results ?? [], meta: { changes: r.meta?.changes } })) });
+      const answers = results.map((r) => ({ results: r.results ?? [], meta: { changes: r.meta?.changes } }));
+      return Response.json({ results: answers });
     } catch (error) {
       return Response.json({ error: String(error?.message ?? error) });
     }
