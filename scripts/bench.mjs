@@ -374,8 +374,7 @@ async function benchGateway() {
   // A second workspace under a contract that charges every execution (no allowance, an overage
   // price, a funded escrow): each execution carries the contract's two statements.
   const contracted = await contractedKey(worker);
-  await d1WorkOfOneExecute(worker, contracted.token);
-  const d1Contract = await d1WorkOfOneExecute(worker, contracted.token);
+  const d1Contract = await warmD1Work(worker, contracted.token);
 
   console.log(
     `Load: ${connections} connections, ${rounds} rounds of ${duration} s per endpoint, from this process (autocannon).`,
