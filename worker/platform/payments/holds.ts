@@ -2,6 +2,7 @@
  * A disputed card payment holds its escrow (webhook.ts): the database refuses its charges and
  * lead fees until a platform admin, having settled the dispute with Stripe, lifts the hold.
  */
+import { readEveryShard } from '../shards';
 import { sql } from 'drizzle-orm';
 import { type Database, schema } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
@@ -18,10 +19,16 @@ export interface HeldEscrow {
   held_at: number;
 }
 
-/** Every held escrow, oldest hold first (the partial index holds only these). */
+/**
+ * Every held escrow, oldest hold first (the partial index holds only these), from every database
+ * that has escrows (a workspace's on its shard, an expert's in the directory).
+ */
 export async function heldEscrows(db: Database): Promise<HeldEscrow[]> {
-  return db.all<HeldEscrow>(sql`SELECT id AS escrow_id, owner_kind, owner_id, currency, held_at FROM ${escrows}
-    WHERE held_at IS NOT NULL ORDER BY held_at`);
+  const everyShard = await readEveryShard(db, escrows, (each) =>
+    each.all<HeldEscrow>(sql`SELECT id AS escrow_id, owner_kind, owner_id, currency, held_at FROM ${escrows}
+      WHERE held_at IS NOT NULL ORDER BY held_at`),
+  );
+  return everyShard.flat().sort((a, b) => a.held_at - b.held_at);
 }
 
 /** Lifts a hold (404 when the escrow is not held), with its audit entry. */
