@@ -14,13 +14,26 @@
  */
 import { newApp } from '../worker/lib/app';
 import type { QueryCounter } from '../worker/lib/db';
+import type { Bindings } from '../worker/env';
 import { buildServices } from '../worker/lib/services';
+import { boundDatabases } from '../worker/lib/shards/databases';
 import { sweepLeadTimers } from '../worker/platform/leads';
 import { rollUp } from '../worker/platform/rollups';
 import { insightsFixture } from './insights-fixture';
 
 /** Rows for one statement each: `n` numbered 1…count by a recursive CTE. */
 const numbers = (count: number) => `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})`;
+
+/** The shard of the demo organisation (the seed's), where the fixtures of its workspace go. */
+async function demoShard(env: Bindings): Promise<D1Database> {
+  const shard = await env.DIRECTORY.prepare("SELECT shard FROM organization_shards WHERE organization_id = 'org_demo'")
+    .first<number>('shard');
+  return boundDatabases(env).shards[shard ?? 0]!;
+}
+
+/** Statements in one batch of one database. */
+const runAll = (database: D1Database, statements: string[]) =>
+  database.batch(statements.map((statement) => database.prepare(statement)));
 
 /** The bench routes. */
 export function benchRoutes() {
@@ -31,7 +44,8 @@ export function benchRoutes() {
   });
 
   app.post('/__bench/d1-batch', async (c) => {
-    await c.env.DIRECTORY.batch([c.env.DIRECTORY.prepare('SELECT 1 AS one')]);
+    const shard = await demoShard(c.env);
+    await shard.batch([shard.prepare('SELECT 1 AS one')]);
     return c.json({ status: 'ok' as const }, 200);
   });
 
@@ -48,15 +62,21 @@ export function benchRoutes() {
     ) as [number, number, number];
     const now = Date.now();
     const providers = domains * experts;
-    const statements = [
-      `${numbers(providers)} INSERT INTO users (id, email, password_hash, role, created_at, updated_at)
-        SELECT 'usr_${tag}_' || i, 'bench.${tag}.' || i || '@example.com', 'x', 'provider', ${now}, ${now} FROM n`,
+    // The experts are the directory's (their accounts) and, as the copier would make them, the shard's
+    // too (the catalog); the demands, leads and offers are the demo organisation's, on its shard.
+    const catalog = [
       `${numbers(providers)} INSERT INTO providers (id, user_id, status, kind, display_name, accepted_domains,
           created_at, updated_at)
         SELECT 'prv_${tag}_' || i, 'usr_${tag}_' || i, 'active', 'expert', 'Bench ' || i,
           json_array('bench-${tag}-' || (i % ${domains})), ${now}, ${now} FROM n`,
       `${numbers(providers)} INSERT INTO provider_domains (provider_id, domain)
         SELECT 'prv_${tag}_' || i, 'bench-${tag}-' || (i % ${domains}) FROM n`,
+    ];
+    const accounts = [
+      `${numbers(providers)} INSERT INTO users (id, email, password_hash, role, created_at, updated_at)
+        SELECT 'usr_${tag}_' || i, 'bench.${tag}.' || i || '@example.com', 'x', 'provider', ${now}, ${now} FROM n`,
+    ];
+    const demand = [
       `${numbers(leads)} INSERT INTO demands (id, workspace_id, domain, status, created_at)
         SELECT 'dem_${tag}_' || i, 'ws_demo', 'bench-${tag}-' || (i % ${domains}), 'open', ${now} FROM n`,
       `${numbers(leads)} INSERT INTO leads (id, workspace_id, demand_id, status, trigger, domain, routing_pool, wave,
@@ -69,7 +89,8 @@ export function benchRoutes() {
         WHERE l.id LIKE 'lead_${tag}_%' AND (SELECT COUNT(*) FROM provider_domains e WHERE e.domain = d.domain
           AND e.provider_id < d.provider_id) < 3`,
     ];
-    await c.env.DIRECTORY.batch(statements.map((statement) => c.env.DIRECTORY.prepare(statement)));
+    await runAll(c.env.DIRECTORY, [...accounts, ...catalog]);
+    await runAll(await demoShard(c.env), [...catalog, ...demand]);
     return c.json({ providers, leads, created_at: now }, 200);
   });
 
@@ -79,7 +100,7 @@ export function benchRoutes() {
     const counter: QueryCounter = { roundTrips: 0, statements: 0 };
     const services = buildServices(c.env, { kind: 'request', counter });
     const swept = await sweepLeadTimers(services.db, now, services.limits.leadMinuteMs);
-    return c.json({ ...swept, round_trips: counter.roundTrips }, 200);
+    return c.json({ ...swept, round_trips: counter.roundTrips, shards: services.shardCount }, 200);
   });
   app.post('/__bench/insights-fixture', async (c) => {
     const body = (await c.req.json()) as { tag: string; leads: number };
@@ -89,7 +110,7 @@ export function benchRoutes() {
         .slice(0, 12) || 'bench';
     const leads = Math.min(Math.max(Math.trunc(Number(body.leads)) || 1, 1), 200_000);
     const statements = insightsFixture({ tag, leads, workspaceId: 'ws_demo', channelKey: 'ch_demo', now: Date.now() });
-    await c.env.DIRECTORY.batch(statements.map((statement) => c.env.DIRECTORY.prepare(statement)));
+    await runAll(await demoShard(c.env), statements);
     return c.json({ leads }, 200);
   });
 
@@ -98,7 +119,7 @@ export function benchRoutes() {
     const { ticks } = (await c.req.json()) as { ticks: number };
     const services = buildServices(c.env, { kind: 'request' });
     for (let tick = 0; tick < Math.min(Math.max(ticks, 1), 50); tick++) await rollUp(services.db);
-    const left = await c.env.DIRECTORY.prepare(
+    const left = await (await demoShard(c.env)).prepare(
       `SELECT coalesce(sum(newest - coalesce(last_seq, 0)), 0) AS remaining FROM (
         SELECT 'events' AS source, (SELECT max(rowid) FROM events) AS newest UNION ALL
         SELECT 'lead_events', (SELECT max(rowid) FROM lead_events) UNION ALL

@@ -1,11 +1,11 @@
 // Runs the Worker locally the way `npm run dev` does: migrations, demo seed, `wrangler dev`.
 // Used by `npm run dev`, the Node/browser tests and the benchmark.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, WRANGLER, wrangler } from './lib.mjs';
+import { ROOT, WRANGLER } from './lib.mjs';
 import { applyLocalMigrations } from './migrate-local.mjs';
 import { startMailSink } from './mail-sink.mjs';
 import { indexDocsAsKnowledge } from './docs-knowledge.mjs';
@@ -33,17 +33,13 @@ export async function prepareLocalDatabase({
   secretsKey,
   referenceAgent,
 }) {
-  const persistArgs = persistTo ? ['--persist-to', persistTo] : [];
-  // The directory and every shard: the same migrations everywhere (scripts/migrate-local.mjs).
-  await applyLocalMigrations({ persistTo });
-  const seedDir = mkdtempSync(join(tmpdir(), 'egw-seed-'));
-  const seedFile = join(seedDir, 'seed.sql');
-  writeFileSync(seedFile, seedSql({ demoApiKey, demoPassword, pepper, secretsKey, referenceAgent }));
-  try {
-    await wrangler(['d1', 'execute', 'DIRECTORY', '--local', '--file', seedFile, ...persistArgs]);
-  } finally {
-    rmSync(seedDir, { recursive: true, force: true });
-  }
+  // The directory and every shard: the same migrations everywhere (scripts/migrate-local.mjs); then
+  // the demo: its directory entries, accounts and catalog in the directory, its organisation on its shard.
+  const seed = seedSql({ demoApiKey, demoPassword, pepper, secretsKey, referenceAgent });
+  await applyLocalMigrations({
+    persistTo,
+    seeds: { DIRECTORY: seed.directory, [`DB_${seed.shardIndex}`]: seed.shard },
+  });
 }
 
 /** The demo users' password in throwaway test workers. */

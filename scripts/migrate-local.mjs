@@ -23,9 +23,13 @@ function localDatabases() {
  */
 const APPLIER = `export default {
   async fetch(request, env) {
-    const { binding, files } = await request.json();
+    const { binding, files, statements } = await request.json();
     const db = env[binding];
     try {
+      if (statements) {
+        await db.batch(statements.map((statement) => db.prepare(statement)));
+        return new Response('ok');
+      }
       await db.prepare('CREATE TABLE IF NOT EXISTS d1_migrations(id INTEGER PRIMARY KEY AUTOINCREMENT, ' +
         'name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)').run();
       const { results } = await db.prepare('SELECT name FROM d1_migrations').all();
@@ -44,8 +48,11 @@ const APPLIER = `export default {
   },
 };`;
 
-/** Applies what each local database has not had yet; `persistTo` as wrangler's --persist-to. */
-export async function applyLocalMigrations({ persistTo } = {}) {
+/**
+ * Applies what each local database has not had yet; `persistTo` as wrangler's --persist-to. Then
+ * runs `seeds` (binding → statements), each database's in one batch.
+ */
+export async function applyLocalMigrations({ persistTo, seeds = {} } = {}) {
   const databases = localDatabases();
   const miniflare = new Miniflare({
     modules: true,
@@ -71,6 +78,13 @@ export async function applyLocalMigrations({ persistTo } = {}) {
       });
       const answer = await response.text();
       if (!response.ok) throw new Error(`migrations of ${binding} failed: ${answer}`);
+    }
+    for (const [binding, statements] of Object.entries(seeds)) {
+      const response = await miniflare.dispatchFetch('http://migrations.local/', {
+        method: 'POST',
+        body: JSON.stringify({ binding, statements }),
+      });
+      if (!response.ok) throw new Error(`the seed of ${binding} failed: ${await response.text()}`);
     }
   } finally {
     await miniflare.dispose();

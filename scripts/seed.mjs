@@ -152,8 +152,53 @@ export function seedSql({ demoApiKey, demoPassword, pepper, secretsKey, referenc
     'knowledge:write',
   ]);
   const agentBase = `http://127.0.0.1:${referenceAgent.port}`;
-  return `
-INSERT INTO organization_shards (organization_id, shard, placed_at) VALUES (${quote(DEMO.organizationId)}, 0, ${now})
+  const hashed = () => quote(hashPassword(demoPassword, pepper));
+  // The catalog and the providers: the directory's, and written as they are into the demo's shard
+  // too, so that its first execution finds them there before the copier's first run.
+  const reference = `
+INSERT INTO memberships (user_id, workspace_id, role, created_at) VALUES ('usr_demo_owner',
+  ${quote(DEMO.workspaceId)}, 'owner', ${now})
+  ON CONFLICT DO NOTHING;
+INSERT INTO domains (slug, name, description, created_at) VALUES ('consultation', 'Consultation', 'General requests ' +
+  'for expert help.', ${now}), ('faq', 'Frequently asked questions', 'Questions an agent can answer at once.', ${now})
+  ON CONFLICT(slug) DO NOTHING;
+UPDATE domains SET lead_price_minor = 250, lead_price_currency = 'EUR'
+  WHERE slug = 'consultation' AND lead_price_minor IS NULL;
+UPDATE domains SET lead_price_minor = 150, lead_price_currency = 'EUR' WHERE slug = 'faq' AND lead_price_minor IS NULL;
+${DEMO_EXPERTS.map(
+  (expert) => `INSERT INTO providers (id, user_id, status, referred_by_channel_key, kind, display_name, headline, bio,
+  accepted_domains, accepted_topics, languages, regions, priority, submitted_at, created_at, updated_at)
+  VALUES (${quote(expert.providerId)}, ${quote(expert.userId)}, 'active', NULL, 'expert',
+    ${quote(expert.displayName)}, ${quote(expert.headline)}, ${quote(expert.bio)},
+      ${quote(JSON.stringify(expert.domains))}, ${quote(JSON.stringify(expert.topics))}, '["en"]', '["global"]', 0,
+        ${now}, ${now}, ${now})
+  ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, display_name = excluded.display_name, headline =
+    excluded.headline, bio = excluded.bio,
+    accepted_domains = excluded.accepted_domains, accepted_topics = excluded.accepted_topics, languages =
+      excluded.languages, regions = excluded.regions
+  WHERE providers.kind IS NULL;
+INSERT INTO provider_domains (provider_id, domain) VALUES
+  ${expert.domains.map((domain) => `(${quote(expert.providerId)}, ${quote(domain)})`).join(', ')} ON CONFLICT DO
+    NOTHING;`,
+).join('\n')}
+INSERT INTO providers (id, user_id, status, kind, display_name, headline, bio, accepted_domains, accepted_topics,
+  languages, regions, agent_card_url, agent_card, signing_secret, signing_secret_shown_at, timeout_ms, priority,
+    submitted_at, created_at, updated_at)
+  VALUES (${quote(DEMO.agentProviderId)}, 'usr_demo_agent', 'active', 'agent', 'Northwind FAQ agent',
+    'Answers common questions at once',
+      'The local reference agent (scripts/reference-agent.mjs): rules-based, A2A 1.0.', '["faq"]', '[]', '["en"]',
+        '["global"]',
+    ${quote(`${agentBase}/.well-known/agent-card.json`)},
+      ${quote(JSON.stringify(storedReferenceCard(agentBase, now)))},
+        ${quote(encryptSecret(referenceAgent.secret, secretsKey))}, ${now}, 5000, 10, ${now}, ${now}, ${now})
+  ON CONFLICT(id) DO UPDATE SET agent_card_url = excluded.agent_card_url, agent_card = excluded.agent_card,
+    signing_secret = excluded.signing_secret
+  WHERE providers.agent_card_url IS NOT excluded.agent_card_url;
+INSERT INTO provider_domains (provider_id, domain) VALUES (${quote(DEMO.agentProviderId)}, 'faq') ON CONFLICT DO
+  NOTHING;`;
+  const directory = `
+INSERT INTO organization_shards (organization_id, shard, placed_at) VALUES (${quote(DEMO.organizationId)},
+  ${DEMO_SHARD}, ${now})
   ON CONFLICT(organization_id) DO NOTHING;
 INSERT INTO directory_entries (kind, value, organization_id) VALUES
   ('workspace', ${quote(DEMO.workspaceId)}, ${quote(DEMO.organizationId)}),
@@ -161,6 +206,41 @@ INSERT INTO directory_entries (kind, value, organization_id) VALUES
   ('key_hash', ${quote(sha256Hex(demoApiKey))}, ${quote(DEMO.organizationId)}),
   ('channel', ${quote(DEMO.channelKey)}, ${quote(DEMO.organizationId)})
   ON CONFLICT DO NOTHING;
+INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('usr_demo_owner',
+  ${quote(DEMO.ownerEmail)}, ${hashed()}, 'business', ${now}, ${now})
+  ON CONFLICT(id) DO NOTHING;
+INSERT INTO users (id, email, password_hash, role, is_platform_admin, created_at, updated_at) VALUES
+  ('usr_demo_admin', ${quote(DEMO.adminEmail)}, ${hashed()}, 'business', 1, ${now}, ${now})
+  ON CONFLICT(id) DO NOTHING;
+${[
+  ...DEMO_EXPERTS.map((expert) => ({ id: expert.userId, email: expert.email })),
+  { id: 'usr_demo_agent', email: DEMO.agentEmail },
+]
+  .map(
+    (user) => `INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES (${quote(user.id)},
+    ${quote(user.email)}, ${hashed()}, 'provider', ${now}, ${now})
+  ON CONFLICT(id) DO NOTHING;`,
+  )
+  .join('\n')}
+UPDATE users SET email_verified_at = created_at WHERE id LIKE 'usr_demo_%' AND email_verified_at IS NULL;
+INSERT INTO user_factors (id, user_id, kind, secret, confirmed_at, created_at) VALUES ('fac_demo_admin',
+  'usr_demo_admin', 'totp', ${quote(encryptSecret(DEMO.adminTotpKey, secretsKey))}, ${now}, ${now})
+  ON CONFLICT DO NOTHING;
+${[
+  ...DEMO_EXPERTS.map((expert) => ({ providerId: expert.providerId, note: 'Seeded as an active demo expert.' })),
+  { providerId: DEMO.agentProviderId, note: 'Seeded as the active reference agent.' },
+]
+  .map(
+    ({ providerId, note }) => `INSERT INTO provider_transitions (id, provider_id, from_status, to_status, actor_kind,
+    actor_id, note, created_at)
+  VALUES (${quote(`ptr_seed_${providerId}`)}, ${quote(providerId)}, NULL, 'active', 'system', NULL, ${quote(note)},
+    ${now})
+  ON CONFLICT(id) DO NOTHING;`,
+  )
+  .join('\n')}
+${reference}
+${expertCreditsSql(now)}`;
+  const shard = `
 INSERT INTO organizations (id, name, status, created_at) VALUES (${quote(DEMO.organizationId)}, 'Demo Company',
   'active', ${now})
   ON CONFLICT(id) DO NOTHING;
@@ -180,73 +260,20 @@ INSERT INTO channels (channel_key, workspace_id, name, domain, allowed_origins, 
   ON CONFLICT(channel_key) DO NOTHING;
 UPDATE channels SET knowledge = '{"enabled":true,"min_confidence":0.5}'
   WHERE channel_key = ${quote(DEMO.channelKey)} AND knowledge IS NULL;
-INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('usr_demo_owner',
-  ${quote(DEMO.ownerEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'business', ${now}, ${now})
-  ON CONFLICT(id) DO NOTHING;
-INSERT INTO memberships (user_id, workspace_id, role, created_at) VALUES ('usr_demo_owner',
-  ${quote(DEMO.workspaceId)}, 'owner', ${now})
-  ON CONFLICT DO NOTHING;
-INSERT INTO domains (slug, name, description, created_at) VALUES ('consultation', 'Consultation', 'General requests ' +
-  'for expert help.', ${now}), ('faq', 'Frequently asked questions', 'Questions an agent can answer at once.', ${now})
-  ON CONFLICT(slug) DO NOTHING;
-INSERT INTO users (id, email, password_hash, role, is_platform_admin, created_at, updated_at) VALUES
-  ('usr_demo_admin', ${quote(DEMO.adminEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'business', 1, ${now},
-    ${now})
-  ON CONFLICT(id) DO NOTHING;
-${DEMO_EXPERTS.map(
-  (
-    expert,
-  ) => `INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES (${quote(expert.userId)},
-    ${quote(expert.email)}, ${quote(hashPassword(demoPassword, pepper))}, 'provider', ${now}, ${now})
-  ON CONFLICT(id) DO NOTHING;
-INSERT INTO providers (id, user_id, status, referred_by_channel_key, kind, display_name, headline, bio,
-  accepted_domains, accepted_topics, languages, regions, priority, submitted_at, created_at, updated_at)
-  VALUES (${quote(expert.providerId)}, ${quote(expert.userId)}, 'active', NULL, 'expert',
-    ${quote(expert.displayName)}, ${quote(expert.headline)}, ${quote(expert.bio)},
-      ${quote(JSON.stringify(expert.domains))}, ${quote(JSON.stringify(expert.topics))}, '["en"]', '["global"]', 0,
-        ${now}, ${now}, ${now})
-  ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, display_name = excluded.display_name, headline =
-    excluded.headline, bio = excluded.bio,
-    accepted_domains = excluded.accepted_domains, accepted_topics = excluded.accepted_topics, languages =
-      excluded.languages, regions = excluded.regions
-  WHERE providers.kind IS NULL;
-INSERT INTO provider_domains (provider_id, domain) VALUES
-  ${expert.domains.map((domain) => `(${quote(expert.providerId)}, ${quote(domain)})`).join(', ')} ON CONFLICT DO
-    NOTHING;
-INSERT INTO provider_transitions (id, provider_id, from_status, to_status, actor_kind, actor_id, note, created_at)
-  VALUES (${quote(`ptr_seed_${expert.providerId}`)}, ${quote(expert.providerId)}, NULL, 'active', 'system', NULL,
-    'Seeded as an active demo expert.', ${now})
-  ON CONFLICT(id) DO NOTHING;`,
-).join('\n')}
-INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('usr_demo_agent',
-  ${quote(DEMO.agentEmail)}, ${quote(hashPassword(demoPassword, pepper))}, 'provider', ${now}, ${now})
-  ON CONFLICT(id) DO NOTHING;
-UPDATE users SET email_verified_at = created_at WHERE id LIKE 'usr_demo_%' AND email_verified_at IS NULL;
-INSERT INTO user_factors (id, user_id, kind, secret, confirmed_at, created_at) VALUES ('fac_demo_admin',
-  'usr_demo_admin', 'totp', ${quote(encryptSecret(DEMO.adminTotpKey, secretsKey))}, ${now}, ${now})
-  ON CONFLICT DO NOTHING;
-INSERT INTO providers (id, user_id, status, kind, display_name, headline, bio, accepted_domains, accepted_topics,
-  languages, regions, agent_card_url, agent_card, signing_secret, signing_secret_shown_at, timeout_ms, priority,
-    submitted_at, created_at, updated_at)
-  VALUES (${quote(DEMO.agentProviderId)}, 'usr_demo_agent', 'active', 'agent', 'Northwind FAQ agent',
-    'Answers common questions at once',
-      'The local reference agent (scripts/reference-agent.mjs): rules-based, A2A 1.0.', '["faq"]', '[]', '["en"]',
-        '["global"]',
-    ${quote(`${agentBase}/.well-known/agent-card.json`)},
-      ${quote(JSON.stringify(storedReferenceCard(agentBase, now)))},
-        ${quote(encryptSecret(referenceAgent.secret, secretsKey))}, ${now}, 5000, 10, ${now}, ${now}, ${now})
-  ON CONFLICT(id) DO UPDATE SET agent_card_url = excluded.agent_card_url, agent_card = excluded.agent_card,
-    signing_secret = excluded.signing_secret
-  WHERE providers.agent_card_url IS NOT excluded.agent_card_url;
-INSERT INTO provider_domains (provider_id, domain) VALUES (${quote(DEMO.agentProviderId)}, 'faq') ON CONFLICT DO
-  NOTHING;
-INSERT INTO provider_transitions (id, provider_id, from_status, to_status, actor_kind, actor_id, note, created_at)
-  VALUES ('ptr_seed_prv_demo_agent', ${quote(DEMO.agentProviderId)}, NULL, 'active', 'system', NULL, 'Seeded as the ' +
-    'active reference agent.', ${now})
-  ON CONFLICT(id) DO NOTHING;
-${ledgerSql(now)}
-`;
+${reference}
+${contractSql(now)}`;
+  return { directory: statementsOf(directory), shard: statementsOf(shard), shardIndex: DEMO_SHARD };
 }
+
+/** The demo organisation's shard (of the two local ones). */
+const DEMO_SHARD = 0;
+
+/** A seed text's statements, one each (no statement of the seed has `;` at the end of a line inside it). */
+const statementsOf = (text) =>
+  text
+    .split(/;\s*\n/)
+    .map((statement) => statement.trim().replace(/;$/, ''))
+    .filter(Boolean);
 
 /**
  * A credit to an escrow (`escrow`: SQL for its id), once (by its transfer id): a transfer from the
@@ -261,27 +288,19 @@ function creditSql({ id, escrow, amount, reference, workspaceId, now }) {
 }
 
 /**
- * The demo's contract and money (docs/design/billing.md): plan "Demo" for ws_demo from the start
- * of this month (5 executions and 100 leads a month, so that the README's walk goes past the
- * allowance and shows a charge; executions past it at 2 cents), its
- * escrow funded with 100.00 EUR; leads priced on consultation (2.50) and faq (1.50), the domain of
- * the five-step demo, and 20.00 EUR of credits for each demo expert.
+ * The demo's contract and money (docs/design/billing.md), on its shard: plan "Demo" for ws_demo
+ * from the start of this month (5 executions and 100 leads a month, so that the README's walk goes
+ * past the allowance and shows a charge; executions past it at 2 cents), its escrow funded with
+ * 100.00 EUR. (Leads are priced on consultation, 2.50, and faq, 1.50: the catalog's.)
  */
-function ledgerSql(now) {
+function contractSql(now) {
   const monthStart = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1);
-  const escrow = (id, ownerKind, ownerId, contractId) =>
-    `INSERT INTO escrows (id, owner_kind, owner_id, contract_id, currency, low_balance_minor, low_balance_notified,
-    created_at) VALUES (${quote(id)}, '${ownerKind}', ${quote(ownerId)}, ${quote(contractId)}, 'EUR', 1000, 0, ${now})
-  ON CONFLICT DO NOTHING;`;
-  return `UPDATE domains SET lead_price_minor = 250, lead_price_currency = 'EUR'
-  WHERE slug = 'consultation' AND lead_price_minor IS NULL;
-UPDATE domains SET lead_price_minor = 150, lead_price_currency = 'EUR' WHERE slug = 'faq' AND lead_price_minor IS NULL;
-INSERT INTO contracts (id, workspace_id, plan, currency, starts_at, ends_at, reference, allowances, overage, escrow_id,
-    created_at)
+  return `INSERT INTO contracts (id, workspace_id, plan, currency, starts_at, ends_at, reference, allowances, overage,
+    escrow_id, created_at)
   VALUES ('ctr_demo', ${quote(DEMO.workspaceId)}, 'Demo', 'EUR', ${monthStart}, NULL, 'cus_demo',
     '{"executions":5,"leads":100}', '{"executions":{"unit_price_minor":2}}', 'esc_demo', ${now})
   ON CONFLICT(id) DO NOTHING;
-${escrow('esc_demo', 'workspace', DEMO.workspaceId, 'ctr_demo')}
+${escrowSql('esc_demo', 'workspace', DEMO.workspaceId, 'ctr_demo', now)}
 ${creditSql({
   id: 'demo_credit',
   escrow: "'esc_demo'",
@@ -289,9 +308,19 @@ ${creditSql({
   reference: 'DEMO-INV-1',
   workspaceId: DEMO.workspaceId,
   now,
-})}
-${DEMO_EXPERTS.map(
-  (expert) => `${escrow(`esc_${expert.providerId}`, 'provider', expert.providerId, null)}
+})}`;
+}
+
+/** An escrow, once. */
+const escrowSql = (id, ownerKind, ownerId, contractId, now) =>
+  `INSERT INTO escrows (id, owner_kind, owner_id, contract_id, currency, low_balance_minor, low_balance_notified,
+    created_at) VALUES (${quote(id)}, '${ownerKind}', ${quote(ownerId)}, ${quote(contractId)}, 'EUR', 1000, 0, ${now})
+  ON CONFLICT DO NOTHING;`;
+
+/** 20.00 EUR of credits for each demo expert, in the directory with the providers' escrows. */
+function expertCreditsSql(now) {
+  return DEMO_EXPERTS.map(
+    (expert) => `${escrowSql(`esc_${expert.providerId}`, 'provider', expert.providerId, null, now)}
 ${creditSql({
   id: `credit_${expert.providerId}`,
   escrow: `(SELECT id FROM escrows WHERE owner_kind = 'provider' AND owner_id = ${quote(expert.providerId)})`,
@@ -300,5 +329,5 @@ ${creditSql({
   workspaceId: null,
   now,
 })}`,
-).join('\n')}`;
+  ).join('\n');
 }

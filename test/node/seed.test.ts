@@ -1,8 +1,8 @@
 /**
  * The local demo seed (`npm run dev`) is idempotent: a second run over the real migrations changes
- * nothing, and it stores no secret in clear. It runs here on a D1 in this process; the wrangler
- * CLI path that `npm run dev` takes (migrations apply, then execute the seed file) is the one the
- * Node suite's own Worker is prepared with (global-setup.ts), and CI applies the migrations with it.
+ * nothing, and it stores no secret in clear. Its directory's part and its shard's part run here on
+ * two D1s in this process, each as one batch, as scripts/migrate-local.mjs runs them for
+ * `npm run dev` and the Node suite's own Worker.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: plain ES modules shared with the Node scripts.
@@ -11,13 +11,19 @@ import { DEMO_TEST_PASSWORD, REFERENCE_AGENT_TEST_SECRET } from '../../scripts/l
 import { seedSql } from '../../scripts/seed.mjs';
 import { applyMigration, localD1, migrationFiles, type LocalD1 } from './d1';
 
-let db: LocalD1;
-let close: () => Promise<void>;
+let directory: LocalD1;
+let shard: LocalD1;
+const closers: Array<() => Promise<void>> = [];
 beforeAll(async () => {
-  ({ db, close } = await localD1());
-  for (const file of migrationFiles) await applyMigration(db, file);
+  for (const which of ['directory', 'shard'] as const) {
+    const { db, close } = await localD1();
+    closers.push(close);
+    for (const file of migrationFiles) await applyMigration(db, file);
+    if (which === 'directory') directory = db;
+    else shard = db;
+  }
 });
-afterAll(() => close());
+afterAll(() => Promise.all(closers.map((close) => close())));
 
 const demoApiKey = 'egk_DemoKey4TheSeededTenantXq7Rs9';
 const seed = () =>
@@ -27,19 +33,21 @@ const seed = () =>
     pepper: 'seed-test-pepper-0123456789',
     secretsKey: 'seed-test-secrets-key-0123456789',
     referenceAgent: { port: 48788, secret: REFERENCE_AGENT_TEST_SECRET },
-  }) as string;
+  }) as { directory: string[]; shard: string[]; shardIndex: number };
 
-/** Runs the seed file's statements, as `wrangler d1 execute --file` does. */
+/** Runs each database's part of the seed in one batch, as scripts/migrate-local.mjs does. */
 async function runSeed(): Promise<void> {
-  const statements = seed()
-    .split(/;\s*\n/)
-    .map((statement) => statement.trim())
-    .filter(Boolean);
-  await db.batch(statements.map((statement) => db.prepare(statement)));
+  const { directory: directoryPart, shard: shardPart } = seed();
+  await directory.batch(directoryPart.map((statement) => directory.prepare(statement)));
+  await shard.batch(shardPart.map((statement) => shard.prepare(statement)));
 }
 
-/** Every row of every table, as JSON text. */
+/** Every row of every table of both databases, as JSON text. */
 async function dumpDatabase(): Promise<string> {
+  return `${await dumpOne(directory)}\n${await dumpOne(shard)}`;
+}
+
+async function dumpOne(db: LocalD1): Promise<string> {
   const tables = (
     await db
       .prepare(
@@ -67,15 +75,27 @@ describe('the local demo seed', () => {
     expect(first).toContain('"prv_demo_agent"');
     expect(first).toContain('http://127.0.0.1:48788/a2a/jsonrpc');
     expect(first).not.toContain(REFERENCE_AGENT_TEST_SECRET.slice(6, 30));
-    // The demo's contract, its funded escrow and the experts' credits, in balanced books.
-    expect(first).toContain('"ctr_demo"');
-    const books = await db
-      .prepare(
-        "SELECT SUM(amount_minor) AS total, SUM(CASE WHEN account = 'esc_demo' THEN amount_minor END) AS demo, " +
-          'COUNT(DISTINCT account) AS accounts FROM ledger_entries',
-      )
-      .first<{ total: number; demo: number; accounts: number }>();
-    expect(books).toEqual({ total: 0, demo: 10_000, accounts: 4 });
+    // The demo's contract and funded escrow on its shard, the experts' credits in the directory:
+    // balanced books in each.
+    expect(await dumpOne(shard)).toContain('"ctr_demo"');
+    const books = (db: LocalD1) =>
+      db
+        .prepare(
+          "SELECT SUM(amount_minor) AS total, SUM(CASE WHEN account = 'esc_demo' THEN amount_minor END) AS demo, " +
+            'COUNT(DISTINCT account) AS accounts FROM ledger_entries',
+        )
+        .first<{ total: number; demo: number | null; accounts: number }>();
+    expect(await books(shard)).toEqual({ total: 0, demo: 10_000, accounts: 2 });
+    expect(await books(directory)).toEqual({ total: 0, demo: null, accounts: 3 });
+    // The organisation is on its shard only; the accounts in the directory only; the catalog in both.
+    const count = (db: LocalD1, table: string) =>
+      db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).first<{ n: number }>();
+    expect([await count(directory, 'organizations'), await count(shard, 'organizations')]).toEqual([
+      { n: 0 },
+      { n: 1 },
+    ]);
+    expect([await count(directory, 'users'), await count(shard, 'users')]).toEqual([{ n: 5 }, { n: 0 }]);
+    expect(await count(shard, 'providers')).toEqual(await count(directory, 'providers'));
     await runSeed();
     expect(await dumpDatabase()).toBe(first);
   });

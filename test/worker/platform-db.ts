@@ -8,16 +8,22 @@
  * hand goes to the shard of the workspace it names.
  */
 import { env } from 'cloudflare:test';
+import { copyReferenceChanges } from '../../worker/lib/shards/copies';
 import { homeOfStatement, homeOfTable, tablesNamed } from '../../worker/lib/shards/layout';
 
 type Row = Record<string, unknown>;
 
 const shards = () => [env.DB_0, env.DB_1];
 
+const isReferenceOnly = (query: string) => tablesNamed(query).every((table) => homeOfTable(table) === 'reference');
+
+/** Copies the directory's catalog changes to the shards, as the Worker does after its own writes. */
+const copyReferences = () => copyReferenceChanges({ directory: env.DIRECTORY, shards: shards() }, Date.now());
+
 /** The databases that hold the rows a statement names, today. */
 function databasesOf(query: string): D1Database[] {
   // The reference tables are the directory's; the shards hold copies of them.
-  if (tablesNamed(query).every((table) => homeOfTable(table) === 'reference')) return [env.DIRECTORY];
+  if (isReferenceOnly(query)) return [env.DIRECTORY];
   const home = homeOfStatement(query);
   if (home === 'shard') return shards();
   if (home === 'unit') return [env.DIRECTORY, ...shards()];
@@ -41,6 +47,16 @@ function merged(query: string, answers: Row[][]): Row[] {
   }
   return answers.flat();
 }
+
+/** The tables a row's parent id names, by the id's prefix. */
+const PARENTS: Record<string, string> = {
+  esc: 'escrows',
+  cnv: 'conversations',
+  lead: 'leads',
+  dem: 'demands',
+  exe: 'executions',
+  ch: 'channels',
+};
 
 /** A statement of the view: bound, then run on each database that holds its tables. */
 export class ViewStatement {
@@ -69,10 +85,13 @@ export class ViewStatement {
     const named = [...this.values, ...(this.query.match(/'ws_[^']*'/g) ?? []).map((quoted) => quoted.slice(1, -1))];
     const workspaceId = named.find((value): value is string => typeof value === 'string' && value.startsWith('ws_'));
     if (!workspaceId) {
-      // A ledger row names its escrow: it goes where the escrow is (a workspace's shard, or the directory).
-      const escrowId = named.find((value): value is string => typeof value === 'string' && value.startsWith('esc_'));
-      for (const database of escrowId ? databases : [])
-        if (await database.prepare('SELECT 1 FROM escrows WHERE id = ?').bind(escrowId).first()) return database;
+      // A row that names its parent (a ledger row its escrow, a message its conversation) goes
+      // where the parent is: a workspace's shard, or the directory.
+      for (const value of named) {
+        const parent = typeof value === 'string' ? PARENTS[value.slice(0, value.indexOf('_'))] : undefined;
+        for (const database of parent ? databases : [])
+          if (await database.prepare(`SELECT 1 FROM ${parent} WHERE id = ?`).bind(value).first()) return database;
+      }
       return databases.includes(env.DIRECTORY) ? env.DIRECTORY : env.DB_0;
     }
     const shard = await env.DIRECTORY.prepare(`SELECT s.shard FROM directory_entries e
@@ -86,6 +105,8 @@ export class ViewStatement {
   async all<T = Row>(): Promise<D1Result<T>> {
     const answers = await Promise.all((await this.statements()).map((statement) => statement.all<Row>()));
     const changes = answers.reduce((sum, answer) => sum + (answer.meta.changes ?? 0), 0);
+    // A change to the directory's catalog reaches the shards' copies as the Worker's own writes do.
+    if (changes > 0 && isReferenceOnly(this.query)) await copyReferences();
     const results = merged(
       this.query,
       answers.map((answer) => answer.results),
@@ -111,8 +132,13 @@ export const platformDb = {
   async batch(statements: ViewStatement[]): Promise<D1Result[]> {
     const targets = statements.map((statement) => databasesOf(statement.query));
     const one = targets[0]?.length === 1 ? targets[0][0] : undefined;
-    if (one && targets.every((databases) => databases.length === 1 && databases[0] === one))
-      return one.batch((await Promise.all(statements.map((statement) => statement.statements()))).flat());
+    if (one && targets.every((databases) => databases.length === 1 && databases[0] === one)) {
+      const results = await one.batch(
+        (await Promise.all(statements.map((statement) => statement.statements()))).flat(),
+      );
+      if (statements.some((statement) => isReferenceOnly(statement.query))) await copyReferences();
+      return results;
+    }
     const answers: D1Result[] = [];
     for (const statement of statements) answers.push(await statement.all());
     return answers;

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /** /admin/billing: the admin's contracts, credits and refund decisions, through the ledger's services. */
-import { enterBy } from '../../platform/shards';
+import { enterBy, enterContractOwner, enterEscrowOwner, handleInWorkspace } from '../../platform/shards';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../env';
@@ -34,14 +34,17 @@ async function renderBilling(
   const wanted = c.req.query('workspace') ?? '';
   const workspaceId = WORKSPACE.test(wanted) ? wanted : null;
   const now = c.var.services.clock.now();
+  // The workspace's contracts and escrows are on its organisation's shard; the refund requests and
+  // the payments are read where each is (c.var.db keeps its route).
+  const inWorkspace = workspaceId ? await handleInWorkspace(c.var.db, workspaceId) : undefined;
   const [contracts, refunds, payments] = await Promise.all([
-    workspaceId ? listContracts(c.var.db, workspaceId, now) : Promise.resolve([]),
+    inWorkspace && workspaceId ? listContracts(inWorkspace, workspaceId, now) : Promise.resolve([]),
     listRefundRequests(c.var.db, { status: 'pending' }),
     paymentsOverview(c.var.db, now, { before: c.req.query('payments_before') }),
   ]);
   const held = await heldEscrows(c.var.db);
   const balances = await escrowBalances(
-    c.var.db,
+    inWorkspace ?? c.var.db,
     contracts.map((contract) => contract.escrow_id),
   );
   return c.html(
@@ -105,6 +108,7 @@ export function registerBillingPages(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.post('/admin/billing/contracts/:contractId/end', async (c) => {
+    await enterContractOwner(c.var.db, c.req.param('contractId'));
     const contract = await endContract(
       c.var.db,
       userAuditContext(c),
@@ -116,6 +120,7 @@ export function registerBillingPages(app: OpenAPIHono<AppEnv>): void {
 
   // A dispute settled with Stripe: the escrow may pay charges and fees again.
   app.post('/admin/billing/escrows/:escrowId/lift-hold', async (c) => {
+    await enterEscrowOwner(c.var.db, c.req.param('escrowId'));
     await liftHold(c.var.db, userAuditContext(c), c.req.param('escrowId'), c.var.services.clock.now());
     return c.redirect('/admin/billing?notice=hold_lifted', 303);
   });
@@ -137,6 +142,7 @@ export function registerBillingPages(app: OpenAPIHono<AppEnv>): void {
         422,
       );
     let credited: Awaited<ReturnType<typeof creditEscrow>>;
+    await enterEscrowOwner(c.var.db, escrowId);
     try {
       credited = await creditEscrow(c.var.db, userAuditContext(c), escrowId, parsed.data, c.var.services.clock.now());
     } catch (error) {

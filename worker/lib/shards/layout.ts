@@ -62,8 +62,7 @@ export const TABLE_GROUPS = {
    * the other tables it names.
    */
   reference: {
-    home: 'directory',
-    bound: 'reference',
+    home: 'reference',
     tables: ['domains', 'providers', 'provider_domains', 'memberships'],
   },
   /** Where each organisation is, and what names it: its workspaces, keys and channels. */
@@ -74,8 +73,7 @@ export const TABLE_GROUPS = {
   copies: { home: 'directory', tables: ['reference_changes', 'reference_copies', 'reference_copy_lease'] },
   /** Rows of an organisation's or of nobody's, with the unit of work that writes them. */
   followsTheUnit: {
-    home: 'directory',
-    bound: 'unit',
+    home: 'unit',
     // Each database archives its own expired rows, with its own manifests of what it archived.
     tables: ['audit_log', 'emails', 'rate_limit_windows', 'archive_objects'],
   },
@@ -85,8 +83,7 @@ export const TABLE_GROUPS = {
    * what they pay for leads in the directory, with the providers. Triggers tie these tables together.
    */
   books: {
-    home: 'directory',
-    bound: 'unit',
+    home: 'unit',
     tables: [
       'contracts',
       'escrows',
@@ -102,8 +99,7 @@ export const TABLE_GROUPS = {
   },
   /** The owner's knowledge: its spaces, sources, crawls, passages and their full-text index. */
   knowledge: {
-    home: 'directory',
-    bound: 'shard',
+    home: 'shard',
     tables: [
       'knowledge_spaces',
       'knowledge_sources',
@@ -116,8 +112,7 @@ export const TABLE_GROUPS = {
   },
   /** An organisation's traffic, money and history. */
   organization: {
-    home: 'directory',
-    bound: 'shard',
+    home: 'shard',
     tables: [
       'organizations',
       'workspaces',

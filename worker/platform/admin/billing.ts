@@ -133,7 +133,11 @@ export function registerBillingRoutes(app: OpenAPIHono<AppEnv>): void {
       path: '/api/admin/meter-events',
       query: z.object({
         since: calendarTime(),
-        after: z.string().max(64).optional(),
+        after: z
+          .string()
+          .max(1000)
+          .optional()
+          .openapi({ description: 'The previous page’s next_after: how far each database’s charges were read.' }),
         limit: z.coerce.number().int().min(1).max(1000).default(1000),
       }),
       response: z.object({ data: z.array(meterEventSchema), next_after: z.string().nullable() }),

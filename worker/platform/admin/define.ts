@@ -12,8 +12,7 @@ import { requireAdmin, requireBearer } from '../identity';
 import type { AuditContext } from '../audit';
 import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
-import { enterBy, enterOrganization, enterWhereFound, readEveryShard, shardOfOrganization } from '../shards';
-import { eq } from 'drizzle-orm';
+import { enterBy, enterEscrowOwner, enterOrganization, enterWhereFound, shardOfOrganization } from '../shards';
 
 const adminJsonMiddleware: MiddlewareHandler<AppEnv>[] = [readJsonBody(), requireBearer('admin'), parseJsonBody];
 const adminMiddleware: MiddlewareHandler<AppEnv>[] = [requireBearer('admin')];
@@ -119,23 +118,6 @@ async function enterNamedTenant(db: Database, input: AdminRouteInput<Shape, Shap
   }
   const escrowId = text('escrow_id');
   if (escrowId) await enterEscrowOwner(db, escrowId);
-}
-
-/**
- * An escrow is its owner's: a workspace's is on its organisation's shard (entered), an expert's in
- * the directory (where the unit already is). Whichever database has it says which.
- */
-async function enterEscrowOwner(db: Database, escrowId: string): Promise<void> {
-  const { escrows } = schema;
-  const found = await readEveryShard(db, escrows, (each) =>
-    each
-      .select({ ownerKind: escrows.ownerKind, ownerId: escrows.ownerId })
-      .from(escrows)
-      .where(eq(escrows.id, escrowId))
-      .get(),
-  );
-  const owner = found.find((row) => row);
-  if (owner?.ownerKind === 'workspace') await enterBy(db, 'workspace', owner.ownerId);
 }
 
 /** The administrator acting, for the audit record. */

@@ -287,7 +287,8 @@ export async function providerCredits(db: Database, providerId: string, currency
 /**
  * The fees paid for leads that an erasure took the contact of, given back (docs/design/billing.md):
  * one refund transfer per fee, from revenue to the escrow that paid it, unless that escrow has had
- * it back already (an admin's accepted request, or an earlier erasure). For the erasure's batch.
+ * it back already (an admin’s accepted request, or an earlier erasure). `db` is the directory’s,
+ * where the experts’ escrows and the fees they paid are.
  */
 export async function erasedLeadRefunds(db: Database, leadIds: string[], now: number): Promise<BatchItem<'sqlite'>[]> {
   if (leadIds.length === 0) return [];

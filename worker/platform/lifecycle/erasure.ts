@@ -9,6 +9,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, newIdsInStatement, schema } from '../../lib/db';
 import { erasedLeadRefunds } from '../billing';
+import { inDirectory } from '../shards';
 import { ERASED_TEXT } from '../../vocabulary';
 import { type ArchiveBucket, gunzipNdjson, rewriteArchive, subjectsOf } from './archive';
 
@@ -82,7 +83,12 @@ export async function eraseInDatabase(db: Database, workspaceId: string, subject
       ...subjects.conversationIds,
       ...subjects.leadIds,
     ])}) WHERE instr(${column}, value) > 0)`;
-  const refunds = await erasedLeadRefunds(db, subjects.leadIds, now);
+  // The fees were paid from experts' escrows, which are in the directory: given back there first, in
+  // their own batch (no batch spans two databases), so a retry after a crash finds them given.
+  const directory = inDirectory(db);
+  const refunds = await erasedLeadRefunds(directory, subjects.leadIds, now);
+  const [first, ...rest] = refunds;
+  const refunded = first ? await directory.batch([first, ...rest]) : [];
   const results = await db.batch([
     // The questions the knowledge declined in these conversations, however often asked: their
     // wording is the visitor's (a gap keeps its first asker's words). Before the messages go.
@@ -99,7 +105,6 @@ export async function eraseInDatabase(db: Database, workspaceId: string, subject
         claim_deadline = NULL, updated_at = ${now}
       WHERE workspace_id = ${workspaceId} AND id IN ${leadIds} AND status = 'open'`),
     db.run(sql`DELETE FROM ${leadOffers} WHERE lead_id IN ${leadIds}`),
-    ...refunds,
     db.run(sql`UPDATE ${leads} SET contact_name = CASE WHEN contact_name IS NULL THEN NULL ELSE ${ERASED} END,
       contact_email = NULL, contact_phone = NULL, attribution = NULL, summary = ${ERASED}
       WHERE workspace_id = ${workspaceId} AND id IN ${leadIds}`),
@@ -117,7 +122,7 @@ export async function eraseInDatabase(db: Database, workspaceId: string, subject
     db.run(sql`UPDATE ${events} SET data = json_object('erased', json('true'))
       WHERE workspace_id = ${workspaceId} AND ${mentions(sql`data`)}`),
   ]);
-  return results.reduce((sum, result) => sum + ('meta' in result ? result.meta.changes : result.length), 0);
+  return [...refunded, ...results].reduce((sum, result) => sum + ('meta' in result ? result.meta.changes : 0), 0);
 }
 
 /** Whether an archived row is about the subjects (it names one of their ids). */

@@ -187,6 +187,29 @@ export async function readEveryShard<T>(
   return Promise.all(databasesHolding(db, table).map(read));
 }
 
+/** A contract is a workspace's: enters its organisation's shard (none when no shard has it). */
+export async function enterContractOwner(db: Database, contractId: string): Promise<void> {
+  const { contracts } = schema;
+  await enterWhereFound(db, contracts, contracts.id, contracts.workspaceId, contractId);
+}
+
+/**
+ * An escrow is its owner's: a workspace's is on its organisation's shard (entered), an expert's in
+ * the directory (where the unit already is). Whichever database has it says which.
+ */
+export async function enterEscrowOwner(db: Database, escrowId: string): Promise<void> {
+  const { escrows } = schema;
+  const found = await readEveryShard(db, escrows, (each) =>
+    each
+      .select({ ownerKind: escrows.ownerKind, ownerId: escrows.ownerId })
+      .from(escrows)
+      .where(eq(escrows.id, escrowId))
+      .get(),
+  );
+  const owner = found.find((row) => row);
+  if (owner?.ownerKind === 'workspace') await enterBy(db, 'workspace', owner.ownerId);
+}
+
 /**
  * A handle of the same unit's databases, entered into the organisation of a workspace, while `db`
  * keeps its own route: for a job that visits many organisations in turn. Undefined when the

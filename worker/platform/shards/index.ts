@@ -8,6 +8,8 @@ export {
   directoryEntry,
   type EntryKind,
   enterBy,
+  enterContractOwner,
+  enterEscrowOwner,
   enterOrganization,
   enterWhereFound,
   forgetPlacements,
