@@ -51,7 +51,8 @@ export async function benchSweep(worker, { smoke = false } = {}) {
     const run = await post(worker, '/__bench/lead-sweep', { now });
     const { widened, escalated, lapsed, round_trips: trips, shards } = run.body;
     console.log(
-      `  ${name.padEnd(17)} ${String(trips).padStart(2)} D1 round trips (${shards} shards)  ${run.ms.toFixed(0).padStart(6)} ms ` +
+      `  ${name.padEnd(17)} ${String(trips).padStart(2)} D1 round trips (${shards} shards) ` +
+        ` ${run.ms.toFixed(0).padStart(6)} ms ` +
         `(${(run.ms / floorMs).toFixed(0)}× the floor)  widened ${widened}, escalated ${escalated}, lapsed ${lapsed}`,
     );
     // Each shard sweeps its own leads: the same 3 round trips on each, whatever is due.
