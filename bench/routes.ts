@@ -26,8 +26,9 @@ const numbers = (count: number) => `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL S
 
 /** The shard of the demo organisation (the seed's), where the fixtures of its workspace go. */
 async function demoShard(env: Bindings): Promise<D1Database> {
-  const shard = await env.DIRECTORY.prepare("SELECT shard FROM organization_shards WHERE organization_id = 'org_demo'")
-    .first<number>('shard');
+  const shard = await env.DIRECTORY.prepare(
+    "SELECT shard FROM organization_shards WHERE organization_id = 'org_demo'",
+  ).first<number>('shard');
   return boundDatabases(env).shards[shard ?? 0]!;
 }
 
@@ -119,14 +120,16 @@ export function benchRoutes() {
     const { ticks } = (await c.req.json()) as { ticks: number };
     const services = buildServices(c.env, { kind: 'request' });
     for (let tick = 0; tick < Math.min(Math.max(ticks, 1), 50); tick++) await rollUp(services.db);
-    const left = await (await demoShard(c.env)).prepare(
-      `SELECT coalesce(sum(newest - coalesce(last_seq, 0)), 0) AS remaining FROM (
+    const left = await (await demoShard(c.env))
+      .prepare(
+        `SELECT coalesce(sum(newest - coalesce(last_seq, 0)), 0) AS remaining FROM (
         SELECT 'events' AS source, (SELECT max(rowid) FROM events) AS newest UNION ALL
         SELECT 'lead_events', (SELECT max(rowid) FROM lead_events) UNION ALL
         SELECT 'conversations', (SELECT max(rowid) FROM conversations) UNION ALL
         SELECT 'agent_attempts', (SELECT max(rowid) FROM agent_attempts)) AS s
       LEFT JOIN rollup_cursors c ON c.source = s.source`,
-    ).first<{ remaining: number }>();
+      )
+      .first<{ remaining: number }>();
     return c.json({ remaining: left?.remaining ?? 0 }, 200);
   });
   return app;

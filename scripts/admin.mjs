@@ -46,6 +46,8 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   refunds list [--status pending|accepted|declined]
   refunds accept|decline RFR_ID [--note TEXT]
   meter-events --since ISO_DATETIME   (the contracts' charges as JSON lines, for a billing system)
+  move-organization ORG_ID --to SHARD   (copies it to another shard, then switches; its writes get 503
+              until the switch; run it again after a crash: it resumes where it stopped)
 
 Global: --url BASE_URL (default $EGW_URL, else where npm run dev serves, else http://127.0.0.1:8787)`;
 
@@ -82,6 +84,7 @@ const { values: options, positionals } = parseArgs({
     amount: { type: 'string' },
     price: { type: 'string' },
     since: { type: 'string' },
+    to: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -312,6 +315,29 @@ if (resource === 'meter-events') {
   } while (after);
   // Said on stderr, so that a pipe into a billing system still gets only JSON lines.
   if (printed === 0) console.error(`No charges since ${since} (${baseUrl}).`);
+  process.exit(0);
+}
+
+// A move: one call per step, waiting where the move waits (isolates' caches of the old placement).
+if (resource === 'move-organization') {
+  const organization = need(action, 'ORG_ID');
+  const to = Number(need(options.to, '--to'));
+  for (;;) {
+    const response = await send('POST', `/api/admin/organizations/${organization}/move`, { to_shard: to });
+    if (!response.ok) {
+      console.error(`HTTP ${response.status}\n${await response.text()}`);
+      process.exit(1);
+    }
+    const report = await response.json();
+    const waits = report.retry_after_ms > 0 ? `, waiting ${Math.ceil(report.retry_after_ms / 1000)} s` : '';
+    const differs = report.mismatches.map((m) => ` ${m.table} ${m.source}≠${m.target}`).join('');
+    console.error(
+      `${report.from_shard} → ${report.to_shard}: ${report.step}${waits}${differs ? `; copying again:${differs}` : ''}`,
+    );
+    if (report.step === 'done') break;
+    await new Promise((resolve) => setTimeout(resolve, report.retry_after_ms));
+  }
+  console.log(`${organization} is on shard ${to}.`);
   process.exit(0);
 }
 

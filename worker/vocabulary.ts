@@ -83,7 +83,7 @@ export const METER_UNITS: Record<ContractMeter, string> = {
 export const USAGE_SOURCES = ['platform', 'contract', 'provider'] as const;
 
 /** What a ledger entry records (docs/design/billing.md). */
-export const LEDGER_KINDS = ['credit', 'charge', 'lead_fee', 'refund'] as const;
+export const LEDGER_KINDS = ['credit', 'charge', 'lead_fee', 'refund', 'carry'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 /** Whose prepaid balance an escrow is. */

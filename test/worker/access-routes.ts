@@ -139,6 +139,8 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: 'POST', path: '/api/admin/organizations', auth: 'admin', body: { name: 'Org' } },
   { method: 'GET', path: '/api/admin/organizations', auth: 'admin' },
   { method: 'PATCH', path: '/api/admin/organizations/:organization_id', auth: 'admin', body: { status: 'active' } },
+  // A shard that does not exist: no case here starts a move of the shared tenant.
+  { method: 'POST', path: '/api/admin/organizations/:organization_id/move', auth: 'admin', body: { to_shard: 999 } },
   { method: 'POST', path: '/api/admin/workspaces', auth: 'admin', body: { organization_id: 'org_x', name: 'W' } },
   { method: 'GET', path: '/api/admin/workspaces', auth: 'admin' },
   { method: 'PATCH', path: '/api/admin/workspaces/:workspace_id', auth: 'admin', body: { status: 'active' } },

@@ -2,12 +2,14 @@
  * Access, route by route (access-routes.ts): the table covers every registered route, and each
  * protected route, the API's and the console's, meets the standard access failures
  * (access-cases.ts): credentials, scopes, roles, CSRF and tenants. One pair of tenants serves
- * both (they are dear to make).
+ * both (they are dear to make); they are on different shards (one is moved if placement put them
+ * together), so "another tenant's record is 404" holds across databases, through every door.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { app } from '../../worker/index';
 import { accessFailureCases, createAccessTenant, type AccessTenant } from './access-cases';
 import { isApiRoute, PROTECTED_ROUTES, PUBLIC_ROUTES } from './access-routes';
+import { moveOrganization, shardOf } from './move-helpers';
 
 describe('access: every route is described', () => {
   it('each registered route is in the protected table or the public list', () => {
@@ -24,6 +26,9 @@ describe('access: the standard failures, route by route', () => {
   let tenants: { a: AccessTenant; b: AccessTenant };
   beforeAll(async () => {
     tenants = { a: await createAccessTenant(), b: await createAccessTenant() };
+    if ((await shardOf(tenants.a.organizationId)) === (await shardOf(tenants.b.organizationId)))
+      await moveOrganization(tenants.b.organizationId);
+    expect(await shardOf(tenants.a.organizationId)).not.toBe(await shardOf(tenants.b.organizationId));
   }, 60_000);
 
   describe('the API', () => {

@@ -3,7 +3,10 @@
  * randomised run of credits, executions, claims with fees and refund decisions, then of card
  * top-ups, card refunds (some of money already spent) and claims, after which every transfer and
  * every currency sums to zero, each balance is its entries' sum, and no escrow ever went below zero.
+ * Halfway through, the organisation moves to the other shard under traffic: nothing answered is
+ * lost and nothing is charged twice.
  */
+import { env } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActiveRobot, installRemotes, jsonResponse, newDomain, remotes } from './agent-helpers';
 import { balanceOf, credit, expectBalancedBooks, recordContract } from './billing-helpers';
@@ -11,6 +14,7 @@ import { ADMIN_TOKEN, call, createTenant, execute, executeBody, json } from './h
 import { postForm } from './console-helpers';
 import { createActiveExpert, createChannel, SITE, sessionCall } from './provider-helpers';
 import { deliver, installStripe, pay, sessions, stripeEvent } from './stripe-helpers';
+import { moveOrganization, shardOf } from './move-helpers';
 
 describe('an agent’s answer under a contract', () => {
   beforeEach(() => installRemotes());
@@ -73,7 +77,24 @@ describe('a randomised run', () => {
     const paidLeads: Array<{ expert: number; lead: string }> = [];
     const outcomes: Record<string, number> = {};
     const count = (what: string) => (outcomes[what] = (outcomes[what] ?? 0) + 1);
+    // Executions the API answered, by id: every one must still be there after the move.
+    const answered: string[] = [];
+    const run = async (text: string, session: string) => {
+      const response = await execute(tenant.token, executeBody({ text, session_id: session }));
+      if (response.status === 200) answered.push((await json(response)).output.execution_id);
+      return response;
+    };
     for (let step = 0; step < 60; step++) {
+      if (step === 30) {
+        // Halfway, the organisation moves to the other shard while executions keep coming: each is
+        // answered before the freeze or after the switch, or refused (503) in between, never half-done.
+        const from = await shardOf(tenant.organizationId);
+        await moveOrganization(tenant.organizationId, async (report) => {
+          count(`execute ${(await run(`During ${report.step}`, `m${step}`)).status} (moving)`);
+        });
+        expect(await shardOf(tenant.organizationId)).toBe(1 - from);
+        count('moved');
+      }
       const roll = next();
       if (roll < 0.15) {
         await credit(contract.escrow_id, Math.ceil(next() * 30));
@@ -82,7 +103,7 @@ describe('a randomised run', () => {
         await credit(escrows[Math.floor(next() * 2)]!, Math.ceil(next() * 80));
         count('credit expert');
       } else if (roll < 0.55) {
-        const response = await execute(tenant.token, executeBody({ text: `Step ${step}`, session_id: `s${step}` }));
+        const response = await run(`Step ${step}`, `s${step}`);
         count(`execute ${response.status}`);
       } else if (roll < 0.7) {
         // A visitor's message is an execution too: under the contract it may be refused (402).
@@ -124,6 +145,25 @@ describe('a randomised run', () => {
       expect.arrayContaining(['execute 200', 'execute 402', 'claim 200', 'claim 402', 'refund accept']),
     );
     await expectBalancedBooks();
+    expect(outcomes['execute 503 (moving)'], JSON.stringify(outcomes)).toBeGreaterThan(0);
+    // Nothing lost: every answered execution is on the organisation's shard now. Nothing charged
+    // twice: no charge is on both shards' ledgers.
+    const shard = [env.DB_0, env.DB_1][await shardOf(tenant.organizationId)]!;
+    const found = await shard
+      .prepare('SELECT count(*) AS n FROM executions WHERE id IN (SELECT value FROM json_each(?))')
+      .bind(JSON.stringify(answered))
+      .first<number>('n');
+    expect(found).toBe(answered.length);
+    const charged = (database: D1Database) =>
+      database
+        .prepare("SELECT id FROM transfers WHERE kind = 'charge' AND workspace_id = ?")
+        .bind(tenant.workspaceId)
+        .all<{ id: string }>()
+        .then((result) => result.results.map((row) => row.id));
+    // A charge's id is its execution's and its meter's: the same charge twice would be the same id.
+    const charges = [...(await charged(env.DB_0)), ...(await charged(env.DB_1))];
+    expect(charges.length).toBeGreaterThan(0);
+    expect(new Set(charges).size).toBe(charges.length);
 
     // Money in by card: the experts top up, Stripe refunds some of it (some already spent on fees),
     // deliveries come twice, and claims go on between them.

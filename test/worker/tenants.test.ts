@@ -10,3 +10,4 @@ import './languages.cases';
 import './insights.cases';
 import './shards.cases';
 import './admin.cases';
+import './moves.cases';

@@ -23,6 +23,7 @@ const KIND_LABELS: Record<LedgerEntryView['kind'], string> = {
   lead_fee: 'Lead fee',
   refund: 'Fee refunded',
   charge: 'Charge',
+  carry: 'Balance carried over',
 };
 
 /** How long a fee may be asked back (the platform's refund window). */

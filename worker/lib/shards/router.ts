@@ -6,6 +6,7 @@
  * throw: in tests (two shards) a query that forgets its shard fails instead of reading the wrong one.
  */
 import type { D1Like } from '../d1-sessions';
+import { ApiError } from '../errors';
 import { destinationOfTable, homeOfStatement, homeOfTable, type StatementHome, writtenTable } from './layout';
 
 /** The databases of one unit of work: the directory's and each shard's (sessions or bindings). */
@@ -17,7 +18,15 @@ export interface DatabaseSet {
 /** The shard a unit of work has entered (by its organisation), or null before it knows one. */
 export interface ShardRoute {
   shard: number | null;
+  /**
+   * While its organisation moves to another shard (shards/move.ts): its writes are refused with a
+   * 503 and Retry-After, its reads still answered from the shard it is leaving.
+   */
+  frozen?: boolean;
 }
+
+/** How long a caller refused during a move is told to wait before trying again. */
+export const MOVING_RETRY_AFTER_S = 5;
 
 /** A statement that no one database can answer, or that came before its shard was known. */
 export class ShardRoutingError extends Error {
@@ -163,6 +172,15 @@ export function routedD1(databases: DatabaseSet, route: ShardRoute, options: Rou
       const destination = options.strict ? destinationOf(query) : undefined;
       const target = place(homeOf(query), query);
       const written = writtenTable(query);
+      // A rate limit's window is not moved (a fresh one opens on the new shard): reads keep counting.
+      if (route.frozen && target !== 'directory' && written !== undefined && written !== 'rate_limit_windows')
+        throw new ApiError(
+          'service_unavailable',
+          'This organisation is moving to another database: try again shortly.',
+          {
+            headers: { 'Retry-After': String(MOVING_RETRY_AFTER_S) },
+          },
+        );
       const copies = target === 'directory' && written !== undefined && REFERENCE_WRITERS.has(written);
       return remember(databaseOf(target).prepare(query), target, destination, copies);
     },

@@ -18,8 +18,20 @@ import {
   workspaceSchema,
 } from './responses';
 import { adminAuditContext, defineAdminRoute, idParam, nameSchema } from './define';
+import { advanceMove } from '../moves';
 
 const statusBody = z.strictObject({ status: z.enum(['active', 'suspended']) });
+
+const moveReportSchema = z
+  .object({
+    organization_id: z.string(),
+    from_shard: z.number().int(),
+    to_shard: z.number().int(),
+    step: z.enum(['frozen', 'settle', 'copy', 'carry', 'verify', 'cleanup', 'done']),
+    retry_after_ms: z.number().int().openapi({ description: 'Call again after this long (0: at once).' }),
+    mismatches: z.array(z.object({ table: z.string(), source: z.number().int(), target: z.number().int() })),
+  })
+  .openapi('OrganizationMove');
 
 /** Registers the organisation and workspace routes. */
 export function registerOrganizationRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -62,6 +74,23 @@ export function registerOrganizationRoutes(app: OpenAPIHono<AppEnv>): void {
     },
     ({ params, body }, c) =>
       setStatus(c.var.db, adminAuditContext(c), { kind: 'organization', id: params.organization_id }, body.status),
+  );
+  defineAdminRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/admin/organizations/{organization_id}/move',
+      response: moveReportSchema,
+      params: idParam('organization_id', 'org'),
+      body: z.strictObject({ to_shard: z.number().int().min(0).max(1000) }),
+      status: 200,
+      description:
+        'Advances the organisation’s move to another shard as far as one call goes (its writes are ' +
+        'refused, 503, until the switch); call again, after retry_after_ms, until step is done. A crash ' +
+        'resumes where it stopped.',
+    },
+    ({ params, body }, c) =>
+      advanceMove(c.var.services, params.organization_id, body.to_shard, c.var.services.clock.now()),
   );
   defineAdminRoute(
     app,

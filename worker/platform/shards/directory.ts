@@ -18,19 +18,39 @@ export type EntryKind = (typeof directoryEntries.$inferSelect)['kind'];
 
 /** How long an isolate trusts a placement it read. */
 export const PLACEMENT_CACHE_MS = 60_000;
+/** How long it trusts one of an organisation that is moving: the move's switch is seen within this. */
+export const MOVING_PLACEMENT_CACHE_MS = 2_000;
 
 const placements = new TtlCache<number>(PLACEMENT_CACHE_MS, 10_000);
+const movingPlacements = new TtlCache<number>(MOVING_PLACEMENT_CACHE_MS, 1_000);
 const entries = new TtlCache<string>(Number.POSITIVE_INFINITY, 50_000);
 
-/** Keeps a placement this isolate just wrote or read. */
-export function rememberPlacement(organizationId: string, shard: number): void {
-  placements.set(organizationId, shard);
+/** Keeps a placement this isolate just wrote or read; a moving organisation's only briefly. */
+export function rememberPlacement(organizationId: string, shard: number, moving = false): void {
+  if (moving) movingPlacements.set(organizationId, shard);
+  else {
+    movingPlacements.clear(organizationId);
+    placements.set(organizationId, shard);
+  }
 }
 
 /** Forgets the cached placements (tests, and a move in this isolate). */
 export function forgetPlacements(): void {
   placements.clear();
+  movingPlacements.clear();
 }
+
+/** A cached placement: its shard, and whether its organisation is moving (its writes refused). */
+function cachedPlacement(organizationId: string): { shard: number; moving: boolean } | undefined {
+  const moving = movingPlacements.peek(organizationId);
+  if (moving !== undefined) return { shard: moving, moving: true };
+  const shard = placements.peek(organizationId);
+  return shard === undefined ? undefined : { shard, moving: false };
+}
+
+/** Whether a placement row is of a move before its switch: the organisation still on its old shard, frozen. */
+const frozenRow = (row: { shard: number; movingTo: number | null }) =>
+  row.movingTo !== null && row.movingTo !== row.shard;
 
 /** The statement that writes a map entry: in the directory, before the rows it names. */
 export function directoryEntry(db: Database, kind: EntryKind, value: string, organizationId: string) {
@@ -40,28 +60,35 @@ export function directoryEntry(db: Database, kind: EntryKind, value: string, org
 
 /** The shard that holds an organisation, from the cache or the directory; undefined when it has none. */
 export async function shardOfOrganization(db: Database, organizationId: string): Promise<number | undefined> {
-  const cached = placements.peek(organizationId);
-  if (cached !== undefined) return cached;
+  return (await placementOf(db, organizationId))?.shard;
+}
+
+async function placementOf(db: Database, organizationId: string) {
+  const cached = cachedPlacement(organizationId);
+  if (cached) return cached;
   const row = await db
-    .select({ shard: organizationShards.shard })
+    .select({ shard: organizationShards.shard, movingTo: organizationShards.movingTo })
     .from(organizationShards)
     .where(eq(organizationShards.organizationId, organizationId))
     .get();
-  if (row) placements.set(organizationId, row.shard);
-  return row?.shard;
+  if (!row) return undefined;
+  rememberPlacement(organizationId, row.shard, frozenRow(row));
+  return { shard: row.shard, moving: frozenRow(row) };
 }
 
 /**
  * Enters an organisation's shard: the unit of work's statements on an organisation's tables go
- * there from now on. An organisation without a placement is a broken map: it throws.
+ * there from now on (refused when they write while it moves). An organisation without a
+ * placement is a broken map: it throws.
  */
 export async function enterOrganization(db: Database, organizationId: string): Promise<number> {
   const handle = routedHandleOf(db);
   if (!handle) throw new Error('This database handle is not routed over the shards.');
-  const shard = await shardOfOrganization(db, organizationId);
-  if (shard === undefined) throw new Error(`The organisation ${organizationId} has no shard in the directory.`);
-  handle.route.shard = shard;
-  return shard;
+  const placement = await placementOf(db, organizationId);
+  if (placement === undefined) throw new Error(`The organisation ${organizationId} has no shard in the directory.`);
+  handle.route.shard = placement.shard;
+  handle.route.frozen = placement.moving;
+  return placement.shard;
 }
 
 /**
@@ -76,14 +103,18 @@ export async function enterBy(db: Database, kind: EntryKind, value: string): Pro
     return known;
   }
   const row = await db
-    .select({ organizationId: directoryEntries.organizationId, shard: organizationShards.shard })
+    .select({
+      organizationId: directoryEntries.organizationId,
+      shard: organizationShards.shard,
+      movingTo: organizationShards.movingTo,
+    })
     .from(directoryEntries)
     .innerJoin(organizationShards, eq(organizationShards.organizationId, directoryEntries.organizationId))
     .where(and(eq(directoryEntries.kind, kind), eq(directoryEntries.value, value)))
     .get();
   if (!row) return undefined;
   entries.set(`${kind}:${value}`, row.organizationId);
-  placements.set(row.organizationId, row.shard);
+  rememberPlacement(row.organizationId, row.shard, frozenRow(row));
   await enterOrganization(db, row.organizationId);
   return row.organizationId;
 }
@@ -102,7 +133,7 @@ export interface Placed {
 export async function placeAll(db: Database, kind: EntryKind, values: readonly string[]): Promise<Placed[]> {
   const unknown = [...new Set(values)].filter((value) => {
     const organizationId = entries.peek(`${kind}:${value}`);
-    return organizationId === undefined || placements.peek(organizationId) === undefined;
+    return organizationId === undefined || cachedPlacement(organizationId) === undefined;
   });
   if (unknown.length) {
     const rows = await db
@@ -110,18 +141,19 @@ export async function placeAll(db: Database, kind: EntryKind, values: readonly s
         value: directoryEntries.value,
         organizationId: directoryEntries.organizationId,
         shard: organizationShards.shard,
+        movingTo: organizationShards.movingTo,
       })
       .from(directoryEntries)
       .innerJoin(organizationShards, eq(organizationShards.organizationId, directoryEntries.organizationId))
       .where(and(eq(directoryEntries.kind, kind), inArray(directoryEntries.value, unknown)));
     for (const row of rows) {
       entries.set(`${kind}:${row.value}`, row.organizationId);
-      placements.set(row.organizationId, row.shard);
+      rememberPlacement(row.organizationId, row.shard, frozenRow(row));
     }
   }
   return values.flatMap((value) => {
     const organizationId = entries.peek(`${kind}:${value}`);
-    const shard = organizationId === undefined ? undefined : placements.peek(organizationId);
+    const shard = organizationId === undefined ? undefined : cachedPlacement(organizationId)?.shard;
     return organizationId === undefined || shard === undefined ? [] : [{ value, organizationId, shard }];
   });
 }
@@ -239,11 +271,12 @@ export async function withinWorkspace<T>(
 ): Promise<T | undefined> {
   const handle = routedHandleOf(db);
   if (!handle) throw new Error('This database handle is not routed over the shards.');
-  const before = handle.route.shard;
+  const before = { ...handle.route };
   try {
     return (await enterBy(db, 'workspace', workspaceId)) ? await work() : undefined;
   } finally {
-    handle.route.shard = before;
+    handle.route.shard = before.shard;
+    handle.route.frozen = before.frozen;
   }
 }
 

@@ -17,6 +17,7 @@ export {
   holdsOrganizations,
   inDirectory,
   withinWorkspace,
+  MOVING_PLACEMENT_CACHE_MS,
   PLACEMENT_CACHE_MS,
   type Placed,
   placeAll,
