@@ -19,6 +19,7 @@ import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
 import { benchClaims } from './bench-claims.mjs';
 import { benchLive } from './bench-live.mjs';
+import { benchShards } from './bench-shards.mjs';
 import { benchProfile } from './bench-profile.mjs';
 import { benchInsights } from './bench-insights.mjs';
 import { benchKnowledge } from './bench-knowledge.mjs';
@@ -84,13 +85,23 @@ const rounds = smoke ? 1 : Number(values.rounds);
 const GROWTH = smoke ? { organizations: 2, leads: 10, providers: 2 } : { organizations: 25, leads: 200, providers: 20 };
 const scenario = positionals[0] ?? 'gateway';
 if (
-  !['gateway', 'webhooks', 'claims', 'live', 'sweep', 'insights', 'knowledge', 'storage', 'profile', 'all'].includes(
-    scenario,
-  )
+  ![
+    'gateway',
+    'webhooks',
+    'claims',
+    'live',
+    'sweep',
+    'insights',
+    'knowledge',
+    'storage',
+    'shards',
+    'profile',
+    'all',
+  ].includes(scenario)
 ) {
   console.error(
     `Unknown scenario "${scenario}": use gateway (the default), webhooks, claims, live, sweep, insights, ` +
-      'knowledge, storage, profile or all.',
+      'knowledge, storage, shards, profile or all.',
   );
   process.exit(1);
 }
@@ -348,6 +359,8 @@ try {
     failed = !(await benchKnowledge(worker, adminCall, options)) || failed;
   if (scenario === 'storage' || scenario === 'all')
     failed = !(await benchStorage(worker, adminCall, options)) || failed;
+  if (scenario === 'shards' || scenario === 'all')
+    failed = !(await benchShards(worker, adminCall, { connections, duration, rounds, body: executeBody })) || failed;
   // After the gateway's load, on a Worker of its own (the inspector's port open): where execute's CPU goes.
   // Not in a smoke run: a third Worker's start would cost npm test half a minute of its budget
   // (test/unit/profile.test.ts checks how samples are given to modules).

@@ -11,7 +11,7 @@ import { startMailSink } from './mail-sink.mjs';
 import { indexDocsAsKnowledge } from './docs-knowledge.mjs';
 import { startReferenceAgent } from './reference-agent.mjs';
 import { startStripeStandIn } from './stripe-stand-in.mjs';
-import { seedSql } from './seed.mjs';
+import { DEMO, seedSql } from './seed.mjs';
 
 /** Builds the widget bundles that the Worker serves as static assets. */
 export function buildWidget() {
@@ -34,11 +34,21 @@ export async function prepareLocalDatabase({
   referenceAgent,
 }) {
   // The directory and every shard: the same migrations everywhere (scripts/migrate-local.mjs); then
-  // the demo: its directory entries, accounts and catalog in the directory, its organisation on its shard.
+  // the demo: its directory entries, accounts and catalog in the directory, its organisation on the
+  // shard the directory places it on (shard 0 at first; wherever `move-organization` took it since).
   const seed = seedSql({ demoApiKey, demoPassword, pepper, secretsKey, referenceAgent });
   await applyLocalMigrations({
     persistTo,
-    seeds: { DIRECTORY: seed.directory, [`DB_${seed.shardIndex}`]: seed.shard },
+    seeds: [
+      { binding: 'DIRECTORY', statements: seed.directory },
+      async (query) => {
+        const [placed] = await query(
+          'DIRECTORY',
+          `SELECT shard FROM organization_shards WHERE organization_id = '${DEMO.organizationId}'`,
+        );
+        return { binding: `DB_${placed?.shard ?? seed.shardIndex}`, statements: seed.shard };
+      },
+    ],
   });
 }
 

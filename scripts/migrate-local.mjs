@@ -23,9 +23,10 @@ function localDatabases() {
  */
 const APPLIER = `export default {
   async fetch(request, env) {
-    const { binding, files, statements } = await request.json();
+    const { binding, files, statements, query } = await request.json();
     const db = env[binding];
     try {
+      if (query) return Response.json((await db.prepare(query).all()).results);
       if (statements) {
         await db.batch(statements.map((statement) => db.prepare(statement)));
         return new Response('ok');
@@ -50,9 +51,10 @@ const APPLIER = `export default {
 
 /**
  * Applies what each local database has not had yet; `persistTo` as wrangler's --persist-to. Then
- * runs `seeds` (binding → statements), each database's in one batch.
+ * runs `seeds` (binding → statements, or a function of a query on the databases that answers
+ * them), each database's in one batch, in order.
  */
-export async function applyLocalMigrations({ persistTo, seeds = {} } = {}) {
+export async function applyLocalMigrations({ persistTo, seeds = [] } = {}) {
   const databases = localDatabases();
   const miniflare = new Miniflare({
     modules: true,
@@ -79,12 +81,18 @@ export async function applyLocalMigrations({ persistTo, seeds = {} } = {}) {
       const answer = await response.text();
       if (!response.ok) throw new Error(`migrations of ${binding} failed: ${answer}`);
     }
-    for (const [binding, statements] of Object.entries(seeds)) {
+    const ask = async (body) => {
       const response = await miniflare.dispatchFetch('http://migrations.local/', {
         method: 'POST',
-        body: JSON.stringify({ binding, statements }),
+        body: JSON.stringify(body),
       });
-      if (!response.ok) throw new Error(`the seed of ${binding} failed: ${await response.text()}`);
+      if (!response.ok) throw new Error(`the seed of ${body.binding} failed: ${await response.text()}`);
+      return response;
+    };
+    const query = async (binding, text) => (await ask({ binding, query: text })).json();
+    for (const seed of seeds) {
+      const { binding, statements } = typeof seed === 'function' ? await seed(query) : seed;
+      await ask({ binding, statements });
     }
   } finally {
     await miniflare.dispose();

@@ -80,7 +80,12 @@ describe('errors outside the gateway', () => {
     const response = await app.request(
       'http://gateway.test/api/admin/organizations',
       { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } },
-      { ...env, DIRECTORY: broken as unknown as D1Database },
+      {
+        ...env,
+        DIRECTORY: broken as unknown as D1Database,
+        DB_0: broken as unknown as D1Database,
+        DB_1: broken as unknown as D1Database,
+      },
     );
     spy.mockRestore();
     const problem = await expectProblem(response, 500, 'internal_error');

@@ -7,7 +7,7 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { clock } from '../../worker/lib/clock';
-import { ADMIN_TOKEN, call, createTenant, workerDb } from './helpers';
+import { ADMIN_TOKEN, call, createTenant, json, workerDb } from './helpers';
 import { createActiveExpert } from './provider-helpers';
 import { signUpOwner } from './console-helpers';
 import { cron } from './webhook-helpers';
@@ -43,6 +43,12 @@ describe('organisations over several databases', () => {
     // With the shards' sizes equal, the one with fewer organisations gets the next.
     const placedBefore = (shard: number) => placed.find((row) => row.shard === shard)?.n ?? 0;
     if (placedBefore(0) === placedBefore(1)) expect(new Set(shards).size).toBe(2);
+    // The admin's list reads every shard, and says where each organisation is.
+    const listed = await json(await call('/api/admin/organizations', { token: ADMIN_TOKEN }));
+    for (const [index, tenant] of [first, second].entries())
+      expect(listed.data).toContainEqual(
+        expect.objectContaining({ organization_id: tenant.organizationId, shard: shards[index] }),
+      );
   });
 });
 

@@ -11,3 +11,4 @@ import './insights.cases';
 import './shards.cases';
 import './admin.cases';
 import './moves.cases';
+import './shard-isolation.cases';

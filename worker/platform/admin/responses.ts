@@ -17,6 +17,7 @@ export const organizationSchema = z.object({
   name: z.string(),
   status: tenantStatus,
   created_at: timestamp,
+  shard: z.number().int().nullable().openapi({ description: 'The shard (DB_<n>) that holds its rows.' }),
 });
 export const newOrganizationSchema = organizationSchema.extend({
   workspace_id: z.string(),

@@ -7,7 +7,14 @@ import { schema, type Database } from '../../lib/db';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { auditInsert, auditInsertWhere, type AuditContext } from '../audit';
-import { directoryEntry, enterOrganization, placeOrganization, shardOfOrganization } from '../shards';
+import {
+  directoryEntry,
+  enterOrganization,
+  placementsOf,
+  placeOrganization,
+  readEveryShard,
+  shardOfOrganization,
+} from '../shards';
 import type { Services } from '../../lib/services';
 import { forgetCachedKeys } from './credentials';
 import { forgetDefaultDomain, forgetRiskPolicy } from './tenants';
@@ -100,7 +107,7 @@ export async function createOrganization(
   const organizationId = newId('org', now);
   const workspaceId = newId('ws', now);
   const workspaceName = input.workspaceName ?? 'Default';
-  await placeOrganization(services, organizationId, workspaceId, now);
+  const shard = await placeOrganization(services, organizationId, workspaceId, now);
   await db.batch([
     db.insert(organizations).values({ id: organizationId, name: input.name, status: 'active', createdAt: now }),
     db
@@ -120,17 +127,27 @@ export async function createOrganization(
     workspace_name: workspaceName,
     status: 'active' as const,
     created_at: iso(now),
+    shard,
   };
 }
 
-/** Organisations, newest first. */
+/** Organisations, newest first (the 500 newest of every shard's, merged), each with its shard. */
 export async function listOrganizations(db: Database) {
-  const rows = await db.select().from(organizations).orderBy(desc(organizations.id)).limit(500);
+  const read = (each: Database) => each.select().from(organizations).orderBy(desc(organizations.id)).limit(500).all();
+  const rows = (await readEveryShard(db, organizations, read))
+    .flat()
+    .sort((a, b) => (a.id < b.id ? 1 : -1))
+    .slice(0, 500);
+  const placed = await placementsOf(
+    db,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => ({
     organization_id: row.id,
     name: row.name,
     status: row.status,
     created_at: iso(row.createdAt),
+    shard: placed.get(row.id) ?? null,
   }));
 }
 

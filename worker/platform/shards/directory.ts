@@ -158,6 +158,16 @@ export async function placeAll(db: Database, kind: EntryKind, values: readonly s
   });
 }
 
+/** The shards of some organisations, in one directory round trip (a list across tenants). */
+export async function placementsOf(db: Database, organizationIds: readonly string[]): Promise<Map<string, number>> {
+  if (organizationIds.length === 0) return new Map();
+  const rows = await db
+    .select({ organizationId: organizationShards.organizationId, shard: organizationShards.shard })
+    .from(organizationShards)
+    .where(inArray(organizationShards.organizationId, [...organizationIds]));
+  return new Map(rows.map((row) => [row.organizationId, row.shard]));
+}
+
 /**
  * Runs a read on each shard that holds some of `placed`, at once, with that shard's database and
  * its part of the list; the answers in one list. For reads that span organisations.

@@ -21,6 +21,7 @@ export {
   PLACEMENT_CACHE_MS,
   type Placed,
   placeAll,
+  placementsOf,
   readAcrossShards,
   readEveryShard,
   shardOfOrganization,
