@@ -4,7 +4,7 @@
  * until the switch, and a crash at any step resumed without doing anything twice.
  */
 import { env } from 'cloudflare:test';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MOVED_TABLES, organizationRows } from '../../worker/platform/moves';
 import { credit, expectBalancedBooks, recordContract } from './billing-helpers';
 import { rollUp } from '../../worker/platform/rollups';
@@ -214,4 +214,91 @@ describe('moving an organisation to another shard', () => {
     expect(await balanceOn(to, tenant.escrowId)).toBe(0);
     await expectBalancedBooks();
   });
+
+  it('a crash at any of its D1 calls, in any step, is resumed by the next call: nothing lost or twice', async () => {
+    const crashes = crashAtCall();
+    // A clean move first, to count its D1 calls; then a crash at calls spread over all of them.
+    const clean = await busyTenant();
+    crashes.arm(Number.POSITIVE_INFINITY);
+    await moveOrganization(clean.organizationId);
+    const total = crashes.seen();
+    expect(total).toBeGreaterThan(20);
+    for (const at of [1, 2, 3, 5, 8].concat([0.3, 0.5, 0.7, 0.9, 1].map((share) => Math.ceil(total * share)))) {
+      const tenant = await busyTenant();
+      const from = await shardOf(tenant.organizationId);
+      const before = await rowsOn(from, tenant.organizationId);
+      const balance = await balanceOn(from, tenant.escrowId);
+      crashes.arm(at);
+      const reports = await moveOrganization(tenant.organizationId, async () => {}, { crashes: true });
+      expect(crashes.crashed(), `a crash at call ${at} of ${total}`).toBe(true);
+      expect(reports.at(-1)!.step).toBe('done');
+      const after = await rowsOn(1 - from, tenant.organizationId);
+      for (const spec of MOVED_TABLES)
+        if (!spec.swept) expect(after[spec.table], `${spec.table}, crash at ${at}`).toBe(before[spec.table]);
+      expect(Object.values(await rowsOn(from, tenant.organizationId)).every((count) => count === 0)).toBe(true);
+      expect(await balanceOn(1 - from, tenant.escrowId)).toBe(balance);
+      expect(await balanceOn(from, tenant.escrowId)).toBe(0);
+    }
+    crashes.restore();
+    await expectBalancedBooks();
+  });
 });
+
+/**
+ * Crashes the Worker at its n-th D1 call (a statement run or a batch, on any database) from when it
+ * is armed: the call throws, as a lost connection or an evicted isolate would end the request there.
+ */
+function crashAtCall() {
+  let calls = 0;
+  let at = Number.POSITIVE_INFINITY;
+  let crashed = false;
+  const tick = () => {
+    calls += 1;
+    if (calls === at) {
+      crashed = true;
+      throw new Error(`a crash injected at D1 call ${calls}`);
+    }
+  };
+  const statement = (inner: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(inner, {
+      get(target, property) {
+        if (property === 'bind') return (...values: unknown[]) => statement(target.bind(...values));
+        const value = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        if (['run', 'all', 'first', 'raw'].includes(String(property)))
+          return (...args: unknown[]) => {
+            tick();
+            return value.apply(target, args);
+          };
+        return value.bind(target);
+      },
+    });
+  const spies = [env.DIRECTORY, env.DB_0, env.DB_1].map((database) => {
+    const original = database.withSession.bind(database);
+    return vi.spyOn(database, 'withSession').mockImplementation((constraint?: string) => {
+      const session = original(constraint);
+      return new Proxy(session, {
+        get(target, property) {
+          const value = Reflect.get(target, property, target);
+          if (property === 'prepare') return (query: string) => statement(target.prepare(query));
+          if (property === 'batch')
+            return (statements: D1PreparedStatement[]) => {
+              tick();
+              return target.batch(statements);
+            };
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    });
+  });
+  return {
+    arm(n: number) {
+      [calls, at, crashed] = [0, n, false];
+    },
+    seen: () => calls,
+    crashed: () => crashed,
+    restore: () => {
+      for (const spy of spies) spy.mockRestore();
+    },
+  };
+}

@@ -16,6 +16,7 @@ import {
 } from './helpers';
 import { clock } from '../../worker/lib/clock';
 import { platformDb } from './platform-db';
+import { moveOrganization, shardOf } from './move-helpers';
 
 describe('GET /healthz', () => {
   it('answers {status, version} without touching D1', async () => {
@@ -168,6 +169,26 @@ describe('D1 round trips per execution (issue 13)', () => {
     return { status: response.status, trips: line.d1_round_trips, statements: line.d1_statements, body };
   }
   const executeLogged = (token: string, body = executeBody()) => logged('/api/execute', { token, body });
+
+  it('is 1 on either shard: each organisation’s execution is written on its own shard only', async () => {
+    const [first, second] = [await createTenant(), await createTenant()];
+    if ((await shardOf(first.organizationId)) === (await shardOf(second.organizationId)))
+      await moveOrganization(second.organizationId);
+    for (const tenant of [first, second]) {
+      await executeLogged(tenant.token);
+      const warm = await executeLogged(tenant.token);
+      expect(warm).toMatchObject({ status: 200, trips: 1 });
+      const executionId = JSON.parse(warm.body).output.execution_id;
+      const shard = await shardOf(tenant.organizationId);
+      const on = async (database: D1Database) =>
+        Boolean(await database.prepare('SELECT 1 FROM executions WHERE id = ?').bind(executionId).first());
+      expect([await on(env.DB_0), await on(env.DB_1), await on(env.DIRECTORY)]).toEqual([
+        shard === 0,
+        shard === 1,
+        false,
+      ]);
+    }
+  });
 
   it('is 1 under a contract in force too, in as many statements when the execution is charged', async () => {
     const tenant = await createTenant();
