@@ -291,10 +291,8 @@ async function agentPathWork(worker, workspaceId) {
     roundTrips: Number(once.headers.get('X-D1-Queries')),
     statements: Number(once.headers.get('X-D1-Statements')),
   };
-  const leadPath = summarize(await load({ url: `${worker.url}/api/execute`, method: 'POST', headers, body: leadBody }));
-  const agentPath = summarize(
-    await load({ url: `${worker.url}/api/execute`, method: 'POST', headers, body: agentBody }),
-  );
+  const leadPath = await loadOnce({ url: `${worker.url}/api/execute`, method: 'POST', headers, body: leadBody });
+  const agentPath = await loadOnce({ url: `${worker.url}/api/execute`, method: 'POST', headers, body: agentBody });
   const health = await (
     await fetch(`${worker.url}/api/admin/providers/prv_demo_agent/health`, {
       headers: { Authorization: `Bearer ${worker.adminToken}` },
@@ -317,6 +315,18 @@ const summarize = (result) => ({
       .map(([code, stats]) => [code, stats.count]),
   ),
 });
+
+/**
+ * One load, summarized. In a smoke run (npm test: every suite side by side on two cores) a load
+ * that saw a failure runs once more, said so, and only a second failure counts: the local runtime
+ * now and then answers a request 503 while it restarts an isolate under that load.
+ */
+async function loadOnce(target) {
+  const first = summarize(await load(target));
+  if (!smoke || (first.non2xx === 0 && first.errors === 0)) return first;
+  console.log(`  (a smoke load saw ${JSON.stringify(first.codes)} and ${first.errors} errors: run again)`);
+  return summarize(await load(target));
+}
 
 const median = (numbers) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)];
 

@@ -9,8 +9,10 @@ import { sql } from 'drizzle-orm';
 import { clock } from '../../worker/lib/clock';
 import { ADMIN_TOKEN, call, createTenant, json, workerDb } from './helpers';
 import { createActiveExpert } from './provider-helpers';
-import { signUpOwner } from './console-helpers';
+import { getPage, signUpOwner, signUpPlatformAdmin } from './console-helpers';
 import { cron } from './webhook-helpers';
+import { PROTECTED_ROUTES } from './access-routes';
+import { shardOf } from './move-helpers';
 
 const schemaOf = async (database: D1Database) =>
   (
@@ -49,6 +51,40 @@ describe('organisations over several databases', () => {
       expect(listed.data).toContainEqual(
         expect.objectContaining({ organization_id: tenant.organizationId, shard: shards[index] }),
       );
+  });
+});
+
+describe('the admin’s reads that name no tenant', () => {
+  it('read every shard, never one database by mistake: none fails', async () => {
+    const tenant = await createTenant();
+    await createTenant();
+    // An organisation's email is on its shard: the admin finds it by its id all the same.
+    const shard = await shardOf(tenant.organizationId);
+    const emailId = `eml_shardread${clock.now()}`;
+    await [env.DB_0, env.DB_1]
+      [
+        shard
+      ]!.prepare(`INSERT INTO emails (id, workspace_id, kind, status, subject, link_origin, next_attempt_at, created_at,
+          updated_at) VALUES (?, ?, 'notice', 'sent', 'A notice', 'http://gateway.test', 0, 0, 0)`)
+      .bind(emailId, tenant.workspaceId)
+      .run();
+    const email = await call(`/api/admin/emails/${emailId}`, { token: ADMIN_TOKEN });
+    expect(email.status, await email.clone().text()).toBe(200);
+    const spanning = PROTECTED_ROUTES.filter(
+      (route) => route.auth === 'admin' && route.method === 'GET' && !route.path.includes(':'),
+    );
+    expect(spanning.length).toBeGreaterThan(10);
+    for (const route of spanning) {
+      const response = await call(`${route.path}?since=2026-01-01T00:00:00Z`, { token: ADMIN_TOKEN });
+      expect(response.status, `${route.path}: ${await response.clone().text()}`).toBeLessThan(500);
+    }
+    // And the operator's pages.
+    const admin = await signUpPlatformAdmin();
+    const pages = PROTECTED_ROUTES.filter(
+      (route) => route.method === 'GET' && route.path.startsWith('/admin') && !route.path.includes(':'),
+    );
+    expect(pages.length).toBeGreaterThan(3);
+    for (const route of pages) expect((await getPage(route.path, admin.cookie)).status, route.path).toBeLessThan(400);
   });
 });
 

@@ -7,6 +7,8 @@ import { insertWhere, schema, type Database } from '../../lib/db';
 import { idTime, newId } from '../../lib/ids';
 import { scopesOfBits } from '../access/schemas';
 import { iso } from '../../lib/periods';
+import { databasesHolding } from '../../lib/shards/holding';
+import { routedHandleOf } from '../../lib/shards/router';
 
 const { auditLog, executions, workspaces } = schema;
 
@@ -122,10 +124,12 @@ export async function listAuditLog(db: Database, query: AuditQuery) {
     executed.push(sql`created_at <= ${idTime(query.startingAfter)}`);
     executed.push(sql`id < ${`exe_${query.startingAfter.slice(4)}`}`);
   }
-  const rows = await db.all<AuditRow>(sql`SELECT * FROM (SELECT id, organization_id, workspace_id, actor_kind,
+  const entries = sql`SELECT id, organization_id, workspace_id, actor_kind,
       actor_id, key_id, action, target_id, request_id, trace_id, metadata, created_at,
       NULL AS domain, NULL AS source_record, NULL AS scope_bits, NULL AS via
-      FROM ${auditLog} WHERE ${sql.join(logged, sql` AND `)} ORDER BY id DESC LIMIT ${take})
+      FROM ${auditLog} WHERE ${sql.join(logged, sql` AND `)} ORDER BY id DESC LIMIT ${take}`;
+  const withExecutions = (each: Database) =>
+    each.all<AuditRow>(sql`SELECT * FROM (${entries})
     UNION ALL SELECT * FROM (SELECT 'aud_' || substr(id, 5) AS id,
       (SELECT organization_id FROM ${workspaces} w WHERE w.id = workspace_id) AS organization_id, workspace_id,
       actor_kind, actor_id, key_id, ${EXECUTION_COMPLETED} AS action, id AS target_id,
@@ -133,6 +137,20 @@ export async function listAuditLog(db: Database, query: AuditQuery) {
       domain, source_record, scope_bits, via
       FROM ${executions} WHERE ${sql.join(executed, sql` AND `)} ORDER BY created_at DESC, id DESC LIMIT ${take})
     ORDER BY id DESC LIMIT ${take}`);
+  // A tenant named: its shard (the route entered it). None: every shard's, and the directory's own
+  // entries (sign-ups, operators' changes), merged newest first.
+  const rows =
+    query.workspaceId || query.organizationId
+      ? await withExecutions(db)
+      : (
+          await Promise.all([
+            ...databasesHolding(db, executions).map(withExecutions),
+            (routedHandleOf(db)?.inDirectory() ?? db).all<AuditRow>(entries),
+          ])
+        )
+          .flat()
+          .sort((a, b) => (a.id < b.id ? 1 : -1))
+          .slice(0, take);
   const page = rows.slice(0, query.limit);
   return {
     data: page.map((row) => ({

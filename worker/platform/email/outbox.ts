@@ -7,6 +7,7 @@
  * any that were missed.
  */
 import { routedHandleOf, unitOf } from '../../lib/shards/router';
+import { databasesHolding } from '../../lib/shards/holding';
 import { eq, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { afterCommit, type Database, schema, newIdsInStatement } from '../../lib/db';
@@ -209,18 +210,24 @@ export async function queueTestEmail(db: Database, userId: string, mail: MailCon
 
 /** Where one email is: for the operator checking a test email, or a support question. Never its address. */
 export async function emailStatus(db: Database, id: string) {
-  const row = await db
-    .select({
-      email_id: emails.id,
-      kind: emails.kind,
-      status: emails.status,
-      attempts: emails.attempts,
-      last_error: emails.lastError,
-      sent_at: emails.sentAt,
-    })
-    .from(emails)
-    .where(sql`${emails.id} = ${id}`)
-    .get();
+  // An email is its unit's: an organisation's on its shard, an account's in the directory.
+  const found = await Promise.all(
+    databasesHolding(db, emails).map((each) =>
+      each
+        .select({
+          email_id: emails.id,
+          kind: emails.kind,
+          status: emails.status,
+          attempts: emails.attempts,
+          last_error: emails.lastError,
+          sent_at: emails.sentAt,
+        })
+        .from(emails)
+        .where(sql`${emails.id} = ${id}`)
+        .get(),
+    ),
+  );
+  const row = found.find((each) => each);
   return row ? { ...row, sent_at: row.sent_at ? new Date(row.sent_at).toISOString() : null } : undefined;
 }
 

@@ -196,12 +196,21 @@ export async function createWorkspace(
 
 /** Workspaces, of one organisation or all, newest first. */
 export async function listWorkspaces(db: Database, organizationId?: string) {
-  const rows = await db
-    .select()
-    .from(workspaces)
-    .where(organizationId ? eq(workspaces.organizationId, organizationId) : undefined)
-    .orderBy(desc(workspaces.id))
-    .limit(500);
+  // One organisation's are on its shard (the admin route entered it); every organisation's, on every shard.
+  const read = (each: Database) =>
+    each
+      .select()
+      .from(workspaces)
+      .where(organizationId ? eq(workspaces.organizationId, organizationId) : undefined)
+      .orderBy(desc(workspaces.id))
+      .limit(500)
+      .all();
+  const rows = organizationId
+    ? await read(db)
+    : (await readEveryShard(db, workspaces, read))
+        .flat()
+        .sort((a, b) => (a.id < b.id ? 1 : -1))
+        .slice(0, 500);
   return rows.map((row) => ({
     workspace_id: row.id,
     organization_id: row.organizationId,
