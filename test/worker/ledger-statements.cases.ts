@@ -6,6 +6,7 @@ import { signUpOwner } from './console-helpers';
 import { ADMIN_TOKEN, call, execute, executeBody, expectProblem, issueKey, json, workerDb } from './helpers';
 import { clock } from '../../worker/lib/clock';
 import { platformDb } from './platform-db';
+import { moveOrganization } from './move-helpers';
 
 const db = () => workerDb();
 const nextMonth = () => {
@@ -149,6 +150,32 @@ describe('the month close', () => {
 });
 
 describe('notices', () => {
+  it('adds up in the month its organisation moved shards: it opens with the balance carried over', async () => {
+    const { owner, key, contract } = await ownedWorkspace({
+      allowances: { executions: 1 },
+      overage: { executions: { unit_price_minor: 4 } },
+    });
+    await credit(contract.escrow_id, 50, 'INV-MOVE');
+    for (let index = 0; index < 3; index++) expect((await execute(key.token, executeBody())).status).toBe(200);
+    const organizationId = await platformDb
+      .prepare('SELECT organization_id FROM workspaces WHERE id = ?')
+      .bind(owner.workspaceId)
+      .first<string>('organization_id');
+    await moveOrganization(organizationId!);
+    expect((await execute(key.token, executeBody())).status).toBe(200);
+    await sweepBilling(db(), nextMonth());
+    const [statement] = (
+      await json(
+        await call(`/api/usage/statements?workspace_id=${owner.workspaceId}`, {
+          headers: { Cookie: `egw_session=${owner.cookie}` },
+        }),
+      )
+    ).data;
+    expect(statement).toMatchObject({ opening_minor: 42, credits_minor: 0, charges_minor: 4, closing_minor: 38 });
+    const { opening_minor, credits_minor, charges_minor, fees_minor, refunds_minor } = statement;
+    expect(opening_minor + credits_minor - charges_minor - fees_minor + refunds_minor).toBe(statement.closing_minor);
+  });
+
   it('tells the owners once at 80% and once at 100% of an allowance', async () => {
     const { owner, key } = await ownedWorkspace({ allowances: { executions: 5 } });
     for (let index = 0; index < 4; index++) await execute(key.token, executeBody());

@@ -47,7 +47,9 @@ export function statementView(row: StatementRow): StatementView {
 
 /**
  * The month's statements not issued yet, with their events and emails, in one batch: escrows
- * that existed by the month's end, whose contract was in force in it (a provider's: always).
+ * that existed by the month's end, whose contract was in force in it (a provider's: always). An
+ * escrow whose organisation moved shards this month opens with the balance carried over (its
+ * earlier entries stay on the old shard's ledger), so the statement still adds up.
  */
 export function issueStatements(db: Database, period: string, now: number): BatchItem<'sqlite'>[] {
   const { start, end } = monthBounds(period);
@@ -107,7 +109,8 @@ export function issueStatements(db: Database, period: string, now: number): Batc
     db.run(sql`INSERT INTO ${statements} (id, escrow_id, owner_kind, owner_id, contract_id, period, currency,
         opening_minor, credits_minor, charges_minor, fees_minor, refunds_minor, closing_minor, meters, issued_at)
       SELECT ${statementId(sql`e.id`, period)}, e.id, e.owner_kind, e.owner_id, e.contract_id, ${period}, e.currency,
-        ${balanceBefore(start)}, ${sumOf('credit', 1)}, ${sumOf('charge', -1)}, ${sumOf('lead_fee', -1)},
+        ${balanceBefore(start)} + ${sumOf('carry', 1)}, ${sumOf('credit', 1)}, ${sumOf('charge', -1)},
+        ${sumOf('lead_fee', -1)},
         ${sumOf('refund', 1)}, ${balanceBefore(end)}, ${meters}, ${now}
       ${due}`),
   ];
