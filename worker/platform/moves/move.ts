@@ -263,6 +263,8 @@ class OrganizationMove {
             now,
           ],
         ],
+        // The old escrow now holds nothing: its low-balance notice must not go out for that.
+        ['UPDATE escrows SET low_balance_notified = 1 WHERE id = ?1', [id]],
       ]);
       const [carried] = await rawAll(this.source, 'SELECT amount_minor FROM transfers WHERE id = ?1', [out]);
       if (!carried) continue;
