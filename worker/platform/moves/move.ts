@@ -23,8 +23,14 @@ import { forgetPlacements, MOVING_PLACEMENT_CACHE_MS, PLACEMENT_CACHE_MS } from 
 import { type MovedTable, METER_PRICES, MOVED_TABLES, organizationRows, type Rows, insertStatement } from './plan';
 import { rawAll, rawBatch, rawRun, uncounted } from './statements';
 
-/** Longer than any request that read the placement before the freeze still runs. */
+/** Longer than any request that read the placement before the freeze still runs (and may write). */
 const REQUEST_GRACE_MS = 30_000;
+/**
+ * After the switch, only reads can still reach the old shard (its writes were refused): a short
+ * margin past the moving placement's cache, so the old shard's sweeps act on the old rows as
+ * briefly as can be.
+ */
+const READ_GRACE_MS = 3_000;
 /** Rows a page copies or deletes, and pages a call does before it answers. */
 const PAGE_ROWS = 200;
 const PAGES_PER_CALL = 25;
@@ -84,7 +90,9 @@ export async function advanceMove(
     const { step } = progress;
     if (step === 'frozen' || step === 'cleanup') {
       const wait =
-        progress.since + (step === 'frozen' ? PLACEMENT_CACHE_MS : MOVING_PLACEMENT_CACHE_MS) + REQUEST_GRACE_MS - now;
+        progress.since +
+        (step === 'frozen' ? PLACEMENT_CACHE_MS + REQUEST_GRACE_MS : MOVING_PLACEMENT_CACHE_MS + READ_GRACE_MS) -
+        now;
       if (wait > 0) return report(step, wait);
     }
     if (step === 'frozen') progress = await move.record({ ...progress, step: 'settle', since: now });
